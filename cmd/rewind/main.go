@@ -1,0 +1,152 @@
+// Command rewind is rewind's one binary: the demo, the match server, the
+// relay, a headless player and the benchmarks.
+//
+//	rewind <command> [flags]
+//	rewind bench <what> [flags]
+//
+// Each command lives in its own file and registers itself in init with
+// register (top-level commands) or registerBench (rewind bench <what>).
+// Results meant for scripts go to standard output, ending with one line of
+// key=value pairs; logs go to standard error.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+)
+
+// command is one subcommand: run gets the arguments after its name and the
+// streams to write to, and returns an error to print as one line.
+type command struct {
+	summary string
+	run     func(args []string, stdout, stderr io.Writer) error
+}
+
+var (
+	commands = map[string]command{}
+	benches  = map[string]command{}
+)
+
+// register adds a top-level command; it is called from init functions.
+func register(name, summary string, run func(args []string, stdout, stderr io.Writer) error) {
+	commands[name] = command{summary, run}
+}
+
+// registerBench adds a "rewind bench <name>" command.
+func registerBench(name, summary string, run func(args []string, stdout, stderr io.Writer) error) {
+	benches[name] = command{summary, run}
+}
+
+func init() {
+	register("bench", "run a benchmark and print its key=value results", runBench)
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run dispatches to a command and turns its error into one line on stderr
+// and exit status 2 (usage) or 1 (failure).
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(stderr, "rewind <command> [flags]", commands)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	c, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "rewind: unknown command %q (rewind -h lists them)\n", args[0])
+		return 2
+	}
+	if err := c.run(args[1:], stdout, stderr); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		fmt.Fprintf(stderr, "rewind %s: %v\n", args[0], err)
+		var u usageError
+		if errors.As(err, &u) {
+			return 2
+		}
+		return 1
+	}
+	return 0
+}
+
+func runBench(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
+		usage(stderr, "rewind bench <what> [flags]", benches)
+		if len(args) == 0 {
+			return usageError{errors.New("which benchmark?")}
+		}
+		return nil
+	}
+	c, ok := benches[args[0]]
+	if !ok {
+		return usageError{fmt.Errorf("unknown benchmark %q (rewind bench -h lists them)", args[0])}
+	}
+	return c.run(args[1:], stdout, stderr)
+}
+
+// usageError marks an error caused by bad arguments (exit status 2).
+type usageError struct{ err error }
+
+func (u usageError) Error() string { return u.err.Error() }
+func (u usageError) Unwrap() error { return u.err }
+
+// newFlags returns a FlagSet for a command that reports errors instead of
+// exiting, with usage text written to stderr.
+func newFlags(name, synopsis string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: %s\n\nflags:\n", synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseFlags parses args, turning a parse failure into a usageError; -h
+// prints usage and returns flag.ErrHelp. Positional arguments are refused.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err}
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Errorf("unexpected argument %q", fs.Arg(0))}
+	}
+	return nil
+}
+
+// keyValues prints the final key=value line of a command's results.
+func keyValues(w io.Writer, pairs ...any) {
+	var b strings.Builder
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "%v=%v", pairs[i], pairs[i+1])
+	}
+	fmt.Fprintln(w, b.String())
+}
+
+func usage(w io.Writer, synopsis string, cmds map[string]command) {
+	fmt.Fprintf(w, "usage: %s\n\ncommands:\n", synopsis)
+	names := make([]string, 0, len(cmds))
+	for n := range cmds {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-10s %s\n", n, cmds[n].summary)
+	}
+}
