@@ -1,0 +1,246 @@
+package world
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/zeebo/xxh3"
+)
+
+// DefaultPageSize is the page size of a schema unless SetPageSize says
+// otherwise: 4 KiB (see docs/world.md for the measurement behind it).
+const DefaultPageSize = 4096
+
+// Limits that bound what a schema may declare (and so what a decoder may
+// ever allocate).
+const (
+	// MaxWorldBytes is the largest world (all regions at capacity).
+	MaxWorldBytes = 1 << 30
+	// MinPageSize and MaxPageSize bound SetPageSize.
+	MinPageSize = 512
+	MaxPageSize = 1 << 16
+)
+
+// Schema collects the registrations that describe a world: tables, grids,
+// single values and random number generators. Register everything, in the
+// same order on every machine, then call New (as often as needed: every
+// world built from one schema shares its Layout). The first New freezes the
+// schema; registering afterwards is an error.
+//
+// Registration functions never panic: the first error is kept and returned
+// by Err and by New.
+type Schema struct {
+	pageSize int
+	regions  []*slot // tables and grids, in registration order
+	values   []*slot // single values, in registration order
+	names    map[string]bool
+	err      error
+	layout   *Layout
+}
+
+// slot is where a handle finds its data; it is filled when the schema is
+// frozen, so handles returned before New become valid after it.
+type slot struct {
+	name   string
+	kind   regionKind
+	info   plainInfo
+	count  int // records (tables), cells (grids), 1 (values)
+	width  int // grids
+	height int // grids
+	off    int // byte offset of the data in the arena
+	lenOff int // byte offset of the uint32 length (tables)
+	lh     uint64
+}
+
+type regionKind uint8
+
+const (
+	kindMeta regionKind = iota
+	kindTable
+	kindGrid
+	kindValue
+)
+
+// NewSchema returns an empty schema with DefaultPageSize.
+func NewSchema() *Schema {
+	return &Schema{pageSize: DefaultPageSize, names: map[string]bool{}}
+}
+
+// SetPageSize sets the page size (a power of two from MinPageSize to
+// MaxPageSize). Call it before registering anything.
+func (s *Schema) SetPageSize(n int) {
+	if s.frozenErr("page size") {
+		return
+	}
+	if n < MinPageSize || n > MaxPageSize || n&(n-1) != 0 {
+		s.fail(fmt.Errorf("%w: page size %d is not a power of two in [%d, %d]", ErrSchema, n, MinPageSize, MaxPageSize))
+		return
+	}
+	s.pageSize = n
+}
+
+// Err returns the first registration error, or nil.
+func (s *Schema) Err() error { return s.err }
+
+func (s *Schema) fail(err error) {
+	if s.err == nil {
+		s.err = err
+	}
+}
+
+func (s *Schema) frozenErr(what string) bool {
+	if s.layout != nil {
+		s.fail(fmt.Errorf("%w: %s registered after New froze the schema", ErrSchema, what))
+		return true
+	}
+	return false
+}
+
+func (s *Schema) add(name string, kind regionKind, t reflect.Type, count, width, height int) *slot {
+	sl := &slot{name: name, kind: kind, count: count, width: width, height: height}
+	if s.frozenErr(fmt.Sprintf("%q", name)) {
+		return sl
+	}
+	if name == "" || s.names[name] {
+		s.fail(fmt.Errorf("%w: name %q is empty or already registered", ErrSchema, name))
+		return sl
+	}
+	s.names[name] = true
+	info, err := checkPlain(t)
+	if err != nil {
+		s.fail(fmt.Errorf("world: registering %q: %w", name, err))
+		return sl
+	}
+	sl.info = info
+	if count <= 0 || int64(count)*int64(info.size) > MaxWorldBytes {
+		s.fail(fmt.Errorf("%w: %q of %s: %d elements of %d bytes is out of range", ErrSchema, name, t, count, info.size))
+		return sl
+	}
+	if kind == kindValue {
+		s.values = append(s.values, sl)
+	} else {
+		s.regions = append(s.regions, sl)
+	}
+	return sl
+}
+
+// Layout is the frozen description of a world: where every table, grid and
+// value lives, the page size, and a hash of all of it. Every world built
+// from one schema shares its Layout; schemas built by the same
+// registrations in the same order on any machine have equal layout hashes.
+type Layout struct {
+	pageSize int
+	size     int // arena bytes, a multiple of pageSize
+	regions  []region
+	hash     uint64
+	desc     string
+	metaSize int
+	tables   int
+}
+
+// region is one contiguous, page-aligned part of the arena.
+type region struct {
+	name      string
+	kind      regionKind
+	off       int   // byte offset, page aligned
+	capBytes  int   // bytes at capacity
+	elem      int   // record / cell size (meta: the meta size)
+	count     int   // capacity in elements
+	lenOff    int   // tables: offset of the uint32 length; else -1
+	bools     []int // bool offsets within an element
+	stride    int   // row stride for row-difference coding
+	firstPage int
+	pages     int
+}
+
+// freeze computes the layout. Meta region: [layout hash u64][table lengths
+// u32 ...][values, each aligned].
+func (s *Schema) freeze() (*Layout, error) {
+	if s.layout != nil {
+		return s.layout, s.err
+	}
+	if s.err != nil {
+		return nil, s.err
+	}
+	l := &Layout{pageSize: s.pageSize}
+	var d strings.Builder
+	fmt.Fprintf(&d, "rewind/world v1 page=%d\n", s.pageSize)
+	ntables := 0
+	for _, r := range s.regions {
+		if r.kind == kindTable {
+			ntables++
+		}
+	}
+	l.tables = ntables
+	off := 8 + 4*ntables
+	var metaBools []int
+	for _, v := range s.values {
+		a := v.info.align
+		off = (off + a - 1) / a * a
+		v.off = off
+		for _, b := range v.info.bools {
+			metaBools = append(metaBools, off+b)
+		}
+		fmt.Fprintf(&d, "value %q %s @%d\n", v.name, v.info.desc, off)
+		off += v.info.size
+	}
+	off = (off + 7) / 8 * 8
+	l.metaSize = off
+	ps := s.pageSize
+	pagesFor := func(n int) int { return (n + ps - 1) / ps }
+	l.regions = append(l.regions, region{name: "meta", kind: kindMeta, off: 0, capBytes: off, elem: off, count: 1,
+		lenOff: -1, bools: metaBools, stride: 0, firstPage: 0, pages: pagesFor(off)})
+	pos := pagesFor(off) * ps
+	ti := 0
+	for _, r := range s.regions {
+		rg := region{name: r.name, kind: r.kind, off: pos, capBytes: r.count * r.info.size, elem: r.info.size,
+			count: r.count, lenOff: -1, bools: r.info.bools, firstPage: pos / ps}
+		r.off = pos
+		switch r.kind {
+		case kindTable:
+			r.lenOff = 8 + 4*ti
+			rg.lenOff = r.lenOff
+			rg.stride = r.info.size
+			ti++
+			fmt.Fprintf(&d, "table %q %s cap=%d\n", r.name, r.info.desc, r.count)
+		case kindGrid:
+			rg.stride = r.width * r.info.size
+			fmt.Fprintf(&d, "grid %q %s %dx%d\n", r.name, r.info.desc, r.width, r.height)
+		}
+		rg.pages = pagesFor(rg.capBytes)
+		pos += rg.pages * ps
+		if pos > MaxWorldBytes {
+			s.fail(fmt.Errorf("%w: world larger than %d bytes", ErrSchema, MaxWorldBytes))
+			return nil, s.err
+		}
+		l.regions = append(l.regions, rg)
+	}
+	l.size = pos
+	l.desc = d.String()
+	l.hash = xxh3.HashString(l.desc)
+	for _, r := range s.regions {
+		r.lh = l.hash
+	}
+	for _, v := range s.values {
+		v.lh = l.hash
+	}
+	s.layout = l
+	return l, nil
+}
+
+// PageSize returns the size of a page in bytes.
+func (l *Layout) PageSize() int { return l.pageSize }
+
+// Pages returns the number of pages of a world of this layout.
+func (l *Layout) Pages() int { return l.size / l.pageSize }
+
+// Size returns the bytes of a world at capacity (Pages × PageSize).
+func (l *Layout) Size() int { return l.size }
+
+// Hash returns the layout hash: equal on every machine that registered the
+// same things in the same order with the same page size.
+func (l *Layout) Hash() uint64 { return l.hash }
+
+// String returns a readable description of the layout.
+func (l *Layout) String() string { return l.desc }

@@ -1,0 +1,148 @@
+package world
+
+import (
+	"encoding/binary"
+	"fmt"
+	"unsafe"
+
+	"github.com/zeebo/xxh3"
+)
+
+func init() {
+	// Worlds are raw little-endian memory on every supported target (amd64,
+	// arm64, wasm); a big-endian machine would disagree on every hash.
+	var x uint16 = 1
+	if binary.NativeEndian.Uint16((*[2]byte)(unsafe.Pointer(&x))[:]) != 1 || *(*byte)(unsafe.Pointer(&x)) != 1 {
+		panic("world: big-endian machines are not supported")
+	}
+}
+
+// World is a game's whole simulation state as plain bytes laid out by a
+// Layout. Game code reads and writes it through the handles its schema
+// returned (Table, Grid, Value, RNG). A World is not safe for concurrent
+// use.
+type World struct {
+	layout *Layout
+	mem    []byte // arena, 8-byte aligned, len == layout.size
+	hasher xxh3.Hasher
+	stage  []byte // decode staging area, allocated on first decode
+}
+
+// New freezes the schema (on its first call) and returns an empty world:
+// every table empty, every grid cell and value zero. It returns the
+// schema's first registration error, if any.
+func New(s *Schema) (*World, error) {
+	l, err := s.freeze()
+	if err != nil {
+		return nil, err
+	}
+	return NewFromLayout(l), nil
+}
+
+// NewFromLayout returns an empty world of layout l.
+func NewFromLayout(l *Layout) *World {
+	w := &World{layout: l, mem: alignedBytes(l.size)}
+	w.writeHeader()
+	return w
+}
+
+func alignedBytes(n int) []byte {
+	words := make([]uint64, (n+7)/8)
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(words))), n)
+}
+
+func (w *World) writeHeader() {
+	binary.LittleEndian.PutUint64(w.mem[0:8], w.layout.hash)
+}
+
+// Layout returns the world's layout.
+func (w *World) Layout() *Layout { return w.layout }
+
+// Reset empties the world: every table empty, every cell and value zero.
+func (w *World) Reset() {
+	for i := range w.layout.regions {
+		r := &w.layout.regions[i]
+		clear(w.mem[r.off : r.off+w.used(r)])
+	}
+	w.writeHeader()
+}
+
+// tableLen reads a table's length from the meta region.
+func (w *World) tableLen(lenOff int) int {
+	return int(*(*uint32)(unsafe.Pointer(&w.mem[lenOff])))
+}
+
+func (w *World) setTableLen(lenOff, n int) {
+	*(*uint32)(unsafe.Pointer(&w.mem[lenOff])) = uint32(n)
+}
+
+// used returns the bytes in use of region r.
+func (w *World) used(r *region) int {
+	if r.lenOff < 0 {
+		return r.capBytes
+	}
+	return w.tableLen(r.lenOff) * r.elem
+}
+
+// UsedBytes returns the number of bytes in use: what a snapshot copies and
+// what the hash covers.
+func (w *World) UsedBytes() int {
+	n := 0
+	for i := range w.layout.regions {
+		n += w.used(&w.layout.regions[i])
+	}
+	return n
+}
+
+// Hash returns the xxh3 64-bit hash of the bytes in use, region by region
+// in layout order; the first bytes hashed are the layout hash, so worlds of
+// different layouts hash differently. It equals the Hash of a snapshot of
+// the world. It does not allocate.
+func (w *World) Hash() uint64 {
+	h := &w.hasher
+	h.Reset()
+	for i := range w.layout.regions {
+		r := &w.layout.regions[i]
+		h.Write(w.mem[r.off : r.off+w.used(r)])
+	}
+	return h.Sum64()
+}
+
+// CopyFrom makes w byte-identical to src, which must share its layout.
+func (w *World) CopyFrom(src *World) error {
+	if src.layout.hash != w.layout.hash {
+		return fmt.Errorf("world: copy: %w", ErrLayout)
+	}
+	for i := range w.layout.regions {
+		r := &w.layout.regions[i]
+		nu, ou := src.used(r), w.used(r)
+		copy(w.mem[r.off:r.off+nu], src.mem[r.off:r.off+nu])
+		if ou > nu {
+			clear(w.mem[r.off+nu : r.off+ou])
+		}
+	}
+	return nil
+}
+
+// Equal reports whether two worlds of the same layout hold the same bytes.
+func (w *World) Equal(o *World) bool {
+	if w.layout.hash != o.layout.hash {
+		return false
+	}
+	for i := range w.layout.regions {
+		r := &w.layout.regions[i]
+		u := w.used(r)
+		if u != o.used(r) || string(w.mem[r.off:r.off+u]) != string(o.mem[r.off:r.off+u]) {
+			return false
+		}
+	}
+	return true
+}
+
+// check panics if a handle of layout lh is used with w: a broken program,
+// like an out-of-range index.
+func (w *World) check(lh uint64) {
+	if w.layout.hash != lh {
+		panic("world: handle used with a world of another layout (or before New)")
+	}
+}
