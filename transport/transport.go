@@ -6,12 +6,36 @@
 // Every implementation is unreliable, unordered and message-preserving: a
 // datagram arrives whole, once or more, or not at all. Reliability is the
 // codec's job, above this interface.
+//
+// # The network simulator
+//
+// A SimNetwork is a network of named endpoints in made-up time. Listen opens
+// an endpoint that talks to any other (a server), Dial one that talks to a
+// single server (a client); both give a *SimConn, which is a Conn. Links are
+// perfect until SetDefaultLink, SetLink or SetPath give them latency, jitter,
+// loss, duplication, reordering and a bandwidth cap; Blackout silences an
+// endpoint for a while. Nothing moves until the driver calls Advance: it
+// sets the network's clock and delivers every datagram due by then.
+// NextDelivery says when the next one is due, so a driver can jump there.
+// A driver loop in made-up time typically reads:
+//
+//	for now := start; now.Before(end); now = now.Add(time.Millisecond) {
+//		net.Advance(now)
+//		server.Update(now) // drains its Conn with Recv, sends replies
+//		for _, c := range clients {
+//			c.Update(now)
+//		}
+//	}
+//
+// The same seed and the same sequence of calls give the same deliveries,
+// bit for bit: every random choice comes from a generator per directed
+// link. Nothing sleeps and no goroutine is started, so a whole match with
+// loss and blackouts runs in milliseconds. NewLoopback is the same network
+// with perfect links for real-time single-player play: each datagram is
+// delivered during its Send.
 package transport
 
-import (
-	"errors"
-	"time"
-)
+import "time"
 
 // MaxDatagram is the largest datagram any transport must carry, in bytes
 // (the design's MTU). Larger sends fail with ErrTooLarge.
@@ -60,14 +84,3 @@ type WallClock struct{}
 
 // Now returns time.Now().
 func (WallClock) Now() time.Time { return time.Now() }
-
-var (
-	// ErrWouldBlock indicates that no datagram is waiting.
-	ErrWouldBlock = errors.New("transport: no datagram waiting")
-	// ErrClosed indicates an operation on a closed Conn.
-	ErrClosed = errors.New("transport: closed")
-	// ErrTooLarge indicates a datagram longer than MaxDatagram.
-	ErrTooLarge = errors.New("transport: datagram larger than MaxDatagram")
-	// ErrUnknownPeer indicates a send to an address the Conn has no session with.
-	ErrUnknownPeer = errors.New("transport: unknown peer")
-)

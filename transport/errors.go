@@ -1,0 +1,17 @@
+package transport
+
+import "errors"
+
+var (
+	// ErrWouldBlock indicates that no datagram is waiting.
+	ErrWouldBlock = errors.New("transport: no datagram waiting")
+	// ErrClosed indicates an operation on a closed Conn.
+	ErrClosed = errors.New("transport: closed")
+	// ErrTooLarge indicates a datagram longer than MaxDatagram.
+	ErrTooLarge = errors.New("transport: datagram larger than MaxDatagram")
+	// ErrUnknownPeer indicates a send to an address the Conn has no session with.
+	ErrUnknownPeer = errors.New("transport: unknown peer")
+	// ErrAddrInUse indicates a Listen or Dial on a name or address that an
+	// open endpoint already uses.
+	ErrAddrInUse = errors.New("transport: address in use")
+)
