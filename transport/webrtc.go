@@ -1,0 +1,506 @@
+package transport
+
+// WebRTC data channels as a datagram transport.
+//
+// Both sides use one data channel per peer, negotiated in-band, with
+// Ordered: false and MaxRetransmits: 0, so a datagram arrives once or not at
+// all and never waits for an earlier one. Signaling (the offer, the answer
+// and the trickled ICE candidates) is not this package's business: both sides
+// hand Signals to a callback and take the other side's Signals in
+// HandleSignal, so the relay's client can carry them over WebSocket.
+//
+// Flow of one connection:
+//
+//	peer (DialWebRTC)                 host (WebRTCHost)
+//	creates data channel, offer  -->  HandleSignal(offer): new PeerConnection,
+//	                                  answer
+//	HandleSignal(answer)         <--  answer
+//	candidates                  <-->  candidates (trickled both ways)
+//	data channel open                 data channel open: peer joins the Conn
+//
+// Sends are paced: a datagram goes to the data channel at once while the
+// channel's buffered amount (bytes queued or in flight in SCTP) is under
+// HighWater; beyond that it waits in a bounded per-peer queue that a sender
+// goroutine drains as SCTP acknowledges, and a full queue drops. An unpaced
+// burst overflows the receiver's socket and loses datagrams; see
+// docs/benchmarks.md, "Relay and WebRTC".
+//
+// Files: webrtc.go (shared by every GOOS), webrtc_host.go, webrtc_peer.go
+// (also shared), webrtc_native.go (the pion SettingEngine and the ICE UDP
+// mux: !js only) and webrtc_js.go (the browser, where pion uses the
+// browser's RTCPeerConnection and has almost no settings).
+
+import (
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/pion/webrtc/v4"
+)
+
+// Signal kinds carried by Signal.Kind.
+const (
+	// SignalOffer carries a peer's SDP offer to the host.
+	SignalOffer = "offer"
+	// SignalAnswer carries the host's SDP answer to the peer.
+	SignalAnswer = "answer"
+	// SignalCandidate carries one trickled ICE candidate, either way.
+	SignalCandidate = "candidate"
+)
+
+// Signal is one WebRTC signaling message between a peer and a host. Its JSON
+// form is what the relay forwards (docs/rooms.md).
+type Signal struct {
+	// Kind is SignalOffer, SignalAnswer or SignalCandidate.
+	Kind string `json:"kind"`
+	// SDP is the session description of an offer or answer.
+	SDP string `json:"sdp,omitempty"`
+	// Candidate is the ICE candidate line ("candidate:..."); for a
+	// SignalCandidate only.
+	Candidate string `json:"candidate,omitempty"`
+	// SDPMid is the candidate's media stream identification tag.
+	SDPMid string `json:"sdpMid,omitempty"`
+	// SDPMLineIndex is the candidate's media line index.
+	SDPMLineIndex uint16 `json:"sdpMLineIndex,omitempty"`
+}
+
+// ICEServer is a STUN or TURN server for ICE.
+type ICEServer struct {
+	// URLs are the server's URLs, e.g. "turn:127.0.0.1:3478?transport=udp".
+	URLs []string `json:"urls"`
+	// Username is the TURN user name (empty for STUN).
+	Username string `json:"username,omitempty"`
+	// Credential is the TURN password (empty for STUN).
+	Credential string `json:"credential,omitempty"`
+}
+
+// WebRTCConfig configures both sides of the WebRTC transport. The zero value
+// works; WithDefaults fills in the defaults.
+type WebRTCConfig struct {
+	// ICEServers are STUN/TURN servers (the relay hands out its TURN server).
+	ICEServers []ICEServer
+	// RelayOnly forces every path through TURN (ICE transport policy
+	// "relay"): for tests and for players who must hide their address.
+	RelayOnly bool
+	// Loopback makes ICE use loopback addresses only: loopback candidates
+	// on, mDNS off, other interfaces ignored. The relay client turns it on
+	// by itself when the relay is on a loopback address, so a machine with
+	// only "lo" works.
+	Loopback bool
+	// ListenUDP is the host's address for the ICE UDP mux: every peer
+	// connects to this one UDP port (e.g. ":4000" or "127.0.0.1:0"). Empty
+	// means "127.0.0.1:0" with Loopback and ":0" otherwise. Native only.
+	ListenUDP string
+	// RelayAcceptanceMinWait is how long ICE waits before accepting a
+	// relay (TURN) candidate pair; pion's own default is 2 s. Default
+	// 100 ms, and 0 with RelayOnly.
+	RelayAcceptanceMinWait time.Duration
+	// DisconnectedTimeout, FailedTimeout and KeepAlive are ICE's timers
+	// (pion's defaults 5 s, 25 s, 2 s when zero). Native only.
+	DisconnectedTimeout, FailedTimeout, KeepAlive time.Duration
+	// HighWater is the number of bytes a data channel may hold queued or
+	// in flight before sends wait in the pacing queue. Default 64 KiB.
+	HighWater int
+	// SendQueue is the number of datagrams that may wait per peer for the
+	// data channel to drain; more are dropped. Default 1024.
+	SendQueue int
+	// RecvQueue is the number of received datagrams that may wait for
+	// Recv; more are dropped. Default 4096.
+	RecvQueue int
+	// Label is the data channel's label. Default "rewind".
+	Label string
+}
+
+// Defaults of WebRTCConfig.
+const (
+	DefaultWebRTCHighWater             = 64 << 10
+	DefaultWebRTCSendQueue             = 1024
+	DefaultWebRTCRecvQueue             = 4096
+	DefaultRelayAcceptanceMinWait      = 100 * time.Millisecond
+	defaultWebRTCLabel                 = "rewind"
+	webrtcLowWaterDivisor              = 2
+	webrtcPacerFallback                = 5 * time.Millisecond
+	webrtcAddrPrefix                   = "webrtc:"
+	webrtcHostAddr                Addr = "webrtc:host"
+)
+
+// WithDefaults returns c with zero fields set to their defaults.
+func (c WebRTCConfig) WithDefaults() WebRTCConfig {
+	if c.HighWater <= 0 {
+		c.HighWater = DefaultWebRTCHighWater
+	}
+	if c.SendQueue <= 0 {
+		c.SendQueue = DefaultWebRTCSendQueue
+	}
+	if c.RecvQueue <= 0 {
+		c.RecvQueue = DefaultWebRTCRecvQueue
+	}
+	if c.Label == "" {
+		c.Label = defaultWebRTCLabel
+	}
+	if c.RelayAcceptanceMinWait == 0 && !c.RelayOnly {
+		c.RelayAcceptanceMinWait = DefaultRelayAcceptanceMinWait
+	}
+	if c.ListenUDP == "" {
+		if c.Loopback {
+			c.ListenUDP = "127.0.0.1:0"
+		} else {
+			c.ListenUDP = ":0"
+		}
+	}
+	return c
+}
+
+// peerConfiguration is the pion Configuration both sides use.
+func (c *WebRTCConfig) peerConfiguration() webrtc.Configuration {
+	var conf webrtc.Configuration
+	for _, s := range c.ICEServers {
+		conf.ICEServers = append(conf.ICEServers, webrtc.ICEServer{
+			URLs: s.URLs, Username: s.Username, Credential: s.Credential,
+		})
+	}
+	if c.RelayOnly {
+		conf.ICETransportPolicy = webrtc.ICETransportPolicyRelay
+	}
+	return conf
+}
+
+// dataChannelInit is the unreliable, unordered channel both sides use. It
+// is negotiated in-band (the peer creates it, the host accepts it).
+func dataChannelInit() *webrtc.DataChannelInit {
+	ordered := false
+	var retransmits uint16
+	return &webrtc.DataChannelInit{Ordered: &ordered, MaxRetransmits: &retransmits}
+}
+
+func candidateSignal(c *webrtc.ICECandidate) Signal {
+	init := c.ToJSON()
+	s := Signal{Kind: SignalCandidate, Candidate: init.Candidate}
+	if init.SDPMid != nil {
+		s.SDPMid = *init.SDPMid
+	}
+	if init.SDPMLineIndex != nil {
+		s.SDPMLineIndex = *init.SDPMLineIndex
+	}
+	return s
+}
+
+func candidateInit(s Signal) webrtc.ICECandidateInit {
+	mid, idx := s.SDPMid, s.SDPMLineIndex
+	return webrtc.ICECandidateInit{Candidate: s.Candidate, SDPMid: &mid, SDPMLineIndex: &idx}
+}
+
+// datagram is one received datagram waiting for Recv.
+type datagram struct {
+	from Addr
+	data []byte
+}
+
+// dcConn is the part of a Conn shared by host and peer: the receive queue,
+// the ready signal and the peers' paced senders.
+type dcConn struct {
+	cfg   WebRTCConfig
+	local Addr
+
+	ready chan struct{}
+
+	mu     sync.Mutex
+	closed bool
+	peers  map[Addr]*dcPeer
+	// recv is a ring of received datagrams: head, count.
+	recv       []datagram
+	head, size int
+	dropped    uint64
+}
+
+func newDCConn(cfg WebRTCConfig, local Addr) *dcConn {
+	return &dcConn{
+		cfg:   cfg,
+		local: local,
+		ready: make(chan struct{}, 1),
+		peers: make(map[Addr]*dcPeer),
+		recv:  make([]datagram, cfg.RecvQueue),
+	}
+}
+
+// push queues a received datagram, dropping it if the queue is full.
+func (c *dcConn) push(from Addr, data []byte) {
+	c.mu.Lock()
+	if c.closed || c.size == len(c.recv) {
+		c.dropped++
+		c.mu.Unlock()
+		return
+	}
+	c.recv[(c.head+c.size)%len(c.recv)] = datagram{from, data}
+	c.size++
+	c.mu.Unlock()
+	select {
+	case c.ready <- struct{}{}:
+	default:
+	}
+}
+
+// Recv implements Conn.
+func (c *dcConn) Recv(p []byte) (int, Addr, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return 0, "", ErrClosed
+	}
+	if c.size == 0 {
+		return 0, "", ErrWouldBlock
+	}
+	d := c.recv[c.head]
+	c.recv[c.head] = datagram{}
+	c.head = (c.head + 1) % len(c.recv)
+	c.size--
+	if c.size > 0 {
+		select {
+		case c.ready <- struct{}{}:
+		default:
+		}
+	}
+	return copy(p, d.data), d.from, nil
+}
+
+// Send implements Conn.
+func (c *dcConn) Send(to Addr, p []byte) error {
+	if len(p) > MaxDatagram {
+		return ErrTooLarge
+	}
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return ErrClosed
+	}
+	peer := c.peers[to]
+	c.mu.Unlock()
+	if peer == nil {
+		return ErrUnknownPeer
+	}
+	peer.send(p)
+	return nil
+}
+
+// Ready implements Conn.
+func (c *dcConn) Ready() <-chan struct{} { return c.ready }
+
+// LocalAddr implements Conn.
+func (c *dcConn) LocalAddr() Addr { return c.local }
+
+// addPeer makes an open data channel a peer of the Conn. It reports false
+// if the Conn is closed.
+func (c *dcConn) addPeer(addr Addr, dc *webrtc.DataChannel) (*dcPeer, bool) {
+	p := newDCPeer(dc, c.cfg)
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil, false
+	}
+	old := c.peers[addr]
+	c.peers[addr] = p
+	c.mu.Unlock()
+	if old != nil {
+		old.stop()
+	}
+	go p.sendLoop()
+	return p, true
+}
+
+// removePeer forgets the peer at addr if it is still p (nil: any).
+func (c *dcConn) removePeer(addr Addr, p *dcPeer) {
+	c.mu.Lock()
+	cur := c.peers[addr]
+	if cur == nil || (p != nil && cur != p) {
+		c.mu.Unlock()
+		return
+	}
+	delete(c.peers, addr)
+	c.mu.Unlock()
+	cur.stop()
+}
+
+// closeAll marks the Conn closed and stops every peer's sender. It reports
+// false if the Conn was already closed.
+func (c *dcConn) closeAll() bool {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return false
+	}
+	c.closed = true
+	peers := c.peers
+	c.peers = map[Addr]*dcPeer{}
+	c.recv = nil
+	c.size = 0
+	c.mu.Unlock()
+	for _, p := range peers {
+		p.stop()
+	}
+	return true
+}
+
+// dcPeer is one open data channel and its pacer.
+type dcPeer struct {
+	dc        *webrtc.DataChannel
+	highWater uint64
+	queue     chan []byte
+	low       chan struct{}
+	done      chan struct{}
+	stopOnce  sync.Once
+	finished  chan struct{}
+	// pending counts datagrams in queue, so send can take the fast path
+	// only when nothing waits (keeping order).
+	mu      sync.Mutex
+	pending int
+}
+
+func newDCPeer(dc *webrtc.DataChannel, cfg WebRTCConfig) *dcPeer {
+	p := &dcPeer{
+		dc:        dc,
+		highWater: uint64(cfg.HighWater),
+		queue:     make(chan []byte, cfg.SendQueue),
+		low:       make(chan struct{}, 1),
+		done:      make(chan struct{}),
+		finished:  make(chan struct{}),
+	}
+	dc.SetBufferedAmountLowThreshold(uint64(cfg.HighWater / webrtcLowWaterDivisor))
+	dc.OnBufferedAmountLow(func() {
+		select {
+		case p.low <- struct{}{}:
+		default:
+		}
+	})
+	return p
+}
+
+// send sends p now if the channel has room and nothing waits, else queues a
+// copy (or drops it when the queue is full).
+func (p *dcPeer) send(b []byte) {
+	p.mu.Lock()
+	if p.pending == 0 && p.dc.BufferedAmount() < p.highWater {
+		p.mu.Unlock()
+		_ = p.dc.Send(b) // a closing channel drops, as the network would
+		return
+	}
+	select {
+	case p.queue <- append([]byte(nil), b...):
+		p.pending++
+	default: // full: drop
+	}
+	p.mu.Unlock()
+}
+
+// sendLoop drains the queue while the channel has room.
+func (p *dcPeer) sendLoop() {
+	defer close(p.finished)
+	timer := time.NewTimer(webrtcPacerFallback)
+	defer timer.Stop()
+	for {
+		var b []byte
+		select {
+		case b = <-p.queue:
+		case <-p.done:
+			return
+		}
+		for p.dc.BufferedAmount() >= p.highWater {
+			timer.Reset(webrtcPacerFallback)
+			select {
+			case <-p.low:
+			case <-timer.C:
+			case <-p.done:
+				return
+			}
+		}
+		_ = p.dc.Send(b)
+		p.mu.Lock()
+		p.pending--
+		p.mu.Unlock()
+	}
+}
+
+// stop ends the sender goroutine and waits for it.
+func (p *dcPeer) stop() {
+	p.stopOnce.Do(func() { close(p.done) })
+	<-p.finished
+}
+
+// signalOrder keeps signaling in order on one side of a connection: local
+// candidates wait until the offer or answer they belong to has been sent,
+// and remote candidates wait until the remote description is set (pion
+// emits candidates as soon as gathering starts, which can be before the
+// description goes out).
+type signalOrder struct {
+	mu        sync.Mutex
+	descSent  bool
+	outbox    []Signal
+	remoteSet bool
+	inbox     []webrtc.ICECandidateInit
+}
+
+// sendLocal sends a local candidate, or holds it until the description has
+// gone.
+func (o *signalOrder) sendLocal(send func(Signal), s Signal) {
+	o.mu.Lock()
+	if !o.descSent {
+		o.outbox = append(o.outbox, s)
+		o.mu.Unlock()
+		return
+	}
+	o.mu.Unlock()
+	send(s)
+}
+
+// described sends the offer or answer, then the candidates held back.
+func (o *signalOrder) described(send func(Signal), desc Signal) {
+	send(desc)
+	for {
+		o.mu.Lock()
+		out := o.outbox
+		o.outbox = nil
+		if len(out) == 0 {
+			o.descSent = true
+			o.mu.Unlock()
+			return
+		}
+		o.mu.Unlock()
+		for _, s := range out {
+			send(s)
+		}
+	}
+}
+
+// addCandidate adds a remote candidate, or holds it until the remote
+// description is set.
+func (o *signalOrder) addCandidate(pc *webrtc.PeerConnection, c webrtc.ICECandidateInit) error {
+	o.mu.Lock()
+	if !o.remoteSet {
+		o.inbox = append(o.inbox, c)
+		o.mu.Unlock()
+		return nil
+	}
+	o.mu.Unlock()
+	if err := pc.AddICECandidate(c); err != nil {
+		return fmt.Errorf("%w: %w", ErrBadSignal, err)
+	}
+	return nil
+}
+
+// remoteReady applies the candidates held back until the remote
+// description was set.
+func (o *signalOrder) remoteReady(pc *webrtc.PeerConnection) {
+	for {
+		o.mu.Lock()
+		in := o.inbox
+		o.inbox = nil
+		if len(in) == 0 {
+			o.remoteSet = true
+			o.mu.Unlock()
+			return
+		}
+		o.mu.Unlock()
+		for _, c := range in {
+			_ = pc.AddICECandidate(c) // a bad candidate fails ICE, not the caller
+		}
+	}
+}

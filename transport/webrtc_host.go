@@ -1,0 +1,231 @@
+package transport
+
+import (
+	"fmt"
+	"net"
+	"sync"
+
+	"github.com/pion/webrtc/v4"
+)
+
+// WebRTCHost is the match host's side of the WebRTC transport: a Conn that
+// accepts many peers, each over its own PeerConnection, all of them on one
+// UDP port through the ICE UDP mux (natively; in a browser the browser picks
+// its ports). Peers are added by feeding their signaling to HandleSignal;
+// a peer's Addr is "webrtc:" followed by the id it was given there.
+type WebRTCHost struct {
+	*dcConn
+	api *webrtcAPI
+
+	// OnPeerOpen, if set before the first HandleSignal, is called when a
+	// peer's data channel opens; OnPeerClose when it closes or fails.
+	OnPeerOpen, OnPeerClose func(Addr)
+
+	mu      sync.Mutex
+	conns   map[string]*hostPeer
+	closing sync.WaitGroup
+}
+
+// hostPeer is one peer's PeerConnection while it connects and after.
+type hostPeer struct {
+	id    string
+	pc    *webrtc.PeerConnection
+	reply func(Signal)
+
+	sig signalOrder
+
+	mu   sync.Mutex
+	peer *dcPeer
+}
+
+// NewWebRTCHost opens the host's UDP mux on cfg.ListenUDP and returns the
+// host's Conn.
+func NewWebRTCHost(cfg WebRTCConfig) (*WebRTCHost, error) {
+	cfg = cfg.WithDefaults()
+	api, err := newWebRTCAPI(&cfg, true)
+	if err != nil {
+		return nil, err
+	}
+	return &WebRTCHost{
+		dcConn: newDCConn(cfg, webrtcHostAddr),
+		api:    api,
+		conns:  make(map[string]*hostPeer),
+	}, nil
+}
+
+// UDPAddr is the address of the host's one UDP port (nil in a browser).
+func (h *WebRTCHost) UDPAddr() net.Addr { return h.api.udpAddr() }
+
+// RemoteAddr implements Conn: a host has many peers, so it is "".
+func (h *WebRTCHost) RemoteAddr() Addr { return "" }
+
+// PeerAddr is the Addr under which the peer with the given id appears.
+func PeerAddr(id string) Addr { return Addr(webrtcAddrPrefix + id) }
+
+// HandleSignal takes one signaling message from the peer with the given id.
+// An offer starts a new PeerConnection for that id (closing an older one);
+// candidates are added to it. reply sends the host's answer and candidates
+// back to that peer; it is called from pion's goroutines, and must not
+// block for long.
+func (h *WebRTCHost) HandleSignal(id string, s Signal, reply func(Signal)) error {
+	switch s.Kind {
+	case SignalOffer:
+		return h.accept(id, s.SDP, reply)
+	case SignalCandidate:
+		h.mu.Lock()
+		hp := h.conns[id]
+		h.mu.Unlock()
+		if hp == nil {
+			return fmt.Errorf("transport: candidate from peer %q: %w", id, ErrUnknownPeer)
+		}
+		if err := hp.sig.addCandidate(hp.pc, candidateInit(s)); err != nil {
+			return fmt.Errorf("transport: candidate from %q: %w", id, err)
+		}
+		return nil
+	default:
+		return fmt.Errorf("transport: host got a %q signal from peer %q: %w", s.Kind, id, ErrBadSignal)
+	}
+}
+
+func (h *WebRTCHost) accept(id, sdp string, reply func(Signal)) error {
+	h.mu.Lock()
+	if h.closed() {
+		h.mu.Unlock()
+		return ErrClosed
+	}
+	old := h.conns[id]
+	delete(h.conns, id)
+	h.mu.Unlock()
+	if old != nil {
+		h.drop(old)
+	}
+
+	pcfg := h.cfg.peerConfiguration()
+	pc, err := h.api.api.NewPeerConnection(pcfg)
+	if err != nil {
+		return fmt.Errorf("transport: new peer connection for %q: %w", id, err)
+	}
+	hp := &hostPeer{id: id, pc: pc, reply: reply}
+	addr := PeerAddr(id)
+	pc.OnICECandidate(func(c *webrtc.ICECandidate) {
+		if c != nil {
+			hp.sig.sendLocal(hp.reply, candidateSignal(c))
+		}
+	})
+	pc.OnDataChannel(func(dc *webrtc.DataChannel) {
+		dc.OnMessage(func(m webrtc.DataChannelMessage) { h.push(addr, m.Data) })
+		dc.OnOpen(func() {
+			p, ok := h.addPeer(addr, dc)
+			if !ok {
+				return
+			}
+			hp.mu.Lock()
+			hp.peer = p
+			hp.mu.Unlock()
+			if h.OnPeerOpen != nil {
+				h.OnPeerOpen(addr)
+			}
+		})
+		dc.OnClose(func() { h.lost(hp) })
+	})
+	pc.OnConnectionStateChange(func(st webrtc.PeerConnectionState) {
+		if st == webrtc.PeerConnectionStateFailed || st == webrtc.PeerConnectionStateClosed {
+			h.lost(hp)
+		}
+	})
+
+	h.mu.Lock()
+	if h.closed() {
+		h.mu.Unlock()
+		_ = pc.Close()
+		return ErrClosed
+	}
+	h.conns[id] = hp
+	h.mu.Unlock()
+
+	if err := pc.SetRemoteDescription(webrtc.SessionDescription{Type: webrtc.SDPTypeOffer, SDP: sdp}); err != nil {
+		h.RemovePeer(id)
+		return fmt.Errorf("transport: offer from %q: %w: %w", id, ErrBadSignal, err)
+	}
+	answer, err := pc.CreateAnswer(nil)
+	if err == nil {
+		err = pc.SetLocalDescription(answer)
+	}
+	if err != nil {
+		h.RemovePeer(id)
+		return fmt.Errorf("transport: answer for %q: %w", id, err)
+	}
+	hp.sig.remoteReady(pc)
+	hp.sig.described(reply, Signal{Kind: SignalAnswer, SDP: answer.SDP})
+	return nil
+}
+
+func (h *WebRTCHost) closed() bool {
+	h.dcConn.mu.Lock()
+	defer h.dcConn.mu.Unlock()
+	return h.dcConn.closed
+}
+
+// lost handles a peer whose channel closed or whose connection failed.
+func (h *WebRTCHost) lost(hp *hostPeer) {
+	h.mu.Lock()
+	if h.conns[hp.id] == hp {
+		delete(h.conns, hp.id)
+	}
+	h.mu.Unlock()
+	h.drop(hp)
+}
+
+// drop removes hp's peer from the Conn and closes its PeerConnection in the
+// background (pion must not be closed from inside its own callbacks).
+func (h *WebRTCHost) drop(hp *hostPeer) {
+	hp.mu.Lock()
+	p := hp.peer
+	hp.peer = nil
+	hp.mu.Unlock()
+	if p != nil {
+		h.removePeer(PeerAddr(hp.id), p)
+		if h.OnPeerClose != nil {
+			h.OnPeerClose(PeerAddr(hp.id))
+		}
+	}
+	h.closing.Add(1)
+	go func() {
+		defer h.closing.Done()
+		_ = hp.pc.Close()
+	}()
+}
+
+// RemovePeer closes the connection of the peer with the given id, if any.
+func (h *WebRTCHost) RemovePeer(id string) {
+	h.mu.Lock()
+	hp := h.conns[id]
+	delete(h.conns, id)
+	h.mu.Unlock()
+	if hp != nil {
+		h.drop(hp)
+	}
+}
+
+// Peers returns the number of peers whose data channel is open.
+func (h *WebRTCHost) Peers() int {
+	h.dcConn.mu.Lock()
+	defer h.dcConn.mu.Unlock()
+	return len(h.dcConn.peers)
+}
+
+// Close closes every peer's connection and the UDP mux.
+func (h *WebRTCHost) Close() error {
+	if !h.closeAll() {
+		return ErrClosed
+	}
+	h.mu.Lock()
+	conns := h.conns
+	h.conns = map[string]*hostPeer{}
+	h.mu.Unlock()
+	for _, hp := range conns {
+		h.drop(hp)
+	}
+	h.closing.Wait()
+	return h.api.close()
+}

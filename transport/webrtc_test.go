@@ -1,0 +1,240 @@
+package transport
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// signalPipe carries signals one way through a goroutine, as the relay
+// would: a handler is never called from inside the sender's callback.
+type signalPipe struct {
+	mu     sync.Mutex
+	queue  []Signal
+	wake   chan struct{}
+	done   chan struct{}
+	closed chan struct{}
+}
+
+func newSignalPipe(handle func(Signal)) *signalPipe {
+	sp := &signalPipe{wake: make(chan struct{}, 1), done: make(chan struct{}), closed: make(chan struct{})}
+	go func() {
+		defer close(sp.closed)
+		for {
+			select {
+			case <-sp.wake:
+			case <-sp.done:
+				return
+			}
+			for {
+				sp.mu.Lock()
+				q := sp.queue
+				sp.queue = nil
+				sp.mu.Unlock()
+				if len(q) == 0 {
+					break
+				}
+				for _, s := range q {
+					handle(s)
+				}
+			}
+		}
+	}()
+	return sp
+}
+
+func (sp *signalPipe) send(s Signal) {
+	sp.mu.Lock()
+	sp.queue = append(sp.queue, s)
+	sp.mu.Unlock()
+	select {
+	case sp.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (sp *signalPipe) stop() { close(sp.done); <-sp.closed }
+
+// connectPeer dials host directly (signals through pipes) and waits for the
+// data channel to open.
+func connectPeer(t testing.TB, host *WebRTCHost, cfg WebRTCConfig, id string) (*WebRTCPeer, func()) {
+	t.Helper()
+	var peer *WebRTCPeer
+	ready := make(chan struct{})
+	toPeer := newSignalPipe(func(s Signal) {
+		<-ready
+		if err := peer.HandleSignal(s); err != nil {
+			t.Errorf("peer %s: %v", id, err)
+		}
+	})
+	toHost := newSignalPipe(func(s Signal) {
+		if err := host.HandleSignal(id, s, toPeer.send); err != nil {
+			t.Errorf("host from %s: %v", id, err)
+		}
+	})
+	peer, err := DialWebRTC(cfg, id, toHost.send)
+	if err != nil {
+		t.Fatal(err)
+	}
+	close(ready)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := peer.Wait(ctx); err != nil {
+		t.Fatalf("peer %s: %v", id, err)
+	}
+	return peer, func() { toHost.stop(); toPeer.stop() }
+}
+
+// recvWait receives one datagram, waiting on Ready up to a deadline.
+func recvWait(t testing.TB, c Conn, buf []byte) (int, Addr) {
+	t.Helper()
+	deadline := time.After(5 * time.Second)
+	for {
+		n, from, err := c.Recv(buf)
+		if err == nil {
+			return n, from
+		}
+		if !errors.Is(err, ErrWouldBlock) {
+			t.Fatal(err)
+		}
+		select {
+		case <-c.Ready():
+		case <-deadline:
+			t.Fatalf("%s: no datagram", c.LocalAddr())
+		}
+	}
+}
+
+// checkGoroutines fails the test if goroutines started during it outlive
+// it (pion winds down asynchronously, so it polls for a few seconds).
+func checkGoroutines(t testing.TB) {
+	t.Helper()
+	before := runtime.NumGoroutine()
+	t.Cleanup(func() {
+		deadline := time.Now().Add(5 * time.Second)
+		for runtime.NumGoroutine() > before {
+			if time.Now().After(deadline) {
+				buf := make([]byte, 1<<20)
+				buf = buf[:runtime.Stack(buf, true)]
+				t.Errorf("goroutines leaked: %d before, %d after\n%s", before, runtime.NumGoroutine(), buf)
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	})
+}
+
+func TestWebRTCHostAndPeers(t *testing.T) {
+	checkGoroutines(t)
+	cfg := WebRTCConfig{Loopback: true}
+	host, err := NewWebRTCHost(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer host.Close()
+	if !strings.HasPrefix(host.UDPAddr().String(), "127.0.0.1:") {
+		t.Fatalf("mux on %v", host.UDPAddr())
+	}
+	var peers []*WebRTCPeer
+	for i := range 3 {
+		p, stop := connectPeer(t, host, cfg, fmt.Sprint("p", i))
+		defer stop()
+		defer p.Close()
+		peers = append(peers, p)
+	}
+	buf := make([]byte, MaxDatagram)
+	// Peers to host.
+	for i, p := range peers {
+		if err := p.Send(p.RemoteAddr(), []byte(fmt.Sprint("hello from ", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := map[Addr]string{}
+	for range peers {
+		n, from := recvWait(t, host, buf)
+		got[from] = string(buf[:n])
+	}
+	for i, p := range peers {
+		if got[p.LocalAddr()] != fmt.Sprint("hello from ", i) {
+			t.Fatalf("host got %q from %s", got[p.LocalAddr()], p.LocalAddr())
+		}
+	}
+	// Host to peers.
+	for i, p := range peers {
+		if err := host.Send(p.LocalAddr(), []byte(fmt.Sprint("welcome ", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, p := range peers {
+		n, from := recvWait(t, p, buf)
+		if from != p.RemoteAddr() || string(buf[:n]) != fmt.Sprint("welcome ", i) {
+			t.Fatalf("peer %d got %q from %s", i, buf[:n], from)
+		}
+	}
+	if host.Peers() != 3 {
+		t.Fatalf("host has %d peers", host.Peers())
+	}
+	// Interface rules.
+	if err := host.Send("webrtc:nobody", []byte("x")); !errors.Is(err, ErrUnknownPeer) {
+		t.Fatalf("send to unknown peer: %v", err)
+	}
+	if err := peers[0].Send(peers[0].RemoteAddr(), make([]byte, MaxDatagram+1)); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("oversized send: %v", err)
+	}
+	// A peer that leaves disappears from the host.
+	peers[2].Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for host.Peers() != 2 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if host.Peers() != 2 {
+		t.Fatalf("host has %d peers after one left", host.Peers())
+	}
+	if _, _, err := peers[2].Recv(buf); !errors.Is(err, ErrClosed) {
+		t.Fatalf("recv on closed peer: %v", err)
+	}
+}
+
+// TestWebRTCPacedBurst sends a burst far larger than SCTP's window through
+// the pacer: everything must arrive. (Unpaced, the same burst loses
+// datagrams; BenchmarkWebRTCBurst measures both.)
+func TestWebRTCPacedBurst(t *testing.T) {
+	checkGoroutines(t)
+	cfg := WebRTCConfig{Loopback: true, SendQueue: 4096, RecvQueue: 16384}
+	host, err := NewWebRTCHost(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer host.Close()
+	p, stop := connectPeer(t, host, cfg, "burst")
+	defer stop()
+	defer p.Close()
+	const n = 3000
+	msg := make([]byte, 100)
+	for i := range n {
+		msg[0], msg[1] = byte(i), byte(i>>8)
+		if err := p.Send(p.RemoteAddr(), msg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	seen := make(map[int]bool)
+	buf := make([]byte, MaxDatagram)
+	deadline := time.After(10 * time.Second)
+	for len(seen) < n {
+		k, _, err := host.Recv(buf)
+		if err == nil {
+			seen[int(buf[0])|int(buf[1])<<8] = k == len(msg)
+			continue
+		}
+		select {
+		case <-host.Ready():
+		case <-deadline:
+			t.Fatalf("paced burst: %d of %d arrived", len(seen), n)
+		}
+	}
+}
