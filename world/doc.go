@@ -48,5 +48,26 @@
 // grid starts on a page boundary); PageHashes lists a hash per page and
 // DiffPages compares two lists.
 //
+// Transfers. Three encodings carry worlds between machines; each is
+// zero-run packed page by page (a page goes as "same as your page N", zero,
+// its bytes, or how it differs from the receiver's page or how each row
+// differs from the one before), then optionally compressed (SetCompression),
+// and each carries the layout hash and the hash of the encoded world, which
+// the decoder checks:
+//
+//	enc := w.AppendWorld(nil)           // whole world, no base
+//	err := w2.DecodeWorld(enc)
+//
+//	enc, err := w.AppendDelta(nil, &base) // against a snapshot both hold
+//	err = w2.DecodeDelta(enc, &base)
+//
+//	theirs := w2.PageHashes(nil)        // repair: the receiver's page hashes
+//	diff := world.DiffPages(mine, theirs, nil)
+//	enc, err = w.AppendPages(nil, theirs) // pages w2 lacks
+//	err = w2.ApplyPages(enc)
+//
+// Decoding any bytes whatsoever returns an error (leaving the world as it
+// was) or a valid world; allocation is bounded by the layout.
+//
 // Nothing here reads the clock, starts goroutines or touches the network.
 package world

@@ -27,3 +27,14 @@ var (
 	// in use, or a reference to a page the receiver does not have.
 	ErrCorrupt = errors.New("world: corrupt encoding")
 )
+
+var (
+	// ErrBase indicates a delta was decoded against a base other than the
+	// one it was encoded against.
+	ErrBase = errors.New("world: delta base mismatch")
+
+	// ErrMismatch indicates a decoded world does not hash to the world the
+	// encoder had (pages applied to a world that changed since its page
+	// hashes were taken, or a page-hash collision).
+	ErrMismatch = errors.New("world: decoded world hash mismatch")
+)

@@ -88,4 +88,3 @@ func (r RNG) Bool(w *World) bool { return r.Uint64(w)>>63 == 1 }
 
 // Name returns the name the generator was registered under.
 func (r RNG) Name() string { return r.v.Name() }
-

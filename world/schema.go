@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 
 	"github.com/zeebo/xxh3"
 )
@@ -137,6 +138,11 @@ type Layout struct {
 	desc     string
 	metaSize int
 	tables   int
+
+	pageRegion []int32  // region index of every page
+	metaFree   [][2]int // ranges of the meta pages that are always zero
+	emptyOnce  sync.Once
+	emptyHash  uint64 // Hash of an empty world
 }
 
 // region is one contiguous, page-aligned part of the arena.
@@ -177,7 +183,11 @@ func (s *Schema) freeze() (*Layout, error) {
 	var metaBools []int
 	for _, v := range s.values {
 		a := v.info.align
-		off = (off + a - 1) / a * a
+		aligned := (off + a - 1) / a * a
+		if aligned > off {
+			l.metaFree = append(l.metaFree, [2]int{off, aligned})
+		}
+		off = aligned
 		v.off = off
 		for _, b := range v.info.bools {
 			metaBools = append(metaBools, off+b)
@@ -185,10 +195,12 @@ func (s *Schema) freeze() (*Layout, error) {
 		fmt.Fprintf(&d, "value %q %s @%d\n", v.name, v.info.desc, off)
 		off += v.info.size
 	}
-	off = (off + 7) / 8 * 8
-	l.metaSize = off
 	ps := s.pageSize
 	pagesFor := func(n int) int { return (n + ps - 1) / ps }
+	end := (off + 7) / 8 * 8
+	l.metaFree = append(l.metaFree, [2]int{off, pagesFor(end) * ps})
+	off = end
+	l.metaSize = off
 	l.regions = append(l.regions, region{name: "meta", kind: kindMeta, off: 0, capBytes: off, elem: off, count: 1,
 		lenOff: -1, bools: metaBools, stride: 0, firstPage: 0, pages: pagesFor(off)})
 	pos := pagesFor(off) * ps
@@ -217,6 +229,12 @@ func (s *Schema) freeze() (*Layout, error) {
 		l.regions = append(l.regions, rg)
 	}
 	l.size = pos
+	l.pageRegion = make([]int32, pos/ps)
+	for ri, rg := range l.regions {
+		for p := rg.firstPage; p < rg.firstPage+rg.pages; p++ {
+			l.pageRegion[p] = int32(ri)
+		}
+	}
 	l.desc = d.String()
 	l.hash = xxh3.HashString(l.desc)
 	for _, r := range s.regions {
@@ -227,6 +245,12 @@ func (s *Schema) freeze() (*Layout, error) {
 	}
 	s.layout = l
 	return l, nil
+}
+
+// EmptyHash returns the hash of an empty world of this layout.
+func (l *Layout) EmptyHash() uint64 {
+	l.emptyOnce.Do(func() { l.emptyHash = NewFromLayout(l).Hash() })
+	return l.emptyHash
 }
 
 // PageSize returns the size of a page in bytes.

@@ -25,7 +25,11 @@ type World struct {
 	layout *Layout
 	mem    []byte // arena, 8-byte aligned, len == layout.size
 	hasher xxh3.Hasher
-	stage  []byte // decode staging area, allocated on first decode
+
+	compression Compression
+	sc          *coderScratch // encode/decode buffers, made on first use
+	stage       *World        // decode staging world, made on first decode
+	stageDirty  bool          // stage may hold bytes breaking invariants
 }
 
 // New freezes the schema (on its first call) and returns an empty world:
@@ -113,14 +117,17 @@ func (w *World) CopyFrom(src *World) error {
 	if src.layout.hash != w.layout.hash {
 		return fmt.Errorf("world: copy: %w", ErrLayout)
 	}
-	for i := range w.layout.regions {
-		r := &w.layout.regions[i]
+	// Meta last: w's old lengths are needed to zero its old tails.
+	l := w.layout
+	for i := 1; i < len(l.regions); i++ {
+		r := &l.regions[i]
 		nu, ou := src.used(r), w.used(r)
 		copy(w.mem[r.off:r.off+nu], src.mem[r.off:r.off+nu])
 		if ou > nu {
 			clear(w.mem[r.off+nu : r.off+ou])
 		}
 	}
+	copy(w.mem[:l.metaSize], src.mem[:l.metaSize])
 	return nil
 }
 

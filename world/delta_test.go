@@ -1,0 +1,235 @@
+package world
+
+import (
+	"encoding/binary"
+	"errors"
+	"math/rand/v2"
+	"testing"
+)
+
+var allCompressions = []Compression{CompressAuto, CompressNone, CompressS2, CompressZstd}
+
+func TestDeltaRoundTrip(t *testing.T) {
+	for _, ps := range []int{512, 4096} {
+		tw := newTestSchema(t, ps)
+		r := rand.New(rand.NewPCG(3, uint64(ps)))
+		base, target, got := tw.new(t), tw.new(t), tw.new(t)
+		var bs Snapshot
+		for round := range 60 {
+			c := allCompressions[round%len(allCompressions)]
+			base.SetCompression(c)
+			target.SetCompression(c)
+			tw.mutate(base, r, r.IntN(300))
+			if err := target.CopyFrom(base); err != nil {
+				t.Fatal(err)
+			}
+			tw.mutate(target, r, r.IntN(40))
+			base.SnapshotInto(&bs)
+
+			// Delta against a snapshot.
+			enc, err := target.AppendDelta(nil, &bs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tw.mutate(got, r, 5) // whatever got held before is replaced
+			if err := got.DecodeDelta(enc, &bs); err != nil {
+				t.Fatalf("round %d (%v): %v", round, c, err)
+			}
+			if !got.Equal(target) || got.Hash() != target.Hash() {
+				t.Fatalf("round %d: delta round trip differs", round)
+			}
+			checkZeroTail(t, got)
+
+			// Whole world.
+			enc = target.AppendWorld(enc[:0])
+			tw.mutate(got, r, 5)
+			if err := got.DecodeWorld(enc); err != nil {
+				t.Fatal(err)
+			}
+			if !got.Equal(target) {
+				t.Fatal("whole-world round trip differs")
+			}
+
+			// Pages the receiver (holding base) lacks.
+			if err := got.CopyFrom(base); err != nil {
+				t.Fatal(err)
+			}
+			theirs := got.PageHashes(nil)
+			enc, err = target.AppendPages(enc[:0], theirs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := got.ApplyPages(enc); err != nil {
+				t.Fatal(err)
+			}
+			if !got.Equal(target) {
+				t.Fatal("pages round trip differs")
+			}
+			checkZeroTail(t, got)
+		}
+	}
+}
+
+func TestDeltaWrongBase(t *testing.T) {
+	tw := newTestSchema(t, 0)
+	r := rand.New(rand.NewPCG(4, 4))
+	a, b := tw.new(t), tw.new(t)
+	tw.mutate(a, r, 100)
+	var sa, sb Snapshot
+	a.SnapshotInto(&sa)
+	tw.mutate(a, r, 10)
+	b.SnapshotInto(&sb)
+	enc, _ := a.AppendDelta(nil, &sa)
+	before := b.Hash()
+	if err := b.DecodeDelta(enc, &sb); !errors.Is(err, ErrBase) {
+		t.Fatalf("wrong base: %v", err)
+	}
+	if err := b.DecodeWorld(enc); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("delta decoded as world: %v", err)
+	}
+	if b.Hash() != before {
+		t.Fatal("failed decode changed the world")
+	}
+	// Pages applied to a world that changed since its hashes were taken.
+	if err := b.CopyFrom(a); err != nil {
+		t.Fatal(err)
+	}
+	_, _ = tw.entities.Add(a, testEntity{ID: 99})
+	theirs := b.PageHashes(nil)
+	enc, _ = a.AppendPages(nil, theirs)
+	tw.sand.Set(b, 0, 0, 77) // the receiver moved on
+	h := b.Hash()
+	if err := b.ApplyPages(enc); !errors.Is(err, ErrMismatch) {
+		t.Fatalf("stale pages: %v", err)
+	}
+	if b.Hash() != h {
+		t.Fatal("failed apply changed the world")
+	}
+}
+
+func TestDiffPagesExact(t *testing.T) {
+	tw := newTestSchema(t, 512)
+	r := rand.New(rand.NewPCG(5, 5))
+	w := tw.new(t)
+	tw.mutate(w, r, 500)
+	var snap Snapshot
+	for range 50 {
+		w.SnapshotInto(&snap)
+		before := append([]byte(nil), w.mem...)
+		h0 := w.PageHashes(nil)
+		tw.mutate(w, r, r.IntN(5))
+		h1 := w.PageHashes(nil)
+		ps := w.PageSize()
+		var want []int
+		for p := 0; p < w.PageCount(); p++ {
+			if string(before[p*ps:(p+1)*ps]) != string(w.mem[p*ps:(p+1)*ps]) {
+				want = append(want, p)
+			}
+		}
+		got := DiffPages(h0, h1, nil)
+		if len(got) != len(want) {
+			t.Fatalf("DiffPages %v, changed pages %v", got, want)
+		}
+		for i := range got {
+			if got[i] != want[i] {
+				t.Fatalf("DiffPages %v, changed pages %v", got, want)
+			}
+		}
+	}
+	if d := DiffPages([]uint64{1, 2}, []uint64{1, 3, 4}, nil); len(d) != 2 || d[0] != 1 || d[1] != 2 {
+		t.Fatalf("DiffPages of unequal lengths: %v", d)
+	}
+}
+
+// TestDecodeRejects checks the decoder's validation on hand-made pages.
+func TestDecodeRejects(t *testing.T) {
+	tw := newTestSchema(t, 512)
+	w := tw.new(t)
+	_, _ = tw.entities.Add(w, testEntity{ID: 1, Alive: true})
+	w.SetCompression(CompressNone)
+	good := w.AppendWorld(nil)
+	got := tw.new(t)
+	if err := got.DecodeWorld(good); err != nil {
+		t.Fatal(err)
+	}
+	l := w.layout
+	entPage := l.regions[l.pageRegion[0]+2].firstPage // entities region (after meta)
+	for _, r := range l.regions {
+		if r.name == "entities" {
+			entPage = r.firstPage
+		}
+	}
+	cases := map[string]func(m []byte){
+		"bool byte 2":       func(m []byte) { m[entPage*512+19] = 2 },
+		"length beyond cap": func(m []byte) { binary.LittleEndian.PutUint32(m[8:], 301) },
+		"bytes past in use": func(m []byte) { m[entPage*512+40+3] = 1 },
+		"layout hash":       func(m []byte) { m[0] ^= 1 },
+		"meta free space":   func(m []byte) { m[511] = 1 },
+	}
+	// The flag value's byte: find it from the handle.
+	cases["value bool byte"] = func(m []byte) { m[tw.flag.s.off] = 3 }
+	for name, corrupt := range cases {
+		t.Run(name, func(t *testing.T) {
+			m := append([]byte(nil), w.mem...)
+			corrupt(m)
+			enc := encodeRawWorld(l, m, w.Hash())
+			before := got.Hash()
+			err := got.DecodeWorld(enc)
+			if !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("got %v, want ErrCorrupt", err)
+			}
+			if got.Hash() != before {
+				t.Fatal("rejected decode changed the world")
+			}
+		})
+	}
+}
+
+// encodeRawWorld encodes arena bytes m as a whole-world encoding with every
+// page sent raw (bypassing the encoder's own invariants).
+func encodeRawWorld(l *Layout, m []byte, target uint64) []byte {
+	b := []byte{magic, kindWhole << 4}
+	b = binary.LittleEndian.AppendUint64(b, l.hash)
+	b = binary.LittleEndian.AppendUint64(b, l.EmptyHash())
+	b = binary.LittleEndian.AppendUint64(b, target)
+	b = binary.AppendUvarint(b, uint64(l.Pages()))
+	for p := 0; p < l.Pages(); p++ {
+		b = append(b, 0, opNone)
+		b = appendPacked(b, m[p*l.pageSize:(p+1)*l.pageSize])
+	}
+	return b
+}
+
+func TestPackRoundTrip(t *testing.T) {
+	r := rand.New(rand.NewPCG(6, 6))
+	page := make([]byte, 4096)
+	out := make([]byte, 4096)
+	for range 300 {
+		clear(page)
+		density := r.IntN(100) + 1
+		for i := range page {
+			if r.IntN(100) < density {
+				page[i] = byte(r.IntN(256))
+			}
+		}
+		enc := appendPacked(nil, page)
+		n, err := unpack(out, enc)
+		if err != nil || n != len(enc) || string(out) != string(page) {
+			t.Fatalf("pack round trip: n=%d len=%d err=%v", n, len(enc), err)
+		}
+		for _, s := range []int{1, 3, 7, 24, 256} {
+			tr := make([]byte, 4096)
+			back := make([]byte, 4096)
+			transpose(tr, page, s)
+			untranspose(back, tr, s)
+			if string(back) != string(page) {
+				t.Fatalf("transpose %d round trip", s)
+			}
+			rowDiff(tr, page, s)
+			rowUndiff(tr, s)
+			if string(tr) != string(page) {
+				t.Fatalf("row diff %d round trip", s)
+			}
+		}
+	}
+}

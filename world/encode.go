@@ -1,0 +1,304 @@
+package world
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"slices"
+
+	"github.com/zeebo/xxh3"
+)
+
+// Encoding format (version 1), written by AppendWorld, AppendDelta and
+// AppendPages; little-endian:
+//
+//	[0]     0xB7                 magic and version
+//	[1]     kind<<4 | compression kind: 1 whole world, 2 delta against a
+//	                             snapshot, 3 pages against the receiver's
+//	                             world; compression: 0 none, 1 s2, 2 zstd
+//	[2:10]  layout hash
+//	[10:18] base hash            whole: empty-world hash; delta: the base
+//	                             snapshot's hash; pages: 0
+//	[18:26] target hash          World.Hash of the result, checked on decode
+//	[26:]   uvarint raw length, then the compressed payload (compression
+//	        != 0), or the payload itself
+//
+//	payload := uvarint(entries) entry*
+//	entry   := uvarint(page - previous page - 1) kind body
+//	kind    0x10 zero page                        (no body)
+//	        0x11 same as the receiver's page N    uvarint(N)
+//	        0x00-0x0F transformed page: bits 0-1 base op (0 none, 1 XOR with
+//	             the receiver's page at the same index, 2 bytewise
+//	             difference from it), bit 2 row difference (each byte XOR
+//	             the byte one stride before), bit 3 byte-column transpose
+//	             with the stride; uvarint(stride) if bit 2 or 3; then the
+//	             zero-run packed bytes (pack.go)
+//
+// Pages not listed are the receiver's base page at the same index.
+const (
+	magic = 0xB7
+
+	kindWhole = 1
+	kindDelta = 2
+	kindPages = 3
+
+	headerLen = 26
+
+	pageZero = 0x10
+	pageRef  = 0x11
+
+	opNone      = 0
+	opXor       = 1
+	opSub       = 2
+	opRow       = 4
+	opTranspose = 8
+)
+
+// coderScratch holds an encoder's or decoder's reusable buffers; its sizes
+// are bounded by the layout.
+type coderScratch struct {
+	t1, t2, t3, tmp []byte // page-size work buffers
+	best, cand      []byte
+	payload         []byte
+	hashes          []uint64
+	lookup          map[uint64]int
+	written         []bool
+	oldUsed         []int
+}
+
+func (w *World) scratch() *coderScratch {
+	if w.sc == nil {
+		ps := w.layout.pageSize
+		w.sc = &coderScratch{
+			t1: make([]byte, ps), t2: make([]byte, ps), t3: make([]byte, ps), tmp: make([]byte, ps),
+			lookup: map[uint64]int{},
+		}
+	}
+	return w.sc
+}
+
+// SetCompression sets the compression stage of w's encodings (default
+// CompressAuto).
+func (w *World) SetCompression(c Compression) { w.compression = c }
+
+// AppendWorld appends the whole-world encoding of w (no base: the receiver
+// needs nothing but the layout) to dst. Decode it with DecodeWorld.
+func (w *World) AppendWorld(dst []byte) []byte {
+	src := pageSource{empty: w.layout}
+	return w.encode(dst, kindWhole, w.layout.EmptyHash(), &src, nil)
+}
+
+// AppendDelta appends the encoding of w against base, a snapshot the
+// receiver also holds (same layout), to dst: only pages that differ from
+// base are sent. Decode it with DecodeDelta and the same base.
+func (w *World) AppendDelta(dst []byte, base *Snapshot) ([]byte, error) {
+	if base.layout == nil || base.layout.hash != w.layout.hash {
+		return dst, fmt.Errorf("world: encode delta: %w", ErrLayout)
+	}
+	src := pageSource{snap: base}
+	return w.encode(dst, kindDelta, base.Hash(), &src, nil), nil
+}
+
+// AppendPages appends to dst the pages of w whose hashes differ from
+// theirs (the receiver's PageHashes), for the receiver to apply to its
+// world with ApplyPages. A page equal to one the receiver has elsewhere is
+// sent as a reference to it.
+func (w *World) AppendPages(dst []byte, theirs []uint64) ([]byte, error) {
+	if len(theirs) != w.PageCount() {
+		return dst, fmt.Errorf("world: encode pages: %d page hashes for %d pages: %w", len(theirs), w.PageCount(), ErrLayout)
+	}
+	return w.encode(dst, kindPages, 0, nil, theirs), nil
+}
+
+// encode writes the header and the (compressed) payload. Either src (the
+// receiver's base pages are known) or theirs (only their hashes) is set.
+func (w *World) encode(dst []byte, kind byte, baseHash uint64, src *pageSource, theirs []uint64) []byte {
+	sc := w.scratch()
+	l := w.layout
+	ps := l.pageSize
+	pages := l.size / ps
+	p := sc.payload[:0]
+	// Entry count is patched in later: reserve the maximum uvarint size.
+	entries := 0
+	prev := -1
+	clear(sc.lookup)
+	lookupReady := false
+	if theirs != nil {
+		for i, h := range theirs {
+			if _, ok := sc.lookup[h]; !ok {
+				sc.lookup[h] = i
+			}
+		}
+		lookupReady = true
+	}
+	var mine []uint64
+	if theirs != nil {
+		mine = w.PageHashes(sc.hashes)
+		sc.hashes = mine
+	}
+	zh := zeroPageHash(ps)
+	for i := 0; i < pages; i++ {
+		t := w.Page(i)
+		var b []byte
+		if theirs != nil {
+			if mine[i] == theirs[i] {
+				continue
+			}
+		} else {
+			b = src.page(i, sc.tmp)
+			if bytes.Equal(t, b) {
+				continue
+			}
+		}
+		p = binary.AppendUvarint(p, uint64(i-prev-1))
+		prev = i
+		entries++
+		if isZero(t) {
+			p = append(p, pageZero)
+			continue
+		}
+		// "Same as your page N".
+		var h uint64
+		if theirs != nil {
+			h = mine[i]
+		} else {
+			h = xxh3.Hash(t)
+			if !lookupReady {
+				sc.hashes = src.pageHashes(sc.hashes[:0], sc.t1)
+				for j, bh := range sc.hashes {
+					if bh == zh {
+						continue
+					}
+					if _, ok := sc.lookup[bh]; !ok {
+						sc.lookup[bh] = j
+					}
+				}
+				lookupReady = true
+			}
+		}
+		if n, ok := sc.lookup[h]; ok && h != zh && (theirs != nil || bytes.Equal(src.page(n, sc.t1), t)) {
+			p = append(p, pageRef)
+			p = binary.AppendUvarint(p, uint64(n))
+			continue
+		}
+		p = w.appendBestPage(p, i, t, b, sc)
+	}
+	sc.payload = p
+	// Prefix the entry count.
+	var cnt [binary.MaxVarintLen64]byte
+	cn := binary.PutUvarint(cnt[:], uint64(entries))
+	body := slices.Insert(p, 0, cnt[:cn]...)
+	sc.payload = body
+
+	n := len(dst)
+	dst = append(dst, magic, 0)
+	dst = binary.LittleEndian.AppendUint64(dst, l.hash)
+	dst = binary.LittleEndian.AppendUint64(dst, baseHash)
+	dst = binary.LittleEndian.AppendUint64(dst, w.Hash())
+	c := w.compression
+	if c == CompressAuto && len(body) < 64 {
+		c = CompressNone
+	}
+	if c == CompressNone {
+		dst = append(dst, body...)
+		dst[n+1] = kind << 4
+		return dst
+	}
+	m := len(dst)
+	dst = binary.AppendUvarint(dst, uint64(len(body)))
+	hl := len(dst) - m
+	var wire byte
+	dst, wire = compressInto(dst, body, c)
+	if wire == wireNone {
+		// Auto found no gain: drop the length prefix.
+		copy(dst[m:], dst[m+hl:])
+		dst = dst[:len(dst)-hl]
+	}
+	dst[n+1] = kind<<4 | wire
+	return dst
+}
+
+// appendBestPage appends the smallest transformed form of page t (b is the
+// receiver's page at the same index, or nil if unknown).
+func (w *World) appendBestPage(p []byte, page int, t, b []byte, sc *coderScratch) []byte {
+	r := &w.layout.regions[w.layout.pageRegion[page]]
+	sc.best = appendPacked(sc.best[:0], t)
+	bestOp, bestStride := opNone, 0
+	try := func(op, stride int) {
+		x := t
+		if op&3 != 0 {
+			if op&3 == opXor {
+				xorInto(sc.t1, t, b)
+			} else {
+				subInto(sc.t1, t, b)
+			}
+			x = sc.t1
+		}
+		if op&opRow != 0 {
+			rowDiff(sc.t2, x, stride)
+			x = sc.t2
+		}
+		if op&opTranspose != 0 {
+			transpose(sc.t3, x, stride)
+			x = sc.t3
+		}
+		sc.cand = appendPacked(sc.cand[:0], x)
+		if len(sc.cand)+uvarintLen(stride) < len(sc.best)+uvarintLen(bestStride) {
+			sc.best, sc.cand = sc.cand, sc.best
+			bestOp, bestStride = op, stride
+		}
+	}
+	ps := len(t)
+	strides := [2]int{r.stride, r.elem}
+	baseOps := []int{opNone}
+	if b != nil && !isZero(b) {
+		baseOps = []int{opNone, opXor, opSub}
+	}
+	for _, bo := range baseOps {
+		if bo != opNone {
+			try(bo, 0)
+		}
+		for si, s := range strides {
+			if s <= 0 || s >= ps || (si == 1 && s == strides[0]) {
+				continue
+			}
+			try(bo|opRow, s)
+			if s > 1 {
+				try(bo|opTranspose, s)
+				try(bo|opRow|opTranspose, s)
+			}
+		}
+	}
+	p = append(p, byte(bestOp))
+	if bestOp&(opRow|opTranspose) != 0 {
+		p = binary.AppendUvarint(p, uint64(bestStride))
+	}
+	return append(p, sc.best...)
+}
+
+func uvarintLen(x int) int {
+	if x == 0 {
+		return 0
+	}
+	n := 1
+	for x >= 0x80 {
+		x >>= 7
+		n++
+	}
+	return n
+}
+
+func isZero(b []byte) bool {
+	for len(b) >= 8 {
+		if binary.LittleEndian.Uint64(b) != 0 {
+			return false
+		}
+		b = b[8:]
+	}
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}
