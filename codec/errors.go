@@ -1,0 +1,47 @@
+package codec
+
+import (
+	"errors"
+	"fmt"
+	"io"
+)
+
+// Truncated input is reported as io.ErrUnexpectedEOF (possibly wrapped);
+// the errors below are the other ways bytes or values can be bad.
+var _ = io.ErrUnexpectedEOF
+
+var (
+	// ErrBadSchema indicates an input struct type that cannot be registered
+	// (a field of an unsupported kind, a malformed tag, too many fields).
+	ErrBadSchema = errors.New("codec: bad input schema")
+	// ErrBadEnum indicates an enum field whose value is outside its bounds.
+	ErrBadEnum = errors.New("codec: enum value out of range")
+	// ErrInputSize indicates a packed input of the wrong length.
+	ErrInputSize = errors.New("codec: packed input of wrong size")
+	// ErrMalformed indicates bytes that are not a valid encoding (a bad
+	// code, a value out of range, a non-canonical form, trailing bytes).
+	ErrMalformed = errors.New("codec: malformed encoding")
+	// ErrUnknownType indicates a datagram whose type byte names no message.
+	ErrUnknownType = errors.New("codec: unknown message type")
+	// ErrWrongType indicates a datagram parsed as a message of another type.
+	ErrWrongType = errors.New("codec: wrong message type")
+	// ErrBadMagic indicates a long-header datagram without rewind's magic.
+	ErrBadMagic = errors.New("codec: bad magic")
+	// ErrVersion indicates a protocol version this codec does not speak.
+	ErrVersion = errors.New("codec: unsupported protocol version")
+	// ErrTooLarge indicates a message that would not fit in one datagram
+	// (MaxDatagram bytes), or a count beyond a protocol limit.
+	ErrTooLarge = errors.New("codec: too large")
+	// ErrPlayer indicates a player id out of range, a join of a present
+	// player or a leave of an absent one.
+	ErrPlayer = errors.New("codec: bad player id")
+	// ErrTickWindow indicates a tick number far outside the receiver's window.
+	ErrTickWindow = errors.New("codec: tick outside window")
+	// ErrTag indicates a short-header datagram whose connection tag is not
+	// the receiver's: a stray or stale datagram.
+	ErrTag = errors.New("codec: connection tag mismatch")
+)
+
+func errMalformedf(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrMalformed}, args...)...)
+}

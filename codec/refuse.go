@@ -1,0 +1,89 @@
+package codec
+
+import (
+	"fmt"
+	"io"
+)
+
+// Reason says why a server refuses a Hello or ends a connection (Bye).
+type Reason uint8
+
+// Reasons.
+const (
+	ReasonNone         Reason = 0 // Bye: an ordinary leave
+	ReasonFull         Reason = 1 // the match has no free player slot
+	ReasonProtocol     Reason = 2 // incompatible protocol version
+	ReasonGame         Reason = 3 // incompatible game fingerprint
+	ReasonCookie       Reason = 4 // unknown or expired rejoin cookie
+	ReasonTimeout      Reason = 5 // Bye: nothing heard for too long
+	ReasonShutdown     Reason = 6 // Bye: the server is stopping
+	ReasonKicked       Reason = 7 // Bye: dropped by the server (e.g. bad datagrams)
+	maxReason                 = ReasonKicked
+)
+
+// String names the reason.
+func (r Reason) String() string {
+	switch r {
+	case ReasonNone:
+		return "none"
+	case ReasonFull:
+		return "match full"
+	case ReasonProtocol:
+		return "incompatible protocol"
+	case ReasonGame:
+		return "incompatible game"
+	case ReasonCookie:
+		return "bad cookie"
+	case ReasonTimeout:
+		return "timeout"
+	case ReasonShutdown:
+		return "shutdown"
+	case ReasonKicked:
+		return "kicked"
+	}
+	return fmt.Sprintf("Reason(%d)", uint8(r))
+}
+
+// Refuse answers a Hello that the server will not admit. It carries the
+// server's protocol version so that a client of another version can say
+// which one the server speaks.
+//
+//	0..3  Magic 0xF5 'R' 'W' 'N'
+//	4     type 0xF3
+//	5..6  the server's protocol version, uint16 LE
+//	7     reason (ReasonFull, ReasonProtocol, ReasonGame, ReasonCookie)
+type Refuse struct {
+	// Version is the server's protocol version (Append writes
+	// ProtocolVersion).
+	Version uint16
+	// Reason says why.
+	Reason Reason
+}
+
+// Length returns the encoded length.
+func (m *Refuse) Length() int { return longHeaderLen + 1 }
+
+// Append appends the encoding to b.
+func (m *Refuse) Append(b []byte) []byte {
+	b = appendLongHeader(b, TypeRefuse)
+	return append(b, byte(m.Reason))
+}
+
+// ParseRefuse parses a Refuse from the start of b. The version is not
+// checked: a client reads a Refuse from a server of any version.
+func ParseRefuse(b []byte) (Refuse, int, error) {
+	var m Refuse
+	v, err := parseLongHeader(b, TypeRefuse)
+	if err != nil {
+		return m, 0, err
+	}
+	if len(b) < longHeaderLen+1 {
+		return m, 0, io.ErrUnexpectedEOF
+	}
+	m.Version = v
+	m.Reason = Reason(b[longHeaderLen])
+	if m.Reason < ReasonFull || m.Reason > ReasonCookie {
+		return m, 0, fmt.Errorf("%w: refuse reason %d", ErrMalformed, m.Reason)
+	}
+	return m, longHeaderLen + 1, nil
+}

@@ -1,0 +1,205 @@
+package codec
+
+import "time"
+
+// ResendConfig holds the timers of a Resender. Zero fields take the
+// defaults in DefaultResendConfig.
+type ResendConfig struct {
+	// InitialRTT is the round-trip estimate before any sample.
+	InitialRTT time.Duration
+	// MinRTO and MaxRTO bound the resend timeout (srtt + 4*rttvar).
+	MinRTO, MaxRTO time.Duration
+	// ReorderThreshold: a number is taken as lost, and resent at once, when
+	// a number at least this much higher, sent after it, has been
+	// acknowledged (QUIC's packet threshold). 0 disables gap resends.
+	ReorderThreshold uint32
+	// Redundant makes Due return every unacknowledged number each time
+	// (the "send everything not acknowledged" policy) instead of only lost
+	// or timed-out ones.
+	Redundant bool
+}
+
+// DefaultResendConfig is the configuration zero fields default to.
+var DefaultResendConfig = ResendConfig{
+	InitialRTT:       200 * time.Millisecond,
+	MinRTO:           30 * time.Millisecond,
+	MaxRTO:           2 * time.Second,
+	ReorderThreshold: 3,
+}
+
+// ResendWindow is how many numbers past the oldest unacknowledged one a
+// Resender tracks; Track refuses numbers beyond it.
+const ResendWindow = 1024
+
+type sentInfo struct {
+	at    time.Time // last send
+	first time.Time // first send
+	sends uint16
+	acked bool
+}
+
+// Resender is the sending half of reliability over datagrams for one
+// stream of sequence numbers (a client's server ticks, a client's inputs, a
+// world transfer's chunks): it remembers when each number was sent, takes
+// the peer's Acks, estimates the round trip, and says which numbers to send
+// again — at once when a gap in the Ack shows a loss, or after a timeout.
+// It is a state machine: time comes in as now; it never reads the clock.
+type Resender struct {
+	cfg          ResendConfig
+	base         uint32 // lowest number not acknowledged
+	next         uint32 // one past the highest number sent
+	largestAcked uint32 // valid when anyAcked
+	anyAcked     bool
+	largestAt    time.Time // first send time of largestAcked
+	ring         [ResendWindow]sentInfo
+	srtt, rttvar time.Duration
+	hasRTT       bool
+}
+
+// NewResender returns a Resender whose first number is first.
+func NewResender(cfg ResendConfig, first uint32) *Resender {
+	d := DefaultResendConfig
+	if cfg.InitialRTT == 0 {
+		cfg.InitialRTT = d.InitialRTT
+	}
+	if cfg.MinRTO == 0 {
+		cfg.MinRTO = d.MinRTO
+	}
+	if cfg.MaxRTO == 0 {
+		cfg.MaxRTO = d.MaxRTO
+	}
+	return &Resender{cfg: cfg, base: first, next: first, srtt: cfg.InitialRTT, rttvar: cfg.InitialRTT / 2}
+}
+
+// Base returns the lowest number not yet acknowledged.
+func (r *Resender) Base() uint32 { return r.base }
+
+// Next returns one past the highest number sent.
+func (r *Resender) Next() uint32 { return r.next }
+
+// RTT returns the smoothed round-trip estimate.
+func (r *Resender) RTT() time.Duration { return r.srtt }
+
+// RTO returns the current resend timeout.
+func (r *Resender) RTO() time.Duration {
+	rto := r.srtt + 4*r.rttvar
+	return min(max(rto, r.cfg.MinRTO), r.cfg.MaxRTO)
+}
+
+// Acked reports whether seq has been acknowledged (numbers below Base
+// always are).
+func (r *Resender) Acked(seq uint32) bool {
+	if int32(seq-r.base) < 0 {
+		return true
+	}
+	if int32(seq-r.next) >= 0 {
+		return false
+	}
+	return r.ring[seq%ResendWindow].acked
+}
+
+// Sent records that seq was sent (first time or again) at now. It returns
+// false, recording nothing, for a number already acknowledged or beyond
+// Base+ResendWindow.
+func (r *Resender) Sent(seq uint32, now time.Time) bool {
+	if int32(seq-r.base) < 0 || seq-r.base >= ResendWindow {
+		return false
+	}
+	for int32(seq-r.next) >= 0 {
+		r.ring[r.next%ResendWindow] = sentInfo{}
+		r.next++
+	}
+	s := &r.ring[seq%ResendWindow]
+	if s.acked {
+		return false
+	}
+	if s.sends == 0 {
+		s.first = now
+	}
+	s.at = now
+	if s.sends < 0xFFFF {
+		s.sends++
+	}
+	return true
+}
+
+// OnAck applies the peer's Ack at now and returns how many numbers it newly
+// acknowledged. The round trip is sampled from the highest newly
+// acknowledged number if it was sent only once.
+func (r *Resender) OnAck(a Ack, now time.Time) int {
+	newly := 0
+	var sample *sentInfo
+	var sampleSeq uint32
+	ack := func(seq uint32) {
+		s := &r.ring[seq%ResendWindow]
+		if s.acked || s.sends == 0 {
+			return
+		}
+		s.acked = true
+		newly++
+		if !r.anyAcked || int32(seq-r.largestAcked) > 0 {
+			r.anyAcked, r.largestAcked, r.largestAt = true, seq, s.first
+		}
+		if sample == nil || int32(seq-sampleSeq) > 0 {
+			sample, sampleSeq = s, seq
+		}
+	}
+	// Everything below a.Next (within what was sent).
+	end := a.Next
+	if int32(end-r.next) > 0 {
+		end = r.next
+	}
+	for seq := r.base; int32(seq-end) < 0; seq++ {
+		ack(seq)
+	}
+	for m, i := a.Mask, uint32(0); m != 0; m, i = m>>1, i+1 {
+		seq := a.Next + 1 + i
+		if m&1 != 0 && int32(seq-r.base) >= 0 && int32(seq-r.next) < 0 {
+			ack(seq)
+		}
+	}
+	if sample != nil && sample.sends == 1 {
+		rtt := now.Sub(sample.at)
+		if rtt >= 0 {
+			if !r.hasRTT {
+				r.srtt, r.rttvar, r.hasRTT = rtt, rtt/2, true
+			} else {
+				d := r.srtt - rtt
+				if d < 0 {
+					d = -d
+				}
+				r.rttvar = (3*r.rttvar + d) / 4
+				r.srtt = (7*r.srtt + rtt) / 8
+			}
+		}
+	}
+	for r.base != r.next && r.ring[r.base%ResendWindow].acked {
+		r.base++
+	}
+	return newly
+}
+
+// Due appends to dst the numbers to send again at now, ascending: with
+// Redundant, every unacknowledged number; otherwise those a gap in the
+// Acks shows lost (a number ReorderThreshold or more higher, first sent
+// after this one's last send, was acknowledged) and those unacknowledged
+// for longer than RTO since their last send.
+func (r *Resender) Due(now time.Time, dst []uint32) []uint32 {
+	rto := r.RTO()
+	for seq := r.base; seq != r.next; seq++ {
+		s := &r.ring[seq%ResendWindow]
+		if s.acked || s.sends == 0 {
+			continue
+		}
+		switch {
+		case r.cfg.Redundant:
+		case r.cfg.ReorderThreshold > 0 && r.anyAcked && int32(r.largestAcked-seq) >= int32(r.cfg.ReorderThreshold) &&
+			!r.largestAt.Before(s.at):
+		case now.Sub(s.at) >= rto:
+		default:
+			continue
+		}
+		dst = append(dst, seq)
+	}
+	return dst
+}

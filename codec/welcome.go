@@ -1,0 +1,111 @@
+package codec
+
+import (
+	"fmt"
+	"io"
+)
+
+// Welcome admits a client. The world follows as a world transfer (WorldChunk
+// messages with the given Transfer id) of the world at Tick; the client
+// acknowledges chunks with WorldAck and starts sending ClientInputs once it
+// holds the world.
+//
+//	0..3    Magic 0xF5 'R' 'W' 'N'
+//	4       type 0xF2
+//	5..6    protocol version, uint16 LE
+//	7       player id (0..MaxPlayers-1)
+//	8       connection tag (nonzero; every later short-header datagram of
+//	        this connection carries it in its second byte)
+//	9..24   cookie (16 bytes) to rejoin as this player
+//	25..28  tick: the tick of the world that follows, uint32 LE
+//	29      hash bits: world-hash bits in each ServerTicks tick (0..64)
+//	30..    tick rate in Hz, uvarint
+//	        world transfer id, uvarint
+//	        roster length, uvarint, then the roster (Roster.AppendSnapshot):
+//	        who is present and the input state of each at Tick
+type Welcome struct {
+	// Version is the server's protocol version (Append writes
+	// ProtocolVersion).
+	Version uint16
+	// Player is the id the client plays as.
+	Player uint8
+	// Tag is the connection tag (nonzero).
+	Tag uint8
+	// Cookie lets the client rejoin as Player (Hello with the cookie).
+	Cookie [CookieSize]byte
+	// Tick is the tick of the world that follows; the first ServerTicks
+	// tick the client needs is Tick+1.
+	Tick uint32
+	// HashBits is how many low bits of the world hash each tick carries.
+	HashBits uint8
+	// TickRate is the match's ticks per second.
+	TickRate uint32
+	// Transfer is the id of the world transfer that follows.
+	Transfer uint32
+	// Roster is the roster snapshot at Tick (aliases the parsed datagram).
+	Roster []byte
+}
+
+// Length returns the encoded length.
+func (m *Welcome) Length() int {
+	return longHeaderLen + 23 + uvarintLen(uint64(m.TickRate)) + uvarintLen(uint64(m.Transfer)) +
+		uvarintLen(uint64(len(m.Roster))) + len(m.Roster)
+}
+
+// Append appends the encoding to b.
+func (m *Welcome) Append(b []byte) []byte {
+	b = appendLongHeader(b, TypeWelcome)
+	b = append(b, m.Player, m.Tag)
+	b = append(b, m.Cookie[:]...)
+	b = appendU32(b, m.Tick)
+	b = append(b, m.HashBits)
+	b = appendUvarint(b, uint64(m.TickRate))
+	b = appendUvarint(b, uint64(m.Transfer))
+	b = appendUvarint(b, uint64(len(m.Roster)))
+	return append(b, m.Roster...)
+}
+
+// ParseWelcome parses a Welcome from the start of b.
+func ParseWelcome(b []byte) (Welcome, int, error) {
+	var m Welcome
+	v, err := parseLongHeader(b, TypeWelcome)
+	if err != nil {
+		return m, 0, err
+	}
+	m.Version = v
+	p := longHeaderLen
+	if len(b) < p+23 {
+		return m, 0, io.ErrUnexpectedEOF
+	}
+	m.Player, m.Tag = b[p], b[p+1]
+	copy(m.Cookie[:], b[p+2:])
+	m.Tick = readU32(b[p+18:])
+	m.HashBits = b[p+22]
+	p += 23
+	if m.TickRate, err = readUvarint32(b, &p); err != nil {
+		return m, 0, err
+	}
+	if m.Transfer, err = readUvarint32(b, &p); err != nil {
+		return m, 0, err
+	}
+	n, err := readUvarint(b, &p)
+	if err != nil {
+		return m, 0, err
+	}
+	if n > uint64(len(b)-p) {
+		return m, 0, io.ErrUnexpectedEOF
+	}
+	m.Roster = b[p : p+int(n)]
+	p += int(n)
+	switch {
+	case int(m.Player) >= MaxPlayers:
+		return m, 0, fmt.Errorf("%w: welcome player %d", ErrPlayer, m.Player)
+	case m.Tag == 0:
+		return m, 0, fmt.Errorf("%w: welcome with tag 0", ErrMalformed)
+	case m.HashBits > 64:
+		return m, 0, fmt.Errorf("%w: welcome hash bits %d", ErrMalformed, m.HashBits)
+	case m.TickRate == 0:
+		return m, 0, fmt.Errorf("%w: welcome tick rate 0", ErrMalformed)
+	}
+	return m, p, nil
+}
