@@ -257,3 +257,8 @@ func appendJSValue(b []byte, v any) []byte {
 	}
 	return append(b, "null"...)
 }
+
+// WebDoomJSNumber is JavaScript's Number(s) of a string, as WebDoom's
+// server reads numbers from URLs and JSON: trimmed, "" is 0, decimal
+// literals, Infinity, 0x/0o/0b integers; anything else is NaN.
+func WebDoomJSNumber(s string) float64 { return jsStringToNumber(s) }

@@ -1,0 +1,179 @@
+package relay
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/rewindnet/rewind/transport"
+)
+
+// The relay's client side: a match host calls HostRoom, a player JoinRoom;
+// both get a transport.Conn over WebRTC data channels whose signaling went
+// through the relay.
+
+// roomClient is one WebSocket to the relay: a reader goroutine handing
+// messages to handle, and a writer goroutine owning the writer.
+type roomClient struct {
+	ws     *websocket.Conn
+	out    chan []byte
+	done   chan struct{}
+	wg     sync.WaitGroup
+	mu     sync.Mutex
+	err    error
+	closed sync.Once
+}
+
+const (
+	roomClientQueue     = 1024
+	roomClientReadLimit = 1 << 20
+	roomClientWrite     = 5 * time.Second
+)
+
+func dialRoom(ctx context.Context, rawURL string, handle func(roomMsg)) (*roomClient, error) {
+	ws, _, err := websocket.Dial(ctx, rawURL, nil)
+	if err != nil {
+		return nil, fmt.Errorf("relay: dial %s: %w", rawURL, err)
+	}
+	ws.SetReadLimit(roomClientReadLimit)
+	rc := &roomClient{ws: ws, out: make(chan []byte, roomClientQueue), done: make(chan struct{})}
+	rc.wg.Add(2)
+	go rc.readLoop(handle)
+	go rc.writeLoop()
+	return rc, nil
+}
+
+func (rc *roomClient) readLoop(handle func(roomMsg)) {
+	defer rc.wg.Done()
+	for {
+		_, b, err := rc.ws.Read(context.Background())
+		if err != nil {
+			rc.fail(fmt.Errorf("%w: %w", ErrRelayClosed, err))
+			return
+		}
+		var m roomMsg
+		if err := json.Unmarshal(b, &m); err != nil {
+			rc.fail(fmt.Errorf("relay sent a bad message: %w: %w", ErrBadMessage, err))
+			return
+		}
+		handle(m)
+	}
+}
+
+func (rc *roomClient) writeLoop() {
+	defer rc.wg.Done()
+	for {
+		select {
+		case b := <-rc.out:
+			ctx, cancel := context.WithTimeout(context.Background(), roomClientWrite)
+			err := rc.ws.Write(ctx, websocket.MessageText, b)
+			cancel()
+			if err != nil {
+				rc.fail(fmt.Errorf("%w: %w", ErrRelayClosed, err))
+				return
+			}
+		case <-rc.done:
+			return
+		}
+	}
+}
+
+// send queues m for the relay; it waits while the queue is full.
+func (rc *roomClient) send(m *roomMsg) {
+	select {
+	case rc.out <- m.encode():
+	case <-rc.done:
+	}
+}
+
+// fail ends the connection with err (the first error wins).
+func (rc *roomClient) fail(err error) {
+	rc.closed.Do(func() {
+		rc.mu.Lock()
+		rc.err = err
+		rc.mu.Unlock()
+		close(rc.done)
+		_ = rc.ws.CloseNow()
+	})
+}
+
+func (rc *roomClient) Err() error {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return rc.err
+}
+
+// close flushes queued messages (briefly), closes the WebSocket and waits
+// for the goroutines.
+func (rc *roomClient) close() {
+	deadline := time.After(time.Second)
+flush:
+	for len(rc.out) > 0 {
+		select {
+		case <-rc.done:
+			break flush
+		case <-deadline:
+			break flush
+		case <-time.After(time.Millisecond):
+		}
+	}
+	rc.closed.Do(func() {
+		rc.mu.Lock()
+		rc.err = ErrRelayClosed
+		rc.mu.Unlock()
+		close(rc.done)
+		_ = rc.ws.Close(websocket.StatusNormalClosure, "bye")
+	})
+	rc.wg.Wait()
+}
+
+// IsLoopbackURL reports whether a relay URL's host is a loopback address
+// ("localhost", 127.0.0.0/8, ::1): then every party runs on this machine
+// and WebRTC should use loopback candidates only.
+func IsLoopbackURL(rawURL string) bool {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return false
+	}
+	h := u.Hostname()
+	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
+
+// webrtcConfig completes a WebRTC config with the relay's ICE servers and
+// loopback mode.
+func webrtcConfig(base transport.WebRTCConfig, relayURL string, ice []transport.ICEServer) transport.WebRTCConfig {
+	if IsLoopbackURL(relayURL) {
+		base.Loopback = true
+	}
+	base.ICEServers = append(append([]transport.ICEServer(nil), base.ICEServers...), ice...)
+	return base
+}
+
+// firstReply waits for the answer to a request: the message of type want,
+// or an error message, or the end of the connection or ctx.
+func firstReply(ctx context.Context, rc *roomClient, replies <-chan roomMsg, want string) (roomMsg, error) {
+	select {
+	case m := <-replies:
+		if m.Type == RoomMsgError {
+			return m, &RoomError{Code: m.Error, Re: m.Re, Reason: m.Reason}
+		}
+		if m.Type != want {
+			return m, fmt.Errorf("%w: relay answered %q, want %q", ErrBadMessage, m.Type, want)
+		}
+		return m, nil
+	case <-rc.done:
+		return roomMsg{}, rc.Err()
+	case <-ctx.Done():
+		return roomMsg{}, fmt.Errorf("relay: waiting for %q: %w: %w", want, ErrNoAnswer, ctx.Err())
+	}
+}

@@ -1,0 +1,129 @@
+package relay
+
+import (
+	"fmt"
+	"io"
+	"sync"
+	"time"
+)
+
+// RoomRecord is what the room directory knows about one room: enough for
+// any relay process to tell a player whether the code names a live room,
+// an ended one, or nothing, and to check a room key.
+type RoomRecord struct {
+	// Code is the room's code.
+	Code string
+	// Key is the room's 128-bit key, as 32 hex digits.
+	Key string
+	// Ended is set once the room's match has ended; EndedAt says when.
+	Ended   bool
+	EndedAt time.Time
+}
+
+// RoomDirectory maps room codes to rooms. The relay keeps it in memory
+// (MemoryRoomDirectory); a later version shares it between relay processes
+// (Redis). Methods are safe for concurrent use.
+type RoomDirectory interface {
+	// Claim records a new room under rec.Code, failing with ErrCodeTaken if
+	// the code names a live room or an ended one still remembered at now.
+	Claim(rec RoomRecord, now time.Time) error
+	// Lookup returns the room under code; ended rooms are returned until
+	// they are forgotten.
+	Lookup(code string, now time.Time) (RoomRecord, bool)
+	// End marks the room ended at now; it is forgotten after the
+	// directory's memory span.
+	End(code string, now time.Time)
+	// Remove forgets the room at once.
+	Remove(code string)
+}
+
+// MemoryRoomDirectory is a RoomDirectory in this process's memory.
+type MemoryRoomDirectory struct {
+	// Remember is how long an ended room is remembered.
+	Remember time.Duration
+
+	mu    sync.Mutex
+	rooms map[string]RoomRecord
+}
+
+// NewMemoryRoomDirectory returns an empty directory that remembers ended
+// rooms for the given span.
+func NewMemoryRoomDirectory(remember time.Duration) *MemoryRoomDirectory {
+	return &MemoryRoomDirectory{Remember: remember, rooms: make(map[string]RoomRecord)}
+}
+
+// live returns the record under code if it is not forgotten at now.
+// The caller holds d.mu.
+func (d *MemoryRoomDirectory) live(code string, now time.Time) (RoomRecord, bool) {
+	rec, ok := d.rooms[code]
+	if ok && rec.Ended && now.Sub(rec.EndedAt) >= d.Remember {
+		delete(d.rooms, code)
+		return RoomRecord{}, false
+	}
+	return rec, ok
+}
+
+// Claim implements RoomDirectory.
+func (d *MemoryRoomDirectory) Claim(rec RoomRecord, now time.Time) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if _, ok := d.live(rec.Code, now); ok {
+		return fmt.Errorf("%w: %s", ErrCodeTaken, rec.Code)
+	}
+	d.rooms[rec.Code] = rec
+	return nil
+}
+
+// Lookup implements RoomDirectory.
+func (d *MemoryRoomDirectory) Lookup(code string, now time.Time) (RoomRecord, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.live(code, now)
+}
+
+// End implements RoomDirectory.
+func (d *MemoryRoomDirectory) End(code string, now time.Time) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if rec, ok := d.rooms[code]; ok && !rec.Ended {
+		rec.Ended, rec.EndedAt = true, now
+		d.rooms[code] = rec
+	}
+}
+
+// Remove implements RoomDirectory.
+func (d *MemoryRoomDirectory) Remove(code string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	delete(d.rooms, code)
+}
+
+// Sweep forgets the ended rooms older than the memory span at now. The
+// relay calls it from its timer; lookups forget lazily too.
+func (d *MemoryRoomDirectory) Sweep(now time.Time) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for code := range d.rooms {
+		d.live(code, now)
+	}
+}
+
+// Len is the number of rooms remembered (live or ended).
+func (d *MemoryRoomDirectory) Len() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.rooms)
+}
+
+// newRoomCode draws a code from rnd: 6 characters of RoomCodeAlphabet,
+// whose 32 letters take 5 bits each, so every code is equally likely.
+func newRoomCode(rnd io.Reader) (string, error) {
+	var b [roomCodeLen]byte
+	if _, err := io.ReadFull(rnd, b[:]); err != nil {
+		return "", fmt.Errorf("relay: drawing a room code: %w", err)
+	}
+	for i := range b {
+		b[i] = RoomCodeAlphabet[b[i]&31]
+	}
+	return string(b[:]), nil
+}

@@ -1,0 +1,154 @@
+package relay
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/rewindnet/rewind/transport"
+)
+
+// HostOptions says how to host a room through a relay.
+type HostOptions struct {
+	// URL is the relay's WebSocket URL, e.g. "ws://127.0.0.1:8080/rooms".
+	URL string
+	// Code proposes a room code; empty lets the relay pick one. A taken
+	// code fails with ErrCodeTaken.
+	Code string
+	// MaxPlayers asks the relay to cap the room (0: the relay's cap).
+	MaxPlayers int
+	// WebRTC configures the host's transport; the relay's TURN server is
+	// added to its ICE servers, and Loopback is turned on when the relay is
+	// on a loopback address.
+	WebRTC transport.WebRTCConfig
+	// OnPlayer and OnLeft, if set, are told when a player joins the room
+	// (before its data channel opens) and when its relay connection closes.
+	OnPlayer, OnLeft func(id string)
+}
+
+// RoomHost is a hosted room: its code and key, and the host's transport.Conn
+// that takes every player who joins by the code. Players appear on the Conn
+// as transport.PeerAddr(id) once their data channel opens.
+type RoomHost struct {
+	rc   *roomClient
+	conn *transport.WebRTCHost
+	code string
+	key  string
+	opts HostOptions
+
+	mu    sync.Mutex
+	ended error
+}
+
+// HostRoom registers a room with the relay and returns once the relay has
+// given it a code. The room lives until End, Close, or the relay loses the
+// host.
+func HostRoom(ctx context.Context, opts HostOptions) (*RoomHost, error) {
+	h := &RoomHost{opts: opts}
+	replies := make(chan roomMsg, 1)
+	var ready = make(chan struct{})
+	rc, err := dialRoom(ctx, opts.URL, func(m roomMsg) {
+		select {
+		case <-ready:
+			h.handle(m)
+		default:
+			replies <- m
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	h.rc = rc
+	rc.send(&roomMsg{Type: RoomMsgHost, V: RoomProtocolVersion, Code: opts.Code, MaxPlayers: opts.MaxPlayers})
+	m, err := firstReply(ctx, rc, replies, RoomMsgHosted)
+	if err != nil {
+		rc.close()
+		return nil, fmt.Errorf("relay: hosting at %s: %w", opts.URL, err)
+	}
+	h.code, h.key = m.Code, m.Key
+	h.conn, err = transport.NewWebRTCHost(webrtcConfig(opts.WebRTC, opts.URL, m.ICE))
+	if err != nil {
+		rc.close()
+		return nil, err
+	}
+	close(ready) // the reader only calls handle from now on
+	return h, nil
+}
+
+// handle runs on the reader goroutine for every message after "hosted".
+func (h *RoomHost) handle(m roomMsg) {
+	switch m.Type {
+	case RoomMsgPing:
+		h.rc.send(&roomMsg{Type: RoomMsgPong, N: m.N})
+	case RoomMsgPlayer:
+		if h.opts.OnPlayer != nil {
+			h.opts.OnPlayer(m.ID)
+		}
+	case RoomMsgSignal:
+		if m.Signal == nil {
+			return
+		}
+		id := m.From
+		_ = h.conn.HandleSignal(id, *m.Signal, func(s transport.Signal) {
+			h.rc.send(&roomMsg{Type: RoomMsgSignal, To: id, Signal: &s})
+		}) // a player's bad signal fails its own connection only
+	case RoomMsgLeft:
+		h.conn.RemovePeer(m.ID)
+		if h.opts.OnLeft != nil {
+			h.opts.OnLeft(m.ID)
+		}
+	case RoomMsgEnded:
+		h.setEnded(fmt.Errorf("%w: %s", ErrRoomEnded, m.Reason))
+	case RoomMsgError:
+		if m.Error == RoomErrNoPlayer {
+			return // the player left while we answered it
+		}
+		h.setEnded(&RoomError{Code: m.Error, Re: m.Re, Reason: m.Reason})
+	}
+}
+
+func (h *RoomHost) setEnded(err error) {
+	h.mu.Lock()
+	if h.ended == nil {
+		h.ended = err
+	}
+	h.mu.Unlock()
+}
+
+// Code is the room's code, which players join by.
+func (h *RoomHost) Code() string { return h.code }
+
+// Key is the room's 128-bit key (32 hex digits): it proves ownership, e.g.
+// to end the room from another connection.
+func (h *RoomHost) Key() string { return h.key }
+
+// Conn is the host's transport: one Conn for every player in the room.
+func (h *RoomHost) Conn() *transport.WebRTCHost { return h.conn }
+
+// Done is closed when the relay connection ends (Err says why). The Conn
+// keeps working for players already connected: match traffic does not go
+// through the relay.
+func (h *RoomHost) Done() <-chan struct{} { return h.rc.done }
+
+// Err says why the room or the relay connection ended, or nil.
+func (h *RoomHost) Err() error {
+	h.mu.Lock()
+	err := h.ended
+	h.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	return h.rc.Err()
+}
+
+// End tells the relay the match ended: players coming back with the code
+// are told so for the relay's memory span (5 minutes).
+func (h *RoomHost) End() {
+	h.rc.send(&roomMsg{Type: RoomMsgEnd, Code: h.code, Key: h.key})
+}
+
+// Close leaves the relay (which ends the room) and closes the transport.
+func (h *RoomHost) Close() error {
+	h.rc.close()
+	return h.conn.Close()
+}

@@ -1,0 +1,439 @@
+package relay
+
+import (
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/rewindnet/rewind/transport"
+)
+
+// roomHub is the relay's core: connections, rooms, limits and timers,
+// driven by the server's goroutines but taking the time as an argument, so
+// tests run it in made-up time. One mutex guards it all.
+type roomHub struct {
+	cfg RoomConfig
+
+	mu      sync.Mutex
+	nextID  uint64
+	conns   map[uint64]*roomConn
+	perAddr map[string]int
+	rooms   map[string]*room
+}
+
+// Roles of a connection.
+const (
+	roleNone = iota
+	roleHost
+	rolePlayer
+)
+
+// roomConn is one WebSocket connection as the hub sees it. The server's
+// writer goroutine drains out and, once kill closes dead, closes the
+// WebSocket with status and reason.
+type roomConn struct {
+	id   uint64
+	addr string
+	out  chan []byte
+	dead chan struct{}
+
+	// Guarded by the hub's mutex.
+	killed    bool
+	status    websocket.StatusCode
+	reason    string
+	role      int
+	room      *room
+	pid       string // player id in room
+	connected bool   // player's data channel open
+	tokens    float64
+	lastMsg   time.Time
+}
+
+// room is a live room hosted through this relay process.
+type room struct {
+	code, key  string
+	host       *roomConn
+	players    map[string]*roomConn
+	joining    int // players whose data channel has not opened yet
+	maxPlayers int
+	nextPlayer int
+	lastPong   time.Time
+	lastPing   time.Time
+	pingN      uint64
+}
+
+func newRoomHub(cfg RoomConfig) *roomHub {
+	return &roomHub{
+		cfg:     cfg,
+		conns:   make(map[uint64]*roomConn),
+		perAddr: make(map[string]int),
+		rooms:   make(map[string]*room),
+	}
+}
+
+// connect admits a new connection from addr, or refuses it with
+// ErrTooManyConns.
+func (h *roomHub) connect(addr string, now time.Time) (*roomConn, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.conns) >= h.cfg.MaxConns {
+		return nil, fmt.Errorf("%w: relay has %d", ErrTooManyConns, len(h.conns))
+	}
+	if h.perAddr[addr] >= h.cfg.ConnsPerAddr {
+		return nil, fmt.Errorf("%w: %d from %s", ErrTooManyConns, h.perAddr[addr], addr)
+	}
+	h.nextID++
+	c := &roomConn{
+		id:      h.nextID,
+		addr:    addr,
+		out:     make(chan []byte, h.cfg.SendQueue),
+		dead:    make(chan struct{}),
+		tokens:  float64(h.cfg.MsgBurst),
+		lastMsg: now,
+	}
+	h.conns[c.id] = c
+	h.perAddr[addr]++
+	return c, nil
+}
+
+// disconnect forgets a connection whose WebSocket has closed.
+func (h *roomHub) disconnect(c *roomConn, now time.Time) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.conns[c.id] != c {
+		return
+	}
+	delete(h.conns, c.id)
+	if h.perAddr[c.addr]--; h.perAddr[c.addr] <= 0 {
+		delete(h.perAddr, c.addr)
+	}
+	h.leaveRoom(c, now, "host left")
+	h.kill(c, websocket.StatusNormalClosure, "")
+}
+
+// leaveRoom takes c out of its room: a player is gone, a host is gone.
+func (h *roomHub) leaveRoom(c *roomConn, now time.Time, why string) {
+	r := c.room
+	if r == nil {
+		return
+	}
+	switch c.role {
+	case rolePlayer:
+		delete(r.players, c.pid)
+		if !c.connected {
+			r.joining--
+		}
+		h.send(r.host, &roomMsg{Type: RoomMsgLeft, ID: c.pid})
+	case roleHost:
+		h.hostGone(r, now, why)
+	}
+	c.room, c.role, c.pid, c.connected = nil, roleNone, "", false
+}
+
+// hostGone handles a room whose host left or stopped answering pings.
+//
+// HOST MIGRATION SEAM: this is where a later issue moves the match instead
+// of ending it: pick a connected player, send it a "promote" message with
+// the room key and the other players' ids, make it r.host, and tell the
+// others to signal again to the new host; the room keeps its code and key.
+// Until then the room ends and its players are told why.
+func (h *roomHub) hostGone(r *room, now time.Time, why string) {
+	if r.host != nil {
+		host := r.host
+		r.host = nil
+		host.room, host.role = nil, roleNone
+	}
+	h.endRoom(r, now, why)
+}
+
+// endRoom ends a live room: the directory remembers it as ended, and every
+// member is told.
+func (h *roomHub) endRoom(r *room, now time.Time, why string) {
+	h.cfg.Directory.End(r.code, now)
+	delete(h.rooms, r.code)
+	msg := &roomMsg{Type: RoomMsgEnded, Code: r.code, Reason: why}
+	for _, p := range r.players {
+		h.send(p, msg)
+		p.room, p.role, p.pid, p.connected = nil, roleNone, "", false
+	}
+	r.players = nil
+	if r.host != nil {
+		h.send(r.host, msg)
+		r.host.room, r.host.role = nil, roleNone
+		r.host = nil
+	}
+}
+
+// send queues a message for c; a connection too slow to keep up is closed.
+func (h *roomHub) send(c *roomConn, m *roomMsg) {
+	if c == nil || c.killed {
+		return
+	}
+	select {
+	case c.out <- m.encode():
+	default:
+		h.kill(c, websocket.StatusPolicyViolation, "slow: send queue full")
+	}
+}
+
+// fail sends an error; fatal errors then close the connection.
+func (h *roomHub) fail(c *roomConn, re string, err error) {
+	code := RoomErrBadMessage
+	for k, e := range roomErrs {
+		if errors.Is(err, e) && e != ErrRelayClosed {
+			code = k
+			break
+		}
+	}
+	h.send(c, ptr(errorMsg(code, re, err.Error())))
+	switch code {
+	case RoomErrBadMessage, RoomErrBadVersion, RoomErrRateLimited, RoomErrTooManyConns:
+		h.kill(c, websocket.StatusPolicyViolation, code+": "+err.Error())
+	case RoomErrTooLarge:
+		h.kill(c, websocket.StatusMessageTooBig, code+": "+err.Error())
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// kill marks c to be closed with status and reason (trimmed to fit a close
+// frame); the writer goroutine does the closing.
+func (h *roomHub) kill(c *roomConn, status websocket.StatusCode, reason string) {
+	if c.killed {
+		return
+	}
+	if len(reason) > 120 {
+		reason = reason[:120]
+	}
+	c.killed, c.status, c.reason = true, status, reason
+	close(c.dead)
+}
+
+// tooLarge closes c for a message over the size limit.
+func (h *roomHub) tooLarge(c *roomConn) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.fail(c, "", fmt.Errorf("%w: over %d bytes", ErrTooLarge, h.cfg.MaxMessageBytes))
+}
+
+// handle takes one message from c at now.
+func (h *roomHub) handle(c *roomConn, b []byte, now time.Time) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if c.killed {
+		return
+	}
+	// Token bucket: MsgRate per second, MsgBurst at most.
+	c.tokens += now.Sub(c.lastMsg).Seconds() * h.cfg.MsgRate
+	if c.tokens > float64(h.cfg.MsgBurst) {
+		c.tokens = float64(h.cfg.MsgBurst)
+	}
+	c.lastMsg = now
+	if c.tokens < 1 {
+		h.fail(c, "", fmt.Errorf("%w: over %g per second", ErrRateLimited, h.cfg.MsgRate))
+		return
+	}
+	c.tokens--
+	m, err := decodeRoomMsg(b)
+	if err != nil {
+		h.fail(c, "", err)
+		return
+	}
+	switch m.Type {
+	case RoomMsgHost:
+		h.host(c, &m, now)
+	case RoomMsgJoin:
+		h.join(c, &m, now)
+	case RoomMsgSignal:
+		h.signal(c, &m)
+	case RoomMsgConnected:
+		if c.role != rolePlayer {
+			h.fail(c, m.Type, fmt.Errorf("%w: only a player in a room reports connected", ErrBadMessage))
+			return
+		}
+		if !c.connected {
+			c.connected = true
+			c.room.joining--
+		}
+	case RoomMsgPong:
+		if c.role != roleHost {
+			h.fail(c, m.Type, fmt.Errorf("%w: pong from a connection that hosts nothing", ErrBadMessage))
+			return
+		}
+		if m.N <= c.room.pingN {
+			c.room.lastPong = now
+		}
+	case RoomMsgEnd:
+		h.end(c, &m, now)
+	}
+}
+
+func (h *roomHub) host(c *roomConn, m *roomMsg, now time.Time) {
+	if c.role != roleNone {
+		h.fail(c, m.Type, fmt.Errorf("%w: already in a room", ErrBadMessage))
+		return
+	}
+	var key [16]byte
+	if _, err := io.ReadFull(h.cfg.Rand, key[:]); err != nil {
+		h.fail(c, m.Type, fmt.Errorf("%w: drawing a key: %w", ErrRelayClosed, err))
+		return
+	}
+	rec := RoomRecord{Code: m.Code, Key: hex.EncodeToString(key[:])}
+	var err error
+	if rec.Code != "" {
+		err = h.cfg.Directory.Claim(rec, now)
+	} else {
+		for range 16 { // 32^6 codes: a few tries find a free one
+			if rec.Code, err = newRoomCode(h.cfg.Rand); err != nil {
+				break
+			}
+			if err = h.cfg.Directory.Claim(rec, now); !errors.Is(err, ErrCodeTaken) {
+				break
+			}
+		}
+	}
+	if err != nil {
+		h.fail(c, m.Type, err)
+		return
+	}
+	maxPlayers := h.cfg.MaxPlayers
+	if m.MaxPlayers > 0 && m.MaxPlayers < maxPlayers {
+		maxPlayers = m.MaxPlayers
+	}
+	r := &room{
+		code: rec.Code, key: rec.Key, host: c,
+		players:    make(map[string]*roomConn),
+		maxPlayers: maxPlayers,
+		lastPong:   now, lastPing: now,
+	}
+	h.rooms[r.code] = r
+	c.role, c.room = roleHost, r
+	h.send(c, &roomMsg{Type: RoomMsgHosted, V: RoomProtocolVersion, Code: r.code, Key: r.key,
+		MaxPlayers: maxPlayers, ICE: h.ice(r.code+"-host", now)})
+}
+
+func (h *roomHub) join(c *roomConn, m *roomMsg, now time.Time) {
+	if c.role != roleNone {
+		h.fail(c, m.Type, fmt.Errorf("%w: already in a room", ErrBadMessage))
+		return
+	}
+	rec, ok := h.cfg.Directory.Lookup(m.Code, now)
+	r := h.rooms[m.Code]
+	switch {
+	case ok && rec.Ended:
+		h.fail(c, m.Type, fmt.Errorf("%w: %s", ErrRoomEnded, m.Code))
+		return
+	case !ok || r == nil:
+		// A room in the directory but not here is hosted by another relay
+		// process; forwarding between relays comes with the shared
+		// directory.
+		h.fail(c, m.Type, fmt.Errorf("%w: %.6q", ErrNoRoom, m.Code))
+		return
+	case len(r.players) >= r.maxPlayers:
+		h.fail(c, m.Type, fmt.Errorf("%w: %d players", ErrRoomFull, len(r.players)))
+		return
+	case r.joining >= h.cfg.JoiningPerRoom:
+		h.fail(c, m.Type, fmt.Errorf("%w: %d joining", ErrRoomBusy, r.joining))
+		return
+	}
+	r.nextPlayer++
+	c.pid = "p" + strconv.Itoa(r.nextPlayer)
+	c.role, c.room = rolePlayer, r
+	r.players[c.pid] = c
+	r.joining++
+	h.send(c, &roomMsg{Type: RoomMsgJoined, V: RoomProtocolVersion, Code: r.code, ID: c.pid,
+		ICE: h.ice(r.code+"-"+c.pid, now)})
+	h.send(r.host, &roomMsg{Type: RoomMsgPlayer, ID: c.pid})
+}
+
+func (h *roomHub) signal(c *roomConn, m *roomMsg) {
+	switch c.role {
+	case rolePlayer:
+		h.send(c.room.host, &roomMsg{Type: RoomMsgSignal, From: c.pid, Signal: m.Signal})
+	case roleHost:
+		p := c.room.players[m.To]
+		if p == nil {
+			h.fail(c, m.Type, fmt.Errorf("%w: %.16q", ErrNoPlayer, m.To))
+			return
+		}
+		h.send(p, &roomMsg{Type: RoomMsgSignal, Signal: m.Signal})
+	default:
+		h.fail(c, m.Type, fmt.Errorf("%w: signal outside a room", ErrBadMessage))
+	}
+}
+
+func (h *roomHub) end(c *roomConn, m *roomMsg, now time.Time) {
+	rec, ok := h.cfg.Directory.Lookup(m.Code, now)
+	switch {
+	case !ok:
+		h.fail(c, m.Type, fmt.Errorf("%w: %s", ErrNoRoom, m.Code))
+	case rec.Key != m.Key:
+		h.fail(c, m.Type, fmt.Errorf("%w for room %s", ErrBadKey, m.Code))
+	case rec.Ended:
+		h.fail(c, m.Type, fmt.Errorf("%w: %s", ErrRoomEnded, m.Code))
+	default:
+		if r := h.rooms[m.Code]; r != nil {
+			h.endRoom(r, now, "ended")
+		} else {
+			h.cfg.Directory.End(m.Code, now)
+		}
+		if c.role == roleNone {
+			h.send(c, &roomMsg{Type: RoomMsgEnded, Code: m.Code, Reason: "ended"})
+		}
+	}
+}
+
+// ice returns the ICE servers handed to a room member.
+func (h *roomHub) ice(user string, now time.Time) []transport.ICEServer {
+	if h.cfg.TURN == nil {
+		return nil
+	}
+	return []transport.ICEServer{h.cfg.TURN.Credentials(user, now)}
+}
+
+// tick pings hosts and declares silent ones gone; the server calls it every
+// TickInterval (tests call it with made-up times).
+func (h *roomHub) tick(now time.Time) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, r := range h.rooms {
+		if now.Sub(r.lastPong) >= h.cfg.HostTimeout {
+			host := r.host
+			h.hostGone(r, now, "host gone: no answer to ping")
+			if host != nil {
+				h.send(host, ptr(errorMsg(RoomErrHostGone, RoomMsgPing, ErrHostGone.Error())))
+				h.kill(host, websocket.StatusPolicyViolation, "host did not answer ping")
+			}
+			continue
+		}
+		if now.Sub(r.lastPing) >= h.cfg.PingInterval {
+			r.pingN++
+			r.lastPing = now
+			h.send(r.host, &roomMsg{Type: RoomMsgPing, N: r.pingN})
+		}
+	}
+	if s, ok := h.cfg.Directory.(interface{ Sweep(time.Time) }); ok {
+		s.Sweep(now)
+	}
+}
+
+// closeAll closes every connection (the relay is shutting down).
+func (h *roomHub) closeAll() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, c := range h.conns {
+		h.kill(c, websocket.StatusGoingAway, "relay shutting down")
+	}
+}
+
+// counts reports connections and live rooms (for tests and metrics).
+func (h *roomHub) counts() (conns, rooms int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.conns), len(h.rooms)
+}

@@ -1,0 +1,318 @@
+package relay
+
+import (
+	"encoding/json"
+	"errors"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/rewindnet/rewind/transport"
+)
+
+// Hub tests run the relay's core in made-up time: no sockets, no sleeps.
+
+var t0 = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+
+type seededReader struct{ r *rand.ChaCha8 }
+
+func (s seededReader) Read(p []byte) (int, error) { return s.r.Read(p) }
+
+func newTestHub(cfg RoomConfig) *roomHub {
+	if cfg.Rand == nil {
+		cfg.Rand = seededReader{rand.NewChaCha8([32]byte{7})}
+	}
+	cfg.TickInterval = -1
+	return newRoomHub(cfg.WithDefaults())
+}
+
+func mustConnect(t *testing.T, h *roomHub, addr string) *roomConn {
+	t.Helper()
+	c, err := h.connect(addr, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func sendMsg(h *roomHub, c *roomConn, m roomMsg, now time.Time) {
+	h.handle(c, m.encode(), now)
+}
+
+// next returns c's next queued message, failing if there is none.
+func next(t *testing.T, c *roomConn) roomMsg {
+	t.Helper()
+	select {
+	case b := <-c.out:
+		var m roomMsg
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	default:
+		t.Fatalf("conn %d: no message", c.id)
+		return roomMsg{}
+	}
+}
+
+func noMsg(t *testing.T, c *roomConn) {
+	t.Helper()
+	select {
+	case b := <-c.out:
+		t.Fatalf("conn %d: unexpected %s", c.id, b)
+	default:
+	}
+}
+
+func wantErr(t *testing.T, c *roomConn, code string, fatal bool) {
+	t.Helper()
+	m := next(t, c)
+	if m.Type != RoomMsgError || m.Error != code {
+		t.Fatalf("got %+v, want error %s", m, code)
+	}
+	if c.killed != fatal {
+		t.Fatalf("error %s: connection killed=%v, want %v", code, c.killed, fatal)
+	}
+}
+
+func hostRoom(t *testing.T, h *roomHub, code string) (*roomConn, roomMsg) {
+	t.Helper()
+	c := mustConnect(t, h, "10.0.0.1")
+	sendMsg(h, c, roomMsg{Type: RoomMsgHost, V: 1, Code: code}, t0)
+	m := next(t, c)
+	if m.Type != RoomMsgHosted || !ValidRoomCode(m.Code) || len(m.Key) != 32 {
+		t.Fatalf("hosted: %+v", m)
+	}
+	return c, m
+}
+
+func TestHubHostJoinSignal(t *testing.T) {
+	h := newTestHub(RoomConfig{})
+	host, hosted := hostRoom(t, h, "")
+	p := mustConnect(t, h, "10.0.0.2")
+	sendMsg(h, p, roomMsg{Type: RoomMsgJoin, V: 1, Code: hosted.Code}, t0)
+	joined := next(t, p)
+	if joined.Type != RoomMsgJoined || joined.ID == "" {
+		t.Fatalf("joined: %+v", joined)
+	}
+	if m := next(t, host); m.Type != RoomMsgPlayer || m.ID != joined.ID {
+		t.Fatalf("host told %+v", m)
+	}
+	offer := &transport.Signal{Kind: transport.SignalOffer, SDP: "v=0"}
+	sendMsg(h, p, roomMsg{Type: RoomMsgSignal, Signal: offer}, t0)
+	if m := next(t, host); m.Type != RoomMsgSignal || m.From != joined.ID || *m.Signal != *offer {
+		t.Fatalf("host got %+v", m)
+	}
+	answer := &transport.Signal{Kind: transport.SignalAnswer, SDP: "v=0 answer"}
+	sendMsg(h, host, roomMsg{Type: RoomMsgSignal, To: joined.ID, Signal: answer}, t0)
+	if m := next(t, p); m.Type != RoomMsgSignal || *m.Signal != *answer {
+		t.Fatalf("player got %+v", m)
+	}
+	// To a player who is not there: a soft error.
+	sendMsg(h, host, roomMsg{Type: RoomMsgSignal, To: "p99", Signal: answer}, t0)
+	wantErr(t, host, RoomErrNoPlayer, false)
+	// A player leaving is reported to the host.
+	h.disconnect(p, t0)
+	if m := next(t, host); m.Type != RoomMsgLeft || m.ID != joined.ID {
+		t.Fatalf("host got %+v", m)
+	}
+}
+
+func TestHubProposedCode(t *testing.T) {
+	h := newTestHub(RoomConfig{})
+	hostRoom(t, h, "ABC234")
+	c := mustConnect(t, h, "10.0.0.3")
+	sendMsg(h, c, roomMsg{Type: RoomMsgHost, V: 1, Code: "ABC234"}, t0)
+	wantErr(t, c, RoomErrCodeTaken, false)
+	sendMsg(h, c, roomMsg{Type: RoomMsgHost, V: 1, Code: "ABC10O"}, t0)
+	wantErr(t, c, RoomErrBadCode, false)
+	sendMsg(h, c, roomMsg{Type: RoomMsgHost, V: 1, Code: "XYZ789"}, t0)
+	if m := next(t, c); m.Type != RoomMsgHosted || m.Code != "XYZ789" {
+		t.Fatalf("got %+v", m)
+	}
+}
+
+func TestHubErrors(t *testing.T) {
+	h := newTestHub(RoomConfig{MaxPlayers: 2})
+	host, hosted := hostRoom(t, h, "")
+	join := func(code string) *roomConn {
+		c := mustConnect(t, h, "10.0.1.1")
+		sendMsg(h, c, roomMsg{Type: RoomMsgJoin, V: 1, Code: code}, t0)
+		return c
+	}
+	wantErr(t, join("ZZZZZZ"), RoomErrNoRoom, false)
+	wantErr(t, join("lower!"), RoomErrNoRoom, false)
+	for range 2 {
+		if m := next(t, join(hosted.Code)); m.Type != RoomMsgJoined {
+			t.Fatalf("got %+v", m)
+		}
+	}
+	wantErr(t, join(hosted.Code), RoomErrRoomFull, false)
+
+	other := mustConnect(t, h, "10.0.2.2")
+	sendMsg(h, other, roomMsg{Type: RoomMsgEnd, Code: hosted.Code, Key: "00000000000000000000000000000000"}, t0)
+	wantErr(t, other, RoomErrBadKey, false)
+	sendMsg(h, other, roomMsg{Type: RoomMsgEnd, Code: "ZZZZZZ", Key: hosted.Key}, t0)
+	wantErr(t, other, RoomErrNoRoom, false)
+
+	// The key ends the room from any connection; everyone is told.
+	for {
+		select {
+		case <-host.out:
+			continue
+		default:
+		}
+		break
+	}
+	sendMsg(h, other, roomMsg{Type: RoomMsgEnd, Code: hosted.Code, Key: hosted.Key}, t0)
+	if m := next(t, other); m.Type != RoomMsgEnded {
+		t.Fatalf("got %+v", m)
+	}
+	if m := next(t, host); m.Type != RoomMsgEnded || m.Reason != "ended" {
+		t.Fatalf("host got %+v", m)
+	}
+	sendMsg(h, other, roomMsg{Type: RoomMsgEnd, Code: hosted.Code, Key: hosted.Key}, t0)
+	wantErr(t, other, RoomErrRoomEnded, false)
+	wantErr(t, join(hosted.Code), RoomErrRoomEnded, false)
+
+	// Malformed, unknown and out-of-state messages close the connection.
+	for _, raw := range []string{`{"type":`, `[]`, `{"type":"dance"}`, `{"type":"join","v":1}`,
+		`{"type":"signal","signal":{"kind":"offer","sdp":"x"}}`, `{"type":"pong"}`, `{"type":"connected"}`,
+		`{"type":"signal","signal":{"kind":"tea"}}`} {
+		c := mustConnect(t, h, "10.0.3.3")
+		h.handle(c, []byte(raw), t0)
+		wantErr(t, c, RoomErrBadMessage, true)
+		if c.status != websocket.StatusPolicyViolation || c.reason == "" {
+			t.Fatalf("%s: closed with %v %q", raw, c.status, c.reason)
+		}
+	}
+	c := mustConnect(t, h, "10.0.3.3")
+	sendMsg(h, c, roomMsg{Type: RoomMsgJoin, V: 2, Code: hosted.Code}, t0)
+	wantErr(t, c, RoomErrBadVersion, true)
+	c = mustConnect(t, h, "10.0.3.3")
+	h.tooLarge(c)
+	wantErr(t, c, RoomErrTooLarge, true)
+	if c.status != websocket.StatusMessageTooBig {
+		t.Fatalf("too large: status %v", c.status)
+	}
+}
+
+func TestHubEndedRoomRemembered(t *testing.T) {
+	h := newTestHub(RoomConfig{})
+	host, hosted := hostRoom(t, h, "")
+	h.disconnect(host, t0) // the host leaving ends the room
+	join := func(now time.Time) *roomConn {
+		c := mustConnect(t, h, "10.0.1.1")
+		sendMsg(h, c, roomMsg{Type: RoomMsgJoin, V: 1, Code: hosted.Code}, now)
+		return c
+	}
+	wantErr(t, join(t0.Add(4*time.Minute+59*time.Second)), RoomErrRoomEnded, false)
+	h.tick(t0.Add(5 * time.Minute))
+	wantErr(t, join(t0.Add(5*time.Minute)), RoomErrNoRoom, false)
+	// The code is free again.
+	c := mustConnect(t, h, "10.0.1.1")
+	sendMsg(h, c, roomMsg{Type: RoomMsgHost, V: 1, Code: hosted.Code}, t0.Add(5*time.Minute))
+	if m := next(t, c); m.Type != RoomMsgHosted {
+		t.Fatalf("got %+v", m)
+	}
+}
+
+func TestHubHostPingTimeout(t *testing.T) {
+	h := newTestHub(RoomConfig{})
+	host, hosted := hostRoom(t, h, "")
+	p := mustConnect(t, h, "10.0.0.2")
+	sendMsg(h, p, roomMsg{Type: RoomMsgJoin, V: 1, Code: hosted.Code}, t0)
+	next(t, p)
+	next(t, host)
+	// A host that answers stays.
+	now := t0
+	for range 10 {
+		now = now.Add(time.Second)
+		h.tick(now)
+		m := next(t, host)
+		if m.Type != RoomMsgPing {
+			t.Fatalf("got %+v", m)
+		}
+		sendMsg(h, host, roomMsg{Type: RoomMsgPong, N: m.N}, now.Add(100*time.Millisecond))
+	}
+	// One that stops answering is gone 3 s after its last answer.
+	last := now.Add(100 * time.Millisecond)
+	h.tick(last.Add(2900 * time.Millisecond))
+	if host.killed {
+		t.Fatal("host gone before 3 s")
+	}
+	noMsg(t, p)
+	h.tick(last.Add(3 * time.Second))
+	if !host.killed {
+		t.Fatal("host not gone after 3 s")
+	}
+	if m := next(t, p); m.Type != RoomMsgEnded {
+		t.Fatalf("player got %+v", m)
+	}
+	c := mustConnect(t, h, "10.0.1.1")
+	sendMsg(h, c, roomMsg{Type: RoomMsgJoin, V: 1, Code: hosted.Code}, last.Add(3*time.Second))
+	wantErr(t, c, RoomErrRoomEnded, false)
+}
+
+func TestHubRateLimit(t *testing.T) {
+	h := newTestHub(RoomConfig{})
+	c := mustConnect(t, h, "10.0.0.9")
+	// The burst: 200 messages at one instant pass.
+	for range 200 {
+		sendMsg(h, c, roomMsg{Type: RoomMsgJoin, V: 1, Code: "ZZZZZZ"}, t0)
+		wantErr(t, c, RoomErrNoRoom, false)
+	}
+	// Then 50 per second: one every 20 ms passes for a long while.
+	now := t0
+	for range 500 {
+		now = now.Add(20 * time.Millisecond)
+		sendMsg(h, c, roomMsg{Type: RoomMsgJoin, V: 1, Code: "ZZZZZZ"}, now)
+		wantErr(t, c, RoomErrNoRoom, false)
+	}
+	// One more at the same instant is over the limit: the connection closes.
+	sendMsg(h, c, roomMsg{Type: RoomMsgJoin, V: 1, Code: "ZZZZZZ"}, now)
+	wantErr(t, c, RoomErrRateLimited, true)
+}
+
+func TestHubConnLimits(t *testing.T) {
+	h := newTestHub(RoomConfig{ConnsPerAddr: 64, MaxConns: 100})
+	var conns []*roomConn
+	for range 64 {
+		conns = append(conns, mustConnect(t, h, "10.0.0.1"))
+	}
+	if _, err := h.connect("10.0.0.1", t0); !errors.Is(err, ErrTooManyConns) {
+		t.Fatalf("65th connection from one address: %v", err)
+	}
+	h.disconnect(conns[0], t0)
+	conns[0] = mustConnect(t, h, "10.0.0.1")
+	for range 36 {
+		mustConnect(t, h, "10.0.0.2")
+	}
+	if _, err := h.connect("10.0.0.3", t0); !errors.Is(err, ErrTooManyConns) {
+		t.Fatalf("101st connection: %v", err)
+	}
+}
+
+func TestHubJoiningLimit(t *testing.T) {
+	h := newTestHub(RoomConfig{})
+	_, hosted := hostRoom(t, h, "")
+	var players []*roomConn
+	for range 32 {
+		c := mustConnect(t, h, "10.0.0.5")
+		sendMsg(h, c, roomMsg{Type: RoomMsgJoin, V: 1, Code: hosted.Code}, t0)
+		if m := next(t, c); m.Type != RoomMsgJoined {
+			t.Fatalf("got %+v", m)
+		}
+		players = append(players, c)
+	}
+	c := mustConnect(t, h, "10.0.0.6")
+	sendMsg(h, c, roomMsg{Type: RoomMsgJoin, V: 1, Code: hosted.Code}, t0)
+	wantErr(t, c, RoomErrRoomBusy, false)
+	// A player whose data channel opened no longer counts as joining.
+	sendMsg(h, players[0], roomMsg{Type: RoomMsgConnected}, t0)
+	sendMsg(h, c, roomMsg{Type: RoomMsgJoin, V: 1, Code: hosted.Code}, t0)
+	if m := next(t, c); m.Type != RoomMsgJoined {
+		t.Fatalf("got %+v", m)
+	}
+}

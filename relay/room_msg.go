@@ -1,0 +1,245 @@
+package relay
+
+// The rooms protocol: JSON text messages over one WebSocket per host or
+// player (docs/rooms.md documents every message with examples).
+//
+// Protocol flow:
+//
+//	host                      relay                       player
+//	{"type":"host","v":1} --> room ABC234, key K
+//	    <-- {"type":"hosted","code":"ABC234","key":K,"ice":[TURN]}
+//	                                 <-- {"type":"join","v":1,"code":"ABC234"}
+//	    <-- {"type":"player","id":"p1"}   {"type":"joined","id":"p1","ice":[TURN]} -->
+//	                                 <-- {"type":"signal","signal":{offer}}
+//	    <-- {"type":"signal","from":"p1","signal":{offer}}
+//	{"type":"signal","to":"p1","signal":{answer}} -->
+//	                                      {"type":"signal","signal":{answer}} -->
+//	... candidates both ways the same way ...
+//	                                 <-- {"type":"connected"}  (data channel open)
+//	    <-- {"type":"ping","n":7}  every PingInterval
+//	{"type":"pong","n":7} -->            (no pong for HostTimeout: host gone)
+//	    <-- {"type":"left","id":"p1"}     (player's WebSocket closed)
+//	{"type":"end","code":"ABC234","key":K} --> {"type":"ended","reason":"ended"} -->
+//
+// Errors come as {"type":"error","error":CODE,"re":TYPE,"reason":TEXT}.
+// no_room, room_full, room_busy, room_ended, bad_key, code_taken, bad_code,
+// no_player leave the connection open; bad_message, bad_version,
+// too_large, rate_limited, too_many_conns, slow and host_gone are followed by a close
+// of that connection (status 1008, or 1009 for too_large) with the reason.
+//
+// Version history:
+//
+//	1  first version: host, join, signal, connected, ping/pong, end, left,
+//	   ended, error.
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/rewindnet/rewind/transport"
+)
+
+// RoomProtocolVersion is the rooms protocol version this relay speaks
+// (field "v" of host and join).
+const RoomProtocolVersion = 1
+
+// Message types of the rooms protocol.
+const (
+	RoomMsgHost      = "host"      // host → relay: register a room
+	RoomMsgHosted    = "hosted"    // relay → host: the room's code, key, ICE servers
+	RoomMsgJoin      = "join"      // player → relay: join a room by code
+	RoomMsgJoined    = "joined"    // relay → player: own id, ICE servers
+	RoomMsgPlayer    = "player"    // relay → host: a player joined
+	RoomMsgLeft      = "left"      // relay → host: a player's connection closed
+	RoomMsgSignal    = "signal"    // either way: WebRTC offer, answer, candidate
+	RoomMsgConnected = "connected" // player → relay: data channel open
+	RoomMsgPing      = "ping"      // relay → host
+	RoomMsgPong      = "pong"      // host → relay
+	RoomMsgEnd       = "end"       // anyone with the key → relay: end the room
+	RoomMsgEnded     = "ended"     // relay → players (and host): the room ended
+	RoomMsgError     = "error"     // relay → anyone
+)
+
+// Error codes of "error" messages.
+const (
+	RoomErrNoRoom       = "no_room"
+	RoomErrRoomFull     = "room_full"
+	RoomErrRoomBusy     = "room_busy"
+	RoomErrRoomEnded    = "room_ended"
+	RoomErrBadKey       = "bad_key"
+	RoomErrCodeTaken    = "code_taken"
+	RoomErrBadCode      = "bad_code"
+	RoomErrNoPlayer     = "no_player"
+	RoomErrBadMessage   = "bad_message"
+	RoomErrBadVersion   = "bad_version"
+	RoomErrTooLarge     = "too_large"
+	RoomErrRateLimited  = "rate_limited"
+	RoomErrTooManyConns = "too_many_conns"
+	RoomErrSlow         = "slow"
+	RoomErrHostGone     = "host_gone"
+)
+
+// roomErrs maps error codes to the package's errors.
+var roomErrs = map[string]error{
+	RoomErrNoRoom:       ErrNoRoom,
+	RoomErrRoomFull:     ErrRoomFull,
+	RoomErrRoomBusy:     ErrRoomBusy,
+	RoomErrRoomEnded:    ErrRoomEnded,
+	RoomErrBadKey:       ErrBadKey,
+	RoomErrCodeTaken:    ErrCodeTaken,
+	RoomErrBadCode:      ErrBadCode,
+	RoomErrNoPlayer:     ErrNoPlayer,
+	RoomErrBadMessage:   ErrBadMessage,
+	RoomErrBadVersion:   ErrBadVersion,
+	RoomErrTooLarge:     ErrTooLarge,
+	RoomErrRateLimited:  ErrRateLimited,
+	RoomErrTooManyConns: ErrTooManyConns,
+	RoomErrSlow:         ErrRelayClosed,
+	RoomErrHostGone:     ErrHostGone,
+}
+
+// RoomError is an "error" message received from the relay. It unwraps to
+// the package error for its code (ErrNoRoom for "no_room", ...).
+type RoomError struct {
+	Code   string // error code, e.g. "no_room"
+	Re     string // type of the message it answers
+	Reason string // human-readable text
+}
+
+// Error implements error.
+func (e *RoomError) Error() string {
+	return fmt.Sprintf("relay: %s (%s): %s", e.Code, e.Re, e.Reason)
+}
+
+// Unwrap returns the package error for the code.
+func (e *RoomError) Unwrap() error {
+	if err, ok := roomErrs[e.Code]; ok {
+		return err
+	}
+	return ErrBadMessage
+}
+
+// Limits on fields, so that a message's size bounds what it makes the relay
+// keep.
+const (
+	roomCodeLen    = 6
+	roomKeyHexLen  = 32
+	roomMaxIDLen   = 16
+	roomMaxReason  = 200
+	roomMaxPlayers = 1024
+)
+
+// RoomCodeAlphabet is the alphabet of room codes: no 0/O, 1/I.
+const RoomCodeAlphabet = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
+
+// ValidRoomCode reports whether code is 6 characters of RoomCodeAlphabet.
+func ValidRoomCode(code string) bool {
+	if len(code) != roomCodeLen {
+		return false
+	}
+	for i := 0; i < len(code); i++ {
+		if strings.IndexByte(RoomCodeAlphabet, code[i]) < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// roomMsg is every rooms-protocol message: Type says which fields count.
+type roomMsg struct {
+	Type       string                `json:"type"`
+	V          int                   `json:"v,omitempty"`
+	Code       string                `json:"code,omitempty"`
+	Key        string                `json:"key,omitempty"`
+	MaxPlayers int                   `json:"maxPlayers,omitempty"`
+	ID         string                `json:"id,omitempty"`
+	To         string                `json:"to,omitempty"`
+	From       string                `json:"from,omitempty"`
+	Signal     *transport.Signal     `json:"signal,omitempty"`
+	N          uint64                `json:"n,omitempty"`
+	ICE        []transport.ICEServer `json:"ice,omitempty"`
+	Players    []string              `json:"players,omitempty"`
+	Error      string                `json:"error,omitempty"`
+	Re         string                `json:"re,omitempty"`
+	Reason     string                `json:"reason,omitempty"`
+}
+
+// decodeRoomMsg parses and checks a message a host or player sent to the
+// relay. Unknown fields are ignored (a later version may add some); a
+// missing or malformed field is an error wrapping ErrBadMessage.
+func decodeRoomMsg(b []byte) (roomMsg, error) {
+	var m roomMsg
+	if err := json.Unmarshal(b, &m); err != nil {
+		return roomMsg{}, fmt.Errorf("%w: %w", ErrBadMessage, err)
+	}
+	if err := m.check(); err != nil {
+		return roomMsg{}, err
+	}
+	return m, nil
+}
+
+func badField(typ, what string) error {
+	return fmt.Errorf("%w: %s: %s", ErrBadMessage, typ, what)
+}
+
+// check validates the fields of a client-to-relay message.
+func (m *roomMsg) check() error {
+	switch m.Type {
+	case RoomMsgHost:
+		if m.Code != "" && !ValidRoomCode(m.Code) {
+			return fmt.Errorf("%w: %q", ErrBadCode, m.Code)
+		}
+		if m.MaxPlayers < 0 || m.MaxPlayers > roomMaxPlayers {
+			return badField(m.Type, "maxPlayers out of range")
+		}
+	case RoomMsgJoin:
+		if m.Code == "" {
+			return badField(m.Type, "no code")
+		}
+	case RoomMsgSignal:
+		if m.Signal == nil {
+			return badField(m.Type, "no signal")
+		}
+		switch m.Signal.Kind {
+		case transport.SignalOffer, transport.SignalAnswer:
+			if m.Signal.SDP == "" {
+				return badField(m.Type, "no sdp")
+			}
+		case transport.SignalCandidate:
+		default:
+			return badField(m.Type, "unknown signal kind")
+		}
+		if len(m.To) > roomMaxIDLen {
+			return badField(m.Type, "bad to")
+		}
+	case RoomMsgEnd:
+		if !ValidRoomCode(m.Code) || len(m.Key) != roomKeyHexLen {
+			return badField(m.Type, "needs code and key")
+		}
+	case RoomMsgConnected, RoomMsgPong:
+	default:
+		return badField("type", fmt.Sprintf("unknown type %.20q", m.Type))
+	}
+	if (m.Type == RoomMsgHost || m.Type == RoomMsgJoin) && m.V != RoomProtocolVersion {
+		return fmt.Errorf("%w: %d (this relay speaks %d)", ErrBadVersion, m.V, RoomProtocolVersion)
+	}
+	return nil
+}
+
+// encode marshals a message; the types are fixed, so it cannot fail.
+func (m *roomMsg) encode() []byte {
+	b, err := json.Marshal(m)
+	if err != nil {
+		panic("relay: encoding a room message: " + err.Error())
+	}
+	return b
+}
+
+// errorMsg is an "error" message answering a message of type re.
+func errorMsg(code, re, reason string) roomMsg {
+	if len(reason) > roomMaxReason {
+		reason = reason[:roomMaxReason]
+	}
+	return roomMsg{Type: RoomMsgError, Error: code, Re: re, Reason: reason}
+}

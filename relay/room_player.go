@@ -1,0 +1,162 @@
+package relay
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/rewindnet/rewind/transport"
+)
+
+// JoinOptions says how to join a room through a relay.
+type JoinOptions struct {
+	// URL is the relay's WebSocket URL, e.g. "ws://127.0.0.1:8080/rooms".
+	URL string
+	// Code is the room's code (case does not matter).
+	Code string
+	// WebRTC configures the player's transport; the relay's TURN server
+	// is added to its ICE servers, and Loopback is turned on when the relay
+	// is on a loopback address.
+	WebRTC transport.WebRTCConfig
+}
+
+// RoomPlayer is a player in a room: its transport.Conn talks to the host
+// (RemoteAddr) over a WebRTC data channel.
+type RoomPlayer struct {
+	rc      *roomClient
+	conn    *transport.WebRTCPeer
+	id      string
+	code    string
+	signals chan transport.Signal
+	pump    sync.WaitGroup
+
+	mu    sync.Mutex
+	ended error
+}
+
+// JoinRoom joins the room by code and returns once the data channel to the
+// host is open (or ctx ends, or the relay refuses: ErrNoRoom, ErrRoomFull,
+// ErrRoomBusy, ErrRoomEnded wrapped in a *RoomError).
+func JoinRoom(ctx context.Context, opts JoinOptions) (*RoomPlayer, error) {
+	p := &RoomPlayer{code: strings.ToUpper(strings.TrimSpace(opts.Code)), signals: make(chan transport.Signal, 256)}
+	replies := make(chan roomMsg, 1)
+	ready := make(chan struct{})
+	rc, err := dialRoom(ctx, opts.URL, func(m roomMsg) {
+		select {
+		case <-ready:
+			p.handle(m)
+		default:
+			replies <- m
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	p.rc = rc
+	rc.send(&roomMsg{Type: RoomMsgJoin, V: RoomProtocolVersion, Code: p.code})
+	m, err := firstReply(ctx, rc, replies, RoomMsgJoined)
+	if err != nil {
+		rc.close()
+		return nil, fmt.Errorf("relay: joining %s at %s: %w", p.code, opts.URL, err)
+	}
+	p.id = m.ID
+	close(ready) // signals now go to p.signals, in order
+	p.conn, err = transport.DialWebRTC(webrtcConfig(opts.WebRTC, opts.URL, m.ICE), p.id,
+		func(s transport.Signal) { rc.send(&roomMsg{Type: RoomMsgSignal, Signal: &s}) })
+	if err != nil {
+		rc.close()
+		return nil, err
+	}
+	p.pump.Add(1)
+	go p.pumpSignals()
+	select {
+	case <-p.conn.Open():
+	case <-rc.done:
+		p.Close()
+		return nil, fmt.Errorf("relay: joining %s: %w", p.code, p.Err())
+	case <-ctx.Done():
+		p.Close()
+		return nil, fmt.Errorf("relay: joining %s: data channel: %w", p.code, ctx.Err())
+	}
+	if err := p.conn.Wait(ctx); err != nil {
+		p.Close()
+		return nil, fmt.Errorf("relay: joining %s: %w", p.code, err)
+	}
+	rc.send(&roomMsg{Type: RoomMsgConnected})
+	return p, nil
+}
+
+// pumpSignals hands the host's signals to the transport, off the reader
+// goroutine.
+func (p *RoomPlayer) pumpSignals() {
+	defer p.pump.Done()
+	for {
+		select {
+		case s := <-p.signals:
+			_ = p.conn.HandleSignal(s) // a bad one fails ICE, which Wait reports
+		case <-p.rc.done:
+			return
+		}
+	}
+}
+
+// handle runs on the reader goroutine for every message after "joined".
+func (p *RoomPlayer) handle(m roomMsg) {
+	switch m.Type {
+	case RoomMsgSignal:
+		if m.Signal != nil {
+			select {
+			case p.signals <- *m.Signal:
+			case <-p.rc.done:
+			}
+		}
+	case RoomMsgEnded:
+		p.setEnded(fmt.Errorf("%w: %s", ErrRoomEnded, m.Reason))
+	case RoomMsgError:
+		p.setEnded(&RoomError{Code: m.Error, Re: m.Re, Reason: m.Reason})
+	}
+}
+
+func (p *RoomPlayer) setEnded(err error) {
+	p.mu.Lock()
+	if p.ended == nil {
+		p.ended = err
+	}
+	p.mu.Unlock()
+}
+
+// ID is the player's id in the room; the host sees it as
+// transport.PeerAddr(ID()).
+func (p *RoomPlayer) ID() string { return p.id }
+
+// Code is the room's code.
+func (p *RoomPlayer) Code() string { return p.code }
+
+// Conn is the player's transport, talking to the host.
+func (p *RoomPlayer) Conn() *transport.WebRTCPeer { return p.conn }
+
+// Done is closed when the relay connection ends.
+func (p *RoomPlayer) Done() <-chan struct{} { return p.rc.done }
+
+// Err says why the room or the relay connection ended (ErrRoomEnded when
+// the host ended it or was lost), or nil.
+func (p *RoomPlayer) Err() error {
+	p.mu.Lock()
+	err := p.ended
+	p.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	return p.rc.Err()
+}
+
+// Close leaves the room and closes the transport.
+func (p *RoomPlayer) Close() error {
+	p.rc.close()
+	p.pump.Wait()
+	if p.conn != nil {
+		return p.conn.Close()
+	}
+	return nil
+}

@@ -1,0 +1,282 @@
+package relay
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/rewindnet/rewind/transport"
+)
+
+// RoomPath is the HTTP path the rooms relay is served at by `rewind relay`
+// and `rewind demo`: hosts and players connect to ws://HOST:PORT/rooms.
+const RoomPath = "/rooms"
+
+// RoomConfig configures the rooms relay. Zero fields take the defaults
+// (Tide's relay limits); timers are settings so tests can shorten them.
+type RoomConfig struct {
+	// Clock gives the time; default the wall clock.
+	Clock transport.Clock
+	// Rand is the source of room codes and keys; default crypto/rand.
+	Rand io.Reader
+	// Directory maps codes to rooms; default a MemoryRoomDirectory that
+	// remembers ended rooms for EndedRemember.
+	Directory RoomDirectory
+	// TURN, if set, is the TURN server whose credentials room members get.
+	TURN *TURNServer
+
+	// MaxMessageBytes is the largest message accepted (16 KiB); a larger
+	// one closes its connection with too_large.
+	MaxMessageBytes int
+	// ConnsPerAddr limits connections from one IP address (64).
+	ConnsPerAddr int
+	// MaxConns limits connections in all (20,000).
+	MaxConns int
+	// MsgRate and MsgBurst limit each connection's messages: a token
+	// bucket of MsgBurst (200) filling at MsgRate per second (50).
+	MsgRate  float64
+	MsgBurst int
+	// JoiningPerRoom limits players joining one room at once: joined but
+	// data channel not yet open (32).
+	JoiningPerRoom int
+	// MaxPlayers caps the players of a room (64); a host may ask fewer.
+	MaxPlayers int
+	// SendQueue is the number of messages queued per connection (256); a
+	// connection that falls this far behind is closed as slow.
+	SendQueue int
+
+	// PingInterval is how often a host is pinged (1 s).
+	PingInterval time.Duration
+	// HostTimeout is how long a host may leave pings unanswered before it
+	// is gone (3 s).
+	HostTimeout time.Duration
+	// EndedRemember is how long an ended room is remembered (5 min).
+	EndedRemember time.Duration
+	// TickInterval is how often the relay's timer runs (250 ms); negative
+	// means no timer goroutine (tests drive the hub's tick themselves).
+	TickInterval time.Duration
+	// WriteTimeout bounds one WebSocket write (5 s).
+	WriteTimeout time.Duration
+	// OriginPatterns, if set, restricts the browser origins allowed to
+	// connect (coder/websocket patterns); empty allows any origin (the
+	// relay holds no cookies or ambient authority).
+	OriginPatterns []string
+}
+
+// WithDefaults returns c with zero fields set to their defaults.
+func (c RoomConfig) WithDefaults() RoomConfig {
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	defD := func(v *time.Duration, d time.Duration) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	if c.Clock == nil {
+		c.Clock = transport.WallClock{}
+	}
+	if c.Rand == nil {
+		c.Rand = rand.Reader
+	}
+	defD(&c.EndedRemember, 5*time.Minute)
+	if c.Directory == nil {
+		c.Directory = NewMemoryRoomDirectory(c.EndedRemember)
+	}
+	def(&c.MaxMessageBytes, 16<<10)
+	def(&c.ConnsPerAddr, 64)
+	def(&c.MaxConns, 20000)
+	if c.MsgRate <= 0 {
+		c.MsgRate = 50
+	}
+	def(&c.MsgBurst, 200)
+	def(&c.JoiningPerRoom, 32)
+	def(&c.MaxPlayers, 64)
+	def(&c.SendQueue, 256)
+	defD(&c.PingInterval, time.Second)
+	defD(&c.HostTimeout, 3*time.Second)
+	defD(&c.TickInterval, 250*time.Millisecond)
+	defD(&c.WriteTimeout, 5*time.Second)
+	return c
+}
+
+// RoomServer is the rooms relay: an http.Handler taking WebSocket
+// connections from hosts and players (see room_msg.go for the protocol).
+type RoomServer struct {
+	cfg  RoomConfig
+	hub  *roomHub
+	wg   sync.WaitGroup
+	stop chan struct{}
+	once sync.Once
+}
+
+// NewRoomServer returns a relay and starts its timer.
+func NewRoomServer(cfg RoomConfig) *RoomServer {
+	cfg = cfg.WithDefaults()
+	s := &RoomServer{cfg: cfg, hub: newRoomHub(cfg), stop: make(chan struct{})}
+	if cfg.TickInterval > 0 {
+		s.wg.Add(1)
+		go s.timer()
+	}
+	return s
+}
+
+func (s *RoomServer) timer() {
+	defer s.wg.Done()
+	t := time.NewTicker(s.cfg.TickInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			s.hub.tick(s.cfg.Clock.Now())
+		case <-s.stop:
+			return
+		}
+	}
+}
+
+// Stats reports the open connections and live rooms.
+func (s *RoomServer) Stats() (conns, rooms int) { return s.hub.counts() }
+
+// ServeHTTP upgrades the request to a WebSocket and serves one host or
+// player on it until it closes.
+func (s *RoomServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{
+		InsecureSkipVerify: len(s.cfg.OriginPatterns) == 0,
+		OriginPatterns:     s.cfg.OriginPatterns,
+	})
+	if err != nil {
+		return // Accept has answered the request
+	}
+	ws.SetReadLimit(-1) // the reader enforces MaxMessageBytes itself, with a reason
+	addr, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		addr = r.RemoteAddr
+	}
+	c, err := s.hub.connect(addr, s.cfg.Clock.Now())
+	if err != nil {
+		ctx, cancel := context.WithTimeout(r.Context(), s.cfg.WriteTimeout)
+		defer cancel()
+		m := errorMsg(RoomErrTooManyConns, "", err.Error())
+		_ = ws.Write(ctx, websocket.MessageText, m.encode())
+		_ = ws.Close(websocket.StatusTryAgainLater, RoomErrTooManyConns)
+		return
+	}
+	s.wg.Add(1)
+	writerDone := make(chan struct{})
+	go func() {
+		defer s.wg.Done()
+		defer close(writerDone)
+		s.writeLoop(ws, c)
+	}()
+	s.readLoop(ws, c)
+	s.hub.disconnect(c, s.cfg.Clock.Now())
+	<-writerDone
+}
+
+// readLoop reads messages until the WebSocket fails or c is killed.
+func (s *RoomServer) readLoop(ws *websocket.Conn, c *roomConn) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { // a killed connection stops reading at once
+		select {
+		case <-c.dead:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	limit := int64(s.cfg.MaxMessageBytes)
+	for {
+		typ, rd, err := ws.Reader(ctx)
+		if err != nil {
+			return
+		}
+		if typ != websocket.MessageText {
+			s.hub.mu.Lock()
+			s.hub.fail(c, "", errors.Join(ErrBadMessage, errors.New("binary message")))
+			s.hub.mu.Unlock()
+			return
+		}
+		b, err := io.ReadAll(io.LimitReader(rd, limit+1))
+		if err != nil {
+			return
+		}
+		if int64(len(b)) > limit {
+			s.hub.tooLarge(c)
+			return
+		}
+		s.hub.handle(c, b, s.cfg.Clock.Now())
+	}
+}
+
+// writeLoop owns the WebSocket's writer: it sends queued messages until c
+// is killed, then sends what is still queued and closes with c's reason.
+func (s *RoomServer) writeLoop(ws *websocket.Conn, c *roomConn) {
+	write := func(b []byte) bool {
+		ctx, cancel := context.WithTimeout(context.Background(), s.cfg.WriteTimeout)
+		defer cancel()
+		return ws.Write(ctx, websocket.MessageText, b) == nil
+	}
+	for {
+		select {
+		case b := <-c.out:
+			if !write(b) {
+				_ = ws.CloseNow()
+				s.hub.mu.Lock()
+				s.hub.kill(c, websocket.StatusInternalError, "write failed")
+				s.hub.mu.Unlock()
+				return
+			}
+		case <-c.dead:
+			for {
+				select {
+				case b := <-c.out:
+					if !write(b) {
+						_ = ws.CloseNow()
+						return
+					}
+					continue
+				default:
+				}
+				break
+			}
+			s.hub.mu.Lock()
+			status, reason := c.status, c.reason
+			s.hub.mu.Unlock()
+			s.closeWS(ws, status, reason)
+			return
+		}
+	}
+}
+
+// closeWS closes with a close handshake bounded by WriteTimeout.
+func (s *RoomServer) closeWS(ws *websocket.Conn, status websocket.StatusCode, reason string) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = ws.Close(status, reason)
+	}()
+	select {
+	case <-done:
+	case <-time.After(s.cfg.WriteTimeout):
+		_ = ws.CloseNow()
+		<-done
+	}
+}
+
+// Close closes every connection and stops the timer. The http.Server that
+// serves s is closed by its owner.
+func (s *RoomServer) Close() error {
+	s.once.Do(func() { close(s.stop) })
+	s.hub.closeAll()
+	s.wg.Wait()
+	return nil
+}

@@ -1,0 +1,171 @@
+package relay
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha1" //nolint:gosec // the TURN REST-API scheme is HMAC-SHA1
+	"encoding/base64"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pion/turn/v5"
+	"github.com/rewindnet/rewind/transport"
+)
+
+// TURNConfig configures the relay's embedded TURN server.
+type TURNConfig struct {
+	// Listen is the UDP address TURN listens on, e.g. ":3478" or
+	// "127.0.0.1:0".
+	Listen string
+	// PublicIP is the IP handed to clients, both as the server's address
+	// and as the address of relayed candidates. Default: Listen's IP, or,
+	// if that is unspecified, this machine's first non-loopback IPv4
+	// address (127.0.0.1 if it has none).
+	PublicIP string
+	// Realm is the TURN realm. Default "rewind".
+	Realm string
+	// Secret is the shared secret credentials are derived from (the TURN
+	// REST-API scheme), so relay processes sharing it hand out credentials
+	// each other's TURN servers accept. Default: 32 random bytes.
+	Secret []byte
+	// CredentialTTL is how long handed-out credentials stay valid.
+	// Default 6 h; TURN refreshes fail after it, so it should outlast a
+	// match.
+	CredentialTTL time.Duration
+	// Clock gives the time that expiries are checked against. Default the
+	// wall clock.
+	Clock transport.Clock
+}
+
+// TURNServer is a pion TURN server accepting time-limited credentials.
+type TURNServer struct {
+	cfg    TURNConfig
+	srv    *turn.Server
+	conn   net.PacketConn
+	public net.IP
+}
+
+// StartTURN starts a TURN server on cfg.Listen.
+func StartTURN(cfg TURNConfig) (*TURNServer, error) {
+	if cfg.Realm == "" {
+		cfg.Realm = "rewind"
+	}
+	if cfg.CredentialTTL <= 0 {
+		cfg.CredentialTTL = 6 * time.Hour
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = transport.WallClock{}
+	}
+	if len(cfg.Secret) == 0 {
+		cfg.Secret = make([]byte, 32)
+		if _, err := rand.Read(cfg.Secret); err != nil {
+			return nil, fmt.Errorf("relay: turn secret: %w", err)
+		}
+	}
+	conn, err := net.ListenPacket("udp4", cfg.Listen)
+	if err != nil {
+		return nil, fmt.Errorf("relay: turn listen %q: %w", cfg.Listen, err)
+	}
+	local := conn.LocalAddr().(*net.UDPAddr)
+	public := net.ParseIP(cfg.PublicIP)
+	if public == nil {
+		public = local.IP
+		if public.IsUnspecified() {
+			public = firstIPv4()
+		}
+	}
+	relayBind := local.IP.String()
+	loopback := public.IsLoopback()
+	t := &TURNServer{cfg: cfg, conn: conn, public: public}
+	srv, err := turn.NewServer(turn.ServerConfig{
+		Realm:       cfg.Realm,
+		AuthHandler: t.auth,
+		PacketConnConfigs: []turn.PacketConnConfig{{
+			PacketConn: conn,
+			RelayAddressGenerator: &turn.RelayAddressGeneratorStatic{
+				RelayAddress: public,
+				Address:      relayBind,
+			},
+			// Never relay into the relay machine's own loopback, unless the
+			// whole setup lives there (tests, one-machine demos).
+			PermissionHandler: func(_ net.Addr, peer net.IP) bool {
+				if peer.IsUnspecified() || peer.IsMulticast() {
+					return false
+				}
+				return loopback || !peer.IsLoopback()
+			},
+		}},
+	})
+	if err != nil {
+		_ = conn.Close()
+		return nil, fmt.Errorf("relay: turn server: %w", err)
+	}
+	t.srv = srv
+	return t, nil
+}
+
+// firstIPv4 is the first up, non-loopback IPv4 address of this machine, or
+// 127.0.0.1.
+func firstIPv4() net.IP {
+	ifaces, _ := net.Interfaces()
+	for _, ifc := range ifaces {
+		if ifc.Flags&net.FlagUp == 0 || ifc.Flags&net.FlagLoopback != 0 {
+			continue
+		}
+		addrs, _ := ifc.Addrs()
+		for _, a := range addrs {
+			if n, ok := a.(*net.IPNet); ok && n.IP.To4() != nil {
+				return n.IP.To4()
+			}
+		}
+	}
+	return net.IPv4(127, 0, 0, 1)
+}
+
+// Addr is the UDP address TURN listens on.
+func (t *TURNServer) Addr() *net.UDPAddr { return t.conn.LocalAddr().(*net.UDPAddr) }
+
+// URL is the TURN URL handed to clients ("turn:IP:PORT?transport=udp").
+func (t *TURNServer) URL() string {
+	return "turn:" + net.JoinHostPort(t.public.String(), strconv.Itoa(t.Addr().Port)) + "?transport=udp"
+}
+
+// Credentials returns the ICE server entry for user: the TURN URL and a
+// user name and password valid for CredentialTTL from now.
+func (t *TURNServer) Credentials(user string, now time.Time) transport.ICEServer {
+	name, pass := TURNCredentials(t.cfg.Secret, user, now.Add(t.cfg.CredentialTTL))
+	return transport.ICEServer{URLs: []string{t.URL()}, Username: name, Credential: pass}
+}
+
+// TURNCredentials derives TURN REST-API credentials: the user name is
+// "EXPIRY:user" (EXPIRY in Unix seconds) and the password is
+// base64(HMAC-SHA1(secret, user name)).
+func TURNCredentials(secret []byte, user string, expires time.Time) (username, password string) {
+	username = strconv.FormatInt(expires.Unix(), 10) + ":" + user
+	mac := hmac.New(sha1.New, secret)
+	mac.Write([]byte(username))
+	return username, base64.StdEncoding.EncodeToString(mac.Sum(nil))
+}
+
+// auth checks a TURN request's REST-API user name against the clock and
+// returns the long-term key for its derived password.
+func (t *TURNServer) auth(ra *turn.RequestAttributes) (string, []byte, bool) {
+	expiry, user, ok := strings.Cut(ra.Username, ":")
+	if !ok {
+		return "", nil, false
+	}
+	exp, err := strconv.ParseInt(expiry, 10, 64)
+	if err != nil || exp < t.cfg.Clock.Now().Unix() {
+		return "", nil, false
+	}
+	_, pass := TURNCredentials(t.cfg.Secret, user, time.Unix(exp, 0))
+	return user, turn.GenerateAuthKey(ra.Username, ra.Realm, pass), true
+}
+
+// Close stops the TURN server.
+func (t *TURNServer) Close() error {
+	return t.srv.Close()
+}

@@ -1,0 +1,95 @@
+package relay
+
+import (
+	"strconv"
+	"time"
+)
+
+// WebDoomConfig holds every timer and limit of the WebDoom relay. The
+// defaults are WebDoom's; tests shorten the timers so that a whole session
+// over real sockets runs in seconds.
+type WebDoomConfig struct {
+	// Fabricate is how long the longest-silent laggard may stay silent
+	// before the relay seals the next tic with its cmd fabricated (250 ms).
+	Fabricate time.Duration
+	// Drop is how long a laggard may stay silent before it is dropped (5 s).
+	Drop time.Duration
+	// NeverJoined is how long after launch a launch-roster player that never
+	// connected its game socket is dropped; until then nothing is
+	// fabricated unless every player has sent a cmd (10 s).
+	NeverJoined time.Duration
+	// JoinTimeout frees a drop-in reservation unused this long (30 s;
+	// WEBDOOM_JOIN_TIMEOUT in ms).
+	JoinTimeout time.Duration
+	// Sweep is the period of the stall and drop checks (50 ms).
+	Sweep time.Duration
+	// Countdown is the time between countdown steps and launch (1 s).
+	Countdown time.Duration
+	// CountdownFrom is the first countdown number (3).
+	CountdownFrom int
+	// JoinMargin is how many tics after a drop-in's first cmd it goes live (12).
+	JoinMargin uint32
+	// CmdWindow bounds how far ahead of the next tic a cmd is kept (512).
+	CmdWindow uint32
+	// MaxConns caps open sockets across the three endpoints (50;
+	// WEBDOOM_MAX_CONNS).
+	MaxConns int
+	// RateCap is the most messages a connection may send in one RateWindow;
+	// past it the connection is terminated (300; WEBDOOM_RATE_CAP).
+	RateCap int
+	// RateWindow is the rate cap's tumbling window (1 s).
+	RateWindow time.Duration
+	// MaxHistoryTics caps the sealed history; past it play continues but
+	// drop-ins and spectators are refused, since a partial history would
+	// desync them. 0 means no cap, as WebDoom (WEBDOOM_MAX_HISTORY_TICS).
+	MaxHistoryTics int
+	// MaxSpectators caps spectators per session; 0 means no cap, as the
+	// protocol (WEBDOOM_MAX_SPECTATORS).
+	MaxSpectators int
+}
+
+// DefaultWebDoomConfig returns WebDoom's timers and limits.
+func DefaultWebDoomConfig() WebDoomConfig {
+	return WebDoomConfig{
+		Fabricate:     250 * time.Millisecond,
+		Drop:          5 * time.Second,
+		NeverJoined:   10 * time.Second,
+		JoinTimeout:   30 * time.Second,
+		Sweep:         50 * time.Millisecond,
+		Countdown:     time.Second,
+		CountdownFrom: 3,
+		JoinMargin:    12,
+		CmdWindow:     512,
+		MaxConns:      50,
+		RateCap:       300,
+		RateWindow:    time.Second,
+	}
+}
+
+// WebDoom's environment variables, read by WebDoomConfigFromEnv.
+const (
+	EnvWebDoomJoinTimeout   = "WEBDOOM_JOIN_TIMEOUT"     // ms
+	EnvWebDoomMaxConns      = "WEBDOOM_MAX_CONNS"        // connections
+	EnvWebDoomRateCap       = "WEBDOOM_RATE_CAP"         // messages per second
+	EnvWebDoomMaxHistory    = "WEBDOOM_MAX_HISTORY_TICS" // tics
+	EnvWebDoomMaxSpectators = "WEBDOOM_MAX_SPECTATORS"   // spectators
+)
+
+// WebDoomConfigFromEnv returns c with WebDoom's environment variables
+// applied, read through getenv (os.Getenv). As in WebDoom, a value that is
+// not a positive integer keeps the default, so a typo cannot lift a cap.
+func WebDoomConfigFromEnv(c WebDoomConfig, getenv func(string) string) WebDoomConfig {
+	envInt := func(name string, dflt int) int {
+		v, err := strconv.Atoi(getenv(name))
+		if err != nil || v <= 0 {
+			return dflt
+		}
+		return v
+	}
+	c.JoinTimeout = time.Duration(envInt(EnvWebDoomJoinTimeout, int(c.JoinTimeout/time.Millisecond))) * time.Millisecond
+	c.MaxConns = envInt(EnvWebDoomMaxConns, c.MaxConns)
+	c.RateCap = envInt(EnvWebDoomRateCap, c.RateCap)
+	c.MaxHistoryTics = envInt(EnvWebDoomMaxHistory, c.MaxHistoryTics)
+	c.MaxSpectators = envInt(EnvWebDoomMaxSpectators, c.MaxSpectators)
+	return c
+}

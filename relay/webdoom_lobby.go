@@ -1,0 +1,186 @@
+package relay
+
+import (
+	"time"
+
+	"github.com/rewindnet/rewind/codec"
+)
+
+// The lobby: /ws/lobby. With no game running a socket takes the lowest free
+// seat (its slot and color); while a game runs a new socket only observes
+// (inprogress) until it asks to join.
+
+// OpenLobby reports a new /ws/lobby socket.
+func (c *WebDoomCore) OpenLobby(id WebDoomConnID, now time.Time) []WebDoomAction {
+	c.out = c.out[:0]
+	cn := c.open(id, endpointLobby)
+	if cn == nil {
+		return c.out
+	}
+	if c.session != nil {
+		c.sendJSON(id, c.inProgress())
+		return c.out
+	}
+	slot := 0
+	for slot < codec.WebDoomSlots && c.seats[slot] != nil {
+		slot++
+	}
+	if slot == codec.WebDoomSlots {
+		c.sendJSON(id, &codec.WebDoomFull{Reason: codec.WebDoomReasonLobbyFull})
+		c.refuse(id, cn, WebDoomRefuseLobbyFull)
+		return c.out
+	}
+	cn.seat = slot
+	c.seats[slot] = &webDoomSeat{conn: id}
+	c.sendJSON(id, &codec.WebDoomWelcome{Slot: slot})
+	c.castRoster()
+	c.log.Info("webdoom: lobby seat taken", "conn", id, "slot", slot, "color", codec.WebDoomColor(slot))
+	return c.out
+}
+
+// LobbyMessage reports a message (text or binary) on a /ws/lobby socket.
+func (c *WebDoomCore) LobbyMessage(id WebDoomConnID, msg []byte, now time.Time) []WebDoomAction {
+	c.out = c.out[:0]
+	cn := c.conns[id]
+	if cn == nil || cn.closing || cn.endpoint != endpointLobby || !c.rateOK(id, cn, now) {
+		return c.out
+	}
+	m, err := codec.ParseWebDoomLobbyRequest(msg)
+	if err != nil {
+		return c.out // JSON that does not parse is ignored
+	}
+	if m.Type == codec.WebDoomTypePing {
+		c.sendJSON(id, &codec.WebDoomPong{T0: m.T0JSON()})
+		return c.out
+	}
+	if cn.seat < 0 {
+		c.observerMessage(id, cn, m, now)
+		return c.out
+	}
+	if c.session != nil {
+		return c.out // the lobby is frozen while a game runs
+	}
+	switch m.Type {
+	case codec.WebDoomTypeName:
+		c.seats[cn.seat].name = m.Name()
+		c.castRoster()
+	case codec.WebDoomTypeSlot:
+		want, ok := m.SlotChoice()
+		if ok && c.seats[want] == nil {
+			c.seats[want], c.seats[cn.seat] = c.seats[cn.seat], nil
+			cn.seat = want
+			c.sendJSON(id, &codec.WebDoomWelcome{Slot: want})
+			c.castRoster()
+		}
+	case codec.WebDoomTypeParams:
+		c.params = m.MergeParams(c.params)
+		c.castRoster()
+	case codec.WebDoomTypeStart:
+		c.startSession(now)
+	}
+	return c.out
+}
+
+// observerMessage handles a lobby socket that connected while a game ran.
+func (c *WebDoomCore) observerMessage(id WebDoomConnID, cn *webDoomConn, m codec.WebDoomLobbyRequest, now time.Time) {
+	s := c.session
+	if s == nil {
+		c.sendJSON(id, &codec.WebDoomFull{Reason: codec.WebDoomReasonGameOver})
+		return
+	}
+	if m.Type != codec.WebDoomTypeJoin || cn.reserved >= 0 {
+		return
+	}
+	free := func(p *webDoomPlayer) bool { return !p.ingame && !p.joining && p.conn == 0 }
+	var p *webDoomPlayer
+	if want := m.JoinSlot(); want >= 0 && free(&s.players[want]) {
+		p = &s.players[want]
+	} else {
+		for i := range s.players {
+			if free(&s.players[i]) {
+				p = &s.players[i]
+				break
+			}
+		}
+	}
+	if p == nil {
+		c.sendJSON(id, &codec.WebDoomFull{Reason: codec.WebDoomReasonGameFull})
+		return
+	}
+	cn.reserved, cn.session = p.slot, s
+	p.joining, p.reservedAt = true, now
+	if name := m.Name(); name != "" {
+		if s.names == nil {
+			s.names = make([]codec.WebDoomName, codec.WebDoomSlots)
+		}
+		s.names[p.slot] = codec.WebDoomName{Name: name, Set: true}
+	}
+	c.sendJSON(id, &codec.WebDoomWelcome{Slot: p.slot})
+	c.sendJSON(id, &codec.WebDoomLaunch{Params: s.params, Slots: s.slots, Names: s.names, Join: true, Frontier: s.next})
+	c.log.Info("webdoom: drop-in reserved", "conn", id, "slot", p.slot, "frontier", s.next)
+}
+
+func (c *WebDoomCore) lobbyClosed(id WebDoomConnID, cn *webDoomConn) {
+	if cn.seat >= 0 {
+		c.seats[cn.seat] = nil
+		c.castRoster()
+		c.log.Info("webdoom: lobby seat left", "conn", id, "slot", cn.seat)
+		return
+	}
+	if s := c.session; cn.reserved >= 0 && s != nil && cn.session == s {
+		if p := &s.players[cn.reserved]; !p.ingame && p.conn == 0 {
+			p.joining, p.reservedAt = false, time.Time{}
+		}
+	}
+}
+
+func (c *WebDoomCore) displayName(slot int) string {
+	if n := c.seats[slot].name; n != "" {
+		return n
+	}
+	return codec.WebDoomColor(slot)
+}
+
+// castRoster sends the roster to every lobby seat.
+func (c *WebDoomCore) castRoster() {
+	r := codec.WebDoomRoster{FreeSlots: []int{}, Params: c.params, InGame: c.session != nil}
+	for slot, st := range c.seats {
+		if st == nil {
+			r.FreeSlots = append(r.FreeSlots, slot)
+		} else {
+			r.Players = append(r.Players, codec.WebDoomLobbyPlayer{Slot: slot, Name: c.displayName(slot)})
+		}
+	}
+	c.cast(&r)
+}
+
+func (c *WebDoomCore) cast(m appender) {
+	var b []byte
+	for _, st := range c.seats {
+		if st != nil {
+			if b == nil {
+				b = m.Append(nil)
+			}
+			c.send(st.conn, WebDoomSendText, b)
+		}
+	}
+}
+
+// inProgress is what a lobby newcomer sees while a game runs.
+func (c *WebDoomCore) inProgress() *codec.WebDoomInProgress {
+	s := c.session
+	m := &codec.WebDoomInProgress{Params: s.params, Frontier: s.next, Players: []codec.WebDoomLivePlayer{}, FreeSlots: []int{}}
+	for i := range s.players {
+		p := &s.players[i]
+		if !p.ingame && !p.joining {
+			m.FreeSlots = append(m.FreeSlots, p.slot)
+			continue
+		}
+		name := codec.WebDoomColor(p.slot)
+		if s.names != nil && s.names[p.slot].Set {
+			name = s.names[p.slot].Name
+		}
+		m.Players = append(m.Players, codec.WebDoomLivePlayer{Slot: p.slot, Name: name, Live: p.ingame})
+	}
+	return m
+}
