@@ -75,8 +75,16 @@ func (w *World) Restore(s *Snapshot) error {
 // Hash returns the hash of the snapshot's world, equal to World.Hash at the
 // time of the snapshot. It is computed on first use and then cached.
 func (s *Snapshot) Hash() uint64 {
-	if !s.hashed {
-		s.hash = xxh3.Hash(s.buf)
+	if !s.hashed && s.layout != nil {
+		l := s.layout
+		h := xxh3.Hash(s.buf[:l.metaSize])
+		pos := l.metaSize
+		for i := 1; i < len(l.regions); i++ {
+			n := snapUsed(s, &l.regions[i])
+			h = chainHash(h, xxh3.Hash(s.buf[pos:pos+n]))
+			pos += n
+		}
+		s.hash = h
 		s.hashed = true
 	}
 	return s.hash
@@ -98,3 +106,7 @@ func (s *Snapshot) CopyFrom(src *Snapshot) {
 	copy(s.buf, src.buf)
 	s.layout, s.hash, s.hashed = src.layout, src.hash, src.hashed
 }
+
+// AppendBytes appends the snapshot's bytes (the world's bytes in use,
+// region by region) to dst.
+func (s *Snapshot) AppendBytes(dst []byte) []byte { return append(dst, s.buf...) }

@@ -24,7 +24,6 @@ func init() {
 type World struct {
 	layout *Layout
 	mem    []byte // arena, 8-byte aligned, len == layout.size
-	hasher xxh3.Hasher
 
 	compression Compression
 	sc          *coderScratch // encode/decode buffers, made on first use
@@ -98,18 +97,28 @@ func (w *World) UsedBytes() int {
 	return n
 }
 
-// Hash returns the xxh3 64-bit hash of the bytes in use, region by region
-// in layout order; the first bytes hashed are the layout hash, so worlds of
-// different layouts hash differently. It equals the Hash of a snapshot of
-// the world. It does not allocate.
+// Hash returns the world hash: xxh3 64-bit over the bytes in use, region
+// by region in layout order (h = xxh3(meta); then for each table and grid
+// h = xxh3(h ‖ xxh3(its bytes in use)), both 8-byte little-endian). The
+// meta region starts with the layout hash and holds the table lengths, so
+// worlds of different layouts or lengths hash differently. It equals the
+// Hash of a snapshot of the world and does not allocate.
 func (w *World) Hash() uint64 {
-	h := &w.hasher
-	h.Reset()
-	for i := range w.layout.regions {
-		r := &w.layout.regions[i]
-		h.Write(w.mem[r.off : r.off+w.used(r)])
+	l := w.layout
+	h := xxh3.Hash(w.mem[:l.metaSize])
+	for i := 1; i < len(l.regions); i++ {
+		r := &l.regions[i]
+		h = chainHash(h, xxh3.Hash(w.mem[r.off:r.off+w.used(r)]))
 	}
-	return h.Sum64()
+	return h
+}
+
+// chainHash folds a region's hash into the running world hash.
+func chainHash(h, r uint64) uint64 {
+	var b [16]byte
+	binary.LittleEndian.PutUint64(b[:8], h)
+	binary.LittleEndian.PutUint64(b[8:], r)
+	return xxh3.Hash(b[:])
 }
 
 // CopyFrom makes w byte-identical to src, which must share its layout.

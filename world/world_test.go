@@ -1,6 +1,7 @@
 package world
 
 import (
+	"encoding/binary"
 	"errors"
 	"math/rand/v2"
 	"strings"
@@ -57,13 +58,17 @@ func TestHashDefinition(t *testing.T) {
 	tw := newTestSchema(t, 0)
 	w := tw.new(t)
 	tw.mutate(w, rand.New(rand.NewPCG(2, 2)), 200)
-	// Hash is xxh3 of the bytes in use, region by region.
-	var all []byte
-	for i := range w.layout.regions {
-		r := &w.layout.regions[i]
-		all = append(all, w.mem[r.off:r.off+w.used(r)]...)
+	// Hash is xxh3 of the bytes in use, region by region, chained.
+	l := w.layout
+	want := xxh3.Hash(w.mem[:l.metaSize])
+	for i := 1; i < len(l.regions); i++ {
+		r := &l.regions[i]
+		var b [16]byte
+		binary.LittleEndian.PutUint64(b[:], want)
+		binary.LittleEndian.PutUint64(b[8:], xxh3.Hash(w.mem[r.off:r.off+w.used(r)]))
+		want = xxh3.Hash(b[:])
 	}
-	if got, want := w.Hash(), xxh3.Hash(all); got != want {
+	if got := w.Hash(); got != want {
 		t.Fatalf("Hash %x, xxh3 of bytes in use %x", got, want)
 	}
 	h := w.Hash()
@@ -164,15 +169,17 @@ func TestRegistrationErrors(t *testing.T) {
 		{"int", func(s *Schema) { AddTable[struct{ N int }](s, "t", 1) }, "N is int"},
 		{"uintptr", func(s *Schema) { AddTable[struct{ U uintptr }](s, "t", 1) }, "U is uintptr"},
 		{"nested", func(s *Schema) { AddTable[struct{ X [2]Inner }](s, "t", 1) }, "X[].P is a pointer"},
-		{"padding", func(s *Schema) { AddTable[struct {
-			A uint8
-			B uint32
-		}](s, "t", 1)
+		{"padding", func(s *Schema) {
+			AddTable[struct {
+				A uint8
+				B uint32
+			}](s, "t", 1)
 		}, "padding after field A"},
-		{"tail padding", func(s *Schema) { AddTable[struct {
-			B uint32
-			A uint8
-		}](s, "t", 1)
+		{"tail padding", func(s *Schema) {
+			AddTable[struct {
+				B uint32
+				A uint8
+			}](s, "t", 1)
 		}, "padding at the end"},
 		{"zero size", func(s *Schema) { AddTable[struct{}](s, "t", 1) }, "size zero"},
 		{"capacity", func(s *Schema) { AddTable[uint8](s, "t", 0) }, "out of range"},
