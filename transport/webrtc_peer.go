@@ -162,3 +162,18 @@ func (p *WebRTCPeer) Close() error {
 	}
 	return err
 }
+
+// PathTypes returns the ICE candidate types ("host", "srflx", "prflx",
+// "relay") of the selected path's local and remote ends, or "" before a
+// path is selected. "relay" means the path goes through TURN.
+func (p *WebRTCPeer) PathTypes() (local, remote string) {
+	sctp := p.pc.SCTP()
+	if sctp == nil || sctp.Transport() == nil || sctp.Transport().ICETransport() == nil {
+		return "", ""
+	}
+	pair, err := sctp.Transport().ICETransport().GetSelectedCandidatePair()
+	if err != nil || pair == nil || pair.Local == nil || pair.Remote == nil {
+		return "", ""
+	}
+	return pair.Local.Typ.String(), pair.Remote.Typ.String()
+}

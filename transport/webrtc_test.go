@@ -60,9 +60,9 @@ func (sp *signalPipe) send(s Signal) {
 
 func (sp *signalPipe) stop() { close(sp.done); <-sp.closed }
 
-// connectPeer dials host directly (signals through pipes) and waits for the
+// webrtcConnect dials host directly (signals through pipes) and waits for the
 // data channel to open.
-func connectPeer(t testing.TB, host *WebRTCHost, cfg WebRTCConfig, id string) (*WebRTCPeer, func()) {
+func webrtcConnect(t testing.TB, host *WebRTCHost, cfg WebRTCConfig, id string) (*WebRTCPeer, func()) {
 	t.Helper()
 	var peer *WebRTCPeer
 	ready := make(chan struct{})
@@ -90,8 +90,8 @@ func connectPeer(t testing.TB, host *WebRTCHost, cfg WebRTCConfig, id string) (*
 	return peer, func() { toHost.stop(); toPeer.stop() }
 }
 
-// recvWait receives one datagram, waiting on Ready up to a deadline.
-func recvWait(t testing.TB, c Conn, buf []byte) (int, Addr) {
+// webrtcRecv receives one datagram, waiting on Ready up to a deadline.
+func webrtcRecv(t testing.TB, c Conn, buf []byte) (int, Addr) {
 	t.Helper()
 	deadline := time.After(5 * time.Second)
 	for {
@@ -110,9 +110,9 @@ func recvWait(t testing.TB, c Conn, buf []byte) (int, Addr) {
 	}
 }
 
-// checkGoroutines fails the test if goroutines started during it outlive
+// webrtcLeakCheck fails the test if goroutines started during it outlive
 // it (pion winds down asynchronously, so it polls for a few seconds).
-func checkGoroutines(t testing.TB) {
+func webrtcLeakCheck(t testing.TB) {
 	t.Helper()
 	before := runtime.NumGoroutine()
 	t.Cleanup(func() {
@@ -130,7 +130,7 @@ func checkGoroutines(t testing.TB) {
 }
 
 func TestWebRTCHostAndPeers(t *testing.T) {
-	checkGoroutines(t)
+	webrtcLeakCheck(t)
 	cfg := WebRTCConfig{Loopback: true}
 	host, err := NewWebRTCHost(cfg)
 	if err != nil {
@@ -142,7 +142,7 @@ func TestWebRTCHostAndPeers(t *testing.T) {
 	}
 	var peers []*WebRTCPeer
 	for i := range 3 {
-		p, stop := connectPeer(t, host, cfg, fmt.Sprint("p", i))
+		p, stop := webrtcConnect(t, host, cfg, fmt.Sprint("p", i))
 		defer stop()
 		defer p.Close()
 		peers = append(peers, p)
@@ -156,7 +156,7 @@ func TestWebRTCHostAndPeers(t *testing.T) {
 	}
 	got := map[Addr]string{}
 	for range peers {
-		n, from := recvWait(t, host, buf)
+		n, from := webrtcRecv(t, host, buf)
 		got[from] = string(buf[:n])
 	}
 	for i, p := range peers {
@@ -171,7 +171,7 @@ func TestWebRTCHostAndPeers(t *testing.T) {
 		}
 	}
 	for i, p := range peers {
-		n, from := recvWait(t, p, buf)
+		n, from := webrtcRecv(t, p, buf)
 		if from != p.RemoteAddr() || string(buf[:n]) != fmt.Sprint("welcome ", i) {
 			t.Fatalf("peer %d got %q from %s", i, buf[:n], from)
 		}
@@ -204,14 +204,14 @@ func TestWebRTCHostAndPeers(t *testing.T) {
 // the pacer: everything must arrive. (Unpaced, the same burst loses
 // datagrams; BenchmarkWebRTCBurst measures both.)
 func TestWebRTCPacedBurst(t *testing.T) {
-	checkGoroutines(t)
+	webrtcLeakCheck(t)
 	cfg := WebRTCConfig{Loopback: true, SendQueue: 4096, RecvQueue: 16384}
 	host, err := NewWebRTCHost(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer host.Close()
-	p, stop := connectPeer(t, host, cfg, "burst")
+	p, stop := webrtcConnect(t, host, cfg, "burst")
 	defer stop()
 	defer p.Close()
 	const n = 3000
