@@ -12,16 +12,16 @@ import (
 
 var simStart = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// arrival is one delivered datagram as a test saw it.
-type arrival struct {
+// simArrival is one delivered datagram as a test saw it.
+type simArrival struct {
 	at   time.Duration
 	from Addr
 	seq  uint32 // first four bytes of the payload
 	n    int
 }
 
-// drain reads everything waiting on c.
-func drain(t *testing.T, c Conn, now time.Duration, out []arrival) []arrival {
+// simDrain reads everything waiting on c.
+func simDrain(t *testing.T, c Conn, now time.Duration, out []simArrival) []simArrival {
 	t.Helper()
 	buf := make([]byte, MaxDatagram)
 	for {
@@ -32,14 +32,14 @@ func drain(t *testing.T, c Conn, now time.Duration, out []arrival) []arrival {
 		if err != nil {
 			t.Fatalf("recv: %v", err)
 		}
-		out = append(out, arrival{at: now, from: from, seq: binary.BigEndian.Uint32(buf), n: n})
+		out = append(out, simArrival{at: now, from: from, seq: binary.BigEndian.Uint32(buf), n: n})
 	}
 }
 
-// oneWay sends count datagrams of size bytes from a client to a server, one
+// simOneWay sends count datagrams of size bytes from a client to a server, one
 // every gap, and steps the clock 1 ms at a time until everything is in,
 // returning what the server got and when (relative to the start).
-func oneWay(t *testing.T, net *SimNetwork, count, size int, gap time.Duration) []arrival {
+func simOneWay(t *testing.T, net *SimNetwork, count, size int, gap time.Duration) []simArrival {
 	t.Helper()
 	srv, err := net.Listen("srv")
 	if err != nil {
@@ -50,11 +50,11 @@ func oneWay(t *testing.T, net *SimNetwork, count, size int, gap time.Duration) [
 		t.Fatal(err)
 	}
 	p := make([]byte, size)
-	var got []arrival
+	var got []simArrival
 	sent := 0
 	for now := time.Duration(0); sent < count || net.InFlight() > 0; now += time.Millisecond {
 		net.Advance(simStart.Add(now))
-		got = drain(t, srv, now, got)
+		got = simDrain(t, srv, now, got)
 		for sent < count && time.Duration(sent)*gap <= now {
 			binary.BigEndian.PutUint32(p, uint32(sent))
 			if err := cli.Send(srv.LocalAddr(), p); err != nil {
@@ -66,7 +66,7 @@ func oneWay(t *testing.T, net *SimNetwork, count, size int, gap time.Duration) [
 			t.Fatal("traffic never drained")
 		}
 	}
-	return drain(t, srv, 0, got)
+	return simDrain(t, srv, 0, got)
 }
 
 func TestSimDeterministic(t *testing.T) {
@@ -74,7 +74,7 @@ func TestSimDeterministic(t *testing.T) {
 		net := NewSimNetwork(seed, simStart)
 		net.SetDefaultLink(LinkConfig{Latency: 30 * time.Millisecond, Jitter: 20 * time.Millisecond,
 			Loss: 0.1, Duplicate: 0.05, Reorder: 0.05, BytesPerSecond: 200_000})
-		got := oneWay(t, net, 2000, 100, time.Millisecond)
+		got := simOneWay(t, net, 2000, 100, time.Millisecond)
 		var b bytes.Buffer
 		for _, a := range got {
 			fmt.Fprintf(&b, "%d %s %d %d\n", a.at, a.from, a.seq, a.n)
@@ -95,7 +95,7 @@ func TestSimDeterministic(t *testing.T) {
 func TestSimLatency(t *testing.T) {
 	net := NewSimNetwork(1, simStart)
 	net.SetDefaultLink(LinkConfig{Latency: 50 * time.Millisecond})
-	for _, a := range oneWay(t, net, 100, 10, 3*time.Millisecond) {
+	for _, a := range simOneWay(t, net, 100, 10, 3*time.Millisecond) {
 		if want := time.Duration(a.seq)*3*time.Millisecond + 50*time.Millisecond; a.at != want {
 			t.Fatalf("datagram %d arrived at %v, want %v", a.seq, a.at, want)
 		}
@@ -133,7 +133,7 @@ func TestSimJitter(t *testing.T) {
 	net := NewSimNetwork(2, simStart)
 	lat, jit := 50*time.Millisecond, 20*time.Millisecond
 	net.SetDefaultLink(LinkConfig{Latency: lat, Jitter: jit})
-	got := oneWay(t, net, 2000, 10, time.Millisecond)
+	got := simOneWay(t, net, 2000, 10, time.Millisecond)
 	lo, hi := time.Hour, time.Duration(0)
 	for _, a := range got {
 		d := a.at - time.Duration(a.seq)*time.Millisecond
@@ -155,7 +155,7 @@ func TestSimJitter(t *testing.T) {
 func TestSimLoss(t *testing.T) {
 	net := NewSimNetwork(3, simStart)
 	net.SetDefaultLink(LinkConfig{Loss: 0.2})
-	got := oneWay(t, net, 10000, 10, 100*time.Microsecond)
+	got := simOneWay(t, net, 10000, 10, 100*time.Microsecond)
 	st, _ := net.Stats("cli")
 	if int(st.Lost)+len(got) != 10000 {
 		t.Fatalf("lost %d + got %d != 10000", st.Lost, len(got))
@@ -168,7 +168,7 @@ func TestSimLoss(t *testing.T) {
 func TestSimDuplicate(t *testing.T) {
 	net := NewSimNetwork(4, simStart)
 	net.SetDefaultLink(LinkConfig{Latency: 5 * time.Millisecond, Duplicate: 0.1})
-	got := oneWay(t, net, 10000, 10, 100*time.Microsecond)
+	got := simOneWay(t, net, 10000, 10, 100*time.Microsecond)
 	st, _ := net.Stats("cli")
 	if len(got) != 10000+int(st.Duplicated) {
 		t.Fatalf("got %d, want 10000 + %d duplicates", len(got), st.Duplicated)
@@ -182,7 +182,7 @@ func TestSimDuplicate(t *testing.T) {
 	}
 }
 
-func outOfOrder(got []arrival) int {
+func simOutOfOrder(got []simArrival) int {
 	late := 0
 	var highest uint32
 	for i, a := range got {
@@ -201,8 +201,8 @@ func TestSimReorder(t *testing.T) {
 	}{{0, false}, {0.1, true}} {
 		net := NewSimNetwork(5, simStart)
 		net.SetDefaultLink(LinkConfig{Latency: 20 * time.Millisecond, Reorder: tc.reorder})
-		got := oneWay(t, net, 1000, 10, time.Millisecond)
-		late := outOfOrder(got)
+		got := simOneWay(t, net, 1000, 10, time.Millisecond)
+		late := simOutOfOrder(got)
 		if (late > 0) != tc.wantAny {
 			t.Fatalf("reorder %v: %d of %d arrived after a later datagram", tc.reorder, late, len(got))
 		}
@@ -216,7 +216,7 @@ func TestSimBandwidth(t *testing.T) {
 	net := NewSimNetwork(6, simStart)
 	net.SetDefaultLink(LinkConfig{Latency: 10 * time.Millisecond, BytesPerSecond: 10_000})
 	// 50 datagrams of 100 bytes at once: 5000 bytes take 0.5 s to send.
-	got := oneWay(t, net, 50, 100, 0)
+	got := simOneWay(t, net, 50, 100, 0)
 	if len(got) != 50 {
 		t.Fatalf("got %d of 50", len(got))
 	}
@@ -229,7 +229,7 @@ func TestSimBandwidth(t *testing.T) {
 	// With a 100 ms queue limit, only about 11 of them fit.
 	net = NewSimNetwork(6, simStart)
 	net.SetDefaultLink(LinkConfig{BytesPerSecond: 10_000, QueueLimit: 100 * time.Millisecond})
-	got = oneWay(t, net, 50, 100, 0)
+	got = simOneWay(t, net, 50, 100, 0)
 	st, _ := net.Stats("cli")
 	if len(got) != 11 || st.QueueDropped != 39 {
 		t.Fatalf("got %d, queue-dropped %d; want 11 and 39", len(got), st.QueueDropped)
@@ -242,11 +242,11 @@ func TestSimBlackout(t *testing.T) {
 	srv, _ := net.Listen("srv")
 	cli, _ := net.Dial("cli", "srv")
 	net.Blackout("cli", simStart.Add(100*time.Millisecond), simStart.Add(300*time.Millisecond))
-	var up, down []arrival
+	var up, down []simArrival
 	for now := time.Duration(0); now < 500*time.Millisecond; now += time.Millisecond {
 		net.Advance(simStart.Add(now))
-		up = drain(t, srv, now, up)
-		down = drain(t, cli, now, down)
+		up = simDrain(t, srv, now, up)
+		down = simDrain(t, cli, now, down)
 		p := binary.BigEndian.AppendUint32(nil, uint32(now/time.Millisecond))
 		cli.Send(srv.LocalAddr(), p)
 		srv.Send(cli.LocalAddr(), p)
@@ -283,14 +283,14 @@ func TestSimPerLink(t *testing.T) {
 	far.Send("sim:srv", []byte{0, 0, 0, 2})
 	srv.Send("sim:far", []byte{0, 0, 0, 3})
 	net.Advance(simStart.Add(10 * time.Millisecond))
-	if got := drain(t, srv, 0, nil); len(got) != 1 || got[0].from != "sim:near" {
+	if got := simDrain(t, srv, 0, nil); len(got) != 1 || got[0].from != "sim:near" {
 		t.Fatalf("at 10 ms server got %+v", got)
 	}
-	if got := drain(t, far, 0, nil); len(got) != 1 {
+	if got := simDrain(t, far, 0, nil); len(got) != 1 {
 		t.Fatalf("reverse link should use the default: got %+v", got)
 	}
 	net.Advance(simStart.Add(100 * time.Millisecond))
-	if got := drain(t, srv, 0, nil); len(got) != 1 || got[0].from != "sim:far" {
+	if got := simDrain(t, srv, 0, nil); len(got) != 1 || got[0].from != "sim:far" {
 		t.Fatalf("at 100 ms server got %+v", got)
 	}
 }

@@ -1,0 +1,266 @@
+package transport
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"net/netip"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// UDPPrefix begins the text of every UDP address: "udp:127.0.0.1:4000" for a
+// socket, "udp:127.0.0.1:4000#7" for a server's seventh session (the
+// session number keeps a rejoin from the same address a new peer).
+const UDPPrefix = "udp:"
+
+// UDPConfig holds the UDP transport's settings. The zero value means every
+// default; tests shorten the timers.
+type UDPConfig struct {
+	// IdleTimeout ends a session that heard nothing from its peer for this
+	// long (default 5 s, the player timeout).
+	IdleTimeout time.Duration
+	// KeepAlive is how long a client may send nothing before its next Send
+	// or Recv sends a PING that the server answers, so that a quiet session
+	// stays alive on both sides (default 1 s).
+	KeepAlive time.Duration
+	// HandshakeTimeout bounds DialUDP (default 5 s).
+	HandshakeTimeout time.Duration
+	// HandshakeRetry is how long DialUDP waits for an answer before it
+	// sends its HELLO again (default 250 ms).
+	HandshakeRetry time.Duration
+	// TokenLifetime is how long a retry token stays valid (default 10 s).
+	TokenLifetime time.Duration
+	// MaxSessions caps a server's sessions; more are refused (default 1024).
+	MaxSessions int
+	// QueueLen is how many received datagrams wait for Recv before further
+	// ones are dropped (default 1024).
+	QueueLen int
+	// TokenKey is the secret that signs retry tokens (32 bytes). Servers
+	// behind one address must share it; nil means a random key per server.
+	TokenKey []byte
+	// ReadBuffer and WriteBuffer set the socket's buffer sizes in bytes;
+	// zero leaves the system's default.
+	ReadBuffer, WriteBuffer int
+	// Clock reads the time for idle timeouts, keep-alives and tokens
+	// (default the wall clock). It must be safe for concurrent use.
+	Clock Clock
+}
+
+// WithDefaults returns c with every zero field set to its default.
+func (c UDPConfig) WithDefaults() UDPConfig {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&c.IdleTimeout, 5*time.Second)
+	def(&c.KeepAlive, time.Second)
+	def(&c.HandshakeTimeout, 5*time.Second)
+	def(&c.HandshakeRetry, 250*time.Millisecond)
+	def(&c.TokenLifetime, 10*time.Second)
+	if c.MaxSessions <= 0 {
+		c.MaxSessions = 1024
+	}
+	if c.QueueLen <= 0 {
+		c.QueueLen = 1024
+	}
+	if c.Clock == nil {
+		c.Clock = WallClock{}
+	}
+	return c
+}
+
+// UDPStats counts a UDP endpoint's traffic and what it refused.
+type UDPStats struct {
+	// DatagramsIn and BytesIn count every datagram read from the socket,
+	// valid or not; DatagramsOut and BytesOut every datagram written,
+	// handshake and control frames included.
+	DatagramsIn, BytesIn, DatagramsOut, BytesOut uint64
+	// Malformed counts datagrams that did not parse, or that the endpoint
+	// should never receive (a RETRY at a server), dropped.
+	Malformed uint64
+	// UnknownConn counts well-formed frames for a connection id with no
+	// session, or from an address other than the session's, dropped.
+	UnknownConn uint64
+	// BadToken counts HELLOs with a forged, stale or misaddressed token.
+	BadToken uint64
+	// Retries counts RETRYs sent (server) or received (client).
+	Retries uint64
+	// Refused counts HELLOs refused because the server was full or spoke
+	// another version.
+	Refused uint64
+	// QueueDropped counts datagrams dropped because Recv fell behind.
+	QueueDropped uint64
+	// SendErrors counts datagrams the socket would not take (dropped).
+	SendErrors uint64
+	// Opened counts sessions opened; EndedBye and EndedIdle those ended
+	// by a BYE and by the idle timeout.
+	Opened, EndedBye, EndedIdle uint64
+}
+
+// udpCounters is UDPStats with atomic fields.
+type udpCounters struct {
+	datagramsIn, bytesIn, datagramsOut, bytesOut atomic.Uint64
+	malformed, unknownConn, badToken, retries    atomic.Uint64
+	refused, queueDropped, sendErrors            atomic.Uint64
+	opened, endedBye, endedIdle                  atomic.Uint64
+}
+
+func (c *udpCounters) snapshot() UDPStats {
+	return UDPStats{
+		DatagramsIn: c.datagramsIn.Load(), BytesIn: c.bytesIn.Load(),
+		DatagramsOut: c.datagramsOut.Load(), BytesOut: c.bytesOut.Load(),
+		Malformed: c.malformed.Load(), UnknownConn: c.unknownConn.Load(),
+		BadToken: c.badToken.Load(), Retries: c.retries.Load(),
+		Refused: c.refused.Load(), QueueDropped: c.queueDropped.Load(),
+		SendErrors: c.sendErrors.Load(), Opened: c.opened.Load(),
+		EndedBye: c.endedBye.Load(), EndedIdle: c.endedIdle.Load(),
+	}
+}
+
+func (c *udpCounters) wrote(n int, err error) {
+	if err != nil {
+		c.sendErrors.Add(1)
+		return
+	}
+	c.datagramsOut.Add(1)
+	c.bytesOut.Add(uint64(n))
+}
+
+// udpQueue is the bounded queue between a socket's reader goroutine and
+// Recv: fixed slots, so that queueing a datagram does not allocate.
+type udpQueue struct {
+	mu         sync.Mutex
+	slots      []udpSlot
+	head, size int
+	ready      chan struct{}
+}
+
+type udpSlot struct {
+	from Addr
+	n    int
+	buf  [MaxDatagram]byte
+}
+
+func newUDPQueue(n int) *udpQueue {
+	return &udpQueue{slots: make([]udpSlot, n), ready: make(chan struct{}, 1)}
+}
+
+// push queues a copy of p from from; false if the queue is full.
+func (q *udpQueue) push(from Addr, p []byte) bool {
+	q.mu.Lock()
+	if q.size == len(q.slots) {
+		q.mu.Unlock()
+		return false
+	}
+	s := &q.slots[(q.head+q.size)%len(q.slots)]
+	s.from = from
+	s.n = copy(s.buf[:], p)
+	q.size++
+	q.mu.Unlock()
+	q.signal()
+	return true
+}
+
+func (q *udpQueue) signal() {
+	select {
+	case q.ready <- struct{}{}:
+	default:
+	}
+}
+
+// pop copies the oldest datagram into p; ok is false if none waits.
+func (q *udpQueue) pop(p []byte) (n int, from Addr, ok bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.size == 0 {
+		return 0, "", false
+	}
+	s := &q.slots[q.head]
+	n, from = copy(p, s.buf[:s.n]), s.from
+	q.head = (q.head + 1) % len(q.slots)
+	q.size--
+	return n, from, true
+}
+
+// udpTokenLen is a retry token's length: issue time (8) and MAC (16).
+const udpTokenLen = 8 + 16
+
+// udpTokens issues and checks stateless retry tokens: the time of issue
+// and an HMAC-SHA-256 (truncated to 128 bits) over it, the client's
+// address and port, and its connection id. Only a client that receives
+// datagrams at that address can present a valid token from it.
+type udpTokens struct {
+	key      [32]byte
+	lifetime time.Duration
+}
+
+func newUDPTokens(key []byte, lifetime time.Duration) (*udpTokens, error) {
+	t := &udpTokens{lifetime: lifetime}
+	switch {
+	case key == nil:
+		if _, err := rand.Read(t.key[:]); err != nil {
+			return nil, fmt.Errorf("transport: token key: %w", err)
+		}
+	case len(key) != len(t.key):
+		return nil, fmt.Errorf("transport: token key of %d bytes, want %d: %w", len(key), len(t.key), ErrBadConfig)
+	default:
+		copy(t.key[:], key)
+	}
+	return t, nil
+}
+
+func (t *udpTokens) mac(dst []byte, issued uint64, from netip.AddrPort, cid uint64) []byte {
+	var msg [8 + 16 + 2 + 8]byte
+	binary.BigEndian.PutUint64(msg[0:], issued)
+	ip := from.Addr().As16()
+	copy(msg[8:], ip[:])
+	binary.BigEndian.PutUint16(msg[24:], from.Port())
+	binary.BigEndian.PutUint64(msg[26:], cid)
+	h := hmac.New(sha256.New, t.key[:])
+	h.Write(msg[:])
+	var sum [sha256.Size]byte
+	return append(dst, h.Sum(sum[:0])[:16]...)
+}
+
+// issue appends a token for (from, cid) issued at now.
+func (t *udpTokens) issue(dst []byte, now time.Time, from netip.AddrPort, cid uint64) []byte {
+	issued := uint64(now.UnixNano())
+	dst = binary.BigEndian.AppendUint64(dst, issued)
+	return t.mac(dst, issued, from, cid)
+}
+
+// check reports whether tok is authentic for (from, cid), and whether it
+// is still fresh at now.
+func (t *udpTokens) check(tok []byte, now time.Time, from netip.AddrPort, cid uint64) (authentic, fresh bool) {
+	if len(tok) != udpTokenLen {
+		return false, false
+	}
+	issued := binary.BigEndian.Uint64(tok)
+	var buf [16]byte
+	if !hmac.Equal(t.mac(buf[:0], issued, from, cid), tok[8:]) {
+		return false, false
+	}
+	age := now.Sub(time.Unix(0, int64(issued)))
+	return true, age >= -time.Second && age <= t.lifetime
+}
+
+// udpRandomID returns a random nonzero connection id.
+func udpRandomID() uint64 {
+	var b [8]byte
+	for {
+		rand.Read(b[:]) // never fails (crypto/rand panics rather)
+		if id := binary.BigEndian.Uint64(b[:]); id != 0 {
+			return id
+		}
+	}
+}
+
+// unmap normalizes an IPv4-mapped IPv6 address to IPv4.
+func unmap(a netip.AddrPort) netip.AddrPort {
+	return netip.AddrPortFrom(a.Addr().Unmap(), a.Port())
+}

@@ -1,0 +1,301 @@
+package transport
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"os"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// UDPClient is the client side of the UDP transport: one session with one
+// server. It implements Conn; Send takes its RemoteAddr. A reader goroutine
+// reads the socket into a bounded queue; Close says BYE and stops it. Once
+// the server says BYE, or is silent for IdleTimeout, Recv and Send fail
+// with ErrPeerGone.
+type UDPClient struct {
+	cfg      UDPConfig
+	conn     *net.UDPConn
+	local    Addr
+	remote   Addr
+	cid, sid uint64
+	q        *udpQueue
+	stats    udpCounters
+	done     chan struct{}
+	closed   atomic.Bool
+	gone     atomic.Bool  // the server said BYE
+	heard    atomic.Int64 // unix nanos of the last frame from the server
+	sent     int64        // unix nanos of the last frame sent (Send's goroutine)
+	sendBuf  []byte
+}
+
+var _ Conn = (*UDPClient)(nil)
+
+// DialUDP opens a session with the UDP server at addr ("host:port"): it
+// sends HELLO, answers the server's RETRY with the token, and returns once
+// WELCOME arrives. It fails with ErrHandshake when no server answers within
+// HandshakeTimeout, and with ErrRefused when the server refuses.
+func DialUDP(addr string, cfg UDPConfig) (*UDPClient, error) {
+	cfg = cfg.WithDefaults()
+	ua, err := net.ResolveUDPAddr("udp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("transport: dial udp %s: %w", addr, err)
+	}
+	conn, err := net.DialUDP("udp", nil, ua)
+	if err != nil {
+		return nil, fmt.Errorf("transport: dial udp %s: %w", addr, err)
+	}
+	if err := setBuffers(conn, cfg); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	c := &UDPClient{
+		cfg:     cfg,
+		conn:    conn,
+		local:   Addr(UDPPrefix + unmap(conn.LocalAddr().(*net.UDPAddr).AddrPort()).String()),
+		remote:  Addr(UDPPrefix + unmap(conn.RemoteAddr().(*net.UDPAddr).AddrPort()).String()),
+		cid:     udpRandomID(),
+		q:       newUDPQueue(cfg.QueueLen),
+		done:    make(chan struct{}),
+		sendBuf: make([]byte, 0, udpMaxFrame),
+	}
+	if err := c.handshake(addr); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	now := cfg.Clock.Now().UnixNano()
+	c.heard.Store(now)
+	c.sent = now
+	go c.readLoop()
+	return c, nil
+}
+
+// handshake runs HELLO / RETRY / HELLO+token / WELCOME on the socket
+// before the reader goroutine starts. Its timers are real time.
+func (c *UDPClient) handshake(addr string) error {
+	deadline := time.Now().Add(c.cfg.HandshakeTimeout)
+	var token []byte
+	buf := make([]byte, 2048)
+	var lastErr error
+	for {
+		c.sendBuf = appendUDPHello(c.sendBuf[:0], c.cid, token)
+		c.stats.wrote(c.conn.Write(c.sendBuf))
+		wait := time.Now().Add(c.cfg.HandshakeRetry)
+		if wait.After(deadline) {
+			wait = deadline
+		}
+		c.conn.SetReadDeadline(wait)
+		for {
+			n, err := c.conn.Read(buf)
+			if err != nil {
+				if errors.Is(err, os.ErrDeadlineExceeded) {
+					break
+				}
+				lastErr = err // e.g. connection refused: nobody listens yet
+				if time.Now().Before(wait) {
+					continue
+				}
+				break
+			}
+			c.stats.datagramsIn.Add(1)
+			c.stats.bytesIn.Add(uint64(n))
+			f, err := parseUDPFrame(buf[:n])
+			if err != nil {
+				c.stats.malformed.Add(1)
+				continue
+			}
+			if f.id != c.cid {
+				c.stats.unknownConn.Add(1)
+				continue
+			}
+			switch f.typ {
+			case udpRetry:
+				c.stats.retries.Add(1)
+				token = append(token[:0], f.token...)
+			case udpWelcome:
+				c.sid = f.sid
+				c.stats.opened.Add(1)
+				return c.conn.SetReadDeadline(time.Time{})
+			case udpRefuse:
+				reason := "full"
+				if f.reason == udpRefuseVersion {
+					reason = "protocol version"
+				}
+				return fmt.Errorf("transport: dial udp %s (%s): %w", addr, reason, ErrRefused)
+			default:
+				c.stats.malformed.Add(1)
+				continue
+			}
+			break // answer the RETRY at once
+		}
+		if !time.Now().Before(deadline) {
+			if lastErr != nil {
+				return fmt.Errorf("transport: dial udp %s: no answer in %v (%v): %w", addr, c.cfg.HandshakeTimeout, lastErr, ErrHandshake)
+			}
+			return fmt.Errorf("transport: dial udp %s: no answer in %v: %w", addr, c.cfg.HandshakeTimeout, ErrHandshake)
+		}
+	}
+}
+
+// Stats returns the client's counters.
+func (c *UDPClient) Stats() UDPStats { return c.stats.snapshot() }
+
+// Send implements Conn: to must be RemoteAddr.
+func (c *UDPClient) Send(to Addr, p []byte) error {
+	if err := c.alive(); err != nil {
+		return err
+	}
+	if to != c.remote {
+		return fmt.Errorf("transport: udp send to %s (dialed %s): %w", to, c.remote, ErrUnknownPeer)
+	}
+	if len(p) > MaxDatagram {
+		return fmt.Errorf("transport: udp send %d bytes to %s: %w", len(p), to, ErrTooLarge)
+	}
+	c.sendBuf = appendUDPShort(c.sendBuf[:0], udpData, c.sid, p)
+	c.stats.wrote(c.conn.Write(c.sendBuf))
+	c.sent = c.cfg.Clock.Now().UnixNano()
+	return nil
+}
+
+// Recv implements Conn. It also sends a PING when nothing was sent for
+// KeepAlive. Datagrams that arrived before the session ended are still
+// returned; then Recv fails with ErrPeerGone.
+func (c *UDPClient) Recv(p []byte) (int, Addr, error) {
+	if c.closed.Load() {
+		return 0, "", fmt.Errorf("transport: udp recv on %s: %w", c.local, ErrClosed)
+	}
+	if n, from, ok := c.q.pop(p); ok {
+		c.ping(c.cfg.Clock.Now().UnixNano())
+		return n, from, nil
+	}
+	if err := c.alive(); err != nil {
+		return 0, "", err
+	}
+	return 0, "", ErrWouldBlock
+}
+
+// alive checks the session, and sends a PING when due. Callers are the
+// one goroutine that may Send.
+func (c *UDPClient) alive() error {
+	if c.closed.Load() {
+		return fmt.Errorf("transport: udp on %s: %w", c.local, ErrClosed)
+	}
+	if c.gone.Load() {
+		return fmt.Errorf("transport: udp %s said bye: %w", c.remote, ErrPeerGone)
+	}
+	now := c.cfg.Clock.Now().UnixNano()
+	if now-c.heard.Load() > int64(c.cfg.IdleTimeout) {
+		if !c.gone.Swap(true) {
+			c.stats.endedIdle.Add(1)
+		}
+		return fmt.Errorf("transport: udp %s silent for over %v: %w", c.remote, c.cfg.IdleTimeout, ErrPeerGone)
+	}
+	c.ping(now)
+	return nil
+}
+
+// ping sends a PING if nothing was sent for KeepAlive.
+func (c *UDPClient) ping(now int64) {
+	if now-c.sent >= int64(c.cfg.KeepAlive) {
+		c.sendBuf = appendUDPShort(c.sendBuf[:0], udpPing, c.sid, nil)
+		c.stats.wrote(c.conn.Write(c.sendBuf))
+		c.sent = now
+	}
+}
+
+// Ready implements Conn. It also fires when the server says BYE. Close
+// does not close the channel.
+func (c *UDPClient) Ready() <-chan struct{} { return c.q.ready }
+
+// LocalAddr implements Conn.
+func (c *UDPClient) LocalAddr() Addr { return c.local }
+
+// RemoteAddr implements Conn: the server's address.
+func (c *UDPClient) RemoteAddr() Addr { return c.remote }
+
+// Close says BYE (best effort, unless the session already ended), closes
+// the socket and waits for the reader goroutine to end.
+func (c *UDPClient) Close() error {
+	if c.closed.Swap(true) {
+		return fmt.Errorf("transport: udp close %s: %w", c.local, ErrClosed)
+	}
+	if !c.gone.Load() {
+		b := appendUDPShort(nil, udpBye, c.sid, nil)
+		c.stats.wrote(c.conn.Write(b))
+	}
+	err := c.conn.Close()
+	<-c.done
+	if err != nil {
+		return fmt.Errorf("transport: udp close %s: %w", c.local, err)
+	}
+	return nil
+}
+
+func (c *UDPClient) readLoop() {
+	defer close(c.done)
+	buf := make([]byte, 2048)
+	for {
+		n, err := c.conn.Read(buf)
+		if err != nil {
+			if c.closed.Load() || errors.Is(err, net.ErrClosed) {
+				return
+			}
+			continue // e.g. ICMP port unreachable: the idle timeout decides
+		}
+		c.stats.datagramsIn.Add(1)
+		c.stats.bytesIn.Add(uint64(n))
+		c.handle(buf[:n])
+	}
+}
+
+func (c *UDPClient) handle(b []byte) {
+	f, err := parseUDPFrame(b)
+	if err != nil {
+		c.stats.malformed.Add(1)
+		return
+	}
+	switch f.typ {
+	case udpData, udpPong, udpBye:
+		if f.id != c.cid {
+			c.stats.unknownConn.Add(1)
+			return
+		}
+	case udpRetry, udpWelcome:
+		return // a late answer to a repeated HELLO: harmless
+	default: // HELLO, REFUSE after the handshake, PING
+		c.stats.malformed.Add(1)
+		return
+	}
+	c.heard.Store(c.cfg.Clock.Now().UnixNano())
+	switch f.typ {
+	case udpData:
+		if !c.q.push(c.remote, f.payload) {
+			c.stats.queueDropped.Add(1)
+		}
+	case udpBye:
+		if !c.gone.Swap(true) {
+			c.stats.endedBye.Add(1)
+		}
+		c.q.signal()
+	}
+}
+
+// ParseUDPAddr returns the host and port of a UDP Addr: a socket's, or a
+// server's peer's ("udp:HOST:PORT#N").
+func ParseUDPAddr(a Addr) (netip.AddrPort, error) {
+	s, ok := strings.CutPrefix(string(a), UDPPrefix)
+	if !ok {
+		return netip.AddrPort{}, fmt.Errorf("transport: %q is not a udp address: %w", a, ErrUnknownPeer)
+	}
+	if i := strings.LastIndexByte(s, '#'); i >= 0 {
+		s = s[:i]
+	}
+	ap, err := netip.ParseAddrPort(s)
+	if err != nil {
+		return netip.AddrPort{}, fmt.Errorf("transport: udp address %q: %w", a, err)
+	}
+	return ap, nil
+}

@@ -1,0 +1,332 @@
+package transport
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// UDPServer is the server side of the UDP transport: one socket, many
+// peers, each a session opened by the retry-token handshake. It implements
+// Conn; the Addr of a peer is "udp:HOST:PORT#N". A reader goroutine reads
+// the socket into a bounded queue; Close stops it.
+type UDPServer struct {
+	cfg    UDPConfig
+	conn   *net.UDPConn
+	local  Addr
+	port   netip.AddrPort
+	tokens *udpTokens
+	q      *udpQueue
+	stats  udpCounters
+	done   chan struct{}
+	closed atomic.Bool
+
+	mu        sync.RWMutex
+	byID      map[uint64]*udpSession     // by the server-assigned sid
+	byAddr    map[Addr]*udpSession       // by the peer's Addr
+	byPeer    map[udpPeerKey]*udpSession // by (address, cid): HELLO repeats
+	num       uint64                     // sessions ever opened
+	lastSweep atomic.Int64               // unix nanos of the last idle sweep
+
+	sendBuf []byte // Send's frame buffer (one caller at a time)
+}
+
+type udpPeerKey struct {
+	from netip.AddrPort
+	cid  uint64
+}
+
+type udpSession struct {
+	addr      Addr
+	from      netip.AddrPort
+	cid, sid  uint64
+	lastHeard atomic.Int64 // unix nanos
+}
+
+var _ Conn = (*UDPServer)(nil)
+
+// ListenUDP opens a UDP server on addr ("127.0.0.1:0" picks a free port;
+// UDPAddr says which).
+func ListenUDP(addr string, cfg UDPConfig) (*UDPServer, error) {
+	cfg = cfg.WithDefaults()
+	tokens, err := newUDPTokens(cfg.TokenKey, cfg.TokenLifetime)
+	if err != nil {
+		return nil, err
+	}
+	ua, err := net.ResolveUDPAddr("udp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("transport: listen udp %s: %w", addr, err)
+	}
+	conn, err := net.ListenUDP("udp", ua)
+	if err != nil {
+		return nil, fmt.Errorf("transport: listen udp %s: %w", addr, err)
+	}
+	if err := setBuffers(conn, cfg); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	port := unmap(conn.LocalAddr().(*net.UDPAddr).AddrPort())
+	s := &UDPServer{
+		cfg:     cfg,
+		conn:    conn,
+		local:   Addr(UDPPrefix + port.String()),
+		port:    port,
+		tokens:  tokens,
+		q:       newUDPQueue(cfg.QueueLen),
+		done:    make(chan struct{}),
+		byID:    make(map[uint64]*udpSession),
+		byAddr:  make(map[Addr]*udpSession),
+		byPeer:  make(map[udpPeerKey]*udpSession),
+		sendBuf: make([]byte, 0, udpMaxFrame),
+	}
+	s.lastSweep.Store(cfg.Clock.Now().UnixNano())
+	go s.readLoop()
+	return s, nil
+}
+
+func setBuffers(conn *net.UDPConn, cfg UDPConfig) error {
+	if cfg.ReadBuffer > 0 {
+		if err := conn.SetReadBuffer(cfg.ReadBuffer); err != nil {
+			return fmt.Errorf("transport: udp read buffer: %w", err)
+		}
+	}
+	if cfg.WriteBuffer > 0 {
+		if err := conn.SetWriteBuffer(cfg.WriteBuffer); err != nil {
+			return fmt.Errorf("transport: udp write buffer: %w", err)
+		}
+	}
+	return nil
+}
+
+// UDPAddr returns the socket's address, e.g. to print "udp=HOST:PORT".
+func (s *UDPServer) UDPAddr() netip.AddrPort { return s.port }
+
+// Sessions returns how many sessions are open.
+func (s *UDPServer) Sessions() int {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return len(s.byID)
+}
+
+// Stats returns the server's counters.
+func (s *UDPServer) Stats() UDPStats { return s.stats.snapshot() }
+
+// Send implements Conn: to must be the Addr of an open session.
+func (s *UDPServer) Send(to Addr, p []byte) error {
+	if s.closed.Load() {
+		return fmt.Errorf("transport: udp send to %s: %w", to, ErrClosed)
+	}
+	if len(p) > MaxDatagram {
+		return fmt.Errorf("transport: udp send %d bytes to %s: %w", len(p), to, ErrTooLarge)
+	}
+	s.mu.RLock()
+	sess := s.byAddr[to]
+	s.mu.RUnlock()
+	if sess == nil {
+		return fmt.Errorf("transport: udp send to %s: %w", to, ErrUnknownPeer)
+	}
+	s.sendBuf = appendUDPShort(s.sendBuf[:0], udpData, sess.cid, p)
+	s.stats.wrote(s.conn.WriteToUDPAddrPort(s.sendBuf, sess.from))
+	return nil
+}
+
+// Recv implements Conn. It also ends sessions idle for longer than
+// IdleTimeout (checked at most four times per IdleTimeout).
+func (s *UDPServer) Recv(p []byte) (int, Addr, error) {
+	if s.closed.Load() {
+		return 0, "", fmt.Errorf("transport: udp recv on %s: %w", s.local, ErrClosed)
+	}
+	s.sweep(s.cfg.Clock.Now())
+	n, from, ok := s.q.pop(p)
+	if !ok {
+		return 0, "", ErrWouldBlock
+	}
+	return n, from, nil
+}
+
+// Ready implements Conn. Close does not close the channel.
+func (s *UDPServer) Ready() <-chan struct{} { return s.q.ready }
+
+// LocalAddr implements Conn.
+func (s *UDPServer) LocalAddr() Addr { return s.local }
+
+// RemoteAddr implements Conn: "" (a server has many peers).
+func (s *UDPServer) RemoteAddr() Addr { return "" }
+
+// Close says BYE to every peer (best effort), closes the socket and waits
+// for the reader goroutine to end.
+func (s *UDPServer) Close() error {
+	if s.closed.Swap(true) {
+		return fmt.Errorf("transport: udp close %s: %w", s.local, ErrClosed)
+	}
+	s.mu.Lock()
+	var b []byte
+	for _, sess := range s.byID {
+		b = appendUDPShort(b[:0], udpBye, sess.cid, nil)
+		s.stats.wrote(s.conn.WriteToUDPAddrPort(b, sess.from))
+	}
+	clear(s.byID)
+	clear(s.byAddr)
+	clear(s.byPeer)
+	s.mu.Unlock()
+	err := s.conn.Close()
+	<-s.done
+	if err != nil {
+		return fmt.Errorf("transport: udp close %s: %w", s.local, err)
+	}
+	return nil
+}
+
+// sweep ends idle sessions, if a quarter of IdleTimeout passed since the
+// last sweep.
+func (s *UDPServer) sweep(now time.Time) {
+	t := now.UnixNano()
+	last := s.lastSweep.Load()
+	if t-last < int64(s.cfg.IdleTimeout/4) || !s.lastSweep.CompareAndSwap(last, t) {
+		return
+	}
+	limit := t - int64(s.cfg.IdleTimeout)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, sess := range s.byID {
+		if sess.lastHeard.Load() < limit {
+			s.removeLocked(sess)
+			s.stats.endedIdle.Add(1)
+		}
+	}
+}
+
+func (s *UDPServer) removeLocked(sess *udpSession) {
+	delete(s.byID, sess.sid)
+	delete(s.byAddr, sess.addr)
+	delete(s.byPeer, udpPeerKey{sess.from, sess.cid})
+}
+
+func (s *UDPServer) readLoop() {
+	defer close(s.done)
+	buf := make([]byte, 2048) // larger than any valid frame, to spot oversize ones
+	out := make([]byte, 0, 128)
+	for {
+		n, from, err := s.conn.ReadFromUDPAddrPort(buf)
+		if err != nil {
+			if s.closed.Load() || errors.Is(err, net.ErrClosed) {
+				return
+			}
+			continue // a transient error (e.g. ICMP feedback): keep reading
+		}
+		s.stats.datagramsIn.Add(1)
+		s.stats.bytesIn.Add(uint64(n))
+		out = s.handle(buf[:n], unmap(from), out)
+	}
+}
+
+// handle processes one datagram from from; out is a scratch buffer for
+// replies, returned for reuse.
+func (s *UDPServer) handle(b []byte, from netip.AddrPort, out []byte) []byte {
+	f, err := parseUDPFrame(b)
+	if err != nil {
+		s.stats.malformed.Add(1)
+		return out
+	}
+	now := s.cfg.Clock.Now()
+	switch f.typ {
+	case udpData, udpPing, udpBye:
+		s.mu.RLock()
+		sess := s.byID[f.id]
+		s.mu.RUnlock()
+		if sess == nil || sess.from != from {
+			s.stats.unknownConn.Add(1)
+			return out
+		}
+		sess.lastHeard.Store(now.UnixNano())
+		switch f.typ {
+		case udpData:
+			if !s.q.push(sess.addr, f.payload) {
+				s.stats.queueDropped.Add(1)
+			}
+		case udpPing:
+			out = appendUDPShort(out[:0], udpPong, sess.cid, nil)
+			s.stats.wrote(s.conn.WriteToUDPAddrPort(out, from))
+		case udpBye:
+			s.mu.Lock()
+			if s.byID[sess.sid] == sess {
+				s.removeLocked(sess)
+				s.stats.endedBye.Add(1)
+			}
+			s.mu.Unlock()
+		}
+	case udpHello:
+		out = s.hello(f, from, now, out)
+	default: // RETRY, WELCOME, REFUSE, PONG: never sent to a server
+		s.stats.malformed.Add(1)
+	}
+	s.sweep(now)
+	return out
+}
+
+// hello answers a HELLO. Until a token proves that the sender receives at
+// its source address, the only answers are RETRY and REFUSE, both far
+// smaller than the padded HELLO, and no state is kept.
+func (s *UDPServer) hello(f udpFrame, from netip.AddrPort, now time.Time, out []byte) []byte {
+	if f.version != udpVersion {
+		s.stats.refused.Add(1)
+		out = appendUDPRefuse(out[:0], f.id, udpRefuseVersion)
+		s.stats.wrote(s.conn.WriteToUDPAddrPort(out, from))
+		return out
+	}
+	if len(f.token) > 0 {
+		authentic, fresh := s.tokens.check(f.token, now, from, f.id)
+		if !authentic {
+			s.stats.badToken.Add(1)
+			return out // forged or meant for another address: silence
+		}
+		if fresh {
+			return s.open(f.id, from, now, out)
+		}
+		s.stats.badToken.Add(1) // stale but authentic: a new token below
+	}
+	var tok [udpTokenLen]byte
+	out = appendUDPRetry(out[:0], f.id, s.tokens.issue(tok[:0], now, from, f.id))
+	s.stats.retries.Add(1)
+	s.stats.wrote(s.conn.WriteToUDPAddrPort(out, from))
+	return out
+}
+
+// open opens (or, for a repeated HELLO, finds) the session of a verified
+// peer and sends it a WELCOME.
+func (s *UDPServer) open(cid uint64, from netip.AddrPort, now time.Time, out []byte) []byte {
+	s.mu.Lock()
+	sess := s.byPeer[udpPeerKey{from, cid}]
+	if sess == nil {
+		if len(s.byID) >= s.cfg.MaxSessions || s.closed.Load() {
+			s.mu.Unlock()
+			s.stats.refused.Add(1)
+			out = appendUDPRefuse(out[:0], cid, udpRefuseFull)
+			s.stats.wrote(s.conn.WriteToUDPAddrPort(out, from))
+			return out
+		}
+		sid := udpRandomID()
+		for s.byID[sid] != nil {
+			sid = udpRandomID()
+		}
+		s.num++
+		sess = &udpSession{
+			addr: Addr(UDPPrefix + from.String() + "#" + strconv.FormatUint(s.num, 10)),
+			from: from, cid: cid, sid: sid,
+		}
+		s.byID[sid] = sess
+		s.byAddr[sess.addr] = sess
+		s.byPeer[udpPeerKey{from, cid}] = sess
+		s.stats.opened.Add(1)
+	}
+	sess.lastHeard.Store(now.UnixNano())
+	s.mu.Unlock()
+	out = appendUDPWelcome(out[:0], cid, sess.sid)
+	s.stats.wrote(s.conn.WriteToUDPAddrPort(out, from))
+	return out
+}

@@ -1,0 +1,429 @@
+package transport
+
+import (
+	"bytes"
+	"errors"
+	"net"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// udpFakeClock is a Clock that moves only when told to.
+type udpFakeClock struct{ ns atomic.Int64 }
+
+func newUDPFakeClock() *udpFakeClock {
+	c := &udpFakeClock{}
+	c.ns.Store(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano())
+	return c
+}
+
+func (c *udpFakeClock) Now() time.Time         { return time.Unix(0, c.ns.Load()) }
+func (c *udpFakeClock) Advance(d time.Duration) { c.ns.Add(int64(d)) }
+
+// udpWaitFor waits until cond holds: the other side of a real socket works in
+// its own goroutine. The bound is generous; it only keeps a broken test
+// from hanging.
+func udpWaitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// udpRecvWait waits on c.Ready for the next datagram.
+func udpRecvWait(t *testing.T, c Conn) ([]byte, Addr) {
+	t.Helper()
+	buf := make([]byte, MaxDatagram)
+	timeout := time.After(10 * time.Second)
+	for {
+		n, from, err := c.Recv(buf)
+		if err == nil {
+			return buf[:n], from
+		}
+		if !errors.Is(err, ErrWouldBlock) {
+			t.Fatalf("recv: %v", err)
+		}
+		select {
+		case <-c.Ready():
+		case <-timeout:
+			t.Fatal("timed out waiting for a datagram")
+		}
+	}
+}
+
+// udpCheckNoReaders fails if any UDP reader goroutine is still running.
+func udpCheckNoReaders(t *testing.T) {
+	t.Helper()
+	buf := make([]byte, 1<<20)
+	stacks := string(buf[:runtime.Stack(buf, true)])
+	for _, fn := range []string{"(*UDPServer).readLoop", "(*UDPClient).readLoop"} {
+		if strings.Contains(stacks, fn) {
+			t.Fatalf("goroutine leak: %s still running", fn)
+		}
+	}
+}
+
+func udpListenTest(t *testing.T, cfg UDPConfig) *UDPServer {
+	t.Helper()
+	s, err := ListenUDP("127.0.0.1:0", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func udpDialTest(t *testing.T, s *UDPServer, cfg UDPConfig) *UDPClient {
+	t.Helper()
+	c, err := DialUDP(s.UDPAddr().String(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// udpRawSocket is a plain UDP socket aimed at the server, playing an attacker.
+func udpRawSocket(t *testing.T, s *UDPServer) *net.UDPConn {
+	t.Helper()
+	c, err := net.DialUDP("udp", nil, net.UDPAddrFromAddrPort(s.UDPAddr()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func TestUDPHandshakeAndData(t *testing.T) {
+	s := udpListenTest(t, UDPConfig{})
+	c := udpDialTest(t, s, UDPConfig{})
+	if c.RemoteAddr() != s.LocalAddr() || !strings.HasPrefix(string(c.LocalAddr()), "udp:127.0.0.1:") {
+		t.Fatalf("addresses %s -> %s, server %s", c.LocalAddr(), c.RemoteAddr(), s.LocalAddr())
+	}
+	if err := c.Send(c.RemoteAddr(), []byte("hello")); err != nil {
+		t.Fatal(err)
+	}
+	got, peer := udpRecvWait(t, s)
+	if string(got) != "hello" || !strings.HasSuffix(string(peer), "#1") {
+		t.Fatalf("server got %q from %s", got, peer)
+	}
+	if ap, err := ParseUDPAddr(peer); err != nil || "udp:"+ap.String() != string(c.LocalAddr()) {
+		t.Fatalf("ParseUDPAddr(%s) = %v, %v", peer, ap, err)
+	}
+	full := bytes.Repeat([]byte{0x5A}, MaxDatagram)
+	if err := s.Send(peer, full); err != nil {
+		t.Fatal(err)
+	}
+	if got, from := udpRecvWait(t, c); !bytes.Equal(got, full) || from != s.LocalAddr() {
+		t.Fatalf("client got %d bytes from %s", len(got), from)
+	}
+	if st := s.Stats(); st.Retries != 1 || st.Opened != 1 || s.Sessions() != 1 {
+		t.Fatalf("server stats %+v, %d sessions", st, s.Sessions())
+	}
+
+	// Errors of Send.
+	if err := c.Send("udp:127.0.0.1:1", []byte("x")); !errors.Is(err, ErrUnknownPeer) {
+		t.Fatalf("client send elsewhere: %v", err)
+	}
+	if err := c.Send(c.RemoteAddr(), make([]byte, MaxDatagram+1)); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("oversize: %v", err)
+	}
+	if err := s.Send(peer+"0", []byte("x")); !errors.Is(err, ErrUnknownPeer) {
+		t.Fatalf("server send to a stranger: %v", err)
+	}
+
+	// BYE ends the session; a new dial from the same process is a new peer.
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	udpWaitFor(t, "bye", func() bool { return s.Sessions() == 0 })
+	if err := s.Send(peer, []byte("x")); !errors.Is(err, ErrUnknownPeer) {
+		t.Fatalf("send after bye: %v", err)
+	}
+	c2 := udpDialTest(t, s, UDPConfig{})
+	c2.Send(c2.RemoteAddr(), []byte("again"))
+	if _, peer2 := udpRecvWait(t, s); !strings.HasSuffix(string(peer2), "#2") {
+		t.Fatalf("rejoin from %s", peer2)
+	}
+
+	// The server's Close says BYE to its peers.
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); !errors.Is(err, ErrClosed) {
+		t.Fatalf("second close: %v", err)
+	}
+	udpWaitFor(t, "server bye", func() bool {
+		_, _, err := c2.Recv(make([]byte, 10))
+		return errors.Is(err, ErrPeerGone)
+	})
+	if err := c2.Send(c2.RemoteAddr(), []byte("x")); !errors.Is(err, ErrPeerGone) {
+		t.Fatalf("send after server bye: %v", err)
+	}
+	c2.Close()
+	udpCheckNoReaders(t)
+}
+
+// TestUDPSpoofedHello plays an attacker who sends HELLOs with a victim's
+// source address: the victim socket gets only small RETRYs, no session
+// opens, and tokens do not work from another address or when forged.
+func TestUDPSpoofedHello(t *testing.T) {
+	s := udpListenTest(t, UDPConfig{})
+	victim := udpRawSocket(t, s)
+	attacker := udpRawSocket(t, s)
+	var sentToServer, gotFromServer int
+	buf := make([]byte, 2048)
+	send := func(c *net.UDPConn, b []byte) {
+		if _, err := c.Write(b); err != nil {
+			t.Fatal(err)
+		}
+		if c == victim {
+			sentToServer += len(b)
+		}
+	}
+	read := func() []byte {
+		victim.SetReadDeadline(time.Now().Add(10 * time.Second))
+		n, err := victim.Read(buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gotFromServer += n
+		return buf[:n]
+	}
+	// probe sends a tokenless HELLO and reads the answer. The server reads
+	// one socket in order, so anything it said to earlier datagrams from
+	// the victim's address arrives first and would show as the answer.
+	probe := func(cid uint64) {
+		t.Helper()
+		send(victim, appendUDPHello(nil, cid, nil))
+		f, err := parseUDPFrame(read())
+		if err != nil || f.typ != udpRetry || f.id != cid {
+			t.Fatalf("probe %d answered with %+v, %v", cid, f, err)
+		}
+	}
+
+	send(victim, appendUDPHello(nil, 1, nil))
+	f, err := parseUDPFrame(read())
+	if err != nil || f.typ != udpRetry || f.id != 1 {
+		t.Fatalf("hello answered with %+v, %v", f, err)
+	}
+	token := append([]byte(nil), f.token...)
+
+	// The victim's token, replayed from another address, opens nothing.
+	send(attacker, appendUDPHello(nil, 1, token))
+	udpWaitFor(t, "bad token counted", func() bool { return s.Stats().BadToken == 1 })
+	// A forged token, a token for another connection id, a short HELLO:
+	// no answer at all.
+	forged := bytes.Clone(token)
+	forged[len(forged)-1] ^= 1
+	send(victim, appendUDPHello(nil, 1, forged))
+	send(victim, appendUDPHello(nil, 2, token))
+	send(victim, appendUDPHello(nil, 3, nil)[:100])
+	probe(4)
+	if st := s.Stats(); st.BadToken != 3 || st.Malformed != 1 || st.Opened != 0 || s.Sessions() != 0 {
+		t.Fatalf("stats %+v, %d sessions", st, s.Sessions())
+	}
+	// Data for a connection id that no handshake made: dropped, no answer.
+	send(victim, appendUDPShort(nil, udpData, 12345, []byte("x")))
+	probe(5)
+	if st := s.Stats(); st.UnknownConn != 1 || s.Sessions() != 0 {
+		t.Fatalf("stats %+v", st)
+	}
+	if gotFromServer*10 > sentToServer {
+		t.Fatalf("server sent %d bytes to an unverified address that sent %d", gotFromServer, sentToServer)
+	}
+	// The same token from the right address does open a session: the
+	// check above failed for the right reasons.
+	send(victim, appendUDPHello(nil, 1, token))
+	if f, err := parseUDPFrame(read()); err != nil || f.typ != udpWelcome || s.Sessions() != 1 {
+		t.Fatalf("genuine token answered with %+v, %v", f, err)
+	}
+}
+
+func TestUDPStaleToken(t *testing.T) {
+	clk := newUDPFakeClock()
+	s := udpListenTest(t, UDPConfig{Clock: clk, TokenLifetime: time.Second})
+	raw := udpRawSocket(t, s)
+	buf := make([]byte, 2048)
+	ask := func(token []byte) udpFrame {
+		raw.Write(appendUDPHello(nil, 1, token))
+		raw.SetReadDeadline(time.Now().Add(10 * time.Second))
+		n, err := raw.Read(buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := parseUDPFrame(buf[:n])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	token := bytes.Clone(ask(nil).token)
+	clk.Advance(2 * time.Second)
+	if f := ask(token); f.typ != udpRetry || bytes.Equal(f.token, token) {
+		t.Fatalf("stale token answered with %+v", f)
+	}
+	if s.Sessions() != 0 || s.Stats().BadToken != 1 {
+		t.Fatalf("stale token: %d sessions, stats %+v", s.Sessions(), s.Stats())
+	}
+}
+
+func TestUDPIdleTimeout(t *testing.T) {
+	clk := newUDPFakeClock()
+	cfg := UDPConfig{Clock: clk, IdleTimeout: time.Second, KeepAlive: 200 * time.Millisecond}
+	s := udpListenTest(t, cfg)
+	c := udpDialTest(t, s, cfg)
+	c.Send(c.RemoteAddr(), []byte("hi"))
+	_, peer := udpRecvWait(t, s)
+
+	// Keep-alives hold a quiet session open over many idle timeouts.
+	for i := range 10 {
+		clk.Advance(300 * time.Millisecond)
+		if _, _, err := c.Recv(nil); !errors.Is(err, ErrWouldBlock) {
+			t.Fatalf("client recv: %v", err)
+		}
+		udpWaitFor(t, "pong", func() bool { return c.Stats().DatagramsIn >= uint64(i+3) }) // retry, welcome, pongs
+		s.Recv(nil)
+		if s.Sessions() != 1 {
+			t.Fatalf("session ended after %d keep-alives", i)
+		}
+	}
+
+	// Silence ends it on both sides.
+	clk.Advance(1500 * time.Millisecond)
+	if _, _, err := s.Recv(nil); !errors.Is(err, ErrWouldBlock) {
+		t.Fatal(err)
+	}
+	if s.Sessions() != 0 || s.Stats().EndedIdle != 1 {
+		t.Fatalf("%d sessions, stats %+v", s.Sessions(), s.Stats())
+	}
+	if err := s.Send(peer, []byte("x")); !errors.Is(err, ErrUnknownPeer) {
+		t.Fatalf("send to an idle peer: %v", err)
+	}
+	if _, _, err := c.Recv(nil); !errors.Is(err, ErrPeerGone) {
+		t.Fatalf("client recv after silence: %v", err)
+	}
+	if c.Stats().EndedIdle != 1 {
+		t.Fatalf("client stats %+v", c.Stats())
+	}
+}
+
+func TestUDPMalformedDropped(t *testing.T) {
+	s := udpListenTest(t, UDPConfig{})
+	c := udpDialTest(t, s, UDPConfig{})
+	raw := udpRawSocket(t, s)
+	junk := [][]byte{
+		{},
+		{0xFF},
+		{udpData, 1, 2},
+		make([]byte, 1500),
+		append([]byte{udpData}, make([]byte, 1300)...),
+		appendUDPWelcome(nil, 1, 2), // a server never receives these
+		appendUDPRetry(nil, 1, []byte{1}),
+		append(appendUDPShort(nil, udpBye, 1, nil), 0),
+	}
+	for i, b := range junk {
+		raw.Write(b)
+		// The match goes on in between.
+		c.Send(c.RemoteAddr(), []byte{byte(i)})
+		if got, _ := udpRecvWait(t, s); !bytes.Equal(got, []byte{byte(i)}) {
+			t.Fatalf("got %v after junk %d", got, i)
+		}
+	}
+	if st := s.Stats(); st.Malformed != uint64(len(junk)) || s.Sessions() != 1 {
+		t.Fatalf("malformed %d of %d, %d sessions", st.Malformed, len(junk), s.Sessions())
+	}
+	// Data with the session's id from another address is dropped too.
+	raw.Write(appendUDPShort(nil, udpData, c.sid, []byte("hijack")))
+	c.Send(c.RemoteAddr(), []byte("real"))
+	if got, _ := udpRecvWait(t, s); string(got) != "real" || s.Stats().UnknownConn != 1 {
+		t.Fatalf("got %q, stats %+v", got, s.Stats())
+	}
+}
+
+func TestUDPQueueBounded(t *testing.T) {
+	s := udpListenTest(t, UDPConfig{QueueLen: 4})
+	c := udpDialTest(t, s, UDPConfig{})
+	for range 10 {
+		c.Send(c.RemoteAddr(), []byte("x"))
+	}
+	udpWaitFor(t, "10 datagrams read", func() bool {
+		st := s.Stats()
+		return st.QueueDropped == 6 && st.DatagramsIn == 12 // two HELLOs, ten DATA
+	})
+	n := 0
+	for {
+		if _, _, err := s.Recv(make([]byte, 8)); err != nil {
+			break
+		}
+		n++
+	}
+	if n != 4 {
+		t.Fatalf("got %d of a 4-deep queue", n)
+	}
+}
+
+func TestUDPRefusedWhenFull(t *testing.T) {
+	s := udpListenTest(t, UDPConfig{MaxSessions: 1})
+	udpDialTest(t, s, UDPConfig{})
+	_, err := DialUDP(s.UDPAddr().String(), UDPConfig{})
+	if !errors.Is(err, ErrRefused) {
+		t.Fatalf("dial to a full server: %v", err)
+	}
+	if s.Stats().Refused != 1 || s.Sessions() != 1 {
+		t.Fatalf("stats %+v", s.Stats())
+	}
+}
+
+func TestUDPDialNobody(t *testing.T) {
+	s, err := ListenUDP("127.0.0.1:0", UDPConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := s.UDPAddr().String()
+	s.Close()
+	_, err = DialUDP(addr, UDPConfig{HandshakeTimeout: 200 * time.Millisecond, HandshakeRetry: 50 * time.Millisecond})
+	if !errors.Is(err, ErrHandshake) {
+		t.Fatalf("dial to nobody: %v", err)
+	}
+	if _, err := DialUDP("not an address", UDPConfig{}); err == nil {
+		t.Fatal("dial to a bad address worked")
+	}
+	if _, err := ListenUDP("127.0.0.1:0", UDPConfig{TokenKey: []byte("short")}); !errors.Is(err, ErrBadConfig) {
+		t.Fatalf("short key: %v", err)
+	}
+	udpCheckNoReaders(t)
+}
+
+func TestUDPCloseStopsReaders(t *testing.T) {
+	before := runtime.NumGoroutine()
+	for range 5 {
+		s, err := ListenUDP("127.0.0.1:0", UDPConfig{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := DialUDP(s.UDPAddr().String(), UDPConfig{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Close()
+		s.Close()
+		if _, _, err := c.Recv(nil); !errors.Is(err, ErrClosed) {
+			t.Fatalf("recv after close: %v", err)
+		}
+		if err := s.Send("udp:x", nil); !errors.Is(err, ErrClosed) {
+			t.Fatalf("send after close: %v", err)
+		}
+	}
+	udpCheckNoReaders(t)
+	if after := runtime.NumGoroutine(); after > before {
+		t.Fatalf("%d goroutines before, %d after", before, after)
+	}
+}

@@ -1,0 +1,200 @@
+package transport
+
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+// The UDP transport's framing. Every datagram starts with a type byte;
+// handshake frames then carry a version byte. All integers are big-endian.
+// Connection ids are 64-bit random numbers, never zero: the client picks
+// its own (cid, which the server writes on what it sends the client) and
+// the server assigns one per session (sid, which the client writes on
+// what it sends the server).
+//
+// Protocol flow:
+//
+//	client                                server
+//	HELLO  v cid, no token, padded  ---->  (keeps no state)
+//	                                <----  RETRY v cid token
+//	HELLO  v cid token, padded      ---->  checks token: address proven
+//	                                       opens session sid
+//	                                <----  WELCOME v cid sid   (or REFUSE)
+//	DATA   sid payload              <--->  DATA cid payload
+//	PING   sid   (when idle a while) --->
+//	                                <----  PONG cid
+//	BYE    sid                      <--->  BYE cid
+//
+// A HELLO is padded to udpHelloSize, at least the largest DATA frame, so
+// that the path is known to carry full datagrams and so that everything
+// the server says to an address it has not verified (RETRY, REFUSE) is
+// far smaller than what it heard: a spoofed source gains no amplification.
+//
+// Version history:
+//
+//	1  first version: plaintext, 64-bit connection ids, HMAC-SHA-256 retry
+//	   tokens.
+const (
+	// HELLO: type(1)=0x01 version(1) cid(8) tokenLen(1) token(tokenLen)
+	//        zero padding to at least udpHelloSize bytes.
+	udpHello = 0x01
+	// RETRY: type(1)=0x02 version(1) cid(8) tokenLen(1) token(tokenLen)
+	udpRetry = 0x02
+	// WELCOME: type(1)=0x03 version(1) cid(8) sid(8)
+	udpWelcome = 0x03
+	// REFUSE: type(1)=0x04 version(1) cid(8) reason(1)
+	udpRefuse = 0x04
+	// DATA: type(1)=0x10 id(8) payload(0..MaxDatagram)
+	udpData = 0x10
+	// BYE: type(1)=0x11 id(8)
+	udpBye = 0x11
+	// PING: type(1)=0x12 sid(8)
+	udpPing = 0x12
+	// PONG: type(1)=0x13 cid(8)
+	udpPong = 0x13
+)
+
+const (
+	// udpVersion is the framing version this code speaks.
+	udpVersion = 1
+	// udpDataOverhead is the DATA header: type and connection id.
+	udpDataOverhead = 1 + 8
+	// udpMaxFrame is the largest valid frame: a full DATA frame.
+	udpMaxFrame = udpDataOverhead + MaxDatagram
+	// udpHelloSize is the smallest valid HELLO.
+	udpHelloSize = udpMaxFrame
+	// udpMaxToken bounds a token's length.
+	udpMaxToken = 64
+)
+
+// Refusal reasons in a REFUSE frame.
+const (
+	udpRefuseFull    = 1 // the server has MaxSessions sessions
+	udpRefuseVersion = 2 // the server does not speak the HELLO's version
+)
+
+// udpFrame is a parsed frame. token and payload alias the parsed bytes.
+type udpFrame struct {
+	typ     byte
+	version byte
+	id      uint64 // cid in handshake frames; the addressed id otherwise
+	sid     uint64 // WELCOME only
+	reason  byte   // REFUSE only
+	token   []byte // HELLO, RETRY
+	payload []byte // DATA
+}
+
+// parseUDPFrame decodes one datagram. It never allocates.
+func parseUDPFrame(b []byte) (udpFrame, error) {
+	var f udpFrame
+	if len(b) == 0 {
+		return f, fmt.Errorf("transport: empty udp datagram: %w", ErrMalformed)
+	}
+	if len(b) > udpMaxFrame {
+		return f, fmt.Errorf("transport: udp datagram of %d bytes: %w", len(b), ErrMalformed)
+	}
+	f.typ = b[0]
+	switch f.typ {
+	case udpData, udpBye, udpPing, udpPong:
+		if len(b) < udpDataOverhead {
+			return f, fmt.Errorf("transport: udp frame 0x%02x of %d bytes: %w", f.typ, len(b), ErrMalformed)
+		}
+		f.id = binary.BigEndian.Uint64(b[1:9])
+		if f.typ == udpData {
+			f.payload = b[9:]
+		} else if len(b) != udpDataOverhead {
+			return f, fmt.Errorf("transport: udp frame 0x%02x with %d trailing bytes: %w", f.typ, len(b)-9, ErrMalformed)
+		}
+	case udpHello, udpRetry, udpWelcome, udpRefuse:
+		if len(b) < 10 {
+			return f, fmt.Errorf("transport: udp handshake frame of %d bytes: %w", len(b), ErrMalformed)
+		}
+		f.version = b[1]
+		f.id = binary.BigEndian.Uint64(b[2:10])
+		rest := b[10:]
+		if f.typ == udpHello && f.version != udpVersion {
+			// Another version's HELLO: only its version-independent head
+			// (type, version, cid) is read, so that it can be refused.
+			if len(b) < udpHelloSize || f.id == 0 {
+				return f, fmt.Errorf("transport: udp hello of version %d: %w", f.version, ErrMalformed)
+			}
+			return f, nil
+		}
+		if f.version != udpVersion {
+			return f, fmt.Errorf("transport: udp frame 0x%02x of version %d: %w", f.typ, f.version, ErrMalformed)
+		}
+		switch f.typ {
+		case udpHello, udpRetry:
+			if len(rest) < 1 || int(rest[0]) > len(rest)-1 || rest[0] > udpMaxToken {
+				return f, fmt.Errorf("transport: udp token length: %w", ErrMalformed)
+			}
+			f.token = rest[1 : 1+rest[0]]
+			rest = rest[1+rest[0]:]
+			if f.typ == udpRetry && len(rest) != 0 {
+				return f, fmt.Errorf("transport: udp retry with trailing bytes: %w", ErrMalformed)
+			}
+			if f.typ == udpHello && len(b) < udpHelloSize {
+				return f, fmt.Errorf("transport: udp hello of %d bytes, under %d: %w", len(b), udpHelloSize, ErrMalformed)
+			}
+		case udpWelcome:
+			if len(rest) != 8 {
+				return f, fmt.Errorf("transport: udp welcome of %d bytes: %w", len(b), ErrMalformed)
+			}
+			f.sid = binary.BigEndian.Uint64(rest)
+		case udpRefuse:
+			if len(rest) != 1 {
+				return f, fmt.Errorf("transport: udp refuse of %d bytes: %w", len(b), ErrMalformed)
+			}
+			f.reason = rest[0]
+		}
+		if f.id == 0 || (f.typ == udpWelcome && f.sid == 0) {
+			return f, fmt.Errorf("transport: udp connection id 0: %w", ErrMalformed)
+		}
+	default:
+		return f, fmt.Errorf("transport: udp frame type 0x%02x: %w", f.typ, ErrMalformed)
+	}
+	return f, nil
+}
+
+// appendUDPHello appends a HELLO padded to udpHelloSize.
+func appendUDPHello(b []byte, cid uint64, token []byte) []byte {
+	start := len(b)
+	b = append(b, udpHello, udpVersion)
+	b = binary.BigEndian.AppendUint64(b, cid)
+	b = append(b, byte(len(token)))
+	b = append(b, token...)
+	for len(b)-start < udpHelloSize {
+		b = append(b, 0)
+	}
+	return b
+}
+
+// appendUDPRetry appends a RETRY.
+func appendUDPRetry(b []byte, cid uint64, token []byte) []byte {
+	b = append(b, udpRetry, udpVersion)
+	b = binary.BigEndian.AppendUint64(b, cid)
+	b = append(b, byte(len(token)))
+	return append(b, token...)
+}
+
+// appendUDPWelcome appends a WELCOME.
+func appendUDPWelcome(b []byte, cid, sid uint64) []byte {
+	b = append(b, udpWelcome, udpVersion)
+	b = binary.BigEndian.AppendUint64(b, cid)
+	return binary.BigEndian.AppendUint64(b, sid)
+}
+
+// appendUDPRefuse appends a REFUSE.
+func appendUDPRefuse(b []byte, cid uint64, reason byte) []byte {
+	b = append(b, udpRefuse, udpVersion)
+	b = binary.BigEndian.AppendUint64(b, cid)
+	return append(b, reason)
+}
+
+// appendUDPShort appends a DATA, BYE, PING or PONG frame. This is where a
+// later version would seal the payload (see docs/transport.md).
+func appendUDPShort(b []byte, typ byte, id uint64, payload []byte) []byte {
+	b = append(b, typ)
+	b = binary.BigEndian.AppendUint64(b, id)
+	return append(b, payload...)
+}

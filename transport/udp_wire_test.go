@@ -1,0 +1,124 @@
+package transport
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+)
+
+func udpValidFrames() map[string][]byte {
+	tok := bytes.Repeat([]byte{0xAB}, udpTokenLen)
+	return map[string][]byte{
+		"hello":       appendUDPHello(nil, 7, nil),
+		"hello+token": appendUDPHello(nil, 7, tok),
+		"retry":       appendUDPRetry(nil, 7, tok),
+		"welcome":     appendUDPWelcome(nil, 7, 9),
+		"refuse":      appendUDPRefuse(nil, 7, udpRefuseFull),
+		"data":        appendUDPShort(nil, udpData, 9, []byte("payload")),
+		"data-empty":  appendUDPShort(nil, udpData, 9, nil),
+		"data-full":   appendUDPShort(nil, udpData, 9, make([]byte, MaxDatagram)),
+		"bye":         appendUDPShort(nil, udpBye, 9, nil),
+		"ping":        appendUDPShort(nil, udpPing, 9, nil),
+		"pong":        appendUDPShort(nil, udpPong, 7, nil),
+	}
+}
+
+// reencode writes f back out.
+func (f udpFrame) reencode() []byte {
+	switch f.typ {
+	case udpHello:
+		return appendUDPHello(nil, f.id, f.token)
+	case udpRetry:
+		return appendUDPRetry(nil, f.id, f.token)
+	case udpWelcome:
+		return appendUDPWelcome(nil, f.id, f.sid)
+	case udpRefuse:
+		return appendUDPRefuse(nil, f.id, f.reason)
+	default:
+		return appendUDPShort(nil, f.typ, f.id, f.payload)
+	}
+}
+
+func TestUDPFrameRoundTrip(t *testing.T) {
+	for name, b := range udpValidFrames() {
+		f, err := parseUDPFrame(b)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if got := f.reencode(); !bytes.Equal(got, b) {
+			t.Fatalf("%s: re-encoded %x, want %x", name, got, b)
+		}
+	}
+	f, _ := parseUDPFrame(appendUDPWelcome(nil, 7, 9))
+	if f.typ != udpWelcome || f.version != udpVersion || f.id != 7 || f.sid != 9 {
+		t.Fatalf("welcome parsed as %+v", f)
+	}
+	if n := len(appendUDPHello(nil, 1, make([]byte, udpTokenLen))); n != udpHelloSize {
+		t.Fatalf("hello with token is %d bytes, want %d", n, udpHelloSize)
+	}
+	// What a server says to an unverified address is far smaller.
+	if n := len(appendUDPRetry(nil, 1, make([]byte, udpTokenLen))); 3*n > udpHelloSize {
+		t.Fatalf("retry of %d bytes", n)
+	}
+}
+
+func TestUDPFrameTruncations(t *testing.T) {
+	for name, b := range udpValidFrames() {
+		for i := range len(b) {
+			f, err := parseUDPFrame(b[:i])
+			if f.typ == udpData && i >= udpDataOverhead {
+				// A shorter DATA frame is a DATA frame with a shorter payload.
+				if err != nil || !bytes.Equal(f.payload, b[udpDataOverhead:i]) {
+					t.Fatalf("%s[:%d]: %v", name, i, err)
+				}
+				continue
+			}
+			if err == nil {
+				t.Fatalf("%s[:%d] parsed: %+v", name, i, f)
+			}
+			if !errors.Is(err, ErrMalformed) {
+				t.Fatalf("%s[:%d]: error %v is not ErrMalformed", name, i, err)
+			}
+		}
+	}
+}
+
+func TestUDPFrameInvalid(t *testing.T) {
+	for name, b := range map[string][]byte{
+		"unknown type":   {0x7F, 0, 0, 0, 0, 0, 0, 0, 1},
+		"oversize data":  appendUDPShort(nil, udpData, 9, make([]byte, MaxDatagram+1)),
+		"bye trailing":   append(appendUDPShort(nil, udpBye, 9, nil), 0),
+		"retry trailing": append(appendUDPRetry(nil, 7, []byte{1}), 0),
+		"welcome sid 0":  appendUDPWelcome(nil, 7, 0),
+		"hello cid 0":    appendUDPHello(nil, 0, nil),
+		"token too long": appendUDPRetry(nil, 7, make([]byte, udpMaxToken+1)),
+		"token overruns": appendUDPRetry(nil, 7, []byte{1, 2, 3})[:12],
+		"short hello":    appendUDPHello(nil, 7, nil)[:udpHelloSize-1],
+	} {
+		if f, err := parseUDPFrame(b); !errors.Is(err, ErrMalformed) {
+			t.Fatalf("%s: parsed %+v, %v", name, f, err)
+		}
+	}
+}
+
+func FuzzUDPFrame(f *testing.F) {
+	for _, b := range udpValidFrames() {
+		f.Add(b)
+	}
+	f.Add([]byte{})
+	f.Add([]byte{udpRetry, 1, 0, 0, 0, 0, 0, 0, 0, 1, 200})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		fr, err := parseUDPFrame(b)
+		if err != nil {
+			return
+		}
+		again, err := parseUDPFrame(fr.reencode())
+		if err != nil {
+			t.Fatalf("re-encoding of a valid frame does not parse: %v", err)
+		}
+		if again.typ != fr.typ || again.id != fr.id || again.sid != fr.sid || again.reason != fr.reason ||
+			!bytes.Equal(again.token, fr.token) || !bytes.Equal(again.payload, fr.payload) {
+			t.Fatalf("round trip changed %+v into %+v", fr, again)
+		}
+	})
+}
