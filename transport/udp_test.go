@@ -20,7 +20,7 @@ func newUDPFakeClock() *udpFakeClock {
 	return c
 }
 
-func (c *udpFakeClock) Now() time.Time         { return time.Unix(0, c.ns.Load()) }
+func (c *udpFakeClock) Now() time.Time          { return time.Unix(0, c.ns.Load()) }
 func (c *udpFakeClock) Advance(d time.Duration) { c.ns.Add(int64(d)) }
 
 // udpWaitFor waits until cond holds: the other side of a real socket works in
