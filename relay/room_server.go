@@ -116,6 +116,9 @@ type RoomServer struct {
 	wg   sync.WaitGroup
 	stop chan struct{}
 	once sync.Once
+
+	mu     sync.Mutex
+	closed bool
 }
 
 // NewRoomServer returns a relay and starts its timer.
@@ -170,7 +173,16 @@ func (s *RoomServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		_ = ws.Close(websocket.StatusTryAgainLater, RoomErrTooManyConns)
 		return
 	}
-	s.wg.Add(1)
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		s.hub.disconnect(c, s.cfg.Clock.Now())
+		_ = ws.CloseNow()
+		return
+	}
+	s.wg.Add(2) // this handler and its writer
+	s.mu.Unlock()
+	defer s.wg.Done()
 	writerDone := make(chan struct{})
 	go func() {
 		defer s.wg.Done()
@@ -276,6 +288,9 @@ func (s *RoomServer) closeWS(ws *websocket.Conn, status websocket.StatusCode, re
 // serves s is closed by its owner.
 func (s *RoomServer) Close() error {
 	s.once.Do(func() { close(s.stop) })
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
 	s.hub.closeAll()
 	s.wg.Wait()
 	return nil

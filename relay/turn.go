@@ -169,3 +169,6 @@ func (t *TURNServer) auth(ra *turn.RequestAttributes) (string, []byte, bool) {
 func (t *TURNServer) Close() error {
 	return t.srv.Close()
 }
+
+// Allocations is the number of live TURN allocations.
+func (t *TURNServer) Allocations() int { return t.srv.AllocationCount() }

@@ -360,6 +360,7 @@ func (c *WebDoomCore) sweep(now time.Time) {
 		}
 	}
 	if len(laggards) == 0 {
+		c.seal(now) // a drop above may have unblocked sealing
 		return
 	}
 	stillIn := false

@@ -1,0 +1,371 @@
+package relay
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/rewindnet/rewind/transport"
+)
+
+// These tests run the relay over real WebSockets and real pion peers on
+// 127.0.0.1 (ports chosen by the kernel).
+
+// roomLeakCheck fails the test if goroutines started during it outlive it
+// (pion and net/http wind down asynchronously, so it polls).
+func roomLeakCheck(t testing.TB) {
+	t.Helper()
+	before := runtime.NumGoroutine()
+	t.Cleanup(func() {
+		deadline := time.Now().Add(5 * time.Second)
+		for runtime.NumGoroutine() > before {
+			if time.Now().After(deadline) {
+				buf := make([]byte, 1<<20)
+				buf = buf[:runtime.Stack(buf, true)]
+				t.Errorf("goroutines leaked: %d before, %d after\n%s", before, runtime.NumGoroutine(), buf)
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	})
+}
+
+type testRelay struct {
+	url  string
+	srv  *RoomServer
+	turn *TURNServer
+}
+
+// startTestRelay serves a relay (with TURN) on 127.0.0.1; it stops at the
+// end of the test.
+func startTestRelay(t testing.TB, cfg RoomConfig) *testRelay {
+	t.Helper()
+	turnSrv, err := StartTURN(TURNConfig{Listen: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.TURN = turnSrv
+	srv := NewRoomServer(cfg)
+	mux := http.NewServeMux()
+	mux.Handle(RoomPath, srv)
+	hs := httptest.NewServer(mux)
+	t.Cleanup(func() {
+		srv.Close()
+		hs.Close()
+		turnSrv.Close()
+	})
+	return &testRelay{url: "ws" + strings.TrimPrefix(hs.URL, "http") + RoomPath, srv: srv, turn: turnSrv}
+}
+
+func testCtx(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// roomRecv receives one datagram on c, waiting on Ready.
+func roomRecv(t testing.TB, c transport.Conn, buf []byte) (int, transport.Addr) {
+	t.Helper()
+	deadline := time.After(5 * time.Second)
+	for {
+		n, from, err := c.Recv(buf)
+		if err == nil {
+			return n, from
+		}
+		if !errors.Is(err, transport.ErrWouldBlock) {
+			t.Fatal(err)
+		}
+		select {
+		case <-c.Ready():
+		case <-deadline:
+			t.Fatalf("%s: no datagram", c.LocalAddr())
+		}
+	}
+}
+
+// playRoom hosts a room, joins 3 players by its code and exchanges
+// datagrams both ways over the data channels.
+func playRoom(t *testing.T, rtc transport.WebRTCConfig) []*RoomPlayer {
+	r := startTestRelay(t, RoomConfig{})
+	ctx := testCtx(t)
+	host, err := HostRoom(ctx, HostOptions{URL: r.url, WebRTC: rtc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer host.Close()
+	var players []*RoomPlayer
+	for range 3 {
+		p, err := JoinRoom(ctx, JoinOptions{URL: r.url, Code: strings.ToLower(host.Code()), WebRTC: rtc})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Close()
+		players = append(players, p)
+	}
+	buf := make([]byte, transport.MaxDatagram)
+	for round := range 5 {
+		for i, p := range players {
+			msg := fmt.Sprintf("in %d from %d", round, i)
+			if err := p.Conn().Send(p.Conn().RemoteAddr(), []byte(msg)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got := map[transport.Addr]string{}
+		for range players {
+			n, from := roomRecv(t, host.Conn(), buf)
+			got[from] = string(buf[:n])
+		}
+		for i, p := range players {
+			if want := fmt.Sprintf("in %d from %d", round, i); got[transport.PeerAddr(p.ID())] != want {
+				t.Fatalf("host got %q from %s, want %q", got[transport.PeerAddr(p.ID())], p.ID(), want)
+			}
+			if err := host.Conn().Send(transport.PeerAddr(p.ID()), []byte(fmt.Sprintf("out %d to %d", round, i))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i, p := range players {
+			n, from := roomRecv(t, p.Conn(), buf)
+			if want := fmt.Sprintf("out %d to %d", round, i); from != p.Conn().RemoteAddr() || string(buf[:n]) != want {
+				t.Fatalf("player %d got %q from %s", i, buf[:n], from)
+			}
+		}
+	}
+	if rtc.RelayOnly {
+		for _, p := range players {
+			if l, rm := p.Conn().PathTypes(); l != "relay" || rm != "relay" {
+				t.Fatalf("relay-only path is %s-%s", l, rm)
+			}
+		}
+		if r.turn.Allocations() < 4 {
+			t.Fatalf("TURN has %d allocations, want at least 4", r.turn.Allocations())
+		}
+	} else {
+		for _, p := range players {
+			if l, rm := p.Conn().PathTypes(); l != "host" || rm != "host" {
+				t.Fatalf("direct path is %s-%s", l, rm)
+			}
+		}
+	}
+	// The host ending the room: players are told.
+	host.End()
+	for _, p := range players {
+		select {
+		case <-time.After(5 * time.Second):
+			t.Fatal("player not told the room ended")
+		case <-waitErr(p):
+		}
+		if !errors.Is(p.Err(), ErrRoomEnded) {
+			t.Fatalf("player: %v", p.Err())
+		}
+	}
+	_, err = JoinRoom(ctx, JoinOptions{URL: r.url, Code: host.Code(), WebRTC: rtc})
+	if !errors.Is(err, ErrRoomEnded) {
+		t.Fatalf("join after end: %v", err)
+	}
+	return players
+}
+
+// waitErr is closed once p has an error to report.
+func waitErr(p *RoomPlayer) <-chan struct{} {
+	ch := make(chan struct{})
+	go func() {
+		defer close(ch)
+		for p.Err() == nil {
+			time.Sleep(5 * time.Millisecond)
+		}
+	}()
+	return ch
+}
+
+func TestRoomDirect(t *testing.T) {
+	roomLeakCheck(t)
+	playRoom(t, transport.WebRTCConfig{})
+}
+
+func TestRoomThroughTURN(t *testing.T) {
+	roomLeakCheck(t)
+	playRoom(t, transport.WebRTCConfig{RelayOnly: true})
+}
+
+// dialRaw opens a bare WebSocket to the relay.
+func dialRaw(t *testing.T, url string) *websocket.Conn {
+	t.Helper()
+	ws, _, err := websocket.Dial(testCtx(t), url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.CloseNow() })
+	return ws
+}
+
+// rawError reads the next message, which must be an error with code; with
+// closed, the relay must then close the connection with status.
+func rawError(t *testing.T, ws *websocket.Conn, code string, status websocket.StatusCode) {
+	t.Helper()
+	ctx := testCtx(t)
+	_, b, err := ws.Read(ctx)
+	if err != nil {
+		t.Fatalf("want error %s, read: %v", code, err)
+	}
+	m, _ := decodeReply(b)
+	if m.Type != RoomMsgError || m.Error != code {
+		t.Fatalf("got %s, want error %s", b, code)
+	}
+	if status == 0 {
+		return
+	}
+	_, _, err = ws.Read(ctx)
+	var ce websocket.CloseError
+	if !errors.As(err, &ce) || ce.Code != status || !strings.Contains(ce.Reason, code) {
+		t.Fatalf("want close %v with reason %q, got %v", status, code, err)
+	}
+}
+
+func decodeReply(b []byte) (roomMsg, error) {
+	var m roomMsg
+	err := jsonUnmarshal(b, &m)
+	return m, err
+}
+
+func writeRaw(t *testing.T, ws *websocket.Conn, s string) {
+	t.Helper()
+	if err := ws.Write(testCtx(t), websocket.MessageText, []byte(s)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestRoomErrorsOverWebSocket(t *testing.T) {
+	roomLeakCheck(t)
+	r := startTestRelay(t, RoomConfig{MaxPlayers: 1, MaxMessageBytes: 4096})
+	ctx := testCtx(t)
+	host, err := HostRoom(ctx, HostOptions{URL: r.url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer host.Close()
+
+	// Wrong code.
+	if _, err := JoinRoom(ctx, JoinOptions{URL: r.url, Code: "ZZZZZZ"}); !errors.Is(err, ErrNoRoom) {
+		t.Fatalf("wrong code: %v", err)
+	}
+	// Full room: the one seat taken by a raw player.
+	p1 := dialRaw(t, r.url)
+	writeRaw(t, p1, `{"type":"join","v":1,"code":"`+host.Code()+`"}`)
+	if _, b, err := p1.Read(ctx); err != nil || !strings.Contains(string(b), `"joined"`) {
+		t.Fatalf("join: %s %v", b, err)
+	}
+	if _, err := JoinRoom(ctx, JoinOptions{URL: r.url, Code: host.Code()}); !errors.Is(err, ErrRoomFull) {
+		t.Fatalf("full room: %v", err)
+	}
+	// Bad key.
+	ws := dialRaw(t, r.url)
+	writeRaw(t, ws, `{"type":"end","code":"`+host.Code()+`","key":"0123456789abcdef0123456789abcdef"}`)
+	rawError(t, ws, RoomErrBadKey, 0)
+	// Taken code.
+	if _, err := HostRoom(ctx, HostOptions{URL: r.url, Code: host.Code()}); !errors.Is(err, ErrCodeTaken) {
+		t.Fatalf("taken code: %v", err)
+	}
+	// Ended room.
+	writeRaw(t, ws, `{"type":"end","code":"`+host.Code()+`","key":"`+host.Key()+`"}`)
+	if _, b, err := ws.Read(ctx); err != nil || !strings.Contains(string(b), `"ended"`) {
+		t.Fatalf("end: %s %v", b, err)
+	}
+	if _, err := JoinRoom(ctx, JoinOptions{URL: r.url, Code: host.Code()}); !errors.Is(err, ErrRoomEnded) {
+		t.Fatalf("ended room: %v", err)
+	}
+	// Oversized: that connection closes, others carry on.
+	big := dialRaw(t, r.url)
+	writeRaw(t, big, `{"type":"join","v":1,"code":"`+strings.Repeat("A", 5000)+`"}`)
+	rawError(t, big, RoomErrTooLarge, websocket.StatusMessageTooBig)
+	// Malformed.
+	bad := dialRaw(t, r.url)
+	writeRaw(t, bad, `{"type":"join",`)
+	rawError(t, bad, RoomErrBadMessage, websocket.StatusPolicyViolation)
+	bin := dialRaw(t, r.url)
+	if err := bin.Write(ctx, websocket.MessageBinary, []byte{1, 2, 3}); err != nil {
+		t.Fatal(err)
+	}
+	rawError(t, bin, RoomErrBadMessage, websocket.StatusPolicyViolation)
+	// The bystander is unaffected.
+	writeRaw(t, ws, `{"type":"join","v":1,"code":"ZZZZZZ"}`)
+	rawError(t, ws, RoomErrNoRoom, 0)
+}
+
+func TestRoomLimitsOverWebSocket(t *testing.T) {
+	roomLeakCheck(t)
+	r := startTestRelay(t, RoomConfig{ConnsPerAddr: 3, MsgRate: 1, MsgBurst: 5})
+	var conns []*websocket.Conn
+	for range 3 {
+		conns = append(conns, dialRaw(t, r.url))
+	}
+	// The fourth connection from 127.0.0.1 is refused with a reason.
+	fourth := dialRaw(t, r.url)
+	rawError(t, fourth, RoomErrTooManyConns, websocket.StatusTryAgainLater)
+	// Rate: the burst passes, the next message closes the connection.
+	ws := conns[0]
+	for range 5 {
+		writeRaw(t, ws, `{"type":"join","v":1,"code":"ZZZZZZ"}`)
+		rawError(t, ws, RoomErrNoRoom, 0)
+	}
+	writeRaw(t, ws, `{"type":"join","v":1,"code":"ZZZZZZ"}`)
+	rawError(t, ws, RoomErrRateLimited, websocket.StatusPolicyViolation)
+	// The address's slot is free again once the server has let go.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		if n, _ := r.srv.Stats(); n == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("closed connection still counted")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	again := dialRaw(t, r.url)
+	writeRaw(t, again, `{"type":"join","v":1,"code":"ZZZZZZ"}`)
+	rawError(t, again, RoomErrNoRoom, 0)
+}
+
+// TestRoomHostGone: a host that stops answering pings is gone after
+// HostTimeout (here shortened), and its players are told. Timing in
+// made-up time is covered by TestHubHostPingTimeout; this checks the
+// wiring with a short real timer.
+func TestRoomHostGone(t *testing.T) {
+	roomLeakCheck(t)
+	r := startTestRelay(t, RoomConfig{PingInterval: 20 * time.Millisecond, HostTimeout: 100 * time.Millisecond, TickInterval: 10 * time.Millisecond})
+	ctx := testCtx(t)
+	ws := dialRaw(t, r.url) // a host that never answers pings
+	writeRaw(t, ws, `{"type":"host","v":1,"code":"GONE22"}`)
+	p := dialRaw(t, r.url)
+	for {
+		writeRaw(t, p, `{"type":"join","v":1,"code":"GONE22"}`)
+		_, b, err := p.Read(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), `"joined"`) {
+			break
+		}
+	}
+	for {
+		_, b, err := p.Read(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), `"ended"`) {
+			if !strings.Contains(string(b), "host gone") {
+				t.Fatalf("ended: %s", b)
+			}
+			break
+		}
+	}
+}
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
