@@ -33,6 +33,15 @@
 // loss and blackouts runs in milliseconds. NewLoopback is the same network
 // with perfect links for real-time single-player play: each datagram is
 // delivered during its Send.
+//
+// # UDP
+//
+// ListenUDP (a server, many peers) and DialUDP (a client) carry datagrams
+// over real UDP sockets with a small framing of their own: connection ids,
+// a stateless retry-token handshake that keeps spoofed source addresses
+// from opening sessions or drawing more bytes than they sent, and sessions
+// that end on bye or after an idle timeout. It is not encrypted yet;
+// docs/transport.md says what it protects against and what it does not.
 package transport
 
 import "time"

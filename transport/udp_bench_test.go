@@ -1,0 +1,118 @@
+package transport
+
+import (
+	"fmt"
+	"testing"
+	"time"
+)
+
+// udpBenchPair is a server and a client with one open session.
+func udpBenchPair(b *testing.B) (*UDPServer, *UDPClient, Addr) {
+	b.Helper()
+	s, err := ListenUDP("127.0.0.1:0", UDPConfig{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	c, err := DialUDP(s.UDPAddr().String(), UDPConfig{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { c.Close(); s.Close() })
+	c.Send(c.RemoteAddr(), []byte("hi"))
+	buf := make([]byte, MaxDatagram)
+	deadline := time.After(10 * time.Second)
+	for {
+		if _, peer, err := s.Recv(buf); err == nil {
+			return s, c, peer
+		}
+		select {
+		case <-s.Ready():
+		case <-deadline:
+			b.Fatal("no first datagram")
+		}
+	}
+}
+
+// BenchmarkUDPSendVsRaw compares a UDP transport Send with a raw write of
+// the same datagram (the framed bytes the transport writes) on the same
+// socket to the same receiver, interleaved in blocks so that both see the
+// same machine load. It reports ns per datagram of each and the
+// transport's send rate as a fraction of the raw rate (goal >= 0.8).
+func BenchmarkUDPSendVsRaw(b *testing.B) {
+	for _, size := range []int{100, MaxDatagram} {
+		b.Run(fmt.Sprintf("client/%dB", size), func(b *testing.B) {
+			_, c, _ := udpBenchPair(b)
+			p := make([]byte, size)
+			frame := appendUDPShort(nil, udpData, c.sid, p)
+			to := c.RemoteAddr()
+			udpCompare(b,
+				func() { c.conn.Write(frame) },
+				func() { c.Send(to, p) })
+		})
+		b.Run(fmt.Sprintf("server/%dB", size), func(b *testing.B) {
+			s, c, peer := udpBenchPair(b)
+			p := make([]byte, size)
+			frame := appendUDPShort(nil, udpData, c.cid, p)
+			s.mu.RLock()
+			dst := s.byAddr[peer].from
+			s.mu.RUnlock()
+			udpCompare(b,
+				func() { s.conn.WriteToUDPAddrPort(frame, dst) },
+				func() { s.Send(peer, p) })
+		})
+	}
+}
+
+// udpCompare runs raw and transport sends alternately in blocks and
+// reports both per-datagram costs and their ratio.
+func udpCompare(b *testing.B, raw, udp func()) {
+	const block = 256
+	var rawT, udpT time.Duration
+	var n int
+	b.ReportAllocs()
+	b.ResetTimer()
+	for n < b.N {
+		t0 := time.Now()
+		for range block {
+			raw()
+		}
+		t1 := time.Now()
+		for range block {
+			udp()
+		}
+		t2 := time.Now()
+		rawT += t1.Sub(t0)
+		udpT += t2.Sub(t1)
+		n += block
+	}
+	rawNs := float64(rawT.Nanoseconds()) / float64(n)
+	udpNs := float64(udpT.Nanoseconds()) / float64(n)
+	b.ReportMetric(0, "ns/op")
+	b.ReportMetric(rawNs, "raw-ns/dgram")
+	b.ReportMetric(udpNs, "udp-ns/dgram")
+	b.ReportMetric(rawNs/udpNs, "rate-vs-raw")
+}
+
+// BenchmarkUDPRoundTrip measures one datagram from client to server and
+// back, through both reader goroutines and queues.
+func BenchmarkUDPRoundTrip(b *testing.B) {
+	s, c, peer := udpBenchPair(b)
+	p := make([]byte, 100)
+	buf := make([]byte, MaxDatagram)
+	to := c.RemoteAddr()
+	wait := func(conn Conn) {
+		for {
+			if _, _, err := conn.Recv(buf); err == nil {
+				return
+			}
+			<-conn.Ready()
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		c.Send(to, p)
+		wait(s)
+		s.Send(peer, p)
+		wait(c)
+	}
+}

@@ -1,0 +1,78 @@
+package transport
+
+import (
+	"fmt"
+	"net"
+	"syscall"
+	"testing"
+	"unsafe"
+)
+
+// sysSendmmsg is sendmmsg(2)'s number on linux/amd64 (the syscall package
+// does not name it).
+const sysSendmmsg = 307
+
+// mmsghdr is struct mmsghdr of linux/socket.h on amd64.
+type mmsghdr struct {
+	hdr syscall.Msghdr
+	len uint32
+	_   [4]byte
+}
+
+// BenchmarkUDPRawCost is the floor under any UDP transport here: the cost
+// of one datagram written by a plain connected socket to a socket nobody
+// reads (the kernel drops what overflows), one write per datagram and in
+// batches of 16 and 64 with sendmmsg(2). It decides whether batching is
+// worth building: see docs/benchmarks.md.
+func BenchmarkUDPRawCost(b *testing.B) {
+	sink, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer sink.Close()
+	conn, err := net.DialUDP("udp", nil, sink.LocalAddr().(*net.UDPAddr))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close()
+	p := make([]byte, 100+udpDataOverhead)
+
+	b.Run("write", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			conn.Write(p)
+		}
+	})
+	for _, batch := range []int{16, 64} {
+		b.Run(fmt.Sprintf("sendmmsg/%d", batch), func(b *testing.B) {
+			raw, err := conn.SyscallConn()
+			if err != nil {
+				b.Fatal(err)
+			}
+			iov := make([]syscall.Iovec, batch)
+			msgs := make([]mmsghdr, batch)
+			for i := range msgs {
+				iov[i].Base = &p[0]
+				iov[i].SetLen(len(p))
+				msgs[i].hdr.Iov = &iov[i]
+				msgs[i].hdr.Iovlen = 1
+			}
+			var serr syscall.Errno
+			send := func(fd uintptr) {
+				_, _, serr = syscall.Syscall6(sysSendmmsg, fd,
+					uintptr(unsafe.Pointer(&msgs[0])), uintptr(batch), 0, 0, 0)
+			}
+			b.ReportAllocs()
+			n := 0
+			for n < b.N {
+				raw.Write(func(fd uintptr) bool { send(fd); return true })
+				if serr != 0 {
+					b.Fatal(serr)
+				}
+				n += batch
+			}
+			b.ReportMetric(0, "ns/op")
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/dgram")
+		})
+	}
+}
