@@ -1,0 +1,291 @@
+// Package client is rewind's predicting client. It runs ahead of the
+// authoritative server by about half the round trip plus a small margin,
+// applies its own input at once, guesses the other players' inputs by
+// repeating their last ones, keeps a snapshot of every tick from the last
+// verified one to the predicted one, and when the server's tick shows a
+// wrong guess it restores the snapshot before that tick and simulates
+// again with the right inputs. Every verified tick's world hash is checked
+// against the server's: a difference that survives resimulation is a
+// desync, counted and reported.
+//
+// A Client is a single-threaded state machine: the caller owns it and
+// drives it with Update(now). It reads no clock and opens no socket;
+// datagrams come and go through the transport.Conn it was given.
+//
+// SyncTest runs a game alone, rolling back every tick, to catch
+// non-determinism in a game before it desyncs a match.
+package client
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/rewindnet/rewind/codec"
+	"github.com/rewindnet/rewind/game"
+	"github.com/rewindnet/rewind/transport"
+	"github.com/rewindnet/rewind/world"
+)
+
+type phase uint8
+
+const (
+	connecting phase = iota
+	playing
+	closed
+)
+
+// Client is one player's side of a match of game g over a transport.Conn
+// to the server.
+type Client[I any] struct {
+	cfg    Config
+	g      game.Game[I]
+	it     *codec.InputType[I]
+	conn   transport.Conn
+	schema *world.Schema
+	w      *world.World
+	fp     uint64
+	rate   int // the game's own tick rate; the welcome's must match
+	phase  phase
+	err    error
+
+	me       game.PlayerID
+	tag      uint8
+	dt       time.Duration
+	hashBits uint8
+	window   uint32 // MaxPrediction in ticks
+
+	core *core[I]
+	dec  *codec.TickDecoder
+	tk   codec.Tick
+
+	bodies     [][]byte // received tick bodies waiting to be decoded
+	bodyAt     []uint32
+	bmask      uint32
+	decodeNext uint32
+	recvWin    codec.RecvWindow
+	latest     uint32 // highest tick number heard of
+	inputAck   uint32 // the server holds our inputs below this tick
+	conf       []byte // scratch: a tick's confirmed inputs, n×size
+	events     []game.Event
+
+	lead     leadControl
+	input    I
+	inputFn  func(tick uint32) I
+	packed   []byte
+	sendIns  [][]byte
+	payload  []byte
+	ticksMsg codec.ServerTicks
+
+	helloSent  time.Time
+	helloFirst time.Time
+	rtt        time.Duration
+	pingID     uint32
+	pingAt     time.Time
+	lastHeard  time.Time
+	lastSend   time.Time
+	lastNow    time.Time
+	sentThru   uint32 // newest own input sent
+
+	rbuf, sbuf []byte
+	st         Stats
+}
+
+// New returns a client of game g that will connect through conn (a
+// client-side Conn whose RemoteAddr is the server). Nothing is sent until
+// the first Update.
+func New[I any](g game.Game[I], conn transport.Conn, cfg Config) (*Client[I], error) {
+	if conn.RemoteAddr() == "" {
+		return nil, fmt.Errorf("client: conn has no remote address: %w", ErrConfig)
+	}
+	it, err := codec.RegisterInput[I]()
+	if err != nil {
+		return nil, fmt.Errorf("client: input type: %w", err)
+	}
+	schema := cfg.Schema
+	if schema == nil {
+		schema = world.NewSchema()
+		if err := g.Register(schema); err != nil {
+			return nil, fmt.Errorf("client: register: %w", err)
+		}
+	}
+	w, err := world.New(schema)
+	if err != nil {
+		return nil, fmt.Errorf("client: world: %w", err)
+	}
+	if err := g.Setup(w); err != nil {
+		return nil, fmt.Errorf("client: setup: %w", err)
+	}
+	rate := game.RateOf(g)
+	c := &Client[I]{
+		g: g, it: it, conn: conn, schema: schema, w: w, rate: rate,
+		fp:     game.Fingerprint(it.Fingerprint(), w.Layout().Hash(), rate),
+		dt:     time.Second / time.Duration(rate),
+		packed: make([]byte, it.Size()),
+		rbuf:   make([]byte, transport.MaxDatagram+1),
+		sbuf:   make([]byte, 0, transport.MaxDatagram),
+	}
+	c.cfg = cfg.withDefaults(c.dt)
+	return c, nil
+}
+
+// SetInput sets the input the client applies to the ticks it predicts from
+// now on (after InputDelay), until changed.
+func (c *Client[I]) SetInput(in I) { c.input = in }
+
+// SetInputFunc makes the client ask fn for its input of each tick it
+// predicts (the tick the input applies to, after InputDelay), instead of
+// using SetInput's.
+func (c *Client[I]) SetInputFunc(fn func(tick uint32) I) { c.inputFn = fn }
+
+// World returns the predicted world. It changes with every Update;
+// callers must not change it.
+func (c *Client[I]) World() *world.World { return c.w }
+
+// Player returns the client's player id and whether it was welcomed yet.
+func (c *Client[I]) Player() (game.PlayerID, bool) { return c.me, c.phase != connecting }
+
+// Playing reports whether the client has been welcomed and is in the match.
+func (c *Client[I]) Playing() bool { return c.phase == playing }
+
+// Fingerprint returns the game compatibility fingerprint the client sends.
+func (c *Client[I]) Fingerprint() uint64 { return c.fp }
+
+// Alpha returns how far now lies between the predicted tick and the next
+// one, in [0, 1], for drawing between the last two ticks. It is 1 while
+// prediction waits for the server.
+func (c *Client[I]) Alpha(now time.Time) float64 {
+	if c.core == nil || !c.lead.started {
+		return 0
+	}
+	if int64(c.core.predicted) < c.lead.tick(now) {
+		return 1
+	}
+	return c.lead.fraction(now)
+}
+
+// Stats returns the client's counters.
+func (c *Client[I]) Stats() Stats {
+	st := c.st
+	st.Player = c.me
+	st.Ping = c.rtt
+	st.LeadCorrections = c.lead.corrections
+	if k := c.core; k != nil {
+		st.Verified = k.verified
+		st.VerifiedHash = k.verifiedHash()
+		st.Predicted = k.predicted
+		st.Rollbacks = k.rollbacks
+		st.RolledBackTicks = k.rolledBack
+		st.MaxRollback = k.maxDepth
+		st.Desyncs = k.desyncs
+		st.Steps = k.steps
+	}
+	return st
+}
+
+// Update handles every waiting datagram, folds the server's ticks in
+// (rolling back where a guess was wrong), predicts up to where the client
+// should be at now, and sends its inputs. It returns an error when the
+// client was refused, timed out, was closed or the Conn failed.
+func (c *Client[I]) Update(now time.Time) error {
+	if c.err != nil {
+		return c.err
+	}
+	if now.Before(c.lastNow) {
+		now = c.lastNow
+	}
+	c.lastNow = now
+	if c.helloFirst.IsZero() {
+		c.helloFirst = now
+		c.lastHeard = now
+	}
+	if err := c.receive(now); err != nil {
+		c.err = err
+		return err
+	}
+	if now.Sub(c.lastHeard) > c.cfg.ServerTimeout {
+		c.err = fmt.Errorf("client: nothing from the server for %v: %w", now.Sub(c.lastHeard), ErrTimeout)
+		return c.err
+	}
+	switch c.phase {
+	case closed:
+		return ErrClosed
+	case connecting:
+		if c.helloSent.IsZero() || now.Sub(c.helloSent) >= c.cfg.HelloInterval {
+			c.helloSent = now
+			h := codec.Hello{Game: c.fp}
+			if err := c.send(h.Append(c.sbuf[:0])); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	c.core.process()
+	advanced := false
+	if c.lead.started {
+		c.lead.advance(now)
+		target := c.lead.tick(now)
+		for int64(c.core.predicted) < target {
+			if c.core.predicted-c.core.verified >= c.window {
+				c.st.Stalls++
+				break
+			}
+			c.sample(c.core.predicted + 1 + uint32(c.cfg.InputDelay))
+			c.core.advance()
+			advanced = true
+		}
+	}
+	if advanced || now.Sub(c.lastSend) >= c.dt {
+		if err := c.sendInputs(now); err != nil {
+			return err
+		}
+	}
+	if now.Sub(c.pingAt) >= c.cfg.PingInterval {
+		c.pingAt = now
+		c.pingID++
+		p := codec.Ping{Tag: c.tag, ID: c.pingID, Time: uint64(now.Sub(c.helloFirst))}
+		if err := c.send(p.Append(c.sbuf[:0])); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sample records our input for tick u.
+func (c *Client[I]) sample(u uint32) {
+	in := c.input
+	if c.inputFn != nil {
+		in = c.inputFn(u)
+	}
+	p := c.it.Pack(c.packed, &in)
+	if c.it.Sanitize(p) != nil {
+		clear(p) // an enum out of range: the server would refuse it too
+	}
+	c.core.setOwn(u, p)
+}
+
+// Close says bye to the server (three times: a bye is not acknowledged)
+// and stops the client. It does not close the Conn.
+func (c *Client[I]) Close() error {
+	if c.phase == closed {
+		return nil
+	}
+	if c.phase == playing {
+		b := codec.Bye{Tag: c.tag, Reason: codec.ReasonNone}
+		for range 3 {
+			_ = c.send(b.Append(c.sbuf[:0]))
+		}
+	}
+	c.phase = closed
+	c.err = ErrClosed
+	return nil
+}
+
+func (c *Client[I]) send(b []byte) error {
+	c.st.DatagramsOut++
+	c.st.BytesOut += uint64(len(b))
+	if err := c.conn.Send(c.conn.RemoteAddr(), b); err != nil && errors.Is(err, transport.ErrClosed) {
+		return fmt.Errorf("client: send: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,104 @@
+package client
+
+import (
+	"time"
+
+	"github.com/rewindnet/rewind/game"
+	"github.com/rewindnet/rewind/world"
+)
+
+// Config holds a client's settings. The zero value of every field means
+// its default.
+type Config struct {
+	// InputDelay delays the client's own input by this many ticks, as GGPO
+	// offers: fewer rollbacks for a little latency (default 0).
+	InputDelay int
+	// MaxPrediction is how far the client predicts past the verified tick
+	// before it waits for the server (default 1 s).
+	MaxPrediction time.Duration
+	// MarginLow and MarginHigh bound the band of the server's margin
+	// report (how early this client's inputs arrive, the smallest over
+	// the server's report window) within which the client leaves its lead
+	// alone. Defaults: 2 ms and 2 ms + two ticks.
+	MarginLow, MarginHigh time.Duration
+	// HelloInterval is how often a hello is sent until a welcome comes
+	// (default 250 ms).
+	HelloInterval time.Duration
+	// PingInterval is how often the client measures the round trip
+	// (default 1 s).
+	PingInterval time.Duration
+	// ServerTimeout ends the session when the server has not been heard
+	// from for this long (default 5 s).
+	ServerTimeout time.Duration
+	// Schema, if not nil, is a schema the game has already registered into
+	// (a server and a client in one process share it); otherwise New calls
+	// the game's Register with a fresh schema.
+	Schema *world.Schema
+	// OnVerified, if set, is called for every verified tick, in order, with
+	// the full hash of the client's world at that tick.
+	OnVerified func(tick uint32, hash uint64)
+	// OnDesync, if set, is called for every verified tick whose hash
+	// differs from the server's (in the bits the server sends).
+	OnDesync func(tick uint32, ours, theirs uint64)
+}
+
+func (c Config) withDefaults(dt time.Duration) Config {
+	c.InputDelay = max(c.InputDelay, 0)
+	if c.MaxPrediction <= 0 {
+		c.MaxPrediction = time.Second
+	}
+	if c.MarginLow <= 0 {
+		c.MarginLow = 2 * time.Millisecond
+	}
+	if c.MarginHigh <= c.MarginLow {
+		c.MarginHigh = c.MarginLow + 2*dt
+	}
+	if c.HelloInterval <= 0 {
+		c.HelloInterval = 250 * time.Millisecond
+	}
+	if c.PingInterval <= 0 {
+		c.PingInterval = time.Second
+	}
+	if c.ServerTimeout <= 0 {
+		c.ServerTimeout = 5 * time.Second
+	}
+	return c
+}
+
+// Stats is what a client reports about itself.
+type Stats struct {
+	// Player is the client's player id (valid once welcomed).
+	Player game.PlayerID
+	// Verified is the last tick confirmed by the server and checked, and
+	// VerifiedHash the client's full world hash at it.
+	Verified     uint32
+	VerifiedHash uint64
+	// Predicted is the tick the client's world is at.
+	Predicted uint32
+	// Ping is the measured round trip.
+	Ping time.Duration
+	// Rollbacks counts rollbacks; RolledBackTicks the ticks simulated again
+	// in all; MaxRollback the deepest, in ticks.
+	Rollbacks       uint64
+	RolledBackTicks uint64
+	MaxRollback     uint32
+	// Desyncs counts verified ticks whose hash differed from the server's
+	// after resimulation; Resyncs counts repairs (the next step: 0).
+	Desyncs uint64
+	Resyncs uint64
+	// LateInputs counts ticks in which the server did not have this
+	// client's input in time.
+	LateInputs uint64
+	// Stalls counts updates in which prediction waited for the server at
+	// the MaxPrediction limit.
+	Stalls uint64
+	// LeadCorrections counts corrections of the lead over the server.
+	LeadCorrections int
+	// Steps counts game steps run (predictions and resimulations).
+	Steps uint64
+	// BytesIn, BytesOut, DatagramsIn and DatagramsOut count datagram
+	// payloads; BadDatagrams those dropped as malformed or stray.
+	BytesIn, BytesOut         uint64
+	DatagramsIn, DatagramsOut uint64
+	BadDatagrams              uint64
+}

@@ -1,0 +1,19 @@
+package client
+
+import "errors"
+
+var (
+	// ErrConfig indicates an invalid setting or argument.
+	ErrConfig = errors.New("client: bad configuration")
+	// ErrNotDeterministic indicates a game that stepped the same tick from
+	// the same world with the same inputs to two different worlds.
+	ErrNotDeterministic = errors.New("client: game is not deterministic")
+	// ErrRefused indicates the server refused the client's hello.
+	ErrRefused = errors.New("client: refused by the server")
+	// ErrTimeout indicates a server not heard from for ServerTimeout.
+	ErrTimeout = errors.New("client: server timed out")
+	// ErrKicked indicates the server ended the client's connection (a bye).
+	ErrKicked = errors.New("client: dropped by the server")
+	// ErrClosed indicates a client that was closed or said bye.
+	ErrClosed = errors.New("client: closed")
+)

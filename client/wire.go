@@ -1,0 +1,241 @@
+package client
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/rewindnet/rewind/codec"
+	"github.com/rewindnet/rewind/game"
+	"github.com/rewindnet/rewind/transport"
+)
+
+// bodyRing is how many received tick bodies wait for decoding at most: a
+// few datagrams' worth past a gap.
+const bodyRing = 1024
+
+// receive handles every waiting datagram.
+func (c *Client[I]) receive(now time.Time) error {
+	for {
+		n, from, err := c.conn.Recv(c.rbuf)
+		if errors.Is(err, transport.ErrWouldBlock) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("client: receive: %w", err)
+		}
+		c.st.DatagramsIn++
+		c.st.BytesIn += uint64(n)
+		if from != c.conn.RemoteAddr() || n > transport.MaxDatagram {
+			c.st.BadDatagrams++
+			continue
+		}
+		if err := c.handle(now, c.rbuf[:n]); err != nil {
+			if errors.Is(err, ErrRefused) || errors.Is(err, ErrKicked) {
+				return err
+			}
+			c.st.BadDatagrams++
+		}
+	}
+}
+
+func (c *Client[I]) handle(now time.Time, b []byte) error {
+	typ, tag, err := codec.Peek(b)
+	if err != nil {
+		return err
+	}
+	switch typ {
+	case codec.TypeWelcome:
+		return c.onWelcome(now, b)
+	case codec.TypeRefuse:
+		if c.phase != connecting {
+			return nil
+		}
+		m, _, err := codec.ParseRefuse(b)
+		if err != nil {
+			return err
+		}
+		return fmt.Errorf("client: %v: %w", m.Reason, ErrRefused)
+	}
+	if c.phase != playing || tag != c.tag {
+		return fmt.Errorf("client: stray %v datagram", typ)
+	}
+	c.lastHeard = now
+	switch typ {
+	case codec.TypeServerTicks:
+		return c.onTicks(now, b)
+	case codec.TypePong:
+		m, _, err := codec.ParsePong(b)
+		if err != nil {
+			return err
+		}
+		if sent := c.helloFirst.Add(time.Duration(m.Time)); m.ID == c.pingID && !sent.After(now) {
+			c.rtt = now.Sub(sent)
+		}
+	case codec.TypePing:
+		m, _, err := codec.ParsePing(b)
+		if err != nil {
+			return err
+		}
+		p := codec.Pong{Tag: c.tag, ID: m.ID, Time: m.Time}
+		return c.send(p.Append(c.sbuf[:0]))
+	case codec.TypeBye:
+		m, _, err := codec.ParseBye(b)
+		if err != nil {
+			return err
+		}
+		c.phase = closed
+		return fmt.Errorf("client: server said bye (%v): %w", m.Reason, ErrKicked)
+	}
+	return nil
+}
+
+// onWelcome starts the match: the world at the welcome's tick is the one
+// Setup made (tick 0); every tick since comes from the server.
+func (c *Client[I]) onWelcome(now time.Time, b []byte) error {
+	m, _, err := codec.ParseWelcome(b)
+	if err != nil {
+		return err
+	}
+	if c.phase != connecting {
+		return nil // a repeated welcome
+	}
+	if m.Version != codec.ProtocolVersion {
+		return fmt.Errorf("client: welcome of protocol %d: %w", m.Version, ErrRefused)
+	}
+	if int(m.TickRate) != c.rate {
+		return fmt.Errorf("client: server ticks at %d Hz, the game at %d: %w", m.TickRate, c.rate, ErrRefused)
+	}
+	if m.Tick != 0 {
+		// Joining from a transferred world is the next step. TODO(issue 5).
+		return fmt.Errorf("client: welcome at tick %d needs a world transfer: %w", m.Tick, ErrRefused)
+	}
+	c.me, c.tag, c.hashBits = game.PlayerID(m.Player), m.Tag, m.HashBits
+	c.rtt = now.Sub(c.helloSent)
+	c.lastHeard = now
+	c.window = uint32(c.cfg.MaxPrediction / c.dt)
+	c.lead = newLeadControl(c.dt, c.cfg.MarginLow, c.cfg.MarginHigh, 20*c.dt)
+	n := game.MaxPlayers
+	c.core = newCore(c.g, c.w, c.me, n, c.it.Size(), int(c.window)+c.cfg.InputDelay+2, c.it.Unpack)
+	c.core.onVerified = c.cfg.OnVerified
+	c.core.onDesync = c.cfg.OnDesync
+	c.dec = codec.NewTickDecoder(c.it.Schema, c.hashBits)
+	if err := c.dec.Roster().ParseSnapshot(m.Roster); err != nil {
+		return fmt.Errorf("client: welcome roster: %w", err)
+	}
+	c.tk.Events = make([]codec.Event, 0, codec.MaxEvents)
+	c.conf = make([]byte, n*c.it.Size())
+	c.bodies = make([][]byte, bodyRing)
+	c.bodyAt = make([]uint32, bodyRing)
+	c.bmask = bodyRing - 1
+	c.decodeNext = m.Tick + 1
+	c.recvWin.Reset(m.Tick + 1)
+	c.inputAck = m.Tick + 1
+	c.sendIns = make([][]byte, 0, codec.MaxInputsPerMessage)
+	c.ticksMsg.Ticks = make([]codec.TickBody, 0, codec.MaxTicksPerMessage)
+	c.phase = playing
+	return nil
+}
+
+// onTicks takes a ServerTicks: the ack of our inputs, the margin report,
+// and tick bodies, which are decoded in order and confirmed to the core.
+func (c *Client[I]) onTicks(now time.Time, b []byte) error {
+	m := &c.ticksMsg
+	if _, err := m.Unmarshal(b, c.latest); err != nil {
+		return err
+	}
+	if int32(m.Ack.Next-c.inputAck) > 0 {
+		c.inputAck = m.Ack.Next
+	}
+	if m.HasMargin {
+		c.lead.feedback(now, time.Duration(m.Margin)*time.Millisecond, c.rtt)
+	}
+	for _, t := range m.Ticks {
+		if int32(t.Tick-c.latest) > 0 {
+			c.latest = t.Tick
+		}
+		d := t.Tick - c.decodeNext
+		if int32(d) < 0 || d > c.bmask {
+			continue
+		}
+		slot := t.Tick & c.bmask
+		if c.bodyAt[slot] != t.Tick {
+			c.bodies[slot] = append(c.bodies[slot][:0], t.Body...)
+			c.bodyAt[slot] = t.Tick
+		}
+		c.recvWin.Add(t.Tick)
+	}
+	return c.decode(now)
+}
+
+// decode decodes the waiting tick bodies in order.
+func (c *Client[I]) decode(now time.Time) error {
+	size := c.it.Size()
+	for c.bodyAt[c.decodeNext&c.bmask] == c.decodeNext {
+		t := c.decodeNext
+		slot := t & c.bmask
+		c.bodyAt[slot] = 0
+		if err := c.dec.DecodeTick(c.bodies[slot], &c.tk); err != nil {
+			// The server sent a body we cannot read: the stream is broken.
+			c.err = fmt.Errorf("client: tick %d: %w", t, err)
+			return c.err
+		}
+		c.events = c.events[:0]
+		for _, e := range c.tk.Events {
+			k := game.Join
+			if e.Kind == codec.EventLeave {
+				k = game.Leave
+			}
+			c.events = append(c.events, game.Event{Kind: k, Player: game.PlayerID(e.Player)})
+		}
+		r := c.dec.Roster()
+		for p := range game.MaxPlayers {
+			dst := c.conf[p*size : (p+1)*size]
+			if in := r.Input(uint8(p)); in != nil {
+				copy(dst, in)
+			} else {
+				clear(dst)
+			}
+		}
+		if c.tk.Late.Has(uint8(c.me)) {
+			c.st.LateInputs++
+		}
+		c.core.confirm(t, c.events, c.conf, c.tk.Hash, c.hashBits)
+		c.decodeNext++
+	}
+	c.recvWin.AdvanceTo(c.decodeNext)
+	if !c.lead.started && c.decodeNext > 1 {
+		c.lead.start(now, c.decodeNext-1, c.rtt)
+	}
+	return nil
+}
+
+// sendInputs sends every input the server has not acknowledged, up to the
+// newest one, with our ack of the server's ticks.
+func (c *Client[I]) sendInputs(now time.Time) error {
+	last := c.core.predicted + uint32(c.cfg.InputDelay)
+	first := max(c.inputAck, 1)
+	slots := c.core.mask + 1
+	if int32(last-first) >= int32(slots) {
+		first = last - slots + 1
+	}
+	per := 1 + c.it.Size() + 1 // worst case bytes per input, generously
+	maxCount := uint32(min(codec.MaxInputsPerMessage, (transport.MaxDatagram-16)/per))
+	if int32(last-first) >= int32(maxCount) {
+		last = first + maxCount - 1 // the rest go in the next datagrams
+	}
+	c.sendIns = c.sendIns[:0]
+	for u := first; int32(u-last) <= 0; u++ {
+		c.sendIns = append(c.sendIns, c.core.ownRef(u))
+	}
+	m := codec.ClientInputs{Tag: c.tag, First: first, Ack: c.recvWin.Ack(), Count: len(c.sendIns)}
+	if len(c.sendIns) == 0 {
+		m.First = c.decodeNext
+	}
+	if len(c.sendIns) > 0 {
+		m.Payload = c.it.AppendInputs(c.payload[:0], c.sendIns)
+		c.payload = m.Payload
+	}
+	c.lastSend = now
+	return c.send(m.Append(c.sbuf[:0]))
+}

@@ -1,0 +1,260 @@
+// Package simmatch runs a whole rewind match (a server and its clients) over
+// transport's network simulator in made-up time, and checks it: every
+// client's world hash at every verified tick against the server's hash of
+// that tick. The match tests, the benchmarks and `rewind bench match` use
+// it. Every machine gets its own game value and world, as on a real
+// network.
+package simmatch
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/rewindnet/rewind/client"
+	"github.com/rewindnet/rewind/game"
+	"github.com/rewindnet/rewind/server"
+	"github.com/rewindnet/rewind/transport"
+	"github.com/rewindnet/rewind/world"
+)
+
+// Config describes a simulated match.
+type Config[I any] struct {
+	// Players is the number of clients.
+	Players int
+	// NewGame returns a fresh game value (one per machine).
+	NewGame func() game.Game[I]
+	// Bot returns player p's input for tick t.
+	Bot func(p game.PlayerID, t uint32) I
+	// Duration is the match time to simulate, from the first tick.
+	Duration time.Duration
+	// Link is every link's behaviour (both ways).
+	Link transport.LinkConfig
+	// Links, if set, gives client i's path its own behaviour.
+	Links map[int]transport.LinkConfig
+	// Blackout silences the lowest-id player for this long, starting a
+	// third of the way into the match.
+	Blackout time.Duration
+	// Pause, if set, stops calling client i's Update for Pause[i].Length
+	// from Pause[i].At into the match (a stalled machine).
+	Pause map[int]Pause
+	// Seed seeds the network.
+	Seed int64
+	// Step is the driver's time step (default 1 ms).
+	Step time.Duration
+	// Server and Client are the settings of the machines.
+	Server server.Config
+	Client client.Config
+	// Log, if set, gets progress lines.
+	Log func(format string, args ...any)
+}
+
+// Pause is a stretch of time in which a client's machine does not run.
+type Pause struct {
+	At, Length time.Duration
+}
+
+// Result is what a simulated match did.
+type Result struct {
+	// Ticks is the server's last tick.
+	Ticks uint32
+	// Verified is the smallest verified tick of the clients at the end.
+	Verified uint32
+	// VerifiedTicks counts (client, tick) pairs checked against the server.
+	VerifiedTicks uint64
+	// Mismatches counts verified (client, tick) pairs whose full world hash
+	// differed from the server's.
+	Mismatches uint64
+	// VerifiedEqual is true when every client verified ticks, and every
+	// verified tick of every client hashed equal to the server's.
+	VerifiedEqual bool
+	// Desyncs and Resyncs sum the clients' counters.
+	Desyncs, Resyncs uint64
+	// MaxRollback is the deepest rollback of any client, in ticks.
+	MaxRollback uint32
+	// Rollbacks sums the clients' rollbacks.
+	Rollbacks uint64
+	// Stalls sums the clients' stalls at the prediction limit.
+	Stalls uint64
+	// ServerCPU is the wall time spent in the server's Update.
+	ServerCPU time.Duration
+	// PlayerTicks is the server's ticks times players present.
+	PlayerTicks uint64
+	// ServerBytesOut is the bytes the server sent; ClientBytesIn and
+	// ClientBytesOut sum what the clients received and sent.
+	ServerBytesOut, ClientBytesIn, ClientBytesOut uint64
+	// Clients and Server are the final counters.
+	Clients []client.Stats
+	Server  server.Stats
+}
+
+// BytesPerClientPerSecond is the mean of each client's bytes received plus
+// sent, per second of match.
+func (r Result) BytesPerClientPerSecond(d time.Duration) float64 {
+	if len(r.Clients) == 0 || d <= 0 {
+		return 0
+	}
+	return float64(r.ClientBytesIn+r.ClientBytesOut) / float64(len(r.Clients)) / d.Seconds()
+}
+
+// ServerMicrosPerPlayerTick is ServerCPU per player-tick, in µs.
+func (r Result) ServerMicrosPerPlayerTick() float64 {
+	if r.PlayerTicks == 0 {
+		return 0
+	}
+	return float64(r.ServerCPU.Microseconds()) / float64(r.PlayerTicks)
+}
+
+// Run plays the match and returns what happened; an error means the match
+// could not be set up or a machine failed.
+func Run[I any](cfg Config[I]) (Result, error) {
+	var res Result
+	if cfg.Players < 1 {
+		return res, fmt.Errorf("simmatch: %d players", cfg.Players)
+	}
+	if cfg.Step <= 0 {
+		cfg.Step = time.Millisecond
+	}
+	logf := cfg.Log
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	net := transport.NewSimNetwork(cfg.Seed, start)
+	net.SetDefaultLink(cfg.Link)
+	for i, l := range cfg.Links {
+		net.SetPath(clientName(i), "server", l)
+	}
+	sconn, err := net.Listen("server")
+	if err != nil {
+		return res, err
+	}
+	defer sconn.Close()
+
+	var hashes []uint64 // the server's hash of tick t at t-1
+	scfg := cfg.Server
+	scfg.StartPlayers = cfg.Players
+	scfg.MaxPlayers = max(scfg.MaxPlayers, cfg.Players)
+	userOnTick := scfg.OnTick
+	scfg.OnTick = func(t uint32, w *world.World, h uint64) {
+		hashes = append(hashes, h)
+		if userOnTick != nil {
+			userOnTick(t, w, h)
+		}
+	}
+	srv, err := server.New(cfg.NewGame(), sconn, scfg)
+	if err != nil {
+		return res, err
+	}
+
+	clients := make([]*client.Client[I], cfg.Players)
+	verified := make([]uint32, cfg.Players)
+	for i := range clients {
+		conn, err := net.Dial(clientName(i), "server")
+		if err != nil {
+			return res, err
+		}
+		defer conn.Close()
+		ccfg := cfg.Client
+		ccfg.OnVerified = func(t uint32, h uint64) {
+			res.VerifiedTicks++
+			verified[i] = t
+			if int(t) > len(hashes) || hashes[t-1] != h {
+				res.Mismatches++
+			}
+		}
+		c, err := client.New(cfg.NewGame(), conn, ccfg)
+		if err != nil {
+			return res, err
+		}
+		if cfg.Bot != nil {
+			c.SetInputFunc(func(t uint32) I {
+				id, _ := c.Player()
+				return cfg.Bot(id, t)
+			})
+		}
+		clients[i] = c
+	}
+
+	now := start
+	var matchStart time.Time
+	blackoutSet := false
+	deadline := start.Add(10*time.Second + cfg.Duration) // handshake slack
+	for now.Before(deadline) {
+		now = now.Add(cfg.Step)
+		net.Advance(now)
+		t0 := time.Now()
+		if err := srv.Update(now); err != nil {
+			return res, err
+		}
+		res.ServerCPU += time.Since(t0)
+		if srv.Started() && matchStart.IsZero() {
+			matchStart = now
+			deadline = now.Add(cfg.Duration)
+			logf("match started at %v", now.Sub(start))
+		}
+		var into time.Duration
+		if !matchStart.IsZero() {
+			into = now.Sub(matchStart)
+		}
+		if cfg.Blackout > 0 && !blackoutSet && !matchStart.IsZero() {
+			blackoutSet = true
+			low := 0
+			for i, c := range clients {
+				id, _ := c.Player()
+				lid, _ := clients[low].Player()
+				if id < lid {
+					low = i
+				}
+			}
+			from := matchStart.Add(cfg.Duration / 3)
+			net.Blackout(clientName(low), from, from.Add(cfg.Blackout))
+			logf("blackout of client %d from %v for %v", low, cfg.Duration/3, cfg.Blackout)
+		}
+		for i, c := range clients {
+			if p, ok := cfg.Pause[i]; ok && !matchStart.IsZero() && into >= p.At && into < p.At+p.Length {
+				continue
+			}
+			if err := c.Update(now); err != nil {
+				return res, fmt.Errorf("simmatch: client %d at %v: %w", i, now.Sub(start), err)
+			}
+		}
+	}
+	// Let the last ticks arrive (the server stops ticking; clients verify).
+	end := now.Add(time.Second + 2*cfg.Link.Latency + 2*cfg.Link.Jitter)
+	for l := range cfg.Links {
+		end = end.Add(2 * (cfg.Links[l].Latency + cfg.Links[l].Jitter))
+	}
+	final := srv.Tick()
+	_ = final
+	for now.Before(end) {
+		now = now.Add(cfg.Step)
+		net.Advance(now)
+		for i, c := range clients {
+			if err := c.Update(now); err != nil {
+				return res, fmt.Errorf("simmatch: client %d draining: %w", i, err)
+			}
+		}
+	}
+
+	res.Server = srv.Stats()
+	res.Ticks = srv.Tick()
+	res.PlayerTicks = res.Server.PlayerTicks
+	res.ServerBytesOut = res.Server.BytesOut
+	res.Verified = ^uint32(0)
+	for i, c := range clients {
+		st := c.Stats()
+		res.Clients = append(res.Clients, st)
+		res.Desyncs += st.Desyncs
+		res.Resyncs += st.Resyncs
+		res.Rollbacks += st.Rollbacks
+		res.Stalls += st.Stalls
+		res.MaxRollback = max(res.MaxRollback, st.MaxRollback)
+		res.ClientBytesIn += st.BytesIn
+		res.ClientBytesOut += st.BytesOut
+		res.Verified = min(res.Verified, verified[i])
+	}
+	res.VerifiedEqual = res.Mismatches == 0 && res.Verified > 0
+	return res, nil
+}
+
+func clientName(i int) string { return fmt.Sprintf("c%d", i) }

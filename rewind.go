@@ -1,0 +1,44 @@
+// Package rewind is the face of the rewind netcode engine: what a game
+// imports. A game implements Game (register its world, set it up, step it
+// one tick given every player's input and the tick's joins and leaves) and
+// plays it through a Session: single-player (a server and a client in one
+// process over an in-process loopback: the same code path as online) or as
+// a client of a server reached through any transport.Conn.
+//
+// Under the Session: package server runs the authoritative match, package
+// client predicts, rolls back and verifies, package world holds the state
+// as plain bytes and package codec puts everything on the wire. See
+// docs/networking.md for how a match works.
+package rewind
+
+import "github.com/rewindnet/rewind/game"
+
+// Game is the contract a game implements; see package game.
+type Game[I any] = game.Game[I]
+
+// Tick is what a game's Step sees besides the world: the tick number, its
+// joins and leaves, and every player's input.
+type Tick[I any] = game.Tick[I]
+
+// Event is a join or a leave.
+type Event = game.Event
+
+// EventKind says whether an Event is a join or a leave.
+type EventKind = game.EventKind
+
+// PlayerID identifies a player in a match.
+type PlayerID = game.PlayerID
+
+// Event kinds.
+const (
+	// Join: the player enters the match in this tick.
+	Join = game.Join
+	// Leave: the player leaves the match in this tick.
+	Leave = game.Leave
+)
+
+// MaxPlayers is the largest number of players a match can hold.
+const MaxPlayers = game.MaxPlayers
+
+// TickRater is implemented by a game that wants a tick rate other than 60 Hz.
+type TickRater = game.TickRater

@@ -1,0 +1,78 @@
+package server
+
+import (
+	"time"
+
+	"github.com/rewindnet/rewind/codec"
+	"github.com/rewindnet/rewind/game"
+	"github.com/rewindnet/rewind/world"
+)
+
+// Config holds a server's settings. The zero value of every field means its
+// default.
+type Config struct {
+	// MaxPlayers is how many players the match holds (default 16, at most
+	// game.MaxPlayers).
+	MaxPlayers int
+	// StartPlayers is how many players must have said hello before the
+	// first tick runs (default 1). Players who arrive later join while the
+	// server still keeps every tick since the start (History); joining a
+	// match further on needs the world transfer of the next step.
+	StartPlayers int
+	// History is how long the server keeps ticks to send again (default 4 s).
+	History time.Duration
+	// InputWindow is how far ahead of the server's tick a player's inputs
+	// are accepted (default 1 s, the clients' prediction window).
+	InputWindow time.Duration
+	// PlayerTimeout drops a player not heard from for this long (default 5 s).
+	PlayerTimeout time.Duration
+	// MarginWindow is how many of a player's most recent ticks its margin
+	// report covers (default 20).
+	MarginWindow int
+	// HashBits is how many low bits of each tick's world hash go to the
+	// clients (default 64).
+	HashBits int
+	// Resend holds the timers of the resending of ticks (codec defaults
+	// when zero).
+	Resend codec.ResendConfig
+	// SilentResend is how often a player not heard from lately is sent
+	// ticks (default 100 ms), instead of every tick.
+	SilentResend time.Duration
+	// Schema, if not nil, is a schema the game has already registered into
+	// (a server and a client in one process share it); otherwise New calls
+	// the game's Register with a fresh schema.
+	Schema *world.Schema
+	// OnTick, if set, is called after every tick with the tick number, the
+	// world and its full hash. It must not keep or change the world.
+	OnTick func(tick uint32, w *world.World, hash uint64)
+}
+
+func (c Config) withDefaults() Config {
+	if c.MaxPlayers <= 0 {
+		c.MaxPlayers = 16
+	}
+	c.MaxPlayers = min(c.MaxPlayers, game.MaxPlayers, codec.MaxPlayers)
+	if c.StartPlayers <= 0 {
+		c.StartPlayers = 1
+	}
+	c.StartPlayers = min(c.StartPlayers, c.MaxPlayers)
+	if c.History <= 0 {
+		c.History = 4 * time.Second
+	}
+	if c.InputWindow <= 0 {
+		c.InputWindow = time.Second
+	}
+	if c.PlayerTimeout <= 0 {
+		c.PlayerTimeout = 5 * time.Second
+	}
+	if c.MarginWindow <= 0 {
+		c.MarginWindow = 20
+	}
+	if c.SilentResend <= 0 {
+		c.SilentResend = 100 * time.Millisecond
+	}
+	if c.HashBits <= 0 || c.HashBits > 64 {
+		c.HashBits = 64
+	}
+	return c
+}

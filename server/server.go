@@ -1,0 +1,329 @@
+// Package server is rewind's authoritative match: it ticks the one true
+// world at the game's tick rate, queues every player's inputs by tick,
+// sends every player each tick (joins and leaves, the inputs that changed,
+// whose input was late, the world's hash, and how early that player's
+// inputs arrive) and keeps History of ticks to send again until each
+// player acknowledges them.
+//
+// A Server is a single-threaded state machine: the caller owns it and
+// drives it with Update(now), giving the time as an argument. It reads no
+// clock and opens no socket; datagrams come and go through the
+// transport.Conn it was given. That is what lets a whole match run in
+// made-up time over transport's network simulator.
+//
+// Protocol flow (one player):
+//
+//	client                         server
+//	Hello      ------------------>  (new address: a player id)
+//	           <------------------  Welcome (id, tick rate, current tick)
+//	Inputs     ------------------>  queued by tick; ack of ticks
+//	           <------------------  Ticks (every unacknowledged tick, up
+//	                                to a datagram; ack of inputs; margin)
+//	Bye        ------------------>  leave event in the next tick
+//
+// A player's identity is its connection's address: nothing a client writes
+// in a datagram names the player it speaks for.
+package server
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/rewindnet/rewind/codec"
+	"github.com/rewindnet/rewind/game"
+	"github.com/rewindnet/rewind/transport"
+	"github.com/rewindnet/rewind/world"
+)
+
+// Server is an authoritative match of game g over one transport.Conn.
+type Server[I any] struct {
+	cfg      Config
+	g        game.Game[I]
+	w        *world.World
+	it       *codec.InputType[I]
+	conn     transport.Conn
+	tickRate int
+	dt       time.Duration
+	size     int // packed input bytes
+
+	started bool
+	start   time.Time // tick t runs at start + t*dt
+	tick    uint32    // the last tick run (0: none yet)
+	lastNow time.Time
+
+	players []*player // by id
+	byAddr  map[transport.Addr]*player
+	joined  int // players with an id
+
+	hist   []record // ring of kept ticks, hmask+1 slots
+	hmask  uint32
+	qmask  uint32 // input queue ring mask
+	window uint32 // input window in ticks
+
+	cur     []byte // packed inputs of the tick being run, n×size
+	present []bool
+	typed   []I
+	tk      game.Tick[I]
+	events  []game.Event
+
+	wire wireState
+
+	stats Stats
+}
+
+// record is one kept tick.
+type record struct {
+	tick   uint32
+	events []game.Event
+	inputs []byte   // every player's packed input in this tick, n×size
+	late   []uint64 // bit p: player p's input was late and repeated
+	hash   uint64
+	body   []byte // the tick body every client gets (codec.TickEncoder)
+}
+
+// Stats counts what a server did.
+type Stats struct {
+	// Tick is the last tick run.
+	Tick uint32
+	// Players is how many players are in the match.
+	Players int
+	// LateInputs counts player-ticks whose input had not arrived in time.
+	LateInputs uint64
+	// PlayerTicks counts ticks times players present.
+	PlayerTicks uint64
+	// BytesIn and BytesOut count datagram payload bytes.
+	BytesIn, BytesOut uint64
+	// DatagramsIn and DatagramsOut count datagrams.
+	DatagramsIn, DatagramsOut uint64
+	// BadDatagrams counts datagrams that failed to parse or came from an
+	// unknown address with something other than a hello.
+	BadDatagrams uint64
+	// Joins and Leaves count join and leave events.
+	Joins, Leaves uint64
+	// Refused counts hellos answered with a refusal.
+	Refused uint64
+}
+
+// New returns a server for game g that talks through conn. The world is
+// registered (unless cfg.Schema is given) and set up; the first tick runs
+// once cfg.StartPlayers players have said hello.
+func New[I any](g game.Game[I], conn transport.Conn, cfg Config) (*Server[I], error) {
+	cfg = cfg.withDefaults()
+	it, err := codec.RegisterInput[I]()
+	if err != nil {
+		return nil, fmt.Errorf("server: input type: %w", err)
+	}
+	schema := cfg.Schema
+	if schema == nil {
+		schema = world.NewSchema()
+		if err := g.Register(schema); err != nil {
+			return nil, fmt.Errorf("server: register: %w", err)
+		}
+	}
+	w, err := world.New(schema)
+	if err != nil {
+		return nil, fmt.Errorf("server: world: %w", err)
+	}
+	if err := g.Setup(w); err != nil {
+		return nil, fmt.Errorf("server: setup: %w", err)
+	}
+	rate := game.RateOf(g)
+	s := &Server[I]{
+		cfg:      cfg,
+		g:        g,
+		w:        w,
+		it:       it,
+		conn:     conn,
+		tickRate: rate,
+		dt:       time.Second / time.Duration(rate),
+		size:     it.Size(),
+		byAddr:   make(map[transport.Addr]*player),
+		players:  make([]*player, cfg.MaxPlayers),
+	}
+	s.window = uint32(cfg.InputWindow/s.dt) + 1
+	hticks := int(cfg.History/s.dt) + 1
+	hs := 1
+	for hs < hticks {
+		hs <<= 1
+	}
+	s.hmask = uint32(hs - 1)
+	s.hist = make([]record, hs)
+	words := (cfg.MaxPlayers + 63) / 64
+	for i := range s.hist {
+		s.hist[i].inputs = make([]byte, cfg.MaxPlayers*s.size)
+		s.hist[i].late = make([]uint64, words)
+	}
+	qs := 1
+	for qs < int(s.window)+2 {
+		qs <<= 1
+	}
+	s.qmask = uint32(qs - 1)
+	s.cur = make([]byte, cfg.MaxPlayers*s.size)
+	s.present = make([]bool, cfg.MaxPlayers)
+	s.typed = make([]I, cfg.MaxPlayers)
+	s.hist[0].hash = w.Hash()
+	s.initWire()
+	return s, nil
+}
+
+// World returns the server's world at the last tick run. Callers must not
+// change it.
+func (s *Server[I]) World() *world.World { return s.w }
+
+// Tick returns the last tick run (0 before the match starts).
+func (s *Server[I]) Tick() uint32 { return s.tick }
+
+// TickRate returns the match's ticks per second.
+func (s *Server[I]) TickRate() int { return s.tickRate }
+
+// Started reports whether the first tick has been scheduled.
+func (s *Server[I]) Started() bool { return s.started }
+
+// Stats returns the server's counters.
+func (s *Server[I]) Stats() Stats {
+	st := s.stats
+	st.Tick = s.tick
+	st.Players = 0
+	for _, p := range s.players {
+		if p != nil {
+			st.Players++
+		}
+	}
+	return st
+}
+
+// NextDeadline returns when Update should next run for the ticks to keep
+// time: the time of the next tick (or the zero Time before the match
+// starts). Datagrams arriving earlier may be handled by calling Update
+// sooner.
+func (s *Server[I]) NextDeadline() time.Time {
+	if !s.started {
+		return time.Time{}
+	}
+	return s.tickTime(s.tick + 1)
+}
+
+func (s *Server[I]) tickTime(t uint32) time.Time {
+	return s.start.Add(time.Duration(t) * s.dt)
+}
+
+// Update handles every waiting datagram, runs every tick due by now, and
+// sends what the players lack. It returns an error only when the Conn
+// fails; bad datagrams are counted and dropped.
+func (s *Server[I]) Update(now time.Time) error {
+	if now.Before(s.lastNow) {
+		now = s.lastNow
+	}
+	s.lastNow = now
+	if err := s.receive(now); err != nil {
+		return err
+	}
+	if !s.started && s.joined >= s.cfg.StartPlayers {
+		s.started = true
+		s.start = now
+	}
+	ran := false
+	for s.started && !now.Before(s.tickTime(s.tick+1)) {
+		s.dropSilent(now)
+		s.runTick()
+		ran = true
+	}
+	if ran {
+		return s.sendTicks(now)
+	}
+	return nil
+}
+
+// runTick runs tick s.tick+1: joins and leaves, every player's input (or
+// its last one, marked late), the game's Step, the hash, the record.
+func (s *Server[I]) runTick() {
+	t := s.tick + 1
+	rec := &s.hist[t&s.hmask]
+	rec.tick = t
+	s.events = s.events[:0]
+	clear(rec.late)
+	for id, p := range s.players {
+		if p == nil {
+			continue
+		}
+		switch {
+		case p.leaving && p.present:
+			p.present = false
+			s.present[id] = false
+			s.events = append(s.events, game.Event{Kind: game.Leave, Player: game.PlayerID(id)})
+			s.stats.Leaves++
+			s.mustEncode(s.wire.enc.Leave(uint8(id)))
+		case !p.present && !p.leaving:
+			p.present = true
+			p.joinTick = t
+			s.present[id] = true
+			clear(p.last)
+			s.events = append(s.events, game.Event{Kind: game.Join, Player: game.PlayerID(id)})
+			s.stats.Joins++
+			s.mustEncode(s.wire.enc.Join(uint8(id)))
+		}
+		if p.leaving {
+			s.removePlayer(p)
+			continue
+		}
+		slot := t & s.qmask
+		if p.qAt[slot] == t {
+			copy(p.last, p.q[slot])
+			s.mustEncode(s.wire.enc.SetInput(uint8(id), p.last))
+		} else {
+			rec.late[id/64] |= 1 << (id % 64)
+			s.wire.enc.SetLate(uint8(id))
+			s.stats.LateInputs++
+			p.late++
+		}
+		s.stats.PlayerTicks++
+	}
+	for id := range s.players {
+		dst := s.cur[id*s.size : (id+1)*s.size]
+		if p := s.players[id]; p != nil && p.present {
+			copy(dst, p.last)
+		} else {
+			clear(dst)
+		}
+		s.it.Unpack(dst, &s.typed[id])
+	}
+	s.tk.Number = t
+	s.tk.Events = s.events
+	s.tk.Inputs = s.typed
+	s.tk.Present = s.present
+	s.g.Step(s.w, &s.tk)
+	rec.events = append(rec.events[:0], s.events...)
+	copy(rec.inputs, s.cur)
+	rec.hash = s.w.Hash()
+	rec.body = s.wire.enc.AppendTick(rec.body[:0], rec.hash)
+	s.tick = t
+	if s.cfg.OnTick != nil {
+		s.cfg.OnTick(t, s.w, rec.hash)
+	}
+}
+
+// oldestKept returns the oldest tick still in the history.
+func (s *Server[I]) oldestKept() uint32 {
+	n := s.hmask + 1
+	if s.tick < n {
+		return 1
+	}
+	return s.tick - n + 1
+}
+
+// dropSilent marks players not heard from for PlayerTimeout as leaving.
+func (s *Server[I]) dropSilent(now time.Time) {
+	for _, p := range s.players {
+		if p != nil && !p.leaving && now.Sub(p.lastHeard) > s.cfg.PlayerTimeout {
+			p.leaving = true
+		}
+	}
+}
+
+// removePlayer forgets a player after its leave event.
+func (s *Server[I]) removePlayer(p *player) {
+	s.players[p.id] = nil
+	s.present[p.id] = false
+	delete(s.byAddr, p.addr)
+	s.joined--
+}

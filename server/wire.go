@@ -1,0 +1,297 @@
+package server
+
+import (
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/rewindnet/rewind/codec"
+	"github.com/rewindnet/rewind/game"
+	"github.com/rewindnet/rewind/transport"
+)
+
+// wireState is what the server keeps for the wire: the tick encoder every
+// client's tick stream comes from, and reusable buffers.
+type wireState struct {
+	enc         *codec.TickEncoder
+	fingerprint uint64
+	roster0     []byte // the roster snapshot at tick 0 (nobody present)
+	rbuf        []byte
+	sbuf        []byte
+	msg         codec.ServerTicks
+	due         []uint32
+	tags        uint8
+}
+
+func (s *Server[I]) initWire() {
+	s.wire.enc = codec.NewTickEncoder(s.it.Schema, uint8(s.cfg.HashBits))
+	s.wire.fingerprint = game.Fingerprint(s.it.Fingerprint(), s.w.Layout().Hash(), s.tickRate)
+	s.wire.roster0 = codec.NewRoster(s.it.Schema).AppendSnapshot(nil)
+	s.wire.rbuf = make([]byte, transport.MaxDatagram+1)
+	s.wire.sbuf = make([]byte, 0, transport.MaxDatagram)
+	s.wire.msg.Ticks = make([]codec.TickBody, 0, codec.MaxTicksPerMessage)
+}
+
+// Fingerprint returns the game compatibility fingerprint the server expects
+// in a hello.
+func (s *Server[I]) Fingerprint() uint64 { return s.wire.fingerprint }
+
+// mustEncode panics on an encoder error: the server only queues events and
+// inputs that are valid, so an error is a broken invariant.
+func (s *Server[I]) mustEncode(err error) {
+	if err != nil {
+		panic(fmt.Sprintf("server: tick encoder: %v", err))
+	}
+}
+
+// receive handles every waiting datagram.
+func (s *Server[I]) receive(now time.Time) error {
+	for {
+		n, from, err := s.conn.Recv(s.wire.rbuf)
+		if errors.Is(err, transport.ErrWouldBlock) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("server: receive: %w", err)
+		}
+		s.stats.DatagramsIn++
+		s.stats.BytesIn += uint64(n)
+		if n > transport.MaxDatagram {
+			s.stats.BadDatagrams++
+			continue
+		}
+		s.handle(now, from, s.wire.rbuf[:n])
+	}
+}
+
+// send sends one datagram, counting it. A failed send is like a lost
+// datagram, except for a closed Conn.
+func (s *Server[I]) send(to transport.Addr, b []byte) error {
+	s.stats.DatagramsOut++
+	s.stats.BytesOut += uint64(len(b))
+	if err := s.conn.Send(to, b); err != nil && errors.Is(err, transport.ErrClosed) {
+		return fmt.Errorf("server: send: %w", err)
+	}
+	return nil
+}
+
+func (s *Server[I]) handle(now time.Time, from transport.Addr, b []byte) {
+	typ, tag, err := codec.Peek(b)
+	if err != nil {
+		s.stats.BadDatagrams++
+		return
+	}
+	p := s.byAddr[from]
+	if typ == codec.TypeHello {
+		s.onHello(now, from, b, p)
+		return
+	}
+	if p == nil || tag != p.tag {
+		s.stats.BadDatagrams++
+		return
+	}
+	switch typ {
+	case codec.TypeClientInputs:
+		if s.onInputs(now, p, b) != nil {
+			s.stats.BadDatagrams++
+			return
+		}
+	case codec.TypePing:
+		m, _, err := codec.ParsePing(b)
+		if err != nil {
+			s.stats.BadDatagrams++
+			return
+		}
+		pong := codec.Pong{Tag: p.tag, ID: m.ID, Time: m.Time}
+		_ = s.send(p.addr, pong.Append(s.wire.sbuf[:0]))
+	case codec.TypeBye:
+		if _, _, err := codec.ParseBye(b); err != nil {
+			s.stats.BadDatagrams++
+			return
+		}
+		p.leaving = true
+	default:
+		// World transfer and repair messages: the next step (joins and
+		// repair) handles them. TODO(issue 5).
+		return
+	}
+	p.lastHeard = now
+}
+
+func (s *Server[I]) refuse(to transport.Addr, r codec.Reason) {
+	s.stats.Refused++
+	m := codec.Refuse{Reason: r}
+	_ = s.send(to, m.Append(s.wire.sbuf[:0]))
+}
+
+// onHello admits a new player, answers a repeated hello with the same
+// welcome, or refuses.
+func (s *Server[I]) onHello(now time.Time, from transport.Addr, b []byte, p *player) {
+	h, _, err := codec.ParseHello(b)
+	switch {
+	case err != nil:
+		s.stats.BadDatagrams++
+		return
+	case h.Version != codec.ProtocolVersion:
+		s.refuse(from, codec.ReasonProtocol)
+		return
+	case h.Game != s.wire.fingerprint:
+		s.refuse(from, codec.ReasonGame)
+		return
+	case h.HasCookie && p == nil:
+		// Rejoining by cookie comes with the next step. TODO(issue 5).
+		s.refuse(from, codec.ReasonCookie)
+		return
+	}
+	if p == nil {
+		id := -1
+		for i, q := range s.players {
+			if q == nil {
+				id = i
+				break
+			}
+		}
+		// A player joining a running match replays it from tick 1, which
+		// needs every tick since: until world transfer exists (issue 5),
+		// a match older than the history is closed to newcomers.
+		if id < 0 || s.oldestKept() > 1 {
+			s.refuse(from, codec.ReasonFull)
+			return
+		}
+		p = newPlayer(game.PlayerID(id), from, int(s.qmask+1), s.size, s.cfg.MarginWindow, s.cfg.Resend, now)
+		s.wire.tags++
+		if s.wire.tags == 0 {
+			s.wire.tags = 1
+		}
+		p.tag = s.wire.tags
+		_, _ = rand.Read(p.cookie[:])
+		p.inWin.Reset(1)
+		s.players[id] = p
+		s.byAddr[from] = p
+		s.joined++
+	}
+	p.lastHeard = now
+	w := codec.Welcome{
+		Player:   uint8(p.id),
+		Tag:      p.tag,
+		Cookie:   p.cookie,
+		Tick:     0,
+		HashBits: uint8(s.cfg.HashBits),
+		TickRate: uint32(s.tickRate),
+		Roster:   s.wire.roster0,
+	}
+	_ = s.send(from, w.Append(s.wire.sbuf[:0]))
+}
+
+// onInputs queues a player's inputs by tick and takes its ack of ticks.
+func (s *Server[I]) onInputs(now time.Time, p *player, b []byte) error {
+	m, _, err := codec.ParseClientInputs(b, s.tick)
+	if err != nil {
+		return err
+	}
+	if int32(m.Ack.Next-p.res.Base()) >= 0 {
+		p.res.OnAck(m.Ack, now)
+	}
+	if !s.started {
+		return nil
+	}
+	err = s.it.DecodeInputs(m.Payload, m.Count, func(i int, in []byte) error {
+		u := m.First + uint32(i)
+		if int32(u-s.tick) <= 0 {
+			// Its tick has run: too late. Count how late the first copy was.
+			if p.qAt[u&s.qmask] != u && int32(s.tick-u) < int32(s.qmask) {
+				p.qAt[u&s.qmask] = u
+				p.noteMargin(s.tickTime(u).Sub(now))
+			}
+			return nil
+		}
+		if u-s.tick > s.window {
+			return nil // further ahead than any client predicts
+		}
+		slot := u & s.qmask
+		if p.qAt[slot] == u {
+			return nil
+		}
+		copy(p.q[slot], in)
+		p.qAt[slot] = u
+		p.inWin.Add(u)
+		p.noteMargin(s.tickTime(u).Sub(now))
+		return nil
+	})
+	p.inWin.AdvanceTo(s.tick + 1)
+	return err
+}
+
+// sendTicks sends every player the ticks it lacks: fresh ones at once,
+// lost or overdue ones again (codec.Resender decides), oldest first, as
+// many as fit in one datagram.
+func (s *Server[I]) sendTicks(now time.Time) error {
+	oldest := s.oldestKept()
+	for _, p := range s.players {
+		if p == nil || p.leaving {
+			continue
+		}
+		if int32(oldest-p.res.Base()) > 0 {
+			// The player lacks ticks no longer kept: it cannot catch up
+			// without the world, which the next step sends. Drop it.
+			// TODO(issue 5): send the world instead.
+			p.leaving = true
+			bye := codec.Bye{Tag: p.tag, Reason: codec.ReasonKicked}
+			if err := s.send(p.addr, bye.Append(s.wire.sbuf[:0])); err != nil {
+				return err
+			}
+			continue
+		}
+		silent := now.Sub(p.lastHeard) > 4*s.dt+p.res.RTT()
+		if silent && now.Sub(p.lastSend) < s.cfg.SilentResend {
+			continue // back off from a player who does not answer
+		}
+		if err := s.sendTo(now, p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Server[I]) sendTo(now time.Time, p *player) error {
+	m := &s.wire.msg
+	m.Tag = p.tag
+	m.Ticks = m.Ticks[:0]
+	m.Ack = p.inWin.Ack()
+	m.HasMargin = false
+	if d, ok := p.margin(); ok && (s.tick%4 == 0 || d < 0) {
+		m.HasMargin = true
+		m.Margin = int32(d / time.Millisecond)
+	}
+	s.wire.due = p.res.Due(now, s.wire.due[:0])
+	size := 24 // header, ack, margin, count: generous
+	add := func(t uint32) bool {
+		body := s.hist[t&s.hmask].body
+		if size+len(body)+8 > transport.MaxDatagram || len(m.Ticks) == codec.MaxTicksPerMessage {
+			return false
+		}
+		size += len(body) + 8
+		m.Ticks = append(m.Ticks, codec.TickBody{Tick: t, Body: body})
+		p.res.Sent(t, now)
+		return true
+	}
+	full := false
+	for _, t := range s.wire.due {
+		if !add(t) {
+			full = true
+			break
+		}
+	}
+	for t := p.res.Next(); !full && int32(t-s.tick) <= 0; t++ {
+		if !add(t) {
+			break
+		}
+	}
+	if len(m.Ticks) == 0 {
+		return nil
+	}
+	m.First = m.Ticks[0].Tick
+	p.lastSend = now
+	return s.send(p.addr, m.Append(s.wire.sbuf[:0]))
+}
