@@ -262,3 +262,6 @@ func appendJSValue(b []byte, v any) []byte {
 // server reads numbers from URLs and JSON: trimmed, "" is 0, decimal
 // literals, Infinity, 0x/0o/0b integers; anything else is NaN.
 func WebDoomJSNumber(s string) float64 { return jsStringToNumber(s) }
+
+// WebDoomJSNumberString formats f as JavaScript's String(f) does.
+func WebDoomJSNumberString(f float64) string { return jsNumberString(f) }

@@ -196,15 +196,10 @@ func (s *RoomServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // readLoop reads messages until the WebSocket fails or c is killed.
 func (s *RoomServer) readLoop(ws *websocket.Conn, c *roomConn) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() { // a killed connection stops reading at once
-		select {
-		case <-c.dead:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
+	// No read context: coder/websocket closes the connection when a read's
+	// context ends, which would cut off the error message and close reason
+	// a killed connection is owed. The writer's close handshake ends reads.
+	ctx := context.Background()
 	limit := int64(s.cfg.MaxMessageBytes)
 	for {
 		typ, rd, err := ws.Reader(ctx)

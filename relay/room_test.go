@@ -306,6 +306,7 @@ func TestRoomLimitsOverWebSocket(t *testing.T) {
 	for range 3 {
 		conns = append(conns, dialRaw(t, r.url))
 	}
+	waitConns(t, r.srv, 3)
 	// The fourth connection from 127.0.0.1 is refused with a reason.
 	fourth := dialRaw(t, r.url)
 	rawError(t, fourth, RoomErrTooManyConns, websocket.StatusTryAgainLater)
@@ -318,16 +319,7 @@ func TestRoomLimitsOverWebSocket(t *testing.T) {
 	writeRaw(t, ws, `{"type":"join","v":1,"code":"ZZZZZZ"}`)
 	rawError(t, ws, RoomErrRateLimited, websocket.StatusPolicyViolation)
 	// The address's slot is free again once the server has let go.
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		if n, _ := r.srv.Stats(); n == 2 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("closed connection still counted")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitConns(t, r.srv, 2)
 	again := dialRaw(t, r.url)
 	writeRaw(t, again, `{"type":"join","v":1,"code":"ZZZZZZ"}`)
 	rawError(t, again, RoomErrNoRoom, 0)
@@ -342,17 +334,14 @@ func TestRoomHostGone(t *testing.T) {
 	r := startTestRelay(t, RoomConfig{PingInterval: 20 * time.Millisecond, HostTimeout: 100 * time.Millisecond, TickInterval: 10 * time.Millisecond})
 	ctx := testCtx(t)
 	ws := dialRaw(t, r.url) // a host that never answers pings
-	writeRaw(t, ws, `{"type":"host","v":1,"code":"GONE22"}`)
+	writeRaw(t, ws, `{"type":"host","v":1,"code":"HSTG22"}`)
+	if _, b, err := ws.Read(ctx); err != nil || !strings.Contains(string(b), `"hosted"`) {
+		t.Fatalf("host: %s %v", b, err)
+	}
 	p := dialRaw(t, r.url)
-	for {
-		writeRaw(t, p, `{"type":"join","v":1,"code":"GONE22"}`)
-		_, b, err := p.Read(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.Contains(string(b), `"joined"`) {
-			break
-		}
+	writeRaw(t, p, `{"type":"join","v":1,"code":"HSTG22"}`)
+	if _, b, err := p.Read(ctx); err != nil || !strings.Contains(string(b), `"joined"`) {
+		t.Fatalf("join: %s %v", b, err)
 	}
 	for {
 		_, b, err := p.Read(ctx)
@@ -369,3 +358,20 @@ func TestRoomHostGone(t *testing.T) {
 }
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
+
+// waitConns waits until the relay counts n connections (a WebSocket
+// handshake completes before the relay's handler counts it).
+func waitConns(t *testing.T, srv *RoomServer, n int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		if got, _ := srv.Stats(); got == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			got, _ := srv.Stats()
+			t.Fatalf("relay counts %d connections, want %d", got, n)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}

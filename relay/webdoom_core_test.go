@@ -49,7 +49,9 @@ func (h *coreHarness) spectate() WebDoomConnID {
 	return id
 }
 
-func (h *coreHarness) say(id WebDoomConnID, s string) { h.apply(h.c.LobbyMessage(id, []byte(s), h.now)) }
+func (h *coreHarness) say(id WebDoomConnID, s string) {
+	h.apply(h.c.LobbyMessage(id, []byte(s), h.now))
+}
 
 func (h *coreHarness) cmd(id WebDoomConnID, tic uint32, fwd int8) {
 	m := codec.WebDoomCmd{Tic: tic, Cmd: codec.NewWebDoomTicCmd(fwd, 0, 0, 0, 0, 0)}
