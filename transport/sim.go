@@ -179,7 +179,7 @@ func (n *SimNetwork) Dial(name, server string) (*SimConn, error) {
 
 func (n *SimNetwork) open(name, remote string) (*SimConn, error) {
 	if name == "" {
-		return nil, fmt.Errorf("transport: sim endpoint needs a name: %w", ErrAddrInUse)
+		return nil, fmt.Errorf("transport: sim endpoint needs a name: %w", ErrBadConfig)
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
