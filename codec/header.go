@@ -115,9 +115,14 @@ func Peek(b []byte) (Type, uint8, error) {
 // longHeaderLen is magic + type + version.
 const longHeaderLen = 7
 
-func appendLongHeader(b []byte, t Type) []byte {
+// appendLongHeader writes the magic, t and version v (ProtocolVersion
+// when v is 0).
+func appendLongHeader(b []byte, t Type, v uint16) []byte {
+	if v == 0 {
+		v = ProtocolVersion
+	}
 	b = append(b, Magic[:]...)
-	return append(b, byte(t), byte(ProtocolVersion), byte(ProtocolVersion>>8))
+	return append(b, byte(t), byte(v), byte(v>>8))
 }
 
 // parseLongHeader checks magic, type and version; it returns the version.
@@ -134,7 +139,11 @@ func parseLongHeader(b []byte, t Type) (uint16, error) {
 	if Type(b[4]) != t {
 		return 0, fmt.Errorf("%w: %v, want %v", ErrWrongType, Type(b[4]), t)
 	}
-	return uint16(b[5]) | uint16(b[6])<<8, nil
+	v := uint16(b[5]) | uint16(b[6])<<8
+	if v == 0 {
+		return 0, fmt.Errorf("%w: version 0", ErrVersion)
+	}
+	return v, nil
 }
 
 // shortHeaderLen is the type/flags byte + tag.

@@ -18,8 +18,9 @@ const CookieSize = 16
 //	15     flags: bit 0 = a cookie follows; other bits 0
 //	16..31 rejoin cookie (only with flag bit 0)
 type Hello struct {
-	// Version is the client's protocol version. Append always writes
-	// ProtocolVersion; ParseHello reports what the datagram carried.
+	// Version is the client's protocol version (Append writes
+	// ProtocolVersion when it is 0); ParseHello reports what the datagram
+	// carried.
 	Version uint16
 	// Game is the game compatibility fingerprint: a hash the game computes
 	// from its name, version, input schema (Schema.Fingerprint) and world
@@ -41,7 +42,7 @@ func (m *Hello) Length() int {
 
 // Append appends the encoding to b.
 func (m *Hello) Append(b []byte) []byte {
-	b = appendLongHeader(b, TypeHello)
+	b = appendLongHeader(b, TypeHello, m.Version)
 	b = appendU64(b, m.Game)
 	if m.HasCookie {
 		b = append(b, 1)

@@ -60,6 +60,9 @@ func writeEG(w *BitWriter, u uint64, k uint8) {
 
 func readEG(r *BitReader, k uint8) uint64 {
 	q := r.ReadGamma() - 1
+	if r.err != nil {
+		return 0
+	}
 	if q > (1<<(64-uint(k)))-1 {
 		r.err = ErrMalformed
 		return 0

@@ -10,15 +10,15 @@ type Reason uint8
 
 // Reasons.
 const (
-	ReasonNone         Reason = 0 // Bye: an ordinary leave
-	ReasonFull         Reason = 1 // the match has no free player slot
-	ReasonProtocol     Reason = 2 // incompatible protocol version
-	ReasonGame         Reason = 3 // incompatible game fingerprint
-	ReasonCookie       Reason = 4 // unknown or expired rejoin cookie
-	ReasonTimeout      Reason = 5 // Bye: nothing heard for too long
-	ReasonShutdown     Reason = 6 // Bye: the server is stopping
-	ReasonKicked       Reason = 7 // Bye: dropped by the server (e.g. bad datagrams)
-	maxReason                 = ReasonKicked
+	ReasonNone     Reason = 0 // Bye: an ordinary leave
+	ReasonFull     Reason = 1 // the match has no free player slot
+	ReasonProtocol Reason = 2 // incompatible protocol version
+	ReasonGame     Reason = 3 // incompatible game fingerprint
+	ReasonCookie   Reason = 4 // unknown or expired rejoin cookie
+	ReasonTimeout  Reason = 5 // Bye: nothing heard for too long
+	ReasonShutdown Reason = 6 // Bye: the server is stopping
+	ReasonKicked   Reason = 7 // Bye: dropped by the server (e.g. bad datagrams)
+	maxReason             = ReasonKicked
 )
 
 // String names the reason.
@@ -54,7 +54,7 @@ func (r Reason) String() string {
 //	7     reason (ReasonFull, ReasonProtocol, ReasonGame, ReasonCookie)
 type Refuse struct {
 	// Version is the server's protocol version (Append writes
-	// ProtocolVersion).
+	// ProtocolVersion when it is 0).
 	Version uint16
 	// Reason says why.
 	Reason Reason
@@ -65,7 +65,7 @@ func (m *Refuse) Length() int { return longHeaderLen + 1 }
 
 // Append appends the encoding to b.
 func (m *Refuse) Append(b []byte) []byte {
-	b = appendLongHeader(b, TypeRefuse)
+	b = appendLongHeader(b, TypeRefuse, m.Version)
 	return append(b, byte(m.Reason))
 }
 

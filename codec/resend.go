@@ -125,7 +125,8 @@ func (r *Resender) Sent(seq uint32, now time.Time) bool {
 
 // OnAck applies the peer's Ack at now and returns how many numbers it newly
 // acknowledged. The round trip is sampled from the highest newly
-// acknowledged number if it was sent only once.
+// acknowledged number if it was sent only once (in Redundant mode, from its
+// first send).
 func (r *Resender) OnAck(a Ack, now time.Time) int {
 	newly := 0
 	var sample *sentInfo
@@ -158,8 +159,11 @@ func (r *Resender) OnAck(a Ack, now time.Time) int {
 			ack(seq)
 		}
 	}
-	if sample != nil && sample.sends == 1 {
-		rtt := now.Sub(sample.at)
+	// Karn's rule: sample only numbers sent once, except in Redundant mode
+	// where every number is sent many times and the first send, which
+	// usually arrives, is the reference.
+	if sample != nil && (sample.sends == 1 || r.cfg.Redundant) {
+		rtt := now.Sub(sample.first)
 		if rtt >= 0 {
 			if !r.hasRTT {
 				r.srtt, r.rttvar, r.hasRTT = rtt, rtt/2, true

@@ -25,7 +25,7 @@ import (
 //	        who is present and the input state of each at Tick
 type Welcome struct {
 	// Version is the server's protocol version (Append writes
-	// ProtocolVersion).
+	// ProtocolVersion when it is 0).
 	Version uint16
 	// Player is the id the client plays as.
 	Player uint8
@@ -54,7 +54,7 @@ func (m *Welcome) Length() int {
 
 // Append appends the encoding to b.
 func (m *Welcome) Append(b []byte) []byte {
-	b = appendLongHeader(b, TypeWelcome)
+	b = appendLongHeader(b, TypeWelcome, m.Version)
 	b = append(b, m.Player, m.Tag)
 	b = append(b, m.Cookie[:]...)
 	b = appendU32(b, m.Tick)
@@ -65,12 +65,17 @@ func (m *Welcome) Append(b []byte) []byte {
 	return append(b, m.Roster...)
 }
 
-// ParseWelcome parses a Welcome from the start of b.
+// ParseWelcome parses a Welcome from the start of b. A version other than
+// ProtocolVersion fails with ErrVersion (a server of another version
+// answers with Refuse instead).
 func ParseWelcome(b []byte) (Welcome, int, error) {
 	var m Welcome
 	v, err := parseLongHeader(b, TypeWelcome)
 	if err != nil {
 		return m, 0, err
+	}
+	if v != ProtocolVersion {
+		return m, 0, fmt.Errorf("%w: welcome of version %d", ErrVersion, v)
 	}
 	m.Version = v
 	p := longHeaderLen

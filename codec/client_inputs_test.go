@@ -1,0 +1,136 @@
+package codec
+
+import (
+	"errors"
+	"io"
+	"testing"
+)
+
+type testInput struct {
+	Move   int8    `rewind:"min=-100,max=100"`
+	Turn   int16   `rewind:"min=-1000,max=1000"`
+	Fire   bool    //
+	Weapon uint8   `rewind:"enum,min=0,max=7"`
+	Aim    float32 `rewind:"min=-4,max=4"`
+	Big    int64   //
+	Speed  float64 //
+}
+
+func testInputs(t testing.TB, n int) (*InputType[testInput], [][]byte) {
+	it, err := RegisterInput[testInput]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out [][]byte
+	v := testInput{}
+	for i := 0; i < n; i++ {
+		switch i % 5 {
+		case 1:
+			v.Move = int8(i%200 - 100)
+		case 2:
+			v.Turn += 256
+			v.Aim += 0.125
+		case 3:
+			v.Fire = !v.Fire
+			v.Weapon = uint8(i % 8)
+		case 4:
+			v.Big = -v.Big - int64(i)<<40
+			v.Speed = float64(i) * 1.5
+		}
+		p := it.Pack(make([]byte, it.Size()), &v)
+		if err := it.Sanitize(p); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, p)
+	}
+	return it, out
+}
+
+func TestClientInputs(t *testing.T) {
+	it, ins := testInputs(t, 40)
+	for _, c := range []struct {
+		first uint32
+		ack   Ack
+		n     int
+	}{
+		{1000, Ack{Next: 990}, 1},
+		{70000, Ack{Next: 69990, Mask: 0b1011}, 40},
+		{5, Ack{Next: 5}, 0},
+		{1 << 31, Ack{Next: 1<<31 - 100, Mask: 1 << 63}, 2},
+	} {
+		payload := it.AppendInputs(nil, ins[:c.n])
+		m := ClientInputs{Tag: 0x42, First: c.first, Ack: c.ack, Count: c.n, Payload: payload}
+		parse := func(b []byte) (ClientInputs, int, error) { return ParseClientInputs(b, c.first+100) }
+		b := checkMessageNoTrunc(t, &m, parse)
+		// Every truncation fails, once the payload is decoded too.
+		for i := 0; i < len(b); i++ {
+			err := parseAndDecodeInputs(it.Schema, b[:i], c.first)
+			if !errors.Is(err, io.ErrUnexpectedEOF) {
+				t.Fatalf("n=%d: truncation to %d of %d: %v", c.n, i, len(b), err)
+			}
+		}
+		got, _, _ := ParseClientInputs(b, c.first-1000)
+		i := 0
+		err := it.DecodeInputs(got.Payload, got.Count, func(j int, in []byte) error {
+			if j != i || string(in) != string(ins[j]) {
+				t.Fatalf("input %d differs", j)
+			}
+			i++
+			return nil
+		})
+		if err != nil || i != c.n {
+			t.Fatalf("decode: %v after %d of %d", err, i, c.n)
+		}
+	}
+}
+
+func parseAndDecodeInputs(s *Schema, b []byte, near uint32) error {
+	m, _, err := ParseClientInputs(b, near)
+	if err != nil {
+		return err
+	}
+	return s.DecodeInputs(m.Payload, m.Count, func(int, []byte) error { return nil })
+}
+
+// checkMessageNoTrunc is checkMessage without the truncation check, for
+// messages whose last part runs to the datagram's end.
+func checkMessageNoTrunc[M any](t *testing.T, m *M, parse func([]byte) (M, int, error)) []byte {
+	t.Helper()
+	mm := any(m).(message)
+	b := mm.Append(nil)
+	if len(b) != mm.Length() {
+		t.Fatalf("Length() = %d, len(Append(nil)) = %d", mm.Length(), len(b))
+	}
+	got, n, err := parse(b)
+	if err != nil || n != len(b) {
+		t.Fatalf("parse: n=%d of %d, %v", n, len(b), err)
+	}
+	b2 := any(&got).(message).Append(nil)
+	if string(b2) != string(b) {
+		t.Fatalf("re-encoding differs:\n%x\n%x", b2, b)
+	}
+	return b
+}
+
+func TestClientInputsBad(t *testing.T) {
+	it, ins := testInputs(t, 3)
+	m := ClientInputs{Tag: 1, First: 10, Ack: Ack{Next: 9}, Count: 3, Payload: it.AppendInputs(nil, ins)}
+	b := m.Append(nil)
+	// Trailing garbage after the inputs.
+	err := parseAndDecodeInputs(it.Schema, append(append([]byte{}, b...), 0), 10)
+	if !errors.Is(err, ErrMalformed) {
+		t.Fatalf("trailing byte: %v", err)
+	}
+	// An explicit count of 1.
+	bad := []byte{byte(TypeClientInputs)<<4 | 2, 1, 10, 0, 2, 1, 0}
+	mustFail(t, "count 1", bad, func(b []byte) (ClientInputs, int, error) { return ParseClientInputs(b, 10) }, ErrMalformed)
+	bad = []byte{byte(TypeClientInputs)<<4 | 8, 1, 10, 0, 2, 0}
+	mustFail(t, "flags", bad, func(b []byte) (ClientInputs, int, error) { return ParseClientInputs(b, 10) }, ErrMalformed)
+	// An enum out of range is refused by DecodeInputs.
+	v := testInput{Weapon: 9}
+	p := it.Pack(make([]byte, it.Size()), &v)
+	payload := it.AppendInputs(nil, [][]byte{p})
+	if err := it.DecodeInputs(payload, 1, func(int, []byte) error { return nil }); !errors.Is(err, ErrBadEnum) {
+		t.Fatalf("enum 9: %v", err)
+	}
+}

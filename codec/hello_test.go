@@ -1,0 +1,28 @@
+package codec
+
+import "testing"
+
+func TestHello(t *testing.T) {
+	for _, m := range []Hello{
+		{Version: ProtocolVersion, Game: 0x0123456789abcdef},
+		{Version: ProtocolVersion, Game: 1, HasCookie: true, Cookie: [16]byte{1, 2, 3, 15: 9}},
+	} {
+		b := checkMessage(t, &m, ParseHello)
+		bad := append([]byte{}, b...)
+		bad[1] = 'X'
+		mustFail(t, "magic", bad, ParseHello, ErrBadMagic)
+		bad = append([]byte{}, b...)
+		bad[15] |= 2
+		mustFail(t, "flags", bad, ParseHello, ErrMalformed)
+		bad = append([]byte{}, b...)
+		bad[4] = byte(TypeWelcome)
+		mustFail(t, "type", bad, ParseHello, ErrWrongType)
+	}
+	// Another version parses (the server answers it with a Refuse).
+	b := (&Hello{Game: 7}).Append(nil)
+	b[5] = 9
+	m, _, err := ParseHello(b)
+	if err != nil || m.Version != 9 {
+		t.Fatalf("version 9 hello: %+v, %v", m, err)
+	}
+}

@@ -1,0 +1,12 @@
+package codec
+
+import "testing"
+
+func TestWorldAck(t *testing.T) {
+	for _, m := range []WorldAck{
+		{Tag: 1, Transfer: 0, Ack: Ack{}},
+		{Tag: 9, Transfer: 77, Ack: Ack{Next: 1000, Mask: 0x8000000000000001}},
+	} {
+		checkMessage(t, &m, ParseWorldAck)
+	}
+}
