@@ -67,7 +67,7 @@ func TestRecvWindowRandom(t *testing.T) {
 
 func TestResenderTimeout(t *testing.T) {
 	t0 := time.Unix(1000, 0)
-	r := NewResender(ResendConfig{InitialRTT: 100 * time.Millisecond, MinRTO: 10 * time.Millisecond, ReorderThreshold: 3}, 0)
+	r := NewResender(ResendConfig{InitialRTT: 100 * time.Millisecond, MinRTO: 10 * time.Millisecond, Selective: true}, 0)
 	for i := uint32(0); i < 5; i++ {
 		r.Sent(i, t0.Add(time.Duration(i)*10*time.Millisecond))
 	}
@@ -96,7 +96,7 @@ func TestResenderTimeout(t *testing.T) {
 
 func TestResenderGap(t *testing.T) {
 	t0 := time.Unix(0, 0)
-	r := NewResender(ResendConfig{ReorderThreshold: 3}, 100)
+	r := NewResender(ResendConfig{Selective: true}, 100)
 	for i := uint32(100); i < 110; i++ {
 		r.Sent(i, t0.Add(time.Duration(i-100)*time.Millisecond))
 	}
@@ -121,7 +121,7 @@ func TestResenderGap(t *testing.T) {
 		t.Fatal("Sent of acked or out-of-window number")
 	}
 	// Redundant mode returns every unacked number.
-	rr := NewResender(ResendConfig{Redundant: true}, 0)
+	rr := NewResender(ResendConfig{}, 0)
 	for i := uint32(0); i < 4; i++ {
 		rr.Sent(i, t0)
 	}
@@ -139,7 +139,7 @@ func TestResenderDelivers(t *testing.T) {
 		now := time.Unix(0, 0)
 		step := time.Second / 60
 		oneWay := 75 * time.Millisecond
-		s := NewResender(ResendConfig{Redundant: redundant, ReorderThreshold: 3}, 0)
+		s := NewResender(ResendConfig{Selective: !redundant}, 0)
 		var w RecvWindow
 		w.Reset(0)
 		type pkt struct {

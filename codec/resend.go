@@ -9,14 +9,18 @@ type ResendConfig struct {
 	InitialRTT time.Duration
 	// MinRTO and MaxRTO bound the resend timeout (srtt + 4*rttvar).
 	MinRTO, MaxRTO time.Duration
-	// ReorderThreshold: a number is taken as lost, and resent at once, when
-	// a number at least this much higher, sent after it, has been
-	// acknowledged (QUIC's packet threshold). 0 disables gap resends.
+	// ReorderThreshold (Selective only): a number is taken as lost, and
+	// resent at once, when a number at least this much higher, sent after
+	// it, has been acknowledged (QUIC's packet threshold). 0 means 3.
 	ReorderThreshold uint32
-	// Redundant makes Due return every unacknowledged number each time
-	// (the "send everything not acknowledged" policy) instead of only lost
-	// or timed-out ones.
-	Redundant bool
+	// Selective makes Due return only the numbers a gap in the Acks shows
+	// lost or that timed out. By default (false) Due returns every
+	// unacknowledged number each time: the sender puts everything the peer
+	// lacks in every datagram, up to the MTU, so a loss is made good by the
+	// next datagram. docs/benchmarks.md compares the two: for tick streams
+	// the default costs about three times the bytes (still under 2 KB/s at
+	// 150 ms RTT) and never stalls the stream for a round trip.
+	Selective bool
 }
 
 // DefaultResendConfig is the configuration zero fields default to.
@@ -67,6 +71,9 @@ func NewResender(cfg ResendConfig, first uint32) *Resender {
 	}
 	if cfg.MaxRTO == 0 {
 		cfg.MaxRTO = d.MaxRTO
+	}
+	if cfg.ReorderThreshold == 0 {
+		cfg.ReorderThreshold = d.ReorderThreshold
 	}
 	return &Resender{cfg: cfg, base: first, next: first, srtt: cfg.InitialRTT, rttvar: cfg.InitialRTT / 2}
 }
@@ -125,8 +132,8 @@ func (r *Resender) Sent(seq uint32, now time.Time) bool {
 
 // OnAck applies the peer's Ack at now and returns how many numbers it newly
 // acknowledged. The round trip is sampled from the highest newly
-// acknowledged number if it was sent only once (in Redundant mode, from its
-// first send).
+// acknowledged number if it was sent only once (by default, where numbers
+// are sent many times, from its first send).
 func (r *Resender) OnAck(a Ack, now time.Time) int {
 	newly := 0
 	var sample *sentInfo
@@ -159,10 +166,10 @@ func (r *Resender) OnAck(a Ack, now time.Time) int {
 			ack(seq)
 		}
 	}
-	// Karn's rule: sample only numbers sent once, except in Redundant mode
-	// where every number is sent many times and the first send, which
+	// Karn's rule: sample only numbers sent once, except in the default
+	// mode where every number is sent many times and the first send, which
 	// usually arrives, is the reference.
-	if sample != nil && (sample.sends == 1 || r.cfg.Redundant) {
+	if sample != nil && (sample.sends == 1 || !r.cfg.Selective) {
 		rtt := now.Sub(sample.first)
 		if rtt >= 0 {
 			if !r.hasRTT {
@@ -183,11 +190,12 @@ func (r *Resender) OnAck(a Ack, now time.Time) int {
 	return newly
 }
 
-// Due appends to dst the numbers to send again at now, ascending: with
-// Redundant, every unacknowledged number; otherwise those a gap in the
+// Due appends to dst the numbers to send again at now, ascending: by
+// default every unacknowledged number; with Selective, those a gap in the
 // Acks shows lost (a number ReorderThreshold or more higher, first sent
 // after this one's last send, was acknowledged) and those unacknowledged
-// for longer than RTO since their last send.
+// for longer than RTO since their last send. Senders fill a datagram from
+// the front (oldest first) up to the MTU.
 func (r *Resender) Due(now time.Time, dst []uint32) []uint32 {
 	rto := r.RTO()
 	for seq := r.base; seq != r.next; seq++ {
@@ -196,8 +204,8 @@ func (r *Resender) Due(now time.Time, dst []uint32) []uint32 {
 			continue
 		}
 		switch {
-		case r.cfg.Redundant:
-		case r.cfg.ReorderThreshold > 0 && r.anyAcked && int32(r.largestAcked-seq) >= int32(r.cfg.ReorderThreshold) &&
+		case !r.cfg.Selective:
+		case r.anyAcked && int32(r.largestAcked-seq) >= int32(r.cfg.ReorderThreshold) &&
 			!r.largestAt.Before(s.at):
 		case now.Sub(s.at) >= rto:
 		default:

@@ -12,7 +12,7 @@ type Weapon uint8
 
 func TestRegisterErrors(t *testing.T) {
 	type withString struct {
-		A int8
+		A    int8
 		Name string
 	}
 	type withSlice struct{ Xs []int }

@@ -1,0 +1,585 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/rewindnet/rewind/codec"
+	"github.com/rewindnet/rewind/internal/doomdemo"
+)
+
+func init() {
+	registerBench("codec", "input coding and tick sizes over DOOM demos (rollback wire format)", runBenchCodec)
+}
+
+// doomInput is a DOOM tic as a game's input struct (the issue's mapping).
+type doomInput struct {
+	Forward   int8
+	Side      int8
+	AngleTurn int16 // the demo's byte << 8
+	Buttons   uint8
+}
+
+// doomInputYaw adds the accumulated turn as a float32, to exercise the
+// float coding.
+type doomInputYaw struct {
+	Forward   int8
+	Side      int8
+	AngleTurn int16
+	Buttons   uint8
+	Yaw       float32 // radians in [-π, π)
+}
+
+func toInput(t doomdemo.Tic) doomInput {
+	return doomInput{t.Forward, t.Side, int16(uint16(uint8(t.AngleTurn)) << 8), t.Buttons}
+}
+
+// codecBenchConfig are the fixed parameters of the benchmark.
+const (
+	benchTickRate = 35 // DOOM's tics per second
+	benchHashBits = 8  // world-hash bits per tick (the protocol's default)
+	benchLead     = 4  // client input ticks ahead of the server (150 ms RTT at 35 Hz)
+	benchRTT      = 150 * time.Millisecond
+	benchLoss     = 0.05
+)
+
+func runBenchCodec(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("bench codec", "rewind bench codec [--demos DIR]", stderr)
+	dir := fs.String("demos", filepath.Join("testdata", "doom-demos"), "directory of DOOM 1.9 demos (*.lmp)")
+	minTime := fs.Duration("time", 300*time.Millisecond, "minimum time to spend on each timing")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	demos, err := doomdemo.LoadDir(*dir)
+	if err != nil {
+		return err
+	}
+	ticks := doomdemo.Match(demos)
+	fmt.Fprintf(stderr, "bench codec: %d demos, %d ticks in the match at %d Hz\n", len(demos), len(ticks), benchTickRate)
+
+	plain, err := codec.RegisterInput[doomInput]()
+	if err != nil {
+		return err
+	}
+	withYaw, err := codec.RegisterInput[doomInputYaw]()
+	if err != nil {
+		return err
+	}
+	packPlain := func(dst []byte, tk *doomdemo.Tick, s int) []byte {
+		v := toInput(tk.Input[s])
+		return plain.Pack(dst, &v)
+	}
+	packYaw := func(dst []byte, tk *doomdemo.Tick, s int) []byte {
+		v0 := toInput(tk.Input[s])
+		v := doomInputYaw{v0.Forward, v0.Side, v0.AngleTurn, v0.Buttons, tk.Yaw[s]}
+		return withYaw.Pack(dst, &v)
+	}
+
+	// Input payload: the delta codes alone, per player-tick present.
+	playerTicks, bits := inputBits(plain.Schema, ticks, packPlain)
+	_, bitsYaw := inputBits(withYaw.Schema, ticks, packYaw)
+	baseline := varintBaseline(ticks)
+	inB := float64(bits) / 8 / float64(playerTicks)
+	inBY := float64(bitsYaw) / 8 / float64(playerTicks)
+	fmt.Fprintf(stderr, "input payload: %.3f B/player-tick (with yaw %.3f); byte-aligned varint baseline %.3f\n", inB, inBY, baseline)
+
+	// Tick bodies and the datagram of one fresh tick per client.
+	bodies := encodeBodies(plain.Schema, ticks, packPlain)
+	bodiesYaw := encodeBodies(withYaw.Schema, ticks, packYaw)
+	tickBytes, tickBytes4 := freshTickBytes(ticks, bodies)
+	tickBytesYaw, _ := freshTickBytes(ticks, bodiesYaw)
+	fmt.Fprintf(stderr, "one fresh tick per client: %.2f B (over ticks with 4 players %.2f B; with yaw %.2f B)\n", tickBytes, tickBytes4, tickBytesYaw)
+
+	// Exact round trip through datagrams.
+	exact := roundTrip(plain.Schema, ticks, bodies, func(got []byte, tk *doomdemo.Tick, s int) bool {
+		var v doomInput
+		plain.Unpack(got, &v)
+		return v == toInput(tk.Input[s])
+	})
+	exactYaw := roundTrip(withYaw.Schema, ticks, bodiesYaw, func(got []byte, tk *doomdemo.Tick, s int) bool {
+		var v doomInputYaw
+		withYaw.Unpack(got, &v)
+		w := toInput(tk.Input[s])
+		return v.Forward == w.Forward && v.Side == w.Side && v.AngleTurn == w.AngleTurn && v.Buttons == w.Buttons &&
+			math.Float32bits(v.Yaw) == math.Float32bits(tk.Yaw[s])
+	})
+	if exact != nil {
+		fmt.Fprintf(stderr, "round trip: %v\n", exact)
+	}
+	if exactYaw != nil {
+		fmt.Fprintf(stderr, "round trip with yaw: %v\n", exactYaw)
+	}
+
+	// Timings and allocations.
+	encNs, encAllocs := timeEncode(plain.Schema, ticks, packPlain, playerTicks, *minTime)
+	decNs, decAllocs := timeDecode(plain.Schema, ticks, bodies, playerTicks, *minTime)
+	encNsY, encAllocsY := timeEncode(withYaw.Schema, ticks, packYaw, playerTicks, *minTime)
+	decNsY, decAllocsY := timeDecode(withYaw.Schema, ticks, bodiesYaw, playerTicks, *minTime)
+	allocs := encAllocs + decAllocs + encAllocsY + decAllocsY
+	fmt.Fprintf(stderr, "encode %.1f ns, decode %.1f ns per player-tick (with yaw %.1f / %.1f); allocations per player-tick %.4f\n",
+		encNs, decNs, encNsY, decNsY, allocs)
+
+	// Wire bytes per second per client over a lossy link.
+	all := simulateLink(plain.Schema, ticks, bodies, packPlain, true)
+	sel := simulateLink(plain.Schema, ticks, bodies, packPlain, false)
+	for _, c := range []struct {
+		name string
+		r    linkResult
+	}{{"resend every unacked tick (default)", all}, {"selective resends (gap or timeout)", sel}} {
+		fmt.Fprintf(stderr, "150 ms RTT, 5%% loss each way, %s: down %.0f B/s, up %.0f B/s; ticks applied late %.1f%%, by %v on average, worst %v\n",
+			c.name, c.r.down, c.r.up, 100*c.r.lateFrac, c.r.meanLate.Round(time.Millisecond), c.r.worst.Round(time.Millisecond))
+	}
+
+	keyValues(stdout,
+		"demos", len(demos),
+		"player_ticks", playerTicks,
+		"input_bytes_per_player_tick", fmt.Sprintf("%.3f", inB),
+		"input_bytes_per_player_tick_with_yaw", fmt.Sprintf("%.3f", inBY),
+		"tick_bytes_per_client", fmt.Sprintf("%.2f", tickBytes),
+		"encode_ns_per_player_tick", fmt.Sprintf("%.1f", encNs),
+		"decode_ns_per_player_tick", fmt.Sprintf("%.1f", decNs),
+		"roundtrip_exact", exact == nil && exactYaw == nil,
+		"tick_bytes_per_client_4p", fmt.Sprintf("%.2f", tickBytes4),
+		"tick_bytes_per_client_with_yaw", fmt.Sprintf("%.2f", tickBytesYaw),
+		"encode_ns_per_player_tick_with_yaw", fmt.Sprintf("%.1f", encNsY),
+		"decode_ns_per_player_tick_with_yaw", fmt.Sprintf("%.1f", decNsY),
+		"allocs_per_player_tick", fmt.Sprintf("%.4f", allocs),
+		"varint_baseline_bytes_per_player_tick", fmt.Sprintf("%.3f", baseline),
+		"wire_bytes_per_s_down", fmt.Sprintf("%.0f", all.down),
+		"wire_bytes_per_s_up", fmt.Sprintf("%.0f", all.up),
+		"wire_bytes_per_s_down_selective", fmt.Sprintf("%.0f", sel.down),
+	)
+	return nil
+}
+
+type packFunc func(dst []byte, tk *doomdemo.Tick, slot int) []byte
+
+// inputBits codes every present player's input as a delta from its
+// previous one and returns the player-ticks and the bits written.
+func inputBits(s *codec.Schema, ticks []doomdemo.Tick, pack packFunc) (int, int) {
+	var st [doomdemo.Slots]codec.InputState
+	var w codec.BitWriter
+	var buf [codec.MaxInputSize]byte
+	n := 0
+	for i := range ticks {
+		tk := &ticks[i]
+		for _, ev := range tk.Events {
+			if ev.Join {
+				s.ResetState(&st[ev.Player], nil)
+			}
+		}
+		for p := 0; p < doomdemo.Slots; p++ {
+			if tk.Present[p] {
+				s.EncodeDelta(&w, &st[p], pack(buf[:], tk, p))
+				n++
+			}
+		}
+	}
+	return n, w.BitLen()
+}
+
+// varintBaseline is the byte-aligned coding the issue compares against: a
+// bit per field, then a zigzag varint of each changed field's difference.
+func varintBaseline(ticks []doomdemo.Tick) float64 {
+	var prev [doomdemo.Slots]doomInput
+	bits, n := 0, 0
+	for i := range ticks {
+		tk := &ticks[i]
+		for _, ev := range tk.Events {
+			if ev.Join {
+				prev[ev.Player] = doomInput{}
+			}
+		}
+		for p := 0; p < doomdemo.Slots; p++ {
+			if !tk.Present[p] {
+				continue
+			}
+			n++
+			v := toInput(tk.Input[p])
+			o := prev[p]
+			bits += 4
+			for _, d := range []int64{int64(v.Forward) - int64(o.Forward), int64(v.Side) - int64(o.Side),
+				int64(v.AngleTurn) - int64(o.AngleTurn), int64(v.Buttons) - int64(o.Buttons)} {
+				if d != 0 {
+					z := uint64(d<<1) ^ uint64(d>>63)
+					for bits += 8; z >= 0x80; z >>= 7 {
+						bits += 8
+					}
+				}
+			}
+			prev[p] = v
+		}
+	}
+	return float64(bits) / 8 / float64(n)
+}
+
+// feedTick gives the encoder one tick of the match.
+func feedTick(e *codec.TickEncoder, tk *doomdemo.Tick, pack packFunc, buf []byte) {
+	for _, ev := range tk.Events {
+		var err error
+		if ev.Join {
+			err = e.Join(ev.Player)
+		} else {
+			err = e.Leave(ev.Player)
+		}
+		if err != nil {
+			panic(err)
+		}
+	}
+	for p := 0; p < doomdemo.Slots; p++ {
+		if tk.Present[p] {
+			if err := e.SetInput(uint8(p), pack(buf, tk, p)); err != nil {
+				panic(err)
+			}
+		}
+	}
+}
+
+// worldHash stands in for the world hash after tick i.
+func worldHash(i int) uint64 { return uint64(i+1) * 0x9E3779B97F4A7C15 }
+
+func encodeBodies(s *codec.Schema, ticks []doomdemo.Tick, pack packFunc) [][]byte {
+	e := codec.NewTickEncoder(s, benchHashBits)
+	var buf [codec.MaxInputSize]byte
+	out := make([][]byte, len(ticks))
+	for i := range ticks {
+		feedTick(e, &ticks[i], pack, buf[:])
+		out[i] = e.AppendTick(nil, worldHash(i))
+	}
+	return out
+}
+
+// freshTickBytes averages the ServerTicks datagram of one fresh tick alone,
+// as each client gets it on a lossless link: client inputs acknowledged up
+// to benchLead ticks ahead, the margin once a second.
+func freshTickBytes(ticks []doomdemo.Tick, bodies [][]byte) (all, four float64) {
+	var sum, sum4 float64
+	var n, n4 int
+	for i := range ticks {
+		tk := &ticks[i]
+		m := codec.ServerTicks{Tag: 0x5A, First: uint32(i), Ack: codec.Ack{Next: uint32(i + benchLead)},
+			HasMargin: i%benchTickRate == 0, Margin: 20, Ticks: []codec.TickBody{{Tick: uint32(i), Body: bodies[i]}}}
+		size := float64(m.Length())
+		present := 0
+		for _, p := range tk.Present {
+			if p {
+				present++
+			}
+		}
+		if present == 0 {
+			continue
+		}
+		sum += size
+		n++
+		if present == doomdemo.Slots {
+			sum4 += size
+			n4++
+		}
+	}
+	return sum / float64(max(n, 1)), sum4 / float64(max(n4, 1))
+}
+
+// roundTrip sends every body in a ServerTicks datagram, parses and decodes
+// it, and compares every present player's input, the events and the hash.
+func roundTrip(s *codec.Schema, ticks []doomdemo.Tick, bodies [][]byte, same func([]byte, *doomdemo.Tick, int) bool) error {
+	d := codec.NewTickDecoder(s, benchHashBits)
+	t := codec.Tick{Events: make([]codec.Event, 0, codec.MaxEvents)}
+	var buf []byte
+	for i := range ticks {
+		tk := &ticks[i]
+		m := codec.ServerTicks{Tag: 1, First: uint32(i), Ack: codec.Ack{Next: uint32(i)}, Ticks: []codec.TickBody{{Tick: uint32(i), Body: bodies[i]}}}
+		buf = m.Append(buf[:0])
+		got, _, err := codec.ParseServerTicks(buf, uint32(max(i-1, 0)))
+		if err != nil {
+			return fmt.Errorf("tick %d: %w", i, err)
+		}
+		if len(got.Ticks) != 1 || got.Ticks[0].Tick != uint32(i) {
+			return fmt.Errorf("tick %d: parsed %+v", i, got)
+		}
+		if err := d.DecodeTick(got.Ticks[0].Body, &t); err != nil {
+			return fmt.Errorf("tick %d: %w", i, err)
+		}
+		if len(t.Events) != len(tk.Events) {
+			return fmt.Errorf("tick %d: %d events, want %d", i, len(t.Events), len(tk.Events))
+		}
+		for j, ev := range tk.Events {
+			if (t.Events[j].Kind == codec.EventJoin) != ev.Join || t.Events[j].Player != ev.Player {
+				return fmt.Errorf("tick %d: event %d differs", i, j)
+			}
+		}
+		if t.Hash != worldHash(i)&(1<<benchHashBits-1) {
+			return fmt.Errorf("tick %d: hash bits differ", i)
+		}
+		for p := 0; p < doomdemo.Slots; p++ {
+			if t.Present.Has(uint8(p)) != tk.Present[p] {
+				return fmt.Errorf("tick %d: presence of %d differs", i, p)
+			}
+			if tk.Present[p] && !same(d.Roster().Input(uint8(p)), tk, p) {
+				return fmt.Errorf("tick %d: input of player %d differs", i, p)
+			}
+		}
+	}
+	return nil
+}
+
+func mallocs() uint64 {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.Mallocs
+}
+
+// timeEncode times the server's side: packing each present player's
+// input, staging it and encoding the tick body, over the whole match.
+func timeEncode(s *codec.Schema, ticks []doomdemo.Tick, pack packFunc, playerTicks int, minTime time.Duration) (ns, allocs float64) {
+	out := make([]byte, 0, 4096)
+	var buf [codec.MaxInputSize]byte
+	pass := func() {
+		e := codec.NewTickEncoder(s, benchHashBits)
+		for i := range ticks {
+			feedTick(e, &ticks[i], pack, buf[:])
+			out = e.AppendTick(out[:0], worldHash(i))
+		}
+	}
+	pass()
+	return timePasses(pass, playerTicks, minTime)
+}
+
+// timeDecode times a client's side: decoding each tick body and unpacking
+// every present player's input.
+func timeDecode(s *codec.Schema, ticks []doomdemo.Tick, bodies [][]byte, playerTicks int, minTime time.Duration) (ns, allocs float64) {
+	t := codec.Tick{Events: make([]codec.Event, 0, codec.MaxEvents)}
+	var sink doomInputYaw
+	var sinkPlain doomInput
+	var yaw *codec.InputType[doomInputYaw]
+	var plain *codec.InputType[doomInput]
+	if s.NumFields() == 5 {
+		yaw = &codec.InputType[doomInputYaw]{Schema: s}
+	} else {
+		plain = &codec.InputType[doomInput]{Schema: s}
+	}
+	pass := func() {
+		d := codec.NewTickDecoder(s, benchHashBits)
+		for i := range bodies {
+			if err := d.DecodeTick(bodies[i], &t); err != nil {
+				panic(err)
+			}
+			for set := t.Present; set != 0; set &= set - 1 {
+				p := uint8(trailingZeros64(uint64(set)))
+				if yaw != nil {
+					yaw.Unpack(d.Roster().Input(p), &sink)
+				} else {
+					plain.Unpack(d.Roster().Input(p), &sinkPlain)
+				}
+			}
+		}
+	}
+	pass()
+	return timePasses(pass, playerTicks, minTime)
+}
+
+func trailingZeros64(x uint64) int {
+	n := 0
+	for x&1 == 0 && n < 64 {
+		x >>= 1
+		n++
+	}
+	return n
+}
+
+// timePasses runs pass until minTime has gone by (at least 5 times) and
+// returns the fastest pass's ns per player-tick (the machine is shared:
+// the minimum is the least disturbed figure) and the allocations per
+// player-tick over all passes.
+func timePasses(pass func(), playerTicks int, minTime time.Duration) (ns, allocs float64) {
+	runtime.GC()
+	m0 := mallocs()
+	start := time.Now()
+	best := time.Duration(math.MaxInt64)
+	n := 0
+	for n < 5 || time.Since(start) < minTime {
+		t := time.Now()
+		pass()
+		best = min(best, time.Since(t))
+		n++
+	}
+	a := mallocs() - m0
+	return float64(best.Nanoseconds()) / float64(playerTicks), float64(a) / float64(n*playerTicks)
+}
+
+var errLink = errors.New("link simulation did not deliver every tick")
+
+type linkResult struct {
+	down, up float64       // bytes per second per client
+	lateFrac float64       // ticks applicable later than on a lossless link
+	meanLate time.Duration // mean extra delay of those
+	worst    time.Duration // worst extra delay
+}
+
+// simulateLink plays the match to the client in slot 0's seat over a link
+// with benchRTT and benchLoss each way, in made-up time with a seeded RNG:
+// every tick the server sends a ServerTicks with the fresh tick and the
+// resends due (or every unacknowledged tick when resendAll), and the client
+// sends a ClientInputs with every input the server has not acknowledged.
+func simulateLink(s *codec.Schema, ticks []doomdemo.Tick, bodies [][]byte, pack packFunc, resendAll bool) linkResult {
+	rng := rand.New(rand.NewPCG(1, 2))
+	step := time.Second / benchTickRate
+	oneWay := benchRTT / 2
+	t0 := time.Unix(0, 0)
+	res := codec.NewResender(codec.ResendConfig{Selective: !resendAll}, 0)
+	var got codec.RecvWindow
+	got.Reset(0)
+	var inAck codec.RecvWindow // server: client inputs held
+	inAck.Reset(benchLead)
+	var clientSeen codec.Ack // client: latest server ack of its inputs
+	clientSeen.Next = benchLead
+	var down, up []linkPkt
+	var downBytes, upBytes int
+	firstSent := make([]time.Time, len(bodies))
+	arrived := make([]time.Time, len(bodies))
+	var inbuf [codec.MaxInputSize]byte
+	var inputs [][]byte
+	var due []uint32
+	end := len(bodies) + 200
+	for i := 0; i < end; i++ {
+		now := t0.Add(time.Duration(i) * step)
+		// Server: fresh tick plus resends, up to the MTU.
+		var tb []codec.TickBody
+		if i < len(bodies) {
+			tb = append(tb, codec.TickBody{Tick: uint32(i), Body: bodies[i]})
+			firstSent[i] = now
+		}
+		due = res.Due(now, due[:0])
+		m := codec.ServerTicks{Tag: 1, Ack: inAck.Ack(), HasMargin: i%benchTickRate == 0, Margin: 20}
+		for _, q := range due {
+			if int(q) != i {
+				tb = append(tb, codec.TickBody{Tick: q, Body: bodies[q]})
+			}
+		}
+		sortTickBodies(tb)
+		for len(tb) > 0 {
+			m.Ticks, m.First = tb, tb[0].Tick
+			if m.Length() <= codec.MaxDatagram {
+				break
+			}
+			tb = tb[:len(tb)-1]
+		}
+		if len(tb) > 0 {
+			for _, t := range tb {
+				res.Sent(t.Tick, now)
+			}
+			b := m.Append(nil)
+			downBytes += len(b)
+			if rng.Float64() >= benchLoss {
+				down = append(down, linkPkt{now.Add(oneWay), b})
+			}
+		}
+		// Client: inputs from the server's ack to its lead.
+		// (Slot 0 is a seat that demos take in turn; the client sends a
+		// datagram every tick, with no inputs while its seat is empty.)
+		clientTick := i + benchLead
+		{
+			inputs = inputs[:0]
+			first := clientSeen.Next
+			for t := int(first); t <= clientTick && t < len(ticks) && ticks[t].Present[0]; t++ {
+				inputs = append(inputs, append([]byte(nil), pack(inbuf[:], &ticks[t], 0)...))
+			}
+			ci := codec.ClientInputs{Tag: 1, First: first, Ack: got.Ack(), Count: len(inputs), Payload: s.AppendInputs(nil, inputs)}
+			b := ci.Append(nil)
+			upBytes += len(b)
+			if rng.Float64() >= benchLoss {
+				up = append(up, linkPkt{now.Add(oneWay), b})
+			}
+		}
+		// Deliveries due by now.
+		down = deliver(down, now, func(b []byte) {
+			m, _, err := codec.ParseServerTicks(b, uint32(i))
+			if err != nil {
+				panic(err)
+			}
+			for _, t := range m.Ticks {
+				if got.Add(t.Tick) || arrived[t.Tick].IsZero() {
+					if arrived[t.Tick].IsZero() {
+						arrived[t.Tick] = now
+					}
+				}
+			}
+			if int32(m.Ack.Next-clientSeen.Next) > 0 {
+				clientSeen = m.Ack
+			}
+		})
+		up = deliver(up, now, func(b []byte) {
+			m, _, err := codec.ParseClientInputs(b, uint32(i))
+			if err != nil {
+				panic(err)
+			}
+			for k := 0; k < m.Count; k++ {
+				inAck.Add(m.First + uint32(k))
+			}
+			res.OnAck(m.Ack, now)
+		})
+	}
+	// A tick can be applied once it and every tick before it arrived.
+	var r linkResult
+	late := 0
+	var applied time.Time
+	var lateSum time.Duration
+	base := oneWay.Round(step)
+	if base < oneWay {
+		base += step
+	}
+	for i := range bodies {
+		if arrived[i].IsZero() {
+			panic(errLink)
+		}
+		if arrived[i].After(applied) {
+			applied = arrived[i]
+		}
+		extra := applied.Sub(firstSent[i]) - base
+		if extra > 0 {
+			late++
+			lateSum += extra
+		}
+		r.worst = max(r.worst, extra)
+	}
+	secs := float64(len(bodies)) / benchTickRate
+	r.down = float64(downBytes) / secs
+	r.up = float64(upBytes) / secs
+	r.lateFrac = float64(late) / float64(len(bodies))
+	if late > 0 {
+		r.meanLate = lateSum / time.Duration(late)
+	}
+	return r
+}
+
+// linkPkt is a datagram in flight.
+type linkPkt struct {
+	at  time.Time
+	buf []byte
+}
+
+// deliver hands fn the datagrams due by now and keeps the rest.
+func deliver(q []linkPkt, now time.Time, fn func([]byte)) []linkPkt {
+	kept := q[:0]
+	for _, p := range q {
+		if p.at.After(now) {
+			kept = append(kept, p)
+			continue
+		}
+		fn(p.buf)
+	}
+	return kept
+}
+
+func sortTickBodies(tb []codec.TickBody) {
+	for i := 1; i < len(tb); i++ {
+		for j := i; j > 0 && int32(tb[j].Tick-tb[j-1].Tick) < 0; j-- {
+			tb[j], tb[j-1] = tb[j-1], tb[j]
+		}
+	}
+}
