@@ -82,6 +82,7 @@ type Client[I any] struct {
 	rtt        time.Duration
 	pingID     uint32
 	pingAt     time.Time
+	pongSent   time.Time // the send time of the ping of the last pong taken
 	lastHeard  time.Time
 	lastSend   time.Time
 	lastNow    time.Time

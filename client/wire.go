@@ -69,8 +69,11 @@ func (c *Client[I]) handle(now time.Time, b []byte) error {
 		if err != nil {
 			return err
 		}
-		if sent := c.helloFirst.Add(time.Duration(m.Time)); m.ID == c.pingID && !sent.After(now) {
+		// Time is our own clock at the ping (any ping: with a round trip
+		// longer than PingInterval, pongs answer earlier pings).
+		if sent := c.helloFirst.Add(time.Duration(m.Time)); !sent.After(now) && !sent.Before(c.pongSent) {
 			c.rtt = now.Sub(sent)
+			c.pongSent = sent
 		}
 	case codec.TypePing:
 		m, _, err := codec.ParsePing(b)
@@ -111,7 +114,10 @@ func (c *Client[I]) onWelcome(now time.Time, b []byte) error {
 		return fmt.Errorf("client: welcome at tick %d needs a world transfer: %w", m.Tick, ErrRefused)
 	}
 	c.me, c.tag, c.hashBits = game.PlayerID(m.Player), m.Tag, m.HashBits
-	c.rtt = now.Sub(c.helloSent)
+	// The round trip from the first hello: too long if hellos were lost,
+	// but never too short (which would make our first inputs late); pings
+	// and the server's margin reports refine it.
+	c.rtt = now.Sub(c.helloFirst)
 	c.lastHeard = now
 	c.window = uint32(c.cfg.MaxPrediction / c.dt)
 	c.lead = newLeadControl(c.dt, c.cfg.MarginLow, c.cfg.MarginHigh, 20*c.dt)
@@ -215,6 +221,12 @@ func (c *Client[I]) decode(now time.Time) error {
 func (c *Client[I]) sendInputs(now time.Time) error {
 	last := c.core.predicted + uint32(c.cfg.InputDelay)
 	first := max(c.inputAck, 1)
+	if int32(first-last) > 0 && last > 0 {
+		// The server has settled every tick we have an input for: we are
+		// behind. Send the newest anyway, so that the server reports how
+		// late it is and our lead grows.
+		first = last
+	}
 	slots := c.core.mask + 1
 	if int32(last-first) >= int32(slots) {
 		first = last - slots + 1

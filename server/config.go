@@ -19,6 +19,9 @@ type Config struct {
 	// server still keeps every tick since the start (History); joining a
 	// match further on needs the world transfer of the next step.
 	StartPlayers int
+	// MaxTicks, if not zero, ends the match after this tick: the server
+	// stops ticking and only sends the players the ticks they lack.
+	MaxTicks uint32
 	// History is how long the server keeps ticks to send again (default 4 s).
 	History time.Duration
 	// InputWindow is how far ahead of the server's tick a player's inputs
@@ -30,8 +33,14 @@ type Config struct {
 	// report covers (default 20).
 	MarginWindow int
 	// HashBits is how many low bits of each tick's world hash go to the
-	// clients (default 64).
+	// clients (default 16: a desync persists, so it shows within a tick or
+	// two with odds of missing it of 2^-16 per tick; see
+	// docs/networking.md).
 	HashBits int
+	// Redundancy is how many unacknowledged ticks before the fresh one
+	// ride along in every datagram (default 1; negative: none), so that a
+	// single lost datagram costs no round trip.
+	Redundancy int
 	// Resend holds the timers of the resending of ticks (codec defaults
 	// when zero).
 	Resend codec.ResendConfig
@@ -72,7 +81,13 @@ func (c Config) withDefaults() Config {
 		c.SilentResend = 100 * time.Millisecond
 	}
 	if c.HashBits <= 0 || c.HashBits > 64 {
-		c.HashBits = 64
+		c.HashBits = 16
+	}
+	switch {
+	case c.Redundancy == 0:
+		c.Redundancy = 1
+	case c.Redundancy < 0:
+		c.Redundancy = 0
 	}
 	return c
 }

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"math/bits"
+	"slices"
 	"time"
 
 	"github.com/rewindnet/rewind/codec"
@@ -32,6 +34,7 @@ type player struct {
 	// res: which ticks were sent when, which the player acknowledged, and
 	// which are due again.
 	res      *codec.Resender
+	lastAck  codec.Ack
 	lastSend time.Time
 
 	// margins is a ring of how early (negative: how late) the player's
@@ -56,6 +59,34 @@ func newPlayer(id game.PlayerID, addr transport.Addr, qslots, size, marginWindow
 		p.q[i] = make([]byte, size)
 	}
 	return p
+}
+
+// gaps adds to due (ascending, from the Resender) the ticks the player's
+// latest ack shows missing below a tick it holds: those are lost, and are
+// sent again with every datagram until acknowledged, not once per round
+// trip, because a tick that is late stalls the player's verification and,
+// a second later, its prediction. A tick body is a few bytes, so this costs
+// little more than the loss itself. The result stays ascending.
+func (p *player) gaps(now time.Time, dt time.Duration, due []uint32) []uint32 {
+	a := p.lastAck
+	if a.Mask == 0 {
+		return due
+	}
+	n := len(due)
+	top := a.Next + 64 - uint32(bits.LeadingZeros64(a.Mask)) // highest held
+	for t := a.Next; int32(t-top) < 0; t++ {
+		if a.Has(t) || p.res.Acked(t) || int32(t-p.res.Next()) >= 0 {
+			continue
+		}
+		if slices.Contains(due[:n], t) {
+			continue
+		}
+		due = append(due, t)
+	}
+	if len(due) > n && n > 0 {
+		slices.Sort(due)
+	}
+	return due
 }
 
 // noteMargin records how early an input arrived.

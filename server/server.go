@@ -50,6 +50,8 @@ type Server[I any] struct {
 	start   time.Time // tick t runs at start + t*dt
 	tick    uint32    // the last tick run (0: none yet)
 	lastNow time.Time
+	// lastRound is when ticks were last sent.
+	lastRound time.Time
 
 	players []*player // by id
 	byAddr  map[transport.Addr]*player
@@ -223,16 +225,26 @@ func (s *Server[I]) Update(now time.Time) error {
 		s.start = now
 	}
 	ran := false
-	for s.started && !now.Before(s.tickTime(s.tick+1)) {
+	for s.started && !s.ended() && !now.Before(s.tickTime(s.tick+1)) {
 		s.dropSilent(now)
 		s.runTick()
 		ran = true
 	}
-	if ran {
+	// Send after every tick, and once a tick's time otherwise (resends
+	// after the match ended).
+	if ran || (s.started && now.Sub(s.lastRound) >= s.dt) {
+		s.lastRound = now
 		return s.sendTicks(now)
 	}
 	return nil
 }
+
+// ended reports whether the match has run its MaxTicks.
+func (s *Server[I]) ended() bool { return s.cfg.MaxTicks > 0 && s.tick >= s.cfg.MaxTicks }
+
+// Ended reports whether the match has run Config.MaxTicks ticks (it then
+// only sends the players the ticks they lack).
+func (s *Server[I]) Ended() bool { return s.ended() }
 
 // runTick runs tick s.tick+1: joins and leaves, every player's input (or
 // its last one, marked late), the game's Step, the hash, the record.

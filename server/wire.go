@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/rewindnet/rewind/codec"
@@ -192,6 +193,7 @@ func (s *Server[I]) onInputs(now time.Time, p *player, b []byte) error {
 	}
 	if int32(m.Ack.Next-p.res.Base()) >= 0 {
 		p.res.OnAck(m.Ack, now)
+		p.lastAck = m.Ack
 	}
 	if !s.started {
 		return nil
@@ -265,6 +267,7 @@ func (s *Server[I]) sendTo(now time.Time, p *player) error {
 		m.Margin = int32(d / time.Millisecond)
 	}
 	s.wire.due = p.res.Due(now, s.wire.due[:0])
+	s.wire.due = p.gaps(now, s.dt, s.wire.due)
 	size := 24 // header, ack, margin, count: generous
 	add := func(t uint32) bool {
 		body := s.hist[t&s.hmask].body
@@ -283,7 +286,19 @@ func (s *Server[I]) sendTo(now time.Time, p *player) error {
 			break
 		}
 	}
-	for t := p.res.Next(); !full && int32(t-s.tick) <= 0; t++ {
+	fresh := p.res.Next()
+	// Redundancy: the few ticks before the fresh ones ride again while
+	// unacknowledged, so that a single loss costs nothing.
+	for t := fresh - uint32(s.cfg.Redundancy); !full && int32(t-fresh) < 0; t++ {
+		if int32(t-p.res.Base()) < 0 || p.res.Acked(t) || slices.Contains(s.wire.due, t) {
+			continue
+		}
+		if len(m.Ticks) > 0 && int32(t-m.Ticks[len(m.Ticks)-1].Tick) <= 0 {
+			continue
+		}
+		full = !add(t)
+	}
+	for t := fresh; !full && int32(t-s.tick) <= 0; t++ {
 		if !add(t) {
 			break
 		}

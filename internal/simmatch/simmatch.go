@@ -44,6 +44,8 @@ type Config[I any] struct {
 	// Server and Client are the settings of the machines.
 	Server server.Config
 	Client client.Config
+	// Trace, if set, logs every client's state this often.
+	Trace time.Duration
 	// Log, if set, gets progress lines.
 	Log func(format string, args ...any)
 }
@@ -73,7 +75,8 @@ type Result struct {
 	MaxRollback uint32
 	// Rollbacks sums the clients' rollbacks.
 	Rollbacks uint64
-	// Stalls sums the clients' stalls at the prediction limit.
+	// Stalls sums the clients' stalls at the prediction limit (until the
+	// server's last tick).
 	Stalls uint64
 	// ServerCPU is the wall time spent in the server's Update.
 	ServerCPU time.Duration
@@ -133,6 +136,8 @@ func Run[I any](cfg Config[I]) (Result, error) {
 	var hashes []uint64 // the server's hash of tick t at t-1
 	scfg := cfg.Server
 	scfg.StartPlayers = cfg.Players
+	maxTicks := uint32(cfg.Duration * time.Duration(rateOf(cfg.NewGame())) / time.Second)
+	scfg.MaxTicks = maxTicks
 	scfg.MaxPlayers = max(scfg.MaxPlayers, cfg.Players)
 	userOnTick := scfg.OnTick
 	scfg.OnTick = func(t uint32, w *world.World, h uint64) {
@@ -178,7 +183,10 @@ func Run[I any](cfg Config[I]) (Result, error) {
 	now := start
 	var matchStart time.Time
 	blackoutSet := false
-	deadline := start.Add(10*time.Second + cfg.Duration) // handshake slack
+	var atEnd []client.Stats // the clients' counters when the server ended
+	// Handshake, the match, then until every client verified the last tick
+	// (or a drain limit passes).
+	deadline := start.Add(10*time.Second + cfg.Duration)
 	for now.Before(deadline) {
 		now = now.Add(cfg.Step)
 		net.Advance(now)
@@ -189,7 +197,7 @@ func Run[I any](cfg Config[I]) (Result, error) {
 		res.ServerCPU += time.Since(t0)
 		if srv.Started() && matchStart.IsZero() {
 			matchStart = now
-			deadline = now.Add(cfg.Duration)
+			deadline = now.Add(cfg.Duration + drain)
 			logf("match started at %v", now.Sub(start))
 		}
 		var into time.Duration
@@ -210,6 +218,14 @@ func Run[I any](cfg Config[I]) (Result, error) {
 			net.Blackout(clientName(low), from, from.Add(cfg.Blackout))
 			logf("blackout of client %d from %v for %v", low, cfg.Duration/3, cfg.Blackout)
 		}
+		if cfg.Trace > 0 && !matchStart.IsZero() && into%cfg.Trace == 0 {
+			for i, c := range clients {
+				st := c.Stats()
+				logf("t=%v client %d: server=%d predicted=%d verified=%d late=%d rollbacks=%d maxrb=%d stalls=%d corrections=%d ping=%v",
+					into, i, srv.Tick(), st.Predicted, st.Verified, st.LateInputs, st.Rollbacks, st.MaxRollback, st.Stalls, st.LeadCorrections, st.Ping)
+			}
+		}
+		done := srv.Ended()
 		for i, c := range clients {
 			if p, ok := cfg.Pause[i]; ok && !matchStart.IsZero() && into >= p.At && into < p.At+p.Length {
 				continue
@@ -217,23 +233,21 @@ func Run[I any](cfg Config[I]) (Result, error) {
 			if err := c.Update(now); err != nil {
 				return res, fmt.Errorf("simmatch: client %d at %v: %w", i, now.Sub(start), err)
 			}
-		}
-	}
-	// Let the last ticks arrive (the server stops ticking; clients verify).
-	end := now.Add(time.Second + 2*cfg.Link.Latency + 2*cfg.Link.Jitter)
-	for l := range cfg.Links {
-		end = end.Add(2 * (cfg.Links[l].Latency + cfg.Links[l].Jitter))
-	}
-	final := srv.Tick()
-	_ = final
-	for now.Before(end) {
-		now = now.Add(cfg.Step)
-		net.Advance(now)
-		for i, c := range clients {
-			if err := c.Update(now); err != nil {
-				return res, fmt.Errorf("simmatch: client %d draining: %w", i, err)
+			if verified[i] < maxTicks {
+				done = false
 			}
 		}
+		if srv.Ended() && atEnd == nil {
+			for _, c := range clients {
+				atEnd = append(atEnd, c.Stats())
+			}
+		}
+		if done {
+			break
+		}
+	}
+	if atEnd == nil {
+		return res, fmt.Errorf("simmatch: the match did not end (server at tick %d of %d)", srv.Tick(), maxTicks)
 	}
 
 	res.Server = srv.Stats()
@@ -247,7 +261,7 @@ func Run[I any](cfg Config[I]) (Result, error) {
 		res.Desyncs += st.Desyncs
 		res.Resyncs += st.Resyncs
 		res.Rollbacks += st.Rollbacks
-		res.Stalls += st.Stalls
+		res.Stalls += atEnd[i].Stalls
 		res.MaxRollback = max(res.MaxRollback, st.MaxRollback)
 		res.ClientBytesIn += st.BytesIn
 		res.ClientBytesOut += st.BytesOut
@@ -256,5 +270,11 @@ func Run[I any](cfg Config[I]) (Result, error) {
 	res.VerifiedEqual = res.Mismatches == 0 && res.Verified > 0
 	return res, nil
 }
+
+// drain is how long after the match's end the clients get to verify its
+// last tick.
+const drain = 10 * time.Second
+
+func rateOf(g any) int { return game.RateOf(g) }
 
 func clientName(i int) string { return fmt.Sprintf("c%d", i) }

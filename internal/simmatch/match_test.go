@@ -1,0 +1,205 @@
+package simmatch
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/rewindnet/rewind/client"
+	"github.com/rewindnet/rewind/game"
+	"github.com/rewindnet/rewind/internal/testgame"
+	"github.com/rewindnet/rewind/transport"
+)
+
+func newTestGame() game.Game[testgame.Input] { return &testgame.Game{} }
+
+// check asserts what every match must show: every verified tick of every
+// client hashed equal to the server's, no desync, and every client
+// verified the match's last tick.
+func check(t *testing.T, res Result, players int) {
+	t.Helper()
+	if res.Mismatches != 0 || !res.VerifiedEqual {
+		t.Errorf("%d verified ticks hashed differently from the server's (of %d checked)", res.Mismatches, res.VerifiedTicks)
+	}
+	if res.Desyncs != 0 {
+		t.Errorf("%d desyncs", res.Desyncs)
+	}
+	if res.Verified != res.Ticks {
+		t.Errorf("a client verified only up to tick %d of %d", res.Verified, res.Ticks)
+	}
+	if want := uint64(players) * uint64(res.Ticks); res.VerifiedTicks != want {
+		t.Errorf("%d (client, tick) pairs verified, want %d", res.VerifiedTicks, want)
+	}
+}
+
+// TestMatchMatrix plays the light test game for 2, 4 and 16 players at
+// 0, 5 and 20% loss and 0, 50 and 150 ms one-way latency (with jitter of a
+// fifth of it, up to ±30 ms).
+func TestMatchMatrix(t *testing.T) {
+	for _, players := range []int{2, 4, 16} {
+		for _, loss := range []float64{0, 0.05, 0.2} {
+			for _, lat := range []time.Duration{0, 50 * time.Millisecond, 150 * time.Millisecond} {
+				link := transport.LinkConfig{Latency: lat, Jitter: lat / 5, Loss: loss}
+				name := fmt.Sprintf("players=%d/loss=%g/latency=%v", players, loss, lat)
+				t.Run(name, func(t *testing.T) {
+					res, err := Run(Config[testgame.Input]{
+						Players:  players,
+						NewGame:  newTestGame,
+						Bot:      testgame.Bot,
+						Duration: 3 * time.Second,
+						Link:     link,
+						Seed:     int64(players)*1000 + int64(loss*100) + int64(lat/time.Millisecond),
+					})
+					if err != nil {
+						t.Fatal(err)
+					}
+					check(t, res, players)
+					if lat == 0 && loss == 0 && res.MaxRollback > 3 {
+						t.Errorf("max rollback %d ticks on a perfect network", res.MaxRollback)
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestMatchDuplicationReordering: every fifth datagram doubled, every fifth
+// held back behind later ones, on top of loss and jitter.
+func TestMatchDuplicationReordering(t *testing.T) {
+	res, err := Run(Config[testgame.Input]{
+		Players:  4,
+		NewGame:  newTestGame,
+		Bot:      testgame.Bot,
+		Duration: 4 * time.Second,
+		Link: transport.LinkConfig{Latency: 50 * time.Millisecond, Jitter: 30 * time.Millisecond,
+			Loss: 0.05, Duplicate: 0.2, Reorder: 0.2, ReorderDelay: 40 * time.Millisecond},
+		Seed: 7,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(t, res, 4)
+}
+
+// TestMatchBlackout silences the lowest-id player for 2 s a third of the
+// way in: it must stop at the prediction limit, and come back verified.
+func TestMatchBlackout(t *testing.T) {
+	res, err := Run(Config[testgame.Input]{
+		Players:  4,
+		NewGame:  newTestGame,
+		Bot:      testgame.Bot,
+		Duration: 6 * time.Second,
+		Link:     transport.LinkConfig{Latency: 50 * time.Millisecond, Jitter: 10 * time.Millisecond, Loss: 0.05},
+		Blackout: 2 * time.Second,
+		Seed:     11,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(t, res, 4)
+	if res.Stalls == 0 {
+		t.Error("the blacked-out player never waited at the prediction limit")
+	}
+	late := uint64(0)
+	for _, c := range res.Clients {
+		late = max(late, c.LateInputs)
+	}
+	if late < 100 {
+		t.Errorf("at most %d late inputs: the blackout did not make the server repeat inputs", late)
+	}
+}
+
+// TestMatchSlowClient gives one client a 700 ms one-way path: a round trip
+// longer than the prediction window, so it keeps running into the limit
+// and waiting, more than 1 s behind the server's news.
+func TestMatchSlowClient(t *testing.T) {
+	res, err := Run(Config[testgame.Input]{
+		Players:  3,
+		NewGame:  newTestGame,
+		Bot:      testgame.Bot,
+		Duration: 5 * time.Second,
+		Link:     transport.LinkConfig{Latency: 20 * time.Millisecond},
+		Links:    map[int]transport.LinkConfig{0: {Latency: 700 * time.Millisecond, Jitter: 20 * time.Millisecond}},
+		Seed:     3,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(t, res, 3)
+	slow := res.Clients[0]
+	if slow.Stalls == 0 {
+		t.Errorf("the slow client never waited: %+v", slow)
+	}
+	if slow.MaxRollback > 61 {
+		t.Errorf("rolled back %d ticks, past the 1 s window", slow.MaxRollback)
+	}
+}
+
+// TestMatchPausedClient stops one client's machine for 1.5 s: when it runs
+// again it is more than a second behind, catches up and verifies.
+func TestMatchPausedClient(t *testing.T) {
+	res, err := Run(Config[testgame.Input]{
+		Players:  2,
+		NewGame:  newTestGame,
+		Bot:      testgame.Bot,
+		Duration: 5 * time.Second,
+		Link:     transport.LinkConfig{Latency: 30 * time.Millisecond, Jitter: 5 * time.Millisecond},
+		Pause:    map[int]Pause{1: {At: 2 * time.Second, Length: 1500 * time.Millisecond}},
+		Seed:     5,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(t, res, 2)
+}
+
+// TestMatchInputDelay plays with two ticks of input delay: fewer rollbacks
+// than without, same verified worlds.
+func TestMatchInputDelay(t *testing.T) {
+	run := func(delay int) Result {
+		res, err := Run(Config[testgame.Input]{
+			Players:  4,
+			NewGame:  newTestGame,
+			Bot:      testgame.Bot,
+			Duration: 4 * time.Second,
+			Link:     transport.LinkConfig{Latency: 30 * time.Millisecond, Jitter: 5 * time.Millisecond},
+			Client:   client.Config{InputDelay: delay},
+			Seed:     9,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(t, res, 4)
+		return res
+	}
+	r0, r3 := run(0), run(3)
+	if r3.Rollbacks >= r0.Rollbacks {
+		t.Errorf("input delay 3: %d rollbacks, not fewer than %d without", r3.Rollbacks, r0.Rollbacks)
+	}
+}
+
+// TestMatchDeterministic: the same seed gives the same match, bit for bit.
+func TestMatchDeterministic(t *testing.T) {
+	cfg := Config[testgame.Input]{
+		Players:  3,
+		NewGame:  newTestGame,
+		Bot:      testgame.Bot,
+		Duration: 2 * time.Second,
+		Link:     transport.LinkConfig{Latency: 40 * time.Millisecond, Jitter: 20 * time.Millisecond, Loss: 0.1},
+		Seed:     42,
+	}
+	a, err := Run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range a.Clients {
+		if a.Clients[i].VerifiedHash != b.Clients[i].VerifiedHash || a.Clients[i].Rollbacks != b.Clients[i].Rollbacks ||
+			a.Clients[i].BytesIn != b.Clients[i].BytesIn {
+			t.Fatalf("client %d differs between two runs of one seed:\n%+v\n%+v", i, a.Clients[i], b.Clients[i])
+		}
+	}
+}
