@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/zeebo/xxh3"
@@ -64,6 +65,7 @@ type coderScratch struct {
 	lookup          map[uint64]int
 	written         []bool
 	oldUsed         []int
+	hist            [256]int
 }
 
 func (w *World) scratch() *coderScratch {
@@ -222,8 +224,14 @@ func (w *World) encode(dst []byte, kind byte, baseHash uint64, src *pageSource, 
 // receiver's page at the same index, or nil if unknown).
 func (w *World) appendBestPage(p []byte, page int, t, b []byte, sc *coderScratch) []byte {
 	r := &w.layout.regions[w.layout.pageRegion[page]]
+	// Candidates are compared by size, or by estimated compressed size
+	// when a compression stage follows.
+	cost := func(b []byte) int { return len(b) }
+	if w.compression != CompressNone {
+		cost = func(b []byte) int { return entropyBytes(b, &sc.hist) }
+	}
 	sc.best = appendPacked(sc.best[:0], t)
-	bestOp, bestStride := opNone, 0
+	bestOp, bestStride, bestCost := opNone, 0, cost(sc.best)
 	try := func(op, stride int) {
 		x := t
 		if op&3 != 0 {
@@ -243,9 +251,9 @@ func (w *World) appendBestPage(p []byte, page int, t, b []byte, sc *coderScratch
 			x = sc.t3
 		}
 		sc.cand = appendPacked(sc.cand[:0], x)
-		if len(sc.cand)+uvarintLen(stride) < len(sc.best)+uvarintLen(bestStride) {
+		if c := cost(sc.cand) + uvarintLen(stride); c < bestCost {
 			sc.best, sc.cand = sc.cand, sc.best
-			bestOp, bestStride = op, stride
+			bestOp, bestStride, bestCost = op, stride, c
 		}
 	}
 	ps := len(t)
@@ -301,4 +309,35 @@ func isZero(b []byte) bool {
 		}
 	}
 	return true
+}
+
+// entropyBytes estimates the size of b after zstd: a run of 4 or more
+// equal bytes costs about 3 bytes (one match), the other bytes their
+// order-0 entropy, plus a byte per 64 for the coder's tables.
+func entropyBytes(b []byte, hist *[256]int) int {
+	clear(hist[:])
+	runs, lits := 0, 0
+	for i := 0; i < len(b); {
+		j := i + 1
+		for j < len(b) && b[j] == b[i] {
+			j++
+		}
+		if j-i >= 4 {
+			runs++
+			hist[b[i]]++
+			lits++
+		} else {
+			hist[b[i]] += j - i
+			lits += j - i
+		}
+		i = j
+	}
+	n := float64(lits)
+	bits := 0.0
+	for _, c := range hist {
+		if c > 0 {
+			bits += float64(c) * math.Log2(n/float64(c))
+		}
+	}
+	return int(bits/8) + 3*runs + len(b)/64
 }
