@@ -1,0 +1,594 @@
+package relay
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"net"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rewindnet/rewind/codec"
+	"github.com/zeebo/xxh3"
+)
+
+// The harness: WebDoom clients over real WebSockets on 127.0.0.1, against
+// a server with WebDoom's timers shortened so a session runs in seconds.
+
+func harnessConfig() WebDoomServerConfig {
+	cfg := DefaultWebDoomServerConfig()
+	cfg.Fabricate = 100 * time.Millisecond
+	cfg.Drop = 700 * time.Millisecond
+	cfg.NeverJoined = 1200 * time.Millisecond
+	cfg.JoinTimeout = 1500 * time.Millisecond
+	cfg.Sweep = 10 * time.Millisecond
+	cfg.Countdown = 30 * time.Millisecond
+	return cfg
+}
+
+// startWebDoom serves cfg on 127.0.0.1:0 and returns the ws:// base URL;
+// cleanup closes it and checks that no goroutine leaked.
+func startWebDoom(t *testing.T, cfg WebDoomServerConfig) (*WebDoomServer, string) {
+	t.Helper()
+	before := runtime.NumGoroutine()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewWebDoomServer(cfg)
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ln) }()
+	t.Cleanup(func() {
+		s.Close()
+		if err := <-done; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+		deadline := time.Now().Add(3 * time.Second)
+		for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if n := runtime.NumGoroutine(); n > before {
+			buf := make([]byte, 1<<16)
+			t.Errorf("%d goroutines leaked:\n%s", n-before, buf[:runtime.Stack(buf, true)])
+		}
+	})
+	return s, "ws://" + ln.Addr().String()
+}
+
+func ctxT(t *testing.T, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func dial(t *testing.T, base, path string) *WebDoomConn {
+	t.Helper()
+	c, err := DialWebDoom(ctxT(t, 5*time.Second), base, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.CloseNow() })
+	return c
+}
+
+// until reads lobby messages until one of type typ arrives.
+func until(t *testing.T, c *WebDoomConn, typ string) map[string]any {
+	t.Helper()
+	ctx := ctxT(t, 5*time.Second)
+	for {
+		m, err := c.ReadLobby(ctx)
+		if err != nil {
+			t.Fatalf("waiting for %q: %v", typ, err)
+		}
+		if m["t"] == typ {
+			return m
+		}
+	}
+}
+
+// refused checks that the server ended c without a close frame.
+func refused(t *testing.T, c *WebDoomConn, what string) {
+	t.Helper()
+	ctx := ctxT(t, 5*time.Second)
+	for {
+		_, _, err := c.Read(ctx)
+		if err == nil {
+			continue
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("%s: still open", what)
+		}
+		if st := CloseStatus(err); st != -1 {
+			t.Fatalf("%s: got close frame %d, want a terminated socket", what, st)
+		}
+		return
+	}
+}
+
+// closedWith checks that the server closed c with a close frame of status.
+func closedWith(t *testing.T, c *WebDoomConn, status int, what string) {
+	t.Helper()
+	ctx := ctxT(t, 5*time.Second)
+	for {
+		_, _, err := c.Read(ctx)
+		if err == nil {
+			continue
+		}
+		if st := CloseStatus(err); st != status {
+			t.Fatalf("%s: ended with %d (%v), want close %d", what, st, err, status)
+		}
+		return
+	}
+}
+
+// player is one game (or spectator) socket whose bundles a reader
+// goroutine collects.
+type player struct {
+	c       *WebDoomConn
+	mu      sync.Mutex
+	bundles []codec.WebDoomBundle
+	arrived []time.Time
+	ended   chan error
+}
+
+func play(t *testing.T, base, path string) *player {
+	p := &player{c: dial(t, base, path), ended: make(chan error, 1)}
+	go func() {
+		for {
+			b, err := p.c.ReadBundle(context.Background())
+			if err != nil {
+				p.ended <- err
+				return
+			}
+			p.mu.Lock()
+			p.bundles = append(p.bundles, b)
+			p.arrived = append(p.arrived, time.Now())
+			p.mu.Unlock()
+		}
+	}()
+	return p
+}
+
+func (p *player) count() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.bundles)
+}
+
+func (p *player) snapshot() []codec.WebDoomBundle {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]codec.WebDoomBundle(nil), p.bundles...)
+}
+
+// waitCount waits until p holds n bundles.
+func (p *player) waitCount(t *testing.T, n int) []codec.WebDoomBundle {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for p.count() < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited for %d bundles, have %d", n, p.count())
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return p.snapshot()
+}
+
+func (p *player) send(t *testing.T, tic uint32, fwd int8) {
+	t.Helper()
+	if err := p.c.SendCmd(ctxT(t, time.Second), tic, codec.NewWebDoomTicCmd(fwd, int8(tic), int16(tic)*3, 0, 0, 0)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// toySim is the determinism check: a small game every client runs on the
+// sealed bundles. Each in-game slot moves by its cmd; a slot whose in-game
+// bit turns on spawns at a fixed spot. The hash after every tic must be
+// the same on every machine that ran the same tics.
+type toySim struct {
+	x, y, a [4]int32
+	in      [4]bool
+	tic     uint32
+}
+
+func (s *toySim) step(b codec.WebDoomBundle) uint64 {
+	if b.Tic != s.tic {
+		panic(fmt.Sprintf("toy sim: bundle %d at tic %d", b.Tic, s.tic))
+	}
+	for i := 0; i < 4; i++ {
+		on := b.InGame&(1<<i) != 0
+		if on && !s.in[i] {
+			s.x[i], s.y[i], s.a[i] = int32(i)*100, 0, 0
+		}
+		s.in[i] = on
+		if on {
+			c := b.Cmds[i]
+			s.a[i] += int32(c.AngleTurn())
+			s.x[i] += int32(c.ForwardMove()) * (s.a[i]%7 + 1)
+			s.y[i] += int32(c.SideMove()) - s.x[i]%5
+		}
+	}
+	s.tic++
+	var buf [4 * 13]byte
+	for i := 0; i < 4; i++ {
+		binary.LittleEndian.PutUint32(buf[i*13:], uint32(s.x[i]))
+		binary.LittleEndian.PutUint32(buf[i*13+4:], uint32(s.y[i]))
+		binary.LittleEndian.PutUint32(buf[i*13+8:], uint32(s.a[i]))
+		if s.in[i] {
+			buf[i*13+12] = 1
+		}
+	}
+	return xxh3.Hash(buf[:]) ^ uint64(s.tic)
+}
+
+func hashes(bs []codec.WebDoomBundle) []uint64 {
+	var s toySim
+	out := make([]uint64, len(bs))
+	for i, b := range bs {
+		out[i] = s.step(b)
+	}
+	return out
+}
+
+// noBundleFor checks that p receives nothing for d.
+func (p *player) noBundleFor(t *testing.T, d time.Duration, what string) {
+	t.Helper()
+	n := p.count()
+	time.Sleep(d)
+	if p.count() != n {
+		t.Fatalf("%s: a bundle arrived", what)
+	}
+}
+
+func TestWebDoomHarnessSession(t *testing.T) {
+	cfg := harnessConfig()
+	srv, base := startWebDoom(t, cfg)
+
+	// Lobby: four seats in join order, the fifth refused.
+	var lobby [4]*WebDoomConn
+	for i := range lobby {
+		lobby[i] = dial(t, base, "/ws/lobby")
+		w := until(t, lobby[i], "welcome")
+		if w["slot"] != float64(i) || w["color"] != codec.WebDoomColors[i] {
+			t.Fatalf("welcome %d: %v", i, w)
+		}
+	}
+	fifth := dial(t, base, "/ws/lobby")
+	if m := until(t, fifth, "full"); m["reason"] != "lobby full" {
+		t.Fatalf("fifth: %v", m)
+	}
+	refused(t, fifth, "fifth lobby socket")
+	for i, name := range []string{"Alice", "B<o>b", "", "Dave the Great"} {
+		lobby[i].SendJSON(ctxT(t, time.Second), fmt.Sprintf(`{"t":"name","name":%q}`, name))
+	}
+	lobby[1].SendJSON(ctxT(t, time.Second), `{"t":"params","params":{"episode":12,"map":0,"skill":"4","mode":"altdeath","timer":25,"fast":1}}`)
+	lobby[1].SendJSON(ctxT(t, time.Second), `{"t":"slot","slot":0}`) // taken: no effect
+	lobby[2].SendJSON(ctxT(t, time.Second), `this is not JSON`)
+	lobby[2].SendJSON(ctxT(t, time.Second), `{"t":"ping","t0":1234.5}`)
+	if m := until(t, lobby[2], "pong"); m["t0"] != 1234.5 {
+		t.Fatalf("pong %v", m)
+	}
+	var roster map[string]any
+	for {
+		roster = until(t, lobby[3], "roster")
+		if p := roster["params"].(map[string]any); p["mode"] == "altdeath" && strings.Contains(fmt.Sprint(roster["players"]), "Dave") &&
+			strings.Contains(fmt.Sprint(roster["players"]), "Alice") && strings.Contains(fmt.Sprint(roster["players"]), "Bob") {
+			break
+		}
+	}
+	if p := roster["params"].(map[string]any); p["episode"] != 9.0 || p["map"] != 1.0 || p["skill"] != 4.0 || p["timer"] != 0.0 || p["fast"] != true {
+		t.Fatalf("params clamping: %v", p)
+	}
+	names := fmt.Sprint(roster["players"])
+	for _, want := range []string{"name:Alice", "name:Bob", "name:Brown", "name:Dave the G"} {
+		if !strings.Contains(names, want) {
+			t.Fatalf("roster names %s lack %s", names, want)
+		}
+	}
+
+	// Start: countdown 3, 2, 1, then launch.
+	lobby[3].SendJSON(ctxT(t, time.Second), `{"t":"start"}`)
+	for n := 3; n >= 1; n-- {
+		if m := until(t, lobby[0], "countdown"); m["n"] != float64(n) {
+			t.Fatalf("countdown %v, want %d", m, n)
+		}
+	}
+	l := until(t, lobby[0], "launch")
+	if fmt.Sprint(l["slots"]) != "[0 1 2 3]" || fmt.Sprint(l["names"]) != "[Alice Bob Brown Dave the G]" || l["numplayers"] != 4.0 {
+		t.Fatalf("launch %v", l)
+	}
+
+	// Game: nothing before every cmd is in; sealed the instant the last arrives.
+	var ps [4]*player
+	for i := range ps {
+		ps[i] = play(t, base, fmt.Sprintf("/ws/game?slot=%d", i))
+	}
+	for i := 0; i < 3; i++ {
+		ps[i].send(t, 0, int8(i+1))
+	}
+	ps[0].noBundleFor(t, 50*time.Millisecond, "three of four cmds")
+	sent := time.Now()
+	ps[3].send(t, 0, 4)
+	b := ps[0].waitCount(t, 1)
+	if b[0].InGame != 0xf || b[0].Fabricated != 0 || b[0].Cmds[3].ForwardMove() != 4 {
+		t.Fatalf("tic 0: %+v", b[0])
+	}
+	if lat := ps[3].waitCount(t, 1); time.Since(sent) > cfg.Fabricate {
+		t.Logf("slow loopback: tic 0 took %v (%d)", time.Since(sent), len(lat))
+	}
+
+	// A late player: fabricated after the grace time with the right masks.
+	for i := 0; i < 3; i++ {
+		ps[i].send(t, 1, 10)
+	}
+	sent = time.Now()
+	b = ps[0].waitCount(t, 2)
+	waited := ps[0].arrivedAt(1).Sub(sent)
+	if b[1].Fabricated != 0b1000 || b[1].InGame != 0xf || b[1].Cmds[3] != b[0].Cmds[3] || waited < cfg.Fabricate-5*time.Millisecond {
+		t.Fatalf("tic 1 after %v: %+v", waited, b[1])
+	}
+
+	// Slot 3 stays silent: the others play on, one tic per sweep, until it
+	// is dropped; then at full speed.
+	tic := uint32(2)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	pace := func(ps []*player) {
+		defer wg.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			n := uint32(ps[0].count())
+			for _, p := range ps {
+				for t0 := n; t0 < n+4; t0++ {
+					p.c.SendCmd(context.Background(), t0, codec.NewWebDoomTicCmd(int8(t0%50), 1, 256, 0, 0, 0))
+				}
+			}
+			time.Sleep(time.Second / 35)
+		}
+	}
+	wg.Add(1)
+	go pace(ps[:3])
+	select {
+	case err := <-ps[3].ended:
+		if st := CloseStatus(err); st != 1000 {
+			t.Fatalf("silent player ended with %d: %v", st, err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("silent player never dropped")
+	}
+	dropAt := ps[0].count()
+	ps[0].waitCount(t, dropAt+20)
+	close(stop)
+	wg.Wait()
+	all := ps[0].snapshot()
+	for _, b := range all[dropAt+1:] {
+		if b.InGame != 0b0111 || b.Fabricated&0b0111 != 0 || b.Fabricated&0b1000 == 0 {
+			t.Fatalf("after the drop, tic %d: in %04b fab %04b", b.Tic, b.InGame, b.Fabricated)
+		}
+	}
+	if srv.Stats().Drops()[WebDoomDropSilent] != 1 {
+		t.Fatalf("drops: %v", srv.Stats().Drops())
+	}
+
+	// Drop-in through the lobby: inprogress, join, launch with the frontier.
+	obs := dial(t, base, "/ws/lobby")
+	ip := until(t, obs, "inprogress")
+	if fmt.Sprint(ip["freeSlots"]) != "[3]" || len(ip["players"].([]any)) != 3 {
+		t.Fatalf("inprogress %v", ip)
+	}
+	obs.SendJSON(ctxT(t, time.Second), `{"t":"join","name":"Eve"}`)
+	if w := until(t, obs, "welcome"); w["slot"] != 3.0 {
+		t.Fatalf("join welcome %v", w)
+	}
+	jl := until(t, obs, "launch")
+	if jl["join"] != true || fmt.Sprint(jl["names"]) != "[Alice Bob Brown Eve]" {
+		t.Fatalf("join launch %v", jl)
+	}
+	frontier := uint32(jl["frontier"].(float64))
+	for {
+		if n := uint32(ps[0].count()); n >= frontier {
+			frontier = n
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(20 * time.Millisecond)
+	frontier = uint32(ps[0].count())
+	spec := play(t, base, "/ws/spectate")
+	ps[3] = play(t, base, "/ws/game?slot=3")
+	hist := ps[3].waitCount(t, int(frontier))
+	spec.waitCount(t, int(frontier))
+	// Its first cmd schedules it live 12 tics on; the others keep playing.
+	ps[3].send(t, frontier, 5)
+	time.Sleep(20 * time.Millisecond) // the server hears it at frontier
+	for _, p := range ps[:3] {
+		p.send(t, frontier, 5)
+	}
+	for i := frontier + 1; i < frontier+40; i++ {
+		for _, p := range ps {
+			p.send(t, i, 5)
+		}
+	}
+	ps[0].waitCount(t, int(frontier)+40)
+	// The spectator tries to play: nothing it sends has any effect.
+	spec.c.SendCmd(ctxT(t, time.Second), frontier+40, codec.NewWebDoomTicCmd(99, 99, 99, 0, 0, 0))
+	spec.c.SendJSON(ctxT(t, time.Second), `{"t":"start"}`)
+	for i := frontier + 40; i < frontier+60; i++ {
+		for _, p := range ps {
+			p.send(t, i, 6)
+		}
+	}
+	want := int(frontier) + 60
+	ref := ps[0].waitCount(t, want)
+	for _, b := range ref {
+		on := b.InGame&0b1000 != 0
+		if b.Tic >= frontier && on != (b.Tic >= frontier+12) {
+			t.Fatalf("drop-in: tic %d in-game %v (frontier %d)", b.Tic, on, frontier)
+		}
+		for _, c := range b.Cmds {
+			if c.ForwardMove() == 99 {
+				t.Fatalf("spectator's cmd reached tic %d", b.Tic)
+			}
+		}
+	}
+	if len(hist) < int(frontier) {
+		t.Fatal("short history")
+	}
+
+	// Determinism: every client's toy simulation agrees on every tic.
+	refHash := hashes(ref[:want])
+	for i, p := range []*player{ps[1], ps[2], ps[3], spec} {
+		h := hashes(p.waitCount(t, want)[:want])
+		for tic := range refHash {
+			if h[tic] != refHash[tic] {
+				t.Fatalf("client %d: hash differs at tic %d", i+1, tic)
+			}
+		}
+	}
+
+	// Session end: everyone leaves; spectator closed, lobby reopens.
+	for _, p := range ps[:3] {
+		p.c.Close()
+	}
+	if srv.Status().Session != true {
+		t.Fatal("session ended while slot 3 plays")
+	}
+	ps[3].c.Close()
+	select {
+	case err := <-spec.ended:
+		if st := CloseStatus(err); st != 1000 {
+			t.Fatalf("spectator ended with %d", st)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("spectator not closed at session end")
+	}
+	for {
+		if r := until(t, lobby[0], "roster"); r["inGame"] == false {
+			break
+		}
+	}
+	obs.SendJSON(ctxT(t, time.Second), `{"t":"join"}`)
+	if m := until(t, obs, "full"); m["reason"] != "game over" {
+		t.Fatalf("after the game: %v", m)
+	}
+	refused(t, dial(t, base, "/ws/spectate"), "spectator with no session")
+	tic = tic + 0
+}
+
+func (p *player) arrivedAt(i int) time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.arrived[i]
+}
+
+func TestWebDoomHarnessNeverConnected(t *testing.T) {
+	cfg := harnessConfig()
+	srv, base := startWebDoom(t, cfg)
+	a, b := dial(t, base, "/ws/lobby"), dial(t, base, "/ws/lobby")
+	until(t, b, "welcome")
+	a.SendJSON(ctxT(t, time.Second), `{"t":"start"}`)
+	until(t, a, "launch")
+	launched := time.Now()
+	p := play(t, base, "/ws/game?slot=0")
+	p.send(t, 0, 1)
+	bs := p.waitCount(t, 1)
+	if wait := time.Since(launched); wait < cfg.NeverJoined-50*time.Millisecond {
+		t.Fatalf("sealed %v after launch, before slot 1 was given up", wait)
+	}
+	if bs[0].InGame != 0b0001 || bs[0].Fabricated != 0b1110 {
+		t.Fatalf("tic 0: %+v", bs[0])
+	}
+	if srv.Stats().Drops()[WebDoomDropNeverJoined] != 1 {
+		t.Fatalf("drops %v", srv.Stats().Drops())
+	}
+}
+
+func TestWebDoomHarnessMalformed(t *testing.T) {
+	cfg := harnessConfig()
+	cfg.MaxConns = 8
+	cfg.RateCap = 50
+	srv, base := startWebDoom(t, cfg)
+	refused(t, dial(t, base, "/ws/game?slot=0"), "game socket with no session")
+	l := dial(t, base, "/ws/lobby")
+	until(t, l, "welcome")
+	l.SendJSON(ctxT(t, time.Second), `{"t":"start"}`)
+	until(t, l, "launch")
+	for _, q := range []string{"slot=4", "slot=-1", "slot=abc", "slot=1.5", "slot=1e9"} {
+		refused(t, dial(t, base, "/ws/game?"+q), q)
+	}
+	p := play(t, base, "/ws/game?slot=0")
+	time.Sleep(20 * time.Millisecond)
+	refused(t, dial(t, base, "/ws/game?slot=0"), "duplicate slot")
+	// Wrong sizes and out-of-window tics are ignored; the socket stays.
+	ctx := ctxT(t, time.Second)
+	p.c.SendBinary(ctx, make([]byte, 11))
+	p.c.SendBinary(ctx, make([]byte, 13))
+	p.send(t, 513, 1)
+	p.noBundleFor(t, 50*time.Millisecond, "bad cmds")
+	p.send(t, 0, 1)
+	p.waitCount(t, 1)
+	p.send(t, 0, 2) // already sealed
+	p.send(t, 1, 3)
+	if b := p.waitCount(t, 2); b[1].Cmds[0].ForwardMove() != 3 {
+		t.Fatalf("tic 1: %+v", b[1])
+	}
+	// Oversize messages close the socket (1009), on every endpoint.
+	big := dial(t, base, "/ws/lobby")
+	until(t, big, "inprogress")
+	big.SendJSON(ctx, `{"t":"ping","t0":"`+strings.Repeat("x", 1100)+`"}`)
+	closedWith(t, big, 1009, "oversize lobby message")
+	sp := dial(t, base, "/ws/spectate")
+	sp.SendBinary(ctx, make([]byte, 65))
+	closedWith(t, sp, 1009, "oversize spectator message")
+	g := play(t, base, "/ws/game?slot=2")
+	g.c.SendBinary(ctx, make([]byte, 65))
+	select {
+	case err := <-g.ended:
+		if CloseStatus(err) != 1009 {
+			t.Fatalf("oversize game message: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("oversize game message kept the socket")
+	}
+	// Rate cap: past 50 messages a second the socket is terminated.
+	r := dial(t, base, "/ws/lobby")
+	until(t, r, "inprogress")
+	for i := 0; i < 60; i++ {
+		if r.SendJSON(ctx, `{"t":"ping"}`) != nil {
+			break
+		}
+	}
+	refused(t, r, "rate cap")
+	// Connection cap: 8 open sockets, the ninth is terminated.
+	time.Sleep(50 * time.Millisecond) // let the refused sockets above finish closing
+	for srv.Status().Conns < cfg.MaxConns {
+		until(t, dial(t, base, "/ws/lobby"), "inprogress")
+	}
+	if n := srv.Status().Conns; n != cfg.MaxConns {
+		t.Fatalf("%d connections open", n)
+	}
+	refused(t, dial(t, base, "/ws/lobby"), "connection cap")
+	// An unknown upgrade path gets no answer at all.
+	if c, err := DialWebDoom(ctxT(t, 2*time.Second), base, "/ws/other"); err == nil {
+		c.CloseNow()
+		t.Fatal("unknown path upgraded")
+	}
+	ref := srv.Stats().Refusals()
+	for _, r := range []string{WebDoomRefuseBadSlot, WebDoomRefuseSlotTaken, WebDoomRefuseNoSession, WebDoomRefuseRateCap, WebDoomRefuseConnCap, WebDoomRefuseBadPath} {
+		if ref[r] == 0 {
+			t.Errorf("no %q refusal counted: %v", r, ref)
+		}
+	}
+	if srv.Stats().Drops()[WebDoomDropOversize] != 3 {
+		t.Errorf("oversize drops: %v", srv.Stats().Drops())
+	}
+	_ = errors.New
+}
