@@ -1,0 +1,195 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"slices"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/rewindnet/rewind/codec"
+	"github.com/rewindnet/rewind/relay"
+)
+
+func init() {
+	register("webdoom", "WebDoom-compatible lobby and tic relay (stands in for WebDoom's server)", runWebDoom)
+	registerBench("webdoom", "WebDoom relay seal latency over loopback (4 players at 35 Hz)", runBenchWebDoom)
+}
+
+// runWebDoom serves WebDoom's lobby, tic relay, spectators, app, WAD
+// library and demo store on one port. DOOM_PORT and DOOM_HOST set the
+// address (defaults 8666 and 0.0.0.0) and the flags override them;
+// WEBDOOM_JOIN_TIMEOUT, WEBDOOM_MAX_CONNS, WEBDOOM_RATE_CAP,
+// WEBDOOM_MAX_HISTORY_TICS and WEBDOOM_MAX_SPECTATORS are honoured.
+func runWebDoom(args []string, stdout, stderr io.Writer) error {
+	host, port := "0.0.0.0", 8666
+	if v := os.Getenv("DOOM_HOST"); v != "" {
+		host = v
+	}
+	if v, err := strconv.Atoi(os.Getenv("DOOM_PORT")); err == nil && v >= 0 && v < 65536 {
+		port = v
+	}
+	cfg := relay.DefaultWebDoomServerConfig()
+	cfg.WebDoomConfig = relay.WebDoomConfigFromEnv(cfg.WebDoomConfig, os.Getenv)
+	fs := newFlags("webdoom", "rewind webdoom [--dir DIR] [--host H] [--port P]", stderr)
+	fs.StringVar(&cfg.Dir, "dir", "", "WebDoom tree to serve: client/, build/, wads/lib/, wads/manifest.json (none: lobby and relay only)")
+	fs.StringVar(&host, "host", host, "address to listen on ($DOOM_HOST)")
+	fs.IntVar(&port, "port", port, "port to listen on ($DOOM_PORT)")
+	fs.IntVar(&cfg.MaxHistoryTics, "max-history", cfg.MaxHistoryTics, "cap on sealed tics kept for drop-in and spectators, 0 = none ($WEBDOOM_MAX_HISTORY_TICS)")
+	quiet := fs.Bool("quiet", false, "log only warnings")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	level := slog.LevelInfo
+	if *quiet {
+		level = slog.LevelWarn
+	}
+	cfg.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	if cfg.Dir != "" {
+		if st, err := os.Stat(cfg.Dir); err != nil || !st.IsDir() {
+			return usageError{fmt.Errorf("--dir %s: not a directory", cfg.Dir)}
+		}
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
+	if err != nil {
+		return fmt.Errorf("listen on %s:%d (DOOM_HOST/DOOM_PORT or --host/--port): %w", host, port, err)
+	}
+	srv := relay.NewWebDoomServer(cfg)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		srv.Close()
+	}()
+	dir := cfg.Dir
+	if dir == "" {
+		dir = "(none: app routes 404)"
+	}
+	fmt.Fprintf(stdout, "rewind webdoom: listening on http://%s/ (lobby ws://%s/ws/lobby, dir %s)\n", ln.Addr(), ln.Addr(), dir)
+	err = srv.Serve(ln)
+	srv.Close()
+	return err
+}
+
+// runBenchWebDoom plays 4 clients at 35 Hz against an in-process server
+// over loopback and reports the seal latency: from the last of the 4 cmds
+// of a tic being sent to its bundle arriving at each client.
+func runBenchWebDoom(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("bench webdoom", "rewind bench webdoom [flags]", stderr)
+	tics := fs.Int("tics", 700, "tics to play (35 a second)")
+	players := fs.Int("players", 4, "players (1..4)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *players < 1 || *players > 4 || *tics < 1 {
+		return usageError{errors.New("--players 1..4 and --tics > 0")}
+	}
+	cfg := relay.DefaultWebDoomServerConfig()
+	cfg.Countdown = time.Millisecond
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	srv := relay.NewWebDoomServer(cfg)
+	go srv.Serve(ln)
+	defer srv.Close()
+	base := "ws://" + ln.Addr().String()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(*tics)*time.Second/35+30*time.Second)
+	defer cancel()
+
+	var lobby []*relay.WebDoomConn
+	for i := 0; i < *players; i++ {
+		c, err := relay.DialWebDoom(ctx, base, "/ws/lobby")
+		if err != nil {
+			return err
+		}
+		defer c.CloseNow()
+		lobby = append(lobby, c)
+	}
+	if err := lobby[0].SendJSON(ctx, `{"t":"start"}`); err != nil {
+		return err
+	}
+	for {
+		m, err := lobby[0].ReadLobby(ctx)
+		if err != nil {
+			return err
+		}
+		if m["t"] == "launch" {
+			break
+		}
+	}
+	n := *players
+	sent := make([][]time.Time, n)
+	recv := make([][]time.Time, n)
+	games := make([]*relay.WebDoomConn, n)
+	for i := range games {
+		sent[i], recv[i] = make([]time.Time, *tics), make([]time.Time, *tics)
+		if games[i], err = relay.DialWebDoom(ctx, base, fmt.Sprintf("/ws/game?slot=%d", i)); err != nil {
+			return err
+		}
+		defer games[i].CloseNow()
+	}
+	fmt.Fprintf(stderr, "bench webdoom: %d players, %d tics at 35 Hz (%.1f s)\n", n, *tics, float64(*tics)/35)
+	var wg sync.WaitGroup
+	errs := make(chan error, 2*n)
+	start := time.Now().Add(50 * time.Millisecond)
+	for i := range games {
+		wg.Add(2)
+		go func() { // sender: tic t at start + t/35 s, each client at its own phase
+			defer wg.Done()
+			phase := time.Duration(i) * 7 * time.Millisecond
+			for t := 0; t < *tics; t++ {
+				time.Sleep(time.Until(start.Add(phase + time.Duration(t)*time.Second/35)))
+				sent[i][t] = time.Now()
+				if err := games[i].SendCmd(ctx, uint32(t), codec.NewWebDoomTicCmd(int8(t), 0, 0, 0, 0, 0)); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			for t := 0; t < *tics; t++ {
+				b, err := games[i].ReadBundle(ctx)
+				if err != nil {
+					errs <- err
+					return
+				}
+				recv[i][b.Tic] = time.Now()
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		return err
+	}
+	var lat []time.Duration
+	for t := 0; t < *tics; t++ {
+		var last time.Time
+		for i := 0; i < n; i++ {
+			if sent[i][t].After(last) {
+				last = sent[i][t]
+			}
+		}
+		for i := 0; i < n; i++ {
+			lat = append(lat, recv[i][t].Sub(last))
+		}
+	}
+	slices.Sort(lat)
+	pct := func(p float64) time.Duration { return lat[int(p*float64(len(lat)-1))] }
+	st := srv.Stats()
+	us := func(d time.Duration) string { return fmt.Sprintf("%.0f", float64(d)/float64(time.Microsecond)) }
+	fmt.Fprintf(stdout, "seal latency (last cmd sent -> bundle received), %d samples: p50 %v p99 %v max %v\n", len(lat), pct(0.5), pct(0.99), lat[len(lat)-1])
+	keyValues(stdout, "players", n, "tics", *tics, "samples", len(lat), "p50_us", us(pct(0.5)), "p99_us", us(pct(0.99)),
+		"max_us", us(lat[len(lat)-1]), "seals", st.Seals.Load(), "forced_seals", st.ForcedSeals.Load(), "fabrications", st.Fabrications.Load())
+	return nil
+}
