@@ -23,7 +23,8 @@ type WebRTCHost struct {
 
 	mu      sync.Mutex
 	conns   map[string]*hostPeer
-	closing sync.WaitGroup
+	closing sync.WaitGroup // PeerConnections closing in the background
+	shut    bool           // Close is waiting on closing: no more Adds
 }
 
 // hostPeer is one peer's PeerConnection while it connects and after.
@@ -113,19 +114,28 @@ func (h *WebRTCHost) accept(id, sdp string, reply func(Signal)) error {
 		}
 	})
 	pc.OnDataChannel(func(dc *webrtc.DataChannel) {
-		dc.OnMessage(func(m webrtc.DataChannelMessage) { h.push(addr, m.Data) })
-		dc.OnOpen(func() {
-			p, ok := h.addPeer(addr, dc)
-			if !ok {
-				return
-			}
-			hp.mu.Lock()
-			hp.peer = p
-			hp.mu.Unlock()
-			if h.OnPeerOpen != nil {
-				h.OnPeerOpen(addr)
-			}
+		// pion runs OnOpen on a goroutine of its own, so a datagram can
+		// arrive first: whichever comes first makes the peer.
+		var once sync.Once
+		open := func() {
+			once.Do(func() {
+				p, ok := h.addPeer(addr, dc)
+				if !ok {
+					return
+				}
+				hp.mu.Lock()
+				hp.peer = p
+				hp.mu.Unlock()
+				if h.OnPeerOpen != nil {
+					h.OnPeerOpen(addr)
+				}
+			})
+		}
+		dc.OnMessage(func(m webrtc.DataChannelMessage) {
+			open()
+			h.push(addr, m.Data)
 		})
+		dc.OnOpen(open)
 		dc.OnClose(func() { h.lost(hp) })
 	})
 	pc.OnConnectionStateChange(func(st webrtc.PeerConnectionState) {
@@ -189,9 +199,16 @@ func (h *WebRTCHost) drop(hp *hostPeer) {
 			h.OnPeerClose(PeerAddr(hp.id))
 		}
 	}
-	h.closing.Add(1)
+	h.mu.Lock()
+	shut := h.shut
+	if !shut {
+		h.closing.Add(1)
+	}
+	h.mu.Unlock()
 	go func() {
-		defer h.closing.Done()
+		if !shut {
+			defer h.closing.Done()
+		}
 		_ = hp.pc.Close()
 	}()
 }
@@ -226,6 +243,9 @@ func (h *WebRTCHost) Close() error {
 	for _, hp := range conns {
 		h.drop(hp)
 	}
+	h.mu.Lock()
+	h.shut = true
+	h.mu.Unlock()
 	h.closing.Wait()
 	return h.api.close()
 }
