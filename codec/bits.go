@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"encoding/binary"
 	"io"
 	"math/bits"
 )
@@ -131,16 +132,24 @@ func (r *BitReader) ReadBits(n uint) uint64 {
 		r.pos = uint(len(r.buf) * 8)
 		return 0
 	}
+	idx := r.pos >> 3
+	off := r.pos & 7
+	if n <= 56 && int(idx)+8 <= len(r.buf) {
+		// Fast path: one 8-byte load holds all n bits.
+		v := binary.LittleEndian.Uint64(r.buf[idx:]) >> off
+		r.pos += n
+		return v & (1<<n - 1)
+	}
 	var v uint64
 	var got uint
 	for got < n {
-		byteIdx := r.pos >> 3
-		off := r.pos & 7
+		idx = r.pos >> 3
+		off = r.pos & 7
 		take := 8 - off
 		if take > n-got {
 			take = n - got
 		}
-		b := uint64(r.buf[byteIdx]>>off) & (1<<take - 1)
+		b := uint64(r.buf[idx]>>off) & (1<<take - 1)
 		v |= b << got
 		got += take
 		r.pos += take
@@ -151,16 +160,32 @@ func (r *BitReader) ReadBits(n uint) uint64 {
 // ReadBit reads one bit.
 func (r *BitReader) ReadBit() bool { return r.ReadBits(1) == 1 }
 
-// ReadGamma reads an Elias gamma code written by WriteGamma. Codes longer
-// than 64 significant bits set io.ErrUnexpectedEOF-free error ErrMalformed.
+// ReadGamma reads an Elias gamma code written by WriteGamma. A code with
+// more than 64 significant bits sets the error ErrMalformed.
 func (r *BitReader) ReadGamma() uint64 {
+	if r.err != nil {
+		return 0
+	}
+	// Count the leading zero bits: fast when 8 bytes can be peeked.
 	var k uint
-	for {
-		if r.err != nil {
-			return 0
+	idx := r.pos >> 3
+	if int(idx)+8 <= len(r.buf) {
+		w := binary.LittleEndian.Uint64(r.buf[idx:]) >> (r.pos & 7)
+		if w != 0 {
+			k = uint(bits.TrailingZeros64(w))
+			if k <= 56-(r.pos&7) {
+				r.pos += k + 1
+				goto rest
+			}
 		}
+		k = 0
+	}
+	for {
 		if r.ReadBit() {
 			break
+		}
+		if r.err != nil {
+			return 0
 		}
 		k++
 		if k > 63 {
@@ -168,12 +193,13 @@ func (r *BitReader) ReadGamma() uint64 {
 			return 0
 		}
 	}
+rest:
 	// The leading one bit has been read; k more bits follow, most
 	// significant first.
-	rest := r.ReadBits(k)
 	if k == 0 {
 		return 1
 	}
+	rest := r.ReadBits(k)
 	return 1<<k | bits.Reverse64(rest)>>(64-k)
 }
 

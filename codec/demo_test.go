@@ -61,3 +61,77 @@ func TestDemoInputBits(t *testing.T) {
 	}
 	t.Logf("player ticks %d: %.3f B/player-tick, with yaw %.3f", pt, float64(w.BitLen())/8/float64(pt), float64(wy.BitLen())/8/float64(pt))
 }
+
+func demoBodies(b testing.TB) (*codec.InputType[doomInput], []doomdemo.Tick, [][]byte, int) {
+	ticks := loadMatch(b)
+	it, _ := codec.RegisterInput[doomInput]()
+	e := codec.NewTickEncoder(it.Schema, 8)
+	var bodies [][]byte
+	pt := 0
+	var buf [64]byte
+	for i := range ticks {
+		feed(b, e, it, &ticks[i], buf[:])
+		for _, p := range ticks[i].Present {
+			if p {
+				pt++
+			}
+		}
+		bodies = append(bodies, e.AppendTick(nil, uint64(i)))
+	}
+	return it, ticks, bodies, pt
+}
+
+func feed(b testing.TB, e *codec.TickEncoder, it *codec.InputType[doomInput], tk *doomdemo.Tick, buf []byte) {
+	for _, ev := range tk.Events {
+		if ev.Join {
+			e.Join(ev.Player)
+		} else {
+			e.Leave(ev.Player)
+		}
+	}
+	for s := 0; s < 4; s++ {
+		if tk.Present[s] {
+			tic := tk.Input[s]
+			in := doomInput{tic.Forward, tic.Side, int16(uint16(uint8(tic.AngleTurn)) << 8), tic.Buttons}
+			if err := e.SetInput(uint8(s), it.Pack(buf, &in)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+// BenchmarkDemoEncode reports ns per player-tick of the server's tick
+// encoding over the DOOM demo match.
+func BenchmarkDemoEncode(b *testing.B) {
+	it, ticks, _, pt := demoBodies(b)
+	out := make([]byte, 0, 256)
+	var buf [64]byte
+	b.ReportAllocs()
+	b.ResetTimer()
+	for n := 0; n < b.N; n++ {
+		e := codec.NewTickEncoder(it.Schema, 8)
+		for i := range ticks {
+			feed(b, e, it, &ticks[i], buf[:])
+			out = e.AppendTick(out[:0], uint64(i))
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*pt), "ns/player-tick")
+}
+
+// BenchmarkDemoDecode reports ns per player-tick of a client's tick
+// decoding over the DOOM demo match.
+func BenchmarkDemoDecode(b *testing.B) {
+	it, _, bodies, pt := demoBodies(b)
+	tk := codec.Tick{Events: make([]codec.Event, 0, codec.MaxEvents)}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for n := 0; n < b.N; n++ {
+		d := codec.NewTickDecoder(it.Schema, 8)
+		for _, body := range bodies {
+			if err := d.DecodeTick(body, &tk); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*pt), "ns/player-tick")
+}

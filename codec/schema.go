@@ -13,9 +13,8 @@ import (
 // MaxFields is the largest number of fields an input struct may have.
 const MaxFields = 32
 
-// MaxInputSize is the largest packed input, in bytes (MaxFields fields of
-// 8 bytes).
-const MaxInputSize = MaxFields * 8
+// MaxInputSize is the largest packed input, in bytes.
+const MaxInputSize = 128
 
 // kind is the coding class of an input field.
 type kind uint8
@@ -112,6 +111,9 @@ func NewSchema(t reflect.Type) (*Schema, error) {
 			f.imin, f.imax, f.umin, f.umax, f.fmin, f.fmax)
 		s.fields = append(s.fields, f)
 		s.size += int(f.width)
+	}
+	if s.size > MaxInputSize {
+		return nil, fmt.Errorf("%w: %v packs into %d bytes, at most %d allowed", ErrBadSchema, t, s.size, MaxInputSize)
 	}
 	s.fp = xxh3.HashString(desc.String())
 	return s, nil

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// synthDemo builds a DOOM 1.9 demo of players players and tics tics.
+func synthDemo(players, tics, seed int) []byte {
+	b := []byte{109, 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+	for p := 0; p < players; p++ {
+		b[9+p] = 1
+	}
+	x := uint32(seed*7919 + 1)
+	for t := 0; t < tics*players; t++ {
+		x = x*1664525 + 1013904223
+		fwd := byte(x>>24) % 101
+		if fwd == 0x80 {
+			fwd = 0
+		}
+		b = append(b, fwd, byte(x>>16)%3, byte(x>>8)%5, byte(x)%3)
+	}
+	return append(b, 0x80)
+}
+
+func TestBenchCodecMixedDemos(t *testing.T) {
+	dir := t.TempDir()
+	total := 0
+	for i, p := range []int{2, 1, 4, 3, 1} {
+		tics := 40 + 13*i
+		total += p * tics
+		name := filepath.Join(dir, "demo"+string(rune('a'+i))+".lmp")
+		if err := os.WriteFile(name, synthDemo(p, tics, i), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out, errb bytes.Buffer
+	if err := runBenchCodec([]string{"--demos", dir, "--time", "1ms"}, &out, &errb); err != nil {
+		t.Fatalf("%v\n%s", err, errb.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	last := lines[len(lines)-1]
+	for _, want := range []string{"demos=5 ", "player_ticks=" + itoa(total) + " ", "roundtrip_exact=true",
+		"input_bytes_per_player_tick=", "tick_bytes_per_client=", "encode_ns_per_player_tick=", "decode_ns_per_player_tick="} {
+		if !strings.Contains(last, want) {
+			t.Errorf("last line %q lacks %q", last, want)
+		}
+	}
+}
+
+func itoa(n int) string {
+	var b []byte
+	for n > 0 || len(b) == 0 {
+		b = append([]byte{byte('0' + n%10)}, b...)
+		n /= 10
+	}
+	return string(b)
+}
+
+func TestBenchCodecBadFile(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "good.lmp"), synthDemo(1, 10, 1), 0o644)
+	os.WriteFile(filepath.Join(dir, "bad.lmp"), []byte{109, 1, 2}, 0o644)
+	var out, errb bytes.Buffer
+	err := runBenchCodec([]string{"--demos", dir}, &out, &errb)
+	if err == nil || !strings.Contains(err.Error(), "bad.lmp") {
+		t.Fatalf("err = %v, want one naming bad.lmp", err)
+	}
+	if code := run([]string{"bench", "codec", "--demos", dir}, &out, &errb); code == 0 {
+		t.Fatal("exit status 0 for a bad demo")
+	}
+}
