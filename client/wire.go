@@ -182,9 +182,11 @@ func (c *Client[I]) decode(now time.Time) error {
 		slot := t & c.bmask
 		c.bodyAt[slot] = 0
 		if err := c.dec.DecodeTick(c.bodies[slot], &c.tk); err != nil {
-			// The server sent a body we cannot read: the stream is broken.
-			c.err = fmt.Errorf("client: tick %d: %w", t, err)
-			return c.err
+			// A body we cannot read (a forged or corrupted datagram):
+			// drop it, and forget what we acknowledged past it so the
+			// server sends it again.
+			c.recvWin.Reset(t)
+			return fmt.Errorf("client: tick %d: %w", t, err)
 		}
 		c.events = c.events[:0]
 		for _, e := range c.tk.Events {

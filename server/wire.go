@@ -112,9 +112,12 @@ func (s *Server[I]) handle(now time.Time, from transport.Addr, b []byte) {
 			return
 		}
 		p.leaving = true
+	case codec.TypeWorldAck, codec.TypePageHashRequest, codec.TypePageRequest:
+		// World transfer and repair: the next step (joins and repair)
+		// handles them. TODO(issue 5).
+		return
 	default:
-		// World transfer and repair messages: the next step (joins and
-		// repair) handles them. TODO(issue 5).
+		s.stats.BadDatagrams++ // a server's message, sent to the server
 		return
 	}
 	p.lastHeard = now

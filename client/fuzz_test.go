@@ -1,0 +1,93 @@
+package client_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/rewindnet/rewind/client"
+	"github.com/rewindnet/rewind/codec"
+	"github.com/rewindnet/rewind/internal/testgame"
+	"github.com/rewindnet/rewind/transport"
+)
+
+// FuzzClientDatagram plays the server by hand: it welcomes a client, sends
+// it a valid tick, then an arbitrary datagram. The client must not panic;
+// a bad datagram is counted (or ends the session with an error) and never
+// changes the verified tick's world.
+func FuzzClientDatagram(f *testing.F) {
+	body := tickBody(f)
+	for _, m := range []interface{ Append([]byte) []byte }{
+		&codec.ServerTicks{Tag: 7, First: 2, Ack: codec.Ack{Next: 1}, Ticks: []codec.TickBody{{Tick: 2, Body: []byte{0, 0, 0}}}},
+		&codec.ServerTicks{Tag: 7, First: 1, Ack: codec.Ack{Next: 1}, HasMargin: true, Margin: -40, Ticks: []codec.TickBody{{Tick: 1, Body: body}}},
+		&codec.Pong{Tag: 7, ID: 1, Time: 5},
+		&codec.Ping{Tag: 7, ID: 1, Time: 5},
+		&codec.Bye{Tag: 7, Reason: codec.ReasonKicked},
+		&codec.Refuse{Reason: codec.ReasonFull},
+		&codec.Welcome{Player: 3, Tag: 9, TickRate: 60, Roster: make([]byte, 8)},
+	} {
+		f.Add(m.Append(nil))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) > 1200 {
+			return
+		}
+		t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		net := transport.NewSimNetwork(1, t0)
+		srv, _ := net.Listen("server")
+		defer srv.Close()
+		conn, _ := net.Dial("c", "server")
+		defer conn.Close()
+		c, err := client.New[testgame.Input](&testgame.Game{}, conn, client.Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		now := t0
+		step := func() error {
+			now = now.Add(time.Millisecond)
+			net.Advance(now)
+			return c.Update(now)
+		}
+		if err := step(); err != nil { // hello
+			t.Fatal(err)
+		}
+		w := codec.Welcome{Player: 0, Tag: 7, TickRate: 60, HashBits: 16, Roster: make([]byte, 8)}
+		_ = srv.Send(conn.LocalAddr(), w.Append(nil))
+		first := codec.ServerTicks{Tag: 7, First: 1, Ack: codec.Ack{Next: 1}, Ticks: []codec.TickBody{{Tick: 1, Body: body}}}
+		_ = srv.Send(conn.LocalAddr(), first.Append(nil))
+		if err := step(); err != nil {
+			t.Fatal(err)
+		}
+		before := c.Stats()
+		if before.Verified != 1 {
+			t.Fatalf("verified %d after the first tick", before.Verified)
+		}
+		_ = srv.Send(conn.LocalAddr(), b)
+		for range 20 {
+			if step() != nil {
+				break // refused, kicked: an error, not a panic
+			}
+		}
+		after := c.Stats()
+		if after.Verified == 1 && after.VerifiedHash != before.VerifiedHash {
+			t.Fatal("a datagram changed the verified world without a tick")
+		}
+	})
+}
+
+// tickBody is the body of tick 1 of a match the client joined alone: its
+// join and the hash of the world after it.
+func tickBody(f *testing.F) []byte {
+	st, err := client.NewSyncTest[testgame.Input](&testgame.Game{}, 1, 1)
+	if err != nil {
+		f.Fatal(err)
+	}
+	if err := st.Step(make([]testgame.Input, 1)); err != nil {
+		f.Fatal(err)
+	}
+	it, _ := codec.RegisterInput[testgame.Input]()
+	enc := codec.NewTickEncoder(it.Schema, 16)
+	if err := enc.Join(0); err != nil {
+		f.Fatal(err)
+	}
+	return enc.AppendTick(nil, st.World().Hash())
+}

@@ -1,0 +1,51 @@
+package server_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/rewindnet/rewind/codec"
+	"github.com/rewindnet/rewind/internal/testgame"
+	"github.com/rewindnet/rewind/server"
+)
+
+// FuzzServerDatagram feeds arbitrary datagrams to a running server, from a
+// welcomed player's address and from a stranger's: the server must not
+// panic, must count what it drops, and must keep ticking.
+func FuzzServerDatagram(f *testing.F) {
+	it, err := codec.RegisterInput[testgame.Input]()
+	if err != nil {
+		f.Fatal(err)
+	}
+	in := testgame.Input{DX: 1, Fire: true}
+	p := it.Pack(make([]byte, it.Size()), &in)
+	ci := codec.ClientInputs{Tag: 1, First: 1, Ack: codec.Ack{Next: 1, Mask: 5}, Count: 2, Payload: it.AppendInputs(nil, [][]byte{p, p})}
+	for _, m := range []interface{ Append([]byte) []byte }{
+		&codec.Hello{Game: 1},
+		&ci,
+		&codec.Ping{Tag: 1, ID: 3, Time: 99},
+		&codec.Bye{Tag: 1},
+		&codec.ServerTicks{Tag: 1, First: 2, Ticks: []codec.TickBody{{Tick: 2, Body: []byte{0}}}},
+	} {
+		f.Add(m.Append(nil))
+	}
+	f.Add([]byte{0x13, 1, 0xFF, 0xFF, 0x80, 0x80, 0x80})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) > 1200 {
+			return
+		}
+		r := newRig(t, server.Config{StartPlayers: 1})
+		a, x := r.peer("a"), r.peer("x")
+		w := r.welcome(a)
+		if w.Tag != 1 {
+			t.Fatalf("first tag %d, the seeds assume 1", w.Tag)
+		}
+		r.run(50 * time.Millisecond)
+		_ = a.Send("sim:server", b)
+		_ = x.Send("sim:server", b)
+		r.run(50 * time.Millisecond)
+		if st := r.srv.Stats(); st.Tick < 5 {
+			t.Fatalf("the match stopped: %+v", st)
+		}
+	})
+}
