@@ -14,7 +14,8 @@ import (
 // used is s = sh or t. Then sign:1 and u = |d >> s| - 1 as Exp-Golomb of
 // order k (the field's magnitude estimate): q = (u >> k) + 1 in Elias gamma,
 // then the low k bits of u. Afterwards both ends set sh to the trailing
-// zeros of d and k to the bit length of the last u, averaged with the old k.
+// zeros of d and k to (k + 2·bitlen(u) + 1) / 3, a running estimate of
+// the bit length of u.
 //
 // Float change x = old XOR new (bits, never 0): with sh the last trailing
 // zero count, t = trailing zeros of x is coded as for integers, then the
@@ -23,7 +24,7 @@ import (
 
 func adaptK(k *uint8, u uint64) {
 	n := uint8(bits.Len64(u))
-	*k = (*k + n + 1) / 2
+	*k = (*k + 2*n + 1) / 3
 }
 
 func writeShift(w *BitWriter, sh uint8, tz uint) uint {
