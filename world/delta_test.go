@@ -233,3 +233,50 @@ func TestPackRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+func TestLaneOps(t *testing.T) {
+	r := rand.New(rand.NewPCG(10, 10))
+	for range 200 {
+		n := r.IntN(100)
+		a, b := make([]byte, n), make([]byte, n)
+		for i := range a {
+			a[i], b[i] = byte(r.IntN(256)), byte(r.IntN(256))
+		}
+		x, s, d, rd := make([]byte, n), make([]byte, n), make([]byte, n), make([]byte, n)
+		xorInto(x, a, b)
+		subInto(s, a, b)
+		addInto(d, a, b)
+		stride := 1 + r.IntN(20)
+		if stride <= n {
+			rowDiff(rd, a, stride)
+		}
+		for i := range a {
+			if x[i] != a[i]^b[i] || s[i] != a[i]-b[i] || d[i] != a[i]+b[i] {
+				t.Fatalf("lane op wrong at %d: %x %x", i, a[i], b[i])
+			}
+			if stride <= n && i >= stride && rd[i] != a[i]^a[i-stride] {
+				t.Fatalf("rowDiff wrong at %d", i)
+			}
+		}
+	}
+}
+
+func TestRowDiffTransposed(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 11))
+	for range 300 {
+		n := 1 + r.IntN(600)
+		stride := 1 + r.IntN(n)
+		x := make([]byte, n)
+		for i := range x {
+			x[i] = byte(r.IntN(4))
+		}
+		rd, want, tr, got := make([]byte, n), make([]byte, n), make([]byte, n), make([]byte, n)
+		rowDiff(rd, x, stride)
+		transpose(want, rd, stride)
+		transpose(tr, x, stride)
+		rowDiffTransposed(got, tr, stride)
+		if string(got) != string(want) {
+			t.Fatalf("n=%d stride=%d: rowDiffTransposed differs", n, stride)
+		}
+	}
+}

@@ -232,49 +232,64 @@ func (w *World) appendBestPage(p []byte, page int, t, b []byte, sc *coderScratch
 	}
 	sc.best = appendPacked(sc.best[:0], t)
 	bestOp, bestStride, bestCost := opNone, 0, cost(sc.best)
+	// try evaluates op: with a base op it computes the base transform into
+	// t1; a transpose goes to t3; row+transpose is derived from t3 (so try
+	// transpose before row+transpose of the same base op and stride).
 	try := func(op, stride int) {
 		x := t
 		if op&3 != 0 {
-			if op&3 == opXor {
-				xorInto(sc.t1, t, b)
-			} else {
-				subInto(sc.t1, t, b)
+			if op&(opRow|opTranspose) == 0 {
+				if op&3 == opXor {
+					xorInto(sc.t1, t, b)
+				} else {
+					subInto(sc.t1, t, b)
+				}
 			}
 			x = sc.t1
 		}
-		if op&opRow != 0 {
+		switch op & (opRow | opTranspose) {
+		case opTranspose:
+			transpose(sc.t3, x, stride)
+			x = sc.t3
+		case opRow | opTranspose:
+			rowDiffTransposed(sc.t2, sc.t3, stride)
+			x = sc.t2
+		case opRow:
 			rowDiff(sc.t2, x, stride)
 			x = sc.t2
 		}
-		if op&opTranspose != 0 {
-			transpose(sc.t3, x, stride)
-			x = sc.t3
-		}
 		sc.cand = appendPacked(sc.cand[:0], x)
+		if len(sc.cand) >= 2*len(sc.best) {
+			return // clearly worse: skip the estimate
+		}
 		if c := cost(sc.cand) + uvarintLen(stride); c < bestCost {
 			sc.best, sc.cand = sc.cand, sc.best
 			bestOp, bestStride, bestCost = op, stride, c
 		}
 	}
 	ps := len(t)
-	strides := [2]int{r.stride, r.elem}
-	baseOps := []int{opNone}
+	// Candidates (docs/world.md): the page as it is or its XOR or
+	// difference with the receiver's page, each alone, byte-column
+	// transposed by the row stride, or row-differenced then transposed.
+	// Row differencing without transposing never won in measurements.
+	baseOps := [3]int{opNone, -1, -1}
 	if b != nil && !isZero(b) {
-		baseOps = []int{opNone, opXor, opSub}
+		baseOps = [3]int{opNone, opXor, opSub}
 	}
+	strides := [2]int{r.stride, r.elem}
 	for _, bo := range baseOps {
+		if bo < 0 {
+			continue
+		}
 		if bo != opNone {
 			try(bo, 0)
 		}
 		for si, s := range strides {
-			if s <= 0 || s >= ps || (si == 1 && s == strides[0]) {
+			if s <= 1 || s >= ps || (si == 1 && s == strides[0]) {
 				continue
 			}
-			try(bo|opRow, s)
-			if s > 1 {
-				try(bo|opTranspose, s)
-				try(bo|opRow|opTranspose, s)
-			}
+			try(bo|opTranspose, s)
+			try(bo|opRow|opTranspose, s)
 		}
 	}
 	p = append(p, byte(bestOp))

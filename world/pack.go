@@ -22,6 +22,9 @@ func appendPacked(dst, src []byte) []byte {
 	i := 0
 	for i < n {
 		j := i
+		for j+8 <= n && load(src, j) == 0 {
+			j += 8
+		}
 		for j < n && src[j] == 0 {
 			j++
 		}
@@ -97,23 +100,48 @@ func unpack(out, b []byte) (int, error) {
 // Page transforms. Each is applied to a whole page; decoding applies the
 // inverse steps in reverse order.
 
+// The byte-wise transforms work 8 bytes at a time (byte lanes of a
+// uint64), then finish byte by byte.
+
+const (
+	lanesHi = 0x8080808080808080
+	lanesLo = 0x7f7f7f7f7f7f7f7f
+)
+
+func load(b []byte, i int) uint64     { return binary.LittleEndian.Uint64(b[i:]) }
+func store(b []byte, i int, v uint64) { binary.LittleEndian.PutUint64(b[i:], v) }
+
 // xorInto sets dst[i] = a[i] ^ b[i].
 func xorInto(dst, a, b []byte) {
-	for i := range dst {
+	i := 0
+	for ; i+8 <= len(dst); i += 8 {
+		store(dst, i, load(a, i)^load(b, i))
+	}
+	for ; i < len(dst); i++ {
 		dst[i] = a[i] ^ b[i]
 	}
 }
 
 // subInto sets dst[i] = a[i] - b[i] (bytewise, mod 256).
 func subInto(dst, a, b []byte) {
-	for i := range dst {
+	i := 0
+	for ; i+8 <= len(dst); i += 8 {
+		x, y := load(a, i), load(b, i)
+		store(dst, i, ((x|lanesHi)-(y&lanesLo))^((x^^y)&lanesHi))
+	}
+	for ; i < len(dst); i++ {
 		dst[i] = a[i] - b[i]
 	}
 }
 
 // addInto sets dst[i] = a[i] + b[i] (bytewise, mod 256).
 func addInto(dst, a, b []byte) {
-	for i := range dst {
+	i := 0
+	for ; i+8 <= len(dst); i += 8 {
+		x, y := load(a, i), load(b, i)
+		store(dst, i, ((x&lanesLo)+(y&lanesLo))^((x^y)&lanesHi))
+	}
+	for ; i < len(dst); i++ {
 		dst[i] = a[i] + b[i]
 	}
 }
@@ -121,7 +149,11 @@ func addInto(dst, a, b []byte) {
 // rowDiff sets dst[i] = src[i] ^ src[i-stride] (src[i] for i < stride).
 func rowDiff(dst, src []byte, stride int) {
 	copy(dst[:stride], src[:stride])
-	for i := stride; i < len(src); i++ {
+	i := stride
+	for ; i+8 <= len(src); i += 8 {
+		store(dst, i, load(src, i)^load(src, i-stride))
+	}
+	for ; i < len(src); i++ {
 		dst[i] = src[i] ^ src[i-stride]
 	}
 }
@@ -138,25 +170,55 @@ func rowUndiff(b []byte, stride int) {
 // as it is.
 func transpose(dst, src []byte, stride int) {
 	rows := len(src) / stride
-	o := 0
-	for c := 0; c < stride; c++ {
-		for r := 0; r < rows; r++ {
-			dst[o] = src[r*stride+c]
-			o++
+	n := rows * stride
+	d := dst[:n]
+	for r := 0; r < rows; r++ {
+		row := src[r*stride : r*stride+stride]
+		for c, v := range row {
+			d[c*rows+r] = v
 		}
 	}
-	copy(dst[o:], src[o:])
+	copy(dst[n:], src[n:])
 }
 
 // untranspose inverts transpose.
 func untranspose(dst, src []byte, stride int) {
 	rows := len(src) / stride
-	o := 0
-	for c := 0; c < stride; c++ {
-		for r := 0; r < rows; r++ {
-			dst[r*stride+c] = src[o]
-			o++
+	n := rows * stride
+	s := src[:n]
+	for r := 0; r < rows; r++ {
+		row := dst[r*stride : r*stride+stride]
+		for c := range row {
+			row[c] = s[c*rows+r]
 		}
 	}
-	copy(dst[o:], src[o:])
+	copy(dst[n:], src[n:])
+}
+
+// rowDiffTransposed sets dst to transpose(rowDiff(x, stride), stride) given
+// tr = transpose(x, stride), without a second transpose: in the transposed
+// layout a row difference is a difference with the previous byte of the
+// same column.
+func rowDiffTransposed(dst, tr []byte, stride int) {
+	rows := len(tr) / stride
+	n := rows * stride
+	for c := 0; c < stride; c++ {
+		col := tr[c*rows : c*rows+rows]
+		out := dst[c*rows : c*rows+rows]
+		if rows > 0 {
+			out[0] = col[0]
+		}
+		for r := 1; r < rows; r++ {
+			out[r] = col[r] ^ col[r-1]
+		}
+	}
+	// The partial last row differs from the last full row.
+	for j := n; j < len(tr); j++ {
+		c := j - n
+		if rows > 0 {
+			dst[j] = tr[j] ^ tr[c*rows+rows-1]
+		} else {
+			dst[j] = tr[j]
+		}
+	}
 }

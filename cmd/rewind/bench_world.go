@@ -21,7 +21,7 @@ func init() {
 // docs/benchmarks.md (World) for what each figure means.
 func runBenchWorld(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("bench world", "rewind bench world [flags]", stderr)
-	minTime := fs.Duration("time", 150*time.Millisecond, "minimum time per timed measurement")
+	minTime := fs.Duration("time", 300*time.Millisecond, "minimum time per timed comparison")
 	seconds := fs.Int("seconds", 30, "seconds of sand play (60 ticks each) before the whole-world encoding")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -54,18 +54,20 @@ func runBenchWorld(args []string, stdout, stderr io.Writer) error {
 	n := w.UsedBytes()
 	var snap world.Snapshot
 	src, dst := make([]byte, n), make([]byte, n)
-	tCopy := m.time(func() { copy(dst, src) })
-	tSnap := m.time(func() { w.SnapshotInto(&snap) })
-	tRestore := m.time(func() { _ = w.Restore(&snap) })
-	tHash := m.time(func() { _ = w.Hash() })
+	w.SnapshotInto(&snap)
+	p := m.pair(func() { copy(dst, src) }, func() { w.SnapshotInto(&snap) })
+	tCopy, tSnap := p[0], p[1]
+	p = m.pair(func() { copy(dst, src) }, func() { _ = w.Restore(&snap) })
+	tCopy2, tRestore := p[0], p[1]
 	raw := make([]byte, n)
-	tXXH := m.time(func() { _ = xxh3.Hash(raw) })
+	p = m.pair(func() { _ = xxh3.Hash(raw) }, func() { _ = w.Hash() })
+	tXXH, tHash := p[0], p[1]
 	var hs []uint64
 	tPageHashes := m.time(func() { hs = w.PageHashes(hs) })
 	kv = append(kv,
 		"snapshot_vs_memcpy", ratio(tCopy, tSnap),
 		"hash_vs_xxh3", ratio(tXXH, tHash),
-		"restore_vs_memcpy", ratio(tCopy, tRestore),
+		"restore_vs_memcpy", ratio(tCopy2, tRestore),
 		"snapshot_ns", tSnap.Nanoseconds(), "hash_ns", tHash.Nanoseconds(),
 		"page_hashes_ns", tPageHashes.Nanoseconds(),
 	)
@@ -85,8 +87,8 @@ func runBenchWorld(args []string, stdout, stderr io.Writer) error {
 	if err := ents.Fill(full, capN, 1); err != nil {
 		return err
 	}
-	tSmall := m.time(func() { small.SnapshotInto(&snap) })
-	tFull := m.time(func() { full.SnapshotInto(&snap) })
+	p = m.pair(func() { small.SnapshotInto(&snap) }, func() { full.SnapshotInto(&snap) })
+	tSmall, tFull := p[0], p[1]
 	kv = append(kv, "snapshot_1pct_vs_full", ratio(tSmall, tFull))
 
 	// Sand delta after one tick of pouring (from the middle of the run).
@@ -155,8 +157,82 @@ func runBenchWorld(args []string, stdout, stderr io.Writer) error {
 		"world_packed_zstd_bytes", sizes[world.CompressZstd],
 		"world_encode_us", tEncode.Microseconds(), "world_decode_us", tDecode.Microseconds())
 
+	// Page size: the same measurements at 4 KiB and 16 KiB pages, plus the
+	// repair of a one-cell divergence and the size of a page-hash list.
+	logf("comparing page sizes")
+	for _, ps := range []int{4096, 16384} {
+		r, err := pageSizeFigures(ps, *seconds*60)
+		if err != nil {
+			return err
+		}
+		k := fmt.Sprintf("p%dk_", ps/1024)
+		kv = append(kv, k+"sand_delta_bytes", r.sandDelta, k+"table_delta_bytes", r.tableDelta,
+			k+"world_bytes", r.world, k+"repair_bytes", r.repair, k+"page_hash_list_bytes", r.hashList)
+	}
+
 	keyValues(stdout, kv...)
 	return nil
+}
+
+type pageFigures struct{ sandDelta, tableDelta, world, repair, hashList int }
+
+// pageSizeFigures measures encodings of the sand and entity worlds with
+// pages of ps bytes.
+func pageSizeFigures(ps, ticks int) (pageFigures, error) {
+	var r pageFigures
+	sand := worldsim.NewSand(ps)
+	w, err := world.New(sand.Schema)
+	if err != nil {
+		return r, err
+	}
+	if err := sand.Setup(w, 1); err != nil {
+		return r, err
+	}
+	for range ticks / 2 {
+		sand.Step(w)
+	}
+	var base world.Snapshot
+	w.SnapshotInto(&base)
+	sand.Step(w)
+	enc, err := w.AppendDelta(nil, &base)
+	if err != nil {
+		return r, err
+	}
+	r.sandDelta = len(enc)
+	for range ticks - ticks/2 - 1 {
+		sand.Step(w)
+	}
+	r.world = len(w.AppendWorld(nil))
+	// Repair: the receiver differs in one cell.
+	other, _ := world.New(sand.Schema)
+	if err := other.CopyFrom(w); err != nil {
+		return r, err
+	}
+	sand.Grid.Set(other, 100, 100, sand.Grid.Get(other, 100, 100)^7)
+	theirs := other.PageHashes(nil)
+	r.hashList = 8 * len(theirs)
+	enc, err = w.AppendPages(nil, theirs)
+	if err != nil {
+		return r, err
+	}
+	if err := other.ApplyPages(enc); err != nil || other.Hash() != w.Hash() {
+		return r, fmt.Errorf("repair round trip failed: %v", err)
+	}
+	r.repair = len(enc)
+
+	ents := worldsim.NewEntities(1000, ps)
+	ew, _ := world.New(ents.Schema)
+	if err := ents.Fill(ew, 1000, 2); err != nil {
+		return r, err
+	}
+	for range 10 {
+		ents.Step(ew)
+	}
+	ew.SnapshotInto(&base)
+	ents.Step(ew)
+	enc, err = ew.AppendDelta(nil, &base)
+	r.tableDelta = len(enc)
+	return r, err
 }
 
 // deltaSizes returns the paged-delta bytes of w against base and the zstd
@@ -192,29 +268,50 @@ func snapshotBytes(w *world.World) []byte {
 func ratio(a, b time.Duration) string { return fmt.Sprintf("%.3f", float64(a)/float64(b)) }
 func ratio2(a, b int) string          { return fmt.Sprintf("%.3f", float64(a)/float64(b)) }
 
-// meter times a function: the best of three runs of enough iterations to
-// last at least min, per iteration.
+// meter times functions on a shared, noisy machine: each measurement is
+// the fastest of many short batches, and functions compared in a ratio
+// are measured in alternating batches so that both see the same load.
 type meter struct{ min time.Duration }
 
-func (m *meter) time(f func()) time.Duration {
-	f()
-	iters := 1
-	for {
-		start := time.Now()
-		for range iters {
-			f()
+// time returns f's time per call.
+func (m *meter) time(f func()) time.Duration { return m.pair(f, nil)[0] }
+
+// pair returns the times per call of f and g (g may be nil), measured in
+// alternating batches.
+func (m *meter) pair(f, g func()) [2]time.Duration {
+	fs := []func(){f, g}
+	iters := [2]int{}
+	for i, fn := range fs {
+		if fn == nil {
+			continue
 		}
-		if el := time.Since(start); el >= m.min/3 || iters > 1<<24 {
-			best := el
-			for range 2 {
-				start = time.Now()
-				for range iters {
-					f()
-				}
-				best = min(best, time.Since(start))
+		fn()
+		n := 1
+		for {
+			start := time.Now()
+			for range n {
+				fn()
 			}
-			return best / time.Duration(iters)
+			if time.Since(start) >= 2*time.Millisecond || n > 1<<24 {
+				break
+			}
+			n *= 2
 		}
-		iters *= 2
+		iters[i] = n
 	}
+	best := [2]time.Duration{1 << 62, 1 << 62}
+	deadline := time.Now().Add(m.min)
+	for round := 0; round < 10 || time.Now().Before(deadline); round++ {
+		for i, fn := range fs {
+			if fn == nil {
+				continue
+			}
+			start := time.Now()
+			for range iters[i] {
+				fn()
+			}
+			best[i] = min(best[i], time.Since(start)/time.Duration(iters[i]))
+		}
+	}
+	return best
 }
