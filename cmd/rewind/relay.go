@@ -1,0 +1,144 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/rewindnet/rewind/relay"
+)
+
+func init() {
+	register("relay", "rooms relay: room codes, WebRTC signaling and TURN (hosts and players pass its URL to --relay)", runRelay)
+}
+
+// roomRelayOptions configures the rooms relay and its TURN server.
+type roomRelayOptions struct {
+	turnAddr   string // UDP address for TURN; "" = the HTTP host, port 0; "none" = no TURN
+	turnIP     string // public IP for TURN ("" = derived)
+	turnSecret string // shared secret ("" = random)
+}
+
+// roomRelay is the rooms relay plus its TURN server, ready to be mounted at
+// relay.RoomPath on an HTTP mux (by `rewind relay` and `rewind demo`).
+type roomRelay struct {
+	rooms *relay.RoomServer
+	turn  *relay.TURNServer
+}
+
+// newRoomRelay starts TURN (unless turned off) and the rooms relay. httpHost
+// is the host part of the HTTP listen address, used for TURN's default.
+func newRoomRelay(httpHost string, o roomRelayOptions) (*roomRelay, error) {
+	rr := &roomRelay{}
+	if o.turnAddr != "none" {
+		addr := o.turnAddr
+		if addr == "" {
+			addr = net.JoinHostPort(httpHost, "0")
+		}
+		t, err := relay.StartTURN(relay.TURNConfig{Listen: addr, PublicIP: o.turnIP, Secret: []byte(o.turnSecret)})
+		if err != nil {
+			return nil, err
+		}
+		rr.turn = t
+	}
+	rr.rooms = relay.NewRoomServer(relay.RoomConfig{TURN: rr.turn})
+	return rr, nil
+}
+
+// mount adds the relay's WebSocket endpoint to mux.
+func (rr *roomRelay) mount(mux *http.ServeMux) { mux.Handle(relay.RoomPath, rr.rooms) }
+
+// close stops the relay and TURN.
+func (rr *roomRelay) close() {
+	rr.rooms.Close()
+	if rr.turn != nil {
+		rr.turn.Close()
+	}
+}
+
+// turnURL is the TURN URL handed out, or "none".
+func (rr *roomRelay) turnURL() string {
+	if rr.turn == nil {
+		return "none"
+	}
+	return rr.turn.URL()
+}
+
+// wsURL is the ws:// URL of the relay for a listener at addr: an
+// unspecified host is replaced by this machine's first non-loopback IPv4
+// address (127.0.0.1 if it has none), which is what a friend dials.
+func wsURL(addr net.Addr) string {
+	host, port, _ := net.SplitHostPort(addr.String())
+	if ip := net.ParseIP(host); ip == nil || ip.IsUnspecified() {
+		host = reachableIPv4().String()
+	}
+	return "ws://" + net.JoinHostPort(host, port) + relay.RoomPath
+}
+
+func reachableIPv4() net.IP {
+	ifaces, _ := net.Interfaces()
+	for _, ifc := range ifaces {
+		if ifc.Flags&net.FlagUp == 0 || ifc.Flags&net.FlagLoopback != 0 {
+			continue
+		}
+		addrs, _ := ifc.Addrs()
+		for _, a := range addrs {
+			if n, ok := a.(*net.IPNet); ok && n.IP.To4() != nil {
+				return n.IP.To4()
+			}
+		}
+	}
+	return net.IPv4(127, 0, 0, 1)
+}
+
+// runRelay serves the rooms relay and TURN until interrupted.
+func runRelay(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("relay", "rewind relay [--http ADDR] [--turn ADDR|none] [--turn-ip IP]", stderr)
+	httpAddr := fs.String("http", "127.0.0.1:8080", "HTTP address of the relay's WebSocket endpoint ("+relay.RoomPath+")")
+	var o roomRelayOptions
+	fs.StringVar(&o.turnAddr, "turn", "", `UDP address of the TURN server (default: the --http host, a free port; "none" turns TURN off)`)
+	fs.StringVar(&o.turnIP, "turn-ip", "", "public IP handed out for TURN (default: the --turn IP, or this machine's first non-loopback IPv4)")
+	o.turnSecret = os.Getenv("REWIND_TURN_SECRET")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", *httpAddr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", *httpAddr, err)
+	}
+	host, _, _ := net.SplitHostPort(ln.Addr().String())
+	rr, err := newRoomRelay(host, o)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer rr.close()
+	mux := http.NewServeMux()
+	rr.mount(mux)
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		rr.rooms.Close() // hijacked WebSockets are the relay's to close
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = hs.Shutdown(sctx)
+	}()
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	fmt.Fprintf(stderr, "rewind relay: players and hosts pass --relay %s\n", wsURL(ln.Addr()))
+	keyValues(stdout, "relay", "listening", "url", wsURL(ln.Addr()), "http", net.JoinHostPort(host, port),
+		"turn", rr.turnURL(), "version", strconv.Itoa(relay.RoomProtocolVersion))
+	if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
