@@ -280,3 +280,40 @@ func TestRowDiffTransposed(t *testing.T) {
 		}
 	}
 }
+
+func TestPageListRepair(t *testing.T) {
+	tw := newTestSchema(t, 512)
+	r := rand.New(rand.NewPCG(12, 12))
+	server, client := tw.new(t), tw.new(t)
+	var tmp []byte
+	for round := range 40 {
+		tw.mutate(server, r, 200)
+		if err := client.CopyFrom(server); err != nil {
+			t.Fatal(err)
+		}
+		tw.mutate(client, r, round%5) // the client diverged a little
+		snap := server.Snapshot()
+		theirs := snap.PageHashes(nil, tmp)
+		if want := server.PageHashes(nil); len(want) != len(theirs) || DiffPages(want, theirs, nil) != nil {
+			t.Fatal("Snapshot.PageHashes differs from World.PageHashes")
+		}
+		diff := DiffPages(client.PageHashes(nil), theirs, nil)
+		enc, err := server.AppendPageList(nil, diff)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := client.ApplyPages(enc); err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		if !client.Equal(server) {
+			t.Fatal("repaired client differs")
+		}
+		checkZeroTail(t, client)
+	}
+	if _, err := server.AppendPageList(nil, []int{2, 1}); err == nil {
+		t.Fatal("unordered page list accepted")
+	}
+	if _, err := server.AppendPageList(nil, []int{server.PageCount()}); err == nil {
+		t.Fatal("page beyond the world accepted")
+	}
+}

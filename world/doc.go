@@ -62,9 +62,14 @@
 //	err = w2.DecodeDelta(enc, &base)
 //
 //	theirs := w2.PageHashes(nil)        // repair: the receiver's page hashes
-//	diff := world.DiffPages(mine, theirs, nil)
 //	enc, err = w.AppendPages(nil, theirs) // pages w2 lacks
 //	err = w2.ApplyPages(enc)
+//
+//	// or: the receiver compares the sender's hashes (World.PageHashes or
+//	// Snapshot.PageHashes) with its own and asks for the pages that differ
+//	diff := world.DiffPages(w2.PageHashes(nil), senderHashes, nil)
+//	enc, err = w.AppendPageList(nil, diff)
+//	err = w2.ApplyPages(enc)           // checks the result hashes as w
 //
 // Decoding any bytes whatsoever returns an error (leaving the world as it
 // was) or a valid world; allocation is bounded by the layout.

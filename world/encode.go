@@ -55,6 +55,8 @@ const (
 	opTranspose = 8
 )
 
+var noPages = []int{}
+
 // coderScratch holds an encoder's or decoder's reusable buffers; its sizes
 // are bounded by the layout.
 type coderScratch struct {
@@ -87,7 +89,7 @@ func (w *World) SetCompression(c Compression) { w.compression = c }
 // needs nothing but the layout) to dst. Decode it with DecodeWorld.
 func (w *World) AppendWorld(dst []byte) []byte {
 	src := pageSource{empty: w.layout}
-	return w.encode(dst, kindWhole, w.layout.EmptyHash(), &src, nil)
+	return w.encode(dst, kindWhole, w.layout.EmptyHash(), &src, nil, nil)
 }
 
 // AppendDelta appends the encoding of w against base, a snapshot the
@@ -98,7 +100,7 @@ func (w *World) AppendDelta(dst []byte, base *Snapshot) ([]byte, error) {
 		return dst, fmt.Errorf("world: encode delta: %w", ErrLayout)
 	}
 	src := pageSource{snap: base}
-	return w.encode(dst, kindDelta, base.Hash(), &src, nil), nil
+	return w.encode(dst, kindDelta, base.Hash(), &src, nil, nil), nil
 }
 
 // AppendPages appends to dst the pages of w whose hashes differ from
@@ -109,12 +111,31 @@ func (w *World) AppendPages(dst []byte, theirs []uint64) ([]byte, error) {
 	if len(theirs) != w.PageCount() {
 		return dst, fmt.Errorf("world: encode pages: %d page hashes for %d pages: %w", len(theirs), w.PageCount(), ErrLayout)
 	}
-	return w.encode(dst, kindPages, 0, nil, theirs), nil
+	return w.encode(dst, kindPages, 0, nil, theirs, nil), nil
 }
 
-// encode writes the header and the (compressed) payload. Either src (the
-// receiver's base pages are known) or theirs (only their hashes) is set.
-func (w *World) encode(dst []byte, kind byte, baseHash uint64, src *pageSource, theirs []uint64) []byte {
+// AppendPageList appends to dst the listed pages of w (indexes in
+// ascending order, each less than PageCount), for a receiver that found
+// with DiffPages which of its pages differ and asked for them; it applies
+// them with ApplyPages, which checks the result against w's hash.
+func (w *World) AppendPageList(dst []byte, pages []int) ([]byte, error) {
+	prev := -1
+	for _, p := range pages {
+		if p <= prev || p >= w.PageCount() {
+			return dst, fmt.Errorf("world: encode page list: page %d out of order or range [0:%d]: %w", p, w.PageCount(), ErrLayout)
+		}
+		prev = p
+	}
+	if pages == nil {
+		pages = noPages // nil means "no list" to encode
+	}
+	return w.encode(dst, kindPages, 0, nil, nil, pages), nil
+}
+
+// encode writes the header and the (compressed) payload. One of src (the
+// receiver's base pages are known), theirs (only their hashes) or list (the
+// pages to send) is set.
+func (w *World) encode(dst []byte, kind byte, baseHash uint64, src *pageSource, theirs []uint64, list []int) []byte {
 	sc := w.scratch()
 	l := w.layout
 	ps := l.pageSize
@@ -142,11 +163,17 @@ func (w *World) encode(dst []byte, kind byte, baseHash uint64, src *pageSource, 
 	for i := 0; i < pages; i++ {
 		t := w.Page(i)
 		var b []byte
-		if theirs != nil {
+		switch {
+		case list != nil:
+			if len(list) == 0 || list[0] != i {
+				continue
+			}
+			list = list[1:]
+		case theirs != nil:
 			if mine[i] == theirs[i] {
 				continue
 			}
-		} else {
+		default:
 			b = src.page(i, sc.tmp)
 			if bytes.Equal(t, b) {
 				continue
@@ -157,6 +184,10 @@ func (w *World) encode(dst []byte, kind byte, baseHash uint64, src *pageSource, 
 		entries++
 		if isZero(t) {
 			p = append(p, pageZero)
+			continue
+		}
+		if src == nil && theirs == nil {
+			p = w.appendBestPage(p, i, t, nil, sc)
 			continue
 		}
 		// "Same as your page N".

@@ -25,6 +25,8 @@ func fuzzSetup(f *testing.F) (tw *testWorld, base *World, baseSnap *Snapshot, se
 		seeds = append(seeds, d)
 		p, _ := target.AppendPages(nil, theirs)
 		seeds = append(seeds, p)
+		l, _ := target.AppendPageList(nil, DiffPages(theirs, target.PageHashes(nil), nil))
+		seeds = append(seeds, l)
 	}
 	for _, s := range seeds {
 		f.Add(s)

@@ -110,3 +110,18 @@ func (s *Snapshot) CopyFrom(src *Snapshot) {
 // AppendBytes appends the snapshot's bytes (the world's bytes in use,
 // region by region) to dst.
 func (s *Snapshot) AppendBytes(dst []byte) []byte { return append(dst, s.buf...) }
+
+// PageHashes appends the page hashes of the snapshot's world (equal to
+// World.PageHashes at the time of the snapshot) to dst[:0] and returns it;
+// tmp is a page-sized work buffer (nil: one is allocated).
+func (s *Snapshot) PageHashes(dst []uint64, tmp []byte) []uint64 {
+	dst = dst[:0]
+	if s.layout == nil {
+		return dst
+	}
+	if len(tmp) < s.layout.pageSize {
+		tmp = make([]byte, s.layout.pageSize)
+	}
+	src := pageSource{snap: s}
+	return src.pageHashes(dst, tmp[:s.layout.pageSize])
+}
