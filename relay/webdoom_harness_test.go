@@ -3,7 +3,6 @@ package relay
 import (
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"net"
 	"runtime"
@@ -334,7 +333,6 @@ func TestWebDoomHarnessSession(t *testing.T) {
 
 	// Slot 3 stays silent: the others play on, one tic per sweep, until it
 	// is dropped; then at full speed.
-	tic := uint32(2)
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	pace := func(ps []*player) {
@@ -480,7 +478,6 @@ func TestWebDoomHarnessSession(t *testing.T) {
 		t.Fatalf("after the game: %v", m)
 	}
 	refused(t, dial(t, base, "/ws/spectate"), "spectator with no session")
-	tic = tic + 0
 }
 
 func (p *player) arrivedAt(i int) time.Time {
@@ -590,5 +587,4 @@ func TestWebDoomHarnessMalformed(t *testing.T) {
 	if srv.Stats().Drops()[WebDoomDropOversize] != 3 {
 		t.Errorf("oversize drops: %v", srv.Stats().Drops())
 	}
-	_ = errors.New
 }

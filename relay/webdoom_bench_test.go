@@ -1,0 +1,87 @@
+package relay
+
+import (
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/rewindnet/rewind/codec"
+)
+
+// benchCore returns a core with a launched 4-player session whose players
+// are connected as conns 1..4 (the lobby seats are 101..104).
+func benchCore(tb testing.TB) (*WebDoomCore, time.Time) {
+	c := NewWebDoomCore(DefaultWebDoomConfig(), nil)
+	now := time.Unix(1_000_000, 0)
+	for i := 0; i < 4; i++ {
+		c.OpenLobby(WebDoomConnID(101+i), now)
+	}
+	c.LobbyMessage(101, []byte(`{"t":"start"}`), now)
+	now = now.Add(3 * time.Second)
+	c.Advance(now)
+	for i := 0; i < 4; i++ {
+		c.OpenGame(WebDoomConnID(1+i), "slot="+string(rune('0'+i)), now)
+	}
+	if !c.Status().Launched {
+		tb.Fatal("not launched")
+	}
+	return c, now
+}
+
+// BenchmarkWebDoomCoreSeal is the relay core's CPU per sealed tic: 4 cmds
+// in (each decoded, windowed, stored), one bundle sealed into the history
+// and handed to 4 sockets. One op is one tic.
+func BenchmarkWebDoomCoreSeal(b *testing.B) {
+	c, now := benchCore(b)
+	var msg [4][]byte
+	for i := range msg {
+		msg[i] = make([]byte, codec.WebDoomCmdSize)
+	}
+	sealed := 0
+	b.ReportAllocs()
+	b.ResetTimer()
+	for tic := 0; tic < b.N; tic++ {
+		now = now.Add(time.Second / 35)
+		for i := 0; i < 4; i++ {
+			m := codec.WebDoomCmd{Tic: uint32(tic), Cmd: codec.NewWebDoomTicCmd(int8(tic), int8(i), 0, 0, 0, 0)}
+			msg[i] = m.Append(msg[i][:0])
+			sealed += len(c.GameMessage(WebDoomConnID(1+i), msg[i], now))
+		}
+		if tic%35 == 0 {
+			c.Advance(now)
+		}
+	}
+	b.StopTimer()
+	if sealed != 4*b.N {
+		b.Fatalf("%d sends for %d tics", sealed, b.N)
+	}
+}
+
+// BenchmarkWebDoomHistoryHour seals an hour of 4-player play at 35 Hz
+// (126,000 tics) and reports the heap it holds: the memory per hour of
+// history.
+func BenchmarkWebDoomHistoryHour(b *testing.B) {
+	const tics = 35 * 3600
+	for range b.N {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		c, now := benchCore(b)
+		msg := make([]byte, codec.WebDoomCmdSize)
+		for tic := 0; tic < tics; tic++ {
+			now = now.Add(time.Second / 35)
+			for i := 0; i < 4; i++ {
+				msg = codec.WebDoomCmd{Tic: uint32(tic), Cmd: codec.NewWebDoomTicCmd(int8(tic), int8(i), 0, 0, 0, 0)}.Append(msg[:0])
+				c.GameMessage(WebDoomConnID(1+i), msg, now)
+			}
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		if c.Status().History != tics {
+			b.Fatalf("history %d", c.Status().History)
+		}
+		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/1e6, "heapMB/hour")
+		b.ReportMetric(float64(c.session.history.Bytes())/1e6, "slabMB/hour")
+		runtime.KeepAlive(c)
+	}
+}
