@@ -101,6 +101,13 @@ func reachableIPv4() net.IP {
 
 // runRelay serves the rooms relay and TURN until interrupted.
 func runRelay(args []string, stdout, stderr io.Writer) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return serveRelay(ctx, args, stdout, stderr)
+}
+
+// serveRelay serves the rooms relay and TURN until ctx ends.
+func serveRelay(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("relay", "rewind relay [--http ADDR] [--turn ADDR|none] [--turn-ip IP]", stderr)
 	httpAddr := fs.String("http", "127.0.0.1:8080", "HTTP address of the relay's WebSocket endpoint ("+relay.RoomPath+")")
 	var o roomRelayOptions
@@ -124,8 +131,6 @@ func runRelay(args []string, stdout, stderr io.Writer) error {
 	mux := http.NewServeMux()
 	rr.mount(mux)
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	go func() {
 		<-ctx.Done()
 		rr.rooms.Close() // hijacked WebSockets are the relay's to close
