@@ -530,3 +530,42 @@ func TestWebDoomCoreHistoryCap(t *testing.T) {
 		t.Fatal("drop-in past the history cap")
 	}
 }
+
+func TestWebDoomCoreReservationFreedOnLobbyClose(t *testing.T) {
+	h := newCoreHarness(t, DefaultWebDoomConfig())
+	h.launch(1)
+	g0 := h.game("slot=0")
+	h.cmd(g0, 0, 1)
+	look := h.lobby() // looking reserves nothing
+	if ip := h.c.inProgress(); len(ip.FreeSlots) != 3 {
+		t.Fatalf("a look reserved a slot: %+v", ip)
+	}
+	h.say(look, `{"t":"join","slot":2}`)
+	if ms := h.texts(look); len(ms) != 3 || ms[1]["slot"] != 2.0 {
+		t.Fatalf("join: %v", ms)
+	}
+	h.say(look, `{"t":"join","slot":3}`) // one reservation per socket
+	if len(h.texts(look)) != 0 || len(h.c.inProgress().FreeSlots) != 2 {
+		t.Fatal("second reservation")
+	}
+	h.close(look) // before its game socket connected: freed
+	if ip := h.c.inProgress(); len(ip.FreeSlots) != 3 {
+		t.Fatalf("reservation kept: %+v", ip)
+	}
+	// Three lookers join: slots 1, 2, 3; a fourth finds the game full.
+	for i, want := range []any{1.0, 2.0, 3.0, "game full"} {
+		id := h.lobby()
+		h.texts(id)
+		h.say(id, `{"t":"join"}`)
+		ms := h.texts(id)
+		if got := ms[0]["slot"]; i < 3 && got != want || i == 3 && ms[0]["reason"] != want {
+			t.Fatalf("joiner %d: %v", i, ms)
+		}
+	}
+	// A reserved slot whose game socket connects keeps its reservation
+	// after the lobby socket closes.
+	g2 := h.game("slot=2")
+	if h.ended(g2) != 0 || len(h.bundles(g2)) != 1 {
+		t.Fatal("reserved drop-in refused or missing history")
+	}
+}
