@@ -124,6 +124,18 @@ func (r *BitReader) BytesRead() int { return int((r.pos + 7) / 8) }
 
 // ReadBits reads n bits (n <= 64) as written by WriteBits.
 func (r *BitReader) ReadBits(n uint) uint64 {
+	// Fast path (inlined): one 8-byte load holds all n bits. After an
+	// error pos is at the end, so the fast path is never taken then.
+	if idx := r.pos >> 3; n <= 56 && int(idx)+8 <= len(r.buf) {
+		v := binary.LittleEndian.Uint64(r.buf[idx:]) >> (r.pos & 7)
+		r.pos += n
+		return v & (1<<n - 1)
+	}
+	return r.readBitsSlow(n)
+}
+
+// readBitsSlow reads near the end of the buffer, or more than 56 bits.
+func (r *BitReader) readBitsSlow(n uint) uint64 {
 	if n == 0 || r.err != nil {
 		return 0
 	}
@@ -132,19 +144,11 @@ func (r *BitReader) ReadBits(n uint) uint64 {
 		r.pos = uint(len(r.buf) * 8)
 		return 0
 	}
-	idx := r.pos >> 3
-	off := r.pos & 7
-	if n <= 56 && int(idx)+8 <= len(r.buf) {
-		// Fast path: one 8-byte load holds all n bits.
-		v := binary.LittleEndian.Uint64(r.buf[idx:]) >> off
-		r.pos += n
-		return v & (1<<n - 1)
-	}
 	var v uint64
 	var got uint
 	for got < n {
-		idx = r.pos >> 3
-		off = r.pos & 7
+		idx := r.pos >> 3
+		off := r.pos & 7
 		take := 8 - off
 		if take > n-got {
 			take = n - got

@@ -143,7 +143,7 @@ func (e *TickEncoder) AppendTick(b []byte, hash uint64) []byte {
 		p := uint8(bits.TrailingZeros64(set))
 		st := &r.states[p]
 		cur := st.Input()
-		if e.staged.Has(p) {
+		if e.staged.Has(p) && !e.late.Has(p) {
 			cur = e.next[p][:s.size]
 		}
 		if string(cur) == string(st.Input()) {

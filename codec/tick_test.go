@@ -244,3 +244,25 @@ func TestTickZeroAlloc(t *testing.T) {
 		t.Fatalf("DecodeTick allocates %v per tick", allocs)
 	}
 }
+
+func TestTickLateWins(t *testing.T) {
+	it, _ := testInputs(t, 0)
+	dec := NewTickDecoder(it.Schema, 0)
+	enc := NewTickEncoder(it.Schema, 0)
+	enc.Join(2)
+	b1 := enc.AppendTick(nil, 0)
+	enc.SetLate(2)
+	if err := enc.SetInput(2, it.Pack(make([]byte, it.Size()), &testInput{Move: 5})); err != nil {
+		t.Fatal(err)
+	}
+	b2 := enc.AppendTick(nil, 0)
+	var tk Tick
+	for _, b := range [][]byte{b1, b2} {
+		if err := dec.DecodeTick(b, &tk); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if tk.Late != 1<<2 || tk.Changed != 0 || string(dec.Roster().Input(2)) != string(make([]byte, it.Size())) {
+		t.Fatalf("late then set: %+v", tk)
+	}
+}
