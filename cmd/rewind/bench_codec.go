@@ -409,4 +409,3 @@ func timePasses(pass func(), playerTicks int, minTime time.Duration) (ns, allocs
 	a := mallocs() - m0
 	return float64(best.Nanoseconds()) / float64(playerTicks), float64(a) / float64(n*playerTicks)
 }
-
