@@ -16,8 +16,8 @@ import (
 // decoded from JSON (nil, bool, json.Number, float64, string, []any,
 // map[string]any) so that odd input is read as WebDoom reads it.
 
-// jsNumber is JavaScript's unary plus (ToNumber) of a JSON value.
-func jsNumber(v any) float64 {
+// wdJSNumber is JavaScript's unary plus (ToNumber) of a JSON value.
+func wdJSNumber(v any) float64 {
 	switch x := v.(type) {
 	case nil:
 		return 0
@@ -32,22 +32,22 @@ func jsNumber(v any) float64 {
 		f, _ := strconv.ParseFloat(string(x), 64) // ±Inf on overflow, as JS
 		return f
 	case string:
-		return jsStringToNumber(x)
+		return wdJSStringToNumber(x)
 	case []any:
-		return jsStringToNumber(jsString(x))
+		return wdJSStringToNumber(wdJSString(x))
 	default: // objects
 		return math.NaN()
 	}
 }
 
-var jsDecimal = regexp.MustCompile(`^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$`)
+var wdJSDecimal = regexp.MustCompile(`^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$`)
 
-func jsSpace(r rune) bool { return unicode.IsSpace(r) || r == '\uFEFF' }
+func wdJSSpace(r rune) bool { return unicode.IsSpace(r) || r == '\uFEFF' }
 
-// jsStringToNumber is ToNumber of a string: trimmed, "" is 0, decimal
+// wdJSStringToNumber is ToNumber of a string: trimmed, "" is 0, decimal
 // literals, Infinity, and 0x/0o/0b integers; anything else is NaN.
-func jsStringToNumber(s string) float64 {
-	s = strings.TrimFunc(s, jsSpace)
+func wdJSStringToNumber(s string) float64 {
+	s = strings.TrimFunc(s, wdJSSpace)
 	if s == "" {
 		return 0
 	}
@@ -76,15 +76,15 @@ func jsStringToNumber(s string) float64 {
 			return f
 		}
 	}
-	if !jsDecimal.MatchString(s) {
+	if !wdJSDecimal.MatchString(s) {
 		return math.NaN()
 	}
 	f, _ := strconv.ParseFloat(s, 64)
 	return f
 }
 
-// jsString is JavaScript's String(x) of a JSON value (nil is "null").
-func jsString(v any) string {
+// wdJSString is JavaScript's String(x) of a JSON value (nil is "null").
+func wdJSString(v any) string {
 	switch x := v.(type) {
 	case nil:
 		return "null"
@@ -94,9 +94,9 @@ func jsString(v any) string {
 		}
 		return "false"
 	case float64:
-		return jsNumberString(x)
+		return wdJSNumberString(x)
 	case json.Number:
-		return jsNumberString(jsNumber(x))
+		return wdJSNumberString(wdJSNumber(x))
 	case string:
 		return x
 	case []any:
@@ -106,7 +106,7 @@ func jsString(v any) string {
 				b.WriteByte(',')
 			}
 			if e != nil {
-				b.WriteString(jsString(e))
+				b.WriteString(wdJSString(e))
 			}
 		}
 		return b.String()
@@ -115,8 +115,8 @@ func jsString(v any) string {
 	}
 }
 
-// jsTruthy is JavaScript's !!x of a JSON value.
-func jsTruthy(v any) bool {
+// wdJSTruthy is JavaScript's !!x of a JSON value.
+func wdJSTruthy(v any) bool {
 	switch x := v.(type) {
 	case nil:
 		return false
@@ -125,7 +125,7 @@ func jsTruthy(v any) bool {
 	case float64:
 		return x != 0 && !math.IsNaN(x)
 	case json.Number:
-		f := jsNumber(x)
+		f := wdJSNumber(x)
 		return f != 0 && !math.IsNaN(f)
 	case string:
 		return x != ""
@@ -134,8 +134,8 @@ func jsTruthy(v any) bool {
 	}
 }
 
-// jsNumberString formats f as JavaScript's Number.prototype.toString does.
-func jsNumberString(f float64) string {
+// wdJSNumberString formats f as JavaScript's Number.prototype.toString does.
+func wdJSNumberString(f float64) string {
 	switch {
 	case math.IsNaN(f):
 		return "NaN"
@@ -171,20 +171,20 @@ func jsNumberString(f float64) string {
 	if k > 1 {
 		d += "." + digits[1:]
 	}
-	return sign + d + "e" + es + strconv.Itoa(abs(n-1))
+	return sign + d + "e" + es + strconv.Itoa(wdAbs(n-1))
 }
 
-func abs(x int) int {
+func wdAbs(x int) int {
 	if x < 0 {
 		return -x
 	}
 	return x
 }
 
-// appendJSString appends s quoted as JSON.stringify does: only ", \ and
+// wdAppendJSString appends s quoted as JSON.stringify does: only ", \ and
 // control characters are escaped (and lone surrogates, which Go strings
 // cannot hold; invalid UTF-8 becomes U+FFFD).
-func appendJSString(b []byte, s string) []byte {
+func wdAppendJSString(b []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	b = append(b, '"')
 	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
@@ -212,30 +212,30 @@ func appendJSString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// appendJSValue appends v as JSON.stringify writes it: numbers in JS form,
+// wdAppendJSValue appends v as JSON.stringify writes it: numbers in JS form,
 // strings JS-escaped, arrays in order, object keys sorted (JS would keep
 // insertion order with integer-like keys first; Go's decoder forgets it).
-func appendJSValue(b []byte, v any) []byte {
+func wdAppendJSValue(b []byte, v any) []byte {
 	switch x := v.(type) {
 	case nil:
 		return append(b, "null"...)
 	case bool:
 		return strconv.AppendBool(b, x)
 	case float64, json.Number:
-		f := jsNumber(x)
+		f := wdJSNumber(x)
 		if math.IsNaN(f) || math.IsInf(f, 0) {
 			return append(b, "null"...)
 		}
-		return append(b, jsNumberString(f)...)
+		return append(b, wdJSNumberString(f)...)
 	case string:
-		return appendJSString(b, x)
+		return wdAppendJSString(b, x)
 	case []any:
 		b = append(b, '[')
 		for i, e := range x {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendJSValue(b, e)
+			b = wdAppendJSValue(b, e)
 		}
 		return append(b, ']')
 	case map[string]any:
@@ -249,9 +249,9 @@ func appendJSValue(b []byte, v any) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendJSString(b, k)
+			b = wdAppendJSString(b, k)
 			b = append(b, ':')
-			b = appendJSValue(b, x[k])
+			b = wdAppendJSValue(b, x[k])
 		}
 		return append(b, '}')
 	}
@@ -261,7 +261,7 @@ func appendJSValue(b []byte, v any) []byte {
 // WebDoomJSNumber is JavaScript's Number(s) of a string, as WebDoom's
 // server reads numbers from URLs and JSON: trimmed, "" is 0, decimal
 // literals, Infinity, 0x/0o/0b integers; anything else is NaN.
-func WebDoomJSNumber(s string) float64 { return jsStringToNumber(s) }
+func WebDoomJSNumber(s string) float64 { return wdJSStringToNumber(s) }
 
 // WebDoomJSNumberString formats f as JavaScript's String(f) does.
-func WebDoomJSNumberString(f float64) string { return jsNumberString(f) }
+func WebDoomJSNumberString(f float64) string { return wdJSNumberString(f) }

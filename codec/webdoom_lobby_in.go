@@ -71,7 +71,7 @@ func (r WebDoomLobbyRequest) T0JSON() []byte {
 	if !ok {
 		return nil
 	}
-	return appendJSValue(nil, v)
+	return wdAppendJSValue(nil, v)
 }
 
 // Name returns the "name" field as String(m.name) (null or absent: the
@@ -81,7 +81,7 @@ func (r WebDoomLobbyRequest) Name() string {
 	if !ok || v == nil {
 		return ""
 	}
-	return CleanWebDoomName(jsString(v))
+	return CleanWebDoomName(wdJSString(v))
 }
 
 // SlotChoice returns the slot a 'slot' message asks for (+m.slot) and
@@ -92,7 +92,7 @@ func (r WebDoomLobbyRequest) SlotChoice() (int, bool) {
 	if !ok {
 		return -1, false // +undefined is NaN
 	}
-	f := jsNumber(v)
+	f := wdJSNumber(v)
 	if f != math.Trunc(f) || f < 0 || f >= WebDoomSlots {
 		return -1, false
 	}
@@ -106,7 +106,7 @@ func (r WebDoomLobbyRequest) JoinSlot() int {
 	if !ok {
 		return -1
 	}
-	f := jsNumber(n)
+	f := wdJSNumber(n)
 	if f != math.Trunc(f) || f < 0 || f >= WebDoomSlots {
 		return -1
 	}

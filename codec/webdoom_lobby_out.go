@@ -22,7 +22,7 @@ func (m *WebDoomWelcome) Append(b []byte) []byte {
 	b = append(b, `{"t":"welcome","slot":`...)
 	b = strconv.AppendInt(b, int64(m.Slot), 10)
 	b = append(b, `,"color":`...)
-	b = appendJSString(b, WebDoomColor(m.Slot))
+	b = wdAppendJSString(b, WebDoomColor(m.Slot))
 	return append(b, '}')
 }
 
@@ -47,11 +47,11 @@ func (m *WebDoomRoster) Append(b []byte) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendSlotColorName(b, p.Slot, p.Name)
+		b = wdAppendSlotColorName(b, p.Slot, p.Name)
 		b = append(b, '}')
 	}
 	b = append(b, `],"freeSlots":`...)
-	b = appendInts(b, m.FreeSlots)
+	b = wdAppendInts(b, m.FreeSlots)
 	b = append(b, `,"params":`...)
 	b = m.Params.AppendJSON(b)
 	b = append(b, `,"inGame":`...)
@@ -92,7 +92,7 @@ func (m *WebDoomLaunch) Append(b []byte) []byte {
 	b = append(b, `{"t":"launch","params":`...)
 	b = m.Params.AppendJSON(b)
 	b = append(b, `,"numplayers":4,"slots":`...)
-	b = appendInts(b, m.Slots)
+	b = wdAppendInts(b, m.Slots)
 	b = append(b, `,"names":`...)
 	if m.Names == nil {
 		b = append(b, "null"...)
@@ -103,7 +103,7 @@ func (m *WebDoomLaunch) Append(b []byte) []byte {
 				b = append(b, ',')
 			}
 			if n.Set {
-				b = appendJSString(b, n.Name)
+				b = wdAppendJSString(b, n.Name)
 			} else {
 				b = append(b, "null"...)
 			}
@@ -145,13 +145,13 @@ func (m *WebDoomInProgress) Append(b []byte) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendSlotColorName(b, p.Slot, p.Name)
+		b = wdAppendSlotColorName(b, p.Slot, p.Name)
 		b = append(b, `,"live":`...)
 		b = strconv.AppendBool(b, p.Live)
 		b = append(b, '}')
 	}
 	b = append(b, `],"freeSlots":`...)
-	b = appendInts(b, m.FreeSlots)
+	b = wdAppendInts(b, m.FreeSlots)
 	return append(b, '}')
 }
 
@@ -168,7 +168,7 @@ type WebDoomFull struct{ Reason string }
 // Append appends the JSON of m to b.
 func (m *WebDoomFull) Append(b []byte) []byte {
 	b = append(b, `{"t":"full","reason":`...)
-	b = appendJSString(b, m.Reason)
+	b = wdAppendJSString(b, m.Reason)
 	return append(b, '}')
 }
 
@@ -186,16 +186,16 @@ func (m *WebDoomPong) Append(b []byte) []byte {
 	return append(b, '}')
 }
 
-func appendSlotColorName(b []byte, slot int, name string) []byte {
+func wdAppendSlotColorName(b []byte, slot int, name string) []byte {
 	b = append(b, `{"slot":`...)
 	b = strconv.AppendInt(b, int64(slot), 10)
 	b = append(b, `,"color":`...)
-	b = appendJSString(b, WebDoomColor(slot))
+	b = wdAppendJSString(b, WebDoomColor(slot))
 	b = append(b, `,"name":`...)
-	return appendJSString(b, name)
+	return wdAppendJSString(b, name)
 }
 
-func appendInts(b []byte, xs []int) []byte {
+func wdAppendInts(b []byte, xs []int) []byte {
 	b = append(b, '[')
 	for i, x := range xs {
 		if i > 0 {

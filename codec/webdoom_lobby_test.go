@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-const defaultParamsJSON = `{"wad":"doom.wad","episode":1,"map":1,"skill":3,"mode":"coop","nomonsters":false,"fast":false,"respawn":false,"timer":0}`
+const wdDefaultParamsJSON = `{"wad":"doom.wad","episode":1,"map":1,"skill":3,"mode":"coop","nomonsters":false,"fast":false,"respawn":false,"timer":0}`
 
 func TestWebDoomLobbyOutputBytes(t *testing.T) {
 	p := DefaultWebDoomParams()
@@ -18,16 +18,16 @@ func TestWebDoomLobbyOutputBytes(t *testing.T) {
 	}{
 		{(&WebDoomWelcome{Slot: 2}).Append(nil), `{"t":"welcome","slot":2,"color":"Brown"}`},
 		{(&WebDoomRoster{Players: []WebDoomLobbyPlayer{{0, "Green"}, {3, "bob"}}, FreeSlots: []int{1, 2}, Params: p}).Append(nil),
-			`{"t":"roster","players":[{"slot":0,"color":"Green","name":"Green"},{"slot":3,"color":"Red","name":"bob"}],"freeSlots":[1,2],"params":` + defaultParamsJSON + `,"inGame":false}`},
+			`{"t":"roster","players":[{"slot":0,"color":"Green","name":"Green"},{"slot":3,"color":"Red","name":"bob"}],"freeSlots":[1,2],"params":` + wdDefaultParamsJSON + `,"inGame":false}`},
 		{(&WebDoomRoster{FreeSlots: []int{}, Params: p, InGame: true}).Append(nil),
-			`{"t":"roster","players":[],"freeSlots":[],"params":` + defaultParamsJSON + `,"inGame":true}`},
+			`{"t":"roster","players":[],"freeSlots":[],"params":` + wdDefaultParamsJSON + `,"inGame":true}`},
 		{(&WebDoomCountdown{N: 3}).Append(nil), `{"t":"countdown","n":3}`},
 		{(&WebDoomLaunch{Params: p, Slots: []int{0, 2}, Names: []WebDoomName{{"Green", true}, {}, {"x y", true}, {}}}).Append(nil),
-			`{"t":"launch","params":` + defaultParamsJSON + `,"numplayers":4,"slots":[0,2],"names":["Green",null,"x y",null]}`},
+			`{"t":"launch","params":` + wdDefaultParamsJSON + `,"numplayers":4,"slots":[0,2],"names":["Green",null,"x y",null]}`},
 		{(&WebDoomLaunch{Params: p, Slots: []int{1}, Join: true, Frontier: 420}).Append(nil),
-			`{"t":"launch","params":` + defaultParamsJSON + `,"numplayers":4,"slots":[1],"names":null,"join":true,"frontier":420}`},
+			`{"t":"launch","params":` + wdDefaultParamsJSON + `,"numplayers":4,"slots":[1],"names":null,"join":true,"frontier":420}`},
 		{(&WebDoomInProgress{Params: p, Frontier: 7, Players: []WebDoomLivePlayer{{1, "Indigo", true}, {3, "z", false}}, FreeSlots: []int{0, 2}}).Append(nil),
-			`{"t":"inprogress","params":` + defaultParamsJSON + `,"frontier":7,"players":[{"slot":1,"color":"Indigo","name":"Indigo","live":true},{"slot":3,"color":"Red","name":"z","live":false}],"freeSlots":[0,2]}`},
+			`{"t":"inprogress","params":` + wdDefaultParamsJSON + `,"frontier":7,"players":[{"slot":1,"color":"Indigo","name":"Indigo","live":true},{"slot":3,"color":"Red","name":"z","live":false}],"freeSlots":[0,2]}`},
 		{(&WebDoomFull{Reason: WebDoomReasonLobbyFull}).Append(nil), `{"t":"full","reason":"lobby full"}`},
 		{(&WebDoomPong{}).Append(nil), `{"t":"pong"}`},
 		{(&WebDoomPong{T0: []byte("12.5")}).Append(nil), `{"t":"pong","t0":12.5}`},
@@ -42,7 +42,7 @@ func TestWebDoomLobbyOutputBytes(t *testing.T) {
 	}
 }
 
-func parseReq(t *testing.T, s string) WebDoomLobbyRequest {
+func wdParseReq(t *testing.T, s string) WebDoomLobbyRequest {
 	t.Helper()
 	r, err := ParseWebDoomLobbyRequest([]byte(s))
 	if err != nil {
@@ -60,16 +60,16 @@ func TestWebDoomLobbyRequestParse(t *testing.T) {
 	if _, err := ParseWebDoomLobbyRequest([]byte(`"` + strings.Repeat("a", 1100) + `"`)); !errors.Is(err, ErrWebDoomTooLong) {
 		t.Errorf("long: %v", err)
 	}
-	if r := parseReq(t, `[1,2]`); r.Type != "" || r.Has("t") {
+	if r := wdParseReq(t, `[1,2]`); r.Type != "" || r.Has("t") {
 		t.Errorf("array has a type: %+v", r)
 	}
-	if r := parseReq(t, `{"t":7}`); r.Type != "" {
+	if r := wdParseReq(t, `{"t":7}`); r.Type != "" {
 		t.Errorf("numeric t: %q", r.Type)
 	}
-	if r := parseReq(t, `{"t":"a","t":"ping"}`); r.Type != "ping" {
+	if r := wdParseReq(t, `{"t":"a","t":"ping"}`); r.Type != "ping" {
 		t.Errorf("duplicate key: last should win, got %q", r.Type)
 	}
-	if r := parseReq(t, `{"T":"ping"}`); r.Type != "" {
+	if r := wdParseReq(t, `{"T":"ping"}`); r.Type != "" {
 		t.Errorf("keys are case-sensitive, got %q", r.Type)
 	}
 	pongs := map[string]string{
@@ -81,12 +81,12 @@ func TestWebDoomLobbyRequestParse(t *testing.T) {
 		`{"t":"ping","t0":[1, {"b":1,"a":true}]}`: `[1,{"a":true,"b":1}]`,
 	}
 	for in, want := range pongs {
-		r := parseReq(t, in)
+		r := wdParseReq(t, in)
 		if got := string(r.T0JSON()); got != want {
 			t.Errorf("%s: t0 %s, want %s", in, got, want)
 		}
 	}
-	if r := parseReq(t, `{"t":"ping"}`); r.T0JSON() != nil {
+	if r := wdParseReq(t, `{"t":"ping"}`); r.T0JSON() != nil {
 		t.Errorf("absent t0 echoed")
 	}
 }
@@ -105,7 +105,7 @@ func TestWebDoomNames(t *testing.T) {
 		`{"name":"Ünïcode_-ok"}`:        "ncode_-ok",
 	}
 	for in, want := range cases {
-		r := parseReq(t, in)
+		r := wdParseReq(t, in)
 		if got := r.Name(); got != want {
 			t.Errorf("%s: name %q, want %q", in, got, want)
 		}
@@ -120,7 +120,7 @@ func TestWebDoomSlots(t *testing.T) {
 		`{}`: -1, `{"slot":{}}`: -1, `{"slot":[1,2]}`: -1, `{"slot":1e400}`: -1,
 	}
 	for in, want := range choice {
-		r := parseReq(t, in)
+		r := wdParseReq(t, in)
 		got, ok := r.SlotChoice()
 		if ok != (want >= 0) || (ok && got != want) {
 			t.Errorf("%s: SlotChoice %d %v, want %d", in, got, ok, want)
@@ -128,7 +128,7 @@ func TestWebDoomSlots(t *testing.T) {
 	}
 	join := map[string]int{`{"slot":2}`: 2, `{"slot":"2"}`: -1, `{"slot":3.0}`: 3, `{"slot":7}`: -1, `{}`: -1}
 	for in, want := range join {
-		r := parseReq(t, in)
+		r := wdParseReq(t, in)
 		if got := r.JoinSlot(); got != want {
 			t.Errorf("%s: JoinSlot %d, want %d", in, got, want)
 		}
@@ -154,14 +154,14 @@ func TestWebDoomParamsClamp(t *testing.T) {
 		{`{"params":{"unknown":1,"map":3}}`, WebDoomParams{"doom.wad", 1, 3, 3, "coop", false, false, false, 0}},
 	}
 	for _, c := range cases {
-		r := parseReq(t, c.in)
+		r := wdParseReq(t, c.in)
 		if got := r.MergeParams(cur); got != c.want {
 			t.Errorf("%s:\n got  %+v\n want %+v", c.in, got, c.want)
 		}
 	}
 	// Merging is over the current params, not the defaults.
 	cur.Map, cur.Mode = 5, "altdeath"
-	if got := parseReq(t, `{"params":{"skill":2}}`).MergeParams(cur); got.Map != 5 || got.Mode != "altdeath" || got.Skill != 2 {
+	if got := wdParseReq(t, `{"params":{"skill":2}}`).MergeParams(cur); got.Map != 5 || got.Mode != "altdeath" || got.Skill != 2 {
 		t.Errorf("merge lost current params: %+v", got)
 	}
 }
@@ -172,14 +172,14 @@ func TestWebDoomJSNumbers(t *testing.T) {
 		0.000001: "0.000001", 123.456: "123.456", math.Inf(1): "Infinity", math.NaN(): "NaN",
 	}
 	for f, want := range str {
-		if got := jsNumberString(f); got != want {
+		if got := wdJSNumberString(f); got != want {
 			t.Errorf("jsNumberString(%v) = %q, want %q", f, got, want)
 		}
 	}
 	num := map[string]float64{"": 0, " 12 ": 12, "1e3": 1000, ".5": 0.5, "5.": 5, "0b101": 5, "0o17": 15,
 		"-Infinity": math.Inf(-1), "1_000": math.NaN(), "0x": math.NaN(), "inf": math.NaN(), "-0x1": math.NaN()}
 	for s, want := range num {
-		got := jsStringToNumber(s)
+		got := wdJSStringToNumber(s)
 		if got != want && !(math.IsNaN(got) && math.IsNaN(want)) {
 			t.Errorf("ToNumber(%q) = %v, want %v", s, got, want)
 		}

@@ -43,7 +43,7 @@ func DefaultWebDoomParams() WebDoomParams {
 // "fast":…,"respawn":…,"timer":…}.
 func (p *WebDoomParams) AppendJSON(b []byte) []byte {
 	b = append(b, `{"wad":`...)
-	b = appendJSString(b, p.Wad)
+	b = wdAppendJSString(b, p.Wad)
 	b = append(b, `,"episode":`...)
 	b = strconv.AppendInt(b, int64(p.Episode), 10)
 	b = append(b, `,"map":`...)
@@ -51,7 +51,7 @@ func (p *WebDoomParams) AppendJSON(b []byte) []byte {
 	b = append(b, `,"skill":`...)
 	b = strconv.AppendInt(b, int64(p.Skill), 10)
 	b = append(b, `,"mode":`...)
-	b = appendJSString(b, p.Mode)
+	b = wdAppendJSString(b, p.Mode)
 	b = append(b, `,"nomonsters":`...)
 	b = strconv.AppendBool(b, p.NoMonsters)
 	b = append(b, `,"fast":`...)
@@ -86,29 +86,29 @@ func mergeWebDoomParams(cur WebDoomParams, v any) WebDoomParams {
 		}
 	}
 	var p WebDoomParams
-	p.Wad = keepRunes(jsString(m["wad"]), func(r rune) bool {
+	p.Wad = wdKeepRunes(wdJSString(m["wad"]), func(r rune) bool {
 		return r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' || r == '.' || r == '-'
 	})
-	p.Episode = clampOr(m["episode"], 1, 9, 1)
-	p.Map = clampOr(m["map"], 1, 32, 1)
-	p.Skill = clampOr(m["skill"], 1, 5, 3)
+	p.Episode = wdClampOr(m["episode"], 1, 9, 1)
+	p.Map = wdClampOr(m["map"], 1, 32, 1)
+	p.Skill = wdClampOr(m["skill"], 1, 5, 3)
 	p.Mode = "coop"
 	if s, ok := m["mode"].(string); ok && (s == "coop" || s == "deathmatch" || s == "altdeath") {
 		p.Mode = s
 	}
-	p.NoMonsters = jsTruthy(m["nomonsters"])
-	p.Fast = jsTruthy(m["fast"])
-	p.Respawn = jsTruthy(m["respawn"])
-	switch t := jsNumber(m["timer"]); t {
+	p.NoMonsters = wdJSTruthy(m["nomonsters"])
+	p.Fast = wdJSTruthy(m["fast"])
+	p.Respawn = wdJSTruthy(m["respawn"])
+	switch t := wdJSNumber(m["timer"]); t {
 	case 0, 5, 10, 15, 20, 30:
 		p.Timer = int(t)
 	}
 	return p
 }
 
-// clampOr is Math.max(lo, Math.min(hi, +v || dflt)), rounded down.
-func clampOr(v any, lo, hi, dflt int) int {
-	f := jsNumber(v)
+// wdClampOr is Math.max(lo, Math.min(hi, +v || dflt)), rounded down.
+func wdClampOr(v any, lo, hi, dflt int) int {
+	f := wdJSNumber(v)
 	if f == 0 || math.IsNaN(f) {
 		f = float64(dflt)
 	}
@@ -116,7 +116,7 @@ func clampOr(v any, lo, hi, dflt int) int {
 	return int(math.Floor(f))
 }
 
-func keepRunes(s string, keep func(rune) bool) string {
+func wdKeepRunes(s string, keep func(rune) bool) string {
 	return strings.Map(func(r rune) rune {
 		if keep(r) {
 			return r
@@ -129,7 +129,7 @@ func keepRunes(s string, keep func(rune) bool) string {
 // [A-Za-z0-9 _-] kept, trimmed, at most 10 characters. An empty result
 // means "use the slot's color name".
 func CleanWebDoomName(s string) string {
-	s = keepRunes(s, func(r rune) bool {
+	s = wdKeepRunes(s, func(r rune) bool {
 		return r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == ' ' || r == '_' || r == '-'
 	})
 	s = strings.Trim(s, " ")

@@ -8,9 +8,9 @@ import (
 	"github.com/rewindnet/rewind/codec"
 )
 
-// benchCore returns a core with a launched 4-player session whose players
+// wdBenchCore returns a core with a launched 4-wdPlayer session whose players
 // are connected as conns 1..4 (the lobby seats are 101..104).
-func benchCore(tb testing.TB) (*WebDoomCore, time.Time) {
+func wdBenchCore(tb testing.TB) (*WebDoomCore, time.Time) {
 	c := NewWebDoomCore(DefaultWebDoomConfig(), nil)
 	now := time.Unix(1_000_000, 0)
 	for i := 0; i < 4; i++ {
@@ -32,7 +32,7 @@ func benchCore(tb testing.TB) (*WebDoomCore, time.Time) {
 // in (each decoded, windowed, stored), one bundle sealed into the history
 // and handed to 4 sockets. One op is one tic.
 func BenchmarkWebDoomCoreSeal(b *testing.B) {
-	c, now := benchCore(b)
+	c, now := wdBenchCore(b)
 	var msg [4][]byte
 	for i := range msg {
 		msg[i] = make([]byte, codec.WebDoomCmdSize)
@@ -57,7 +57,7 @@ func BenchmarkWebDoomCoreSeal(b *testing.B) {
 	}
 }
 
-// BenchmarkWebDoomHistoryHour seals an hour of 4-player play at 35 Hz
+// BenchmarkWebDoomHistoryHour seals an hour of 4-wdPlayer play at 35 Hz
 // (126,000 tics) and reports the heap it holds: the memory per hour of
 // history.
 func BenchmarkWebDoomHistoryHour(b *testing.B) {
@@ -66,7 +66,7 @@ func BenchmarkWebDoomHistoryHour(b *testing.B) {
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		c, now := benchCore(b)
+		c, now := wdBenchCore(b)
 		msg := make([]byte, codec.WebDoomCmdSize)
 		for tic := 0; tic < tics; tic++ {
 			now = now.Add(time.Second / 35)

@@ -78,9 +78,9 @@ func (w *WebDoomConn) ReadBundle(ctx context.Context) (codec.WebDoomBundle, erro
 	return codec.DecodeWebDoomBundleMessage(b)
 }
 
-// CloseStatus returns the close code of an error from Read (-1 when the
+// WebDoomCloseStatus returns the close code of an error from Read (-1 when the
 // socket ended without a close frame).
-func CloseStatus(err error) int { return int(websocket.CloseStatus(err)) }
+func WebDoomCloseStatus(err error) int { return int(websocket.CloseStatus(err)) }
 
 // Close closes the socket with a normal close frame.
 func (w *WebDoomConn) Close() error { return w.c.Close(websocket.StatusNormalClosure, "") }

@@ -19,13 +19,13 @@ import (
 //
 //	lobby:  connect → welcome + roster …  start → countdown 3, 2, 1 → launch
 //	game:   /ws/game?slot=N ← 12-byte cmds; → 38-byte bundles, one per tic
-//	        tic T is sealed the moment every in-game player's cmd for T is in;
+//	        tic T is sealed the moment every in-game wdPlayer's cmd for T is in;
 //	        a sweep every 50 ms fabricates for laggards silent ≥ 250 ms and
 //	        drops laggards silent > 5 s
 //	drop-in: any free slot's game socket gets the whole history, then live
 //	        bundles; its first cmd schedules it live 12 tics on
 //	spectate: history, then live bundles; nothing read is acted on
-//	end:    no in-game player left → game and spectator sockets close, the
+//	end:    no in-game wdPlayer left → game and spectator sockets close, the
 //	        lobby reopens
 
 // WebDoomConnID names one WebSocket connection; the network layer assigns
@@ -63,9 +63,9 @@ type WebDoomAction struct {
 type webDoomEndpoint uint8
 
 const (
-	endpointLobby webDoomEndpoint = iota + 1
-	endpointGame
-	endpointSpectate
+	wdLobby webDoomEndpoint = iota + 1
+	wdGame
+	wdSpectate
 )
 
 // webDoomConn is what the core knows of one open socket.
@@ -79,7 +79,7 @@ type webDoomConn struct {
 	reserved int // drop-in reservation, or -1
 	// game and spectator
 	slot    int
-	session *webDoomSession // the session it belongs to (nil: refused)
+	session *webDoomSession // the session it belongs to (nil: wdRefused)
 }
 
 type webDoomSeat struct {
@@ -179,7 +179,7 @@ func (c *WebDoomCore) Advance(now time.Time) []WebDoomAction {
 // open registers a connection, refusing it past the connection cap.
 func (c *WebDoomCore) open(id WebDoomConnID, ep webDoomEndpoint) *webDoomConn {
 	if len(c.conns) >= c.cfg.MaxConns {
-		c.refuse(id, nil, WebDoomRefuseConnCap, "endpoint", endpointName(ep), "conns", len(c.conns))
+		c.refuse(id, nil, WebDoomRefuseConnCap, "endpoint", wdEndpointName(ep), "conns", len(c.conns))
 		return nil
 	}
 	cn := &webDoomConn{endpoint: ep, seat: -1, reserved: -1, slot: -1}
@@ -187,7 +187,7 @@ func (c *WebDoomCore) open(id WebDoomConnID, ep webDoomEndpoint) *webDoomConn {
 	return cn
 }
 
-func endpointName(ep webDoomEndpoint) string {
+func wdEndpointName(ep webDoomEndpoint) string {
 	return [...]string{"", "lobby", "game", "spectate"}[ep]
 }
 
@@ -200,11 +200,11 @@ func (c *WebDoomCore) Closed(id WebDoomConnID, now time.Time) []WebDoomAction {
 	}
 	delete(c.conns, id)
 	switch cn.endpoint {
-	case endpointLobby:
+	case wdLobby:
 		c.lobbyClosed(id, cn)
-	case endpointGame:
+	case wdGame:
 		c.gameClosed(id, cn)
-	case endpointSpectate:
+	case wdSpectate:
 		if s := cn.session; s != nil && s == c.session {
 			s.spectators = slices.DeleteFunc(s.spectators, func(x WebDoomConnID) bool { return x == id })
 			c.log.Info("webdoom: spectator left", "conn", id)
@@ -221,7 +221,7 @@ func (c *WebDoomCore) rateOK(id WebDoomConnID, cn *webDoomConn, now time.Time) b
 	}
 	cn.rateCount++
 	if cn.rateCount > c.cfg.RateCap {
-		c.refuse(id, cn, WebDoomRefuseRateCap, "endpoint", endpointName(cn.endpoint))
+		c.refuse(id, cn, WebDoomRefuseRateCap, "endpoint", wdEndpointName(cn.endpoint))
 		return false
 	}
 	return true
@@ -234,9 +234,9 @@ func (c *WebDoomCore) send(id WebDoomConnID, kind WebDoomActionKind, data []byte
 	}
 }
 
-type appender interface{ Append([]byte) []byte }
+type wdAppender interface{ Append([]byte) []byte }
 
-func (c *WebDoomCore) sendJSON(id WebDoomConnID, m appender) {
+func (c *WebDoomCore) sendJSON(id WebDoomConnID, m wdAppender) {
 	c.send(id, WebDoomSendText, m.Append(nil))
 }
 
@@ -249,7 +249,7 @@ func (c *WebDoomCore) refuse(id WebDoomConnID, cn *webDoomConn, reason string, a
 		cn.closing = true
 	}
 	c.stats.refuse(reason)
-	c.log.Info("webdoom: refused", append([]any{"conn", id, "reason", reason}, attrs...)...)
+	c.log.Info("webdoom: wdRefused", append([]any{"conn", id, "reason", reason}, attrs...)...)
 	c.out = append(c.out, WebDoomAction{Kind: WebDoomTerminate, Conn: id, Reason: reason})
 }
 

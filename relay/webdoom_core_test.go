@@ -9,9 +9,9 @@ import (
 	"github.com/rewindnet/rewind/codec"
 )
 
-// coreHarness drives a WebDoomCore in made-up time and records, per
+// wdCoreHarness drives a WebDoomCore in made-up time and records, per
 // connection, everything the core asked to send or do.
-type coreHarness struct {
+type wdCoreHarness struct {
 	t   *testing.T
 	c   *WebDoomCore
 	now time.Time
@@ -19,50 +19,50 @@ type coreHarness struct {
 	got map[WebDoomConnID][]WebDoomAction
 }
 
-func newCoreHarness(t *testing.T, cfg WebDoomConfig) *coreHarness {
-	return &coreHarness{t: t, c: NewWebDoomCore(cfg, nil), now: time.Unix(1_000_000, 0), got: map[WebDoomConnID][]WebDoomAction{}}
+func newWDCoreHarness(t *testing.T, cfg WebDoomConfig) *wdCoreHarness {
+	return &wdCoreHarness{t: t, c: NewWebDoomCore(cfg, nil), now: time.Unix(1_000_000, 0), got: map[WebDoomConnID][]WebDoomAction{}}
 }
 
-func (h *coreHarness) apply(acts []WebDoomAction) {
+func (h *wdCoreHarness) apply(acts []WebDoomAction) {
 	for _, a := range acts {
 		h.got[a.Conn] = append(h.got[a.Conn], a)
 	}
 }
 
-func (h *coreHarness) newID() WebDoomConnID { h.id++; return h.id }
+func (h *wdCoreHarness) newID() WebDoomConnID { h.id++; return h.id }
 
-func (h *coreHarness) lobby() WebDoomConnID {
+func (h *wdCoreHarness) lobby() WebDoomConnID {
 	id := h.newID()
 	h.apply(h.c.OpenLobby(id, h.now))
 	return id
 }
 
-func (h *coreHarness) game(query string) WebDoomConnID {
+func (h *wdCoreHarness) game(query string) WebDoomConnID {
 	id := h.newID()
 	h.apply(h.c.OpenGame(id, query, h.now))
 	return id
 }
 
-func (h *coreHarness) spectate() WebDoomConnID {
+func (h *wdCoreHarness) spectate() WebDoomConnID {
 	id := h.newID()
 	h.apply(h.c.OpenSpectator(id, h.now))
 	return id
 }
 
-func (h *coreHarness) say(id WebDoomConnID, s string) {
+func (h *wdCoreHarness) say(id WebDoomConnID, s string) {
 	h.apply(h.c.LobbyMessage(id, []byte(s), h.now))
 }
 
-func (h *coreHarness) cmd(id WebDoomConnID, tic uint32, fwd int8) {
+func (h *wdCoreHarness) cmd(id WebDoomConnID, tic uint32, fwd int8) {
 	m := codec.WebDoomCmd{Tic: tic, Cmd: codec.NewWebDoomTicCmd(fwd, 0, 0, 0, 0, 0)}
 	h.apply(h.c.GameMessage(id, m.Append(nil), h.now))
 }
 
-func (h *coreHarness) close(id WebDoomConnID) { h.apply(h.c.Closed(id, h.now)) }
+func (h *wdCoreHarness) close(id WebDoomConnID) { h.apply(h.c.Closed(id, h.now)) }
 
 // advance moves made-up time forward by d, running every timer on the way
 // as the network layer's timer would.
-func (h *coreHarness) advance(d time.Duration) {
+func (h *wdCoreHarness) advance(d time.Duration) {
 	end := h.now.Add(d)
 	for {
 		dl, ok := h.c.NextDeadline()
@@ -78,7 +78,7 @@ func (h *coreHarness) advance(d time.Duration) {
 }
 
 // texts returns and forgets the JSON messages sent to id.
-func (h *coreHarness) texts(id WebDoomConnID) []map[string]any {
+func (h *wdCoreHarness) texts(id WebDoomConnID) []map[string]any {
 	var out []map[string]any
 	rest := h.got[id][:0]
 	for _, a := range h.got[id] {
@@ -97,7 +97,7 @@ func (h *coreHarness) texts(id WebDoomConnID) []map[string]any {
 }
 
 // bundles returns and forgets the bundles sent to id (histories expanded).
-func (h *coreHarness) bundles(id WebDoomConnID) []codec.WebDoomBundle {
+func (h *wdCoreHarness) bundles(id WebDoomConnID) []codec.WebDoomBundle {
 	var out []codec.WebDoomBundle
 	rest := h.got[id][:0]
 	for _, a := range h.got[id] {
@@ -122,7 +122,7 @@ func (h *coreHarness) bundles(id WebDoomConnID) []codec.WebDoomBundle {
 }
 
 // ended reports the close or terminate action sent to id, if any.
-func (h *coreHarness) ended(id WebDoomConnID) WebDoomActionKind {
+func (h *wdCoreHarness) ended(id WebDoomConnID) WebDoomActionKind {
 	for _, a := range h.got[id] {
 		if a.Kind == WebDoomClose || a.Kind == WebDoomTerminate {
 			return a.Kind
@@ -132,7 +132,7 @@ func (h *coreHarness) ended(id WebDoomConnID) WebDoomActionKind {
 }
 
 // play has the given game sockets send the next tic's cmd at 35 Hz for d.
-func (h *coreHarness) play(d time.Duration, ids ...WebDoomConnID) {
+func (h *wdCoreHarness) play(d time.Duration, ids ...WebDoomConnID) {
 	end := h.now.Add(d)
 	for h.now.Before(end) {
 		if s := h.c.session; s != nil {
@@ -145,7 +145,7 @@ func (h *coreHarness) play(d time.Duration, ids ...WebDoomConnID) {
 	}
 }
 
-func lastOfType(ms []map[string]any, t string) map[string]any {
+func wdLastOfType(ms []map[string]any, t string) map[string]any {
 	for i := len(ms) - 1; i >= 0; i-- {
 		if ms[i]["t"] == t {
 			return ms[i]
@@ -155,21 +155,21 @@ func lastOfType(ms []map[string]any, t string) map[string]any {
 }
 
 // launch seats n lobby players, starts, and runs the countdown.
-func (h *coreHarness) launch(n int) []WebDoomConnID {
+func (h *wdCoreHarness) launch(n int) []WebDoomConnID {
 	var ids []WebDoomConnID
 	for i := 0; i < n; i++ {
 		ids = append(ids, h.lobby())
 	}
 	h.say(ids[0], `{"t":"start"}`)
 	h.advance(3 * time.Second)
-	if l := lastOfType(h.texts(ids[0]), "launch"); l == nil {
+	if l := wdLastOfType(h.texts(ids[0]), "launch"); l == nil {
 		h.t.Fatal("no launch")
 	}
 	return ids
 }
 
 func TestWebDoomCoreLobbyFlow(t *testing.T) {
-	h := newCoreHarness(t, DefaultWebDoomConfig())
+	h := newWDCoreHarness(t, DefaultWebDoomConfig())
 	var ids []WebDoomConnID
 	for i := 0; i < 4; i++ {
 		ids = append(ids, h.lobby())
@@ -185,11 +185,11 @@ func TestWebDoomCoreLobbyFlow(t *testing.T) {
 	h.close(fifth)
 	h.close(ids[1]) // seat 1 frees
 	h.say(ids[3], `{"t":"slot","slot":1}`)
-	if w := lastOfType(h.texts(ids[3]), "welcome"); w == nil || w["slot"] != 1.0 || w["color"] != "Indigo" {
+	if w := wdLastOfType(h.texts(ids[3]), "welcome"); w == nil || w["slot"] != 1.0 || w["color"] != "Indigo" {
 		t.Fatalf("slot change: %v", w)
 	}
 	h.say(ids[0], `{"t":"slot","slot":2}`) // taken: ignored
-	if w := lastOfType(h.texts(ids[0]), "welcome"); w != nil {
+	if w := wdLastOfType(h.texts(ids[0]), "welcome"); w != nil {
 		t.Fatalf("taken slot granted: %v", w)
 	}
 	h.say(ids[0], `{"t":"name","name":" <Ann>!! "}`)
@@ -197,10 +197,10 @@ func TestWebDoomCoreLobbyFlow(t *testing.T) {
 	h.say(ids[2], `not json`)
 	h.say(ids[2], `{"t":"ping","t0":99.5}`)
 	ms := h.texts(ids[2])
-	if p := lastOfType(ms, "pong"); p == nil || p["t0"] != 99.5 {
+	if p := wdLastOfType(ms, "pong"); p == nil || p["t0"] != 99.5 {
 		t.Fatalf("pong: %v", ms)
 	}
-	r := lastOfType(ms, "roster")
+	r := wdLastOfType(ms, "roster")
 	players := r["players"].([]any)
 	if len(players) != 3 || players[0].(map[string]any)["name"] != "Ann" || players[1].(map[string]any)["slot"] != 1.0 ||
 		fmt.Sprint(r["freeSlots"]) != "[3]" || r["inGame"] != false {
@@ -247,7 +247,7 @@ func TestWebDoomCoreLobbyFlow(t *testing.T) {
 }
 
 func TestWebDoomCoreSealAndFabricate(t *testing.T) {
-	h := newCoreHarness(t, DefaultWebDoomConfig())
+	h := newWDCoreHarness(t, DefaultWebDoomConfig())
 	h.launch(2)
 	g0, g1 := h.game("slot=0"), h.game("slot=1")
 	h.cmd(g0, 0, 10)
@@ -292,7 +292,7 @@ func TestWebDoomCoreSealAndFabricate(t *testing.T) {
 }
 
 func TestWebDoomCoreSilentDrop(t *testing.T) {
-	h := newCoreHarness(t, DefaultWebDoomConfig())
+	h := newWDCoreHarness(t, DefaultWebDoomConfig())
 	h.launch(3)
 	g := []WebDoomConnID{h.game("slot=0"), h.game("slot=1"), h.game("slot=2")}
 	for _, id := range g {
@@ -310,7 +310,7 @@ func TestWebDoomCoreSilentDrop(t *testing.T) {
 		}
 	}
 	if h.ended(g[2]) != WebDoomClose {
-		t.Fatal("silent player not closed")
+		t.Fatal("silent wdPlayer not closed")
 	}
 	silentFor := h.now.Sub(time.Unix(1_000_000, 0).Add(3 * time.Second))
 	if silentFor < 5*time.Second || silentFor > 5*time.Second+100*time.Millisecond {
@@ -330,7 +330,7 @@ func TestWebDoomCoreSilentDrop(t *testing.T) {
 }
 
 func TestWebDoomCoreNeverJoined(t *testing.T) {
-	h := newCoreHarness(t, DefaultWebDoomConfig())
+	h := newWDCoreHarness(t, DefaultWebDoomConfig())
 	h.launch(2)
 	g0 := h.game("slot=0")
 	h.cmd(g0, 0, 1)
@@ -347,19 +347,19 @@ func TestWebDoomCoreNeverJoined(t *testing.T) {
 		t.Fatalf("drops %v", h.c.Stats().Drops())
 	}
 	// Nobody connected at all: the session ends 10 s after launch.
-	h2 := newCoreHarness(t, DefaultWebDoomConfig())
+	h2 := newWDCoreHarness(t, DefaultWebDoomConfig())
 	ids := h2.launch(1)
 	h2.advance(10*time.Second + 100*time.Millisecond)
 	if st := h2.c.Status(); st.Session {
 		t.Fatal("session outlived its never-connected players")
 	}
-	if r := lastOfType(h2.texts(ids[0]), "roster"); r == nil || r["inGame"] != false {
+	if r := wdLastOfType(h2.texts(ids[0]), "roster"); r == nil || r["inGame"] != false {
 		t.Fatalf("lobby not reopened: %v", r)
 	}
 }
 
 func TestWebDoomCoreDropInAndSpectator(t *testing.T) {
-	h := newCoreHarness(t, DefaultWebDoomConfig())
+	h := newWDCoreHarness(t, DefaultWebDoomConfig())
 	h.launch(1)
 	g0 := h.game("slot=0")
 	for tic := uint32(0); tic < 50; tic++ {
@@ -423,7 +423,7 @@ func TestWebDoomCoreDropInAndSpectator(t *testing.T) {
 	}
 	h.close(g3)
 	if h.c.Status().Session || h.ended(spec) != WebDoomClose {
-		t.Fatal("session did not end with its last player")
+		t.Fatal("session did not end with its last wdPlayer")
 	}
 	h.say(obs, `{"t":"join"}`)
 	if ms := h.texts(obs); len(ms) != 1 || ms[0]["reason"] != "game over" {
@@ -434,7 +434,7 @@ func TestWebDoomCoreDropInAndSpectator(t *testing.T) {
 func TestWebDoomCoreRefusals(t *testing.T) {
 	cfg := DefaultWebDoomConfig()
 	cfg.MaxConns = 6
-	h := newCoreHarness(t, cfg)
+	h := newWDCoreHarness(t, cfg)
 	if id := h.game("slot=0"); h.ended(id) != WebDoomTerminate {
 		t.Fatal("game socket accepted with no session")
 	}
@@ -453,7 +453,7 @@ func TestWebDoomCoreRefusals(t *testing.T) {
 	}
 	g := h.game("slot=%30") // "0", as URLSearchParams decodes it
 	if h.ended(g) != 0 {
-		t.Fatal("slot 0 refused")
+		t.Fatal("slot 0 wdRefused")
 	}
 	if id := h.game("slot=0"); h.ended(id) != WebDoomTerminate {
 		t.Fatal("duplicate slot accepted")
@@ -474,7 +474,7 @@ func TestWebDoomCoreRefusals(t *testing.T) {
 		t.Fatalf("window: %d bundles", len(b))
 	}
 	h.cmd(g, 3, 9) // already sealed
-	// Connection cap: 6 open (lobby seat, g, dup-refused still open...).
+	// Connection cap: 6 open (lobby seat, g, dup-wdRefused still open...).
 	for len(h.c.conns) < cfg.MaxConns {
 		h.lobby()
 	}
@@ -487,7 +487,7 @@ func TestWebDoomCoreRefusals(t *testing.T) {
 }
 
 func TestWebDoomCoreRateCap(t *testing.T) {
-	h := newCoreHarness(t, DefaultWebDoomConfig())
+	h := newWDCoreHarness(t, DefaultWebDoomConfig())
 	id := h.lobby()
 	for i := 0; i < 300; i++ {
 		h.say(id, `{"t":"ping"}`)
@@ -502,7 +502,7 @@ func TestWebDoomCoreRateCap(t *testing.T) {
 	}
 	h.say(id, `{"t":"ping"}`)
 	if h.ended(id) != WebDoomTerminate {
-		t.Fatal("301st message in a window not refused")
+		t.Fatal("301st message in a window not wdRefused")
 	}
 	n := len(h.texts(id))
 	h.say(id, `{"t":"ping"}`)
@@ -514,7 +514,7 @@ func TestWebDoomCoreRateCap(t *testing.T) {
 func TestWebDoomCoreHistoryCap(t *testing.T) {
 	cfg := DefaultWebDoomConfig()
 	cfg.MaxHistoryTics = 10
-	h := newCoreHarness(t, cfg)
+	h := newWDCoreHarness(t, cfg)
 	h.launch(1)
 	g := h.game("slot=0")
 	for tic := uint32(0); tic < 20; tic++ {
@@ -532,7 +532,7 @@ func TestWebDoomCoreHistoryCap(t *testing.T) {
 }
 
 func TestWebDoomCoreReservationFreedOnLobbyClose(t *testing.T) {
-	h := newCoreHarness(t, DefaultWebDoomConfig())
+	h := newWDCoreHarness(t, DefaultWebDoomConfig())
 	h.launch(1)
 	g0 := h.game("slot=0")
 	h.cmd(g0, 0, 1)
@@ -566,6 +566,6 @@ func TestWebDoomCoreReservationFreedOnLobbyClose(t *testing.T) {
 	// after the lobby socket closes.
 	g2 := h.game("slot=2")
 	if h.ended(g2) != 0 || len(h.bundles(g2)) != 1 {
-		t.Fatal("reserved drop-in refused or missing history")
+		t.Fatal("reserved drop-in wdRefused or missing history")
 	}
 }

@@ -128,19 +128,19 @@ func (d *webDoomDemoStore) post(rw http.ResponseWriter, r *http.Request) {
 		n += rest
 	}
 	if err != nil {
-		send(rw, http.StatusBadRequest, "", "read error")
+		wdSend(rw, http.StatusBadRequest, "", "read error")
 		return
 	}
 	if n > int64(d.max) {
-		send(rw, http.StatusRequestEntityTooLarge, "", fmt.Sprintf("demo exceeds %d byte cap", d.max))
+		wdSend(rw, http.StatusRequestEntityTooLarge, "", fmt.Sprintf("demo exceeds %d byte cap", d.max))
 		return
 	}
 	id, status := d.put(buf.Bytes(), wad, d.now())
 	if status != 0 {
-		send(rw, status, "", "demo store quota exhausted")
+		wdSend(rw, status, "", "demo store quota exhausted")
 		return
 	}
-	send(rw, http.StatusCreated, "application/json", fmt.Sprintf(`{"id":"%s","size":%d}`, id, buf.Len()))
+	wdSend(rw, http.StatusCreated, "application/json", fmt.Sprintf(`{"id":"%s","size":%d}`, id, buf.Len()))
 }
 
 // route answers /api/demos/<rest>.
@@ -150,7 +150,7 @@ func (d *webDoomDemoStore) route(rw http.ResponseWriter, r *http.Request, rest s
 		id, verify = rest[:i], true
 	}
 	if !webDoomDemoID.MatchString(id) {
-		send(rw, http.StatusBadRequest, "", "invalid demo id")
+		wdSend(rw, http.StatusBadRequest, "", "invalid demo id")
 		return
 	}
 	switch {
@@ -161,7 +161,7 @@ func (d *webDoomDemoStore) route(rw http.ResponseWriter, r *http.Request, rest s
 	case !verify && r.Method == http.MethodGet:
 		x := d.get(id, d.now())
 		if x == nil {
-			send(rw, http.StatusNotFound, "", "demo not found")
+			wdSend(rw, http.StatusNotFound, "", "demo not found")
 			return
 		}
 		h := rw.Header()
@@ -172,14 +172,14 @@ func (d *webDoomDemoStore) route(rw http.ResponseWriter, r *http.Request, rest s
 		rw.WriteHeader(http.StatusOK)
 		rw.Write(x.bytes)
 	default:
-		send(rw, http.StatusMethodNotAllowed, "", "method not allowed")
+		wdSend(rw, http.StatusMethodNotAllowed, "", "method not allowed")
 	}
 }
 
 func (d *webDoomDemoStore) getVerify(rw http.ResponseWriter, id string) {
 	x := d.get(id, d.now())
 	if x == nil || x.attest == nil {
-		send(rw, http.StatusNotFound, "", "no attestation stored for this demo")
+		wdSend(rw, http.StatusNotFound, "", "no attestation stored for this demo")
 		return
 	}
 	a := x.attest
@@ -191,12 +191,12 @@ func (d *webDoomDemoStore) getVerify(rw http.ResponseWriter, id string) {
 		b = strconv.AppendUint(b, uint64(v), 10)
 	}
 	b = fmt.Appendf(b, `],"storedAt":%d}`, a.storedAt.UnixMilli())
-	send(rw, http.StatusOK, "application/json", string(b))
+	wdSend(rw, http.StatusOK, "application/json", string(b))
 }
 
 func (d *webDoomDemoStore) postVerify(rw http.ResponseWriter, r *http.Request, id string) {
 	if !d.verifying.CompareAndSwap(false, true) {
-		send(rw, http.StatusTooManyRequests, "", "verify in progress, try again")
+		wdSend(rw, http.StatusTooManyRequests, "", "verify in progress, try again")
 		return
 	}
 	defer d.verifying.Store(false)
@@ -209,15 +209,15 @@ func (d *webDoomDemoStore) postVerify(rw http.ResponseWriter, r *http.Request, i
 		n += rest
 	}
 	if err != nil {
-		if errors.Is(err, http.ErrBodyReadAfterClose) || isTimeout(err) {
-			send(rw, http.StatusRequestTimeout, "", "verify body timed out")
+		if errors.Is(err, http.ErrBodyReadAfterClose) || wdIsTimeout(err) {
+			wdSend(rw, http.StatusRequestTimeout, "", "verify body timed out")
 		} else {
-			send(rw, http.StatusBadRequest, "", "read error")
+			wdSend(rw, http.StatusBadRequest, "", "read error")
 		}
 		return
 	}
 	if n > webDoomVerifyMax {
-		send(rw, http.StatusRequestEntityTooLarge, "", fmt.Sprintf("attestation body exceeds %d byte cap", webDoomVerifyMax))
+		wdSend(rw, http.StatusRequestEntityTooLarge, "", fmt.Sprintf("attestation body exceeds %d byte cap", webDoomVerifyMax))
 		return
 	}
 	tics, trace, status, msg := parseWebDoomAttestation(buf.Bytes())
@@ -237,13 +237,13 @@ func (d *webDoomDemoStore) postVerify(rw http.ResponseWriter, r *http.Request, i
 		}
 	}
 	if status != http.StatusOK {
-		send(rw, status, "", msg)
+		wdSend(rw, status, "", msg)
 		return
 	}
-	send(rw, http.StatusOK, "application/json", fmt.Sprintf(`{"stored":true,"id":"%s"}`, id))
+	wdSend(rw, http.StatusOK, "application/json", fmt.Sprintf(`{"stored":true,"id":"%s"}`, id))
 }
 
-func isTimeout(err error) bool {
+func wdIsTimeout(err error) bool {
 	var t interface{ Timeout() bool }
 	return errors.As(err, &t) && t.Timeout()
 }

@@ -18,7 +18,7 @@ import (
 // The harness: WebDoom clients over real WebSockets on 127.0.0.1, against
 // a server with WebDoom's timers shortened so a session runs in seconds.
 
-func harnessConfig() WebDoomServerConfig {
+func wdHarnessConfig() WebDoomServerConfig {
 	cfg := DefaultWebDoomServerConfig()
 	cfg.Fabricate = 100 * time.Millisecond
 	cfg.Drop = 700 * time.Millisecond
@@ -58,15 +58,15 @@ func startWebDoom(t *testing.T, cfg WebDoomServerConfig) (*WebDoomServer, string
 	return s, "ws://" + ln.Addr().String()
 }
 
-func ctxT(t *testing.T, d time.Duration) context.Context {
+func wdCtx(t *testing.T, d time.Duration) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	t.Cleanup(cancel)
 	return ctx
 }
 
-func dial(t *testing.T, base, path string) *WebDoomConn {
+func wdDial(t *testing.T, base, path string) *WebDoomConn {
 	t.Helper()
-	c, err := DialWebDoom(ctxT(t, 5*time.Second), base, path)
+	c, err := DialWebDoom(wdCtx(t, 5*time.Second), base, path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,9 +75,9 @@ func dial(t *testing.T, base, path string) *WebDoomConn {
 }
 
 // until reads lobby messages until one of type typ arrives.
-func until(t *testing.T, c *WebDoomConn, typ string) map[string]any {
+func wdUntil(t *testing.T, c *WebDoomConn, typ string) map[string]any {
 	t.Helper()
-	ctx := ctxT(t, 5*time.Second)
+	ctx := wdCtx(t, 5*time.Second)
 	for {
 		m, err := c.ReadLobby(ctx)
 		if err != nil {
@@ -89,10 +89,10 @@ func until(t *testing.T, c *WebDoomConn, typ string) map[string]any {
 	}
 }
 
-// refused checks that the server ended c without a close frame.
-func refused(t *testing.T, c *WebDoomConn, what string) {
+// wdRefused checks that the server ended c without a close frame.
+func wdRefused(t *testing.T, c *WebDoomConn, what string) {
 	t.Helper()
-	ctx := ctxT(t, 5*time.Second)
+	ctx := wdCtx(t, 5*time.Second)
 	for {
 		_, _, err := c.Read(ctx)
 		if err == nil {
@@ -101,32 +101,32 @@ func refused(t *testing.T, c *WebDoomConn, what string) {
 		if ctx.Err() != nil {
 			t.Fatalf("%s: still open", what)
 		}
-		if st := CloseStatus(err); st != -1 {
+		if st := WebDoomCloseStatus(err); st != -1 {
 			t.Fatalf("%s: got close frame %d, want a terminated socket", what, st)
 		}
 		return
 	}
 }
 
-// closedWith checks that the server closed c with a close frame of status.
-func closedWith(t *testing.T, c *WebDoomConn, status int, what string) {
+// wdClosedWith checks that the server closed c with a close frame of status.
+func wdClosedWith(t *testing.T, c *WebDoomConn, status int, what string) {
 	t.Helper()
-	ctx := ctxT(t, 5*time.Second)
+	ctx := wdCtx(t, 5*time.Second)
 	for {
 		_, _, err := c.Read(ctx)
 		if err == nil {
 			continue
 		}
-		if st := CloseStatus(err); st != status {
+		if st := WebDoomCloseStatus(err); st != status {
 			t.Fatalf("%s: ended with %d (%v), want close %d", what, st, err, status)
 		}
 		return
 	}
 }
 
-// player is one game (or spectator) socket whose bundles a reader
+// wdPlayer is one game (or spectator) socket whose bundles a reader
 // goroutine collects.
-type player struct {
+type wdPlayer struct {
 	c       *WebDoomConn
 	mu      sync.Mutex
 	bundles []codec.WebDoomBundle
@@ -134,8 +134,8 @@ type player struct {
 	ended   chan error
 }
 
-func play(t *testing.T, base, path string) *player {
-	p := &player{c: dial(t, base, path), ended: make(chan error, 1)}
+func wdPlay(t *testing.T, base, path string) *wdPlayer {
+	p := &wdPlayer{c: wdDial(t, base, path), ended: make(chan error, 1)}
 	go func() {
 		for {
 			b, err := p.c.ReadBundle(context.Background())
@@ -152,20 +152,20 @@ func play(t *testing.T, base, path string) *player {
 	return p
 }
 
-func (p *player) count() int {
+func (p *wdPlayer) count() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return len(p.bundles)
 }
 
-func (p *player) snapshot() []codec.WebDoomBundle {
+func (p *wdPlayer) snapshot() []codec.WebDoomBundle {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return append([]codec.WebDoomBundle(nil), p.bundles...)
 }
 
 // waitCount waits until p holds n bundles.
-func (p *player) waitCount(t *testing.T, n int) []codec.WebDoomBundle {
+func (p *wdPlayer) waitCount(t *testing.T, n int) []codec.WebDoomBundle {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for p.count() < n {
@@ -177,24 +177,24 @@ func (p *player) waitCount(t *testing.T, n int) []codec.WebDoomBundle {
 	return p.snapshot()
 }
 
-func (p *player) send(t *testing.T, tic uint32, fwd int8) {
+func (p *wdPlayer) send(t *testing.T, tic uint32, fwd int8) {
 	t.Helper()
-	if err := p.c.SendCmd(ctxT(t, time.Second), tic, codec.NewWebDoomTicCmd(fwd, int8(tic), int16(tic)*3, 0, 0, 0)); err != nil {
+	if err := p.c.SendCmd(wdCtx(t, time.Second), tic, codec.NewWebDoomTicCmd(fwd, int8(tic), int16(tic)*3, 0, 0, 0)); err != nil {
 		t.Fatal(err)
 	}
 }
 
-// toySim is the determinism check: a small game every client runs on the
+// wdToySim is the determinism check: a small game every client runs on the
 // sealed bundles. Each in-game slot moves by its cmd; a slot whose in-game
 // bit turns on spawns at a fixed spot. The hash after every tic must be
 // the same on every machine that ran the same tics.
-type toySim struct {
+type wdToySim struct {
 	x, y, a [4]int32
 	in      [4]bool
 	tic     uint32
 }
 
-func (s *toySim) step(b codec.WebDoomBundle) uint64 {
+func (s *wdToySim) step(b codec.WebDoomBundle) uint64 {
 	if b.Tic != s.tic {
 		panic(fmt.Sprintf("toy sim: bundle %d at tic %d", b.Tic, s.tic))
 	}
@@ -224,8 +224,8 @@ func (s *toySim) step(b codec.WebDoomBundle) uint64 {
 	return xxh3.Hash(buf[:]) ^ uint64(s.tic)
 }
 
-func hashes(bs []codec.WebDoomBundle) []uint64 {
-	var s toySim
+func wdHashes(bs []codec.WebDoomBundle) []uint64 {
+	var s wdToySim
 	out := make([]uint64, len(bs))
 	for i, b := range bs {
 		out[i] = s.step(b)
@@ -234,7 +234,7 @@ func hashes(bs []codec.WebDoomBundle) []uint64 {
 }
 
 // noBundleFor checks that p receives nothing for d.
-func (p *player) noBundleFor(t *testing.T, d time.Duration, what string) {
+func (p *wdPlayer) noBundleFor(t *testing.T, d time.Duration, what string) {
 	t.Helper()
 	n := p.count()
 	time.Sleep(d)
@@ -244,36 +244,36 @@ func (p *player) noBundleFor(t *testing.T, d time.Duration, what string) {
 }
 
 func TestWebDoomHarnessSession(t *testing.T) {
-	cfg := harnessConfig()
+	cfg := wdHarnessConfig()
 	srv, base := startWebDoom(t, cfg)
 
-	// Lobby: four seats in join order, the fifth refused.
+	// Lobby: four seats in join order, the fifth wdRefused.
 	var lobby [4]*WebDoomConn
 	for i := range lobby {
-		lobby[i] = dial(t, base, "/ws/lobby")
-		w := until(t, lobby[i], "welcome")
+		lobby[i] = wdDial(t, base, "/ws/lobby")
+		w := wdUntil(t, lobby[i], "welcome")
 		if w["slot"] != float64(i) || w["color"] != codec.WebDoomColors[i] {
 			t.Fatalf("welcome %d: %v", i, w)
 		}
 	}
-	fifth := dial(t, base, "/ws/lobby")
-	if m := until(t, fifth, "full"); m["reason"] != "lobby full" {
+	fifth := wdDial(t, base, "/ws/lobby")
+	if m := wdUntil(t, fifth, "full"); m["reason"] != "lobby full" {
 		t.Fatalf("fifth: %v", m)
 	}
-	refused(t, fifth, "fifth lobby socket")
+	wdRefused(t, fifth, "fifth lobby socket")
 	for i, name := range []string{"Alice", "B<o>b", "", "Dave the Great"} {
-		lobby[i].SendJSON(ctxT(t, time.Second), fmt.Sprintf(`{"t":"name","name":%q}`, name))
+		lobby[i].SendJSON(wdCtx(t, time.Second), fmt.Sprintf(`{"t":"name","name":%q}`, name))
 	}
-	lobby[1].SendJSON(ctxT(t, time.Second), `{"t":"params","params":{"episode":12,"map":0,"skill":"4","mode":"altdeath","timer":25,"fast":1}}`)
-	lobby[1].SendJSON(ctxT(t, time.Second), `{"t":"slot","slot":0}`) // taken: no effect
-	lobby[2].SendJSON(ctxT(t, time.Second), `this is not JSON`)
-	lobby[2].SendJSON(ctxT(t, time.Second), `{"t":"ping","t0":1234.5}`)
-	if m := until(t, lobby[2], "pong"); m["t0"] != 1234.5 {
+	lobby[1].SendJSON(wdCtx(t, time.Second), `{"t":"params","params":{"episode":12,"map":0,"skill":"4","mode":"altdeath","timer":25,"fast":1}}`)
+	lobby[1].SendJSON(wdCtx(t, time.Second), `{"t":"slot","slot":0}`) // taken: no effect
+	lobby[2].SendJSON(wdCtx(t, time.Second), `this is not JSON`)
+	lobby[2].SendJSON(wdCtx(t, time.Second), `{"t":"ping","t0":1234.5}`)
+	if m := wdUntil(t, lobby[2], "pong"); m["t0"] != 1234.5 {
 		t.Fatalf("pong %v", m)
 	}
 	var roster map[string]any
 	for {
-		roster = until(t, lobby[3], "roster")
+		roster = wdUntil(t, lobby[3], "roster")
 		if p := roster["params"].(map[string]any); p["mode"] == "altdeath" && strings.Contains(fmt.Sprint(roster["players"]), "Dave") &&
 			strings.Contains(fmt.Sprint(roster["players"]), "Alice") && strings.Contains(fmt.Sprint(roster["players"]), "Bob") {
 			break
@@ -290,21 +290,21 @@ func TestWebDoomHarnessSession(t *testing.T) {
 	}
 
 	// Start: countdown 3, 2, 1, then launch.
-	lobby[3].SendJSON(ctxT(t, time.Second), `{"t":"start"}`)
+	lobby[3].SendJSON(wdCtx(t, time.Second), `{"t":"start"}`)
 	for n := 3; n >= 1; n-- {
-		if m := until(t, lobby[0], "countdown"); m["n"] != float64(n) {
+		if m := wdUntil(t, lobby[0], "countdown"); m["n"] != float64(n) {
 			t.Fatalf("countdown %v, want %d", m, n)
 		}
 	}
-	l := until(t, lobby[0], "launch")
+	l := wdUntil(t, lobby[0], "launch")
 	if fmt.Sprint(l["slots"]) != "[0 1 2 3]" || fmt.Sprint(l["names"]) != "[Alice Bob Brown Dave the G]" || l["numplayers"] != 4.0 {
 		t.Fatalf("launch %v", l)
 	}
 
 	// Game: nothing before every cmd is in; sealed the instant the last arrives.
-	var ps [4]*player
+	var ps [4]*wdPlayer
 	for i := range ps {
-		ps[i] = play(t, base, fmt.Sprintf("/ws/game?slot=%d", i))
+		ps[i] = wdPlay(t, base, fmt.Sprintf("/ws/game?slot=%d", i))
 	}
 	for i := 0; i < 3; i++ {
 		ps[i].send(t, 0, int8(i+1))
@@ -320,7 +320,7 @@ func TestWebDoomHarnessSession(t *testing.T) {
 		t.Logf("slow loopback: tic 0 took %v (%d)", time.Since(sent), len(lat))
 	}
 
-	// A late player: fabricated after the grace time with the right masks.
+	// A late wdPlayer: fabricated after the grace time with the right masks.
 	for i := 0; i < 3; i++ {
 		ps[i].send(t, 1, 10)
 	}
@@ -335,7 +335,7 @@ func TestWebDoomHarnessSession(t *testing.T) {
 	// is dropped; then at full speed.
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
-	pace := func(ps []*player) {
+	pace := func(ps []*wdPlayer) {
 		defer wg.Done()
 		for {
 			select {
@@ -356,11 +356,11 @@ func TestWebDoomHarnessSession(t *testing.T) {
 	go pace(ps[:3])
 	select {
 	case err := <-ps[3].ended:
-		if st := CloseStatus(err); st != 1000 {
-			t.Fatalf("silent player ended with %d: %v", st, err)
+		if st := WebDoomCloseStatus(err); st != 1000 {
+			t.Fatalf("silent wdPlayer ended with %d: %v", st, err)
 		}
 	case <-time.After(5 * time.Second):
-		t.Fatal("silent player never dropped")
+		t.Fatal("silent wdPlayer never dropped")
 	}
 	dropAt := ps[0].count()
 	ps[0].waitCount(t, dropAt+20)
@@ -377,16 +377,16 @@ func TestWebDoomHarnessSession(t *testing.T) {
 	}
 
 	// Drop-in through the lobby: inprogress, join, launch with the frontier.
-	obs := dial(t, base, "/ws/lobby")
-	ip := until(t, obs, "inprogress")
+	obs := wdDial(t, base, "/ws/lobby")
+	ip := wdUntil(t, obs, "inprogress")
 	if fmt.Sprint(ip["freeSlots"]) != "[3]" || len(ip["players"].([]any)) != 3 {
 		t.Fatalf("inprogress %v", ip)
 	}
-	obs.SendJSON(ctxT(t, time.Second), `{"t":"join","name":"Eve"}`)
-	if w := until(t, obs, "welcome"); w["slot"] != 3.0 {
+	obs.SendJSON(wdCtx(t, time.Second), `{"t":"join","name":"Eve"}`)
+	if w := wdUntil(t, obs, "welcome"); w["slot"] != 3.0 {
 		t.Fatalf("join welcome %v", w)
 	}
-	jl := until(t, obs, "launch")
+	jl := wdUntil(t, obs, "launch")
 	if jl["join"] != true || fmt.Sprint(jl["names"]) != "[Alice Bob Brown Eve]" {
 		t.Fatalf("join launch %v", jl)
 	}
@@ -400,8 +400,8 @@ func TestWebDoomHarnessSession(t *testing.T) {
 	}
 	time.Sleep(20 * time.Millisecond)
 	frontier = uint32(ps[0].count())
-	spec := play(t, base, "/ws/spectate")
-	ps[3] = play(t, base, "/ws/game?slot=3")
+	spec := wdPlay(t, base, "/ws/spectate")
+	ps[3] = wdPlay(t, base, "/ws/game?slot=3")
 	hist := ps[3].waitCount(t, int(frontier))
 	spec.waitCount(t, int(frontier))
 	// Its first cmd schedules it live 12 tics on; the others keep playing.
@@ -417,8 +417,8 @@ func TestWebDoomHarnessSession(t *testing.T) {
 	}
 	ps[0].waitCount(t, int(frontier)+40)
 	// The spectator tries to play: nothing it sends has any effect.
-	spec.c.SendCmd(ctxT(t, time.Second), frontier+40, codec.NewWebDoomTicCmd(99, 99, 99, 0, 0, 0))
-	spec.c.SendJSON(ctxT(t, time.Second), `{"t":"start"}`)
+	spec.c.SendCmd(wdCtx(t, time.Second), frontier+40, codec.NewWebDoomTicCmd(99, 99, 99, 0, 0, 0))
+	spec.c.SendJSON(wdCtx(t, time.Second), `{"t":"start"}`)
 	for i := frontier + 40; i < frontier+60; i++ {
 		for _, p := range ps {
 			p.send(t, i, 6)
@@ -442,9 +442,9 @@ func TestWebDoomHarnessSession(t *testing.T) {
 	}
 
 	// Determinism: every client's toy simulation agrees on every tic.
-	refHash := hashes(ref[:want])
-	for i, p := range []*player{ps[1], ps[2], ps[3], spec} {
-		h := hashes(p.waitCount(t, want)[:want])
+	refHash := wdHashes(ref[:want])
+	for i, p := range []*wdPlayer{ps[1], ps[2], ps[3], spec} {
+		h := wdHashes(p.waitCount(t, want)[:want])
 		for tic := range refHash {
 			if h[tic] != refHash[tic] {
 				t.Fatalf("client %d: hash differs at tic %d", i+1, tic)
@@ -462,39 +462,39 @@ func TestWebDoomHarnessSession(t *testing.T) {
 	ps[3].c.Close()
 	select {
 	case err := <-spec.ended:
-		if st := CloseStatus(err); st != 1000 {
+		if st := WebDoomCloseStatus(err); st != 1000 {
 			t.Fatalf("spectator ended with %d", st)
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("spectator not closed at session end")
 	}
 	for {
-		if r := until(t, lobby[0], "roster"); r["inGame"] == false {
+		if r := wdUntil(t, lobby[0], "roster"); r["inGame"] == false {
 			break
 		}
 	}
-	obs.SendJSON(ctxT(t, time.Second), `{"t":"join"}`)
-	if m := until(t, obs, "full"); m["reason"] != "game over" {
+	obs.SendJSON(wdCtx(t, time.Second), `{"t":"join"}`)
+	if m := wdUntil(t, obs, "full"); m["reason"] != "game over" {
 		t.Fatalf("after the game: %v", m)
 	}
-	refused(t, dial(t, base, "/ws/spectate"), "spectator with no session")
+	wdRefused(t, wdDial(t, base, "/ws/spectate"), "spectator with no session")
 }
 
-func (p *player) arrivedAt(i int) time.Time {
+func (p *wdPlayer) arrivedAt(i int) time.Time {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.arrived[i]
 }
 
 func TestWebDoomHarnessNeverConnected(t *testing.T) {
-	cfg := harnessConfig()
+	cfg := wdHarnessConfig()
 	srv, base := startWebDoom(t, cfg)
-	a, b := dial(t, base, "/ws/lobby"), dial(t, base, "/ws/lobby")
-	until(t, b, "welcome")
-	a.SendJSON(ctxT(t, time.Second), `{"t":"start"}`)
-	until(t, a, "launch")
+	a, b := wdDial(t, base, "/ws/lobby"), wdDial(t, base, "/ws/lobby")
+	wdUntil(t, b, "welcome")
+	a.SendJSON(wdCtx(t, time.Second), `{"t":"start"}`)
+	wdUntil(t, a, "launch")
 	launched := time.Now()
-	p := play(t, base, "/ws/game?slot=0")
+	p := wdPlay(t, base, "/ws/game?slot=0")
 	p.send(t, 0, 1)
 	bs := p.waitCount(t, 1)
 	if wait := time.Since(launched); wait < cfg.NeverJoined-50*time.Millisecond {
@@ -509,23 +509,23 @@ func TestWebDoomHarnessNeverConnected(t *testing.T) {
 }
 
 func TestWebDoomHarnessMalformed(t *testing.T) {
-	cfg := harnessConfig()
+	cfg := wdHarnessConfig()
 	cfg.MaxConns = 8
 	cfg.RateCap = 50
 	srv, base := startWebDoom(t, cfg)
-	refused(t, dial(t, base, "/ws/game?slot=0"), "game socket with no session")
-	l := dial(t, base, "/ws/lobby")
-	until(t, l, "welcome")
-	l.SendJSON(ctxT(t, time.Second), `{"t":"start"}`)
-	until(t, l, "launch")
+	wdRefused(t, wdDial(t, base, "/ws/game?slot=0"), "game socket with no session")
+	l := wdDial(t, base, "/ws/lobby")
+	wdUntil(t, l, "welcome")
+	l.SendJSON(wdCtx(t, time.Second), `{"t":"start"}`)
+	wdUntil(t, l, "launch")
 	for _, q := range []string{"slot=4", "slot=-1", "slot=abc", "slot=1.5", "slot=1e9"} {
-		refused(t, dial(t, base, "/ws/game?"+q), q)
+		wdRefused(t, wdDial(t, base, "/ws/game?"+q), q)
 	}
-	p := play(t, base, "/ws/game?slot=0")
+	p := wdPlay(t, base, "/ws/game?slot=0")
 	time.Sleep(20 * time.Millisecond)
-	refused(t, dial(t, base, "/ws/game?slot=0"), "duplicate slot")
+	wdRefused(t, wdDial(t, base, "/ws/game?slot=0"), "duplicate slot")
 	// Wrong sizes and out-of-window tics are ignored; the socket stays.
-	ctx := ctxT(t, time.Second)
+	ctx := wdCtx(t, time.Second)
 	p.c.SendBinary(ctx, make([]byte, 11))
 	p.c.SendBinary(ctx, make([]byte, 13))
 	p.send(t, 513, 1)
@@ -538,43 +538,43 @@ func TestWebDoomHarnessMalformed(t *testing.T) {
 		t.Fatalf("tic 1: %+v", b[1])
 	}
 	// Oversize messages close the socket (1009), on every endpoint.
-	big := dial(t, base, "/ws/lobby")
-	until(t, big, "inprogress")
+	big := wdDial(t, base, "/ws/lobby")
+	wdUntil(t, big, "inprogress")
 	big.SendJSON(ctx, `{"t":"ping","t0":"`+strings.Repeat("x", 1100)+`"}`)
-	closedWith(t, big, 1009, "oversize lobby message")
-	sp := dial(t, base, "/ws/spectate")
+	wdClosedWith(t, big, 1009, "oversize lobby message")
+	sp := wdDial(t, base, "/ws/spectate")
 	sp.SendBinary(ctx, make([]byte, 65))
-	closedWith(t, sp, 1009, "oversize spectator message")
-	g := play(t, base, "/ws/game?slot=2")
+	wdClosedWith(t, sp, 1009, "oversize spectator message")
+	g := wdPlay(t, base, "/ws/game?slot=2")
 	g.c.SendBinary(ctx, make([]byte, 65))
 	select {
 	case err := <-g.ended:
-		if CloseStatus(err) != 1009 {
+		if WebDoomCloseStatus(err) != 1009 {
 			t.Fatalf("oversize game message: %v", err)
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("oversize game message kept the socket")
 	}
 	// Rate cap: past 50 messages a second the socket is terminated.
-	r := dial(t, base, "/ws/lobby")
-	until(t, r, "inprogress")
+	r := wdDial(t, base, "/ws/lobby")
+	wdUntil(t, r, "inprogress")
 	for i := 0; i < 60; i++ {
 		if r.SendJSON(ctx, `{"t":"ping"}`) != nil {
 			break
 		}
 	}
-	refused(t, r, "rate cap")
+	wdRefused(t, r, "rate cap")
 	// Connection cap: 8 open sockets, the ninth is terminated.
-	time.Sleep(50 * time.Millisecond) // let the refused sockets above finish closing
+	time.Sleep(50 * time.Millisecond) // let the wdRefused sockets above finish closing
 	for srv.Status().Conns < cfg.MaxConns {
-		until(t, dial(t, base, "/ws/lobby"), "inprogress")
+		wdUntil(t, wdDial(t, base, "/ws/lobby"), "inprogress")
 	}
 	if n := srv.Status().Conns; n != cfg.MaxConns {
 		t.Fatalf("%d connections open", n)
 	}
-	refused(t, dial(t, base, "/ws/lobby"), "connection cap")
+	wdRefused(t, wdDial(t, base, "/ws/lobby"), "connection cap")
 	// An unknown upgrade path gets no answer at all.
-	if c, err := DialWebDoom(ctxT(t, 2*time.Second), base, "/ws/other"); err == nil {
+	if c, err := DialWebDoom(wdCtx(t, 2*time.Second), base, "/ws/other"); err == nil {
 		c.CloseNow()
 		t.Fatal("unknown path upgraded")
 	}

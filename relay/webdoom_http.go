@@ -58,7 +58,7 @@ func newWebDoomFiles(dir string, log *slog.Logger) *webDoomFiles {
 	return f
 }
 
-func send(rw http.ResponseWriter, code int, contentType, body string) {
+func wdSend(rw http.ResponseWriter, code int, contentType, body string) {
 	h := rw.Header()
 	for k, v := range webDoomSecurityHeaders {
 		h.Set(k, v)
@@ -76,7 +76,7 @@ func send(rw http.ResponseWriter, code int, contentType, body string) {
 func (s *WebDoomServer) serveHTTP(rw http.ResponseWriter, r *http.Request) {
 	path := r.URL.Path
 	if strings.Contains(path, "..") || strings.Contains(r.URL.RawPath, "..") {
-		send(rw, http.StatusBadRequest, "", "bad path")
+		wdSend(rw, http.StatusBadRequest, "", "bad path")
 		return
 	}
 	switch {
@@ -95,7 +95,7 @@ func (s *WebDoomServer) serveHTTP(rw http.ResponseWriter, r *http.Request) {
 
 func (f *webDoomFiles) manifest(rw http.ResponseWriter) {
 	if f.dir == "" {
-		send(rw, http.StatusNotFound, "", "not found")
+		wdSend(rw, http.StatusNotFound, "", "not found")
 		return
 	}
 	b, err := os.ReadFile(filepath.Join(f.dir, "wads", "manifest.json"))
@@ -104,7 +104,7 @@ func (f *webDoomFiles) manifest(rw http.ResponseWriter) {
 		f.log.Warn("webdoom: wads/manifest.json unreadable; serving an empty library", "err", err)
 		b = []byte(`{"wads":[]}`)
 	}
-	send(rw, http.StatusOK, "application/json", string(b))
+	wdSend(rw, http.StatusOK, "application/json", string(b))
 }
 
 func (f *webDoomFiles) serve(rw http.ResponseWriter, r *http.Request, path string) {
@@ -143,5 +143,5 @@ func (f *webDoomFiles) serve(rw http.ResponseWriter, r *http.Request, path strin
 		file.Close()
 		return
 	}
-	send(rw, http.StatusNotFound, "", "not found")
+	wdSend(rw, http.StatusNotFound, "", "not found")
 }

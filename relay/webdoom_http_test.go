@@ -15,7 +15,7 @@ import (
 	"time"
 )
 
-func writeTree(t *testing.T) string {
+func wdWriteTree(t *testing.T) string {
 	dir := t.TempDir()
 	files := map[string]string{
 		"client/index.html":  "<html>webdoom</html>",
@@ -35,7 +35,7 @@ func writeTree(t *testing.T) string {
 	return dir
 }
 
-func do(t *testing.T, h http.Handler, method, target string, body []byte) *httptest.ResponseRecorder {
+func wdDo(t *testing.T, h http.Handler, method, target string, body []byte) *httptest.ResponseRecorder {
 	t.Helper()
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, httptest.NewRequest(method, target, bytes.NewReader(body)))
@@ -44,7 +44,7 @@ func do(t *testing.T, h http.Handler, method, target string, body []byte) *httpt
 
 func TestWebDoomHTTPFiles(t *testing.T) {
 	cfg := DefaultWebDoomServerConfig()
-	cfg.Dir = writeTree(t)
+	cfg.Dir = wdWriteTree(t)
 	s := NewWebDoomServer(cfg)
 	defer s.Close()
 	cases := []struct {
@@ -63,7 +63,7 @@ func TestWebDoomHTTPFiles(t *testing.T) {
 		{"/engine/", "not found", "", "", 404},
 	}
 	for _, c := range cases {
-		rec := do(t, s, "GET", c.path, nil)
+		rec := wdDo(t, s, "GET", c.path, nil)
 		if rec.Code != c.code || rec.Body.String() != c.body {
 			t.Errorf("%s: %d %q, want %d %q", c.path, rec.Code, rec.Body, c.code, c.body)
 		}
@@ -74,14 +74,14 @@ func TestWebDoomHTTPFiles(t *testing.T) {
 			t.Errorf("%s: cache-control %q", c.path, rec.Header().Get("Cache-Control"))
 		}
 	}
-	if rec := do(t, s, "GET", "/metrics", nil); rec.Code != 200 || !strings.Contains(rec.Body.String(), "rewind_webdoom_seals_total") {
+	if rec := wdDo(t, s, "GET", "/metrics", nil); rec.Code != 200 || !strings.Contains(rec.Body.String(), "rewind_webdoom_seals_total") {
 		t.Errorf("metrics: %d %.200s", rec.Code, rec.Body)
 	}
 	// Without a tree only the relay runs: app routes 404.
 	bare := NewWebDoomServer(DefaultWebDoomServerConfig())
 	defer bare.Close()
 	for _, p := range []string{"/", "/api/wads", "/wads/free.wad"} {
-		if rec := do(t, bare, "GET", p, nil); rec.Code != 404 {
+		if rec := wdDo(t, bare, "GET", p, nil); rec.Code != 404 {
 			t.Errorf("no dir, %s: %d", p, rec.Code)
 		}
 	}
@@ -97,28 +97,28 @@ func TestWebDoomDemoStore(t *testing.T) {
 	demo := bytes.Repeat([]byte{1}, 100)
 	sum := sha256.Sum256(demo)
 	id := hex.EncodeToString(sum[:])
-	rec := do(t, s, "POST", "/api/demos?wad=doom2.wad", demo)
+	rec := wdDo(t, s, "POST", "/api/demos?wad=doom2.wad", demo)
 	if rec.Code != 201 || rec.Body.String() != fmt.Sprintf(`{"id":"%s","size":100}`, id) {
 		t.Fatalf("post: %d %s", rec.Code, rec.Body)
 	}
-	if rec := do(t, s, "POST", "/api/demos", make([]byte, 101)); rec.Code != 413 {
+	if rec := wdDo(t, s, "POST", "/api/demos", make([]byte, 101)); rec.Code != 413 {
 		t.Fatalf("oversize: %d", rec.Code)
 	}
-	rec = do(t, s, "GET", "/api/demos/"+id, nil)
+	rec = wdDo(t, s, "GET", "/api/demos/"+id, nil)
 	if rec.Code != 200 || !bytes.Equal(rec.Body.Bytes(), demo) || rec.Header().Get("x-demo-wad") != "doom2.wad" {
 		t.Fatalf("get: %d %v", rec.Code, rec.Header())
 	}
 	for _, p := range []string{"/api/demos/xyz", "/api/demos/" + strings.ToUpper(id), "/api/demos/" + id + "x", "/api/demos/abc/verify"} {
-		if rec := do(t, s, "GET", p, nil); rec.Code != 400 {
+		if rec := wdDo(t, s, "GET", p, nil); rec.Code != 400 {
 			t.Errorf("%s: %d", p, rec.Code)
 		}
 	}
-	if rec := do(t, s, "GET", "/api/demos/"+strings.Repeat("0", 64), nil); rec.Code != 404 {
+	if rec := wdDo(t, s, "GET", "/api/demos/"+strings.Repeat("0", 64), nil); rec.Code != 404 {
 		t.Errorf("unknown: %d", rec.Code)
 	}
 	// Verify traces.
 	v := "/api/demos/" + id + "/verify"
-	if rec := do(t, s, "GET", v, nil); rec.Code != 404 {
+	if rec := wdDo(t, s, "GET", v, nil); rec.Code != 404 {
 		t.Errorf("no trace yet: %d", rec.Code)
 	}
 	for body, code := range map[string]int{
@@ -130,23 +130,23 @@ func TestWebDoomDemoStore(t *testing.T) {
 		`not json`:                            400,
 		`null`:                                400,
 	} {
-		if rec := do(t, s, "POST", v, []byte(body)); rec.Code != code {
+		if rec := wdDo(t, s, "POST", v, []byte(body)); rec.Code != code {
 			t.Errorf("verify %s: %d, want %d (%s)", body, rec.Code, code, rec.Body)
 		}
 	}
-	if rec := do(t, s, "POST", "/api/demos/"+strings.Repeat("0", 64)+"/verify", []byte(`{"tics":1,"trace":[]}`)); rec.Code != 404 {
+	if rec := wdDo(t, s, "POST", "/api/demos/"+strings.Repeat("0", 64)+"/verify", []byte(`{"tics":1,"trace":[]}`)); rec.Code != 404 {
 		t.Errorf("verify unknown demo: %d", rec.Code)
 	}
-	if rec := do(t, s, "POST", v, bytes.Repeat([]byte(" "), webDoomVerifyMax+1)); rec.Code != 413 {
+	if rec := wdDo(t, s, "POST", v, bytes.Repeat([]byte(" "), webDoomVerifyMax+1)); rec.Code != 413 {
 		t.Errorf("verify too big: %d", rec.Code)
 	}
-	rec = do(t, s, "GET", v, nil)
+	rec = wdDo(t, s, "GET", v, nil)
 	if rec.Code != 200 || rec.Body.String() != `{"tics":3,"trace":[1,2,4294967295],"storedAt":5000000}` {
 		t.Errorf("get trace: %d %s", rec.Code, rec.Body)
 	}
 	// 429 while another verify is in flight.
 	s.demos.verifying.Store(true)
-	if rec := do(t, s, "POST", v, []byte(`{"tics":1,"trace":[]}`)); rec.Code != 429 {
+	if rec := wdDo(t, s, "POST", v, []byte(`{"tics":1,"trace":[]}`)); rec.Code != 429 {
 		t.Errorf("concurrent verify: %d", rec.Code)
 	}
 	s.demos.verifying.Store(false)
@@ -154,15 +154,15 @@ func TestWebDoomDemoStore(t *testing.T) {
 	other := bytes.Repeat([]byte{2}, 100)
 	third := bytes.Repeat([]byte{3}, 100)
 	now = now.Add(time.Second)
-	do(t, s, "POST", "/api/demos", other)
+	wdDo(t, s, "POST", "/api/demos", other)
 	now = now.Add(time.Second)
-	do(t, s, "POST", "/api/demos", third) // 300 > 250: the first goes
-	if rec := do(t, s, "GET", "/api/demos/"+id, nil); rec.Code != 404 {
+	wdDo(t, s, "POST", "/api/demos", third) // 300 > 250: the first goes
+	if rec := wdDo(t, s, "GET", "/api/demos/"+id, nil); rec.Code != 404 {
 		t.Errorf("oldest not evicted: %d", rec.Code)
 	}
 	now = now.Add(24 * time.Hour)
 	sum = sha256.Sum256(third)
-	if rec := do(t, s, "GET", "/api/demos/"+hex.EncodeToString(sum[:]), nil); rec.Code != 404 {
+	if rec := wdDo(t, s, "GET", "/api/demos/"+hex.EncodeToString(sum[:]), nil); rec.Code != 404 {
 		t.Errorf("expired demo served: %d", rec.Code)
 	}
 	if _, status := s.demos.put(make([]byte, 100), "", now); status != 0 {

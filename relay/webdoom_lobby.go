@@ -13,7 +13,7 @@ import (
 // OpenLobby reports a new /ws/lobby socket.
 func (c *WebDoomCore) OpenLobby(id WebDoomConnID, now time.Time) []WebDoomAction {
 	c.out = c.out[:0]
-	cn := c.open(id, endpointLobby)
+	cn := c.open(id, wdLobby)
 	if cn == nil {
 		return c.out
 	}
@@ -42,7 +42,7 @@ func (c *WebDoomCore) OpenLobby(id WebDoomConnID, now time.Time) []WebDoomAction
 func (c *WebDoomCore) LobbyMessage(id WebDoomConnID, msg []byte, now time.Time) []WebDoomAction {
 	c.out = c.out[:0]
 	cn := c.conns[id]
-	if cn == nil || cn.closing || cn.endpoint != endpointLobby || !c.rateOK(id, cn, now) {
+	if cn == nil || cn.closing || cn.endpoint != wdLobby || !c.rateOK(id, cn, now) {
 		return c.out
 	}
 	m, err := codec.ParseWebDoomLobbyRequest(msg)
@@ -154,7 +154,7 @@ func (c *WebDoomCore) castRoster() {
 	c.cast(&r)
 }
 
-func (c *WebDoomCore) cast(m appender) {
+func (c *WebDoomCore) cast(m wdAppender) {
 	var b []byte
 	for _, st := range c.seats {
 		if st != nil {

@@ -8,14 +8,14 @@ import "strings"
 func webDoomQueryValue(rawQuery, key string) (string, bool) {
 	for pair := range strings.SplitSeq(rawQuery, "&") {
 		k, v, _ := strings.Cut(pair, "=")
-		if lenientUnescape(k) == key {
-			return lenientUnescape(v), true
+		if wdUnescape(k) == key {
+			return wdUnescape(v), true
 		}
 	}
 	return "", false
 }
 
-func lenientUnescape(s string) string {
+func wdUnescape(s string) string {
 	if !strings.ContainsAny(s, "%+") {
 		return s
 	}
@@ -24,8 +24,8 @@ func lenientUnescape(s string) string {
 		switch c := s[i]; {
 		case c == '+':
 			b = append(b, ' ')
-		case c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
-			b = append(b, unhex(s[i+1])<<4|unhex(s[i+2]))
+		case c == '%' && i+2 < len(s) && wdIsHex(s[i+1]) && wdIsHex(s[i+2]):
+			b = append(b, wdUnhex(s[i+1])<<4|wdUnhex(s[i+2]))
 			i += 2
 		default:
 			b = append(b, c)
@@ -34,11 +34,11 @@ func lenientUnescape(s string) string {
 	return strings.ToValidUTF8(string(b), "\uFFFD")
 }
 
-func isHex(c byte) bool {
+func wdIsHex(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 }
 
-func unhex(c byte) byte {
+func wdUnhex(c byte) byte {
 	switch {
 	case c >= 'a':
 		return c - 'a' + 10

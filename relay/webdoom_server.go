@@ -84,10 +84,10 @@ type WebDoomServer struct {
 type webDoomEventKind uint8
 
 const (
-	evOpen webDoomEventKind = iota + 1
-	evMessage
-	evClosed
-	evQuery
+	wdEvOpen webDoomEventKind = iota + 1
+	wdEvMessage
+	wdEvClosed
+	wdEvQuery
 )
 
 type webDoomEvent struct {
@@ -162,7 +162,7 @@ func (s *WebDoomServer) gauges() (players, spectators, conns int, tic uint32) {
 // query runs fn on the core's goroutine and waits for it.
 func (s *WebDoomServer) query(fn func(*WebDoomCore)) {
 	ran := make(chan struct{})
-	if s.post(webDoomEvent{kind: evQuery, fn: func(c *WebDoomCore) { fn(c); close(ran) }}) {
+	if s.post(webDoomEvent{kind: wdEvQuery, fn: func(c *WebDoomCore) { fn(c); close(ran) }}) {
 		select {
 		case <-ran:
 		case <-s.done:
@@ -203,27 +203,27 @@ func (s *WebDoomServer) run() {
 		case ev := <-s.events:
 			now := s.cfg.Now()
 			switch ev.kind {
-			case evQuery:
+			case wdEvQuery:
 				ev.fn(s.core)
-			case evOpen:
+			case wdEvOpen:
 				conns[ev.ws.id] = ev.ws
 				switch ev.ep {
-				case endpointLobby:
+				case wdLobby:
 					s.dispatch(conns, s.core.OpenLobby(ev.ws.id, now))
-				case endpointGame:
+				case wdGame:
 					s.dispatch(conns, s.core.OpenGame(ev.ws.id, ev.query, now))
-				case endpointSpectate:
+				case wdSpectate:
 					s.dispatch(conns, s.core.OpenSpectator(ev.ws.id, now))
 				}
-			case evMessage:
+			case wdEvMessage:
 				if w := conns[ev.id]; w != nil {
-					if ev.ep == endpointLobby {
+					if ev.ep == wdLobby {
 						s.dispatch(conns, s.core.LobbyMessage(ev.id, ev.data, now))
 					} else {
 						s.dispatch(conns, s.core.GameMessage(ev.id, ev.data, now))
 					}
 				}
-			case evClosed:
+			case wdEvClosed:
 				if w := conns[ev.id]; w != nil {
 					delete(conns, ev.id)
 					close(w.quit)
@@ -306,7 +306,7 @@ func (s *WebDoomServer) sendLoop(w *webDoomWS) {
 // ServeHTTP routes WebSocket upgrades to the three endpoints and everything
 // else to the app, the WAD library, the demo store and /metrics.
 func (s *WebDoomServer) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
-	if !isUpgrade(r) {
+	if !wdIsUpgrade(r) {
 		s.serveHTTP(rw, r)
 		return
 	}
@@ -314,15 +314,15 @@ func (s *WebDoomServer) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	limit := int64(webDoomGameLimit)
 	switch r.URL.EscapedPath() {
 	case "/ws/lobby":
-		ep, limit = endpointLobby, webDoomLobbyLimit
+		ep, limit = wdLobby, webDoomLobbyLimit
 	case "/ws/game":
-		ep = endpointGame
+		ep = wdGame
 	case "/ws/spectate":
-		ep, limit = endpointSpectate, webDoomSpectateLimit
+		ep, limit = wdSpectate, webDoomSpectateLimit
 	default:
 		// WebDoom destroys the socket: no HTTP answer at all.
 		s.core.Stats().refuse(WebDoomRefuseBadPath)
-		s.log.Info("webdoom: refused", "reason", WebDoomRefuseBadPath, "path", r.URL.EscapedPath(), "remote", r.RemoteAddr)
+		s.log.Info("webdoom: wdRefused", "reason", WebDoomRefuseBadPath, "path", r.URL.EscapedPath(), "remote", r.RemoteAddr)
 		if conn, _, err := http.NewResponseController(rw).Hijack(); err == nil {
 			conn.Close()
 		}
@@ -351,15 +351,15 @@ func (s *WebDoomServer) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	go s.sendLoop(w)
 	defer s.wg.Done()
 	defer c.CloseNow()
-	if !s.post(webDoomEvent{kind: evOpen, ep: ep, ws: w, query: r.URL.RawQuery}) {
+	if !s.post(webDoomEvent{kind: wdEvOpen, ep: ep, ws: w, query: r.URL.RawQuery}) {
 		return
 	}
-	if ep == endpointSpectate {
+	if ep == wdSpectate {
 		s.discardLoop(w)
 	} else {
 		s.readLoop(w, ep)
 	}
-	s.post(webDoomEvent{kind: evClosed, id: w.id})
+	s.post(webDoomEvent{kind: wdEvClosed, id: w.id})
 }
 
 // readLoop hands each message of a lobby or game socket to the core.
@@ -370,7 +370,7 @@ func (s *WebDoomServer) readLoop(w *webDoomWS, ep webDoomEndpoint) {
 			s.readEnded(w, err)
 			return
 		}
-		if !s.post(webDoomEvent{kind: evMessage, ep: ep, id: w.id, data: data}) {
+		if !s.post(webDoomEvent{kind: wdEvMessage, ep: ep, id: w.id, data: data}) {
 			return
 		}
 	}
@@ -397,7 +397,7 @@ func (s *WebDoomServer) discardLoop(w *webDoomWS) {
 		}
 		if count++; count > s.cfg.RateCap {
 			s.core.Stats().refuse(WebDoomRefuseRateCap)
-			s.log.Info("webdoom: refused", "conn", w.id, "reason", WebDoomRefuseRateCap, "endpoint", "spectate")
+			s.log.Info("webdoom: wdRefused", "conn", w.id, "reason", WebDoomRefuseRateCap, "endpoint", "spectate")
 			return
 		}
 	}
@@ -410,7 +410,7 @@ func (s *WebDoomServer) readEnded(w *webDoomWS, err error) {
 	}
 }
 
-func isUpgrade(r *http.Request) bool {
+func wdIsUpgrade(r *http.Request) bool {
 	if r.Header.Get("Upgrade") == "" {
 		return false
 	}
