@@ -266,3 +266,29 @@ func TestTickLateWins(t *testing.T) {
 		t.Fatalf("late then set: %+v", tk)
 	}
 }
+
+func TestTickEncoderZeroAlloc(t *testing.T) {
+	it, ins := testInputs(t, 64)
+	enc := NewTickEncoder(it.Schema, 8)
+	for p := uint8(0); p < 4; p++ {
+		enc.Join(p)
+	}
+	out := make([]byte, 0, 256)
+	out = enc.AppendTick(out[:0], 1)
+	i := 0
+	allocs := testing.AllocsPerRun(100, func() {
+		for p := uint8(0); p < 4; p++ {
+			if err := enc.SetInput(p, ins[(i+int(p))%len(ins)]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if i%7 == 0 {
+			enc.SetLate(1)
+		}
+		out = enc.AppendTick(out[:0], uint64(i))
+		i++
+	})
+	if allocs != 0 {
+		t.Fatalf("SetInput+AppendTick allocate %v per tick", allocs)
+	}
+}
