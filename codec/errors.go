@@ -3,13 +3,10 @@ package codec
 import (
 	"errors"
 	"fmt"
-	"io"
 )
 
 // Truncated input is reported as io.ErrUnexpectedEOF (possibly wrapped);
 // the errors below are the other ways bytes or values can be bad.
-var _ = io.ErrUnexpectedEOF
-
 var (
 	// ErrBadSchema indicates an input struct type that cannot be registered
 	// (a field of an unsupported kind, a malformed tag, too many fields).

@@ -1,7 +1,6 @@
 package codec
 
 import (
-	"fmt"
 	"io"
 	"math/bits"
 )
@@ -178,5 +177,3 @@ func (r *Roster) ParseSnapshot(b []byte) error {
 	}
 	return nil
 }
-
-var _ = fmt.Sprintf

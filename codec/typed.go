@@ -2,7 +2,6 @@ package codec
 
 import (
 	"fmt"
-	"math"
 	"reflect"
 	"unsafe"
 )
@@ -85,5 +84,3 @@ func (t *InputType[T]) SanitizeValue(v *T) error {
 	t.Unpack(p, v)
 	return nil
 }
-
-var _ = math.Float32bits
