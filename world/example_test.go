@@ -70,3 +70,37 @@ func ExampleAddTable_error() {
 	// Output:
 	// world: registering "bad": world: type is not plain data: world_test.Bad.Name is a string; use a fixed-size byte array
 }
+
+// ExampleWorld_AppendWorld sends a whole world to a joining player, then
+// repairs a diverged one with only the pages it lacks.
+func ExampleWorld_AppendWorld() {
+	s := world.NewSchema()
+	sand := world.AddGrid[uint8](s, "sand", 256, 256)
+	server, _ := world.New(s)
+	for x := 0; x < 256; x++ {
+		sand.Set(server, x, 255, 4)
+	}
+
+	// Join: the whole world, no base.
+	joiner, _ := world.New(s)
+	enc := server.AppendWorld(nil)
+	if err := joiner.DecodeWorld(enc); err != nil {
+		panic(err)
+	}
+	fmt.Println(joiner.Hash() == server.Hash(), len(enc) < 100)
+
+	// Repair: the joiner diverged in one cell; it sends its page hashes and
+	// gets back only the differing page.
+	sand.Set(joiner, 10, 10, 1)
+	theirs := joiner.PageHashes(nil)
+	fmt.Println(world.DiffPages(server.PageHashes(nil), theirs, nil))
+	enc, _ = server.AppendPages(nil, theirs)
+	if err := joiner.ApplyPages(enc); err != nil {
+		panic(err)
+	}
+	fmt.Println(joiner.Hash() == server.Hash())
+	// Output:
+	// true true
+	// [1]
+	// true
+}

@@ -13,7 +13,7 @@ type Grid[T any] struct{ s *slot }
 
 // AddGrid registers a grid named name of width × height cells of type T.
 func AddGrid[T any](s *Schema, name string, width, height int) Grid[T] {
-	if width <= 0 || height <= 0 {
+	if width <= 0 || height <= 0 || width > MaxWorldBytes || height > MaxWorldBytes || int64(width)*int64(height) > MaxWorldBytes {
 		s.fail(fmt.Errorf("%w: grid %q: size %dx%d", ErrSchema, name, width, height))
 		return Grid[T]{&slot{name: name}}
 	}

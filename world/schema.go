@@ -114,7 +114,7 @@ func (s *Schema) add(name string, kind regionKind, t reflect.Type, count, width,
 		return sl
 	}
 	sl.info = info
-	if count <= 0 || int64(count)*int64(info.size) > MaxWorldBytes {
+	if count <= 0 || count > MaxWorldBytes || int64(count)*int64(info.size) > MaxWorldBytes {
 		s.fail(fmt.Errorf("%w: %q of %s: %d elements of %d bytes is out of range", ErrSchema, name, t, count, info.size))
 		return sl
 	}

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/zeebo/xxh3"
 )
@@ -184,6 +185,13 @@ func TestRegistrationErrors(t *testing.T) {
 		{"zero size", func(s *Schema) { AddTable[struct{}](s, "t", 1) }, "size zero"},
 		{"capacity", func(s *Schema) { AddTable[uint8](s, "t", 0) }, "out of range"},
 		{"grid size", func(s *Schema) { AddGrid[uint8](s, "t", 0, 4) }, "size 0x4"},
+		{"grid overflow", func(s *Schema) { AddGrid[uint8](s, "t", 1<<40, 1<<40) }, "size 1099511627776x1099511627776"},
+		{"huge table", func(s *Schema) { AddTable[[1 << 20]byte](s, "t", 1<<50) }, "out of range"},
+		{"world too big", func(s *Schema) {
+			AddTable[[1 << 20]byte](s, "a", 700)
+			AddTable[[1 << 20]byte](s, "b", 700)
+		}, "larger than"},
+		{"unsafe pointer", func(s *Schema) { AddTable[struct{ P unsafe.Pointer }](s, "t", 1) }, "P is a pointer"},
 		{"duplicate", func(s *Schema) { AddValue[uint8](s, "t"); AddValue[uint8](s, "t") }, "already registered"},
 		{"page size", func(s *Schema) { s.SetPageSize(1000) }, "page size 1000"},
 	}
