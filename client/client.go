@@ -69,7 +69,12 @@ type Client[I any] struct {
 	conf       []byte // scratch: a tick's confirmed inputs, n×size
 	events     []game.Event
 
-	lead     leadControl
+	lead leadControl
+	// leadRTT is the round trip the lead started from; leadMeasured says
+	// whether a ping measured it since.
+	leadRTT      time.Duration
+	leadMeasured bool
+
 	input    I
 	inputFn  func(tick uint32) I
 	packed   []byte
@@ -86,7 +91,7 @@ type Client[I any] struct {
 	lastHeard  time.Time
 	lastSend   time.Time
 	lastNow    time.Time
-	sentThru   uint32 // newest own input sent
+	firstOwn   uint32 // the first tick whose input we send
 
 	rbuf, sbuf []byte
 	st         Stats
@@ -241,7 +246,11 @@ func (c *Client[I]) Update(now time.Time) error {
 			return err
 		}
 	}
-	if now.Sub(c.pingAt) >= c.cfg.PingInterval {
+	interval := c.cfg.PingInterval
+	if !c.leadMeasured {
+		interval = min(interval, c.cfg.HelloInterval) // measure soon
+	}
+	if now.Sub(c.pingAt) >= interval {
 		c.pingAt = now
 		c.pingID++
 		p := codec.Ping{Tag: c.tag, ID: c.pingID, Time: uint64(now.Sub(c.helloFirst))}

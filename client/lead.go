@@ -48,12 +48,24 @@ func newLeadControl(dt, low, high, window time.Duration) leadControl {
 // start sets the clock on hearing server tick serverTick at now, with rtt
 // the current round-trip estimate: the server is about rtt/2 further on,
 // and our inputs take another rtt/2 to reach it.
-func (l *leadControl) start(now time.Time, serverTick uint32, rtt time.Duration) {
+// predicted is the tick the client has predicted up to: if the clock now
+// says less, the client waits, and no report can show the new lead before
+// it sends inputs again.
+func (l *leadControl) start(now time.Time, serverTick uint32, rtt time.Duration, predicted int64) {
 	l.base = now.Add(-(time.Duration(serverTick)*l.dt + rtt + l.target))
 	l.started = true
 	l.last = now
 	l.pending = 0
-	l.hold = now.Add(rtt + l.window)
+	l.hold = now.Add(l.waitFor(now, predicted) + rtt + l.window + l.dt)
+}
+
+// waitFor returns how long a client at tick predicted waits before the
+// clock reaches it.
+func (l *leadControl) waitFor(now time.Time, predicted int64) time.Duration {
+	if d := predicted - l.tick(now); d > 0 {
+		return time.Duration(d) * l.dt
+	}
+	return 0
 }
 
 // advance applies the slewed part of a pending correction for the time
@@ -105,7 +117,7 @@ func (l *leadControl) fraction(now time.Time) float64 {
 
 // feedback takes the server's report of the smallest margin by which this
 // client's inputs arrived over its report window (negative when late).
-func (l *leadControl) feedback(now time.Time, margin, rtt time.Duration) {
+func (l *leadControl) feedback(now time.Time, margin, rtt time.Duration, predicted int64) {
 	if !l.started || now.Before(l.hold) {
 		return
 	}
@@ -123,7 +135,7 @@ func (l *leadControl) feedback(now time.Time, margin, rtt time.Duration) {
 	// Wait for the correction to be applied, to reach the server and to
 	// fill the server's report window before judging again.
 	slew := time.Duration(float64(abs(l.pending)) / l.slewRate)
-	l.hold = now.Add(slew + rtt + l.window + l.dt)
+	l.hold = now.Add(l.waitFor(now, predicted) + slew + rtt + l.window + l.dt)
 }
 
 func abs(d time.Duration) time.Duration {

@@ -74,6 +74,14 @@ func (c *Client[I]) handle(now time.Time, b []byte) error {
 		if sent := c.helloFirst.Add(time.Duration(m.Time)); !sent.After(now) && !sent.Before(c.pongSent) {
 			c.rtt = now.Sub(sent)
 			c.pongSent = sent
+			// The lead started from the hello's round trip, which lost
+			// hellos stretch: set it again from the first real measure.
+			if c.lead.started && !c.leadMeasured {
+				c.leadMeasured = true
+				if d := c.rtt - c.leadRTT; d > c.dt || d < -c.dt {
+					c.lead.start(now, c.latest, c.rtt, int64(c.core.predicted))
+				}
+			}
 		}
 	case codec.TypePing:
 		m, _, err := codec.ParsePing(b)
@@ -154,7 +162,7 @@ func (c *Client[I]) onTicks(now time.Time, b []byte) error {
 		c.inputAck = m.Ack.Next
 	}
 	if m.HasMargin {
-		c.lead.feedback(now, time.Duration(m.Margin)*time.Millisecond, c.rtt)
+		c.lead.feedback(now, time.Duration(m.Margin)*time.Millisecond, c.rtt, int64(c.core.predicted))
 	}
 	for _, t := range m.Ticks {
 		if int32(t.Tick-c.latest) > 0 {
@@ -213,7 +221,12 @@ func (c *Client[I]) decode(now time.Time) error {
 	}
 	c.recvWin.AdvanceTo(c.decodeNext)
 	if !c.lead.started && c.decodeNext > 1 {
-		c.lead.start(now, c.decodeNext-1, c.rtt)
+		c.lead.start(now, c.decodeNext-1, c.rtt, int64(c.core.predicted))
+		// The ticks up to where the clock starts are simulated at once to
+		// catch up; they have run on the server already.
+		c.firstOwn = uint32(c.lead.tick(now)) + 1
+		c.leadRTT = c.rtt
+		c.leadMeasured = c.pongSent.After(c.helloFirst)
 	}
 	return nil
 }
@@ -222,7 +235,10 @@ func (c *Client[I]) decode(now time.Time) error {
 // newest one, with our ack of the server's ticks.
 func (c *Client[I]) sendInputs(now time.Time) error {
 	last := c.core.predicted + uint32(c.cfg.InputDelay)
-	first := max(c.inputAck, 1)
+	// Ticks before firstOwn ran on the server before we played: it
+	// settled them without us, and sending them would only say how late
+	// they are, which is no news about our lead.
+	first := max(c.inputAck, c.firstOwn, 1)
 	if int32(first-last) > 0 && last > 0 {
 		// The server has settled every tick we have an input for: we are
 		// behind. Send the newest anyway, so that the server reports how

@@ -41,9 +41,17 @@ type Config struct {
 	// ride along in every datagram (default 1; negative: none), so that a
 	// single lost datagram costs no round trip.
 	Redundancy int
-	// Resend holds the timers of the resending of ticks (codec defaults
-	// when zero).
+	// Resend holds the timers of the resending of ticks. Its Selective
+	// field is ignored: ResendAll decides.
 	Resend codec.ResendConfig
+	// ResendAll makes every datagram carry every tick the player has not
+	// acknowledged (codec's default policy). By default the server is
+	// selective: a tick goes again when the player's acks show it lost
+	// (then with every datagram until acknowledged) or after a timeout,
+	// and Redundancy ticks ride along with each fresh one. At 50 ms
+	// one-way latency selective costs half the bytes for the same
+	// rollbacks; docs/benchmarks.md has the figures.
+	ResendAll bool
 	// SilentResend is how often a player not heard from lately is sent
 	// ticks (default 100 ms), instead of every tick.
 	SilentResend time.Duration

@@ -163,7 +163,9 @@ func (s *Server[I]) onHello(now time.Time, from transport.Addr, b []byte, p *pla
 			s.refuse(from, codec.ReasonFull)
 			return
 		}
-		p = newPlayer(game.PlayerID(id), from, int(s.qmask+1), s.size, s.cfg.MarginWindow, s.cfg.Resend, now)
+		rc := s.cfg.Resend
+		rc.Selective = !s.cfg.ResendAll
+		p = newPlayer(game.PlayerID(id), from, int(s.qmask+1), s.size, s.cfg.MarginWindow, rc, now)
 		s.wire.tags++
 		if s.wire.tags == 0 {
 			s.wire.tags = 1
