@@ -2,6 +2,7 @@ package world
 
 import (
 	"encoding/binary"
+	"github.com/klauspost/compress/s2"
 
 	"fmt"
 )
@@ -10,6 +11,13 @@ import (
 // layout l: no decoder allocates more than this for it.
 func (l *Layout) maxPayload() int {
 	return l.Pages()*(3*l.pageSize+32) + 16
+}
+
+// MaxEncodingSize returns the largest encoding (of any kind and
+// compression) a world of layout l can produce: a bound for buffers that
+// reassemble a transfer before decoding it.
+func (l *Layout) MaxEncodingSize() int {
+	return headerLen + binary.MaxVarintLen64 + s2.MaxEncodedLen(l.maxPayload()) + 64
 }
 
 // DecodeWorld makes w the world encoded by AppendWorld. On error w is

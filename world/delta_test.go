@@ -317,3 +317,37 @@ func TestPageListRepair(t *testing.T) {
 		t.Fatal("page beyond the world accepted")
 	}
 }
+
+// TestEncodingSizeBound fills a world with noise (the worst case for
+// packing) and checks every encoding stays within MaxEncodingSize, and that
+// a world of another layout refuses it.
+func TestEncodingSizeBound(t *testing.T) {
+	tw := newTestSchema(t, 512)
+	w := tw.new(t)
+	r := rand.New(rand.NewPCG(13, 13))
+	for i := 0; i < tw.entities.Cap(); i++ {
+		_, _ = tw.entities.Add(w, testEntity{ID: r.Uint32(), X: r.Int32(), Y: r.Int32(), VX: int16(r.Uint32()), HP: uint16(r.Uint32()), Alive: true})
+	}
+	for i := range tw.sand.Cells(w) {
+		tw.sand.Cells(w)[i] = uint8(r.Uint32())
+	}
+	limit := w.Layout().MaxEncodingSize()
+	empty := tw.new(t).Snapshot()
+	for _, c := range allCompressions {
+		w.SetCompression(c)
+		enc := w.AppendWorld(nil)
+		d, _ := w.AppendDelta(nil, empty)
+		p, _ := w.AppendPages(nil, make([]uint64, w.PageCount()))
+		for _, e := range [][]byte{enc, d, p} {
+			if len(e) > limit {
+				t.Fatalf("compression %d: %d-byte encoding exceeds MaxEncodingSize %d", c, len(e), limit)
+			}
+		}
+	}
+	other := NewSchema()
+	AddGrid[uint8](other, "sand", 64, 48)
+	ow, _ := New(other)
+	if err := ow.DecodeWorld(w.AppendWorld(nil)); !errors.Is(err, ErrLayout) {
+		t.Fatalf("decode into another layout: %v", err)
+	}
+}
