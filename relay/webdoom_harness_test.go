@@ -310,24 +310,23 @@ func TestWebDoomHarnessSession(t *testing.T) {
 		ps[i].send(t, 0, int8(i+1))
 	}
 	ps[0].noBundleFor(t, 50*time.Millisecond, "three of four cmds")
-	sent := time.Now()
+	sent3 := time.Now() // slot 3's last message
 	ps[3].send(t, 0, 4)
 	b := ps[0].waitCount(t, 1)
 	if b[0].InGame != 0xf || b[0].Fabricated != 0 || b[0].Cmds[3].ForwardMove() != 4 {
 		t.Fatalf("tic 0: %+v", b[0])
 	}
-	if lat := ps[3].waitCount(t, 1); time.Since(sent) > cfg.Fabricate {
-		t.Logf("slow loopback: tic 0 took %v (%d)", time.Since(sent), len(lat))
+	if time.Since(sent3) > cfg.Fabricate {
+		t.Logf("slow loopback: tic 0 took %v", time.Since(sent3))
 	}
 
 	// A late wdPlayer: fabricated after the grace time with the right masks.
 	for i := 0; i < 3; i++ {
 		ps[i].send(t, 1, 10)
 	}
-	sent = time.Now()
 	b = ps[0].waitCount(t, 2)
-	waited := ps[0].arrivedAt(1).Sub(sent)
-	if b[1].Fabricated != 0b1000 || b[1].InGame != 0xf || b[1].Cmds[3] != b[0].Cmds[3] || waited < cfg.Fabricate-5*time.Millisecond {
+	waited := ps[0].arrivedAt(1).Sub(sent3)
+	if b[1].Fabricated != 0b1000 || b[1].InGame != 0xf || b[1].Cmds[3] != b[0].Cmds[3] || waited < cfg.Fabricate {
 		t.Fatalf("tic 1 after %v: %+v", waited, b[1])
 	}
 
@@ -390,46 +389,53 @@ func TestWebDoomHarnessSession(t *testing.T) {
 	if jl["join"] != true || fmt.Sprint(jl["names"]) != "[Alice Bob Brown Eve]" {
 		t.Fatalf("join launch %v", jl)
 	}
-	frontier := uint32(jl["frontier"].(float64))
-	for {
-		if n := uint32(ps[0].count()); n >= frontier {
-			frontier = n
-			break
-		}
-		time.Sleep(time.Millisecond)
+	if f := uint32(jl["frontier"].(float64)); f < uint32(len(all)) {
+		t.Fatalf("join frontier %d, but %d tics were sealed", f, len(all))
 	}
-	time.Sleep(20 * time.Millisecond)
-	frontier = uint32(ps[0].count())
+	// Let every sealed bundle arrive, then connect the drop-in and a spectator.
+	frontier := wdSettled(t, srv, ps[0])
 	spec := wdPlay(t, base, "/ws/spectate")
 	ps[3] = wdPlay(t, base, "/ws/game?slot=3")
 	hist := ps[3].waitCount(t, int(frontier))
 	spec.waitCount(t, int(frontier))
-	// Its first cmd schedules it live 12 tics on; the others keep playing.
-	ps[3].send(t, frontier, 5)
-	time.Sleep(20 * time.Millisecond) // the server hears it at frontier
-	for _, p := range ps[:3] {
-		p.send(t, frontier, 5)
+	// Its first cmd schedules it to go live 12 tics after the next tic.
+	first := uint32(ps[0].count())
+	ps[3].send(t, first, 5)
+	var joinAt uint32
+	for deadline := time.Now().Add(5 * time.Second); joinAt == 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("drop-in never scheduled")
+		}
+		srv.query(func(c *WebDoomCore) {
+			if p := &c.session.players[3]; p.joinAtSet {
+				joinAt = p.joinAt
+			}
+		})
 	}
-	for i := frontier + 1; i < frontier+40; i++ {
+	if joinAt < first+12 || joinAt > uint32(ps[0].count())+12+1 {
+		t.Fatalf("drop-in scheduled for tic %d; first cmd sent at %d", joinAt, first)
+	}
+	end := joinAt + 40
+	for i := uint32(ps[0].count()); i < end; i++ {
 		for _, p := range ps {
 			p.send(t, i, 5)
 		}
 	}
-	ps[0].waitCount(t, int(frontier)+40)
+	ps[0].waitCount(t, int(end))
 	// The spectator tries to play: nothing it sends has any effect.
-	spec.c.SendCmd(wdCtx(t, time.Second), frontier+40, codec.NewWebDoomTicCmd(99, 99, 99, 0, 0, 0))
+	spec.c.SendCmd(wdCtx(t, time.Second), end, codec.NewWebDoomTicCmd(99, 99, 99, 0, 0, 0))
 	spec.c.SendJSON(wdCtx(t, time.Second), `{"t":"start"}`)
-	for i := frontier + 40; i < frontier+60; i++ {
+	for i := end; i < end+20; i++ {
 		for _, p := range ps {
 			p.send(t, i, 6)
 		}
 	}
-	want := int(frontier) + 60
+	want := int(end) + 20
 	ref := ps[0].waitCount(t, want)
 	for _, b := range ref {
 		on := b.InGame&0b1000 != 0
-		if b.Tic >= frontier && on != (b.Tic >= frontier+12) {
-			t.Fatalf("drop-in: tic %d in-game %v (frontier %d)", b.Tic, on, frontier)
+		if b.Tic >= frontier && on != (b.Tic >= joinAt) {
+			t.Fatalf("drop-in: tic %d in-game %v (scheduled for %d)", b.Tic, on, joinAt)
 		}
 		for _, c := range b.Cmds {
 			if c.ForwardMove() == 99 {
@@ -480,6 +486,19 @@ func TestWebDoomHarnessSession(t *testing.T) {
 	wdRefused(t, wdDial(t, base, "/ws/spectate"), "spectator with no session")
 }
 
+// wdSettled waits until p has every bundle the server sealed and returns
+// the server's next tic.
+func wdSettled(t *testing.T, srv *WebDoomServer, p *wdPlayer) uint32 {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
+		if tic := srv.Status().Tic; int(tic) == p.count() {
+			return tic
+		}
+	}
+	t.Fatal("bundles never settled")
+	return 0
+}
+
 func (p *wdPlayer) arrivedAt(i int) time.Time {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -497,7 +516,7 @@ func TestWebDoomHarnessNeverConnected(t *testing.T) {
 	p := wdPlay(t, base, "/ws/game?slot=0")
 	p.send(t, 0, 1)
 	bs := p.waitCount(t, 1)
-	if wait := time.Since(launched); wait < cfg.NeverJoined-50*time.Millisecond {
+	if wait := time.Since(launched); wait < cfg.NeverJoined/2 {
 		t.Fatalf("sealed %v after launch, before slot 1 was given up", wait)
 	}
 	if bs[0].InGame != 0b0001 || bs[0].Fabricated != 0b1110 {
@@ -512,6 +531,7 @@ func TestWebDoomHarnessMalformed(t *testing.T) {
 	cfg := wdHarnessConfig()
 	cfg.MaxConns = 8
 	cfg.RateCap = 50
+	cfg.Fabricate = 5 * time.Second // nothing here may be sealed by the sweep
 	srv, base := startWebDoom(t, cfg)
 	wdRefused(t, wdDial(t, base, "/ws/game?slot=0"), "game socket with no session")
 	l := wdDial(t, base, "/ws/lobby")
@@ -522,7 +542,9 @@ func TestWebDoomHarnessMalformed(t *testing.T) {
 		wdRefused(t, wdDial(t, base, "/ws/game?"+q), q)
 	}
 	p := wdPlay(t, base, "/ws/game?slot=0")
-	time.Sleep(20 * time.Millisecond)
+	for connected := false; !connected; time.Sleep(time.Millisecond) {
+		srv.query(func(c *WebDoomCore) { connected = c.session.players[0].conn != 0 })
+	}
 	wdRefused(t, wdDial(t, base, "/ws/game?slot=0"), "duplicate slot")
 	// Wrong sizes and out-of-window tics are ignored; the socket stays.
 	ctx := wdCtx(t, time.Second)
