@@ -310,10 +310,10 @@ func TestPageListRepair(t *testing.T) {
 		}
 		checkZeroTail(t, client)
 	}
-	if _, err := server.AppendPageList(nil, []int{2, 1}); err == nil {
+	if _, err := server.AppendPageList(nil, []int{2, 1}); !errors.Is(err, ErrPageList) {
 		t.Fatal("unordered page list accepted")
 	}
-	if _, err := server.AppendPageList(nil, []int{server.PageCount()}); err == nil {
+	if _, err := server.AppendPageList(nil, []int{server.PageCount()}); !errors.Is(err, ErrPageList) {
 		t.Fatal("page beyond the world accepted")
 	}
 }

@@ -122,7 +122,7 @@ func (w *World) AppendPageList(dst []byte, pages []int) ([]byte, error) {
 	prev := -1
 	for _, p := range pages {
 		if p <= prev || p >= w.PageCount() {
-			return dst, fmt.Errorf("world: encode page list: page %d out of order or range [0:%d]: %w", p, w.PageCount(), ErrLayout)
+			return dst, fmt.Errorf("world: encode page list: page %d out of order or range [0:%d]: %w", p, w.PageCount(), ErrPageList)
 		}
 		prev = p
 	}

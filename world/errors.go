@@ -26,9 +26,7 @@ var (
 	// capacity, a bool byte other than 0 or 1, non-zero bytes past what is
 	// in use, or a reference to a page the receiver does not have.
 	ErrCorrupt = errors.New("world: corrupt encoding")
-)
 
-var (
 	// ErrBase indicates a delta was decoded against a base other than the
 	// one it was encoded against.
 	ErrBase = errors.New("world: delta base mismatch")
@@ -37,4 +35,8 @@ var (
 	// encoder had (pages applied to a world that changed since its page
 	// hashes were taken, or a page-hash collision).
 	ErrMismatch = errors.New("world: decoded world hash mismatch")
+
+	// ErrPageList indicates a page list that is not strictly ascending or
+	// names a page beyond the world.
+	ErrPageList = errors.New("world: bad page list")
 )
