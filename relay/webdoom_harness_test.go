@@ -532,6 +532,7 @@ func TestWebDoomHarnessMalformed(t *testing.T) {
 	cfg.MaxConns = 8
 	cfg.RateCap = 50
 	cfg.Fabricate = 5 * time.Second // nothing here may be sealed by the sweep
+	cfg.Drop = 10 * time.Second     // nor anyone dropped for silence
 	srv, base := startWebDoom(t, cfg)
 	wdRefused(t, wdDial(t, base, "/ws/game?slot=0"), "game socket with no session")
 	l := wdDial(t, base, "/ws/lobby")
