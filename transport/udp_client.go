@@ -1,12 +1,14 @@
 package transport
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
 	"net/netip"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -39,6 +41,11 @@ var _ Conn = (*UDPClient)(nil)
 // WELCOME arrives. It fails with ErrHandshake when no server answers within
 // HandshakeTimeout, and with ErrRefused when the server refuses.
 func DialUDP(addr string, cfg UDPConfig) (*UDPClient, error) {
+	return DialUDPContext(context.Background(), addr, cfg)
+}
+
+// DialUDPContext is DialUDP that also gives up when ctx is done.
+func DialUDPContext(ctx context.Context, addr string, cfg UDPConfig) (*UDPClient, error) {
 	cfg = cfg.WithDefaults()
 	ua, err := net.ResolveUDPAddr("udp", addr)
 	if err != nil {
@@ -62,7 +69,7 @@ func DialUDP(addr string, cfg UDPConfig) (*UDPClient, error) {
 		done:    make(chan struct{}),
 		sendBuf: make([]byte, 0, udpMaxFrame),
 	}
-	if err := c.handshake(addr); err != nil {
+	if err := c.handshake(ctx, addr); err != nil {
 		conn.Close()
 		return nil, err
 	}
@@ -75,12 +82,31 @@ func DialUDP(addr string, cfg UDPConfig) (*UDPClient, error) {
 
 // handshake runs HELLO / RETRY / HELLO+token / WELCOME on the socket
 // before the reader goroutine starts. Its timers are real time.
-func (c *UDPClient) handshake(addr string) error {
+func (c *UDPClient) handshake(ctx context.Context, addr string) error {
 	deadline := time.Now().Add(c.cfg.HandshakeTimeout)
+	// A done ctx cuts the current wait short, unless the handshake is over.
+	var mu sync.Mutex
+	over := false
+	stop := context.AfterFunc(ctx, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if !over {
+			c.conn.SetReadDeadline(time.Unix(1, 0))
+		}
+	})
+	defer func() {
+		mu.Lock()
+		over = true
+		mu.Unlock()
+		stop()
+	}()
 	var token []byte
 	buf := make([]byte, 2048)
 	var lastErr error
 	for {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("transport: dial udp %s: %w", addr, err)
+		}
 		c.sendBuf = appendUDPHello(c.sendBuf[:0], c.cid, token)
 		c.stats.wrote(c.conn.Write(c.sendBuf))
 		wait := time.Now().Add(c.cfg.HandshakeRetry)
@@ -118,6 +144,9 @@ func (c *UDPClient) handshake(addr string) error {
 			case udpWelcome:
 				c.sid = f.sid
 				c.stats.opened.Add(1)
+				mu.Lock()
+				over = true
+				mu.Unlock()
 				return c.conn.SetReadDeadline(time.Time{})
 			case udpRefuse:
 				reason := "full"

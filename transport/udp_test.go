@@ -2,6 +2,7 @@ package transport
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"net"
 	"runtime"
@@ -425,5 +426,34 @@ func TestUDPCloseStopsReaders(t *testing.T) {
 	udpCheckNoReaders(t)
 	if after := runtime.NumGoroutine(); after > before {
 		t.Fatalf("%d goroutines before, %d after", before, after)
+	}
+}
+
+func TestUDPDialCanceled(t *testing.T) {
+	// A socket that never answers: the dial waits until ctx is canceled.
+	silent, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		_, err := DialUDPContext(ctx, silent.LocalAddr().String(), UDPConfig{HandshakeTimeout: time.Minute, HandshakeRetry: time.Minute})
+		errc <- err
+	}()
+	buf := make([]byte, 2048)
+	silent.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if _, err := silent.Read(buf); err != nil { // the HELLO: the dial is waiting
+		t.Fatal(err)
+	}
+	cancel()
+	select {
+	case err := <-errc:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("canceled dial: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("dial did not stop when canceled")
 	}
 }
