@@ -138,7 +138,7 @@ func (s *Schema) DecodeInputs(payload []byte, count int, fn func(i int, in []byt
 	r.Reset(payload)
 	var buf [MaxInputSize]byte
 	for i := 0; i < count; i++ {
-		if err := s.DecodeDelta(&r, &st); err != nil {
+		if err := s.decodeDelta(&r, &st); err != nil {
 			return fmt.Errorf("input %d: %w", i, err)
 		}
 		in := buf[:s.size]

@@ -18,6 +18,7 @@ type InputState struct {
 	mask uint32           // fields changed at the last change
 	k    [MaxFields]uint8 // per-field magnitude estimate (Exp-Golomb order)
 	sh   [MaxFields]uint8 // per-field trailing-zero shift of the last change
+	ld   [MaxInputSize]byte // per-field last change (difference or XOR), packed
 }
 
 // Input returns the current packed input (aliasing the state).
@@ -42,8 +43,12 @@ func (s *Schema) ResetState(st *InputState, in []byte) {
 //	mask:NumFields                  only when same = 0; bit i = field i changed
 //	per changed field, in order:
 //	  bool      nothing (it flipped)
-//	  integer   shift code, then sign:1 and Exp-Golomb(k) of (|d>>shift|-1)/2
-//	  float     XOR window code, then the window's bits
+//	  integer   when the field changed before: "1" = undoes the last
+//	            change, "01" = repeats it, "00" = other; then (other)
+//	            shift code, sign:1 and Exp-Golomb(k) of |d>>shift|-1
+//	  float     when it changed before: "1" = the same bits flip as last
+//	            time, "0" = other; then (other) shift code and the XOR's
+//	            significant bits
 func (s *Schema) EncodeDelta(w *BitWriter, st *InputState, cur []byte) {
 	if len(cur) != s.size {
 		panic("codec: EncodeDelta: input of wrong size")
@@ -71,22 +76,72 @@ func (s *Schema) EncodeDelta(w *BitWriter, st *InputState, cur []byte) {
 		i := bits.TrailingZeros32(m)
 		f := &s.fields[i]
 		a, b := f.load(prev), f.load(cur)
-		switch f.kind {
-		case kindBool:
-		case kindInt, kindUint:
-			encodeInt(w, st, i, b-a, f.bits)
-		default:
-			encodeXor(w, st, i, a^b, f.bits)
-		}
 		f.store(prev, b)
+		if f.kind == kindBool {
+			continue
+		}
+		wm := widthMask(f.bits)
+		var d uint64
+		if f.kind == kindInt || f.kind == kindUint {
+			d = (b - a) & wm
+		} else {
+			d = a ^ b
+		}
+		last := f.load(st.ld[:])
+		f.store(st.ld[:], d)
+		if last != 0 {
+			// Step code: the change undoes the last one (or, for
+			// integers, repeats it).
+			if f.kind == kindInt || f.kind == kindUint {
+				if d == -last&wm {
+					w.WriteBits(1, 1)
+					st.sh[i] = uint8(bits.TrailingZeros64(d))
+					continue
+				}
+				if d == last {
+					w.WriteBits(0b10, 2)
+					st.sh[i] = uint8(bits.TrailingZeros64(d))
+					continue
+				}
+				w.WriteBits(0b00, 2)
+			} else {
+				if d == last {
+					w.WriteBits(1, 1)
+					st.sh[i] = uint8(bits.TrailingZeros64(d))
+					continue
+				}
+				w.WriteBits(0, 1)
+			}
+		}
+		if f.kind == kindInt || f.kind == kindUint {
+			encodeInt(w, st, i, d, f.bits)
+		} else {
+			encodeXor(w, st, i, d, f.bits)
+		}
 	}
 	st.n = uint16(s.size)
 }
 
 // DecodeDelta reads one delta written by EncodeDelta and applies it to st.
 // On error (io.ErrUnexpectedEOF for truncation, ErrMalformed) st is left
-// unchanged. It does not allocate on success.
+// unchanged. It does not allocate.
 func (s *Schema) DecodeDelta(r *BitReader, st *InputState) error {
+	// Peek the changed bit: an unchanged input needs no scratch copy.
+	if r.Remaining() > 0 && r.buf[r.pos>>3]>>(r.pos&7)&1 == 0 {
+		r.ReadBits(1)
+		return nil
+	}
+	tmp := *st
+	if err := s.decodeDelta(r, &tmp); err != nil {
+		return err
+	}
+	*st = tmp
+	return nil
+}
+
+// decodeDelta is DecodeDelta without its guarantee: on error st is
+// partly updated (callers decode into a copy they can drop).
+func (s *Schema) decodeDelta(r *BitReader, st *InputState) error {
 	if r.ReadBits(1) == 0 {
 		return r.Err()
 	}
@@ -105,38 +160,66 @@ func (s *Schema) DecodeDelta(r *BitReader, st *InputState) error {
 		}
 		return fmt.Errorf("%w: input delta repeats a field mask before any", ErrMalformed)
 	}
-	// Decode into a scratch copy of the context; commit when all is read.
-	var vals [MaxFields]uint64
-	k, sh := st.k, st.sh
+	st.mask = mask
 	prev := st.in[:s.size]
 	for m := mask; m != 0; m &= m - 1 {
 		i := bits.TrailingZeros32(m)
 		f := &s.fields[i]
 		a := f.load(prev)
-		switch f.kind {
-		case kindBool:
-			vals[i] = a ^ 1
-		case kindInt, kindUint:
-			d, err := decodeInt(r, &k[i], &sh[i], f.bits)
+		if f.kind == kindBool {
+			f.store(prev, a^1)
+			continue
+		}
+		isInt := f.kind == kindInt || f.kind == kindUint
+		wm := widthMask(f.bits)
+		last := f.load(st.ld[:])
+		var d uint64
+		step := false
+		if last != 0 {
+			switch {
+			case r.ReadBits(1) == 1:
+				if isInt {
+					d = -last & wm
+				} else {
+					d = last
+				}
+				step = true
+			case isInt && r.ReadBits(1) == 1:
+				if last == -last&wm {
+					if r.Err() != nil {
+						return r.Err()
+					}
+					return fmt.Errorf("%w: repeat step equal to an undo step", ErrMalformed)
+				}
+				d = last
+				step = true
+			}
+			if r.Err() != nil {
+				return r.Err()
+			}
+		}
+		if step {
+			st.sh[i] = uint8(bits.TrailingZeros64(d))
+		} else {
+			var err error
+			if isInt {
+				d, err = decodeInt(r, &st.k[i], &st.sh[i], f.bits)
+			} else {
+				d, err = decodeXor(r, &st.k[i], &st.sh[i], f.bits)
+			}
 			if err != nil {
 				return err
 			}
-			vals[i] = a + d
-		default:
-			x, err := decodeXor(r, &k[i], &sh[i], f.bits)
-			if err != nil {
-				return err
+			if last != 0 && (d == last || (isInt && d == -last&wm)) {
+				return fmt.Errorf("%w: change that a step code should have coded", ErrMalformed)
 			}
-			vals[i] = a ^ x
+		}
+		f.store(st.ld[:], d)
+		if isInt {
+			f.store(prev, a+d)
+		} else {
+			f.store(prev, a^d)
 		}
 	}
-	if err := r.Err(); err != nil {
-		return err
-	}
-	for m := mask; m != 0; m &= m - 1 {
-		i := bits.TrailingZeros32(m)
-		s.fields[i].store(prev, vals[i])
-	}
-	st.mask, st.k, st.sh = mask, k, sh
-	return nil
+	return r.Err()
 }

@@ -152,9 +152,18 @@ func TestDeltaCanonical(t *testing.T) {
 		if rng.IntN(2) == 0 {
 			b[0] &^= 2
 		}
+		// A context in mid-stream: a few random inputs coded first.
 		var st InputState
 		it.ResetState(&st, nil)
-		st.mask = uint32(rng.IntN(1 << 11))
+		var v wideIn
+		var scratch BitWriter
+		for n := rng.IntN(6); n > 0; n-- {
+			randWide(rng, &v)
+			it.EncodeDelta(&scratch, &st, it.Pack(make([]byte, it.Size()), &v))
+		}
+		if rng.IntN(3) == 0 {
+			st.mask = uint32(rng.IntN(1 << 11))
+		}
 		before := st
 		var r BitReader
 		r.Reset(b)

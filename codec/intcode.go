@@ -5,7 +5,9 @@ import (
 	"math/bits"
 )
 
-// Numeric codes of a changed field, shared by encoder and decoder.
+// Numeric codes of a changed field, shared by encoder and decoder (the
+// step codes that come first, "undo"/"repeat the last change", are in
+// EncodeDelta and DecodeDelta).
 //
 // Integer difference d (wrapping at the field's width, read as signed, never
 // 0): with sh the field's shift from its last change, a shift code says

@@ -107,13 +107,14 @@ func (r *Roster) join(p uint8) {
 
 // SnapshotLength returns the length of AppendSnapshot's output.
 func (r *Roster) SnapshotLength() int {
-	return 8 + r.present.Len()*(r.schema.size+4+2*len(r.schema.fields))
+	return 8 + r.present.Len()*(2*r.schema.size+4+2*len(r.schema.fields))
 }
 
 // AppendSnapshot appends the roster's state: the present set (uint64 LE),
 // then for each present player in id order the packed input, the last
-// change mask (uint32 LE), and per field the Exp-Golomb order and shift
-// (one byte each).
+// change mask (uint32 LE), per field the Exp-Golomb order and shift (one
+// byte each), and the last change of every field in packed form (the
+// difference for integers, the XOR for floats, 0 for bools).
 func (r *Roster) AppendSnapshot(b []byte) []byte {
 	b = appendU64(b, uint64(r.present))
 	nf := len(r.schema.fields)
@@ -123,6 +124,7 @@ func (r *Roster) AppendSnapshot(b []byte) []byte {
 		b = appendU32(b, st.mask)
 		b = append(b, st.k[:nf]...)
 		b = append(b, st.sh[:nf]...)
+		b = append(b, st.ld[:r.schema.size]...)
 	}
 	return b
 }
@@ -136,7 +138,7 @@ func (r *Roster) ParseSnapshot(b []byte) error {
 	present := PlayerSet(readU64(b))
 	s := r.schema
 	nf := len(s.fields)
-	per := s.size + 4 + 2*nf
+	per := 2*s.size + 4 + 2*nf
 	need := 8 + present.Len()*per
 	if len(b) < need {
 		return io.ErrUnexpectedEOF
@@ -158,9 +160,13 @@ func (r *Roster) ParseSnapshot(b []byte) error {
 		if m := readU32(e[s.size:]); m>>nf != 0 && nf < 32 {
 			return errMalformedf("roster snapshot mask %#x", m)
 		}
+		ld := e[s.size+4+2*nf:]
 		for j := 0; j < nf; j++ {
 			if e[s.size+4+j] > 64 || e[s.size+4+nf+j] >= s.fields[j].bits {
 				return errMalformedf("roster snapshot context out of range")
+			}
+			if s.fields[j].kind == kindBool && s.fields[j].load(ld) != 0 {
+				return errMalformedf("roster snapshot step of a bool")
 			}
 		}
 	}
@@ -173,6 +179,7 @@ func (r *Roster) ParseSnapshot(b []byte) error {
 		st.mask = readU32(e[s.size:])
 		copy(st.k[:nf], e[s.size+4:])
 		copy(st.sh[:nf], e[s.size+4+nf:])
+		copy(st.ld[:s.size], e[s.size+4+2*nf:])
 		i++
 	}
 	return nil

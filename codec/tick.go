@@ -244,7 +244,7 @@ func (d *TickDecoder) DecodeTick(body []byte, t *Tick) error {
 		} else {
 			*st = rs.states[p]
 		}
-		if err := s.DecodeDelta(r, st); err != nil {
+		if err := s.decodeDelta(r, st); err != nil {
 			return err
 		}
 		changed = changed.With(p)
