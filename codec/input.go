@@ -15,9 +15,9 @@ import (
 type InputState struct {
 	in   [MaxInputSize]byte
 	n    uint16
-	mask uint32           // fields changed at the last change
-	k    [MaxFields]uint8 // per-field magnitude estimate (Exp-Golomb order)
-	sh   [MaxFields]uint8 // per-field trailing-zero shift of the last change
+	mask uint32             // fields changed at the last change
+	k    [MaxFields]uint8   // per-field magnitude estimate (Exp-Golomb order)
+	sh   [MaxFields]uint8   // per-field trailing-zero shift of the last change
 	ld   [MaxInputSize]byte // per-field last change (difference or XOR), packed
 }
 
