@@ -569,3 +569,14 @@ func TestWebDoomCoreReservationFreedOnLobbyClose(t *testing.T) {
 		t.Fatal("reserved drop-in wdRefused or missing history")
 	}
 }
+
+func TestWebDoomConfigFromEnv(t *testing.T) {
+	env := map[string]string{
+		EnvWebDoomJoinTimeout: "2000", EnvWebDoomMaxConns: "7", EnvWebDoomRateCap: "0",
+		EnvWebDoomMaxHistory: "63000", EnvWebDoomMaxSpectators: "x8",
+	}
+	c := WebDoomConfigFromEnv(DefaultWebDoomConfig(), func(k string) string { return env[k] })
+	if c.JoinTimeout != 2*time.Second || c.MaxConns != 7 || c.RateCap != 300 || c.MaxHistoryTics != 63000 || c.MaxSpectators != 0 {
+		t.Fatalf("%+v", c)
+	}
+}

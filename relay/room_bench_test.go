@@ -1,0 +1,53 @@
+package relay
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/rewindnet/rewind/transport"
+)
+
+// BenchmarkRoomJoin: the time from a player's join request (WebSocket dial
+// included) to its open data channel to the host, through the relay on
+// 127.0.0.1: direct, and forced through TURN (relay-only ICE policy on both
+// sides). ns/op is one join; the player leaves after each.
+func BenchmarkRoomJoin(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		rtc  transport.WebRTCConfig
+	}{
+		{"direct", transport.WebRTCConfig{}},
+		{"turn", transport.WebRTCConfig{RelayOnly: true}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			r := startTestRelay(b, RoomConfig{MsgRate: 1e6, MsgBurst: 1e6})
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			host, err := HostRoom(ctx, HostOptions{URL: r.url, WebRTC: c.rtc})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer host.Close()
+			var joinT time.Duration
+			b.ResetTimer()
+			for range b.N {
+				start := time.Now()
+				p, err := JoinRoom(ctx, JoinOptions{URL: r.url, Code: host.Code(), WebRTC: c.rtc})
+				if err != nil {
+					b.Fatal(err)
+				}
+				joinT += time.Since(start)
+				b.StopTimer()
+				if c.rtc.RelayOnly {
+					if l, _ := p.Conn().PathTypes(); l != "relay" {
+						b.Fatalf("path %s, want relay", l)
+					}
+				}
+				p.Close()
+				b.StartTimer()
+			}
+			b.ReportMetric(joinT.Seconds()*1e3/float64(b.N), "ms/join")
+		})
+	}
+}
