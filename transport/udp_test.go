@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"runtime"
 	"strings"
@@ -455,5 +456,75 @@ func TestUDPDialCanceled(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("dial did not stop when canceled")
+	}
+}
+
+// TestUDPManyClients runs clients in parallel against one server that
+// echoes every datagram: each client gets back exactly its own datagrams.
+func TestUDPManyClients(t *testing.T) {
+	s := udpListenTest(t, UDPConfig{})
+	stop := make(chan struct{})
+	echoed := make(chan struct{})
+	go func() { // the server's one goroutine
+		defer close(echoed)
+		buf := make([]byte, MaxDatagram)
+		for {
+			select {
+			case <-s.Ready():
+			case <-stop:
+				return
+			}
+			for {
+				n, from, err := s.Recv(buf)
+				if err != nil {
+					break
+				}
+				s.Send(from, buf[:n])
+			}
+		}
+	}()
+	const clients, rounds = 8, 50
+	errc := make(chan error, clients)
+	for i := range clients {
+		c := udpDialTest(t, s, UDPConfig{})
+		go func() {
+			buf := make([]byte, MaxDatagram)
+			for r := range rounds {
+				msg := []byte{byte(i), byte(r)}
+				c.Send(c.RemoteAddr(), msg)
+				timeout := time.After(10 * time.Second)
+			wait:
+				for {
+					n, _, err := c.Recv(buf)
+					switch {
+					case err == nil && bytes.Equal(buf[:n], msg):
+						break wait
+					case err == nil:
+						errc <- fmt.Errorf("client %d got %v, want %v", i, buf[:n], msg)
+						return
+					case !errors.Is(err, ErrWouldBlock):
+						errc <- err
+						return
+					}
+					select {
+					case <-c.Ready():
+					case <-timeout:
+						errc <- fmt.Errorf("client %d: no echo of round %d", i, r)
+						return
+					}
+				}
+			}
+			errc <- nil
+		}()
+	}
+	for range clients {
+		if err := <-errc; err != nil {
+			t.Error(err)
+		}
+	}
+	close(stop)
+	<-echoed
+	if st := s.Stats(); s.Sessions() != clients || st.Opened != clients || st.Malformed+st.UnknownConn+st.QueueDropped != 0 {
+		t.Fatalf("%d sessions, stats %+v", s.Sessions(), st)
 	}
 }
