@@ -12,6 +12,8 @@ import (
 // included) to its open data channel to the host, through the relay on
 // 127.0.0.1: direct, and forced through TURN (relay-only ICE policy on both
 // sides). ns/op is one join; the player leaves after each.
+//
+//	go test -run '^$' -bench 'RoomJoin/(direct|turn)$' -benchtime 20x ./relay
 func BenchmarkRoomJoin(b *testing.B) {
 	for _, c := range []struct {
 		name string
@@ -19,6 +21,9 @@ func BenchmarkRoomJoin(b *testing.B) {
 	}{
 		{"direct", transport.WebRTCConfig{}},
 		{"turn", transport.WebRTCConfig{RelayOnly: true}},
+		// pion's own 2 s wait before accepting relay candidates, for
+		// comparison (run it with -benchtime 3x).
+		{"turn-pion-wait", transport.WebRTCConfig{RelayOnly: true, RelayAcceptanceMinWait: 2 * time.Second}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			r := startTestRelay(b, RoomConfig{MsgRate: 1e6, MsgBurst: 1e6})

@@ -99,13 +99,15 @@ type WebRTCConfig struct {
 	// (pion's defaults 5 s, 25 s, 2 s when zero). Native only.
 	DisconnectedTimeout, FailedTimeout, KeepAlive time.Duration
 	// HighWater is the number of bytes a data channel may hold queued or
-	// in flight before sends wait in the pacing queue. Default 64 KiB.
+	// in flight before sends wait in the pacing queue. Default 32 KiB: a
+	// peer's throughput is then at most about 32 KiB per round trip.
 	HighWater int
 	// SendQueue is the number of datagrams that may wait per peer for the
-	// data channel to drain; more are dropped. Default 1024.
+	// data channel to drain; more are dropped. The queue grows on demand.
+	// Default 16384 (a burst of 10,000 small datagrams fits).
 	SendQueue int
 	// RecvQueue is the number of received datagrams that may wait for
-	// Recv; more are dropped. Default 4096.
+	// Recv; more are dropped. Default 16384.
 	RecvQueue int
 	// Label is the data channel's label. Default "rewind".
 	Label string
@@ -113,9 +115,9 @@ type WebRTCConfig struct {
 
 // Defaults of WebRTCConfig.
 const (
-	DefaultWebRTCHighWater             = 64 << 10
-	DefaultWebRTCSendQueue             = 1024
-	DefaultWebRTCRecvQueue             = 4096
+	DefaultWebRTCHighWater             = 32 << 10
+	DefaultWebRTCSendQueue             = 16384
+	DefaultWebRTCRecvQueue             = 16384
 	DefaultRelayAcceptanceMinWait      = 100 * time.Millisecond
 	defaultWebRTCLabel                 = "rewind"
 	webrtcLowWaterDivisor              = 2
@@ -207,25 +209,35 @@ type dcConn struct {
 	mu     sync.Mutex
 	closed bool
 	peers  map[Addr]*dcPeer
-	// recv is a ring of received datagrams: head, count.
+	// recv is a ring of received datagrams (head, size), grown on demand
+	// up to recvLimit.
 	recv       []datagram
 	head, size int
+	recvLimit  int
 	dropped    uint64
 }
 
 func newDCConn(cfg WebRTCConfig, local Addr) *dcConn {
 	return &dcConn{
-		cfg:   cfg,
-		local: local,
-		ready: make(chan struct{}, 1),
-		peers: make(map[Addr]*dcPeer),
-		recv:  make([]datagram, cfg.RecvQueue),
+		cfg:       cfg,
+		local:     local,
+		ready:     make(chan struct{}, 1),
+		peers:     make(map[Addr]*dcPeer),
+		recv:      make([]datagram, min(64, cfg.RecvQueue)),
+		recvLimit: cfg.RecvQueue,
 	}
 }
 
 // push queues a received datagram, dropping it if the queue is full.
 func (c *dcConn) push(from Addr, data []byte) {
 	c.mu.Lock()
+	if !c.closed && c.size == len(c.recv) && len(c.recv) < c.recvLimit {
+		grown := make([]datagram, min(2*len(c.recv), c.recvLimit))
+		for i := range c.size {
+			grown[i] = c.recv[(c.head+i)%len(c.recv)]
+		}
+		c.recv, c.head = grown, 0
+	}
 	if c.closed || c.size == len(c.recv) {
 		c.dropped++
 		c.mu.Unlock()
@@ -344,22 +356,26 @@ func (c *dcConn) closeAll() bool {
 type dcPeer struct {
 	dc        *webrtc.DataChannel
 	highWater uint64
-	queue     chan []byte
+	limit     int
+	wake      chan struct{}
 	low       chan struct{}
 	done      chan struct{}
 	stopOnce  sync.Once
 	finished  chan struct{}
-	// pending counts datagrams in queue, so send can take the fast path
-	// only when nothing waits (keeping order).
-	mu      sync.Mutex
-	pending int
+
+	// mu guards the queue: q[head:] waits, oldest first. It grows on
+	// demand up to limit datagrams, so an idle peer costs nothing.
+	mu   sync.Mutex
+	q    [][]byte
+	head int
 }
 
 func newDCPeer(dc *webrtc.DataChannel, cfg WebRTCConfig) *dcPeer {
 	p := &dcPeer{
 		dc:        dc,
 		highWater: uint64(cfg.HighWater),
-		queue:     make(chan []byte, cfg.SendQueue),
+		limit:     cfg.SendQueue,
+		wake:      make(chan struct{}, 1),
 		low:       make(chan struct{}, 1),
 		done:      make(chan struct{}),
 		finished:  make(chan struct{}),
@@ -374,21 +390,28 @@ func newDCPeer(dc *webrtc.DataChannel, cfg WebRTCConfig) *dcPeer {
 	return p
 }
 
-// send sends p now if the channel has room and nothing waits, else queues a
+// send sends b now if the channel has room and nothing waits, else queues a
 // copy (or drops it when the queue is full).
 func (p *dcPeer) send(b []byte) {
 	p.mu.Lock()
-	if p.pending == 0 && p.dc.BufferedAmount() < p.highWater {
+	waiting := len(p.q) - p.head
+	if waiting == 0 && p.dc.BufferedAmount() < p.highWater {
 		p.mu.Unlock()
 		_ = p.dc.Send(b) // a closing channel drops, as the network would
 		return
 	}
-	select {
-	case p.queue <- append([]byte(nil), b...):
-		p.pending++
-	default: // full: drop
+	if waiting >= p.limit {
+		p.mu.Unlock()
+		return // full: drop
 	}
+	p.q = append(p.q, append([]byte(nil), b...))
 	p.mu.Unlock()
+	if waiting == 0 {
+		select {
+		case p.wake <- struct{}{}:
+		default:
+		}
+	}
 }
 
 // sendLoop drains the queue while the channel has room.
@@ -397,12 +420,19 @@ func (p *dcPeer) sendLoop() {
 	timer := time.NewTimer(webrtcPacerFallback)
 	defer timer.Stop()
 	for {
-		var b []byte
-		select {
-		case b = <-p.queue:
-		case <-p.done:
-			return
+		p.mu.Lock()
+		if p.head == len(p.q) {
+			p.q, p.head = p.q[:0], 0
+			p.mu.Unlock()
+			select {
+			case <-p.wake:
+				continue
+			case <-p.done:
+				return
+			}
 		}
+		b := p.q[p.head] // stays queued until sent, so send keeps order
+		p.mu.Unlock()
 		for p.dc.BufferedAmount() >= p.highWater {
 			timer.Reset(webrtcPacerFallback)
 			select {
@@ -414,7 +444,8 @@ func (p *dcPeer) sendLoop() {
 		}
 		_ = p.dc.Send(b)
 		p.mu.Lock()
-		p.pending--
+		p.q[p.head] = nil
+		p.head++
 		p.mu.Unlock()
 	}
 }
