@@ -1,0 +1,64 @@
+package relay_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"time"
+
+	"github.com/rewindnet/rewind/relay"
+	"github.com/rewindnet/rewind/transport"
+)
+
+// A match host registers a room, a player joins it by code, and a datagram
+// crosses the WebRTC data channel that the relay introduced them over.
+func Example() {
+	// The relay (`rewind relay` runs the same): rooms over WebSocket, TURN.
+	turn, err := relay.StartTURN(relay.TURNConfig{Listen: "127.0.0.1:0"})
+	if err != nil {
+		panic(err)
+	}
+	defer turn.Close()
+	rooms := relay.NewRoomServer(relay.RoomConfig{TURN: turn})
+	defer rooms.Close()
+	mux := http.NewServeMux()
+	mux.Handle(relay.RoomPath, rooms)
+	hs := httptest.NewServer(mux)
+	defer hs.Close()
+	url := "ws" + strings.TrimPrefix(hs.URL, "http") + relay.RoomPath
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+
+	// The host: its Conn takes every player of the room.
+	host, err := relay.HostRoom(ctx, relay.HostOptions{URL: url})
+	if err != nil {
+		panic(err)
+	}
+	defer host.Close()
+
+	// A player, by code: its Conn talks to the host.
+	player, err := relay.JoinRoom(ctx, relay.JoinOptions{URL: url, Code: host.Code()})
+	if err != nil {
+		panic(err)
+	}
+	defer player.Close()
+
+	conn := player.Conn()
+	_ = conn.Send(conn.RemoteAddr(), []byte("hello"))
+
+	buf := make([]byte, transport.MaxDatagram)
+	for {
+		n, from, err := host.Conn().Recv(buf)
+		if errors.Is(err, transport.ErrWouldBlock) {
+			<-host.Conn().Ready()
+			continue
+		}
+		fmt.Println(from == transport.PeerAddr(player.ID()), string(buf[:n]))
+		break
+	}
+	// Output: true hello
+}
