@@ -49,7 +49,7 @@ func ExampleRegisterInput() {
 	// tick 1000: {Move:50 Turn:0 Fire:false Aim:0}
 	// tick 1001: {Move:50 Turn:512 Fire:false Aim:0}
 	// tick 1002: {Move:50 Turn:512 Fire:true Aim:0}
-	// 13 bytes, <nil>
+	// 14 bytes, <nil>
 }
 
 // The server encodes each tick's body once; every client decodes it with

@@ -90,7 +90,7 @@ func TestRosterSnapshotBad(t *testing.T) {
 		t.Fatalf("bad enum: %v", err)
 	}
 	bad = append([]byte{}, snap...)
-	bad[8+it.Size()+4+2*it.NumFields()-1] = 64 // the last field's shift, beyond its width
+	bad[8+it.Size()+4*mruLen+2*it.NumFields()-1] = 64 // the last field's shift, beyond its width
 	if err := r.ParseSnapshot(bad); !errors.Is(err, ErrMalformed) {
 		t.Fatalf("bad shift: %v", err)
 	}

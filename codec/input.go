@@ -15,11 +15,14 @@ import (
 type InputState struct {
 	in   [MaxInputSize]byte
 	n    uint16
-	mask uint32             // fields changed at the last change
+	mru  [mruLen]uint32     // the last distinct sets of changed fields, latest first (0 = none)
 	k    [MaxFields]uint8   // per-field magnitude estimate (Exp-Golomb order)
 	sh   [MaxFields]uint8   // per-field trailing-zero shift of the last change
 	ld   [MaxInputSize]byte // per-field last change (difference or XOR), packed
 }
+
+// mruLen is how many recent sets of changed fields an InputState keeps.
+const mruLen = 4
 
 // Input returns the current packed input (aliasing the state).
 func (st *InputState) Input() []byte { return st.in[:st.n] }
@@ -39,8 +42,9 @@ func (s *Schema) ResetState(st *InputState, in []byte) {
 // Code (bits, first to last; see docs/wire.md "Input delta"):
 //
 //	changed:1                       0 = same input as before, done
-//	same:1                          1 = the same fields changed as at the last change
-//	mask:NumFields                  only when same = 0; bit i = field i changed
+//	which fields                    1 / 01 / 001 / 0001: the same set as the 1st..4th
+//	                                most recent change; 0000 then NumFields bits
+//	                                (bit i = field i changed): a new set
 //	per changed field, in order:
 //	  bool      nothing (it flipped)
 //	  integer   when the field changed before: "1" = undoes the last
@@ -65,13 +69,25 @@ func (s *Schema) EncodeDelta(w *BitWriter, st *InputState, cur []byte) {
 		w.WriteBits(0, 1)
 		return
 	}
-	if mask == st.mask {
-		w.WriteBits(0b11, 2)
-	} else {
-		w.WriteBits(0b01, 2)
-		w.WriteBits(uint64(mask), uint(len(s.fields)))
-		st.mask = mask
+	// changed:1, then which fields: the index of the set among the recent
+	// ones in unary (1, 01, 001, 0001) or 0000 and the set's bits.
+	w.WriteBits(1, 1)
+	idx := mruLen
+	for j, m := range st.mru {
+		if m == mask {
+			idx = j
+			break
+		}
 	}
+	if idx < mruLen {
+		w.WriteBits(1<<idx, uint(idx+1))
+	} else {
+		w.WriteBits(0, mruLen)
+		w.WriteBits(uint64(mask), uint(len(s.fields)))
+		idx = mruLen - 1
+	}
+	copy(st.mru[1:idx+1], st.mru[:idx])
+	st.mru[0] = mask
 	for m := mask; m != 0; m &= m - 1 {
 		i := bits.TrailingZeros32(m)
 		f := &s.fields[i]
@@ -145,22 +161,36 @@ func (s *Schema) decodeDelta(r *BitReader, st *InputState) error {
 	if r.ReadBits(1) == 0 {
 		return r.Err()
 	}
-	mask := st.mask
-	if r.ReadBits(1) == 0 {
-		mask = uint32(r.ReadBits(uint(len(s.fields))))
-		if mask == 0 || mask == st.mask {
-			if r.Err() != nil {
-				return r.Err()
-			}
-			return fmt.Errorf("%w: input delta with empty or repeated field mask", ErrMalformed)
+	idx := 0
+	for idx < mruLen && r.ReadBits(1) == 0 {
+		idx++
+	}
+	if r.Err() != nil {
+		return r.Err()
+	}
+	var mask uint32
+	if idx < mruLen {
+		mask = st.mru[idx]
+		if mask == 0 {
+			return fmt.Errorf("%w: input delta names recent field set %d, which is empty", ErrMalformed, idx)
 		}
-	} else if mask == 0 {
+	} else {
+		mask = uint32(r.ReadBits(uint(len(s.fields))))
 		if r.Err() != nil {
 			return r.Err()
 		}
-		return fmt.Errorf("%w: input delta repeats a field mask before any", ErrMalformed)
+		if mask == 0 {
+			return fmt.Errorf("%w: input delta with an empty field set", ErrMalformed)
+		}
+		for _, m := range st.mru {
+			if m == mask {
+				return fmt.Errorf("%w: input delta spells out a recent field set", ErrMalformed)
+			}
+		}
+		idx = mruLen - 1
 	}
-	st.mask = mask
+	copy(st.mru[1:idx+1], st.mru[:idx])
+	st.mru[0] = mask
 	prev := st.in[:s.size]
 	for m := mask; m != 0; m &= m - 1 {
 		i := bits.TrailingZeros32(m)

@@ -161,9 +161,6 @@ func TestDeltaCanonical(t *testing.T) {
 			randWide(rng, &v)
 			it.EncodeDelta(&scratch, &st, it.Pack(make([]byte, it.Size()), &v))
 		}
-		if rng.IntN(3) == 0 {
-			st.mask = uint32(rng.IntN(1 << 11))
-		}
 		before := st
 		var r BitReader
 		r.Reset(b)

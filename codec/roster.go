@@ -105,15 +105,19 @@ func (r *Roster) join(p uint8) {
 	r.schema.ResetState(&r.states[p], nil)
 }
 
+// snapshotPer is the snapshot bytes of one player.
+func (s *Schema) snapshotPer() int { return 2*s.size + 4*mruLen + 2*len(s.fields) }
+
 // SnapshotLength returns the length of AppendSnapshot's output.
 func (r *Roster) SnapshotLength() int {
-	return 8 + r.present.Len()*(2*r.schema.size+4+2*len(r.schema.fields))
+	return 8 + r.present.Len()*r.schema.snapshotPer()
 }
 
 // AppendSnapshot appends the roster's state: the present set (uint64 LE),
-// then for each present player in id order the packed input, the last
-// change mask (uint32 LE), per field the Exp-Golomb order and shift (one
-// byte each), and the last change of every field in packed form (the
+// then for each present player in id order: the packed input; the four
+// most recent sets of changed fields (uint32 LE each, latest first, 0 =
+// none); per field the Exp-Golomb order, then per field the shift (one
+// byte each); and the last change of every field in packed form (the
 // difference for integers, the XOR for floats, 0 for bools).
 func (r *Roster) AppendSnapshot(b []byte) []byte {
 	b = appendU64(b, uint64(r.present))
@@ -121,7 +125,9 @@ func (r *Roster) AppendSnapshot(b []byte) []byte {
 	for s := uint64(r.present); s != 0; s &= s - 1 {
 		st := &r.states[bits.TrailingZeros64(s)]
 		b = append(b, st.Input()...)
-		b = appendU32(b, st.mask)
+		for _, m := range st.mru {
+			b = appendU32(b, m)
+		}
 		b = append(b, st.k[:nf]...)
 		b = append(b, st.sh[:nf]...)
 		b = append(b, st.ld[:r.schema.size]...)
@@ -138,7 +144,8 @@ func (r *Roster) ParseSnapshot(b []byte) error {
 	present := PlayerSet(readU64(b))
 	s := r.schema
 	nf := len(s.fields)
-	per := 2*s.size + 4 + 2*nf
+	per := s.snapshotPer()
+	ctx := s.size + 4*mruLen // offset of k
 	need := 8 + present.Len()*per
 	if len(b) < need {
 		return io.ErrUnexpectedEOF
@@ -157,12 +164,27 @@ func (r *Roster) ParseSnapshot(b []byte) error {
 		if string(tmp.in[:s.size]) != string(e[:s.size]) {
 			return errMalformedf("roster snapshot input not canonical")
 		}
-		if m := readU32(e[s.size:]); m>>nf != 0 && nf < 32 {
-			return errMalformedf("roster snapshot mask %#x", m)
+		// Recent field sets: nonzero, distinct, within the fields, then
+		// only zeros.
+		var seen [mruLen]uint32
+		for j := 0; j < mruLen; j++ {
+			m := readU32(e[s.size+4*j:])
+			seen[j] = m
+			switch {
+			case nf < 32 && m>>nf != 0:
+				return errMalformedf("roster snapshot field set %#x", m)
+			case m != 0 && j > 0 && seen[j-1] == 0:
+				return errMalformedf("roster snapshot field set after an empty one")
+			}
+			for q := 0; q < j && m != 0; q++ {
+				if seen[q] == m {
+					return errMalformedf("roster snapshot repeats field set %#x", m)
+				}
+			}
 		}
-		ld := e[s.size+4+2*nf:]
+		ld := e[ctx+2*nf:]
 		for j := 0; j < nf; j++ {
-			if e[s.size+4+j] > 64 || e[s.size+4+nf+j] >= s.fields[j].bits {
+			if e[ctx+j] > 64 || e[ctx+nf+j] >= s.fields[j].bits {
 				return errMalformedf("roster snapshot context out of range")
 			}
 			if s.fields[j].kind == kindBool && s.fields[j].load(ld) != 0 {
@@ -176,10 +198,12 @@ func (r *Roster) ParseSnapshot(b []byte) error {
 		st := &r.states[bits.TrailingZeros64(set)]
 		e := b[8+i*per : 8+(i+1)*per]
 		s.ResetState(st, e[:s.size])
-		st.mask = readU32(e[s.size:])
-		copy(st.k[:nf], e[s.size+4:])
-		copy(st.sh[:nf], e[s.size+4+nf:])
-		copy(st.ld[:s.size], e[s.size+4+2*nf:])
+		for j := range st.mru {
+			st.mru[j] = readU32(e[s.size+4*j:])
+		}
+		copy(st.k[:nf], e[ctx:])
+		copy(st.sh[:nf], e[ctx+nf:])
+		copy(st.ld[:s.size], e[ctx+2*nf:])
 		i++
 	}
 	return nil
