@@ -13,12 +13,12 @@ import (
 // copy it to keep the state at a tick; the zero value must be initialized
 // with Schema.ResetState before use.
 type InputState struct {
-	in   [MaxInputSize]byte
-	n    uint16
-	mru  [mruLen]uint32     // the last distinct sets of changed fields, latest first (0 = none)
-	k    [MaxFields]uint8   // per-field magnitude estimate (Exp-Golomb order)
-	sh   [MaxFields]uint8   // per-field trailing-zero shift of the last change
-	ld   [MaxInputSize]byte // per-field last change (difference or XOR), packed
+	in  [MaxInputSize]byte
+	n   uint16
+	mru [mruLen]uint32     // the last distinct sets of changed fields, latest first (0 = none)
+	k   [MaxFields]uint8   // per-field magnitude estimate (Exp-Golomb order)
+	sh  [MaxFields]uint8   // per-field trailing-zero shift of the last change
+	ld  [MaxInputSize]byte // per-field last change (difference or XOR), packed
 }
 
 // mruLen is how many recent sets of changed fields an InputState keeps.
