@@ -1,6 +1,7 @@
 package codec_test
 
 import (
+	"math"
 	"testing"
 
 	"github.com/rewindnet/rewind/codec"
@@ -60,6 +61,44 @@ func TestDemoInputBits(t *testing.T) {
 		}
 	}
 	t.Logf("player ticks %d: %.3f B/player-tick, with yaw %.3f", pt, float64(w.BitLen())/8/float64(pt), float64(wy.BitLen())/8/float64(pt))
+
+	// Decode both streams and compare every value, bit for bit.
+	var r, ry codec.BitReader
+	r.Reset(w.Bytes())
+	ry.Reset(wy.Bytes())
+	for i := range st {
+		it.ResetState(&st[i], nil)
+		ity.ResetState(&sty[i], nil)
+	}
+	for n, tk := range ticks {
+		for _, ev := range tk.Events {
+			if ev.Join {
+				it.ResetState(&st[ev.Player], nil)
+				ity.ResetState(&sty[ev.Player], nil)
+			}
+		}
+		for s := 0; s < 4; s++ {
+			if !tk.Present[s] {
+				continue
+			}
+			if err := it.DecodeDelta(&r, &st[s]); err != nil {
+				t.Fatalf("tick %d player %d: %v", n, s, err)
+			}
+			if err := ity.DecodeDelta(&ry, &sty[s]); err != nil {
+				t.Fatalf("tick %d player %d (yaw): %v", n, s, err)
+			}
+			var got doomInput
+			var goty doomInputYaw
+			it.Unpack(st[s].Input(), &got)
+			ity.Unpack(sty[s].Input(), &goty)
+			tic := tk.Input[s]
+			want := doomInput{tic.Forward, tic.Side, int16(uint16(uint8(tic.AngleTurn)) << 8), tic.Buttons}
+			wanty := doomInputYaw{want.Forward, want.Side, want.AngleTurn, want.Buttons, tk.Yaw[s]}
+			if got != want || math.Float32bits(goty.Yaw) != math.Float32bits(wanty.Yaw) || goty.AngleTurn != want.AngleTurn {
+				t.Fatalf("tick %d player %d: got %+v / %+v, want %+v / %+v", n, s, got, goty, want, wanty)
+			}
+		}
+	}
 }
 
 func demoBodies(b testing.TB) (*codec.InputType[doomInput], []doomdemo.Tick, [][]byte, int) {
