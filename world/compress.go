@@ -2,6 +2,7 @@ package world
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/klauspost/compress/s2"
@@ -82,8 +83,8 @@ func compressInto(dst, payload []byte, c Compression) ([]byte, byte) {
 		return append(dst, payload...), wireNone
 	case CompressS2:
 		n := len(dst)
-		dst = append(dst, make([]byte, s2.MaxEncodedLen(len(payload)))...)
-		out := s2.Encode(dst[n:], payload)
+		dst = slices.Grow(dst, s2.MaxEncodedLen(len(payload)))
+		out := s2.Encode(dst[n:cap(dst)], payload)
 		return dst[:n+len(out)], wireS2
 	case CompressZstd:
 		return ZstdFastest(dst, payload), wireZstd
