@@ -3,6 +3,7 @@ package transport
 import (
 	"errors"
 	"net"
+	"sort"
 	"sync"
 	"testing"
 	"time"
@@ -200,95 +201,104 @@ func (p *benchPairs) rawRecv(in chan []byte, d time.Duration) bool {
 	}
 }
 
+// webrtcMedian returns the median of xs (which it sorts).
+func webrtcMedian(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	sort.Float64s(xs)
+	return xs[len(xs)/2]
+}
+
+// pairedReport reports the median of raw and transport block figures and
+// the median of their per-pair ratios (pairs ran back to back, so a stall
+// of the shared machine spoils one pair, not the figure).
+func pairedReport(b *testing.B, raw, tr []float64, unit string, ratio func(r, t float64) float64) {
+	ratios := make([]float64, len(raw))
+	for i := range raw {
+		ratios[i] = ratio(raw[i], tr[i])
+	}
+	b.ReportMetric(webrtcMedian(append([]float64(nil), raw...)), "raw-"+unit)
+	b.ReportMetric(webrtcMedian(append([]float64(nil), tr...)), "transport-"+unit)
+	b.ReportMetric(webrtcMedian(ratios), "ratio")
+}
+
 // BenchmarkWebRTCRTT: a 32-byte datagram to the far end and back, raw pion
-// and transport alternating in blocks of 50; ns/op is per round trip of
-// either, raw-µs and transport-µs are each one's mean round trip, and ratio
-// is raw/transport (1 = as fast as raw pion, > 1 faster).
+// and transport alternating in blocks of 20 round trips; raw-µs and
+// transport-µs are the median block means, and ratio is the median over
+// block pairs of raw/transport time (1 = as fast as raw pion, > 1 faster).
 func BenchmarkWebRTCRTT(b *testing.B) {
+	const block = 20
 	p := newBenchPairs(b, true)
 	defer p.close()
 	msg := make([]byte, 32)
-	var rawT, trT time.Duration
-	var rawN, trN, lost int
+	var raw, tr []float64
+	lost := 0
 	b.ResetTimer()
-	for done := 0; done < b.N; {
-		n := min(50, b.N-done)
+	for done := 0; done < b.N; done += 2 * block {
 		start := time.Now()
-		for range n / 2 {
+		for range block {
 			_ = p.raw.a.Send(msg)
 			if !p.rawRecv(p.raw.inA, time.Second) {
 				lost++
 			}
 		}
-		rawT += time.Since(start)
-		rawN += n / 2
+		raw = append(raw, time.Since(start).Seconds()*1e6/block)
 		start = time.Now()
-		for range n - n/2 {
+		for range block {
 			_ = p.tr.peer.Send(p.tr.peer.RemoteAddr(), msg)
 			if !recvTimeout(p.tr.peer, p.buf, time.Second) {
 				lost++
 			}
 		}
-		trT += time.Since(start)
-		trN += n - n/2
-		done += n
+		tr = append(tr, time.Since(start).Seconds()*1e6/block)
 	}
-	if rawN > 0 && trN > 0 {
-		r, t := rawT.Seconds()/float64(rawN), trT.Seconds()/float64(trN)
-		b.ReportMetric(r*1e6, "raw-µs")
-		b.ReportMetric(t*1e6, "transport-µs")
-		b.ReportMetric(r/t, "ratio")
-	}
+	pairedReport(b, raw, tr, "µs", func(r, t float64) float64 { return r / t })
 	b.ReportMetric(float64(lost), "lost")
 }
 
 // BenchmarkWebRTCThroughput: one-way datagrams of 100 bytes in windows of
 // 256 (send the window, wait for it to arrive), raw pion and transport
-// alternating window by window; raw-dg/s and transport-dg/s are delivery
-// rates and ratio is transport/raw.
+// alternating window by window; raw-dg/s and transport-dg/s are median
+// window delivery rates, and ratio is the median over window pairs of
+// transport/raw rate.
 func BenchmarkWebRTCThroughput(b *testing.B) {
 	const window = 256
 	p := newBenchPairs(b, false)
 	defer p.close()
 	msg := make([]byte, 100)
-	var rawT, trT time.Duration
-	var rawN, trN, lost int
+	var raw, tr []float64
+	lostRaw, lostTr := 0, 0
 	b.ResetTimer()
-	for done := 0; done < b.N; {
-		n := min(window, b.N-done)
+	for done := 0; done < b.N; done += 2 * window {
 		start := time.Now()
-		for range n {
+		for range window {
 			_ = p.raw.a.Send(msg)
 		}
-		for range n {
+		got := 0
+		for ; got < window; got++ {
 			if !p.rawRecv(p.raw.inB, time.Second) {
-				lost++
 				break
 			}
 		}
-		rawT += time.Since(start)
-		rawN += n
+		lostRaw += window - got
+		raw = append(raw, float64(got)/time.Since(start).Seconds())
 		start = time.Now()
-		for range n {
+		for range window {
 			_ = p.tr.peer.Send(p.tr.peer.RemoteAddr(), msg)
 		}
-		for range n {
+		got = 0
+		for ; got < window; got++ {
 			if !recvTimeout(p.tr.host, p.buf, time.Second) {
-				lost++
 				break
 			}
 		}
-		trT += time.Since(start)
-		trN += n
-		done += 2 * n
+		lostTr += window - got
+		tr = append(tr, float64(got)/time.Since(start).Seconds())
 	}
-	if rawN > 0 && trN > 0 {
-		r, t := float64(rawN)/rawT.Seconds(), float64(trN)/trT.Seconds()
-		b.ReportMetric(r, "raw-dg/s")
-		b.ReportMetric(t, "transport-dg/s")
-		b.ReportMetric(t/r, "ratio")
-	}
-	b.ReportMetric(float64(lost), "lost")
+	pairedReport(b, raw, tr, "dg/s", func(r, t float64) float64 { return t / r })
+	b.ReportMetric(float64(lostRaw), "raw-lost")
+	b.ReportMetric(float64(lostTr), "transport-lost")
 }
 
 // BenchmarkWebRTCBurst: a burst of 10,000 datagrams of 100 bytes sent at
