@@ -68,7 +68,7 @@ func BenchmarkUDPSendVsRaw(b *testing.B) {
 // reports both per-datagram costs and their ratio.
 func udpCompare(b *testing.B, raw, udp func()) {
 	const block = 32
-	interleave(b, block, "raw", func() {
+	udpInterleave(b, block, "raw", func() {
 		for range block {
 			raw()
 		}
@@ -79,11 +79,11 @@ func udpCompare(b *testing.B, raw, udp func()) {
 	}, "rate-vs-raw")
 }
 
-// interleave runs two ways of sending block datagrams alternately, so that
+// udpInterleave runs two ways of sending block datagrams alternately, so that
 // both see the same machine load, and reports each one's ns per datagram
 // (the median over blocks, so that a block hit by preemption on the shared
 // machine does not count) and the second's rate relative to the first's.
-func interleave(b *testing.B, block int, aName string, a func(), bName string, bf func(), ratio string) {
+func udpInterleave(b *testing.B, block int, aName string, a func(), bName string, bf func(), ratio string) {
 	var aT, bT []time.Duration
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -97,15 +97,15 @@ func interleave(b *testing.B, block int, aName string, a func(), bName string, b
 		bT = append(bT, t2.Sub(t1))
 	}
 	b.StopTimer()
-	aNs := float64(median(aT).Nanoseconds()) / float64(block)
-	bNs := float64(median(bT).Nanoseconds()) / float64(block)
+	aNs := float64(udpMedian(aT).Nanoseconds()) / float64(block)
+	bNs := float64(udpMedian(bT).Nanoseconds()) / float64(block)
 	b.ReportMetric(0, "ns/op")
 	b.ReportMetric(aNs, aName+"-ns/dgram")
 	b.ReportMetric(bNs, bName+"-ns/dgram")
 	b.ReportMetric(aNs/bNs, ratio)
 }
 
-func median(d []time.Duration) time.Duration {
+func udpMedian(d []time.Duration) time.Duration {
 	slices.Sort(d)
 	return d[len(d)/2]
 }

@@ -57,7 +57,7 @@ func BenchmarkUDPRawCost(b *testing.B) {
 					uintptr(unsafe.Pointer(&msgs[0])), uintptr(batch), 0, 0, 0)
 				return true
 			}
-			interleave(b, batch, "write", func() {
+			udpInterleave(b, batch, "write", func() {
 				for range batch {
 					conn.Write(p)
 				}
