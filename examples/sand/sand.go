@@ -59,6 +59,8 @@ const (
 	accel    = one / 8 // per tick per input unit
 	maxSpeed = 2 * one // per tick
 	brush    = 2       // pour radius in cells
+	// flowReach is how far along its row water looks for a drop.
+	flowReach = 4
 )
 
 // Game is the sand game. Side is the grid's side in cells (default 256).
@@ -66,7 +68,7 @@ type Game struct {
 	Side int
 
 	cells   world.Grid[Material]
-	changed world.Grid[uint32] // per row: the last tick it changed in
+	changed world.Grid[uint32] // per row and 32-cell chunk: the last tick it changed in
 	avatars world.Table[Avatar]
 	state   world.Value[State]
 	rng     world.RNG
@@ -93,7 +95,7 @@ func (g *Game) side() int {
 func (g *Game) Register(s *world.Schema) error {
 	n := g.side()
 	g.cells = world.AddGrid[Material](s, "cells", n, n)
-	g.changed = world.AddGrid[uint32](s, "changed", n, 1)
+	g.changed = world.AddGrid[uint32](s, "changed", chunksOf(n), n)
 	g.avatars = world.AddTable[Avatar](s, "avatars", rewind.MaxPlayers)
 	g.state = world.AddValue[State](s, "state")
 	g.rng = world.AddRNG(s, "rng")
@@ -174,6 +176,7 @@ func (g *Game) Step(w *world.World, t *rewind.Tick[Input]) {
 func (g *Game) pour(w *world.World, st *State, cx, cy int, m Material, tick uint32) {
 	n := g.side()
 	changed := g.changed.Cells(w)
+	nc := chunksOf(n)
 	r := g.rng.Uint64(w)
 	for y := cy - brush; y <= cy+brush; y++ {
 		for x := cx - brush; x <= cx+brush; x++ {
@@ -186,7 +189,7 @@ func (g *Game) pour(w *world.World, st *State, cx, cy int, m Material, tick uint
 			if (m == Empty || *c == Empty) && *c != m {
 				*c = m
 				st.Poured++
-				changed[y] = tick
+				changed[y*nc+x/chunk] = tick
 			}
 		}
 	}
@@ -194,77 +197,102 @@ func (g *Game) pour(w *world.World, st *State, cx, cy int, m Material, tick uint
 
 // fall moves sand and water one step, bottom row first. Sand falls
 // straight, or slides down a diagonal; it sinks through water. Water also
-// spreads sideways. The row's scan direction alternates with row and tick,
-// and the side a grain tries first comes from a hash of its place and the
-// tick, so no side is favoured and nothing but the world and the tick
-// decides.
+// flows sideways toward a drop within flowReach cells. The row's scan
+// direction alternates with row and tick, and the side a grain tries first
+// comes from a hash of its place and the tick, so no side is favoured and
+// nothing but the world and the tick decides.
 //
-// A row is skipped when neither it nor the row below it has changed since
-// the tick before last: it was looked at then, on the same cells, and
-// nothing in it could move, so nothing can now. (Which side a grain tries
-// first changes with the tick, but a grain with no free side stays put
-// either way.) The per-row "changed" ticks live in the world, so the skip
-// is part of the deterministic state like everything else.
+// Rows are cut into chunks of 32 cells, and a chunk is skipped when
+// neither it, nor its neighbours, nor the three chunks below have changed
+// since the tick before last: its grains were looked at then, with the
+// same cells around them (a grain reads at most flowReach < 32 cells to
+// either side, in its row and the one below), and none could move, so
+// none can now. (Which side a grain tries first changes with the tick, but
+// a grain with no free side stays put either way.) The chunks' "changed"
+// ticks live in the world, so the skip is part of the deterministic state
+// like everything else, and costs follow the grains that move rather than
+// the grains that are.
 func (g *Game) fall(w *world.World, tick uint32) {
 	n := g.side()
 	cells := g.cells.Cells(w)
 	changed := g.changed.Cells(w)
+	nc := chunksOf(n)
 	for y := n - 2; y >= 0; y-- {
-		if changed[y]+1 < tick && changed[y+1]+1 < tick {
-			continue
-		}
+		here, next := changed[y*nc:(y+1)*nc], changed[(y+1)*nc:(y+2)*nc]
 		row := cells[y*n : (y+1)*n]
 		below := cells[(y+1)*n : (y+2)*n]
-		if isEmptyRow(row) {
-			continue
-		}
-		moved := false
-		if (uint32(y)+tick)&1 == 0 {
-			for x := 1; x < n-1; x++ {
-				if x&7 == 0 && x+8 <= n && !hasGrains(row[x:x+8]) {
-					x += 7
-					continue
+		asc := (uint32(y)+tick)&1 == 0
+		skip := -1 // a grain that moved ahead of the scan: don't move it twice
+		for i := 0; i < nc; i++ {
+			c := i
+			if !asc {
+				c = nc - 1 - i
+			}
+			active := false
+			for k := max(c-1, 0); k <= min(c+1, nc-1); k++ {
+				if here[k]+1 >= tick || next[k]+1 >= tick {
+					active = true
+					break
 				}
-				if row[x] == Sand || row[x] == Water {
-					switch nx := move(row, below, x, y, tick); {
-					case nx == x:
-					case nx == x+1:
-						moved = true
-						x++ // moved ahead of the scan: don't move it twice
-					case nx < 0:
-						moved = true
-						changed[y+1] = tick
-					default:
-						moved = true
+			}
+			if !active {
+				continue
+			}
+			x0, x1 := max(c*chunk, 1), min((c+1)*chunk, n-1) // [x0, x1)
+			if asc {
+				for x := x0; x < x1; x++ {
+					if x&7 == 0 && x+8 <= x1 && !hasGrains(row[x:x+8]) {
+						x += 7
+						continue
+					}
+					if x == skip || (row[x] != Sand && row[x] != Water) {
+						continue
+					}
+					if nx := move(row, below, x, y, tick); nx != x {
+						skip = moved(here, next, x, nx, tick)
+					}
+				}
+			} else {
+				for x := x1 - 1; x >= x0; x-- {
+					if x&7 == 7 && x-7 >= x0 && !hasGrains(row[x-7:x+1]) {
+						x -= 7
+						continue
+					}
+					if x == skip || (row[x] != Sand && row[x] != Water) {
+						continue
+					}
+					if nx := move(row, below, x, y, tick); nx != x {
+						skip = moved(here, next, x, nx, tick)
 					}
 				}
 			}
-		} else {
-			for x := n - 2; x >= 1; x-- {
-				if x&7 == 7 && x >= 7 && !hasGrains(row[x-7:x+1]) {
-					x -= 7
-					continue
-				}
-				if row[x] == Sand || row[x] == Water {
-					switch nx := move(row, below, x, y, tick); {
-					case nx == x:
-					case nx == x-1:
-						moved = true
-						x--
-					case nx < 0:
-						moved = true
-						changed[y+1] = tick
-					default:
-						moved = true
-					}
-				}
-			}
-		}
-		if moved {
-			changed[y] = tick
 		}
 	}
 }
+
+// moved marks the chunks a grain's move from x to nx (-1: down) changed,
+// and returns nx (the cell not to move again in this row).
+func moved(here, next []uint32, x, nx int, t uint32) int {
+	here[x/chunk] = t
+	if nx >= 0 {
+		here[nx/chunk] = t
+		return nx
+	}
+	// Down, straight or diagonally: mark the chunks below around x.
+	next[x/chunk] = t
+	if c := (x - 1) / chunk; c != x/chunk {
+		next[c] = t
+	}
+	if c := (x + 1) / chunk; c != x/chunk && c < len(next) {
+		next[c] = t
+	}
+	return -1
+}
+
+// chunk is the width of the chunks whose changes fall tracks.
+const chunk = 32
+
+func chunksOf(n int) int { return (n + chunk - 1) / chunk }
 
 // move moves the grain at row[x] and returns its new x in this row (x if
 // it stayed), or -1 if it went down into the row below.
@@ -281,7 +309,7 @@ func move(row, below []Material, x, y int, tick uint32) int {
 			return x // resting: the common case, decided without hashing
 		}
 	} else if bl != Empty && br != Empty && row[x-1] != Empty && row[x+1] != Empty {
-		return x
+		return x // water boxed in: the common case in a pool
 	}
 	h := uint32(x)*0x9E3779B1 ^ uint32(y)*0x85EBCA77 ^ tick*0xC2B2AE3D
 	h ^= h >> 15
@@ -297,10 +325,19 @@ func move(row, below []Material, x, y int, tick uint32) int {
 		}
 	}
 	if m == Water {
+		// Water that cannot fall flows toward the nearest drop within
+		// flowReach cells along its row, a cell per tick; with no drop in
+		// reach it rests, so pools settle and stop costing time.
 		for _, dx := range [2]int{d, -d} {
-			if row[x+dx] == Empty {
-				row[x], row[x+dx] = Empty, m
-				return x + dx
+			for k := 1; k <= flowReach; k++ {
+				c := x + dx*k
+				if c <= 0 || c >= len(row)-1 || row[c] != Empty {
+					break
+				}
+				if below[c] == Empty {
+					row[x], row[x+dx] = Empty, m
+					return x + dx
+				}
 			}
 		}
 	}

@@ -1,10 +1,12 @@
 package sand
 
 import (
+	"runtime"
 	"testing"
 
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/client"
+	"github.com/rewindnet/rewind/internal/cputime"
 	"github.com/rewindnet/rewind/world"
 )
 
@@ -103,4 +105,44 @@ func BenchmarkStep(b *testing.B) {
 	for b.Loop() {
 		step()
 	}
+}
+
+// BenchmarkRollback60 measures a rollback of 60 ticks (one second at 60 Hz,
+// the prediction window) on the 256×256 sand world after 30 s of play by 4
+// pouring players: restore the snapshot 60 ticks back, then simulate,
+// snapshot and hash each of the 60 ticks again. client.SyncTest does
+// exactly that after every tick it steps (plus that one tick). Reported:
+// ms/rollback of wall time and cpu-ms/rollback of the thread's CPU time
+// (the machine is shared: the CPU time is the steadier figure).
+func BenchmarkRollback60(b *testing.B) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	st, err := client.NewSyncTest[Input](New(256), 4, 60)
+	if err != nil {
+		b.Fatal(err)
+	}
+	in := make([]Input, 4)
+	tick := uint32(0)
+	step := func() {
+		tick++
+		for p := range in {
+			in[p] = Bot(rewind.PlayerID(p), tick)
+		}
+		if err := st.Step(in); err != nil {
+			b.Fatal(err)
+		}
+	}
+	st.SetChecking(false)
+	for range 30 * 60 {
+		step()
+	}
+	st.SetChecking(true)
+	c0, _ := cputime.Thread()
+	b.ResetTimer()
+	for b.Loop() {
+		step()
+	}
+	c1, _ := cputime.Thread()
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e6, "ms/rollback")
+	b.ReportMetric(float64((c1-c0).Nanoseconds())/float64(b.N)/1e6, "cpu-ms/rollback")
 }

@@ -8,10 +8,12 @@ package simmatch
 
 import (
 	"fmt"
+	"runtime"
 	"time"
 
 	"github.com/rewindnet/rewind/client"
 	"github.com/rewindnet/rewind/game"
+	"github.com/rewindnet/rewind/internal/cputime"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport"
 	"github.com/rewindnet/rewind/world"
@@ -78,8 +80,11 @@ type Result struct {
 	// Stalls sums the clients' stalls at the prediction limit (until the
 	// server's last tick).
 	Stalls uint64
-	// ServerCPU is the wall time spent in the server's Update.
-	ServerCPU time.Duration
+	// ServerCPU is the CPU time (of the driving thread, where the platform
+	// tells: ServerCPUIsThread) spent in the server's Update; elsewhere the
+	// wall time.
+	ServerCPU         time.Duration
+	ServerCPUIsThread bool
 	// PlayerTicks is the server's ticks times players present.
 	PlayerTicks uint64
 	// ServerBytesOut is the bytes the server sent; ClientBytesIn and
@@ -180,6 +185,10 @@ func Run[I any](cfg Config[I]) (Result, error) {
 		clients[i] = c
 	}
 
+	// The whole match runs on this goroutine; lock it to its thread so
+	// that the thread's CPU clock measures the server's Update.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	now := start
 	var matchStart time.Time
 	blackoutSet := false
@@ -190,11 +199,13 @@ func Run[I any](cfg Config[I]) (Result, error) {
 	for now.Before(deadline) {
 		now = now.Add(cfg.Step)
 		net.Advance(now)
-		t0 := time.Now()
+		t0, w0 := cputime.Thread()
 		if err := srv.Update(now); err != nil {
 			return res, err
 		}
-		res.ServerCPU += time.Since(t0)
+		t1, _ := cputime.Thread()
+		res.ServerCPU += t1 - t0
+		res.ServerCPUIsThread = w0
 		if srv.Started() && matchStart.IsZero() {
 			matchStart = now
 			deadline = now.Add(cfg.Duration + drain)
