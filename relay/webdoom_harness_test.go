@@ -31,11 +31,18 @@ func wdHarnessConfig() WebDoomServerConfig {
 // cleanup closes it and checks that no goroutine leaked.
 func startWebDoom(t *testing.T, cfg WebDoomServerConfig) (*WebDoomServer, string) {
 	t.Helper()
+	return startWebDoomOn(t, cfg, func(l net.Listener) net.Listener { return l })
+}
+
+// startWebDoomOn is startWebDoom with the listener wrapped by wrap.
+func startWebDoomOn(t *testing.T, cfg WebDoomServerConfig, wrap func(net.Listener) net.Listener) (*WebDoomServer, string) {
+	t.Helper()
 	before := runtime.NumGoroutine()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
+	ln = wrap(ln)
 	s := NewWebDoomServer(cfg)
 	done := make(chan error, 1)
 	go func() { done <- s.Serve(ln) }()

@@ -193,8 +193,9 @@ func (s *WebDoomServer) run() {
 		}
 		select {
 		case <-s.done:
+			// Readers and writers use s.ctx, which Close cancels: that ends
+			// every socket. Here only the senders are told to stop.
 			for _, w := range conns {
-				w.c.CloseNow()
 				close(w.quit)
 			}
 			return
@@ -248,7 +249,13 @@ func (s *WebDoomServer) dispatch(conns map[WebDoomConnID]*webDoomWS, acts []WebD
 			s.core.Stats().drop(WebDoomDropSlow)
 			s.log.Info("webdoom: dropped", "conn", a.Conn, "reason", WebDoomDropSlow, "queued", len(w.queue))
 			w.sender.Store(true)
-			w.c.CloseNow()
+			// CloseNow can wait for a close handshake under way; the owner
+			// goroutine must never block, so it runs apart.
+			s.wg.Add(1)
+			go func() {
+				defer s.wg.Done()
+				w.c.CloseNow()
+			}()
 		}
 	}
 }
