@@ -92,6 +92,7 @@ func runBenchMatch(args []string, stdout, stderr io.Writer) error {
 		"rollbacks", res.Rollbacks,
 		"late_inputs", late,
 		"stalls", res.Stalls,
+		"dropped", res.Dropped,
 		"grid", *grid,
 		"resend", *resend,
 	)

@@ -7,6 +7,7 @@
 package simmatch
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"time"
@@ -90,6 +91,8 @@ type Result struct {
 	// ServerBytesOut is the bytes the server sent; ClientBytesIn and
 	// ClientBytesOut sum what the clients received and sent.
 	ServerBytesOut, ClientBytesIn, ClientBytesOut uint64
+	// Dropped counts clients the server dropped (or that timed out).
+	Dropped int
 	// Clients and Server are the final counters.
 	Clients []client.Stats
 	Server  server.Stats
@@ -158,6 +161,7 @@ func Run[I any](cfg Config[I]) (Result, error) {
 
 	clients := make([]*client.Client[I], cfg.Players)
 	verified := make([]uint32, cfg.Players)
+	gone := make([]bool, cfg.Players)
 	for i := range clients {
 		conn, err := net.Dial(clientName(i), "server")
 		if err != nil {
@@ -241,8 +245,19 @@ func Run[I any](cfg Config[I]) (Result, error) {
 			if p, ok := cfg.Pause[i]; ok && !matchStart.IsZero() && into >= p.At && into < p.At+p.Length {
 				continue
 			}
+			if gone[i] {
+				continue
+			}
 			if err := c.Update(now); err != nil {
-				return res, fmt.Errorf("simmatch: client %d at %v: %w", i, now.Sub(start), err)
+				if !errors.Is(err, client.ErrKicked) && !errors.Is(err, client.ErrTimeout) {
+					return res, fmt.Errorf("simmatch: client %d at %v: %w", i, now.Sub(start), err)
+				}
+				// Dropped (a blackout longer than the server keeps ticks,
+				// say): it has left the match. Rejoining is the next step.
+				gone[i] = true
+				res.Dropped++
+				logf("client %d left the match at %v: %v", i, into, err)
+				continue
 			}
 			if verified[i] < maxTicks {
 				done = false
