@@ -11,7 +11,10 @@
 // docs/networking.md for how a match works.
 package rewind
 
-import "github.com/rewindnet/rewind/game"
+import (
+	"github.com/rewindnet/rewind/client"
+	"github.com/rewindnet/rewind/game"
+)
 
 // Game is the contract a game implements; see package game.
 type Game[I any] = game.Game[I]
@@ -42,3 +45,14 @@ const MaxPlayers = game.MaxPlayers
 
 // TickRater is implemented by a game that wants a tick rate other than 60 Hz.
 type TickRater = game.TickRater
+
+// SyncTest runs a game alone and rolls back and resimulates every tick,
+// comparing hashes, to catch non-determinism before it desyncs a match
+// (see client.SyncTest).
+type SyncTest[I any] = client.SyncTest[I]
+
+// NewSyncTest sets up a sync test of g for players players, rolling back
+// check ticks after every tick.
+func NewSyncTest[I any](g Game[I], players, check int) (*SyncTest[I], error) {
+	return client.NewSyncTest(g, players, check)
+}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind/client"
+	"github.com/rewindnet/rewind/game"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport"
 	"github.com/rewindnet/rewind/world"
@@ -88,17 +89,7 @@ func Connect[I any](g Game[I], conn transport.Conn, opts Options) (*Session[I], 
 }
 
 func tickPeriod(g any) time.Duration {
-	return time.Second / time.Duration(RateOf(g))
-}
-
-// RateOf returns a game's tick rate: its TickRate, or the default 60 Hz.
-func RateOf(g any) int {
-	if tr, ok := g.(TickRater); ok {
-		if r := tr.TickRate(); r > 0 && r <= 1000 {
-			return r
-		}
-	}
-	return 60
+	return time.Second / time.Duration(game.RateOf(g))
 }
 
 // Update runs the session at now: the local server (if any) handles what

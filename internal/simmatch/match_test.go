@@ -203,3 +203,31 @@ func TestMatchDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// TestDesyncDetected gives the clients a game that steps differently from
+// the server's (it leaks a counter kept outside the world): every client
+// must see its verified hashes differ, count desyncs, and report them.
+func TestDesyncDetected(t *testing.T) {
+	reported := 0
+	res, err := Run(Config[testgame.Input]{
+		Players:       2,
+		NewGame:       newTestGame,
+		NewClientGame: func() game.Game[testgame.Input] { return &testgame.Flaky{} },
+		Bot:           testgame.Bot,
+		Duration:      time.Second,
+		Link:          transport.LinkConfig{Latency: 20 * time.Millisecond},
+		Client:        client.Config{OnDesync: func(tick uint32, ours, theirs uint64) { reported++ }},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.VerifiedEqual || res.Mismatches == 0 {
+		t.Fatalf("a diverging game verified equal: %+v", res)
+	}
+	if res.Desyncs == 0 || reported != int(res.Desyncs) {
+		t.Fatalf("%d desyncs counted, %d reported", res.Desyncs, reported)
+	}
+	if res.Resyncs != 0 {
+		t.Fatalf("%d resyncs: repair is the next step", res.Resyncs)
+	}
+}

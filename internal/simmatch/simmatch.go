@@ -26,6 +26,10 @@ type Config[I any] struct {
 	Players int
 	// NewGame returns a fresh game value (one per machine).
 	NewGame func() game.Game[I]
+	// NewClientGame, if set, gives the clients' game values instead of
+	// NewGame (to make a client's game differ from the server's on
+	// purpose).
+	NewClientGame func() game.Game[I]
 	// Bot returns player p's input for tick t.
 	Bot func(p game.PlayerID, t uint32) I
 	// Duration is the match time to simulate, from the first tick.
@@ -176,7 +180,11 @@ func Run[I any](cfg Config[I]) (Result, error) {
 				res.Mismatches++
 			}
 		}
-		c, err := client.New(cfg.NewGame(), conn, ccfg)
+		newGame := cfg.NewGame
+		if cfg.NewClientGame != nil {
+			newGame = cfg.NewClientGame
+		}
+		c, err := client.New(newGame(), conn, ccfg)
 		if err != nil {
 			return res, err
 		}
