@@ -8,7 +8,7 @@ import (
 	"github.com/rewindnet/rewind/codec"
 )
 
-// wdBenchCore returns a core with a launched 4-wdPlayer session whose players
+// wdBenchCore returns a core with a launched 4-player session whose players
 // are connected as conns 1..4 (the lobby seats are 101..104).
 func wdBenchCore(tb testing.TB) (*WebDoomCore, time.Time) {
 	c := NewWebDoomCore(DefaultWebDoomConfig(), nil)
@@ -57,7 +57,7 @@ func BenchmarkWebDoomCoreSeal(b *testing.B) {
 	}
 }
 
-// BenchmarkWebDoomHistoryHour seals an hour of 4-wdPlayer play at 35 Hz
+// BenchmarkWebDoomHistoryHour seals an hour of 4-player play at 35 Hz
 // (126,000 tics) and reports the heap it holds: the memory per hour of
 // history.
 func BenchmarkWebDoomHistoryHour(b *testing.B) {

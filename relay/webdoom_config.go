@@ -14,9 +14,9 @@ type WebDoomConfig struct {
 	Fabricate time.Duration
 	// Drop is how long a laggard may stay silent before it is dropped (5 s).
 	Drop time.Duration
-	// NeverJoined is how long after launch a launch-roster wdPlayer that never
+	// NeverJoined is how long after launch a launch-roster player that never
 	// connected its game socket is dropped; until then nothing is
-	// fabricated unless every wdPlayer has sent a cmd (10 s).
+	// fabricated unless every player has sent a cmd (10 s).
 	NeverJoined time.Duration
 	// JoinTimeout frees a drop-in reservation unused this long (30 s;
 	// WEBDOOM_JOIN_TIMEOUT in ms).
@@ -40,7 +40,7 @@ type WebDoomConfig struct {
 	// RateWindow is the rate cap's tumbling window (1 s).
 	RateWindow time.Duration
 	// MaxHistoryTics caps the sealed history; past it play continues but
-	// drop-ins and spectators are wdRefused, since a partial history would
+	// drop-ins and spectators are refused, since a partial history would
 	// desync them. 0 means no cap, as WebDoom (WEBDOOM_MAX_HISTORY_TICS).
 	MaxHistoryTics int
 	// MaxSpectators caps spectators per session; 0 means no cap, as the

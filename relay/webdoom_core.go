@@ -19,13 +19,13 @@ import (
 //
 //	lobby:  connect → welcome + roster …  start → countdown 3, 2, 1 → launch
 //	game:   /ws/game?slot=N ← 12-byte cmds; → 38-byte bundles, one per tic
-//	        tic T is sealed the moment every in-game wdPlayer's cmd for T is in;
+//	        tic T is sealed the moment every in-game player's cmd for T is in;
 //	        a sweep every 50 ms fabricates for laggards silent ≥ 250 ms and
 //	        drops laggards silent > 5 s
 //	drop-in: any free slot's game socket gets the whole history, then live
 //	        bundles; its first cmd schedules it live 12 tics on
 //	spectate: history, then live bundles; nothing read is acted on
-//	end:    no in-game wdPlayer left → game and spectator sockets close, the
+//	end:    no in-game player left → game and spectator sockets close, the
 //	        lobby reopens
 
 // WebDoomConnID names one WebSocket connection; the network layer assigns
@@ -79,7 +79,7 @@ type webDoomConn struct {
 	reserved int // drop-in reservation, or -1
 	// game and spectator
 	slot    int
-	session *webDoomSession // the session it belongs to (nil: wdRefused)
+	session *webDoomSession // the session it belongs to (nil: refused)
 }
 
 type webDoomSeat struct {
@@ -249,7 +249,7 @@ func (c *WebDoomCore) refuse(id WebDoomConnID, cn *webDoomConn, reason string, a
 		cn.closing = true
 	}
 	c.stats.refuse(reason)
-	c.log.Info("webdoom: wdRefused", append([]any{"conn", id, "reason", reason}, attrs...)...)
+	c.log.Info("webdoom: refused", append([]any{"conn", id, "reason", reason}, attrs...)...)
 	c.out = append(c.out, WebDoomAction{Kind: WebDoomTerminate, Conn: id, Reason: reason})
 }
 

@@ -310,7 +310,7 @@ func TestWebDoomCoreSilentDrop(t *testing.T) {
 		}
 	}
 	if h.ended(g[2]) != WebDoomClose {
-		t.Fatal("silent wdPlayer not closed")
+		t.Fatal("silent player not closed")
 	}
 	silentFor := h.now.Sub(time.Unix(1_000_000, 0).Add(3 * time.Second))
 	if silentFor < 5*time.Second || silentFor > 5*time.Second+100*time.Millisecond {
@@ -423,7 +423,7 @@ func TestWebDoomCoreDropInAndSpectator(t *testing.T) {
 	}
 	h.close(g3)
 	if h.c.Status().Session || h.ended(spec) != WebDoomClose {
-		t.Fatal("session did not end with its last wdPlayer")
+		t.Fatal("session did not end with its last player")
 	}
 	h.say(obs, `{"t":"join"}`)
 	if ms := h.texts(obs); len(ms) != 1 || ms[0]["reason"] != "game over" {
@@ -453,7 +453,7 @@ func TestWebDoomCoreRefusals(t *testing.T) {
 	}
 	g := h.game("slot=%30") // "0", as URLSearchParams decodes it
 	if h.ended(g) != 0 {
-		t.Fatal("slot 0 wdRefused")
+		t.Fatal("slot 0 refused")
 	}
 	if id := h.game("slot=0"); h.ended(id) != WebDoomTerminate {
 		t.Fatal("duplicate slot accepted")
@@ -474,7 +474,7 @@ func TestWebDoomCoreRefusals(t *testing.T) {
 		t.Fatalf("window: %d bundles", len(b))
 	}
 	h.cmd(g, 3, 9) // already sealed
-	// Connection cap: 6 open (lobby seat, g, dup-wdRefused still open...).
+	// Connection cap: 6 open (lobby seat, g, dup-refused still open...).
 	for len(h.c.conns) < cfg.MaxConns {
 		h.lobby()
 	}
@@ -502,7 +502,7 @@ func TestWebDoomCoreRateCap(t *testing.T) {
 	}
 	h.say(id, `{"t":"ping"}`)
 	if h.ended(id) != WebDoomTerminate {
-		t.Fatal("301st message in a window not wdRefused")
+		t.Fatal("301st message in a window not refused")
 	}
 	n := len(h.texts(id))
 	h.say(id, `{"t":"ping"}`)
@@ -566,7 +566,7 @@ func TestWebDoomCoreReservationFreedOnLobbyClose(t *testing.T) {
 	// after the lobby socket closes.
 	g2 := h.game("slot=2")
 	if h.ended(g2) != 0 || len(h.bundles(g2)) != 1 {
-		t.Fatal("reserved drop-in wdRefused or missing history")
+		t.Fatal("reserved drop-in refused or missing history")
 	}
 }
 

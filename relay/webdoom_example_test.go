@@ -9,7 +9,7 @@ import (
 )
 
 // The core is driven by events and the time now; it answers with actions.
-// Here one wdPlayer starts a game, connects its game socket and sends its
+// Here one player starts a game, connects its game socket and sends its
 // cmd for tic 0, which seals at once.
 func ExampleWebDoomCore() {
 	core := relay.NewWebDoomCore(relay.DefaultWebDoomConfig(), nil)

@@ -133,7 +133,7 @@ func TestWebDoomHarnessSession(t *testing.T) {
 	cfg := wdHarnessConfig()
 	srv, base := startWebDoom(t, cfg)
 
-	// Lobby: four seats in join order, the fifth wdRefused.
+	// Lobby: four seats in join order, the fifth refused.
 	var lobby [4]*WebDoomConn
 	for i := range lobby {
 		lobby[i] = wdDial(t, base, "/ws/lobby")
@@ -206,7 +206,7 @@ func TestWebDoomHarnessSession(t *testing.T) {
 		t.Logf("slow loopback: tic 0 took %v", time.Since(sent3))
 	}
 
-	// A late wdPlayer: fabricated after the grace time with the right masks.
+	// A late player: fabricated after the grace time with the right masks.
 	for i := 0; i < 3; i++ {
 		ps[i].send(t, 1, 10)
 	}
@@ -242,10 +242,10 @@ func TestWebDoomHarnessSession(t *testing.T) {
 	select {
 	case err := <-ps[3].ended:
 		if st := WebDoomCloseStatus(err); st != 1000 {
-			t.Fatalf("silent wdPlayer ended with %d: %v", st, err)
+			t.Fatalf("silent player ended with %d: %v", st, err)
 		}
 	case <-time.After(5 * time.Second):
-		t.Fatal("silent wdPlayer never dropped")
+		t.Fatal("silent player never dropped")
 	}
 	dropAt := ps[0].count()
 	ps[0].waitCount(t, dropAt+20)
@@ -455,7 +455,7 @@ func TestWebDoomHarnessMalformed(t *testing.T) {
 	}
 	wdRefused(t, r, "rate cap")
 	// Connection cap: 8 open sockets, the ninth is terminated.
-	time.Sleep(50 * time.Millisecond) // let the wdRefused sockets above finish closing
+	time.Sleep(50 * time.Millisecond) // let the refused sockets above finish closing
 	for srv.Status().Conns < cfg.MaxConns {
 		wdUntil(t, wdDial(t, base, "/ws/lobby"), "inprogress")
 	}

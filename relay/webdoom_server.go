@@ -135,7 +135,10 @@ func NewWebDoomServer(cfg WebDoomServerConfig) *WebDoomServer {
 		demos: newWebDoomDemoStore(cfg.DemoMax, cfg.DemoTotal, cfg.DemoTTL, cfg.Now),
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
-	s.httpSrv = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
+	s.httpSrv = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second,
+		// net/http's own complaints (a client's broken request, accept
+		// errors) go to the structured log, never as bare stderr lines.
+		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	s.reg = prometheus.NewRegistry()
 	s.reg.MustRegister(newWebDoomCollector(s.core.Stats(), s.gauges))
 	s.metrics = promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{})
@@ -329,7 +332,7 @@ func (s *WebDoomServer) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	default:
 		// WebDoom destroys the socket: no HTTP answer at all.
 		s.core.Stats().refuse(WebDoomRefuseBadPath)
-		s.log.Info("webdoom: wdRefused", "reason", WebDoomRefuseBadPath, "path", r.URL.EscapedPath(), "remote", r.RemoteAddr)
+		s.log.Info("webdoom: refused", "reason", WebDoomRefuseBadPath, "path", r.URL.EscapedPath(), "remote", r.RemoteAddr)
 		if conn, _, err := http.NewResponseController(rw).Hijack(); err == nil {
 			conn.Close()
 		}
@@ -404,7 +407,7 @@ func (s *WebDoomServer) discardLoop(w *webDoomWS) {
 		}
 		if count++; count > s.cfg.RateCap {
 			s.core.Stats().refuse(WebDoomRefuseRateCap)
-			s.log.Info("webdoom: wdRefused", "conn", w.id, "reason", WebDoomRefuseRateCap, "endpoint", "spectate")
+			s.log.Info("webdoom: refused", "conn", w.id, "reason", WebDoomRefuseRateCap, "endpoint", "spectate")
 			return
 		}
 	}

@@ -135,7 +135,7 @@ func (c *WebDoomCore) OpenGame(id WebDoomConnID, rawQuery string, now time.Time)
 		c.out = append(c.out, WebDoomAction{Kind: WebDoomSendHistory, Conn: id, History: s.history.view()})
 		c.log.Info("webdoom: drop-in catching up", "conn", id, "slot", slot, "history", s.history.Len())
 	} else {
-		c.log.Info("webdoom: wdPlayer connected", "conn", id, "slot", slot)
+		c.log.Info("webdoom: player connected", "conn", id, "slot", slot)
 	}
 	return c.out
 }
@@ -180,7 +180,7 @@ func (c *WebDoomCore) gameClosed(id WebDoomConnID, cn *webDoomConn) {
 	if wasIn {
 		c.stats.drop(WebDoomDropLeft)
 	}
-	c.log.Info("webdoom: wdPlayer disconnected", "conn", id, "slot", cn.slot, "was_in_game", wasIn)
+	c.log.Info("webdoom: player disconnected", "conn", id, "slot", cn.slot, "was_in_game", wasIn)
 	if c.nobodyInGame() {
 		c.endSession("all players left")
 	}
@@ -222,7 +222,7 @@ func (c *WebDoomCore) nobodyInGame() bool {
 	return true
 }
 
-// allJoined: every in-game wdPlayer has connected at least once.
+// allJoined: every in-game player has connected at least once.
 func (s *webDoomSession) allJoined() bool {
 	for i := range s.players {
 		if p := &s.players[i]; p.ingame && !p.joined {
@@ -232,7 +232,7 @@ func (s *webDoomSession) allJoined() bool {
 	return true
 }
 
-// seal seals tics while every in-game wdPlayer has a cmd for the next one.
+// seal seals tics while every in-game player has a cmd for the next one.
 func (c *WebDoomCore) seal(now time.Time) {
 	s := c.session
 	if s == nil || !s.allJoined() {
@@ -256,7 +256,7 @@ func (c *WebDoomCore) seal(now time.Time) {
 }
 
 // sealTic seals the next tic: missing cmds are fabricated from each slot's
-// last cmd; the bundle joins the history and goes to every wdPlayer socket
+// last cmd; the bundle joins the history and goes to every player socket
 // and spectator.
 func (c *WebDoomCore) sealTic() {
 	s := c.session

@@ -11,7 +11,7 @@ import (
 // Reasons for drops and refusals, as logged and as metric labels.
 const (
 	WebDoomDropSilent      = "silent"        // a laggard not heard from for Drop
-	WebDoomDropNeverJoined = "never joined"  // a launch-roster wdPlayer never connected
+	WebDoomDropNeverJoined = "never joined"  // a launch-roster player never connected
 	WebDoomDropJoinTimeout = "join timeout"  // a reservation unused for JoinTimeout
 	WebDoomDropLeft        = "disconnected"  // its game socket closed
 	WebDoomDropSlow        = "slow consumer" // its send queue overflowed or a write stalled
@@ -92,7 +92,7 @@ func newWebDoomCollector(s *WebDoomStats, gauges func() (int, int, int, uint32))
 		"forced":        d("forced_seals_total", "Tics sealed by the stall sweep with cmds fabricated."),
 		"fabrications":  d("fabrications_total", "In-game cmds fabricated by the relay."),
 		"drops":         d("drops_total", "Players or connections dropped, by reason.", "reason"),
-		"refusals":      d("refusals_total", "Connections wdRefused, by reason.", "reason"),
+		"refusals":      d("refusals_total", "Connections refused, by reason.", "reason"),
 		"players":       d("players", "In-game players of the running session."),
 		"spectators":    d("spectators", "Spectators of the running session."),
 		"conns":         d("connections", "Open WebSocket connections."),
