@@ -24,6 +24,10 @@ type HostOptions struct {
 	// OnPlayer and OnLeft, if set, are told when a player joins the room
 	// (before its data channel opens) and when its relay connection closes.
 	OnPlayer, OnLeft func(id string)
+	// OnPeerOpen and OnPeerClose, if set, are told when a player's data
+	// channel opens on the host's Conn and when it closes or fails
+	// (transport.WebRTCHost's hooks; called from pion's goroutines).
+	OnPeerOpen, OnPeerClose func(transport.Addr)
 }
 
 // RoomHost is a hosted room: its code and key, and the host's transport.Conn
@@ -71,6 +75,7 @@ func HostRoom(ctx context.Context, opts HostOptions) (*RoomHost, error) {
 		rc.close()
 		return nil, err
 	}
+	h.conn.OnPeerOpen, h.conn.OnPeerClose = opts.OnPeerOpen, opts.OnPeerClose
 	close(ready) // the reader only calls handle from now on
 	return h, nil
 }

@@ -96,7 +96,9 @@ func roomRecv(t testing.TB, c transport.Conn, buf []byte) (int, transport.Addr) 
 func playRoom(t *testing.T, rtc transport.WebRTCConfig) []*RoomPlayer {
 	r := startTestRelay(t, RoomConfig{})
 	ctx := testCtx(t)
-	host, err := HostRoom(ctx, HostOptions{URL: r.url, WebRTC: rtc})
+	opened := make(chan transport.Addr, 3)
+	host, err := HostRoom(ctx, HostOptions{URL: r.url, WebRTC: rtc,
+		OnPeerOpen: func(a transport.Addr) { opened <- a }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,6 +138,16 @@ func playRoom(t *testing.T, rtc transport.WebRTCConfig) []*RoomPlayer {
 			if want := fmt.Sprintf("out %d to %d", round, i); from != p.Conn().RemoteAddr() || string(buf[:n]) != want {
 				t.Fatalf("player %d got %q from %s", i, buf[:n], from)
 			}
+		}
+	}
+	for range players {
+		select {
+		case a := <-opened:
+			if !strings.HasPrefix(string(a), "webrtc:p") {
+				t.Fatalf("OnPeerOpen(%q)", a)
+			}
+		default:
+			t.Fatal("OnPeerOpen not called for every player")
 		}
 	}
 	if rtc.RelayOnly {
