@@ -66,6 +66,40 @@ func DefaultWebDoomConfig() WebDoomConfig {
 	}
 }
 
+// withDefaults returns c with every zero timer or limit replaced by
+// WebDoom's default (a zero sweep period would spin).
+func (c WebDoomConfig) withDefaults() WebDoomConfig {
+	d := DefaultWebDoomConfig()
+	set := func(v *time.Duration, def time.Duration) {
+		if *v <= 0 {
+			*v = def
+		}
+	}
+	set(&c.Fabricate, d.Fabricate)
+	set(&c.Drop, d.Drop)
+	set(&c.NeverJoined, d.NeverJoined)
+	set(&c.JoinTimeout, d.JoinTimeout)
+	set(&c.Sweep, d.Sweep)
+	set(&c.Countdown, d.Countdown)
+	set(&c.RateWindow, d.RateWindow)
+	if c.CountdownFrom <= 0 {
+		c.CountdownFrom = d.CountdownFrom
+	}
+	if c.JoinMargin == 0 {
+		c.JoinMargin = d.JoinMargin
+	}
+	if c.CmdWindow == 0 {
+		c.CmdWindow = d.CmdWindow
+	}
+	if c.MaxConns <= 0 {
+		c.MaxConns = d.MaxConns
+	}
+	if c.RateCap <= 0 {
+		c.RateCap = d.RateCap
+	}
+	return c
+}
+
 // WebDoom's environment variables, read by WebDoomConfigFromEnv.
 const (
 	EnvWebDoomJoinTimeout   = "WEBDOOM_JOIN_TIMEOUT"     // ms

@@ -99,8 +99,10 @@ type WebDoomCore struct {
 	out     []WebDoomAction
 }
 
-// NewWebDoomCore returns a core with no game running. log may be nil.
+// NewWebDoomCore returns a core with no game running. Zero settings take
+// WebDoom's defaults; log may be nil.
 func NewWebDoomCore(cfg WebDoomConfig, log *slog.Logger) *WebDoomCore {
+	cfg = cfg.withDefaults()
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}

@@ -580,3 +580,9 @@ func TestWebDoomConfigFromEnv(t *testing.T) {
 		t.Fatalf("%+v", c)
 	}
 }
+
+func TestWebDoomConfigZeroIsDefault(t *testing.T) {
+	if got := (WebDoomConfig{}).withDefaults(); got != DefaultWebDoomConfig() {
+		t.Fatalf("zero config: %+v", got)
+	}
+}

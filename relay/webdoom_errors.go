@@ -9,7 +9,4 @@ var (
 	// ErrWebDoomRefused indicates a WebDoom client whose socket the server
 	// terminated (a refusal) or closed.
 	ErrWebDoomRefused = errors.New("relay: webdoom connection refused or closed")
-	// ErrWebDoomDemo indicates a demo store request that cannot be served
-	// (the HTTP status says which).
-	ErrWebDoomDemo = errors.New("relay: webdoom demo store")
 )

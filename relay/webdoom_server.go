@@ -121,6 +121,14 @@ func NewWebDoomServer(cfg WebDoomServerConfig) *WebDoomServer {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	cfg.WebDoomConfig = cfg.WebDoomConfig.withDefaults()
+	d := DefaultWebDoomServerConfig()
+	if cfg.WriteTimeout <= 0 {
+		cfg.WriteTimeout = d.WriteTimeout
+	}
+	if cfg.DemoMax <= 0 || cfg.DemoTotal <= 0 || cfg.DemoTTL <= 0 {
+		cfg.DemoMax, cfg.DemoTotal, cfg.DemoTTL = d.DemoMax, d.DemoTotal, d.DemoTTL
+	}
 	if cfg.SendQueue <= 0 {
 		cfg.SendQueue = 1024
 	}
