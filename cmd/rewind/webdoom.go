@@ -30,26 +30,12 @@ func init() {
 // WEBDOOM_JOIN_TIMEOUT, WEBDOOM_MAX_CONNS, WEBDOOM_RATE_CAP,
 // WEBDOOM_MAX_HISTORY_TICS and WEBDOOM_MAX_SPECTATORS are honoured.
 func runWebDoom(args []string, stdout, stderr io.Writer) error {
-	host, port := "0.0.0.0", 8666
-	if v := os.Getenv("DOOM_HOST"); v != "" {
-		host = v
-	}
-	if v, err := strconv.Atoi(os.Getenv("DOOM_PORT")); err == nil && v >= 0 && v < 65536 {
-		port = v
-	}
-	cfg := relay.DefaultWebDoomServerConfig()
-	cfg.WebDoomConfig = relay.WebDoomConfigFromEnv(cfg.WebDoomConfig, os.Getenv)
-	fs := newFlags("webdoom", "rewind webdoom [--dir DIR] [--host H] [--port P]", stderr)
-	fs.StringVar(&cfg.Dir, "dir", "", "WebDoom tree to serve: client/, build/, wads/lib/, wads/manifest.json (none: lobby and relay only)")
-	fs.StringVar(&host, "host", host, "address to listen on ($DOOM_HOST)")
-	fs.IntVar(&port, "port", port, "port to listen on ($DOOM_PORT)")
-	fs.IntVar(&cfg.MaxHistoryTics, "max-history", cfg.MaxHistoryTics, "cap on sealed tics kept for drop-in and spectators, 0 = none ($WEBDOOM_MAX_HISTORY_TICS)")
-	quiet := fs.Bool("quiet", false, "log only warnings")
-	if err := parseFlags(fs, args); err != nil {
+	cfg, addr, quiet, err := webDoomSettings(args, os.Getenv, stderr)
+	if err != nil {
 		return err
 	}
 	level := slog.LevelInfo
-	if *quiet {
+	if quiet {
 		level = slog.LevelWarn
 	}
 	cfg.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
@@ -58,9 +44,9 @@ func runWebDoom(args []string, stdout, stderr io.Writer) error {
 			return usageError{fmt.Errorf("--dir %s: not a directory", cfg.Dir)}
 		}
 	}
-	ln, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return fmt.Errorf("listen on %s:%d (DOOM_HOST/DOOM_PORT or --host/--port): %w", host, port, err)
+		return fmt.Errorf("listen on %s (DOOM_HOST/DOOM_PORT or --host/--port): %w", addr, err)
 	}
 	srv := relay.NewWebDoomServer(cfg)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -77,6 +63,33 @@ func runWebDoom(args []string, stdout, stderr io.Writer) error {
 	err = srv.Serve(ln)
 	srv.Close()
 	return err
+}
+
+// webDoomSettings reads the command's settings: WebDoom's environment
+// variables (through getenv), then the flags, which win.
+func webDoomSettings(args []string, getenv func(string) string, stderr io.Writer) (relay.WebDoomServerConfig, string, bool, error) {
+	host, port := "0.0.0.0", 8666
+	if v := getenv("DOOM_HOST"); v != "" {
+		host = v
+	}
+	if v, err := strconv.Atoi(getenv("DOOM_PORT")); err == nil && v >= 0 && v < 65536 {
+		port = v
+	}
+	cfg := relay.DefaultWebDoomServerConfig()
+	cfg.WebDoomConfig = relay.WebDoomConfigFromEnv(cfg.WebDoomConfig, getenv)
+	fs := newFlags("webdoom", "rewind webdoom [--dir DIR] [--host H] [--port P]", stderr)
+	fs.StringVar(&cfg.Dir, "dir", "", "WebDoom tree to serve: client/, build/, wads/lib/, wads/manifest.json (none: lobby and relay only)")
+	fs.StringVar(&host, "host", host, "address to listen on ($DOOM_HOST)")
+	fs.IntVar(&port, "port", port, "port to listen on ($DOOM_PORT)")
+	fs.IntVar(&cfg.MaxHistoryTics, "max-history", cfg.MaxHistoryTics, "cap on sealed tics kept for drop-in and spectators, 0 = none ($WEBDOOM_MAX_HISTORY_TICS)")
+	quiet := fs.Bool("quiet", false, "log only warnings")
+	if err := parseFlags(fs, args); err != nil {
+		return cfg, "", false, err
+	}
+	if port < 0 || port > 65535 {
+		return cfg, "", false, usageError{fmt.Errorf("--port %d out of range", port)}
+	}
+	return cfg, net.JoinHostPort(host, strconv.Itoa(port)), *quiet, nil
 }
 
 // runBenchWebDoom plays 4 clients at 35 Hz against an in-process server
