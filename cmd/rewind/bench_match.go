@@ -38,8 +38,8 @@ func runBenchMatch(args []string, stdout, stderr io.Writer) error {
 		return usageError{fmt.Errorf("--players %d: want 1..%d", *players, game.MaxPlayers)}
 	case *seconds <= 0 || *seconds > 3600:
 		return usageError{fmt.Errorf("--seconds %g: want (0, 3600]", *seconds)}
-	case *grid < 8 || *grid > 4096:
-		return usageError{fmt.Errorf("--grid %d: want 8..4096", *grid)}
+	case *grid < 8 || *grid > sand.MaxSide:
+		return usageError{fmt.Errorf("--grid %d: want 8..%d", *grid, sand.MaxSide)}
 	case !fraction(*loss) || !fraction(*dup) || !fraction(*reorder):
 		return usageError{errors.New("--loss, --dup and --reorder are fractions in [0, 1]")}
 	case *resend != "selective" && *resend != "all":

@@ -63,12 +63,13 @@ const (
 	flowReach = 4
 )
 
-// Game is the sand game. Side is the grid's side in cells (default 256).
+// Game is the sand game. Side is the grid's side in cells (default 256;
+// clamped to 8..MaxSide).
 type Game struct {
 	Side int
 
 	cells   world.Grid[Material]
-	changed world.Grid[uint32] // per row and 32-cell chunk: the last tick it changed in
+	changed world.Grid[uint32] // per row, per 32-cell chunk and for the whole row: the last tick it changed in
 	avatars world.Table[Avatar]
 	state   world.Value[State]
 	rng     world.RNG
@@ -76,26 +77,27 @@ type Game struct {
 
 var _ rewind.Game[Input] = (*Game)(nil)
 
-// New returns a sand game on a side×side grid (side <= 0: 256).
+// New returns a sand game on a side×side grid (side <= 0: 256; at most
+// MaxSide).
 func New(side int) *Game {
-	if side <= 0 {
-		side = 256
-	}
 	return &Game{Side: side}
 }
+
+// MaxSide is the largest grid side.
+const MaxSide = 64 * chunk
 
 func (g *Game) side() int {
 	if g.Side <= 0 {
 		return 256
 	}
-	return g.Side
+	return min(max(g.Side, 8), MaxSide)
 }
 
 // Register declares the grid, the avatars, the state and the RNG.
 func (g *Game) Register(s *world.Schema) error {
 	n := g.side()
 	g.cells = world.AddGrid[Material](s, "cells", n, n)
-	g.changed = world.AddGrid[uint32](s, "changed", chunksOf(n), n)
+	g.changed = world.AddGrid[uint32](s, "changed", chunksOf(n)+1, n)
 	g.avatars = world.AddTable[Avatar](s, "avatars", rewind.MaxPlayers)
 	g.state = world.AddValue[State](s, "state")
 	g.rng = world.AddRNG(s, "rng")
@@ -176,7 +178,7 @@ func (g *Game) Step(w *world.World, t *rewind.Tick[Input]) {
 func (g *Game) pour(w *world.World, st *State, cx, cy int, m Material, tick uint32) {
 	n := g.side()
 	changed := g.changed.Cells(w)
-	nc := chunksOf(n)
+	stride := chunksOf(n) + 1
 	r := g.rng.Uint64(w)
 	for y := cy - brush; y <= cy+brush; y++ {
 		for x := cx - brush; x <= cx+brush; x++ {
@@ -189,7 +191,8 @@ func (g *Game) pour(w *world.World, st *State, cx, cy int, m Material, tick uint
 			if (m == Empty || *c == Empty) && *c != m {
 				*c = m
 				st.Poured++
-				changed[y*nc+x/chunk] = tick
+				changed[y*stride+x/chunk] = tick
+				changed[y*stride+stride-1] = tick
 			}
 		}
 	}
@@ -216,26 +219,32 @@ func (g *Game) fall(w *world.World, tick uint32) {
 	n := g.side()
 	cells := g.cells.Cells(w)
 	changed := g.changed.Cells(w)
-	nc := chunksOf(n)
+	nc := chunksOf(n) // at most 64: the side is at most 2048 (see New)
+	stride := nc + 1  // the chunks, then the row's own last change
 	for y := n - 2; y >= 0; y-- {
-		here, next := changed[y*nc:(y+1)*nc], changed[(y+1)*nc:(y+2)*nc]
+		here, next := changed[y*stride:(y+1)*stride], changed[(y+1)*stride:(y+2)*stride]
+		if here[nc]+1 < tick && next[nc]+1 < tick {
+			continue // nothing changed in the row or below it lately
+		}
 		row := cells[y*n : (y+1)*n]
 		below := cells[(y+1)*n : (y+2)*n]
 		asc := (uint32(y)+tick)&1 == 0
 		skip := -1 // a grain that moved ahead of the scan: don't move it twice
+		// The chunks that changed lately here or below, widened by one
+		// chunk each way: the chunks to look at.
+		var act uint64
+		for k := range nc {
+			if here[k]+1 >= tick || next[k]+1 >= tick {
+				act |= 1 << k
+			}
+		}
+		act |= act<<1 | act>>1
 		for i := 0; i < nc; i++ {
 			c := i
 			if !asc {
 				c = nc - 1 - i
 			}
-			active := false
-			for k := max(c-1, 0); k <= min(c+1, nc-1); k++ {
-				if here[k]+1 >= tick || next[k]+1 >= tick {
-					active = true
-					break
-				}
-			}
-			if !active {
+			if act&(1<<c) == 0 {
 				continue
 			}
 			x0, x1 := max(c*chunk, 1), min((c+1)*chunk, n-1) // [x0, x1)
@@ -273,17 +282,18 @@ func (g *Game) fall(w *world.World, tick uint32) {
 // moved marks the chunks a grain's move from x to nx (-1: down) changed,
 // and returns nx (the cell not to move again in this row).
 func moved(here, next []uint32, x, nx int, t uint32) int {
-	here[x/chunk] = t
+	nc := len(here) - 1
+	here[x/chunk], here[nc] = t, t
 	if nx >= 0 {
 		here[nx/chunk] = t
 		return nx
 	}
 	// Down, straight or diagonally: mark the chunks below around x.
-	next[x/chunk] = t
+	next[x/chunk], next[nc] = t, t
 	if c := (x - 1) / chunk; c != x/chunk {
 		next[c] = t
 	}
-	if c := (x + 1) / chunk; c != x/chunk && c < len(next) {
+	if c := (x + 1) / chunk; c != x/chunk && c < nc {
 		next[c] = t
 	}
 	return -1
