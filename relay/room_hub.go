@@ -396,7 +396,8 @@ func (h *roomHub) ice(user string, now time.Time) []transport.ICEServer {
 	return []transport.ICEServer{h.cfg.TURN.Credentials(user, now)}
 }
 
-// tick pings hosts and declares silent ones gone; the server calls it every
+// tick pings hosts and declares silent ones gone, and closes idle
+// connections; the server calls it every
 // TickInterval (tests call it with made-up times).
 func (h *roomHub) tick(now time.Time) {
 	h.mu.Lock()
@@ -415,6 +416,12 @@ func (h *roomHub) tick(now time.Time) {
 			r.pingN++
 			r.lastPing = now
 			h.send(r.host, &roomMsg{Type: RoomMsgPing, N: r.pingN})
+		}
+	}
+	for _, c := range h.conns {
+		if c.role == roleNone && !c.killed && now.Sub(c.lastMsg) >= h.cfg.IdleTimeout {
+			h.send(c, ptr(errorMsg(RoomErrIdle, "", "no room and nothing sent")))
+			h.kill(c, websocket.StatusPolicyViolation, RoomErrIdle+": no room and nothing sent")
 		}
 	}
 	if s, ok := h.cfg.Directory.(interface{ Sweep(time.Time) }); ok {

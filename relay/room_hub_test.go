@@ -316,3 +316,20 @@ func TestHubJoiningLimit(t *testing.T) {
 		t.Fatalf("got %+v", m)
 	}
 }
+
+func TestHubIdleTimeout(t *testing.T) {
+	h := newTestHub(RoomConfig{})
+	idle := mustConnect(t, h, "10.0.0.1")
+	busy := mustConnect(t, h, "10.0.0.1")
+	sendMsg(h, busy, roomMsg{Type: RoomMsgJoin, V: 1, Code: "ZZZZZZ"}, t0.Add(20*time.Second))
+	wantErr(t, busy, RoomErrNoRoom, false)
+	h.tick(t0.Add(29 * time.Second))
+	if idle.killed {
+		t.Fatal("idle connection closed before 30 s")
+	}
+	h.tick(t0.Add(30 * time.Second))
+	if !idle.killed || busy.killed {
+		t.Fatalf("after 30 s: idle killed=%v, busy=%v", idle.killed, busy.killed)
+	}
+	wantErr(t, idle, RoomErrIdle, true)
+}

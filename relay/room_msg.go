@@ -24,7 +24,7 @@ package relay
 // Errors come as {"type":"error","error":CODE,"re":TYPE,"reason":TEXT}.
 // no_room, room_full, room_busy, room_ended, bad_key, code_taken, bad_code,
 // no_player leave the connection open; bad_message, bad_version,
-// too_large, rate_limited, too_many_conns, slow and host_gone are followed by a close
+// too_large, rate_limited, too_many_conns, slow, host_gone and idle are followed by a close
 // of that connection (status 1008, or 1009 for too_large) with the reason.
 //
 // Version history:
@@ -78,6 +78,7 @@ const (
 	RoomErrTooManyConns = "too_many_conns"
 	RoomErrSlow         = "slow"
 	RoomErrHostGone     = "host_gone"
+	RoomErrIdle         = "idle"
 )
 
 // roomErrs maps error codes to the package's errors.
@@ -97,6 +98,7 @@ var roomErrs = map[string]error{
 	RoomErrTooManyConns: ErrTooManyConns,
 	RoomErrSlow:         ErrRelayClosed,
 	RoomErrHostGone:     ErrHostGone,
+	RoomErrIdle:         ErrRelayClosed,
 }
 
 // RoomError is an "error" message received from the relay. It unwraps to

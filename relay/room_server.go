@@ -56,6 +56,9 @@ type RoomConfig struct {
 	// HostTimeout is how long a host may leave pings unanswered before it
 	// is gone (3 s).
 	HostTimeout time.Duration
+	// IdleTimeout closes a connection that is in no room and has sent
+	// nothing for this long (30 s), so idle sockets do not hold slots.
+	IdleTimeout time.Duration
 	// EndedRemember is how long an ended room is remembered (5 min).
 	EndedRemember time.Duration
 	// TickInterval is how often the relay's timer runs (250 ms); negative
@@ -103,6 +106,7 @@ func (c RoomConfig) WithDefaults() RoomConfig {
 	def(&c.SendQueue, 256)
 	defD(&c.PingInterval, time.Second)
 	defD(&c.HostTimeout, 3*time.Second)
+	defD(&c.IdleTimeout, 30*time.Second)
 	defD(&c.TickInterval, 250*time.Millisecond)
 	defD(&c.WriteTimeout, 5*time.Second)
 	return c
