@@ -1,0 +1,164 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/pprof"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/client"
+)
+
+// Metric names, all under the rewind_ namespace. The server exports the
+// match metrics, the player the prediction ones (rollbacks, desyncs and
+// resyncs happen in clients: the server never sees them).
+const metricsNamespace = "rewind"
+
+// newRegistry returns a registry with the Go runtime and process
+// collectors (each command gets its own, so that tests can run several).
+func newRegistry() *prometheus.Registry {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return reg
+}
+
+// registerFuncs registers one CounterFunc or GaugeFunc per entry.
+func registerFuncs(reg *prometheus.Registry, counters, gauges map[string]metricFunc) {
+	for name, m := range counters {
+		reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Namespace: metricsNamespace, Name: name, Help: m.help}, m.fn))
+	}
+	for name, m := range gauges {
+		reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Namespace: metricsNamespace, Name: name, Help: m.help}, m.fn))
+	}
+}
+
+type metricFunc struct {
+	help string
+	fn   func() float64
+}
+
+// registerHostMetrics exports a UDP host's counters: players, matches,
+// ticks, bytes, refusals, joins and the transport's drops.
+func registerHostMetrics[I any](reg *prometheus.Registry, h *rewind.UDPHost[I]) {
+	st := func(f func(s rewind.UDPHostStats) uint64) func() float64 {
+		return func() float64 { return float64(f(h.Stats())) }
+	}
+	registerFuncs(reg, map[string]metricFunc{
+		"matches_total":                 {"Matches started.", st(func(s rewind.UDPHostStats) uint64 { return s.Matches })},
+		"ticks_total":                   {"Ticks run, in all matches.", st(func(s rewind.UDPHostStats) uint64 { return uint64(s.Total.Tick) })},
+		"player_ticks_total":            {"Ticks times players present.", st(func(s rewind.UDPHostStats) uint64 { return s.Total.PlayerTicks })},
+		"late_inputs_total":             {"Player-ticks whose input had not arrived in time.", st(func(s rewind.UDPHostStats) uint64 { return s.Total.LateInputs })},
+		"joins_total":                   {"Players joined (join events).", st(func(s rewind.UDPHostStats) uint64 { return s.Total.Joins })},
+		"leaves_total":                  {"Players left (leave events: bye or timeout).", st(func(s rewind.UDPHostStats) uint64 { return s.Total.Leaves })},
+		"refusals_total":                {"Hellos refused by the match (full, incompatible, bad cookie).", st(func(s rewind.UDPHostStats) uint64 { return s.Total.Refused })},
+		"transport_refusals_total":      {"Handshakes refused by the UDP transport (too many sessions, protocol version).", st(func(s rewind.UDPHostStats) uint64 { return s.UDP.Refused })},
+		"bytes_in_total":                {"Datagram payload bytes the match received.", st(func(s rewind.UDPHostStats) uint64 { return s.Total.BytesIn })},
+		"bytes_out_total":               {"Datagram payload bytes the match sent.", st(func(s rewind.UDPHostStats) uint64 { return s.Total.BytesOut })},
+		"udp_bytes_in_total":            {"UDP bytes read from the socket, headers and invalid datagrams included.", st(func(s rewind.UDPHostStats) uint64 { return s.UDP.BytesIn })},
+		"udp_bytes_out_total":           {"UDP bytes written to the socket, headers and handshakes included.", st(func(s rewind.UDPHostStats) uint64 { return s.UDP.BytesOut })},
+		"udp_datagrams_in_total":        {"UDP datagrams read from the socket.", st(func(s rewind.UDPHostStats) uint64 { return s.UDP.DatagramsIn })},
+		"udp_datagrams_out_total":       {"UDP datagrams written to the socket.", st(func(s rewind.UDPHostStats) uint64 { return s.UDP.DatagramsOut })},
+		"malformed_datagrams_total":     {"Datagrams dropped as malformed: by the UDP framing or by the match.", st(func(s rewind.UDPHostStats) uint64 { return s.UDP.Malformed + s.Total.BadDatagrams })},
+		"unknown_conn_total":            {"Well-formed UDP frames for no session (or from the wrong address), dropped.", st(func(s rewind.UDPHostStats) uint64 { return s.UDP.UnknownConn })},
+		"bad_tokens_total":              {"Hellos with a forged, stale or misaddressed retry token.", st(func(s rewind.UDPHostStats) uint64 { return s.UDP.BadToken })},
+		"sessions_idle_ended_total":     {"UDP sessions ended by the idle timeout.", st(func(s rewind.UDPHostStats) uint64 { return s.UDP.EndedIdle })},
+		"datagrams_queue_dropped_total": {"Datagrams dropped because the match fell behind reading them.", st(func(s rewind.UDPHostStats) uint64 { return s.UDP.QueueDropped })},
+	}, map[string]metricFunc{
+		"players":      {"Players in the current match.", st(func(s rewind.UDPHostStats) uint64 { return uint64(s.Match.Players) })},
+		"matches":      {"Matches running (0 or 1).", st(func(s rewind.UDPHostStats) uint64 { return b2u(s.Running) })},
+		"tick":         {"The current match's last tick.", st(func(s rewind.UDPHostStats) uint64 { return uint64(s.Match.Tick) })},
+		"udp_sessions": {"Open UDP sessions.", func() float64 { return float64(h.Conn().Sessions()) }},
+	})
+}
+
+// registerPlayerMetrics exports a player's counters: its ticks, ping,
+// rollbacks, desyncs, resyncs and bytes. stats must be safe to call from
+// the HTTP server's goroutines.
+func registerPlayerMetrics(reg *prometheus.Registry, stats func() client.Stats) {
+	st := func(f func(s client.Stats) uint64) func() float64 {
+		return func() float64 { return float64(f(stats())) }
+	}
+	registerFuncs(reg, map[string]metricFunc{
+		"rollbacks_total":           {"Rollbacks (a guessed input was wrong).", st(func(s client.Stats) uint64 { return s.Rollbacks })},
+		"rolled_back_ticks_total":   {"Ticks simulated again in rollbacks.", st(func(s client.Stats) uint64 { return s.RolledBackTicks })},
+		"desyncs_total":             {"Verified ticks whose hash differed from the server's after resimulation.", st(func(s client.Stats) uint64 { return s.Desyncs })},
+		"resyncs_total":             {"Repairs of a desynced world.", st(func(s client.Stats) uint64 { return s.Resyncs })},
+		"late_inputs_total":         {"Ticks in which the server lacked this player's input.", st(func(s client.Stats) uint64 { return s.LateInputs })},
+		"stalls_total":              {"Updates in which prediction waited at its limit.", st(func(s client.Stats) uint64 { return s.Stalls })},
+		"bytes_in_total":            {"Datagram payload bytes received.", st(func(s client.Stats) uint64 { return s.BytesIn })},
+		"bytes_out_total":           {"Datagram payload bytes sent.", st(func(s client.Stats) uint64 { return s.BytesOut })},
+		"malformed_datagrams_total": {"Datagrams dropped as malformed or stray.", st(func(s client.Stats) uint64 { return s.BadDatagrams })},
+	}, map[string]metricFunc{
+		"verified_tick":      {"The last verified tick.", st(func(s client.Stats) uint64 { return uint64(s.Verified) })},
+		"predicted_tick":     {"The tick the predicted world is at.", st(func(s client.Stats) uint64 { return uint64(s.Predicted) })},
+		"max_rollback_ticks": {"The deepest rollback, in ticks.", st(func(s client.Stats) uint64 { return uint64(s.MaxRollback) })},
+		"ping_seconds":       {"The measured round trip.", func() float64 { return stats().Ping.Seconds() }},
+	})
+}
+
+func b2u(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// httpServer is the --http endpoint: /metrics and /debug/pprof/.
+type httpServer struct {
+	srv  *http.Server
+	ln   net.Listener
+	done chan error
+}
+
+// startHTTP serves reg's /metrics and the pprof handlers on addr.
+func startHTTP(addr string, reg *prometheus.Registry, log *slog.Logger) (*httpServer, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("--http %s: %w", addr, err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	h := &httpServer{
+		srv:  &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second},
+		ln:   ln,
+		done: make(chan error, 1),
+	}
+	go func() {
+		err := h.srv.Serve(ln)
+		if errors.Is(err, http.ErrServerClosed) {
+			err = nil
+		}
+		h.done <- err
+	}()
+	log.Info("http", "addr", ln.Addr().String(), "metrics", "/metrics", "pprof", "/debug/pprof/")
+	return h, nil
+}
+
+// Addr is the listening address.
+func (h *httpServer) Addr() string { return h.ln.Addr().String() }
+
+// close stops the server and waits for it.
+func (h *httpServer) close() {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if h.srv.Shutdown(ctx) != nil {
+		h.srv.Close()
+	}
+	<-h.done
+}

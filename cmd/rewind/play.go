@@ -1,0 +1,276 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/client"
+	"github.com/rewindnet/rewind/codec"
+	"github.com/rewindnet/rewind/examples/sand"
+	"github.com/rewindnet/rewind/transport"
+)
+
+func init() {
+	register("play", "join a match over UDP as a headless bot (rewind play --headless --connect HOST:PORT)", runPlay)
+}
+
+func runPlay(args []string, stdout, stderr io.Writer) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return play(ctx, args, stdout, stderr)
+}
+
+// errReached stops the play loop at --until-tick.
+var errReached = errors.New("until-tick reached")
+
+// play joins a match and plays until --until-tick is verified, ctx ends
+// or the session fails; it ends with one key=value line on stdout.
+func play(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("play", "rewind play --headless --connect HOST:PORT [--until-tick T] [flags]", stderr)
+	var gf gameFlags
+	gf.add(fs)
+	headless := fs.Bool("headless", false, "play without a view (a bot); required: there is no windowed view yet")
+	addr := fs.String("connect", "", "the server's UDP address, HOST:PORT (as rewind serve printed it)")
+	input := fs.String("input", "scripted", "the bot's input: scripted (a deterministic script of --seed and the player id) or random (seeded by --seed)")
+	seed := fs.Uint64("seed", 0, "seed of the bot's input")
+	until := fs.Uint("until-tick", 0, "stop once the verified tick reaches this (0: play until interrupted)")
+	timeout := fs.Duration("timeout", 5*time.Second, "give up when the server does not answer (or goes silent) for this long")
+	delay := fs.Int("input-delay", 0, "ticks of input delay (fewer rollbacks for a little latency)")
+	status := fs.Duration("status", time.Second, "print a status line to standard error this often (0: never)")
+	httpAddr := fs.String("http", "", "serve Prometheus /metrics and /debug/pprof/ on this TCP address (empty: off)")
+	var lf logFlags
+	lf.add(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := gf.check(); err != nil {
+		return err
+	}
+	switch {
+	case !*headless:
+		return usageError{errors.New("only --headless play exists yet (there is no windowed view)")}
+	case *addr == "":
+		return usageError{errors.New("--connect HOST:PORT is required")}
+	case *input != "scripted" && *input != "random":
+		return usageError{fmt.Errorf("--input %q: want scripted or random", *input)}
+	case *until > 1<<31:
+		return usageError{fmt.Errorf("--until-tick %d: too large", *until)}
+	case *timeout <= 0:
+		return usageError{fmt.Errorf("--timeout %v: want a positive duration", *timeout)}
+	case *delay < 0 || *delay > 60:
+		return usageError{fmt.Errorf("--input-delay %d: want 0..60", *delay)}
+	case *status < 0:
+		return usageError{errors.New("--status must not be negative")}
+	}
+	log, err := lf.logger(stderr)
+	if err != nil {
+		return err
+	}
+	loop := &playLoop{until: uint32(*until), log: log, every: *status}
+	ccfg := client.Config{
+		InputDelay:    *delay,
+		ServerTimeout: *timeout,
+		OnVerified:    loop.onVerified,
+		OnDesync:      loop.onDesync,
+	}
+
+	conn, err := transport.DialUDPContext(ctx, *addr, transport.UDPConfig{HandshakeTimeout: *timeout, IdleTimeout: *timeout})
+	if err != nil {
+		return dialError(*addr, *timeout, err)
+	}
+	defer conn.Close()
+	c, err := client.New(gf.newGame(), conn, ccfg)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	loop.c = c
+	c.SetInputFunc(botInput(c, *input, *seed))
+	if *httpAddr != "" {
+		reg := newRegistry()
+		registerPlayerMetrics(reg, loop.stats)
+		hs, err := startHTTP(*httpAddr, reg, log)
+		if err != nil {
+			return err
+		}
+		defer hs.close()
+	}
+	log.Info("connected", "server", *addr, "local", string(conn.LocalAddr()))
+	err = rewind.Drive(ctx, loop, time.Second/time.Duration(gf.tickRate)/4, nil, conn.Ready())
+	st := loop.stats()
+	switch {
+	case errors.Is(err, errReached):
+		if loop.desyncAtUntil {
+			return fmt.Errorf("tick %d desynced: verified_hash %016x differs from the server's", loop.until, loop.hash)
+		}
+		finalLine(stdout, loop.until, loop.hash, st)
+		return nil
+	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+		finalLine(stdout, st.Verified, st.VerifiedHash, st)
+		return nil
+	}
+	return sessionError(*addr, *timeout, err)
+}
+
+func finalLine(w io.Writer, tick uint32, hash uint64, st client.Stats) {
+	keyValues(w,
+		"verified_tick", tick,
+		"verified_hash", fmt.Sprintf("%016x", hash),
+		"rollbacks", st.Rollbacks,
+		"resyncs", st.Resyncs,
+		"ping_ms", fmt.Sprintf("%.1f", float64(st.Ping)/float64(time.Millisecond)),
+		"desyncs", st.Desyncs,
+		"player", st.Player,
+		"predicted_tick", st.Predicted,
+		"max_rollback", st.MaxRollback,
+		"late_inputs", st.LateInputs,
+		"bytes_in", st.BytesIn,
+		"bytes_out", st.BytesOut,
+	)
+}
+
+// botInput returns the bot's input function: sand's script for the
+// player's id (and the seed), or seeded random input that changes every
+// 10-40 ticks.
+func botInput(c *client.Client[sand.Input], kind string, seed uint64) func(uint32) sand.Input {
+	if kind == "scripted" {
+		return func(t uint32) sand.Input {
+			id, _ := c.Player()
+			return sand.Bot(rewind.PlayerID(uint64(id)+seed), t)
+		}
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x72657769))
+	var in sand.Input
+	next := uint32(0)
+	return func(t uint32) sand.Input {
+		if t >= next {
+			in = sand.Input{
+				MoveX:    int8(rng.IntN(3)) - 1,
+				MoveY:    int8(rng.IntN(3)) - 1,
+				Pour:     rng.IntN(2) == 0,
+				Material: sand.Material(rng.IntN(4)),
+			}
+			next = t + 10 + uint32(rng.IntN(31))
+		}
+		return in
+	}
+}
+
+// playLoop drives a session: it stops at --until-tick, keeping the hash
+// of exactly that tick, and logs a status line every so often.
+type playLoop struct {
+	mu     sync.Mutex // Update and stats (the HTTP server reads them)
+	c      *client.Client[sand.Input]
+	until  uint32
+	hash   uint64
+	got    bool
+	log    *slog.Logger
+	every  time.Duration
+	next   time.Time
+	joined bool
+
+	desyncAtUntil bool
+}
+
+func (p *playLoop) onVerified(tick uint32, hash uint64) {
+	if p.until != 0 && tick == p.until {
+		p.hash, p.got = hash, true
+	}
+}
+
+func (p *playLoop) onDesync(tick uint32, ours, theirs uint64) {
+	p.log.Warn("desync", "tick", tick, "ours", fmt.Sprintf("%016x", ours), "server", fmt.Sprintf("%016x", theirs))
+	if tick == p.until {
+		p.desyncAtUntil = true
+	}
+}
+
+// Update implements rewind.Updater.
+func (p *playLoop) Update(now time.Time) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if err := p.c.Update(now); err != nil {
+		return err
+	}
+	if !p.joined {
+		if id, ok := p.c.Player(); ok {
+			p.joined = true
+			p.log.Info("welcomed", "player", id)
+		}
+	}
+	if p.every > 0 && !now.Before(p.next) {
+		p.next = now.Add(p.every)
+		st := p.c.Stats()
+		p.log.Info("status", "tick", st.Predicted, "verified", st.Verified,
+			"ping_ms", fmt.Sprintf("%.1f", float64(st.Ping)/float64(time.Millisecond)),
+			"rollbacks", st.Rollbacks, "desyncs", st.Desyncs, "resyncs", st.Resyncs)
+	}
+	if p.until == 0 {
+		return nil
+	}
+	if p.got {
+		return errReached
+	}
+	if st := p.c.Stats(); st.Verified > p.until {
+		return fmt.Errorf("verified tick %d is past --until-tick %d, which this player never verified", st.Verified, p.until)
+	}
+	return nil
+}
+
+// stats returns the client's counters; safe from any goroutine.
+func (p *playLoop) stats() client.Stats {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.c.Stats()
+}
+
+// dialError turns a failed UDP handshake into one clear line.
+func dialError(addr string, timeout time.Duration, err error) error {
+	switch {
+	case errors.Is(err, transport.ErrHandshake):
+		return fmt.Errorf("no server answered at %s within %v (--timeout)", addr, timeout)
+	case errors.Is(err, transport.ErrRefused):
+		return fmt.Errorf("the server at %s refused the connection: %v", addr, err)
+	case errors.Is(err, context.Canceled):
+		return fmt.Errorf("interrupted while connecting to %s", addr)
+	}
+	return fmt.Errorf("cannot connect to %s: %v", addr, err)
+}
+
+// sessionError turns a session's failure into one clear line.
+func sessionError(addr string, timeout time.Duration, err error) error {
+	switch {
+	case errors.Is(err, client.ErrRefused):
+		return fmt.Errorf("join refused by the server at %s: %s", addr, refusalReason(err))
+	case errors.Is(err, client.ErrTimeout):
+		return fmt.Errorf("the server at %s went silent for over %v (--timeout)", addr, timeout)
+	case errors.Is(err, client.ErrKicked):
+		return fmt.Errorf("dropped by the server at %s: %v", addr, err)
+	case errors.Is(err, transport.ErrPeerGone):
+		return fmt.Errorf("the server at %s ended the session (it stopped, or dropped this player)", addr)
+	}
+	return err
+}
+
+// refusalReason finds the codec.Reason named in a refusal's text.
+// TODO(client): a typed refusal error carrying its Reason would do better.
+func refusalReason(err error) string {
+	msg := err.Error()
+	for r := codec.ReasonFull; r <= codec.ReasonKicked; r++ {
+		if strings.Contains(msg, r.String()) {
+			return r.String()
+		}
+	}
+	return msg
+}

@@ -1,0 +1,187 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/examples/sand"
+	"github.com/rewindnet/rewind/game"
+	"github.com/rewindnet/rewind/server"
+)
+
+func init() {
+	register("serve", "host a match over UDP (players join with rewind play --connect)", runServe)
+}
+
+// gameFlags are the flags that say which game a match plays; the server
+// and its players must agree on every one (the game fingerprint covers
+// them, and a player that differs is refused as incompatible).
+type gameFlags struct {
+	name     string
+	grid     int
+	tickRate int
+}
+
+func (g *gameFlags) add(fs interface {
+	StringVar(*string, string, string, string)
+	IntVar(*int, string, int, string)
+}) {
+	fs.StringVar(&g.name, "game", "sand", "the game: sand")
+	fs.IntVar(&g.grid, "grid", 256, "side of the sand grid, in cells (server and players must agree)")
+	fs.IntVar(&g.tickRate, "tick-rate", game.DefaultTickRate, "ticks per second (server and players must agree)")
+}
+
+func (g *gameFlags) check() error {
+	switch {
+	case g.name != "sand":
+		return usageError{fmt.Errorf("--game %q: the only game is sand", g.name)}
+	case g.grid < 8 || g.grid > 4096:
+		return usageError{fmt.Errorf("--grid %d: want 8..4096", g.grid)}
+	case g.tickRate < 1 || g.tickRate > 1000:
+		return usageError{fmt.Errorf("--tick-rate %d: want 1..1000", g.tickRate)}
+	}
+	return nil
+}
+
+// newGame returns the game the flags describe.
+func (g *gameFlags) newGame() game.Game[sand.Input] {
+	s := sand.New(g.grid)
+	if g.tickRate == game.DefaultTickRate {
+		return s
+	}
+	return ratedSand{s, g.tickRate}
+}
+
+// ratedSand is sand at another tick rate.
+type ratedSand struct {
+	*sand.Game
+	rate int
+}
+
+// TickRate implements game.TickRater.
+func (r ratedSand) TickRate() int { return r.rate }
+
+func runServe(args []string, stdout, stderr io.Writer) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return serve(ctx, args, stdout, stderr)
+}
+
+// serve hosts matches until ctx ends (or --duration passes), then prints
+// one key=value line of totals.
+func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("serve", "rewind serve --game sand --udp ADDR [flags]", stderr)
+	var gf gameFlags
+	gf.add(fs)
+	udpAddr := fs.String("udp", "0.0.0.0:7777", "UDP address to listen on (port 0 picks a free one; the line udp=HOST:PORT on standard output says which)")
+	maxPlayers := fs.Int("max-players", 16, "most players in a match")
+	players := fs.Int("players", 1, "players that must have connected before the match's first tick; later ones join while the server still keeps every tick since the start (4 s)")
+	timeout := fs.Duration("player-timeout", 5*time.Second, "drop a player not heard from for this long")
+	httpAddr := fs.String("http", "", "serve Prometheus /metrics and /debug/pprof/ on this TCP address (empty: off)")
+	duration := fs.Duration("duration", 0, "stop after this long (0: run until interrupted)")
+	status := fs.Duration("status", 10*time.Second, "log a status line this often (0: never)")
+	var lf logFlags
+	lf.add(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := gf.check(); err != nil {
+		return err
+	}
+	switch {
+	case *maxPlayers < 1 || *maxPlayers > game.MaxPlayers:
+		return usageError{fmt.Errorf("--max-players %d: want 1..%d", *maxPlayers, game.MaxPlayers)}
+	case *players < 1 || *players > *maxPlayers:
+		return usageError{fmt.Errorf("--players %d: want 1..--max-players (%d)", *players, *maxPlayers)}
+	case *timeout <= 0:
+		return usageError{fmt.Errorf("--player-timeout %v: want a positive duration", *timeout)}
+	case *duration < 0 || *status < 0:
+		return usageError{errors.New("--duration and --status must not be negative")}
+	}
+	log, err := lf.logger(stderr)
+	if err != nil {
+		return err
+	}
+	host, err := rewind.HostUDP(gf.newGame(), *udpAddr, rewind.UDPHostOptions{
+		Server: server.Config{MaxPlayers: *maxPlayers, StartPlayers: *players, PlayerTimeout: *timeout},
+		Log:    log.With("game", gf.name, "grid", gf.grid),
+	})
+	if err != nil {
+		return err
+	}
+	defer host.Close()
+	fmt.Fprintf(stdout, "udp=%s\n", host.Addr())
+	if *httpAddr != "" {
+		reg := newRegistry()
+		registerHostMetrics(reg, host)
+		hs, err := startHTTP(*httpAddr, reg, log)
+		if err != nil {
+			return err
+		}
+		defer hs.close()
+		fmt.Fprintf(stdout, "http=%s\n", hs.Addr())
+	}
+	if *duration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, *duration)
+		defer cancel()
+	}
+	stopStatus := logStatus(ctx, *status, func() {
+		s := host.Stats()
+		log.Info("status", "match", s.Matches, "running", s.Running, "tick", s.Match.Tick,
+			"players", s.Match.Players, "late_inputs", s.Total.LateInputs,
+			"bytes_in", s.UDP.BytesIn, "bytes_out", s.UDP.BytesOut,
+			"malformed", s.UDP.Malformed+s.Total.BadDatagrams, "refusals", s.Total.Refused+s.UDP.Refused)
+	})
+	err = host.Run(ctx)
+	stopStatus()
+	s := host.Stats()
+	if cerr := host.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	keyValues(stdout,
+		"udp", host.Addr(),
+		"matches", s.Matches,
+		"ticks", s.Total.Tick,
+		"joins", s.Total.Joins,
+		"leaves", s.Total.Leaves,
+		"refusals", s.Total.Refused+s.UDP.Refused,
+		"player_ticks", s.Total.PlayerTicks,
+		"late_inputs", s.Total.LateInputs,
+		"malformed", s.UDP.Malformed+s.Total.BadDatagrams,
+		"udp_bytes_in", s.UDP.BytesIn,
+		"udp_bytes_out", s.UDP.BytesOut,
+	)
+	return err
+}
+
+// logStatus calls fn every interval until ctx ends or the returned stop is
+// called (which waits for the goroutine).
+func logStatus(ctx context.Context, interval time.Duration, fn func()) (stop func()) {
+	if interval <= 0 {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				fn()
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
+}

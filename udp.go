@@ -1,0 +1,237 @@
+package rewind
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/netip"
+	"sync"
+	"time"
+
+	"github.com/rewindnet/rewind/server"
+	"github.com/rewindnet/rewind/transport"
+	"github.com/rewindnet/rewind/world"
+)
+
+// UDPHostOptions configures a match hosted over UDP. The zero value hosts
+// with every default.
+type UDPHostOptions struct {
+	// Server configures each match. Its StartPlayers says how many players
+	// must have said hello before the first tick (default 1); its
+	// PlayerTimeout also becomes the UDP idle timeout unless UDP sets one.
+	Server server.Config
+	// UDP configures the socket and its sessions.
+	UDP transport.UDPConfig
+	// Log, if set, gets the host's events: listening, a match starting
+	// and ending, players joining and leaving.
+	Log *slog.Logger
+}
+
+// UDPHost hosts matches of one game on a UDP socket: one match at a time,
+// the authoritative server of package server over transport's UDP server.
+// A match starts when Server.StartPlayers players have said hello, and
+// ends when its last player has left (said bye or timed out); the next
+// hello starts a new one. Run drives it in real time; Stats may be called
+// from any goroutine meanwhile.
+type UDPHost[I any] struct {
+	mu      sync.Mutex
+	g       Game[I]
+	cfg     server.Config
+	conn    *transport.UDPServer
+	srv     *server.Server[I]
+	log     *slog.Logger
+	period  time.Duration
+	matches uint64       // matches started
+	done    server.Stats // the sum of ended matches
+	last    server.Stats // the current match's stats at the last Update
+	started bool         // the current match had started at the last Update
+	closed  bool
+}
+
+// UDPHostStats is what a UDPHost has done.
+type UDPHostStats struct {
+	// Matches counts matches started; Running says whether one is running.
+	Matches uint64
+	Running bool
+	// Match is the current match's counters (Tick is its last tick,
+	// Players its players).
+	Match server.Stats
+	// Total sums every match's counters, the current one included; its
+	// Tick is the number of ticks run in all matches and its Players the
+	// current match's players.
+	Total server.Stats
+	// UDP is the socket's counters: every datagram, valid or not, with
+	// what the transport refused and dropped.
+	UDP transport.UDPStats
+}
+
+// HostUDP opens a UDP socket on addr ("127.0.0.1:0" picks a free port;
+// Addr says which) and hosts matches of g on it. g is registered once;
+// every match sets up a fresh world from it.
+func HostUDP[I any](g Game[I], addr string, opts UDPHostOptions) (*UDPHost[I], error) {
+	cfg := opts.Server
+	if cfg.Schema == nil {
+		schema := world.NewSchema()
+		if err := g.Register(schema); err != nil {
+			return nil, fmt.Errorf("rewind: register: %w", err)
+		}
+		cfg.Schema = schema
+	}
+	ucfg := opts.UDP
+	if ucfg.IdleTimeout <= 0 && cfg.PlayerTimeout > 0 {
+		ucfg.IdleTimeout = cfg.PlayerTimeout
+	}
+	conn, err := transport.ListenUDP(addr, ucfg)
+	if err != nil {
+		return nil, fmt.Errorf("rewind: host: %w", err)
+	}
+	log := opts.Log
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	h := &UDPHost[I]{g: g, cfg: cfg, conn: conn, log: log, period: tickPeriod(g)}
+	if err := h.newMatch(); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	log.Info("listening", "udp", conn.UDPAddr().String(), "tick_rate", h.srv.TickRate(),
+		"start_players", max(cfg.StartPlayers, 1))
+	return h, nil
+}
+
+func (h *UDPHost[I]) newMatch() error {
+	srv, err := server.New(h.g, h.conn, h.cfg)
+	if err != nil {
+		return fmt.Errorf("rewind: host: %w", err)
+	}
+	h.srv, h.last, h.started = srv, server.Stats{}, false
+	return nil
+}
+
+// Addr returns the socket's address.
+func (h *UDPHost[I]) Addr() netip.AddrPort { return h.conn.UDPAddr() }
+
+// Conn returns the host's UDP server (for its counters; the host owns it).
+func (h *UDPHost[I]) Conn() *transport.UDPServer { return h.conn }
+
+// Update runs the current match at now (see server.Server.Update), logs
+// what changed, and starts a new match when the current one has emptied.
+func (h *UDPHost[I]) Update(now time.Time) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return transport.ErrClosed
+	}
+	if err := h.srv.Update(now); err != nil {
+		return fmt.Errorf("rewind: host: %w", err)
+	}
+	st := h.srv.Stats()
+	if !h.started && h.srv.Started() {
+		h.started = true
+		h.matches++
+		h.log.Info("match started", "match", h.matches, "players", st.Players)
+	}
+	if st.Joins > h.last.Joins {
+		h.log.Info("player joined", "match", h.matches, "tick", st.Tick, "players", st.Players, "joins", st.Joins-h.last.Joins)
+	}
+	if st.Leaves > h.last.Leaves {
+		h.log.Info("player left", "match", h.matches, "tick", st.Tick, "players", st.Players, "leaves", st.Leaves-h.last.Leaves)
+	}
+	if st.Refused > h.last.Refused {
+		h.log.Warn("hello refused", "match", h.matches, "tick", st.Tick, "refusals", st.Refused-h.last.Refused)
+	}
+	h.last = st
+	if h.started && st.Players == 0 {
+		h.log.Info("match ended", "match", h.matches, "ticks", st.Tick, "joins", st.Joins)
+		h.done = addServerStats(h.done, st)
+		return h.newMatch()
+	}
+	return nil
+}
+
+// Run drives the host in real time until ctx is done (then it returns
+// nil) or the socket fails. It does not close the host.
+func (h *UDPHost[I]) Run(ctx context.Context) error {
+	err := Drive(ctx, h, h.period/4, nil, h.conn.Ready())
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return nil
+	}
+	return err
+}
+
+// Stats returns the host's counters. It is safe to call while Run runs.
+func (h *UDPHost[I]) Stats() UDPHostStats {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	cur := h.srv.Stats()
+	total := addServerStats(h.done, cur)
+	total.Players = cur.Players
+	return UDPHostStats{
+		Matches: h.matches,
+		Running: h.srv.Started(),
+		Match:   cur,
+		Total:   total,
+		UDP:     h.conn.Stats(),
+	}
+}
+
+// Close closes the socket, saying bye to every peer (best effort). The
+// players' clients see the session end.
+func (h *UDPHost[I]) Close() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return nil
+	}
+	h.closed = true
+	h.log.Info("closing", "matches", h.matches)
+	return h.conn.Close()
+}
+
+// addServerStats sums the counters of two matches; Tick sums the ticks run.
+func addServerStats(a, b server.Stats) server.Stats {
+	a.Tick += b.Tick
+	a.Players = b.Players
+	a.LateInputs += b.LateInputs
+	a.PlayerTicks += b.PlayerTicks
+	a.BytesIn += b.BytesIn
+	a.BytesOut += b.BytesOut
+	a.DatagramsIn += b.DatagramsIn
+	a.DatagramsOut += b.DatagramsOut
+	a.BadDatagrams += b.BadDatagrams
+	a.Joins += b.Joins
+	a.Leaves += b.Leaves
+	a.Refused += b.Refused
+	return a
+}
+
+// UDPOptions configures a session that connects over UDP.
+type UDPOptions struct {
+	Options
+	// UDP configures the socket; its HandshakeTimeout bounds how long
+	// ConnectUDP waits for a server to answer (default 5 s).
+	UDP transport.UDPConfig
+}
+
+// ConnectUDP opens a UDP session with the server at addr ("host:port"),
+// then starts a session of g as its client (see Connect). The session owns
+// the socket: Close says bye and closes it. It fails with an error
+// wrapping transport.ErrHandshake when nobody answers in time and
+// transport.ErrRefused when the server's socket is full; a match that
+// refuses the player fails the session's Update or Run with
+// client.ErrRefused.
+func ConnectUDP[I any](ctx context.Context, g Game[I], addr string, opts UDPOptions) (*Session[I], error) {
+	conn, err := transport.DialUDPContext(ctx, addr, opts.UDP)
+	if err != nil {
+		return nil, fmt.Errorf("rewind: connect: %w", err)
+	}
+	s, err := Connect(g, conn, opts.Options)
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
+	s.ownConn = true
+	return s, nil
+}
