@@ -50,8 +50,11 @@ type roomConn struct {
 	room      *room
 	pid       string // player id in room
 	connected bool   // player's data channel open
-	tokens    float64
-	lastMsg   time.Time
+	// freeSignals counts the host's signals to this joining player that
+	// were let through without rate limiting.
+	freeSignals int
+	tokens      float64
+	lastMsg     time.Time
 }
 
 // room is a live room hosted through this relay process.
@@ -228,18 +231,23 @@ func (h *roomHub) handle(c *roomConn, b []byte, now time.Time) {
 	if c.killed {
 		return
 	}
-	// Token bucket: MsgRate per second, MsgBurst at most.
+	m, err := decodeRoomMsg(b)
+	// Token bucket: MsgRate per second, MsgBurst at most. A host's signals
+	// to a player still joining are free up to hostSignalsPerJoin per
+	// player, so that many players joining at once (each needing an answer
+	// and a few candidates) cannot get their host rate-limited.
 	c.tokens += now.Sub(c.lastMsg).Seconds() * h.cfg.MsgRate
 	if c.tokens > float64(h.cfg.MsgBurst) {
 		c.tokens = float64(h.cfg.MsgBurst)
 	}
 	c.lastMsg = now
-	if c.tokens < 1 {
-		h.fail(c, "", fmt.Errorf("%w: over %g per second", ErrRateLimited, h.cfg.MsgRate))
-		return
+	if !h.freeSignal(c, &m, err) {
+		if c.tokens < 1 {
+			h.fail(c, "", fmt.Errorf("%w: over %g per second", ErrRateLimited, h.cfg.MsgRate))
+			return
+		}
+		c.tokens--
 	}
-	c.tokens--
-	m, err := decodeRoomMsg(b)
 	if err != nil {
 		h.fail(c, "", err)
 		return
@@ -271,6 +279,25 @@ func (h *roomHub) handle(c *roomConn, b []byte, now time.Time) {
 	case RoomMsgEnd:
 		h.end(c, &m, now)
 	}
+}
+
+// hostSignalsPerJoin is how many of its host's signals a joining player
+// lets through without rate limiting (an answer and candidates: a handful
+// in practice).
+const hostSignalsPerJoin = 32
+
+// freeSignal reports whether m, from c, is a host's signal to a player
+// still joining with free signals left, and counts it.
+func (h *roomHub) freeSignal(c *roomConn, m *roomMsg, err error) bool {
+	if err != nil || c.role != roleHost || m.Type != RoomMsgSignal {
+		return false
+	}
+	p := c.room.players[m.To]
+	if p == nil || p.connected || p.freeSignals >= hostSignalsPerJoin {
+		return false
+	}
+	p.freeSignals++
+	return true
 }
 
 func (h *roomHub) host(c *roomConn, m *roomMsg, now time.Time) {

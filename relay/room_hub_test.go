@@ -333,3 +333,35 @@ func TestHubIdleTimeout(t *testing.T) {
 	}
 	wantErr(t, idle, RoomErrIdle, true)
 }
+
+// TestHubJoinStorm: 32 players joining at once need an answer and several
+// candidates each from the host, more than the host's rate limit burst;
+// the host is not cut off for it, but its signals beyond a joining
+// player's allowance count again.
+func TestHubJoinStorm(t *testing.T) {
+	h := newTestHub(RoomConfig{})
+	host, hosted := hostRoom(t, h, "")
+	var ids []string
+	for range 32 {
+		c := mustConnect(t, h, "10.0.0.5")
+		sendMsg(h, c, roomMsg{Type: RoomMsgJoin, V: 1, Code: hosted.Code}, t0)
+		ids = append(ids, next(t, c).ID)
+		next(t, host)
+	}
+	cand := &transport.Signal{Kind: transport.SignalCandidate, Candidate: "candidate:1 1 udp 1 127.0.0.1 9 typ host"}
+	for _, id := range ids {
+		for range 8 { // 256 signals at one instant, over the burst of 200
+			sendMsg(h, host, roomMsg{Type: RoomMsgSignal, To: id, Signal: cand}, t0)
+		}
+	}
+	if host.killed {
+		t.Fatal("host rate-limited by a join storm")
+	}
+	// Past the allowance, a player's signals use the bucket (200 burst).
+	for i := 0; !host.killed; i++ {
+		if i > 300 {
+			t.Fatal("host never rate-limited")
+		}
+		sendMsg(h, host, roomMsg{Type: RoomMsgSignal, To: ids[0], Signal: cand}, t0)
+	}
+}
