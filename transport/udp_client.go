@@ -104,16 +104,23 @@ func (c *UDPClient) handshake(ctx context.Context, addr string) error {
 	buf := make([]byte, 2048)
 	var lastErr error
 	for {
-		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("transport: dial udp %s: %w", addr, err)
-		}
-		c.sendBuf = appendUDPHello(c.sendBuf[:0], c.cid, token)
-		c.stats.wrote(c.conn.Write(c.sendBuf))
 		wait := time.Now().Add(c.cfg.HandshakeRetry)
 		if wait.After(deadline) {
 			wait = deadline
 		}
-		c.conn.SetReadDeadline(wait)
+		// Under mu, so that a cancellation either shows here or cuts this
+		// wait short afterwards.
+		mu.Lock()
+		err := ctx.Err()
+		if err == nil {
+			c.conn.SetReadDeadline(wait)
+		}
+		mu.Unlock()
+		if err != nil {
+			return fmt.Errorf("transport: dial udp %s: %w", addr, err)
+		}
+		c.sendBuf = appendUDPHello(c.sendBuf[:0], c.cid, token)
+		c.stats.wrote(c.conn.Write(c.sendBuf))
 		for {
 			n, err := c.conn.Read(buf)
 			if err != nil {
