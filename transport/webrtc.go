@@ -115,15 +115,23 @@ type WebRTCConfig struct {
 
 // Defaults of WebRTCConfig.
 const (
-	DefaultWebRTCHighWater             = 32 << 10
-	DefaultWebRTCSendQueue             = 16384
-	DefaultWebRTCRecvQueue             = 16384
-	DefaultRelayAcceptanceMinWait      = 100 * time.Millisecond
-	defaultWebRTCLabel                 = "rewind"
-	webrtcLowWaterDivisor              = 2
-	webrtcPacerFallback                = 5 * time.Millisecond
-	webrtcAddrPrefix                   = "webrtc:"
-	webrtcHostAddr                Addr = "webrtc:host"
+	// DefaultWebRTCHighWater is WebRTCConfig.HighWater's default, in bytes.
+	DefaultWebRTCHighWater = 32 << 10
+	// DefaultWebRTCSendQueue is WebRTCConfig.SendQueue's default.
+	DefaultWebRTCSendQueue = 16384
+	// DefaultWebRTCRecvQueue is WebRTCConfig.RecvQueue's default.
+	DefaultWebRTCRecvQueue = 16384
+	// DefaultRelayAcceptanceMinWait is WebRTCConfig.RelayAcceptanceMinWait's
+	// default when the ICE policy is not relay-only.
+	DefaultRelayAcceptanceMinWait = 100 * time.Millisecond
+)
+
+const (
+	defaultWebRTCLabel         = "rewind"
+	webrtcLowWaterDivisor      = 2                    // low-water mark = HighWater / 2
+	webrtcPacerFallback        = 5 * time.Millisecond // re-check if no low-water event
+	webrtcAddrPrefix           = "webrtc:"
+	webrtcHostAddr        Addr = "webrtc:host"
 )
 
 // WithDefaults returns c with zero fields set to their defaults.
