@@ -8,6 +8,7 @@ import (
 	"github.com/rewindnet/rewind/client"
 	"github.com/rewindnet/rewind/game"
 	"github.com/rewindnet/rewind/internal/testgame"
+	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport"
 )
 
@@ -229,5 +230,28 @@ func TestDesyncDetected(t *testing.T) {
 	}
 	if res.Resyncs != 0 {
 		t.Fatalf("%d resyncs: repair is the next step", res.Resyncs)
+	}
+}
+
+// TestMatchLateJoinWithinHistory: a player who says hello 2 s into the match
+// (while the server still keeps every tick) joins, replays the match from
+// tick 1 and verifies every tick since.
+func TestMatchLateJoinWithinHistory(t *testing.T) {
+	res, err := Run(Config[testgame.Input]{
+		Players:  3,
+		NewGame:  newTestGame,
+		Bot:      testgame.Bot,
+		Duration: 4 * time.Second,
+		Link:     transport.LinkConfig{Latency: 40 * time.Millisecond, Jitter: 10 * time.Millisecond, Loss: 0.05},
+		Server:   server.Config{StartPlayers: 2},
+		JoinAt:   map[int]time.Duration{2: 2 * time.Second},
+		Seed:     13,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(t, res, 3)
+	if res.Server.Joins != 3 {
+		t.Fatalf("%d joins", res.Server.Joins)
 	}
 }

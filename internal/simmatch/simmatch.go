@@ -44,6 +44,10 @@ type Config[I any] struct {
 	// Pause, if set, stops calling client i's Update for Pause[i].Length
 	// from Pause[i].At into the match (a stalled machine).
 	Pause map[int]Pause
+	// JoinAt, if set, holds client i back until JoinAt[i] into the match
+	// (it says hello then). Server.StartPlayers should then be set, or the
+	// match waits for every player.
+	JoinAt map[int]time.Duration
 	// Seed seeds the network.
 	Seed int64
 	// Step is the driver's time step (default 1 ms).
@@ -147,7 +151,9 @@ func Run[I any](cfg Config[I]) (Result, error) {
 
 	var hashes []uint64 // the server's hash of tick t at t-1
 	scfg := cfg.Server
-	scfg.StartPlayers = cfg.Players
+	if scfg.StartPlayers == 0 {
+		scfg.StartPlayers = cfg.Players
+	}
 	maxTicks := uint32(cfg.Duration * time.Duration(rateOf(cfg.NewGame())) / time.Second)
 	scfg.MaxTicks = maxTicks
 	scfg.MaxPlayers = max(scfg.MaxPlayers, cfg.Players)
@@ -254,6 +260,10 @@ func Run[I any](cfg Config[I]) (Result, error) {
 				continue
 			}
 			if gone[i] {
+				continue
+			}
+			if at, ok := cfg.JoinAt[i]; ok && (matchStart.IsZero() || into < at) {
+				done = false
 				continue
 			}
 			if err := c.Update(now); err != nil {
