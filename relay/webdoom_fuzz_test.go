@@ -13,8 +13,12 @@ import (
 // invariants: the connection cap holds, bundles are 38 bytes with
 // consecutive tics, history matches what was sealed.
 func FuzzWebDoomCore(f *testing.F) {
-	start := append([]byte{0, 0, 0, 0, 1, 0, 7}, []byte(`{"t":"start"}`)...)
-	f.Add(append(start, 5, 100, 2, 0, 3, 1, 0, 4, 0))
+	// A session: a seat, start, launch, a player, cmds, a spectator, a
+	// drop-in, time passing, the player leaving.
+	seed := []byte{0, 7, 0, 16}
+	seed = append(seed, `{"t":"start"}   `...)
+	seed = append(seed, 5, 255, 5, 100, 1, 0, 4, 1, 0, 4, 1, 1, 4, 1, 0, 2, 4, 1, 0, 1, 3, 4, 3, 0, 4, 1, 0, 5, 30, 4, 1, 0, 5, 255, 3, 1)
+	f.Add(seed)
 	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15})
 	f.Fuzz(func(t *testing.T, ops []byte) {
 		cfg := DefaultWebDoomConfig()
@@ -48,49 +52,51 @@ func FuzzWebDoomCore(f *testing.F) {
 				t.Fatalf("%d conns", len(c.conns))
 			}
 		}
-		for i := 0; i < len(ops); i++ {
-			op, arg := ops[i]%8, byte(0)
-			if i+1 < len(ops) {
-				arg = ops[i+1]
+		at := func(i int) byte {
+			if i < len(ops) {
+				return ops[i]
 			}
-			target := WebDoomConnID(arg%16) + 1
+			return 0
+		}
+		body := func(i, n int) []byte { return ops[min(i, len(ops)):min(i+n, len(ops))] }
+		for i := 0; i < len(ops); {
+			op, a, b := ops[i]%8, at(i+1), at(i+2)
+			target := WebDoomConnID(a%16) + 1
 			switch op {
 			case 0:
 				id++
 				check(c.OpenLobby(id, now))
+				i++
 			case 1:
 				id++
-				check(c.OpenGame(id, "slot="+string(rune('0'+arg%6)), now))
+				check(c.OpenGame(id, "slot="+string(rune('0'+a%6)), now))
+				i += 2
 			case 2:
 				id++
 				check(c.OpenSpectator(id, now))
+				i++
 			case 3:
 				check(c.Closed(target, now))
-				i++
+				i += 2
 			case 4:
 				var tic uint32
 				if s := c.session; s != nil {
-					tic = s.next + uint32(arg%4)
+					tic = s.next + uint32(b%4)
 				}
-				check(c.GameMessage(target, codec.WebDoomCmd{Tic: tic, Cmd: codec.WebDoomTicCmd{arg}}.Append(nil), now))
-				i++
+				check(c.GameMessage(target, codec.WebDoomCmd{Tic: tic, Cmd: codec.WebDoomTicCmd{b}}.Append(nil), now))
+				i += 3
 			case 5:
-				now = now.Add(time.Duration(arg) * 50 * time.Millisecond)
+				now = now.Add(time.Duration(a) * 10 * time.Millisecond)
 				check(c.Advance(now))
-				i++
+				i += 2
 			case 6:
-				n := min(int(arg%32), len(ops)-i-2)
-				if n > 0 {
-					check(c.GameMessage(target, ops[i+2:i+2+n], now))
-					check(c.LobbyMessage(target, ops[i+2:i+2+n], now))
-				}
-				i += 1 + max(n, 0)
+				m := body(i+3, int(b%32))
+				check(c.GameMessage(target, m, now))
+				i += 3 + len(m)
 			case 7:
-				n := min(int(arg%32), len(ops)-i-2)
-				if n >= 0 {
-					check(c.LobbyMessage(target, ops[i+2:i+2+n], now))
-				}
-				i += 1 + max(n, 0)
+				m := body(i+3, int(b%64))
+				check(c.LobbyMessage(target, m, now))
+				i += 3 + len(m)
 			}
 		}
 	})
