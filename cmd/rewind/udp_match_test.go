@@ -1,0 +1,340 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/client"
+	"github.com/rewindnet/rewind/examples/sand"
+	"github.com/rewindnet/rewind/server"
+	"github.com/rewindnet/rewind/transport"
+	"github.com/rewindnet/rewind/world"
+)
+
+// These tests play sand over real UDP sockets on 127.0.0.1 (port 0), in
+// real time: a UDPHost and clients of package client, each driven by its
+// own goroutine as `rewind serve` and `rewind play` drive them. Every
+// verified tick of every client is checked against the server's hash of
+// that tick. Waits are bounded by a context (a hang guard, not a speed
+// assertion).
+
+const udpTestGrid = 32
+
+// udpTestHost is a UDPHost running in a goroutine, recording the full
+// hash of every tick of its (first) match.
+type udpTestHost struct {
+	h      *rewind.UDPHost[sand.Input]
+	mu     sync.Mutex
+	hashes map[uint32]uint64
+	cancel context.CancelFunc
+	done   chan error
+}
+
+func startUDPTestHost(t *testing.T, cfg server.Config, udp transport.UDPConfig) *udpTestHost {
+	t.Helper()
+	th := &udpTestHost{hashes: map[uint32]uint64{}, done: make(chan error, 1)}
+	cfg.OnTick = func(tick uint32, w *world.World, hash uint64) {
+		th.mu.Lock()
+		if _, ok := th.hashes[tick]; !ok { // the first match only
+			th.hashes[tick] = hash
+		}
+		th.mu.Unlock()
+	}
+	h, err := rewind.HostUDP[sand.Input](sand.New(udpTestGrid), "127.0.0.1:0", rewind.UDPHostOptions{Server: cfg, UDP: udp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	th.h = h
+	ctx, cancel := context.WithCancel(context.Background())
+	th.cancel = cancel
+	go func() { th.done <- h.Run(ctx) }()
+	return th
+}
+
+func (th *udpTestHost) hash(tick uint32) (uint64, bool) {
+	th.mu.Lock()
+	defer th.mu.Unlock()
+	h, ok := th.hashes[tick]
+	return h, ok
+}
+
+func (th *udpTestHost) stop(t *testing.T) {
+	th.cancel()
+	if err := <-th.done; err != nil {
+		t.Errorf("host: %v", err)
+	}
+	if err := th.h.Close(); err != nil {
+		t.Errorf("host close: %v", err)
+	}
+}
+
+// udpTestPlayer is a client over a real UDP socket, driven by a goroutine
+// until stopped (vanish: without a bye) or closed (with one).
+type udpTestPlayer struct {
+	conn   *transport.UDPClient
+	c      *client.Client[sand.Input]
+	mu     sync.Mutex
+	hashes map[uint32]uint64
+	cancel context.CancelFunc
+	done   chan error
+}
+
+func startUDPTestPlayer(t *testing.T, addr string) *udpTestPlayer {
+	t.Helper()
+	conn, err := transport.DialUDP(addr, transport.UDPConfig{HandshakeTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &udpTestPlayer{conn: conn, hashes: map[uint32]uint64{}, done: make(chan error, 1)}
+	c, err := client.New[sand.Input](sand.New(udpTestGrid), conn, client.Config{
+		OnVerified: func(tick uint32, hash uint64) { p.hashes[tick] = hash }, // under p.mu (inside Update)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.SetInputFunc(func(tick uint32) sand.Input {
+		id, _ := c.Player()
+		return sand.Bot(id, tick)
+	})
+	p.c = c
+	ctx, cancel := context.WithCancel(context.Background())
+	p.cancel = cancel
+	go func() {
+		p.done <- rewind.Drive(ctx, updaterFunc(func(now time.Time) error {
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			return p.c.Update(now)
+		}), 4*time.Millisecond, nil, conn.Ready())
+	}()
+	return p
+}
+
+type updaterFunc func(time.Time) error
+
+func (f updaterFunc) Update(now time.Time) error { return f(now) }
+
+func (p *udpTestPlayer) stats() client.Stats {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.c.Stats()
+}
+
+// stop stops driving the player (it says nothing more: it vanished).
+func (p *udpTestPlayer) stop(t *testing.T) {
+	p.cancel()
+	if err := <-p.done; !errors.Is(err, context.Canceled) {
+		t.Errorf("player: %v", err)
+	}
+}
+
+// close says bye and closes the socket.
+func (p *udpTestPlayer) close() {
+	p.mu.Lock()
+	p.c.Close()
+	p.mu.Unlock()
+	p.conn.Close()
+}
+
+// check compares every verified tick's hash with the server's, and
+// returns how many ticks it checked.
+func (p *udpTestPlayer) check(t *testing.T, th *udpTestHost, name string) int {
+	t.Helper()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for tick, h := range p.hashes {
+		if sh, ok := th.hash(tick); !ok || sh != h {
+			t.Errorf("%s: tick %d hash %016x, server %016x (kept %v)", name, tick, h, sh, ok)
+		}
+	}
+	return len(p.hashes)
+}
+
+func (p *udpTestPlayer) hashAt(tick uint32) (uint64, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	h, ok := p.hashes[tick]
+	return h, ok
+}
+
+// waitFor polls cond every 10 ms until it holds or ctx ends.
+func waitFor(ctx context.Context, t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	tk := time.NewTicker(10 * time.Millisecond)
+	defer tk.Stop()
+	for !cond() {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("gave up waiting for %s: %v", what, ctx.Err())
+		case <-tk.C:
+		}
+	}
+}
+
+// checkGoroutines fails the test if goroutines started after before are
+// still running a few seconds later.
+func checkGoroutines(t *testing.T, before int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	tk := time.NewTicker(10 * time.Millisecond)
+	defer tk.Stop()
+	for runtime.NumGoroutine() > before {
+		select {
+		case <-ctx.Done():
+			buf := make([]byte, 1<<16)
+			t.Fatalf("goroutines leaked: %d before, %d after\n%s", before, runtime.NumGoroutine(), buf[:runtime.Stack(buf, true)])
+		case <-tk.C:
+		}
+	}
+}
+
+// TestUDPMatchThreePlayers plays a 3-player sand match over UDP for a few
+// seconds: every verified tick of every player equals the server's, and
+// all end with equal hashes at a common tick.
+func TestUDPMatchThreePlayers(t *testing.T) {
+	before := runtime.NumGoroutine()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	th := startUDPTestHost(t, server.Config{StartPlayers: 3}, transport.UDPConfig{})
+	addr := th.h.Addr().String()
+	var ps []*udpTestPlayer
+	for range 3 {
+		ps = append(ps, startUDPTestPlayer(t, addr))
+	}
+	const until = 180 // 3 s at 60 Hz
+	waitFor(ctx, t, "every player to verify the common tick", func() bool {
+		for _, p := range ps {
+			if _, ok := p.hashAt(until); !ok {
+				return false
+			}
+		}
+		return true
+	})
+	for _, p := range ps {
+		p.stop(t)
+	}
+	want, ok := th.hash(until)
+	if !ok {
+		t.Fatalf("server has no tick %d", until)
+	}
+	for i, p := range ps {
+		if h, _ := p.hashAt(until); h != want {
+			t.Errorf("player %d: tick %d hash %016x, server %016x", i, until, h, want)
+		}
+		if n := p.check(t, th, fmt.Sprint("player ", i)); n < until {
+			t.Errorf("player %d verified %d ticks, want >= %d", i, n, until)
+		}
+		if st := p.stats(); st.Desyncs != 0 {
+			t.Errorf("player %d: %d desyncs", i, st.Desyncs)
+		}
+	}
+	if st := th.h.Stats(); st.Total.Joins != 3 || st.Matches != 1 {
+		t.Errorf("host: %d joins in %d matches, want 3 in 1", st.Total.Joins, st.Matches)
+	}
+	for _, p := range ps {
+		p.close()
+	}
+	th.stop(t)
+	checkGoroutines(t, before)
+}
+
+// TestUDPVanishedPlayerDropped: a player that stops without a word is
+// dropped after the (shortened) player timeout, every machine sees it
+// leave, and the match goes on for the others.
+func TestUDPVanishedPlayerDropped(t *testing.T) {
+	before := runtime.NumGoroutine()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	th := startUDPTestHost(t, server.Config{StartPlayers: 2, PlayerTimeout: 300 * time.Millisecond}, transport.UDPConfig{})
+	addr := th.h.Addr().String()
+	a, b := startUDPTestPlayer(t, addr), startUDPTestPlayer(t, addr)
+	waitFor(ctx, t, "both players to verify tick 30", func() bool {
+		return a.stats().Verified >= 30 && b.stats().Verified >= 30
+	})
+	b.stop(t) // vanishes: no bye, no keep-alive
+	waitFor(ctx, t, "the vanished player to be dropped", func() bool {
+		st := th.h.Stats()
+		return st.Total.Leaves == 1 && st.Match.Players == 1
+	})
+	at := th.h.Stats().Match.Tick
+	waitFor(ctx, t, "the remaining player to verify 60 more ticks", func() bool {
+		return a.stats().Verified >= at+60
+	})
+	a.stop(t)
+	if n := a.check(t, th, "remaining player"); n < int(at)+60 {
+		t.Errorf("remaining player verified %d ticks", n)
+	}
+	b.check(t, th, "vanished player")
+	if st := a.stats(); st.Desyncs != 0 {
+		t.Errorf("%d desyncs", st.Desyncs)
+	}
+	if st := th.h.Conn().Stats(); st.EndedIdle != 1 {
+		t.Errorf("UDP sessions ended idle: %d, want 1", st.EndedIdle)
+	}
+	a.close()
+	b.close()
+	th.stop(t)
+	checkGoroutines(t, before)
+}
+
+// TestUDPMalformedDatagrams: garbage at the UDP framing (from a stranger)
+// and inside a session (from a player) is counted and dropped, and the
+// match goes on with every verified tick equal to the server's.
+func TestUDPMalformedDatagrams(t *testing.T) {
+	before := runtime.NumGoroutine()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	th := startUDPTestHost(t, server.Config{StartPlayers: 2}, transport.UDPConfig{})
+	addr := th.h.Addr().String()
+	a, b := startUDPTestPlayer(t, addr), startUDPTestPlayer(t, addr)
+	waitFor(ctx, t, "both players to verify tick 30", func() bool {
+		return a.stats().Verified >= 30 && b.stats().Verified >= 30
+	})
+	// A stranger's garbage: bad type bytes, truncated frames, an unpadded
+	// hello, nothing at all.
+	raw, err := net.Dial("udp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	junk := [][]byte{{0xff}, {0x10, 1, 2}, {0x01, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0}, {}, {0x12}, make([]byte, 1500)}
+	for i := range 20 {
+		if _, err := raw.Write(junk[i%len(junk)]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A player's garbage, inside its session: the match drops it.
+	b.mu.Lock()
+	for i := range 20 {
+		if err := b.conn.Send(b.conn.RemoteAddr(), []byte{byte(i * 37), 0xee, 0xdd, byte(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b.mu.Unlock()
+	waitFor(ctx, t, "the garbage to be counted", func() bool {
+		st := th.h.Stats()
+		return st.UDP.Malformed >= 20 && st.Total.BadDatagrams >= 20
+	})
+	at := th.h.Stats().Match.Tick
+	waitFor(ctx, t, "both players to verify 60 more ticks", func() bool {
+		return a.stats().Verified >= at+60 && b.stats().Verified >= at+60
+	})
+	a.stop(t)
+	b.stop(t)
+	a.check(t, th, "player a")
+	b.check(t, th, "player b")
+	if st := th.h.Stats(); st.Total.Leaves != 0 || st.Match.Players != 2 {
+		t.Errorf("garbage cost a player: %d leaves, %d players", st.Total.Leaves, st.Match.Players)
+	}
+	a.close()
+	b.close()
+	th.stop(t)
+	checkGoroutines(t, before)
+}
