@@ -2,12 +2,15 @@ package rewind_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/internal/testgame"
+	"github.com/rewindnet/rewind/server"
+	"github.com/rewindnet/rewind/transport"
 	"github.com/rewindnet/rewind/world"
 )
 
@@ -95,3 +98,34 @@ func TestDriveStopsOnError(t *testing.T) {
 type updaterFunc func(time.Time) error
 
 func (f updaterFunc) Update(now time.Time) error { return f(now) }
+
+// TestConnectRefused: a client of another game is refused, and says why.
+func TestConnectRefused(t *testing.T) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	net := transport.NewSimNetwork(1, start)
+	sconn, _ := net.Listen("server")
+	defer sconn.Close()
+	srv, err := server.New[testgame.Input](&testgame.Game{}, sconn, server.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, _ := net.Dial("c", "server")
+	defer conn.Close()
+	s, err := rewind.Connect[testgame.Input](&testgame.Game{Bytes: 64}, conn, rewind.Options{}) // another world layout
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := start
+	for range 100 {
+		now = now.Add(time.Millisecond)
+		net.Advance(now)
+		_ = srv.Update(now)
+		if err = s.Update(now); err != nil {
+			break
+		}
+	}
+	if !errors.Is(err, rewind.ErrRefused) {
+		t.Fatalf("Update: %v, want a refusal", err)
+	}
+	t.Log(err)
+}
