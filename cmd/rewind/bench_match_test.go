@@ -1,0 +1,54 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+)
+
+// TestBenchMatch runs a short sand match and checks the contract of the
+// last line: the keys outside checks read, verified_equal=true.
+func TestBenchMatch(t *testing.T) {
+	var out, errOut bytes.Buffer
+	err := runBenchMatch([]string{"--players", "3", "--seconds", "2", "--grid", "48", "--latency", "30ms",
+		"--jitter", "10ms", "--loss", "0.05", "--dup", "0.02", "--reorder", "0.02", "--blackout", "300ms", "--seed", "3"}, &out, &errOut)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errOut.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	last := lines[len(lines)-1]
+	kv := map[string]string{}
+	for _, f := range strings.Fields(last) {
+		k, v, ok := strings.Cut(f, "=")
+		if !ok {
+			t.Fatalf("not key=value: %q in %q", f, last)
+		}
+		kv[k] = v
+	}
+	for _, k := range []string{"players", "ticks", "desyncs", "resyncs", "max_rollback", "verified_equal", "server_us_per_player_tick", "bytes_per_client_per_s"} {
+		if _, ok := kv[k]; !ok {
+			t.Errorf("no %s in %q", k, last)
+		}
+	}
+	if kv["verified_equal"] != "true" || kv["players"] != "3" || kv["ticks"] != "120" || kv["desyncs"] != "0" {
+		t.Errorf("last line %q", last)
+	}
+}
+
+func TestBenchMatchBadFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"--players", "0"}, {"--players", "65"}, {"--loss", "1.5"}, {"--grid", "4"},
+		{"--latency", "-1ms"}, {"--seconds", "0"}, {"--resend", "some"}, {"extra"},
+	} {
+		var out, errOut bytes.Buffer
+		err := runBenchMatch(args, &out, &errOut)
+		var u usageError
+		if !errors.As(err, &u) {
+			t.Errorf("%v: %v, want a usage error", args, err)
+		}
+		if out.Len() != 0 {
+			t.Errorf("%v: wrote %q", args, out.String())
+		}
+	}
+}
