@@ -64,9 +64,10 @@ type Client[I any] struct {
 	bmask      uint32
 	decodeNext uint32
 	recvWin    codec.RecvWindow
-	latest     uint32 // highest tick number heard of
-	inputAck   uint32 // the server holds our inputs below this tick
-	conf       []byte // scratch: a tick's confirmed inputs, n×size
+	latest     uint32    // highest tick number heard of
+	latestAt   time.Time // when it arrived
+	inputAck   uint32    // the server holds our inputs below this tick
+	conf       []byte    // scratch: a tick's confirmed inputs, n×size
 	events     []game.Event
 
 	lead leadControl

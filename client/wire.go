@@ -79,7 +79,10 @@ func (c *Client[I]) handle(now time.Time, b []byte) error {
 			if c.lead.started && !c.leadMeasured {
 				c.leadMeasured = true
 				if d := c.rtt - c.leadRTT; d > c.dt || d < -c.dt {
-					c.lead.start(now, c.latest, c.rtt, int64(c.core.predicted))
+					// From when the newest tick arrived: it is at most
+					// a tick old then, and older now.
+					c.lead.start(c.latestAt, c.latest, c.rtt, int64(c.core.predicted))
+					c.lead.advance(now)
 				}
 			}
 		}
@@ -166,7 +169,7 @@ func (c *Client[I]) onTicks(now time.Time, b []byte) error {
 	}
 	for _, t := range m.Ticks {
 		if int32(t.Tick-c.latest) > 0 {
-			c.latest = t.Tick
+			c.latest, c.latestAt = t.Tick, now
 		}
 		d := t.Tick - c.decodeNext
 		if int32(d) < 0 || d > c.bmask {
@@ -221,7 +224,8 @@ func (c *Client[I]) decode(now time.Time) error {
 	}
 	c.recvWin.AdvanceTo(c.decodeNext)
 	if !c.lead.started && c.decodeNext > 1 {
-		c.lead.start(now, c.decodeNext-1, c.rtt, int64(c.core.predicted))
+		c.lead.start(c.latestAt, c.latest, c.rtt, int64(c.core.predicted))
+		c.lead.advance(now)
 		// The ticks up to where the clock starts are simulated at once to
 		// catch up; they have run on the server already.
 		c.firstOwn = uint32(c.lead.tick(now)) + 1
