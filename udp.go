@@ -2,7 +2,6 @@ package rewind
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -152,13 +151,35 @@ func (h *UDPHost[I]) Update(now time.Time) error {
 }
 
 // Run drives the host in real time until ctx is done (then it returns
-// nil) or the socket fails. It does not close the host.
+// nil) or the socket fails. It does not close the host. It wakes when a
+// datagram arrives (so that the server notes how early each input came)
+// and at the time of the next tick, not on a fixed short period: every
+// wake-up costs more CPU than the server's work for it
+// (docs/benchmarks.md, Transport).
 func (h *UDPHost[I]) Run(ctx context.Context) error {
-	err := Drive(ctx, h, h.period/4, nil, h.conn.Ready())
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return nil
+	timer := time.NewTimer(h.period)
+	defer timer.Stop()
+	ready := h.conn.Ready()
+	for {
+		now := time.Now()
+		if err := h.Update(now); err != nil {
+			return err
+		}
+		h.mu.Lock()
+		next := h.srv.NextDeadline()
+		h.mu.Unlock()
+		wait := h.period
+		if !next.IsZero() {
+			wait = min(max(next.Sub(now), 0), h.period)
+		}
+		timer.Reset(wait)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-timer.C:
+		case <-ready:
+		}
 	}
-	return err
 }
 
 // Stats returns the host's counters. It is safe to call while Run runs.

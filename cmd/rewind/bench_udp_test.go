@@ -1,0 +1,288 @@
+//go:build linux
+
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/netip"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/client"
+	"github.com/rewindnet/rewind/internal/testgame"
+	"github.com/rewindnet/rewind/server"
+	"github.com/rewindnet/rewind/transport"
+)
+
+// BenchmarkUDPServerCPU measures the CPU a rewind server spends per
+// player-tick over UDP, against the raw socket cost of the same
+// datagrams, in one run:
+//
+//   - rewind: a UDPHost (the light test game, so that the figure is the
+//     netcode's, not a game's) and N bots in child processes (so that
+//     their CPU is not the server's);
+//   - raw: a plain net.UDPConn server with a reader goroutine and a
+//     ticker sending each peer one datagram a tick, and N child processes
+//     sending one datagram a tick; sizes are the rewind run's means.
+//
+// CPU is the benchmark process's user+system time (getrusage) over the
+// measured window: every thread of the server, runtime included. The raw
+// figure is scaled to the rewind run's datagram count. Run with
+// -benchtime=1x (b.N is ignored; the window is benchUDPWindow).
+func BenchmarkUDPServerCPU(b *testing.B) {
+	const players, rounds = 8, 2
+	var rw, raw, ratio []float64
+	for range rounds {
+		r := benchRewindServer(b, players)
+		inSize := int(r.bytesIn / max(r.dgIn, 1))
+		outSize := int(r.bytesOut / max(r.dgOut, 1))
+		w := benchRawServer(b, players, inSize, outSize)
+		// The raw cost of the rewind run's datagrams, per player-tick.
+		rawPer := w.cpu.Seconds() / float64(w.dgIn+w.dgOut) * float64(r.dgIn+r.dgOut) / float64(r.playerTicks) * 1e6
+		rwPer := r.cpu.Seconds() / float64(r.playerTicks) * 1e6
+		rw, raw, ratio = append(rw, rwPer), append(raw, rawPer), append(ratio, rwPer/rawPer)
+		b.Logf("rewind: %d player-ticks, %v CPU, %.2f µs/player-tick, datagrams in %d (%d B) out %d (%d B); raw: %v CPU for %d in + %d out, %.2f µs per rewind player-tick; ratio %.2f",
+			r.playerTicks, r.cpu, rwPer, r.dgIn, inSize, r.dgOut, outSize, w.cpu, w.dgIn, w.dgOut, rawPer, rwPer/rawPer)
+	}
+	b.ReportMetric(median(rw), "us/player-tick")
+	b.ReportMetric(median(raw), "raw-us/player-tick")
+	b.ReportMetric(median(ratio), "x-raw")
+}
+
+// benchUDPWindow is the measured stretch of each run, after a warm-up.
+const (
+	benchUDPWindow = 3 * time.Second
+	benchUDPWarmup = time.Second
+)
+
+type udpBenchRun struct {
+	cpu                            time.Duration
+	playerTicks                    uint64
+	dgIn, dgOut, bytesIn, bytesOut uint64
+}
+
+func median(v []float64) float64 {
+	s := append([]float64(nil), v...)
+	for i := range s {
+		for j := i + 1; j < len(s); j++ {
+			if s[j] < s[i] {
+				s[i], s[j] = s[j], s[i]
+			}
+		}
+	}
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		panic(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// startBenchBots starts n child processes of this test binary running
+// TestUDPBenchHelper with spec.
+func startBenchBots(b *testing.B, n int, spec string) []*exec.Cmd {
+	var cmds []*exec.Cmd
+	for range n {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestUDPBenchHelper$", "-test.count=1")
+		cmd.Env = append(os.Environ(), "REWIND_UDP_BENCH="+spec)
+		cmd.Stderr = os.Stderr
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		cmds = append(cmds, cmd)
+	}
+	return cmds
+}
+
+func stopBenchBots(cmds []*exec.Cmd) {
+	for _, c := range cmds {
+		c.Process.Kill()
+		c.Wait()
+	}
+}
+
+func benchRewindServer(b *testing.B, players int) udpBenchRun {
+	h, err := rewind.HostUDP[testgame.Input](&testgame.Game{}, "127.0.0.1:0", rewind.UDPHostOptions{
+		Server: server.Config{StartPlayers: players},
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- h.Run(ctx) }()
+	bots := startBenchBots(b, players, "rewind "+h.Addr().String())
+	defer func() {
+		stopBenchBots(bots)
+		cancel()
+		<-done
+		h.Close()
+	}()
+	deadline := time.Now().Add(30 * time.Second)
+	for h.Stats().Match.Players < players || !h.Stats().Running {
+		if time.Now().After(deadline) {
+			b.Fatalf("the bots did not join: %+v", h.Stats())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(benchUDPWarmup)
+	s0, c0 := h.Stats(), processCPU()
+	time.Sleep(benchUDPWindow)
+	s1, c1 := h.Stats(), processCPU()
+	if s1.Match.Players != players {
+		b.Fatalf("players left during the run: %+v", s1)
+	}
+	return udpBenchRun{
+		cpu:         c1 - c0,
+		playerTicks: s1.Total.PlayerTicks - s0.Total.PlayerTicks,
+		dgIn:        s1.UDP.DatagramsIn - s0.UDP.DatagramsIn,
+		dgOut:       s1.UDP.DatagramsOut - s0.UDP.DatagramsOut,
+		bytesIn:     s1.UDP.BytesIn - s0.UDP.BytesIn,
+		bytesOut:    s1.UDP.BytesOut - s0.UDP.BytesOut,
+	}
+}
+
+// benchRawServer runs the raw side: a reader goroutine that notes peers,
+// and a 60 Hz ticker that sends every peer one outSize datagram.
+func benchRawServer(b *testing.B, players, inSize, outSize int) udpBenchRun {
+	conn, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var (
+		mu    sync.Mutex
+		peers []netip.AddrPort
+		dgIn  atomic.Uint64
+		dgOut atomic.Uint64
+	)
+	readerDone := make(chan struct{})
+	go func() {
+		defer close(readerDone)
+		buf := make([]byte, 2048)
+		for {
+			_, from, err := conn.ReadFromUDPAddrPort(buf)
+			if err != nil {
+				return
+			}
+			dgIn.Add(1)
+			mu.Lock()
+			known := false
+			for _, p := range peers {
+				known = known || p == from
+			}
+			if !known {
+				peers = append(peers, from)
+			}
+			mu.Unlock()
+		}
+	}()
+	stop := make(chan struct{})
+	tickerDone := make(chan struct{})
+	go func() {
+		defer close(tickerDone)
+		out := make([]byte, outSize)
+		t := time.NewTicker(time.Second / 60)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+			}
+			mu.Lock()
+			for _, p := range peers {
+				if _, err := conn.WriteToUDPAddrPort(out, p); err == nil {
+					dgOut.Add(1)
+				}
+			}
+			mu.Unlock()
+		}
+	}()
+	bots := startBenchBots(b, players, fmt.Sprintf("raw %s %d", conn.LocalAddr(), inSize))
+	defer func() {
+		stopBenchBots(bots)
+		close(stop)
+		<-tickerDone
+		conn.Close()
+		<-readerDone
+	}()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		mu.Lock()
+		n := len(peers)
+		mu.Unlock()
+		if n >= players {
+			break
+		}
+		if time.Now().After(deadline) {
+			b.Fatalf("raw bots: %d of %d arrived", n, players)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(benchUDPWarmup)
+	i0, o0, c0 := dgIn.Load(), dgOut.Load(), processCPU()
+	time.Sleep(benchUDPWindow)
+	i1, o1, c1 := dgIn.Load(), dgOut.Load(), processCPU()
+	return udpBenchRun{cpu: c1 - c0, dgIn: i1 - i0, dgOut: o1 - o0}
+}
+
+// TestUDPBenchHelper is the bot process of BenchmarkUDPServerCPU; run
+// alone (without REWIND_UDP_BENCH) it does nothing. It plays until killed.
+func TestUDPBenchHelper(t *testing.T) {
+	spec := strings.Fields(os.Getenv("REWIND_UDP_BENCH"))
+	if len(spec) == 0 {
+		t.Skip("the bot process of BenchmarkUDPServerCPU (REWIND_UDP_BENCH unset)")
+	}
+	ctx := context.Background()
+	switch spec[0] {
+	case "rewind":
+		conn, err := transport.DialUDP(spec[1], transport.UDPConfig{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := client.New[testgame.Input](&testgame.Game{}, conn, client.Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.SetInputFunc(func(tick uint32) testgame.Input {
+			id, _ := c.Player()
+			return testgame.Bot(id, tick)
+		})
+		err = rewind.Drive(ctx, c, 4*time.Millisecond, nil, conn.Ready())
+		t.Fatal(err)
+	case "raw":
+		conn, err := net.Dial("udp", spec[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		size, _ := strconv.Atoi(spec[2])
+		go func() {
+			buf := make([]byte, 2048)
+			for {
+				if _, err := conn.Read(buf); err != nil && !strings.Contains(err.Error(), "refused") {
+					return
+				}
+			}
+		}()
+		p := make([]byte, size)
+		for range time.Tick(time.Second / 60) {
+			conn.Write(p)
+		}
+	}
+}
