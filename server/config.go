@@ -14,8 +14,8 @@ type Config struct {
 	// MaxPlayers is how many players the match holds (default 16, at most
 	// game.MaxPlayers).
 	MaxPlayers int
-	// StartPlayers is how many players must have said hello before the
-	// first tick runs (default 1). Players who arrive later join while the
+	// StartPlayers is how many players must be in (welcomed, and heard
+	// from since) before the first tick runs (default 1). Players who arrive later join while the
 	// server still keeps every tick since the start (History); joining a
 	// match further on needs the world transfer of the next step.
 	StartPlayers int

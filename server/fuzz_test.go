@@ -36,7 +36,7 @@ func FuzzServerDatagram(f *testing.F) {
 		}
 		r := newRig(t, server.Config{StartPlayers: 1})
 		a, x := r.peer("a"), r.peer("x")
-		w := r.welcome(a)
+		w := r.join(a)
 		if w.Tag != 1 {
 			t.Fatalf("first tag %d, the seeds assume 1", w.Tag)
 		}

@@ -18,6 +18,7 @@ type player struct {
 	addr      transport.Addr
 	tag       uint8
 	cookie    [codec.CookieSize]byte
+	welcomed  bool // heard from with its welcome's tag
 	present   bool // in the world (its join event has run)
 	leaving   bool // leaves in the next tick
 	joinTick  uint32

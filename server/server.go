@@ -220,7 +220,7 @@ func (s *Server[I]) Update(now time.Time) error {
 	if err := s.receive(now); err != nil {
 		return err
 	}
-	if !s.started && s.joined >= s.cfg.StartPlayers {
+	if !s.started && s.ready() >= s.cfg.StartPlayers {
 		s.started = true
 		s.start = now
 	}
@@ -330,6 +330,19 @@ func (s *Server[I]) dropSilent(now time.Time) {
 			p.leaving = true
 		}
 	}
+}
+
+// ready counts the players who have been heard from since their welcome:
+// the match starts when StartPlayers are, so that a lost welcome does not
+// make a player miss the first ticks.
+func (s *Server[I]) ready() int {
+	n := 0
+	for _, p := range s.players {
+		if p != nil && p.welcomed {
+			n++
+		}
+	}
+	return n
 }
 
 // removePlayer forgets a player after its leave event.

@@ -109,6 +109,37 @@ func (r *rig) welcome(c *transport.SimConn) codec.Welcome {
 	return codec.Welcome{}
 }
 
+// join says hello as c, then speaks with the welcome's tag (an ack and no
+// inputs), as a client does: the player counts toward StartPlayers.
+func (r *rig) join(c *transport.SimConn) codec.Welcome {
+	r.t.Helper()
+	w := r.welcome(c)
+	m := codec.ClientInputs{Tag: w.Tag, First: 1, Ack: codec.Ack{Next: 1}}
+	if err := c.Send("sim:server", m.Append(nil)); err != nil {
+		r.t.Fatal(err)
+	}
+	r.run(time.Millisecond)
+	return w
+}
+
+// TestStartWaitsForWelcomedPlayers: the match starts once StartPlayers
+// players have answered their welcomes, not at their hellos.
+func TestStartWaitsForWelcomedPlayers(t *testing.T) {
+	r := newRig(t, server.Config{StartPlayers: 2})
+	a, b := r.peer("a"), r.peer("b")
+	r.join(a)
+	r.welcome(b)
+	r.run(100 * time.Millisecond)
+	if r.srv.Started() {
+		t.Fatal("started with one of two players answering")
+	}
+	r.join(b)
+	r.run(100 * time.Millisecond)
+	if !r.srv.Started() || r.srv.Tick() < 5 {
+		t.Fatalf("not started (tick %d) with both in", r.srv.Tick())
+	}
+}
+
 func refusal(t *testing.T, c *transport.SimConn) codec.Reason {
 	t.Helper()
 	for _, b := range recvAll(c) {
@@ -133,7 +164,7 @@ func TestMaxPlayersMatchesCodec(t *testing.T) {
 func TestRefusals(t *testing.T) {
 	r := newRig(t, server.Config{MaxPlayers: 1, StartPlayers: 1})
 	a := r.peer("a")
-	if w := r.welcome(a); w.Player != 0 || w.TickRate != 60 || w.Tag == 0 {
+	if w := r.join(a); w.Player != 0 || w.TickRate != 60 || w.Tag == 0 {
 		t.Fatalf("welcome %+v", w)
 	}
 
@@ -194,7 +225,7 @@ func TestIdentityIsTheAddress(t *testing.T) {
 func TestLeaveByByeAndTimeout(t *testing.T) {
 	r := newRig(t, server.Config{StartPlayers: 2, PlayerTimeout: 500 * time.Millisecond})
 	a, b := r.peer("a"), r.peer("b")
-	wa, wb := r.welcome(a), r.welcome(b)
+	wa, wb := r.join(a), r.join(b)
 	keepAlive := func(c *transport.SimConn, w codec.Welcome) {
 		m := codec.ClientInputs{Tag: w.Tag, First: r.srv.Tick() + 1, Ack: codec.Ack{Next: 1}}
 		_ = c.Send("sim:server", m.Append(nil))
@@ -227,7 +258,7 @@ func TestLeaveByByeAndTimeout(t *testing.T) {
 func TestBadDatagramsCounted(t *testing.T) {
 	r := newRig(t, server.Config{})
 	a := r.peer("a")
-	w := r.welcome(a)
+	w := r.join(a)
 	for _, b := range [][]byte{{}, {0xFF}, {0x10, w.Tag}, {0x20, w.Tag, 1, 2, 3}, {0xF5, 'R', 'W', 'N', 0xF1}, make([]byte, 1200)} {
 		_ = a.Send("sim:server", b)
 	}

@@ -95,6 +95,7 @@ func (s *Server[I]) handle(now time.Time, from transport.Addr, b []byte) {
 		s.stats.BadDatagrams++
 		return
 	}
+	p.welcomed = true // it speaks with the tag of its welcome
 	switch typ {
 	case codec.TypeClientInputs:
 		if s.onInputs(now, p, b) != nil {
@@ -203,9 +204,6 @@ func (s *Server[I]) onInputs(now time.Time, p *player, b []byte) error {
 		p.res.OnAck(m.Ack, now)
 		p.lastAck = m.Ack
 	}
-	if !s.started {
-		return nil
-	}
 	// The loop of codec's Schema.DecodeInputs, without its callback: that
 	// costs an allocation per datagram (the closure and the input buffer
 	// escape), which is most of the server's garbage.
@@ -251,7 +249,9 @@ func (s *Server[I]) takeInput(now time.Time, p *player, u uint32, in []byte) {
 	copy(p.q[slot], in)
 	p.qAt[slot] = u
 	p.inWin.Add(u)
-	p.noteMargin(s.tickTime(u).Sub(now))
+	if s.started {
+		p.noteMargin(s.tickTime(u).Sub(now))
+	}
 }
 
 // sendTicks sends every player the ticks it lacks: fresh ones at once,
