@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -35,4 +36,32 @@ func (l *logFlags) logger(w io.Writer) (*slog.Logger, error) {
 		return slog.New(slog.NewJSONHandler(w, opts)), nil
 	}
 	return nil, usageError{fmt.Errorf("--log-format %q: want text or json", l.format)}
+}
+
+// parseQuiet is parseFlags for the network commands: a bad flag gives one
+// line (the error, and where to find the flags) rather than the error and
+// the whole usage text; -h still prints the usage.
+func parseQuiet(fs *flag.FlagSet, name string, args []string, stderr io.Writer) error {
+	help := false
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		switch a {
+		case "-h", "--h", "-help", "--help":
+			help = true
+		}
+	}
+	if !help {
+		usage := fs.Usage
+		fs.SetOutput(io.Discard)
+		fs.Usage = func() {}
+		defer func() { fs.SetOutput(stderr); fs.Usage = usage }()
+	}
+	err := parseFlags(fs, args)
+	var u usageError
+	if errors.As(err, &u) {
+		return usageError{fmt.Errorf("%w (rewind %s -h lists the flags)", u.err, name)}
+	}
+	return err
 }

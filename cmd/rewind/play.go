@@ -51,7 +51,7 @@ func play(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	httpAddr := fs.String("http", "", "serve Prometheus /metrics and /debug/pprof/ on this TCP address (empty: off)")
 	var lf logFlags
 	lf.add(fs)
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseQuiet(fs, "play", args, stderr); err != nil {
 		return err
 	}
 	if err := gf.check(); err != nil {

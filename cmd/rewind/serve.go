@@ -89,7 +89,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	status := fs.Duration("status", 10*time.Second, "log a status line this often (0: never)")
 	var lf logFlags
 	lf.add(fs)
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseQuiet(fs, "serve", args, stderr); err != nil {
 		return err
 	}
 	if err := gf.check(); err != nil {

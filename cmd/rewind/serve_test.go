@@ -220,6 +220,9 @@ func TestPlayErrors(t *testing.T) {
 		if code != c.code || !strings.Contains(last, c.want) {
 			t.Errorf("%q: exit %d, last stderr line %q; want exit %d and %q", c.args, code, last, c.code, c.want)
 		}
+		if c.code == 2 && strings.Count(strings.TrimRight(stderr, "\n"), "\n") != 0 {
+			t.Errorf("%q: a usage error of more than one line:\n%s", c.args, stderr)
+		}
 		if strings.Contains(stderr, "goroutine ") || strings.Contains(stderr, "panic") {
 			t.Errorf("%q: a stack trace:\n%s", c.args, stderr)
 		}
