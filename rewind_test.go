@@ -44,6 +44,14 @@ func TestPlayMatchesServer(t *testing.T) {
 	if st.Verified < 170 || checked != int(st.Verified) || st.Desyncs != 0 {
 		t.Fatalf("after 3 s: %+v, %d ticks checked", st, checked)
 	}
+	for i := range 20 { // alpha runs from 0 to 1 between ticks
+		at := now.Add(time.Duration(i) * time.Millisecond)
+		s.View(at, func(w *world.World, alpha float64) {
+			if alpha < 0 || alpha > 1 || w == nil {
+				t.Errorf("alpha %v at %v", alpha, at)
+			}
+		})
+	}
 	// On a loopback the player's own guesses are never wrong: no rollback.
 	if st.Rollbacks != 0 || st.LateInputs > 1 { // the join tick runs before any input
 		t.Errorf("single-player: %d rollbacks, %d late inputs", st.Rollbacks, st.LateInputs)
