@@ -121,7 +121,7 @@ func (h *UDPHost[I]) Update(now time.Time) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
-		return transport.ErrClosed
+		return fmt.Errorf("rewind: host %s: %w", h.conn.LocalAddr(), transport.ErrClosed)
 	}
 	if err := h.srv.Update(now); err != nil {
 		return fmt.Errorf("rewind: host: %w", err)
