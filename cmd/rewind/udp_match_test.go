@@ -252,7 +252,7 @@ func TestUDPVanishedPlayerDropped(t *testing.T) {
 	before := runtime.NumGoroutine()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	th := startUDPTestHost(t, server.Config{StartPlayers: 2, PlayerTimeout: 300 * time.Millisecond}, transport.UDPConfig{})
+	th := startUDPTestHost(t, server.Config{StartPlayers: 2, PlayerTimeout: time.Second}, transport.UDPConfig{})
 	addr := th.h.Addr().String()
 	a, b := startUDPTestPlayer(t, addr), startUDPTestPlayer(t, addr)
 	waitFor(ctx, t, "both players to verify tick 30", func() bool {
