@@ -1,0 +1,241 @@
+package rewind_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/internal/testgame"
+	"github.com/rewindnet/rewind/relay"
+	"github.com/rewindnet/rewind/server"
+	"github.com/rewindnet/rewind/transport"
+	"github.com/rewindnet/rewind/world"
+)
+
+// TestMatchOverMulti plays one match in made-up time whose server takes
+// players from two networks at once through a MultiConn (as a room host
+// takes WebRTC and UDP players): each network has two players, two of them
+// with the same address on their own networks. Every verified tick of
+// every player must hash as the server's.
+func TestMatchOverMulti(t *testing.T) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var nets [2]*transport.SimNetwork
+	var members [2]transport.Conn
+	for i := range nets {
+		nets[i] = transport.NewSimNetwork(int64(i+7), start)
+		nets[i].SetDefaultLink(transport.LinkConfig{Latency: time.Duration(10+20*i) * time.Millisecond, Jitter: 3 * time.Millisecond, Loss: 0.02})
+		c, err := nets[i].Listen("server")
+		if err != nil {
+			t.Fatal(err)
+		}
+		members[i] = c
+	}
+	multi, err := transport.NewMulti(members[0], members[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer multi.Close()
+	hashes := map[uint32]uint64{}
+	srv, err := server.New[testgame.Input](&testgame.Game{}, multi, server.Config{
+		StartPlayers: 4,
+		OnTick:       func(tick uint32, w *world.World, h uint64) { hashes[tick] = h },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sessions []*rewind.Session[testgame.Input]
+	checked := make([]int, 4)
+	for i, name := range []string{"p", "q", "p", "r"} {
+		conn, err := nets[i/2].Dial(name, "server")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		var opts rewind.Options
+		opts.Client.OnVerified = func(tick uint32, h uint64) {
+			checked[i]++
+			if hashes[tick] != h {
+				t.Errorf("player %d, tick %d: hash %016x, server %016x", i, tick, h, hashes[tick])
+			}
+		}
+		s, err := rewind.Connect[testgame.Input](&testgame.Game{}, conn, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		s.SetInputFunc(func(tick uint32) testgame.Input { return testgame.Bot(rewind.PlayerID(i), tick) }) // runs inside Update: no Session calls
+		sessions = append(sessions, s)
+	}
+	now := start
+	for range 4000 {
+		now = now.Add(time.Millisecond)
+		for _, n := range nets {
+			n.Advance(now)
+		}
+		if err := srv.Update(now); err != nil {
+			t.Fatal(err)
+		}
+		for i, s := range sessions {
+			if err := s.Update(now); err != nil {
+				t.Fatalf("player %d: %v", i, err)
+			}
+		}
+	}
+	if st := srv.Stats(); st.Players != 4 || st.Joins != 4 {
+		t.Fatalf("server: %+v", st)
+	}
+	ids := map[rewind.PlayerID]bool{}
+	for i, s := range sessions {
+		st := s.Stats()
+		if st.Verified < 180 || checked[i] < 180 || st.Desyncs != 0 {
+			t.Errorf("player %d after 4 s: %+v, %d ticks checked", i, st, checked[i])
+		}
+		id, ok := s.Player()
+		if !ok || ids[id] {
+			t.Errorf("player %d: id %d (welcomed %v) not distinct", i, id, ok)
+		}
+		ids[id] = true
+	}
+}
+
+// goroutineLeakCheck fails the test if goroutines started during it
+// outlive it (pion and net/http wind down asynchronously, so it polls).
+func goroutineLeakCheck(t *testing.T) {
+	t.Helper()
+	before := runtime.NumGoroutine()
+	t.Cleanup(func() {
+		deadline := time.Now().Add(5 * time.Second)
+		for runtime.NumGoroutine() > before {
+			if time.Now().After(deadline) {
+				buf := make([]byte, 1<<20)
+				buf = buf[:runtime.Stack(buf, true)]
+				t.Errorf("goroutines leaked: %d before, %d after\n%s", before, runtime.NumGoroutine(), buf)
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	})
+}
+
+// startRelay serves a rooms relay without TURN on 127.0.0.1 until the end
+// of the test and returns its URL.
+func startRelay(t *testing.T) string {
+	t.Helper()
+	rs := relay.NewRoomServer(relay.RoomConfig{})
+	mux := http.NewServeMux()
+	mux.Handle(relay.RoomPath, rs)
+	hs := httptest.NewServer(mux)
+	t.Cleanup(func() {
+		rs.Close()
+		hs.Close()
+	})
+	return "ws" + strings.TrimPrefix(hs.URL, "http") + relay.RoomPath
+}
+
+// TestHostRoomBothWays hosts a match in a room with a UDP socket too, over
+// real pion peers and a real relay on 127.0.0.1: one player joins by the
+// room code, one connects over UDP, and both verify ticks that hash as the
+// server's. A wrong code is refused with relay.ErrNoRoom.
+func TestHostRoomBothWays(t *testing.T) {
+	goroutineLeakCheck(t)
+	url := startRelay(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second) // a hang guard
+	defer cancel()
+
+	var mu sync.Mutex
+	hashes := map[uint32]uint64{}
+	h, err := rewind.HostRoom[testgame.Input](ctx, &testgame.Game{}, rewind.RoomHostOptions{
+		Relay: url,
+		UDP:   "127.0.0.1:0",
+		Server: server.Config{StartPlayers: 2, OnTick: func(tick uint32, w *world.World, hash uint64) {
+			mu.Lock()
+			hashes[tick] = hash
+			mu.Unlock()
+		}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Code()) != 6 {
+		t.Fatalf("room code %q", h.Code())
+	}
+	udpAddr, ok := h.UDPAddr()
+	if !ok {
+		t.Fatal("no UDP address")
+	}
+	hostDone := make(chan error, 1)
+	hctx, hcancel := context.WithCancel(ctx)
+	go func() { hostDone <- h.Run(hctx) }()
+
+	if _, err := rewind.DialRoom(ctx, url, "ZZZZZZ", transport.WebRTCConfig{}); !errors.Is(err, relay.ErrNoRoom) {
+		t.Fatalf("wrong code: %v, want relay.ErrNoRoom", err)
+	}
+
+	check := func(name string) rewind.Options {
+		var o rewind.Options
+		o.Client.OnVerified = func(tick uint32, hash uint64) {
+			mu.Lock()
+			defer mu.Unlock()
+			if hashes[tick] != hash {
+				t.Errorf("%s, tick %d: hash %016x, server %016x", name, tick, hash, hashes[tick])
+			}
+		}
+		return o
+	}
+	byCode, err := rewind.JoinRoom[testgame.Input](ctx, &testgame.Game{}, url, strings.ToLower(h.Code()), rewind.RoomOptions{Options: check("room player")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byUDP, err := rewind.ConnectUDP[testgame.Input](ctx, &testgame.Game{}, udpAddr.String(), rewind.UDPOptions{Options: check("udp player")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sessions := []*rewind.Session[testgame.Input]{byCode, byUDP}
+	var wg sync.WaitGroup
+	sctx, scancel := context.WithCancel(ctx)
+	for i, s := range sessions {
+		s.SetInputFunc(func(tick uint32) testgame.Input { return testgame.Bot(rewind.PlayerID(i), tick) })
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := s.Run(sctx); err != nil {
+				t.Errorf("player %d: %v", i, err)
+			}
+		}()
+	}
+	// Play until both have verified 60 ticks (1 s of match time).
+	for ctx.Err() == nil {
+		if byCode.Stats().Verified >= 60 && byUDP.Stats().Verified >= 60 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	scancel()
+	wg.Wait()
+	st := h.Stats()
+	if st.Match.Joins != 2 || st.Peers != 1 || st.UDP.DatagramsIn == 0 {
+		t.Errorf("host stats: %+v", st)
+	}
+	for i, s := range sessions {
+		if st := s.Stats(); st.Verified < 60 || st.Desyncs != 0 {
+			t.Errorf("player %d: %+v", i, st)
+		}
+		if err := s.Close(); err != nil {
+			t.Errorf("player %d close: %v", i, err)
+		}
+	}
+	hcancel()
+	if err := <-hostDone; err != nil {
+		t.Errorf("host: %v", err)
+	}
+	if err := h.Close(); err != nil {
+		t.Errorf("host close: %v", err)
+	}
+}
