@@ -22,7 +22,7 @@ import (
 )
 
 func init() {
-	register("play", "join a match over UDP as a headless bot (rewind play --headless --connect HOST:PORT)", runPlay)
+	register("play", "join a match as a headless bot, over UDP (--connect HOST:PORT) or by room code (--join CODE --relay URL)", runPlay)
 }
 
 func runPlay(args []string, stdout, stderr io.Writer) error {
@@ -37,7 +37,7 @@ var errReached = errors.New("until-tick reached")
 // play joins a match and plays until --until-tick is verified, ctx ends
 // or the session fails; it ends with one key=value line on stdout.
 func play(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("play", "rewind play --headless --connect HOST:PORT [--until-tick T] [flags]", stderr)
+	fs := newFlags("play", "rewind play --headless --connect HOST:PORT [--until-tick T] [flags]\n       rewind play --headless --join CODE --relay URL [--until-tick T] [flags]", stderr)
 	var gf gameFlags
 	gf.add(fs)
 	headless := fs.Bool("headless", false, "play without a view (a bot); required: there is no windowed view yet")
@@ -51,17 +51,22 @@ func play(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	httpAddr := fs.String("http", "", "serve Prometheus /metrics and /debug/pprof/ on this TCP address (empty: off)")
 	var lf logFlags
 	lf.add(fs)
+	var jf joinFlags // play_relay.go
+	jf.add(fs)
 	if err := parseQuiet(fs, "play", args, stderr); err != nil {
 		return err
 	}
 	if err := gf.check(); err != nil {
 		return err
 	}
+	if err := jf.check(*addr); err != nil {
+		return err
+	}
 	switch {
 	case !*headless:
 		return usageError{errors.New("only --headless play exists yet (there is no windowed view)")}
-	case *addr == "":
-		return usageError{errors.New("--connect HOST:PORT is required")}
+	case *addr == "" && jf.code == "":
+		return usageError{errors.New("--connect HOST:PORT (or --join CODE) is required")}
 	case *input != "scripted" && *input != "random":
 		return usageError{fmt.Errorf("--input %q: want scripted or random", *input)}
 	case *until > 1<<31:
@@ -85,9 +90,17 @@ func play(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		OnDesync:      loop.onDesync,
 	}
 
-	conn, err := transport.DialUDPContext(ctx, *addr, transport.UDPConfig{HandshakeTimeout: *timeout, IdleTimeout: *timeout})
-	if err != nil {
-		return dialError(*addr, *timeout, err)
+	var conn transport.Conn
+	if jf.code != "" {
+		if conn, *addr, err = jf.dial(ctx); err != nil {
+			return err
+		}
+	} else {
+		uc, err := transport.DialUDPContext(ctx, *addr, transport.UDPConfig{HandshakeTimeout: *timeout, IdleTimeout: *timeout})
+		if err != nil {
+			return dialError(*addr, *timeout, err)
+		}
+		conn = uc
 	}
 	defer conn.Close()
 	c, err := client.New(gf.newGame(), conn, ccfg)

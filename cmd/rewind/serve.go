@@ -17,7 +17,7 @@ import (
 )
 
 func init() {
-	register("serve", "host a match over UDP (players join with rewind play --connect)", runServe)
+	register("serve", "host a match over UDP (players join with rewind play --connect) and/or in a relay room (--relay; players join by code)", runServe)
 }
 
 // gameFlags are the flags that say which game a match plays; the server
@@ -77,7 +77,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 // serve hosts matches until ctx ends (or --duration passes), then prints
 // one key=value line of totals.
 func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("serve", "rewind serve --game sand --udp ADDR [flags]", stderr)
+	fs := newFlags("serve", "rewind serve --game sand --udp ADDR [flags]\n       rewind serve --game sand --relay URL [--room CODE] [--udp ADDR] [flags]", stderr)
 	var gf gameFlags
 	gf.add(fs)
 	udpAddr := fs.String("udp", "0.0.0.0:7777", "UDP address to listen on (port 0 picks a free one; the line udp=HOST:PORT on standard output says which)")
@@ -89,6 +89,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	status := fs.Duration("status", 10*time.Second, "log a status line this often (0: never)")
 	var lf logFlags
 	lf.add(fs)
+	var rf roomFlags // serve_relay.go
+	rf.add(fs)
 	if err := parseQuiet(fs, "serve", args, stderr); err != nil {
 		return err
 	}
@@ -108,6 +110,13 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	log, err := lf.logger(stderr)
 	if err != nil {
 		return err
+	}
+	if rf.relay != "" || rf.room != "" {
+		if rf.relay == "" {
+			return usageError{errors.New("--room needs --relay URL")}
+		}
+		return serveRoom(ctx, roomServe{fs: fs, rooms: rf, game: gf, udp: *udpAddr, http: *httpAddr, duration: *duration, status: *status,
+			server: server.Config{MaxPlayers: *maxPlayers, StartPlayers: *players, PlayerTimeout: *timeout}}, stdout, log)
 	}
 	host, err := rewind.HostUDP(gf.newGame(), *udpAddr, rewind.UDPHostOptions{
 		Server: server.Config{MaxPlayers: *maxPlayers, StartPlayers: *players, PlayerTimeout: *timeout},

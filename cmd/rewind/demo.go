@@ -1,0 +1,201 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"html/template"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/game"
+	"github.com/rewindnet/rewind/relay"
+	"github.com/rewindnet/rewind/server"
+)
+
+func init() {
+	register("demo", "the rooms relay and a hosted sand room in one process on one HTTP port (players join with rewind play --join CODE)", runDemo)
+}
+
+func runDemo(args []string, stdout, stderr io.Writer) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return demo(ctx, args, stdout, stderr)
+}
+
+// demo serves the rooms relay (and TURN) on --http and hosts a sand match
+// in a room of it, until ctx ends or --duration passes. It prints room=,
+// relay= and url= on lines of their own, then one key=value line of
+// totals at the end.
+func demo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("demo", "rewind demo [--http ADDR] [flags]", stderr)
+	httpAddr := fs.String("http", "127.0.0.1:8080", "HTTP address of the page (/) and the relay's WebSocket endpoint; 0.0.0.0:8080 lets other machines join")
+	var gf gameFlags
+	gf.add(fs)
+	code := fs.String("room", "", "propose this room code (default: the relay picks one)")
+	maxPlayers := fs.Int("max-players", 16, "most players in the match")
+	players := fs.Int("players", 1, "players that must have joined before the match's first tick")
+	timeout := fs.Duration("player-timeout", 5*time.Second, "drop a player not heard from for this long")
+	duration := fs.Duration("duration", 0, "stop after this long (0: run until interrupted)")
+	var o roomRelayOptions
+	fs.StringVar(&o.turnAddr, "turn", "", `UDP address of the TURN server (default: the --http host, a free port; "none" turns TURN off)`)
+	fs.StringVar(&o.turnIP, "turn-ip", "", "public IP handed out for TURN (default: the --turn IP, or this machine's first non-loopback IPv4)")
+	o.turnSecret = os.Getenv("REWIND_TURN_SECRET")
+	var lf logFlags
+	lf.add(fs)
+	if err := parseQuiet(fs, "demo", args, stderr); err != nil {
+		return err
+	}
+	if err := gf.check(); err != nil {
+		return err
+	}
+	switch {
+	case *maxPlayers < 1 || *maxPlayers > game.MaxPlayers:
+		return usageError{fmt.Errorf("--max-players %d: want 1..%d", *maxPlayers, game.MaxPlayers)}
+	case *players < 1 || *players > *maxPlayers:
+		return usageError{fmt.Errorf("--players %d: want 1..--max-players (%d)", *players, *maxPlayers)}
+	case *timeout <= 0:
+		return usageError{fmt.Errorf("--player-timeout %v: want a positive duration", *timeout)}
+	case *duration < 0:
+		return usageError{errors.New("--duration must not be negative")}
+	}
+	log, err := lf.logger(stderr)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", *httpAddr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", *httpAddr, err)
+	}
+	host, port, _ := net.SplitHostPort(ln.Addr().String())
+	rr, err := newRoomRelay(host, o)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer rr.close()
+	relayURL := wsURL(ln.Addr())
+	pageURL := "http" + strings.TrimSuffix(strings.TrimPrefix(relayURL, "ws"), relay.RoomPath) + "/"
+	page := &demoPage{relay: relayURL}
+	mux := http.NewServeMux()
+	rr.mount(mux)
+	mux.Handle("/{$}", page)
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	served := make(chan error, 1)
+	go func() {
+		err := hs.Serve(ln)
+		if errors.Is(err, http.ErrServerClosed) {
+			err = nil
+		}
+		served <- err
+	}()
+	defer func() {
+		rr.rooms.Close() // hijacked WebSockets are the relay's to close
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = hs.Shutdown(sctx)
+		<-served
+	}()
+
+	hctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	room, err := rewind.HostRoom(hctx, gf.newGame(), rewind.RoomHostOptions{
+		Relay:  relayURL,
+		Code:   *code,
+		Server: server.Config{MaxPlayers: *maxPlayers, StartPlayers: *players, PlayerTimeout: *timeout},
+		Log:    log.With("game", gf.name, "grid", gf.grid),
+	})
+	cancel()
+	if err != nil {
+		return err
+	}
+	defer room.Close()
+	page.set(room.Code(), gf)
+	fmt.Fprintf(stderr, "rewind demo: join with  rewind play --headless --join %s --relay %s%s\n", room.Code(), relayURL, gf.playFlags())
+	fmt.Fprintf(stdout, "room=%s\n", room.Code())
+	fmt.Fprintf(stdout, "relay=%s\n", relayURL)
+	fmt.Fprintf(stdout, "url=%s\n", pageURL)
+	log.Info("demo", "room", room.Code(), "url", pageURL, "relay", relayURL, "turn", rr.turnURL(), "http", net.JoinHostPort(host, port))
+
+	if *duration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, *duration)
+		defer cancel()
+	}
+	rctx, rcancel := context.WithCancel(ctx)
+	defer rcancel()
+	runErr := make(chan error, 1)
+	go func() { runErr <- room.Run(rctx) }()
+	select {
+	case err = <-runErr:
+	case err = <-served:
+		served <- err // for the deferred shutdown
+		if err == nil {
+			err = errors.New("the HTTP server stopped")
+		}
+		rcancel()
+		<-runErr
+	}
+	s := room.Stats()
+	if cerr := room.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	keyValues(stdout, "matches", s.Matches, "ticks", s.Total.Tick, "joins", s.Total.Joins, "leaves", s.Total.Leaves,
+		"player_ticks", s.Total.PlayerTicks, "late_inputs", s.Total.LateInputs)
+	return err
+}
+
+// playFlags are the play flags a player needs besides the code, for game
+// settings that differ from play's defaults.
+func (g *gameFlags) playFlags() string {
+	s := ""
+	if g.grid != 256 {
+		s += fmt.Sprintf(" --grid %d", g.grid)
+	}
+	if g.tickRate != game.DefaultTickRate {
+		s += fmt.Sprintf(" --tick-rate %d", g.tickRate)
+	}
+	return s
+}
+
+// demoPage is the page at /: the room code and how to join it.
+type demoPage struct {
+	relay string
+	mu    sync.Mutex
+	code  string
+	flags string
+}
+
+func (p *demoPage) set(code string, gf gameFlags) {
+	p.mu.Lock()
+	p.code, p.flags = code, gf.playFlags()
+	p.mu.Unlock()
+}
+
+var demoTemplate = template.Must(template.New("demo").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>rewind demo: room {{.Code}}</title></head>
+<body style="font-family: sans-serif; max-width: 40em; margin: 2em auto">
+<h1>rewind demo</h1>
+<p>A sand match is hosted in room <strong style="font-size: 150%">{{if .Code}}{{.Code}}{{else}}(starting){{end}}</strong>.</p>
+<p>Join it from a terminal with a headless bot:</p>
+<pre>rewind play --headless --join {{.Code}} --relay {{.Relay}}{{.Flags}}</pre>
+<p>From another machine, start the demo with <code>--http 0.0.0.0:8080</code> and use this machine's address in <code>--relay</code>.</p>
+<p>Playing in the browser comes in a later version: this page is only the room's signpost for now.</p>
+</body></html>
+`))
+
+// ServeHTTP writes the page.
+func (p *demoPage) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p.mu.Lock()
+	data := struct{ Code, Relay, Flags string }{p.code, p.relay, p.flags}
+	p.mu.Unlock()
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	_ = demoTemplate.Execute(w, data)
+}

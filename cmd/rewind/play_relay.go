@@ -1,0 +1,78 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"time"
+
+	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/relay"
+	"github.com/rewindnet/rewind/transport"
+)
+
+// defaultRelayURL is where `rewind demo` (and `rewind relay`) listen by
+// default.
+const defaultRelayURL = "ws://127.0.0.1:8080" + relay.RoomPath
+
+// joinFlags are play's flags for joining a match by its room code
+// (`rewind play --join CODE --relay URL`).
+type joinFlags struct {
+	code     string
+	relay    string
+	relayTo  bool // force every path through the relay's TURN server
+	joinWait time.Duration
+}
+
+func (j *joinFlags) add(fs *flag.FlagSet) {
+	fs.StringVar(&j.code, "join", "", "join the match in this room (the code rewind serve --relay or rewind demo printed) instead of --connect")
+	fs.StringVar(&j.relay, "relay", defaultRelayURL, "with --join: the rooms relay's ws:// URL")
+	fs.BoolVar(&j.relayTo, "turn-only", false, "with --join: send every datagram through the relay's TURN server (ICE policy relay)")
+	fs.DurationVar(&j.joinWait, "join-timeout", 15*time.Second, "with --join: give up when the data channel to the host is not open within this long")
+}
+
+// check refuses --connect with --join.
+func (j *joinFlags) check(connect string) error {
+	switch {
+	case j.code != "" && connect != "":
+		return usageError{errors.New("--connect and --join exclude each other")}
+	case j.code != "" && j.relay == "":
+		return usageError{errors.New("--join needs --relay URL")}
+	case j.joinWait <= 0:
+		return usageError{fmt.Errorf("--join-timeout %v: want a positive duration", j.joinWait)}
+	}
+	return nil
+}
+
+// dial joins the room and returns the Conn to its host; where names the
+// server in later messages.
+func (j *joinFlags) dial(ctx context.Context) (conn transport.Conn, where string, err error) {
+	where = fmt.Sprintf("room %s (relay %s)", j.code, j.relay)
+	ctx, cancel := context.WithTimeout(ctx, j.joinWait)
+	defer cancel()
+	c, err := rewind.DialRoom(ctx, j.relay, j.code, transport.WebRTCConfig{RelayOnly: j.relayTo})
+	if err != nil {
+		return nil, where, joinError(j.code, j.relay, j.joinWait, err)
+	}
+	return c, where, nil
+}
+
+// joinError turns a failed join into one clear line.
+func joinError(code, url string, wait time.Duration, err error) error {
+	switch {
+	case errors.Is(err, relay.ErrNoRoom):
+		return fmt.Errorf("no room %s at the relay %s (check the code)", code, url)
+	case errors.Is(err, relay.ErrRoomEnded):
+		return fmt.Errorf("the match in room %s has ended", code)
+	case errors.Is(err, relay.ErrRoomFull):
+		return fmt.Errorf("room %s is full", code)
+	case errors.Is(err, relay.ErrBadCode):
+		return usageError{fmt.Errorf("--join %q: a room code is 6 characters of 23456789ABCDEFGHJKLMNPQRSTUVWXYZ", code)}
+	case errors.Is(err, context.DeadlineExceeded):
+		return fmt.Errorf("could not reach the host of room %s within %v (--join-timeout): %v", code, wait, err)
+	case errors.Is(err, context.Canceled):
+		return fmt.Errorf("interrupted while joining room %s", code)
+	}
+	return fmt.Errorf("cannot join room %s at %s: %v", code, url, err)
+}

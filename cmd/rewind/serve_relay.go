@@ -1,0 +1,136 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/server"
+)
+
+// roomFlags are serve's flags for hosting the match in a room of a rooms
+// relay (`rewind serve --relay URL [--room CODE]`).
+type roomFlags struct {
+	relay string
+	room  string
+}
+
+func (r *roomFlags) add(fs *flag.FlagSet) {
+	fs.StringVar(&r.relay, "relay", "", "host the match in a room of the rooms relay at this ws:// URL (as rewind relay prints it); players join with rewind play --join CODE; with --udp as well, the match takes both")
+	fs.StringVar(&r.room, "room", "", "with --relay: propose this room code (6 characters of 23456789ABCDEFGHJKLMNPQRSTUVWXYZ; default: the relay picks one)")
+}
+
+// roomServe is what serve's flags say, for the relay branch.
+type roomServe struct {
+	fs       *flag.FlagSet // to tell whether --udp was given
+	rooms    roomFlags
+	game     gameFlags
+	server   server.Config
+	udp      string
+	http     string
+	duration time.Duration
+	status   time.Duration
+}
+
+// serveRoom hosts matches in a relay room (and on UDP too when --udp was
+// given) until ctx ends or --duration passes. It prints room=CODE (and
+// udp=, http=) on lines of their own, then one key=value line of totals.
+func serveRoom(ctx context.Context, o roomServe, stdout io.Writer, log *slog.Logger) error {
+	udp := ""
+	o.fs.Visit(func(f *flag.Flag) {
+		if f.Name == "udp" {
+			udp = o.udp
+		}
+	})
+	hctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	host, err := rewind.HostRoom(hctx, o.game.newGame(), rewind.RoomHostOptions{
+		Relay:  o.rooms.relay,
+		Code:   o.rooms.room,
+		Server: o.server,
+		UDP:    udp,
+		Log:    log.With("game", o.game.name, "grid", o.game.grid),
+	})
+	cancel()
+	if err != nil {
+		return err
+	}
+	defer host.Close()
+	fmt.Fprintf(stdout, "room=%s\n", host.Code())
+	if a, ok := host.UDPAddr(); ok {
+		fmt.Fprintf(stdout, "udp=%s\n", a)
+	}
+	if o.http != "" {
+		reg := newRegistry()
+		registerRoomMetrics(reg, host)
+		hs, err := startHTTP(o.http, reg, log)
+		if err != nil {
+			return err
+		}
+		defer hs.close()
+		fmt.Fprintf(stdout, "http=%s\n", hs.Addr())
+	}
+	if o.duration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.duration)
+		defer cancel()
+	}
+	stopStatus := logStatus(ctx, o.status, func() {
+		s := host.Stats()
+		log.Info("status", "room", host.Code(), "match", s.Matches, "running", s.Running, "tick", s.Match.Tick,
+			"players", s.Match.Players, "webrtc_peers", s.Peers, "late_inputs", s.Total.LateInputs,
+			"malformed", s.UDP.Malformed+s.Total.BadDatagrams, "refusals", s.Total.Refused+s.UDP.Refused)
+	})
+	err = host.Run(ctx)
+	stopStatus()
+	s := host.Stats()
+	if cerr := host.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	pairs := []any{
+		"room", host.Code(),
+		"matches", s.Matches,
+		"ticks", s.Total.Tick,
+		"joins", s.Total.Joins,
+		"leaves", s.Total.Leaves,
+		"refusals", s.Total.Refused + s.UDP.Refused,
+		"player_ticks", s.Total.PlayerTicks,
+		"late_inputs", s.Total.LateInputs,
+		"malformed", s.UDP.Malformed + s.Total.BadDatagrams,
+	}
+	if a, ok := host.UDPAddr(); ok {
+		pairs = append(pairs, "udp", a)
+	}
+	keyValues(stdout, pairs...)
+	return err
+}
+
+// registerRoomMetrics exports a room host's counters (the names of
+// registerHostMetrics where they mean the same, and webrtc_peers).
+func registerRoomMetrics[I any](reg *prometheus.Registry, h *rewind.RoomHost[I]) {
+	st := func(f func(s rewind.RoomHostStats) uint64) func() float64 {
+		return func() float64 { return float64(f(h.Stats())) }
+	}
+	registerFuncs(reg, map[string]metricFunc{
+		"matches_total":             {"Matches started.", st(func(s rewind.RoomHostStats) uint64 { return s.Matches })},
+		"ticks_total":               {"Ticks run, in all matches.", st(func(s rewind.RoomHostStats) uint64 { return uint64(s.Total.Tick) })},
+		"player_ticks_total":        {"Ticks times players present.", st(func(s rewind.RoomHostStats) uint64 { return s.Total.PlayerTicks })},
+		"late_inputs_total":         {"Player-ticks whose input had not arrived in time.", st(func(s rewind.RoomHostStats) uint64 { return s.Total.LateInputs })},
+		"joins_total":               {"Players joined (join events).", st(func(s rewind.RoomHostStats) uint64 { return s.Total.Joins })},
+		"leaves_total":              {"Players left (leave events: bye or timeout).", st(func(s rewind.RoomHostStats) uint64 { return s.Total.Leaves })},
+		"refusals_total":            {"Hellos refused by the match (full, incompatible, bad cookie).", st(func(s rewind.RoomHostStats) uint64 { return s.Total.Refused })},
+		"bytes_in_total":            {"Datagram payload bytes the match received.", st(func(s rewind.RoomHostStats) uint64 { return s.Total.BytesIn })},
+		"bytes_out_total":           {"Datagram payload bytes the match sent.", st(func(s rewind.RoomHostStats) uint64 { return s.Total.BytesOut })},
+		"malformed_datagrams_total": {"Datagrams dropped as malformed: by the UDP framing or by the match.", st(func(s rewind.RoomHostStats) uint64 { return s.UDP.Malformed + s.Total.BadDatagrams })},
+	}, map[string]metricFunc{
+		"players":      {"Players in the current match.", st(func(s rewind.RoomHostStats) uint64 { return uint64(s.Match.Players) })},
+		"matches":      {"Matches running (0 or 1).", st(func(s rewind.RoomHostStats) uint64 { return b2u(s.Running) })},
+		"tick":         {"The current match's last tick.", st(func(s rewind.RoomHostStats) uint64 { return uint64(s.Match.Tick) })},
+		"webrtc_peers": {"Players whose WebRTC data channel is open.", st(func(s rewind.RoomHostStats) uint64 { return uint64(s.Peers) })},
+	})
+}
