@@ -1,0 +1,261 @@
+package main
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/client"
+	"github.com/rewindnet/rewind/examples/sand"
+	"github.com/rewindnet/rewind/relay"
+	"github.com/rewindnet/rewind/server"
+	"github.com/rewindnet/rewind/transport"
+	"github.com/rewindnet/rewind/world"
+)
+
+// These tests play sand in a relay room over real pion peers on 127.0.0.1
+// (ports chosen by the kernel), in real time: a rooms relay (with TURN) as
+// `rewind relay` runs it, a RoomHost as `rewind serve --relay` runs it,
+// and players that join by the room code. Waits are bounded by a context
+// (a hang guard, not a speed assertion).
+
+const roomTestGrid = 32
+
+// roomTestLeaks fails the test if goroutines started during it outlive it
+// by more than a few seconds (pion and net/http wind down asynchronously).
+func roomTestLeaks(t *testing.T) {
+	t.Helper()
+	before := runtime.NumGoroutine()
+	t.Cleanup(func() {
+		deadline := time.Now().Add(10 * time.Second)
+		for runtime.NumGoroutine() > before {
+			if time.Now().After(deadline) {
+				buf := make([]byte, 1<<20)
+				t.Errorf("goroutines leaked: %d before, %d after\n%s", before, runtime.NumGoroutine(), buf[:runtime.Stack(buf, true)])
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	})
+}
+
+// roomTestWait polls cond every 10 ms until it holds or ctx ends.
+func roomTestWait(ctx context.Context, t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	tk := time.NewTicker(10 * time.Millisecond)
+	defer tk.Stop()
+	for !cond() {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("gave up waiting for %s: %v", what, ctx.Err())
+		case <-tk.C:
+		}
+	}
+}
+
+// startTestRoomRelay serves the rooms relay and TURN as `rewind relay`
+// does (newRoomRelay), on 127.0.0.1, until the end of the test.
+func startTestRoomRelay(t *testing.T) (url string, rr *roomRelay) {
+	t.Helper()
+	rr, err := newRoomRelay("127.0.0.1", roomRelayOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	rr.mount(mux)
+	hs := httptest.NewServer(mux)
+	t.Cleanup(func() {
+		rr.close()
+		hs.Close()
+	})
+	return "ws" + strings.TrimPrefix(hs.URL, "http") + relay.RoomPath, rr
+}
+
+// roomTestPlayer is a sand client joined by code, driven by a goroutine.
+type roomTestPlayer struct {
+	conn   *rewind.RoomConn
+	c      *client.Client[sand.Input]
+	mu     sync.Mutex
+	hashes map[uint32]uint64
+	cancel context.CancelFunc
+	done   chan error
+	once   sync.Once
+}
+
+func joinTestRoom(ctx context.Context, t *testing.T, url, code string, cfg transport.WebRTCConfig) *roomTestPlayer {
+	t.Helper()
+	conn, err := rewind.DialRoom(ctx, url, code, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &roomTestPlayer{conn: conn, hashes: map[uint32]uint64{}, done: make(chan error, 1)}
+	c, err := client.New[sand.Input](sand.New(roomTestGrid), conn, client.Config{
+		OnVerified: func(tick uint32, hash uint64) { p.hashes[tick] = hash }, // under p.mu (inside Update)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.SetInputFunc(func(tick uint32) sand.Input {
+		id, _ := c.Player()
+		return sand.Bot(id, tick)
+	})
+	p.c = c
+	dctx, cancel := context.WithCancel(context.Background())
+	p.cancel = cancel
+	go func() {
+		p.done <- rewind.Drive(dctx, roomUpdater(func(now time.Time) error {
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			return p.c.Update(now)
+		}), 4*time.Millisecond, nil, conn.Ready())
+	}()
+	return p
+}
+
+type roomUpdater func(time.Time) error
+
+func (f roomUpdater) Update(now time.Time) error { return f(now) }
+
+func (p *roomTestPlayer) stats() client.Stats {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.c.Stats()
+}
+
+func (p *roomTestPlayer) hashAt(tick uint32) (uint64, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	h, ok := p.hashes[tick]
+	return h, ok
+}
+
+// stop stops driving the player (once).
+func (p *roomTestPlayer) stop(t *testing.T) {
+	p.once.Do(func() {
+		p.cancel()
+		if err := <-p.done; err != context.Canceled {
+			t.Errorf("player: %v", err)
+		}
+	})
+}
+
+// close stops driving the player, says bye and leaves the room.
+func (p *roomTestPlayer) close(t *testing.T) {
+	p.stop(t)
+	p.c.Close()
+	p.conn.Close()
+}
+
+// TestRoomMatchSand: a host and 3 players who join by the room code play
+// 10 s of sand (600 ticks at 60 Hz) over WebRTC data channels, directly
+// and forced through the relay's TURN server (ICE policy relay); every
+// verified tick of every player hashes as the server's, and they end with
+// equal hashes at a common verified tick. The two run side by side.
+func TestRoomMatchSand(t *testing.T) {
+	roomTestLeaks(t)
+	for _, tc := range []struct {
+		name     string
+		turnOnly bool
+	}{{"direct", false}, {"turn", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			playRoomMatch(t, tc.turnOnly)
+		})
+	}
+}
+
+func playRoomMatch(t *testing.T, turnOnly bool) {
+	const players, ticks = 3, 600
+	url, rr := startTestRoomRelay(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var mu sync.Mutex
+	hashes := map[uint32]uint64{}
+	cfg := transport.WebRTCConfig{RelayOnly: turnOnly}
+	h, err := rewind.HostRoom[sand.Input](ctx, sand.New(roomTestGrid), rewind.RoomHostOptions{
+		Relay:  url,
+		WebRTC: cfg,
+		Server: server.Config{StartPlayers: players, OnTick: func(tick uint32, w *world.World, hash uint64) {
+			mu.Lock()
+			if _, ok := hashes[tick]; !ok { // the first match only
+				hashes[tick] = hash
+			}
+			mu.Unlock()
+		}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hctx, hcancel := context.WithCancel(ctx)
+	hostDone := make(chan error, 1)
+	go func() { hostDone <- h.Run(hctx) }()
+	var ps []*roomTestPlayer
+	for range players {
+		ps = append(ps, joinTestRoom(ctx, t, url, h.Code(), cfg))
+	}
+	for i, p := range ps {
+		l, r := p.conn.PathTypes()
+		if turnOnly && l != "relay" {
+			t.Errorf("player %d: path %s-%s, want a relay (TURN) candidate", i, l, r)
+		}
+		if !turnOnly && (l == "relay" || r == "relay") {
+			t.Errorf("player %d: path %s-%s, want a direct one", i, l, r)
+		}
+	}
+	if turnOnly && rr.turn.Allocations() < players {
+		t.Errorf("%d TURN allocations for %d players", rr.turn.Allocations(), players)
+	}
+	roomTestWait(ctx, t, "600 verified ticks", func() bool {
+		for _, p := range ps {
+			if p.stats().Verified < ticks {
+				return false
+			}
+		}
+		return true
+	})
+	common := ^uint32(0)
+	for _, p := range ps {
+		p.stop(t)
+		common = min(common, p.stats().Verified)
+	}
+	mu.Lock()
+	want, ok := hashes[common]
+	for i, p := range ps {
+		st := p.stats()
+		if st.Desyncs != 0 {
+			t.Errorf("player %d: %d desyncs", i, st.Desyncs)
+		}
+		p.mu.Lock()
+		for tick, hash := range p.hashes {
+			if sh, ok := hashes[tick]; !ok || sh != hash {
+				t.Errorf("player %d, tick %d: hash %016x, server %016x (kept %v)", i, tick, hash, sh, ok)
+			}
+		}
+		checked := len(p.hashes)
+		p.mu.Unlock()
+		if got, gok := p.hashAt(common); !ok || !gok || got != want {
+			t.Errorf("player %d at the common tick %d: %016x (%v), server %016x (%v)", i, common, got, gok, want, ok)
+		}
+		t.Logf("player %d: verified %d (%d checked), rollbacks %d, ping %v", i, st.Verified, checked, st.Rollbacks, st.Ping)
+	}
+	mu.Unlock()
+	if st := h.Stats(); st.Match.Joins != players || st.Peers != players {
+		t.Errorf("host: %+v", st)
+	}
+	for _, p := range ps {
+		p.close(t)
+	}
+	hcancel()
+	if err := <-hostDone; err != nil {
+		t.Errorf("host: %v", err)
+	}
+	if err := h.Close(); err != nil {
+		t.Errorf("host close: %v", err)
+	}
+}
