@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/signal"
 	"runtime"
 	"strings"
 	"sync"
@@ -31,6 +33,9 @@ const roomTestGrid = 32
 // by more than a few seconds (pion and net/http wind down asynchronously).
 func roomTestLeaks(t *testing.T) {
 	t.Helper()
+	// os/signal starts one goroutine for good on first use (by play).
+	_, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt)
+	stopSignals()
 	before := runtime.NumGoroutine()
 	t.Cleanup(func() {
 		deadline := time.Now().Add(10 * time.Second)
