@@ -66,7 +66,7 @@ func play(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case !*headless:
 		return usageError{errors.New("only --headless play exists yet (there is no windowed view)")}
 	case *addr == "" && jf.code == "":
-		return usageError{errors.New("--connect HOST:PORT (or --join CODE) is required")}
+		return usageError{errors.New("--connect HOST:PORT is required (or --join CODE)")}
 	case *input != "scripted" && *input != "random":
 		return usageError{fmt.Errorf("--input %q: want scripted or random", *input)}
 	case *until > 1<<31:
