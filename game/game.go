@@ -70,6 +70,8 @@ type Tick[I any] struct {
 	// Present says which slots hold a player during this tick (after this
 	// tick's events), indexed by PlayerID.
 	Present []bool
+
+	fx *[]Effect // where Emit records effects (effects.go); nil: nowhere
 }
 
 // Game is the contract a game implements. I is the game's input struct:
