@@ -44,6 +44,8 @@ type core[I any] struct {
 	typed    []I    // scratch: inputs of the tick being stepped, for Step
 	tk       game.Tick[I]
 
+	fx effects // what each unverified tick's Step raised (effects.go)
+
 	// hooks and counters
 	onVerified func(tick uint32, hash uint64)
 	onDesync   func(tick uint32, ours, theirs uint64)
@@ -165,7 +167,9 @@ func (c *core[I]) step(u uint32, events []game.Event) {
 	c.tk.Events = events
 	c.tk.Inputs = c.typed
 	c.tk.Present = c.present
+	c.tk.CollectEffects(c.fx.begin(c.mask))
 	c.g.Step(c.w, &c.tk)
+	c.fx.stepped(u)
 	c.steps++
 	copy(c.used[u&c.mask], c.inputs)
 	c.save(u)
@@ -257,6 +261,7 @@ func (c *core[I]) process() {
 				c.onDesync(t, ours, theirs)
 			}
 		}
+		c.fx.verify(t)
 		if c.onVerified != nil {
 			c.onVerified(t, ours)
 		}
