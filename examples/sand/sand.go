@@ -25,6 +25,13 @@ const (
 	Wall
 )
 
+// EffectPour is the Kind of the effect Step raises when a player starts
+// pouring (Args: player, material): a view plays the pour sound on it, at
+// the avatar. The position is not in Args on purpose: an effect's content
+// is its identity, and a rollback that moves another player's avatar by a
+// cell must not make its pour a new one. See docs/effects.md.
+const EffectPour uint16 = 1
+
 // Input is one player's input in a tick.
 type Input struct {
 	// MoveX and MoveY accelerate the avatar (-1, 0 or 1 on each axis).
@@ -164,6 +171,9 @@ func (g *Game) Step(w *world.World, t *rewind.Tick[Input]) {
 		a.X = clamp(a.X+a.VX, one, (n-2)*one)
 		a.Y = clamp(a.Y+a.VY, one, (n-2)*one)
 		a.Material = uint8(in.Material)
+		if in.Pour && a.Pouring == 0 { // a pour starts: a sound for the view
+			t.Emit(rewind.Effect{Kind: EffectPour, Args: [rewind.EffectArgs]int32{int32(a.Player), int32(in.Material)}})
+		}
 		a.Pouring = 0
 		if in.Pour {
 			a.Pouring = 1
