@@ -105,6 +105,8 @@ type effects struct {
 	state   []uint8
 	step    []game.Effect // what the Step being run raises
 	matched []bool        // scratch of diff
+	sortA   []game.Effect // scratch of diffSorted
+	sortB   []game.Effect
 
 	q       []EffectEvent // ring of events, q[head] the oldest
 	head, n int
@@ -154,6 +156,16 @@ func (e *effects) diff(u uint32, old, now []game.Effect) {
 	if len(old) == 0 && len(now) == 0 {
 		return
 	}
+	if len(old)*len(now) > diffQuadratic {
+		e.diffSorted(u, old, now)
+		return
+	}
+	e.diffSearch(u, old, now)
+}
+
+// diffSearch is diff for a few effects: each old one searched for among
+// the new ones. Events come in raised order.
+func (e *effects) diffSearch(u uint32, old, now []game.Effect) {
 	e.matched = slices.Grow(e.matched[:0], len(now))[:len(now)]
 	clear(e.matched)
 	for _, o := range old {
@@ -173,6 +185,64 @@ func (e *effects) diff(u uint32, old, now []game.Effect) {
 			e.push(EffectPredicted, u, x)
 		}
 	}
+}
+
+// diffQuadratic is the size (old × now effects past their common
+// prefix) above which diff sorts rather than searches.
+const diffQuadratic = 256
+
+// diffSorted is diff for many effects: both sides sorted (copies), then
+// walked together. Events come in sorted order rather than raised order.
+func (e *effects) diffSorted(u uint32, old, now []game.Effect) {
+	a := append(e.sortA[:0], old...)
+	b := append(e.sortB[:0], now...)
+	slices.SortFunc(a, compareEffects)
+	slices.SortFunc(b, compareEffects)
+	e.sortA, e.sortB = a, b
+	for pass, st := range [2]EffectStatus{EffectCancelled, EffectPredicted} {
+		i, j := 0, 0
+		for i < len(a) || j < len(b) {
+			c := 0
+			switch {
+			case i == len(a):
+				c = 1
+			case j == len(b):
+				c = -1
+			default:
+				c = compareEffects(a[i], b[j])
+			}
+			switch {
+			case c == 0:
+				i++
+				j++
+			case c < 0: // only in old
+				if pass == 0 {
+					e.push(st, u, a[i])
+				}
+				i++
+			default: // only in now
+				if pass == 1 {
+					e.push(st, u, b[j])
+				}
+				j++
+			}
+		}
+	}
+}
+
+func compareEffects(x, y game.Effect) int {
+	if x.Kind != y.Kind {
+		return int(x.Kind) - int(y.Kind)
+	}
+	for k := range x.Args {
+		if x.Args[k] != y.Args[k] {
+			if x.Args[k] < y.Args[k] {
+				return -1
+			}
+			return 1
+		}
+	}
+	return 0
 }
 
 // verify reports tick t's effects verified.

@@ -2,6 +2,8 @@ package client
 
 import (
 	"fmt"
+	"maps"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -256,5 +258,98 @@ func TestEffectsSteadyStateNoAllocs(t *testing.T) {
 	}
 	if p, v := r.c.predicted, r.c.verified; p-v != 4 {
 		t.Fatalf("predicted %d, verified %d: the rig drifted", p, v)
+	}
+}
+
+// BenchmarkEffectsStep measures the effect bookkeeping of one step of a
+// tick (begin, the game's Emits, the diff against the tick's last
+// simulation, draining the events): with no effects, with 16 effects
+// raised again unchanged (a resimulation that went the same), and with 16
+// effects that all differ from last time (16 cancelled, 16 predicted),
+// and the same with 256 (where the diff sorts instead of searching).
+func BenchmarkEffectsStep(b *testing.B) {
+	lists := [2][]game.Effect{}
+	for i := range 256 {
+		lists[0] = append(lists[0], fx(1, int32(i)))
+		lists[1] = append(lists[1], fx(2, int32(i)))
+	}
+	for _, c := range []struct {
+		name string
+		n    int
+		flip bool
+	}{{"none", 0, false}, {"same16", 16, false}, {"changed16", 16, true}, {"same256", 256, false}, {"changed256", 256, true}} {
+		b.Run(c.name, func(b *testing.B) {
+			var e effects
+			dst := make([]EffectEvent, 0, 64)
+			b.ReportAllocs()
+			for i := range b.N {
+				l := lists[0]
+				if c.flip {
+					l = lists[(i>>3)&1] // each tick alternates
+				}
+				p := e.begin(63)
+				for _, x := range l[:c.n] {
+					*p = append(*p, x)
+				}
+				e.stepped(uint32(i&7) + 1)
+				dst = e.drain(dst[:0])
+			}
+		})
+	}
+}
+
+// TestEffectsDiffPathsAgree: the sorted diff (many effects) and the
+// searching one (a few) report the same multisets, and both the exact
+// difference of the two multisets.
+func TestEffectsDiffPathsAgree(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	random := func(n int) []game.Effect {
+		l := make([]game.Effect, n)
+		for i := range l {
+			l[i] = fx(uint16(rng.IntN(3)), int32(rng.IntN(4))) // many repeats
+		}
+		return l
+	}
+	count := func(evs []EffectEvent) map[string]int {
+		m := map[string]int{}
+		for _, e := range evs {
+			m[fmt.Sprint(e.Status, e.Tick, e.Effect)]++
+		}
+		return m
+	}
+	for round := range 200 {
+		old, now := random(rng.IntN(40)), random(rng.IntN(40))
+		var a, b effects
+		a.begin(7)
+		b.begin(7)
+		a.diffSearch(5, old, now)
+		b.diffSorted(5, old, now)
+		ea, eb := a.drain(nil), b.drain(nil)
+		want := map[string]int{}
+		multi := map[game.Effect]int{}
+		for _, x := range old {
+			multi[x]++
+		}
+		for _, x := range now {
+			multi[x]--
+		}
+		for x, n := range multi {
+			switch {
+			case n > 0:
+				want[fmt.Sprint(EffectCancelled, 5, x)] = n
+			case n < 0:
+				want[fmt.Sprint(EffectPredicted, 5, x)] = -n
+			}
+		}
+		if !maps.Equal(count(ea), want) || !maps.Equal(count(eb), want) {
+			t.Fatalf("round %d: search %v, sorted %v, want %v", round, count(ea), count(eb), want)
+		}
+		for _, evs := range [][]EffectEvent{ea, eb} { // cancellations first
+			for i := 1; i < len(evs); i++ {
+				if evs[i].Status == EffectCancelled && evs[i-1].Status == EffectPredicted {
+					t.Fatalf("round %d: a cancellation after a prediction", round)
+				}
+			}
+		}
 	}
 }
