@@ -158,7 +158,7 @@ func TestServeRelayAndUDP(t *testing.T) {
 	r := startCommand(t, serveRelay, []string{"--http", "127.0.0.1:0"}, "url")
 	relayURL := r.vals["url"]
 	s := startCommand(t, serve, []string{"--game", "sand", "--relay", relayURL, "--room", "K3F9QX", "--udp", "127.0.0.1:0",
-		"--grid", "32", "--players", "3", "--status", "0"}, "room", "udp")
+		"--grid", "32", "--players", "3", "--status", "0", "--http", "127.0.0.1:0"}, "room", "udp", "http")
 	if s.vals["room"] != "K3F9QX" || !strings.HasPrefix(s.vals["udp"], "127.0.0.1:") {
 		t.Fatalf("serve printed room=%q udp=%q", s.vals["room"], s.vals["udp"])
 	}
@@ -166,6 +166,17 @@ func TestServeRelayAndUDP(t *testing.T) {
 	byCode := append([]string{"--headless", "--join", "K3F9QX", "--relay", relayURL}, tail...)
 	byUDP := append([]string{"--headless", "--connect", s.vals["udp"]}, tail...)
 	checkSameHash(t, runPlayers(byCode, byUDP, byCode), "120")
+	resp, err := http.Get("http://" + s.vals["http"] + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{"\nrewind_joins_total 3\n", "\nrewind_matches_total 1\n", "\nrewind_webrtc_peers "} {
+		if !strings.Contains(string(metrics), want) {
+			t.Errorf("/metrics lacks %q", want)
+		}
+	}
 
 	code, _, stderr := runCmd("play", "--headless", "--join", "ZZZZZZ", "--relay", relayURL, "--status", "0")
 	if code != 1 || !strings.Contains(stderr, "no room ZZZZZZ") {
