@@ -128,6 +128,12 @@ func goroutineLeakCheck(t *testing.T) {
 // of the test and returns its URL.
 func startRelay(t *testing.T) string {
 	t.Helper()
+	url, _ := startRelayServer(t)
+	return url
+}
+
+func startRelayServer(t *testing.T) (string, *relay.RoomServer) {
+	t.Helper()
 	rs := relay.NewRoomServer(relay.RoomConfig{})
 	mux := http.NewServeMux()
 	mux.Handle(relay.RoomPath, rs)
@@ -136,7 +142,7 @@ func startRelay(t *testing.T) string {
 		rs.Close()
 		hs.Close()
 	})
-	return "ws" + strings.TrimPrefix(hs.URL, "http") + relay.RoomPath
+	return "ws" + strings.TrimPrefix(hs.URL, "http") + relay.RoomPath, rs
 }
 
 // TestHostRoomBothWays hosts a match in a room with a UDP socket too, over
@@ -237,5 +243,63 @@ func TestHostRoomBothWays(t *testing.T) {
 	}
 	if err := h.Close(); err != nil {
 		t.Errorf("host close: %v", err)
+	}
+}
+
+// TestRoomMatchOutlivesRelay: match traffic goes straight between player
+// and host, so a match goes on when the relay goes away; the host notices
+// (Room().Done) and keeps running.
+func TestRoomMatchOutlivesRelay(t *testing.T) {
+	goroutineLeakCheck(t)
+	url, rs := startRelayServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second) // a hang guard
+	defer cancel()
+	h, err := rewind.HostRoom[testgame.Input](ctx, &testgame.Game{}, rewind.RoomHostOptions{Relay: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	hctx, hcancel := context.WithCancel(ctx)
+	hostDone := make(chan error, 1)
+	go func() { hostDone <- h.Run(hctx) }()
+	s, err := rewind.JoinRoom[testgame.Input](ctx, &testgame.Game{}, url, h.Code(), rewind.RoomOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	sctx, scancel := context.WithCancel(ctx)
+	playerDone := make(chan error, 1)
+	go func() { playerDone <- s.Run(sctx) }()
+	wait := func(what string, cond func() bool) {
+		t.Helper()
+		for !cond() {
+			if ctx.Err() != nil {
+				t.Fatalf("gave up waiting for %s", what)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	wait("20 verified ticks", func() bool { return s.Stats().Verified >= 20 })
+	rs.Close()
+	wait("the host to see the relay go", func() bool {
+		select {
+		case <-h.Room().Done():
+			return true
+		default:
+			return false
+		}
+	})
+	after := s.Stats().Verified
+	wait("40 more verified ticks", func() bool { return s.Stats().Verified >= after+40 })
+	scancel()
+	if err := <-playerDone; err != nil {
+		t.Errorf("player: %v", err)
+	}
+	hcancel()
+	if err := <-hostDone; err != nil {
+		t.Errorf("host: %v", err)
+	}
+	if st := s.Stats(); st.Desyncs != 0 {
+		t.Errorf("player: %+v", st)
 	}
 }
