@@ -31,6 +31,7 @@ type phase uint8
 
 const (
 	connecting phase = iota
+	loading          // welcomed; getting the server's world (fetch.go)
 	playing
 	closed
 )
@@ -93,6 +94,11 @@ type Client[I any] struct {
 	lastSend   time.Time
 	lastNow    time.Time
 	firstOwn   uint32 // the first tick whose input we send
+
+	cookie      [codec.CookieSize]byte
+	welcomeID   uint32 // the transfer id of the last welcome taken
+	welcomeTick uint32
+	fetch       fetch
 
 	rbuf, sbuf []byte
 	st         Stats
@@ -221,15 +227,37 @@ func (c *Client[I]) Update(now time.Time) error {
 		if c.helloSent.IsZero() || now.Sub(c.helloSent) >= c.cfg.HelloInterval {
 			c.helloSent = now
 			h := codec.Hello{Game: c.fp}
+			if len(c.cfg.Cookie) == codec.CookieSize {
+				h.HasCookie = true
+				copy(h.Cookie[:], c.cfg.Cookie)
+			}
 			if err := c.send(h.Append(c.sbuf[:0])); err != nil {
 				return err
 			}
 		}
 		return nil
+	case loading:
+		if err := c.fetchTimers(now); err != nil {
+			return err
+		}
+		if now.Sub(c.lastSend) >= c.dt {
+			return c.sendAcks(now)
+		}
+		return nil
 	}
-	c.core.process()
+	if c.fetch.active {
+		// Repairing: the world waits at the broken tick.
+		if err := c.fetchTimers(now); err != nil {
+			return err
+		}
+	} else {
+		c.core.process()
+		if c.core.broken != 0 {
+			c.startRepair(now)
+		}
+	}
 	advanced := false
-	if c.lead.started {
+	if c.lead.started && !c.fetch.active {
 		c.lead.advance(now)
 		target := c.lead.tick(now)
 		for int64(c.core.predicted) < target {
@@ -281,7 +309,7 @@ func (c *Client[I]) Close() error {
 	if c.phase == closed {
 		return nil
 	}
-	if c.phase == playing {
+	if c.phase == playing || c.phase == loading {
 		b := codec.Bye{Tag: c.tag, Reason: codec.ReasonNone}
 		for range 3 {
 			_ = c.send(b.Append(c.sbuf[:0]))

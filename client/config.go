@@ -30,6 +30,17 @@ type Config struct {
 	// ServerTimeout ends the session when the server has not been heard
 	// from for this long (default 5 s).
 	ServerTimeout time.Duration
+	// Cookie, if 16 bytes (a Client.Cookie from an earlier session),
+	// asks to rejoin as the player it was given to: the same player id,
+	// and what the game kept for it.
+	Cookie []byte
+	// FetchRetry is how long a world transfer or repair waits for
+	// progress before asking again (default twice the round trip, 100 ms
+	// to 1 s).
+	FetchRetry time.Duration
+	// NoRepair turns repairs off: a desync is only counted and reported
+	// (OnDesync), and the client plays on with its own world.
+	NoRepair bool
 	// Schema, if not nil, is a schema the game has already registered into
 	// (a server and a client in one process share it); otherwise New calls
 	// the game's Register with a fresh schema.
@@ -83,9 +94,20 @@ type Stats struct {
 	RolledBackTicks uint64
 	MaxRollback     uint32
 	// Desyncs counts verified ticks whose hash differed from the server's
-	// after resimulation; Resyncs counts repairs (the next step: 0).
+	// after resimulation; Resyncs counts repairs (the server's pages
+	// applied and the world's hash checked against the server's).
 	Desyncs uint64
 	Resyncs uint64
+	// Rebases counts welcomes that moved the client to a newer tick's
+	// world (it fell further behind than the server keeps ticks).
+	Rebases uint64
+	// FetchRequests counts requests for page hashes or pages; PagesAsked
+	// the pages asked for; WholeWorlds the whole worlds asked for (or
+	// pushed); ChunksIn the world chunks taken; FetchFailures the fetched
+	// worlds that did not decode or hash as the server's; FetchBytes the
+	// bytes of the encodings applied.
+	FetchRequests, PagesAsked, WholeWorlds uint64
+	ChunksIn, FetchFailures, FetchBytes    uint64
 	// LateInputs counts ticks in which the server did not have this
 	// client's input in time.
 	LateInputs uint64

@@ -46,6 +46,11 @@ type core[I any] struct {
 
 	fx effects // what each unverified tick's Step raised (effects.go)
 
+	// broken is a verified tick whose hash differed after resimulation
+	// (0: none): verification stops there until a repair (repairs on).
+	broken  uint32
+	repairs bool
+
 	// hooks and counters
 	onVerified func(tick uint32, hash uint64)
 	onDesync   func(tick uint32, ours, theirs uint64)
@@ -208,7 +213,7 @@ func (c *core[I]) guess(u uint32) {
 // tick, when that is further on), then checks the hashes of the newly
 // verified ticks.
 func (c *core[I]) process() {
-	if c.confThru == c.verified {
+	if c.confThru == c.verified || c.broken != 0 {
 		return
 	}
 	first := uint32(0)
@@ -259,6 +264,14 @@ func (c *core[I]) process() {
 			c.desyncs++
 			if c.onDesync != nil {
 				c.onDesync(t, ours, theirs)
+			}
+			if c.repairs {
+				// The client repairs this tick (fetch.go); the ticks
+				// after it wait.
+				c.broken = t
+				copy(c.lastConf, c.conf[s])
+				c.verified = t
+				return
 			}
 		}
 		c.fx.verify(t)

@@ -1,6 +1,10 @@
 package client
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/rewindnet/rewind/codec"
+)
 
 var (
 	// ErrConfig indicates an invalid setting or argument.
@@ -17,3 +21,16 @@ var (
 	// ErrClosed indicates a client that was closed or said bye.
 	ErrClosed = errors.New("client: closed")
 )
+
+// RefusedError is the error of a hello the server refused, with the
+// server's reason (full, incompatible protocol, incompatible game, bad
+// cookie). errors.Is(err, ErrRefused) holds for it; errors.As finds it.
+type RefusedError struct {
+	Reason codec.Reason
+}
+
+// Error names the reason.
+func (e *RefusedError) Error() string { return "client: refused by the server: " + e.Reason.String() }
+
+// Is makes errors.Is(err, ErrRefused) true.
+func (e *RefusedError) Is(target error) bool { return target == ErrRefused }

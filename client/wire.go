@@ -55,15 +55,19 @@ func (c *Client[I]) handle(now time.Time, b []byte) error {
 		if err != nil {
 			return err
 		}
-		return fmt.Errorf("client: %v: %w", m.Reason, ErrRefused)
+		return &RefusedError{Reason: m.Reason}
 	}
-	if c.phase != playing || tag != c.tag {
+	if (c.phase != playing && c.phase != loading) || tag != c.tag {
 		return fmt.Errorf("client: stray %v datagram", typ)
 	}
 	c.lastHeard = now
 	switch typ {
 	case codec.TypeServerTicks:
 		return c.onTicks(now, b)
+	case codec.TypeWorldChunk:
+		return c.onChunk(now, b)
+	case codec.TypePageHashes:
+		return c.onPageHashes(now, b)
 	case codec.TypePong:
 		m, _, err := codec.ParsePong(b)
 		if err != nil {
@@ -104,56 +108,6 @@ func (c *Client[I]) handle(now time.Time, b []byte) error {
 	return nil
 }
 
-// onWelcome starts the match: the world at the welcome's tick is the one
-// Setup made (tick 0); every tick since comes from the server.
-func (c *Client[I]) onWelcome(now time.Time, b []byte) error {
-	m, _, err := codec.ParseWelcome(b)
-	if err != nil {
-		return err
-	}
-	if c.phase != connecting {
-		return nil // a repeated welcome
-	}
-	if m.Version != codec.ProtocolVersion {
-		return fmt.Errorf("client: welcome of protocol %d: %w", m.Version, ErrRefused)
-	}
-	if int(m.TickRate) != c.rate {
-		return fmt.Errorf("client: server ticks at %d Hz, the game at %d: %w", m.TickRate, c.rate, ErrRefused)
-	}
-	if m.Tick != 0 {
-		// Joining from a transferred world is the next step. TODO(issue 5).
-		return fmt.Errorf("client: welcome at tick %d needs a world transfer: %w", m.Tick, ErrRefused)
-	}
-	c.me, c.tag, c.hashBits = game.PlayerID(m.Player), m.Tag, m.HashBits
-	// The round trip from the first hello: too long if hellos were lost,
-	// but never too short (which would make our first inputs late); pings
-	// and the server's margin reports refine it.
-	c.rtt = now.Sub(c.helloFirst)
-	c.lastHeard = now
-	c.window = uint32(c.cfg.MaxPrediction / c.dt)
-	c.lead = newLeadControl(c.dt, c.cfg.MarginLow, c.cfg.MarginHigh, 20*c.dt)
-	n := game.MaxPlayers
-	c.core = newCore(c.g, c.w, c.me, n, c.it.Size(), int(c.window)+c.cfg.InputDelay+2, c.it.Unpack)
-	c.core.onVerified = c.cfg.OnVerified
-	c.core.onDesync = c.cfg.OnDesync
-	c.dec = codec.NewTickDecoder(c.it.Schema, c.hashBits)
-	if err := c.dec.Roster().ParseSnapshot(m.Roster); err != nil {
-		return fmt.Errorf("client: welcome roster: %w", err)
-	}
-	c.tk.Events = make([]codec.Event, 0, codec.MaxEvents)
-	c.conf = make([]byte, n*c.it.Size())
-	c.bodies = make([][]byte, bodyRing)
-	c.bodyAt = make([]uint32, bodyRing)
-	c.bmask = bodyRing - 1
-	c.decodeNext = m.Tick + 1
-	c.recvWin.Reset(m.Tick + 1)
-	c.inputAck = m.Tick + 1
-	c.sendIns = make([][]byte, 0, codec.MaxInputsPerMessage)
-	c.ticksMsg.Ticks = make([]codec.TickBody, 0, codec.MaxTicksPerMessage)
-	c.phase = playing
-	return nil
-}
-
 // onTicks takes a ServerTicks: the ack of our inputs, the margin report,
 // and tick bodies, which are decoded in order and confirmed to the core.
 func (c *Client[I]) onTicks(now time.Time, b []byte) error {
@@ -164,7 +118,7 @@ func (c *Client[I]) onTicks(now time.Time, b []byte) error {
 	if int32(m.Ack.Next-c.inputAck) > 0 {
 		c.inputAck = m.Ack.Next
 	}
-	if m.HasMargin {
+	if m.HasMargin && c.core != nil {
 		c.lead.feedback(now, time.Duration(m.Margin)*time.Millisecond, c.rtt, int64(c.core.predicted))
 	}
 	for _, t := range m.Ticks {
@@ -181,6 +135,9 @@ func (c *Client[I]) onTicks(now time.Time, b []byte) error {
 			c.bodyAt[slot] = t.Tick
 		}
 		c.recvWin.Add(t.Tick)
+	}
+	if c.phase != playing || c.fetch.active {
+		return nil // the ticks wait for the world
 	}
 	return c.decode(now)
 }

@@ -5,9 +5,11 @@ import "fmt"
 // PageRequest asks the server for the contents of some world pages of the
 // world after Tick (those whose hashes differed). The server answers with a
 // world transfer (WorldChunk messages) of id Transfer, chosen by the client,
-// whose blob the world package reads as a paged delta.
+// whose blob the world package reads as a paged delta — or, with Whole,
+// as a whole world (the client's pages could not be repaired).
 //
-//	0      0x7<<4 (flags zero)
+//	0      0x7<<4 | flags: bit 0 = Whole (then n is 0 and no pages
+//	       follow); other bits 0
 //	1      connection tag
 //	2..    Tick, varint (uint32)
 //	       Transfer id, varint
@@ -18,6 +20,8 @@ type PageRequest struct {
 	Tag      uint8
 	Tick     uint32
 	Transfer uint32
+	// Whole asks for the whole world at Tick instead of pages.
+	Whole bool
 	// Pages are the page numbers, strictly ascending (ParsePageRequest
 	// allocates them).
 	Pages []uint32
@@ -41,7 +45,11 @@ func (m *PageRequest) Length() int {
 
 // Append appends the encoding to b. Pages must be strictly ascending.
 func (m *PageRequest) Append(b []byte) []byte {
-	b = append(b, byte(TypePageRequest)<<4, m.Tag)
+	flags := byte(0)
+	if m.Whole {
+		flags = 1
+	}
+	b = append(b, byte(TypePageRequest)<<4|flags, m.Tag)
 	b = appendUvarint(b, uint64(m.Tick))
 	b = appendUvarint(b, uint64(m.Transfer))
 	b = appendUvarint(b, uint64(len(m.Pages)))
@@ -62,9 +70,10 @@ func ParsePageRequest(b []byte) (PageRequest, int, error) {
 	if err != nil {
 		return m, 0, err
 	}
-	if flags != 0 {
+	if flags&^1 != 0 {
 		return m, 0, errMalformedf("page request flags %#x", flags)
 	}
+	m.Whole = flags&1 != 0
 	m.Tag = tag
 	p := shortHeaderLen
 	var n uint32
@@ -72,6 +81,12 @@ func ParsePageRequest(b []byte) (PageRequest, int, error) {
 		if *f, err = readUvarint32(b, &p); err != nil {
 			return m, 0, err
 		}
+	}
+	if m.Whole {
+		if n != 0 {
+			return m, 0, errMalformedf("whole-world request with %d pages", n)
+		}
+		return m, p, nil
 	}
 	if n == 0 || n > MaxPagesPerRequest {
 		return m, 0, fmt.Errorf("%w: %d pages requested", ErrMalformed, n)

@@ -15,9 +15,9 @@ type Config struct {
 	// game.MaxPlayers).
 	MaxPlayers int
 	// StartPlayers is how many players must be in (welcomed, and heard
-	// from since) before the first tick runs (default 1). Players who arrive later join while the
-	// server still keeps every tick since the start (History); joining a
-	// match further on needs the world transfer of the next step.
+	// from since) before the first tick runs (default 1). Players who
+	// arrive later get the world at the tick of their welcome (a world
+	// transfer: see docs/networking.md) and every tick since.
 	StartPlayers int
 	// MaxTicks, if not zero, ends the match after this tick: the server
 	// stops ticking and only sends the players the ticks they lack.
@@ -55,6 +55,26 @@ type Config struct {
 	// SilentResend is how often a player not heard from lately is sent
 	// ticks (default 100 ms), instead of every tick.
 	SilentResend time.Duration
+	// Checkpoint is how often the server snapshots its world (default
+	// 250 ms). The world at any tick within the history is the last
+	// checkpoint before it plus the kept ticks replayed: that is what
+	// page hashes and pages are served from for a repair or a world
+	// transfer.
+	Checkpoint time.Duration
+	// RejoinWindow is how long a player's id and cookie stay reserved
+	// after it left, for it to rejoin with its cookie (default 5 min).
+	RejoinWindow time.Duration
+	// ChunkWindow is how many chunks of a world transfer may be in flight
+	// unacknowledged (default 64, at most 64: the client's ack covers
+	// 64 chunks past its first missing one).
+	ChunkWindow int
+	// ChunksPerUpdate is how many new chunks one Update sends at most to
+	// one player (default 16), pacing a large world.
+	ChunksPerUpdate int
+	// WelcomeResend is how often a welcome that rebased a player (a
+	// player that fell behind) is sent again until the player acknowledges
+	// a tick after it (default 250 ms).
+	WelcomeResend time.Duration
 	// Schema, if not nil, is a schema the game has already registered into
 	// (a server and a client in one process share it); otherwise New calls
 	// the game's Register with a fresh schema.
@@ -87,6 +107,21 @@ func (c Config) withDefaults() Config {
 	}
 	if c.SilentResend <= 0 {
 		c.SilentResend = 100 * time.Millisecond
+	}
+	if c.Checkpoint <= 0 {
+		c.Checkpoint = 250 * time.Millisecond
+	}
+	if c.RejoinWindow <= 0 {
+		c.RejoinWindow = 5 * time.Minute
+	}
+	if c.ChunkWindow <= 0 || c.ChunkWindow > 64 {
+		c.ChunkWindow = 64
+	}
+	if c.ChunksPerUpdate <= 0 {
+		c.ChunksPerUpdate = 16
+	}
+	if c.WelcomeResend <= 0 {
+		c.WelcomeResend = 250 * time.Millisecond
 	}
 	if c.HashBits <= 0 || c.HashBits > 64 {
 		c.HashBits = 16

@@ -14,10 +14,12 @@ import (
 // its input queue indexed by tick, what it has acknowledged, and how early
 // its inputs arrive.
 type player struct {
-	id        game.PlayerID
-	addr      transport.Addr
-	tag       uint8
-	cookie    [codec.CookieSize]byte
+	id   game.PlayerID
+	addr transport.Addr
+	tag  uint8
+	// cookies are the SHA-256 of the cookies its welcomes carried (the
+	// cookies themselves are never kept).
+	cookies   [][32]byte
 	welcomed  bool // heard from with its welcome's tag
 	present   bool // in the world (its join event has run)
 	leaving   bool // leaves in the next tick
@@ -37,6 +39,19 @@ type player struct {
 	res      *codec.Resender
 	lastAck  codec.Ack
 	lastSend time.Time
+
+	// The welcome: the tick whose world the player starts from, the id of
+	// that world's whole-world transfer, the roster at that tick.
+	welcomeTick   uint32
+	welcomeID     uint32
+	welcomeRoster []byte
+	welcomeSent   time.Time
+	// rebasing: a welcome moved the player in the match to a newer tick
+	// (it fell behind, or came back from a new address); it is sent again
+	// until the player acknowledges a tick after it.
+	rebasing bool
+	// xfer is the world transfer in progress, if any.
+	xfer *transfer
 
 	// margins is a ring of how early (negative: how late) the player's
 	// most recent inputs arrived, by first arrival.

@@ -70,6 +70,17 @@ type Server[I any] struct {
 
 	wire wireState
 
+	// History of worlds (history.go): checkpoints, and the world at an
+	// earlier tick rebuilt from one.
+	ckEvery      uint32
+	cks          []checkpoint
+	past         pastWorld
+	pastTyped    []I
+	liveHashes   []uint64
+	liveHashTick uint32
+	liveHashed   bool
+	reserved     []reservation // by id: who may rejoin with a cookie
+
 	stats Stats
 }
 
@@ -104,6 +115,20 @@ type Stats struct {
 	Joins, Leaves uint64
 	// Refused counts hellos answered with a refusal.
 	Refused uint64
+	// Rejoins counts hellos with a valid cookie; Rebases counts players
+	// moved to a newer tick's world (fallen behind, or back from a new
+	// address).
+	Rejoins, Rebases uint64
+	// Transfers counts world transfers started, TransferBytes their
+	// blobs' bytes, ChunksOut the chunks sent (resends included),
+	// WholeWorlds the transfers of a whole world, PagesSent the pages
+	// sent on request, PageHashRequests the requests for page hashes.
+	Transfers, TransferBytes, ChunksOut uint64
+	WholeWorlds, PagesSent              uint64
+	PageHashRequests                    uint64
+	// ReplayMismatches counts rebuilds of an earlier tick's world that
+	// did not hash as that tick did (a non-deterministic game).
+	ReplayMismatches uint64
 }
 
 // New returns a server for game g that talks through conn. The world is
@@ -164,7 +189,9 @@ func New[I any](g game.Game[I], conn transport.Conn, cfg Config) (*Server[I], er
 	s.present = make([]bool, cfg.MaxPlayers)
 	s.typed = make([]I, cfg.MaxPlayers)
 	s.hist[0].hash = w.Hash()
+	s.reserved = make([]reservation, cfg.MaxPlayers)
 	s.initWire()
+	s.initHistory()
 	return s, nil
 }
 
@@ -219,6 +246,11 @@ func (s *Server[I]) Update(now time.Time) error {
 	s.lastNow = now
 	if err := s.receive(now); err != nil {
 		return err
+	}
+	for _, p := range s.players {
+		if p != nil && p.xfer != nil && !p.leaving {
+			s.sendChunks(now, p)
+		}
 	}
 	if !s.started && s.ready() >= s.cfg.StartPlayers {
 		s.started = true
@@ -309,6 +341,9 @@ func (s *Server[I]) runTick() {
 	rec.hash = s.w.Hash()
 	rec.body = s.wire.enc.AppendTick(rec.body[:0], rec.hash)
 	s.tick = t
+	if t%s.ckEvery == 0 {
+		s.checkpoint(t)
+	}
 	if s.cfg.OnTick != nil {
 		s.cfg.OnTick(t, s.w, rec.hash)
 	}
@@ -345,8 +380,10 @@ func (s *Server[I]) ready() int {
 	return n
 }
 
-// removePlayer forgets a player after its leave event.
+// removePlayer forgets a player after its leave event, keeping its id and
+// cookie hashes for RejoinWindow.
 func (s *Server[I]) removePlayer(p *player) {
+	s.reserved[p.id] = reservation{hashes: p.cookies, until: s.lastNow.Add(s.cfg.RejoinWindow)}
 	s.players[p.id] = nil
 	s.present[p.id] = false
 	delete(s.byAddr, p.addr)

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"slices"
@@ -17,7 +16,7 @@ import (
 type wireState struct {
 	enc         *codec.TickEncoder
 	fingerprint uint64
-	roster0     []byte // the roster snapshot at tick 0 (nobody present)
+	xferIDs     uint32 // the last welcome's transfer id
 	rbuf        []byte
 	sbuf        []byte
 	msg         codec.ServerTicks
@@ -31,7 +30,6 @@ type wireState struct {
 func (s *Server[I]) initWire() {
 	s.wire.enc = codec.NewTickEncoder(s.it.Schema, uint8(s.cfg.HashBits))
 	s.wire.fingerprint = game.Fingerprint(s.it.Fingerprint(), s.w.Layout().Hash(), s.tickRate)
-	s.wire.roster0 = codec.NewRoster(s.it.Schema).AppendSnapshot(nil)
 	s.wire.rbuf = make([]byte, transport.MaxDatagram+1)
 	s.wire.sbuf = make([]byte, 0, transport.MaxDatagram)
 	s.wire.msg.Ticks = make([]codec.TickBody, 0, codec.MaxTicksPerMessage)
@@ -116,10 +114,21 @@ func (s *Server[I]) handle(now time.Time, from transport.Addr, b []byte) {
 			return
 		}
 		p.leaving = true
-	case codec.TypeWorldAck, codec.TypePageHashRequest, codec.TypePageRequest:
-		// World transfer and repair: the next step (joins and repair)
-		// handles them. TODO(issue 5).
-		return
+	case codec.TypeWorldAck:
+		if s.onWorldAck(now, p, b) != nil {
+			s.stats.BadDatagrams++
+			return
+		}
+	case codec.TypePageHashRequest:
+		if s.onPageHashRequest(now, p, b) != nil {
+			s.stats.BadDatagrams++
+			return
+		}
+	case codec.TypePageRequest:
+		if s.onPageRequest(now, p, b) != nil {
+			s.stats.BadDatagrams++
+			return
+		}
 	default:
 		s.stats.BadDatagrams++ // a server's message, sent to the server
 		return
@@ -131,67 +140,6 @@ func (s *Server[I]) refuse(to transport.Addr, r codec.Reason) {
 	s.stats.Refused++
 	m := codec.Refuse{Reason: r}
 	_ = s.send(to, m.Append(s.wire.sbuf[:0]))
-}
-
-// onHello admits a new player, answers a repeated hello with the same
-// welcome, or refuses.
-func (s *Server[I]) onHello(now time.Time, from transport.Addr, b []byte, p *player) {
-	h, _, err := codec.ParseHello(b)
-	switch {
-	case err != nil:
-		s.stats.BadDatagrams++
-		return
-	case h.Version != codec.ProtocolVersion:
-		s.refuse(from, codec.ReasonProtocol)
-		return
-	case h.Game != s.wire.fingerprint:
-		s.refuse(from, codec.ReasonGame)
-		return
-	case h.HasCookie && p == nil:
-		// Rejoining by cookie comes with the next step. TODO(issue 5).
-		s.refuse(from, codec.ReasonCookie)
-		return
-	}
-	if p == nil {
-		id := -1
-		for i, q := range s.players {
-			if q == nil {
-				id = i
-				break
-			}
-		}
-		// A player joining a running match replays it from tick 1, which
-		// needs every tick since: until world transfer exists (issue 5),
-		// a match older than the history is closed to newcomers.
-		if id < 0 || s.oldestKept() > 1 {
-			s.refuse(from, codec.ReasonFull)
-			return
-		}
-		rc := s.cfg.Resend
-		rc.Selective = !s.cfg.ResendAll
-		p = newPlayer(game.PlayerID(id), from, int(s.qmask+1), s.size, s.cfg.MarginWindow, rc, now)
-		s.wire.tags++
-		if s.wire.tags == 0 {
-			s.wire.tags = 1
-		}
-		p.tag = s.wire.tags
-		_, _ = rand.Read(p.cookie[:])
-		p.inWin.Reset(1)
-		s.players[id] = p
-		s.byAddr[from] = p
-		s.joined++
-	}
-	p.lastHeard = now
-	w := codec.Welcome{
-		Player:   uint8(p.id),
-		Tag:      p.tag,
-		Cookie:   p.cookie,
-		Tick:     0,
-		HashBits: uint8(s.cfg.HashBits),
-		TickRate: uint32(s.tickRate),
-		Roster:   s.wire.roster0,
-	}
-	_ = s.send(from, w.Append(s.wire.sbuf[:0]))
 }
 
 // onInputs queues a player's inputs by tick and takes its ack of ticks.
@@ -279,15 +227,18 @@ func (s *Server[I]) sendTicks(now time.Time) error {
 			continue
 		}
 		if int32(oldest-p.res.Base()) > 0 {
-			// The player lacks ticks no longer kept: it cannot catch up
-			// without the world, which the next step sends. Drop it.
-			// TODO(issue 5): send the world instead.
-			p.leaving = true
-			bye := codec.Bye{Tag: p.tag, Reason: codec.ReasonKicked}
-			if err := s.send(p.addr, bye.Append(s.wire.sbuf[:0])); err != nil {
-				return err
+			// The player lacks ticks no longer kept: it catches up from
+			// the world of the last tick (the pages its world lacks)
+			// and every tick since.
+			s.rebase(now, p)
+		}
+		if p.rebasing {
+			if int32(p.res.Base()-(p.welcomeTick+1)) > 0 {
+				p.rebasing = false
+			} else if now.Sub(p.welcomeSent) >= s.cfg.WelcomeResend {
+				p.welcomeSent = now
+				s.sendWelcome(p)
 			}
-			continue
 		}
 		silent := now.Sub(p.lastHeard) > 4*s.dt+p.res.RTT()
 		if silent && now.Sub(p.lastSend) < s.cfg.SilentResend {

@@ -9,14 +9,12 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/signal"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/client"
-	"github.com/rewindnet/rewind/codec"
 	"github.com/rewindnet/rewind/examples/sand"
 	"github.com/rewindnet/rewind/transport"
 )
@@ -276,14 +274,11 @@ func sessionError(addr string, timeout time.Duration, err error) error {
 	return err
 }
 
-// refusalReason finds the codec.Reason named in a refusal's text.
-// TODO(client): a typed refusal error carrying its Reason would do better.
+// refusalReason names the server's reason for a refusal.
 func refusalReason(err error) string {
-	msg := err.Error()
-	for r := codec.ReasonFull; r <= codec.ReasonKicked; r++ {
-		if strings.Contains(msg, r.String()) {
-			return r.String()
-		}
+	var r *client.RefusedError
+	if errors.As(err, &r) {
+		return r.Reason.String()
 	}
-	return msg
+	return err.Error()
 }

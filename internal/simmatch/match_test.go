@@ -28,7 +28,11 @@ func check(t *testing.T, res Result, players int) {
 	if res.Verified != res.Ticks {
 		t.Errorf("a client verified only up to tick %d of %d", res.Verified, res.Ticks)
 	}
-	if want := uint64(players) * uint64(res.Ticks); res.VerifiedTicks != want {
+	want := uint64(0)
+	for _, j := range res.Joins {
+		want += uint64(res.Ticks - j.FirstTick + 1)
+	}
+	if len(res.Joins) != players || res.VerifiedTicks != want {
 		t.Errorf("%d (client, tick) pairs verified, want %d", res.VerifiedTicks, want)
 	}
 }
@@ -217,7 +221,8 @@ func TestDesyncDetected(t *testing.T) {
 		Bot:           testgame.Bot,
 		Duration:      time.Second,
 		Link:          transport.LinkConfig{Latency: 20 * time.Millisecond},
-		Client:        client.Config{OnDesync: func(tick uint32, ours, theirs uint64) { reported++ }},
+		Client: client.Config{NoRepair: true,
+			OnDesync: func(tick uint32, ours, theirs uint64) { reported++ }},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -229,13 +234,13 @@ func TestDesyncDetected(t *testing.T) {
 		t.Fatalf("%d desyncs counted, %d reported", res.Desyncs, reported)
 	}
 	if res.Resyncs != 0 {
-		t.Fatalf("%d resyncs: repair is the next step", res.Resyncs)
+		t.Fatalf("%d resyncs with repairs off", res.Resyncs)
 	}
 }
 
 // TestMatchLateJoinWithinHistory: a player who says hello 2 s into the match
-// (while the server still keeps every tick) joins, replays the match from
-// tick 1 and verifies every tick since.
+// joins from the world at its welcome's tick (a world transfer) and
+// verifies every tick since.
 func TestMatchLateJoinWithinHistory(t *testing.T) {
 	res, err := Run(Config[testgame.Input]{
 		Players:  3,
@@ -253,5 +258,8 @@ func TestMatchLateJoinWithinHistory(t *testing.T) {
 	check(t, res, 3)
 	if res.Server.Joins != 3 {
 		t.Fatalf("%d joins", res.Server.Joins)
+	}
+	if j := res.Joins[2]; j.FirstTick < 100 || res.Server.Transfers == 0 {
+		t.Fatalf("the late player started at tick %d after %d transfers", j.FirstTick, res.Server.Transfers)
 	}
 }

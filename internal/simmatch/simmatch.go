@@ -48,6 +48,18 @@ type Config[I any] struct {
 	// (it says hello then). Server.StartPlayers should then be set, or the
 	// match waits for every player.
 	JoinAt map[int]time.Duration
+	// Leave, if set, closes client i (it says bye) at Leave[i] into the
+	// match; with Rejoin[i] set too, a new client rejoins with the first
+	// one's cookie that long into the match (RejoinCookie: with a wrong
+	// cookie instead; it must be refused).
+	Leave  map[int]time.Duration
+	Rejoin map[int]time.Duration
+	// RejoinWrongCookie makes every rejoin use a wrong cookie.
+	RejoinWrongCookie bool
+	// Corrupt, if set, flips bytes of client i's world at Corrupt[i] into
+	// the match (CorruptFn does it).
+	Corrupt   map[int]time.Duration
+	CorruptFn func(w *world.World)
 	// Seed seeds the network.
 	Seed int64
 	// Step is the driver's time step (default 1 ms).
@@ -104,6 +116,39 @@ type Result struct {
 	// Clients and Server are the final counters.
 	Clients []client.Stats
 	Server  server.Stats
+	// Joins says, per client, when it said hello and when it verified its
+	// first tick, and the bytes the server sent it in between.
+	Joins []JoinStat
+	// Refusals are the refusals clients got (a wrong cookie's rejoin).
+	Refusals []error
+	// Rejoined is, per client, the player id of its rejoin (or -1).
+	Rejoined []int
+}
+
+// JoinStat is one client's join.
+type JoinStat struct {
+	// Hello is when the client first said hello, from the match's start
+	// (negative: before it).
+	Hello time.Duration
+	// FirstVerified is when it verified its first tick, from its hello;
+	// FirstTick is that tick.
+	FirstVerified time.Duration
+	FirstTick     uint32
+	// Bytes is every datagram payload byte the server sent the client
+	// from its hello to its first verified tick (lost ones, resends and
+	// ticks included).
+	Bytes uint64
+}
+
+// countConn counts the bytes sent to each address.
+type countConn struct {
+	transport.Conn
+	to map[transport.Addr]uint64
+}
+
+func (c *countConn) Send(to transport.Addr, p []byte) error {
+	c.to[to] += uint64(len(p))
+	return c.Conn.Send(to, p)
 }
 
 // BytesPerClientPerSecond is the mean of each client's bytes received plus
@@ -164,7 +209,8 @@ func Run[I any](cfg Config[I]) (Result, error) {
 			userOnTick(t, w, h)
 		}
 	}
-	srv, err := server.New(cfg.NewGame(), sconn, scfg)
+	counted := &countConn{Conn: sconn, to: map[transport.Addr]uint64{}}
+	srv, err := server.New(cfg.NewGame(), counted, scfg)
 	if err != nil {
 		return res, err
 	}
@@ -172,18 +218,41 @@ func Run[I any](cfg Config[I]) (Result, error) {
 	clients := make([]*client.Client[I], cfg.Players)
 	verified := make([]uint32, cfg.Players)
 	gone := make([]bool, cfg.Players)
-	for i := range clients {
-		conn, err := net.Dial(clientName(i), "server")
-		if err != nil {
-			return res, err
+	res.Joins = make([]JoinStat, cfg.Players)
+	res.Rejoined = make([]int, cfg.Players)
+	helloAt := make([]time.Time, cfg.Players)
+	firstAt := make([]time.Time, cfg.Players)
+	var now time.Time
+	var matchStart time.Time
+	var conns []*transport.SimConn
+	defer func() {
+		for _, c := range conns {
+			c.Close()
 		}
-		defer conn.Close()
+	}()
+	newClient := func(i int, name string, cookie []byte) (*client.Client[I], error) {
+		conn, err := net.Dial(name, "server")
+		if err != nil {
+			return nil, err
+		}
+		conns = append(conns, conn)
 		ccfg := cfg.Client
+		ccfg.Cookie = cookie
+		userVerified := ccfg.OnVerified
 		ccfg.OnVerified = func(t uint32, h uint64) {
 			res.VerifiedTicks++
 			verified[i] = t
 			if int(t) > len(hashes) || hashes[t-1] != h {
 				res.Mismatches++
+			}
+			if firstAt[i].IsZero() {
+				firstAt[i] = now
+				res.Joins[i].FirstTick = t
+				res.Joins[i].FirstVerified = now.Sub(helloAt[i])
+				res.Joins[i].Bytes = counted.to[conn.LocalAddr()]
+			}
+			if userVerified != nil {
+				userVerified(t, h)
 			}
 		}
 		newGame := cfg.NewGame
@@ -192,7 +261,7 @@ func Run[I any](cfg Config[I]) (Result, error) {
 		}
 		c, err := client.New(newGame(), conn, ccfg)
 		if err != nil {
-			return res, err
+			return nil, err
 		}
 		if cfg.Bot != nil {
 			c.SetInputFunc(func(t uint32) I {
@@ -200,15 +269,24 @@ func Run[I any](cfg Config[I]) (Result, error) {
 				return cfg.Bot(id, t)
 			})
 		}
+		return c, nil
+	}
+	for i := range clients {
+		res.Rejoined[i] = -1
+		c, err := newClient(i, clientName(i), nil)
+		if err != nil {
+			return res, err
+		}
 		clients[i] = c
 	}
+	left := make([]bool, cfg.Players)
 
 	// The whole match runs on this goroutine; lock it to its thread so
 	// that the thread's CPU clock measures the server's Update.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	now := start
-	var matchStart time.Time
+	now = start
+	corrupted := make([]bool, cfg.Players)
 	blackoutSet := false
 	var atEnd []client.Stats // the clients' counters when the server ended
 	// Handshake, the match, then until every client verified the last tick
@@ -266,7 +344,54 @@ func Run[I any](cfg Config[I]) (Result, error) {
 				done = false
 				continue
 			}
+			if at, ok := cfg.Leave[i]; ok && !left[i] && !matchStart.IsZero() && into >= at {
+				left[i] = true
+				_ = c.Close()
+				logf("client %d left at %v", i, into)
+			}
+			if left[i] {
+				at, ok := cfg.Rejoin[i]
+				if !ok || into < at {
+					if ok {
+						done = false
+					}
+					continue
+				}
+				cookie, _ := c.Cookie()
+				if cfg.RejoinWrongCookie {
+					cookie[0] ^= 1
+				}
+				nc, err := newClient(i, clientName(i)+"r", cookie[:])
+				if err != nil {
+					return res, err
+				}
+				left[i] = false
+				delete(cfg.Rejoin, i)
+				delete(cfg.Leave, i)
+				clients[i], c = nc, nc
+				helloAt[i], firstAt[i] = time.Time{}, time.Time{}
+				res.Rejoined[i] = -2
+				logf("client %d rejoins at %v", i, into)
+			}
+			if helloAt[i].IsZero() {
+				helloAt[i] = now
+				res.Joins[i].Hello = now.Sub(matchStart)
+				if matchStart.IsZero() {
+					res.Joins[i].Hello = 0
+				}
+			}
+			if at, ok := cfg.Corrupt[i]; ok && !corrupted[i] && into >= at && c.Playing() && cfg.CorruptFn != nil {
+				corrupted[i] = true
+				cfg.CorruptFn(c.World())
+				logf("client %d's world corrupted at %v", i, into)
+			}
 			if err := c.Update(now); err != nil {
+				var refused *client.RefusedError
+				if errors.As(err, &refused) {
+					res.Refusals = append(res.Refusals, err)
+					gone[i] = true
+					continue
+				}
 				if !errors.Is(err, client.ErrKicked) && !errors.Is(err, client.ErrTimeout) {
 					return res, fmt.Errorf("simmatch: client %d at %v: %w", i, now.Sub(start), err)
 				}
@@ -276,6 +401,11 @@ func Run[I any](cfg Config[I]) (Result, error) {
 				res.Dropped++
 				logf("client %d left the match at %v: %v", i, into, err)
 				continue
+			}
+			if res.Rejoined[i] == -2 {
+				if id, ok := c.Player(); ok {
+					res.Rejoined[i] = int(id)
+				}
 			}
 			if verified[i] < maxTicks {
 				done = false

@@ -1,0 +1,162 @@
+package client
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/rewindnet/rewind/codec"
+	"github.com/rewindnet/rewind/game"
+)
+
+// Cookie returns the cookie of the client's welcome, with which a new
+// client rejoins as the same player (Config.Cookie), and whether it was
+// welcomed yet.
+func (c *Client[I]) Cookie() ([codec.CookieSize]byte, bool) {
+	return c.cookie, c.phase != connecting
+}
+
+// Loading reports whether the client is getting the server's world (it
+// joined a running match, or fell behind) and does not play yet.
+func (c *Client[I]) Loading() bool { return c.phase == loading }
+
+// onWelcome starts the match, or moves the client to a newer tick's world
+// when the server says so (it fell further behind than the server keeps
+// ticks). The world at the welcome's tick is the one Setup made at tick 0;
+// at a later tick it comes from the server (fetch.go). Every tick since
+// comes from the server.
+func (c *Client[I]) onWelcome(now time.Time, b []byte) error {
+	m, _, err := codec.ParseWelcome(b)
+	if err != nil {
+		return err
+	}
+	switch c.phase {
+	case closed:
+		return nil
+	case loading, playing:
+		// The same welcome again (lost ones are repeated), or a newer
+		// one: a rebase.
+		if m.Player != uint8(c.me) || int32(m.Transfer-c.welcomeID) <= 0 || int32(m.Tick-c.welcomeTick) <= 0 {
+			return nil
+		}
+		c.tag, c.cookie = m.Tag, m.Cookie
+		c.st.Rebases++
+		return c.begin(now, &m)
+	}
+	if m.Version != codec.ProtocolVersion {
+		return fmt.Errorf("client: welcome of protocol %d: %w", m.Version, ErrRefused)
+	}
+	if int(m.TickRate) != c.rate {
+		return fmt.Errorf("client: server ticks at %d Hz, the game at %d: %w", m.TickRate, c.rate, ErrRefused)
+	}
+	c.me, c.tag, c.hashBits, c.cookie = game.PlayerID(m.Player), m.Tag, m.HashBits, m.Cookie
+	// The round trip from the first hello: too long if hellos were lost,
+	// but never too short (which would make our first inputs late); pings
+	// and the server's margin reports refine it.
+	c.rtt = now.Sub(c.helloFirst)
+	c.lastHeard = now
+	c.window = uint32(c.cfg.MaxPrediction / c.dt)
+	c.dec = codec.NewTickDecoder(c.it.Schema, c.hashBits)
+	c.tk.Events = make([]codec.Event, 0, codec.MaxEvents)
+	c.conf = make([]byte, game.MaxPlayers*c.it.Size())
+	c.bodies = make([][]byte, bodyRing)
+	c.bodyAt = make([]uint32, bodyRing)
+	c.bmask = bodyRing - 1
+	c.sendIns = make([][]byte, 0, codec.MaxInputsPerMessage)
+	c.ticksMsg.Ticks = make([]codec.TickBody, 0, codec.MaxTicksPerMessage)
+	return c.begin(now, &m)
+}
+
+// begin starts the client at the welcome's tick.
+func (c *Client[I]) begin(now time.Time, m *codec.Welcome) error {
+	if err := c.dec.Roster().ParseSnapshot(m.Roster); err != nil {
+		return fmt.Errorf("client: welcome roster: %w", err)
+	}
+	c.welcomeID, c.welcomeTick = m.Transfer, m.Tick
+	clear(c.bodyAt)
+	c.decodeNext = m.Tick + 1
+	c.recvWin.Reset(m.Tick + 1)
+	c.inputAck = m.Tick + 1
+	corrections := c.lead.corrections
+	c.lead = newLeadControl(c.dt, c.cfg.MarginLow, c.cfg.MarginHigh, 20*c.dt)
+	c.lead.corrections = corrections
+	c.fetch.active = false
+	if m.Tick == 0 {
+		c.newCoreAt(0)
+		c.phase = playing
+		return nil
+	}
+	c.phase = loading
+	c.startFetch(now, m.Tick, m.Transfer, false)
+	return nil
+}
+
+// newCoreAt makes the rollback machine start from c.w as the world after
+// tick t, with the decoder's roster (at t) for who is present and their
+// inputs.
+func (c *Client[I]) newCoreAt(t uint32) {
+	n := game.MaxPlayers
+	k := newCore(c.g, c.w, c.me, n, c.it.Size(), int(c.window)+c.cfg.InputDelay+2, c.it.Unpack)
+	k.onVerified = c.cfg.OnVerified
+	k.onDesync = c.cfg.OnDesync
+	k.repairs = !c.cfg.NoRepair
+	if t > 0 {
+		k.verified, k.confThru, k.predicted = t, t, t
+		k.save(t)
+		r := c.dec.Roster()
+		for p := range n {
+			if in := r.Input(uint8(p)); in != nil {
+				k.presentV[p] = true
+				copy(k.in(k.lastConf, p), in)
+			}
+		}
+	}
+	if old := c.core; old != nil {
+		k.rollbacks, k.rolledBack, k.maxDepth = old.rollbacks, old.rolledBack, old.maxDepth
+		k.desyncs, k.steps = old.desyncs, old.steps
+	}
+	c.core = k
+}
+
+// fetched is called when the fetched world is in c.w: a repair resumes
+// from the repaired tick; a load starts the rollback machine there.
+func (c *Client[I]) fetched(now time.Time) error {
+	f := &c.fetch
+	t := f.tick
+	if f.repair {
+		k := c.core
+		k.save(t)
+		k.broken = 0
+		k.predicted = t
+		c.st.Resyncs++
+		if k.onVerified != nil {
+			k.onVerified(t, k.hashes[t&k.mask])
+		}
+		return c.decode(now)
+	}
+	c.newCoreAt(t)
+	if c.cfg.OnVerified != nil {
+		// The world came checked against the server's full hash of t.
+		c.cfg.OnVerified(t, c.core.hashes[t&c.core.mask])
+	}
+	c.phase = playing
+	return c.decode(now)
+}
+
+// startRepair begins the repair of a tick whose hash still differed after
+// resimulation: the world goes back to that tick (as the client computed
+// it), and the pages that differ from the server's come.
+func (c *Client[I]) startRepair(now time.Time) {
+	k := c.core
+	t := k.broken
+	k.restore(t)
+	k.predicted = t
+	c.startFetch(now, t, 0, true)
+}
+
+// sendAcks acknowledges the server's ticks while the client loads its
+// world (a ClientInputs without inputs).
+func (c *Client[I]) sendAcks(now time.Time) error {
+	m := codec.ClientInputs{Tag: c.tag, First: c.decodeNext, Ack: c.recvWin.Ack()}
+	c.lastSend = now
+	return c.send(m.Append(c.sbuf[:0]))
+}

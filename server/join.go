@@ -1,0 +1,227 @@
+package server
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"time"
+
+	"github.com/rewindnet/rewind/codec"
+	"github.com/rewindnet/rewind/game"
+	"github.com/rewindnet/rewind/transport"
+)
+
+// maxCookies is how many cookie hashes a player keeps: every welcome sent
+// again (a lost welcome, a rebase) carries a fresh cookie, and the client
+// keeps whichever welcome reached it first.
+const maxCookies = 4
+
+// reservation keeps a player's id and cookie hashes after it left, for it
+// to rejoin with its cookie.
+type reservation struct {
+	hashes [][sha256.Size]byte
+	until  time.Time
+}
+
+// newCookie makes a fresh cookie for p and keeps only its SHA-256.
+func newCookie(p *player) [codec.CookieSize]byte {
+	var c [codec.CookieSize]byte
+	_, _ = rand.Read(c[:])
+	h := sha256.Sum256(c[:])
+	if len(p.cookies) >= maxCookies {
+		copy(p.cookies, p.cookies[1:])
+		p.cookies = p.cookies[:maxCookies-1]
+	}
+	p.cookies = append(p.cookies, h)
+	return c
+}
+
+// matchCookie reports whether sum is one of hashes, comparing every one in
+// constant time.
+func matchCookie(hashes [][sha256.Size]byte, sum *[sha256.Size]byte) bool {
+	found := 0
+	for i := range hashes {
+		found |= subtle.ConstantTimeCompare(hashes[i][:], sum[:])
+	}
+	return found == 1
+}
+
+// findCookie returns the player id a cookie was given to: a player in the
+// match, or one that left within RejoinWindow.
+func (s *Server[I]) findCookie(now time.Time, cookie [codec.CookieSize]byte) (game.PlayerID, bool) {
+	sum := sha256.Sum256(cookie[:])
+	id, ok := game.PlayerID(0), false
+	for i, p := range s.players {
+		if p != nil && matchCookie(p.cookies, &sum) {
+			id, ok = game.PlayerID(i), true
+		}
+	}
+	for i := range s.reserved {
+		r := &s.reserved[i]
+		if r.until.After(now) && matchCookie(r.hashes, &sum) {
+			id, ok = game.PlayerID(i), true
+		}
+	}
+	return id, ok
+}
+
+// freeID returns a free player id: one nobody holds or reserved, else the
+// reserved one that expires first.
+func (s *Server[I]) freeID(now time.Time) int {
+	best := -1
+	for i, q := range s.players {
+		if q != nil {
+			continue
+		}
+		r := &s.reserved[i]
+		if !r.until.After(now) {
+			return i
+		}
+		if best < 0 || r.until.Before(s.reserved[best].until) {
+			best = i
+		}
+	}
+	return best
+}
+
+// onHello admits a new player, answers a repeated hello with the same
+// welcome, takes a player back by its cookie, or refuses.
+func (s *Server[I]) onHello(now time.Time, from transport.Addr, b []byte, p *player) {
+	h, _, err := codec.ParseHello(b)
+	switch {
+	case err != nil:
+		s.stats.BadDatagrams++
+		return
+	case h.Version != codec.ProtocolVersion:
+		s.refuse(from, codec.ReasonProtocol)
+		return
+	case h.Game != s.wire.fingerprint:
+		s.refuse(from, codec.ReasonGame)
+		return
+	}
+	if p != nil {
+		// A repeated hello (its welcome was lost): the same welcome again.
+		p.lastHeard = now
+		s.sendWelcome(p)
+		return
+	}
+	id := -1
+	if h.HasCookie {
+		cid, ok := s.findCookie(now, h.Cookie)
+		if !ok {
+			s.refuse(from, codec.ReasonCookie)
+			return
+		}
+		if q := s.players[cid]; q != nil {
+			if q.leaving {
+				return // it leaves in the next tick; the next hello rejoins
+			}
+			// The player is still in the match and speaks from a new
+			// address (a restarted client): it continues there, from the
+			// world of the last tick.
+			delete(s.byAddr, q.addr)
+			q.addr = from
+			s.byAddr[from] = q
+			q.tag = s.nextTag()
+			q.lastHeard = now
+			s.stats.Rejoins++
+			s.rebase(now, q)
+			return
+		}
+		id = int(cid)
+		s.stats.Rejoins++
+	} else {
+		id = s.freeID(now)
+		if id < 0 {
+			s.refuse(from, codec.ReasonFull)
+			return
+		}
+	}
+	s.reserved[id] = reservation{}
+	rc := s.cfg.Resend
+	rc.Selective = !s.cfg.ResendAll
+	p = newPlayer(game.PlayerID(id), from, int(s.qmask+1), s.size, s.cfg.MarginWindow, rc, now)
+	p.tag = s.nextTag()
+	s.players[id] = p
+	s.byAddr[from] = p
+	s.joined++
+	s.startAt(now, p)
+}
+
+func (s *Server[I]) nextTag() uint8 {
+	s.wire.tags++
+	if s.wire.tags == 0 {
+		s.wire.tags = 1
+	}
+	return s.wire.tags
+}
+
+// startAt welcomes p at the last tick run: its ticks start after it, and
+// the world of that tick follows (pushWorld).
+func (s *Server[I]) startAt(now time.Time, p *player) {
+	rc := s.cfg.Resend
+	rc.Selective = !s.cfg.ResendAll
+	if p.res != nil && p.res.RTT() != codec.DefaultResendConfig.InitialRTT {
+		rc.InitialRTT = p.res.RTT()
+	}
+	p.res = codec.NewResender(rc, s.tick+1)
+	p.lastAck = codec.Ack{}
+	if p.inWin.Ack().Next == 0 {
+		p.inWin.Reset(s.tick + 1)
+	} else {
+		p.inWin.AdvanceTo(s.tick + 1)
+	}
+	s.wire.xferIDs += 1 << 16
+	p.welcomeID = s.wire.xferIDs
+	p.welcomeTick = s.tick
+	p.welcomeRoster = s.wire.enc.Roster().AppendSnapshot(p.welcomeRoster[:0])
+	p.welcomeSent = now
+	p.xfer = nil
+	s.sendWelcome(p)
+	s.pushWorld(now, p)
+}
+
+// rebase moves a player in the match to the world of the last tick run:
+// one that fell further behind than the server keeps ticks, or that came
+// back from a new address with its cookie.
+func (s *Server[I]) rebase(now time.Time, p *player) {
+	if p.rebasing && p.welcomeTick == s.tick {
+		return
+	}
+	s.stats.Rebases++
+	p.rebasing = true
+	s.startAt(now, p)
+}
+
+// sendWelcome sends p its welcome (with a fresh cookie).
+func (s *Server[I]) sendWelcome(p *player) {
+	w := codec.Welcome{
+		Player:   uint8(p.id),
+		Tag:      p.tag,
+		Cookie:   newCookie(p),
+		Tick:     p.welcomeTick,
+		HashBits: uint8(s.cfg.HashBits),
+		TickRate: uint32(s.tickRate),
+		Transfer: p.welcomeID,
+		Roster:   p.welcomeRoster,
+	}
+	_ = s.send(p.addr, w.Append(s.wire.sbuf[:0]))
+}
+
+// Shutdown says bye (ReasonShutdown, three times: a bye is not
+// acknowledged) to every player. The server keeps its state; the caller
+// stops calling Update and closes the Conn.
+func (s *Server[I]) Shutdown() error {
+	for _, p := range s.players {
+		if p == nil {
+			continue
+		}
+		b := codec.Bye{Tag: p.tag, Reason: codec.ReasonShutdown}
+		for range 3 {
+			if err := s.send(p.addr, b.Append(s.wire.sbuf[:0])); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,188 @@
+package server
+
+import (
+	"time"
+
+	"github.com/rewindnet/rewind/codec"
+)
+
+// chunkData is the most world bytes one WorldChunk carries.
+const chunkData = codec.MaxChunkData
+
+// transfer is a world transfer to one player: a blob (a world encoding)
+// cut into chunks, each resent until the player's WorldAck covers it.
+type transfer struct {
+	id    uint32
+	tick  uint32
+	blob  []byte
+	count uint32
+	res   *codec.Resender
+	due   []uint32
+}
+
+// startTransfer begins sending blob (an encoding of the world after tick)
+// to p as transfer id, replacing any transfer in progress.
+func (s *Server[I]) startTransfer(now time.Time, p *player, id, tick uint32, blob []byte) {
+	n := uint32((len(blob) + chunkData - 1) / chunkData)
+	if n == 0 {
+		n = 1
+	}
+	rc := s.cfg.Resend
+	rc.Selective = true
+	if p.res != nil && rc.InitialRTT == 0 {
+		rc.InitialRTT = p.res.RTT()
+	}
+	p.xfer = &transfer{id: id, tick: tick, blob: blob, count: n, res: codec.NewResender(rc, 0)}
+	s.stats.Transfers++
+	s.stats.TransferBytes += uint64(len(blob))
+	s.sendChunks(now, p)
+}
+
+// onWorldAck takes a player's ack of chunks.
+func (s *Server[I]) onWorldAck(now time.Time, p *player, b []byte) error {
+	m, _, err := codec.ParseWorldAck(b)
+	if err != nil {
+		return err
+	}
+	x := p.xfer
+	if x == nil || m.Transfer != x.id {
+		return nil // an old transfer's ack
+	}
+	x.res.OnAck(m.Ack, now)
+	if x.res.Base() >= x.count {
+		p.xfer = nil // done
+		return nil
+	}
+	s.sendChunks(now, p)
+	return nil
+}
+
+// sendChunks sends the chunks of p's transfer that are due again, then new
+// ones while fewer than ChunkWindow are in flight, at most ChunksPerUpdate.
+func (s *Server[I]) sendChunks(now time.Time, p *player) {
+	x := p.xfer
+	if x == nil {
+		return
+	}
+	x.due = x.res.Due(now, x.due[:0])
+	sent := 0
+	for _, i := range x.due {
+		if sent >= s.cfg.ChunksPerUpdate {
+			return
+		}
+		s.sendChunk(now, p, i)
+		sent++
+	}
+	for sent < s.cfg.ChunksPerUpdate {
+		i := x.res.Next()
+		if i >= x.count || int(i-x.res.Base()) >= s.cfg.ChunkWindow {
+			return
+		}
+		s.sendChunk(now, p, i)
+		sent++
+	}
+}
+
+func (s *Server[I]) sendChunk(now time.Time, p *player, i uint32) {
+	x := p.xfer
+	off := int(i) * chunkData
+	end := min(off+chunkData, len(x.blob))
+	m := codec.WorldChunk{Tag: p.tag, Transfer: x.id, Tick: x.tick, Index: i, Count: x.count,
+		Offset: uint32(off), Total: uint32(len(x.blob)), Data: x.blob[off:end]}
+	x.res.Sent(i, now)
+	s.stats.ChunksOut++
+	_ = s.send(p.addr, m.Append(s.wire.sbuf[:0]))
+}
+
+// onPageHashRequest answers with the page hashes of the world after the
+// request's tick, if that tick is within reach; otherwise the player is
+// given a newer tick's world (rebase).
+func (s *Server[I]) onPageHashRequest(now time.Time, p *player, b []byte) error {
+	m, _, err := codec.ParsePageHashRequest(b)
+	if err != nil {
+		return err
+	}
+	s.stats.PageHashRequests++
+	hs, ok := s.pageHashesAt(m.Tick)
+	if !ok {
+		s.rebase(now, p)
+		return nil
+	}
+	s.sendPageHashes(p, m.Tick, hs, m.First, m.Count)
+	return nil
+}
+
+// sendPageHashes sends hashes[first:first+count] of the world after tick
+// in as many datagrams as they need.
+func (s *Server[I]) sendPageHashes(p *player, tick uint32, hs []uint64, first, count uint32) {
+	total := uint32(len(hs))
+	if first >= total {
+		return
+	}
+	end := min(uint64(first)+uint64(count), uint64(total))
+	for f := uint64(first); f < end; f += codec.MaxHashesPerMessage {
+		e := min(f+codec.MaxHashesPerMessage, end)
+		m := codec.PageHashes{Tag: p.tag, Tick: tick, First: uint32(f), Total: total, Hashes: hs[f:e]}
+		_ = s.send(p.addr, m.Append(s.wire.sbuf[:0]))
+	}
+}
+
+// onPageRequest starts a transfer of the requested pages (or the whole
+// world) of the world after the request's tick.
+func (s *Server[I]) onPageRequest(now time.Time, p *player, b []byte) error {
+	m, _, err := codec.ParsePageRequest(b)
+	if err != nil {
+		return err
+	}
+	if x := p.xfer; x != nil && x.id == m.Transfer && x.tick == m.Tick {
+		return nil // a repeated request: the transfer is on its way
+	}
+	w, ok := s.worldAt(m.Tick)
+	if !ok {
+		s.rebase(now, p)
+		return nil
+	}
+	var blob []byte
+	if m.Whole {
+		blob = w.AppendWorld(nil)
+		s.stats.WholeWorlds++
+	} else {
+		pages := make([]int, 0, len(m.Pages))
+		for _, pg := range m.Pages {
+			if int(pg) >= w.PageCount() {
+				return codec.ErrMalformed
+			}
+			pages = append(pages, int(pg))
+		}
+		if blob, err = w.AppendPageList(nil, pages); err != nil {
+			return err
+		}
+		s.stats.PagesSent += uint64(len(pages))
+	}
+	s.startTransfer(now, p, m.Transfer, m.Tick, blob)
+	return nil
+}
+
+// pushWorld starts p on the world after the last tick run, right after its
+// welcome: a world that fits one chunk goes whole at once (transfer id
+// p.welcomeID); a larger one starts with its page hashes, from which the
+// player asks for the pages its own world lacks.
+func (s *Server[I]) pushWorld(now time.Time, p *player) {
+	if s.tick == 0 {
+		return // the world every client sets up itself
+	}
+	if s.w.UsedBytes() <= smallWorld {
+		whole := s.w.AppendWorld(nil)
+		if len(whole) <= chunkData {
+			s.stats.WholeWorlds++
+			s.startTransfer(now, p, p.welcomeID, s.tick, whole)
+			return
+		}
+	}
+	hs, _ := s.pageHashesAt(s.tick)
+	s.sendPageHashes(p, s.tick, hs, 0, uint32(len(hs)))
+}
+
+// smallWorld is the size in use under which pushWorld tries the whole
+// world in one chunk.
+const smallWorld = 64 << 10
