@@ -8,6 +8,8 @@ import (
 // Truncated input is reported as io.ErrUnexpectedEOF (possibly wrapped);
 // the errors below are the other ways bytes or values can be bad.
 var (
+	// Errors of input schemas and input values.
+
 	// ErrBadSchema indicates an input struct type that cannot be registered
 	// (a field of an unsupported kind, a malformed tag, too many fields).
 	ErrBadSchema = errors.New("codec: bad input schema")
@@ -15,6 +17,9 @@ var (
 	ErrBadEnum = errors.New("codec: enum value out of range")
 	// ErrInputSize indicates a packed input of the wrong length.
 	ErrInputSize = errors.New("codec: packed input of wrong size")
+
+	// Errors of rewind's messages and their framing.
+
 	// ErrMalformed indicates bytes that are not a valid encoding (a bad
 	// code, a value out of range, a non-canonical form, trailing bytes).
 	ErrMalformed = errors.New("codec: malformed encoding")
@@ -37,6 +42,22 @@ var (
 	// ErrTag indicates a short-header datagram whose connection tag is not
 	// the receiver's: a stray or stale datagram.
 	ErrTag = errors.New("codec: connection tag mismatch")
+
+	// Errors of the WebDoom formats (webdoom_*.go).
+
+	// ErrWebDoomTruncated indicates a WebDoom binary message shorter than
+	// its fixed layout.
+	ErrWebDoomTruncated = errors.New("codec: webdoom message truncated")
+	// ErrWebDoomSize indicates a WebDoom binary message whose length is not
+	// exactly the size of its type (the relay ignores such messages).
+	ErrWebDoomSize = errors.New("codec: webdoom message has the wrong size")
+	// ErrWebDoomJSON indicates a WebDoom lobby message that is not JSON
+	// (or is JSON null, which WebDoom's server cannot act on either); the
+	// lobby ignores it.
+	ErrWebDoomJSON = errors.New("codec: webdoom lobby message is not a JSON value")
+	// ErrWebDoomTooLong indicates a WebDoom lobby message over
+	// WebDoomLobbyMaxMessage bytes.
+	ErrWebDoomTooLong = errors.New("codec: webdoom lobby message too long")
 )
 
 func errMalformedf(format string, args ...any) error {

@@ -2,10 +2,12 @@ package relay
 
 import "errors"
 
-// Errors of the rooms relay and its client side. A relay error message
-// (type "error") carries one of the RoomErr* codes; the client side turns it
-// into the matching error below, wrapped with context.
 var (
+	// Errors of the rooms relay and its client side (room_*.go). A relay
+	// error message (type "error") carries one of the RoomErr* codes; the
+	// client side turns it into the matching error below, wrapped with
+	// context.
+
 	// ErrNoRoom indicates a room code that names no room.
 	ErrNoRoom = errors.New("relay: no such room")
 	// ErrRoomFull indicates a room that has as many players as it takes.
@@ -44,4 +46,12 @@ var (
 	ErrRelayClosed = errors.New("relay: connection closed")
 	// ErrNoAnswer indicates a relay that did not answer a request in time.
 	ErrNoAnswer = errors.New("relay: no answer")
+
+	// Errors of the WebDoom relay (webdoom_*.go).
+
+	// ErrWebDoomClosed indicates a WebDoomServer used after Close.
+	ErrWebDoomClosed = errors.New("relay: webdoom server closed")
+	// ErrWebDoomRefused indicates a WebDoom client whose socket the server
+	// terminated (a refusal) or closed.
+	ErrWebDoomRefused = errors.New("relay: webdoom connection refused or closed")
 )

@@ -3,6 +3,8 @@ package transport
 import "errors"
 
 var (
+	// Errors of every Conn.
+
 	// ErrWouldBlock indicates that no datagram is waiting.
 	ErrWouldBlock = errors.New("transport: no datagram waiting")
 	// ErrClosed indicates an operation on a closed Conn.
@@ -11,9 +13,18 @@ var (
 	ErrTooLarge = errors.New("transport: datagram larger than MaxDatagram")
 	// ErrUnknownPeer indicates a send to an address the Conn has no session with.
 	ErrUnknownPeer = errors.New("transport: unknown peer")
+	// ErrBadConfig indicates a setting that cannot work (such as a token
+	// key of the wrong length).
+	ErrBadConfig = errors.New("transport: bad config")
+
+	// Errors of the simulated network (sim*.go).
+
 	// ErrAddrInUse indicates a Listen or Dial on a name or address that an
 	// open endpoint already uses.
 	ErrAddrInUse = errors.New("transport: address in use")
+
+	// Errors of the UDP transport (udp*.go).
+
 	// ErrMalformed indicates a datagram that does not parse as a frame of
 	// the transport's protocol; receivers count and drop such datagrams.
 	ErrMalformed = errors.New("transport: malformed datagram")
@@ -26,7 +37,13 @@ var (
 	// ErrPeerGone indicates a session that ended: the peer said bye or was
 	// silent for longer than the idle timeout.
 	ErrPeerGone = errors.New("transport: peer gone")
-	// ErrBadConfig indicates a setting that cannot work (such as a token
-	// key of the wrong length).
-	ErrBadConfig = errors.New("transport: bad config")
+
+	// Errors of the WebRTC transport (webrtc*.go).
+
+	// ErrBadSignal indicates a signaling message that does not fit the
+	// connection's state or that pion rejected (a bad SDP or candidate).
+	ErrBadSignal = errors.New("transport: bad webrtc signal")
+	// ErrNotConnected indicates a WebRTC peer whose data channel did not
+	// open: its connection failed or was closed first.
+	ErrNotConnected = errors.New("transport: webrtc peer not connected")
 )
