@@ -49,6 +49,27 @@ func dialRoom(ctx context.Context, rawURL string, handle func(roomMsg)) (*roomCl
 	return rc, nil
 }
 
+// dialRoomGated dials the relay for a host or a player: the messages that
+// arrive before start is called go to replies (where firstReply reads the
+// answer to the first request), and every later one to handle, on the
+// reader goroutine.
+func dialRoomGated(ctx context.Context, rawURL string, handle func(roomMsg)) (rc *roomClient, replies <-chan roomMsg, start func(), err error) {
+	ch := make(chan roomMsg, 1)
+	ready := make(chan struct{})
+	rc, err = dialRoom(ctx, rawURL, func(m roomMsg) {
+		select {
+		case <-ready:
+			handle(m)
+		default:
+			ch <- m
+		}
+	})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return rc, ch, func() { close(ready) }, nil
+}
+
 func (rc *roomClient) readLoop(handle func(roomMsg)) {
 	defer rc.wg.Done()
 	for {
@@ -131,6 +152,34 @@ flush:
 		_ = rc.ws.Close(websocket.StatusNormalClosure, "bye")
 	})
 	rc.wg.Wait()
+}
+
+// roomEnd remembers why a room ended, for a host or a player: the first
+// reason set wins.
+type roomEnd struct {
+	mu    sync.Mutex
+	ended error
+}
+
+// set records err unless a reason is already recorded.
+func (e *roomEnd) set(err error) {
+	e.mu.Lock()
+	if e.ended == nil {
+		e.ended = err
+	}
+	e.mu.Unlock()
+}
+
+// err returns the recorded reason, or else rc's error (nil while rc is
+// open).
+func (e *roomEnd) err(rc *roomClient) error {
+	e.mu.Lock()
+	err := e.ended
+	e.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	return rc.Err()
 }
 
 // IsLoopbackURL reports whether a relay URL's host is a loopback address

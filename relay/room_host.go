@@ -3,7 +3,6 @@ package relay
 import (
 	"context"
 	"fmt"
-	"sync"
 
 	"github.com/rewindnet/rewind/transport"
 )
@@ -39,9 +38,7 @@ type RoomHost struct {
 	code string
 	key  string
 	opts HostOptions
-
-	mu    sync.Mutex
-	ended error
+	end  roomEnd
 }
 
 // HostRoom registers a room with the relay and returns once the relay has
@@ -49,16 +46,7 @@ type RoomHost struct {
 // host.
 func HostRoom(ctx context.Context, opts HostOptions) (*RoomHost, error) {
 	h := &RoomHost{opts: opts}
-	replies := make(chan roomMsg, 1)
-	var ready = make(chan struct{})
-	rc, err := dialRoom(ctx, opts.URL, func(m roomMsg) {
-		select {
-		case <-ready:
-			h.handle(m)
-		default:
-			replies <- m
-		}
-	})
+	rc, replies, start, err := dialRoomGated(ctx, opts.URL, h.handle)
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +64,7 @@ func HostRoom(ctx context.Context, opts HostOptions) (*RoomHost, error) {
 		return nil, err
 	}
 	h.conn.OnPeerOpen, h.conn.OnPeerClose = opts.OnPeerOpen, opts.OnPeerClose
-	close(ready) // the reader only calls handle from now on
+	start() // the reader only calls handle from now on
 	return h, nil
 }
 
@@ -103,21 +91,13 @@ func (h *RoomHost) handle(m roomMsg) {
 			h.opts.OnLeft(m.ID)
 		}
 	case RoomMsgEnded:
-		h.setEnded(fmt.Errorf("%w: %s", ErrRoomEnded, m.Reason))
+		h.end.set(fmt.Errorf("%w: %s", ErrRoomEnded, m.Reason))
 	case RoomMsgError:
 		if m.Error == RoomErrNoPlayer {
 			return // the player left while we answered it
 		}
-		h.setEnded(&RoomError{Code: m.Error, Re: m.Re, Reason: m.Reason})
+		h.end.set(&RoomError{Code: m.Error, Re: m.Re, Reason: m.Reason})
 	}
-}
-
-func (h *RoomHost) setEnded(err error) {
-	h.mu.Lock()
-	if h.ended == nil {
-		h.ended = err
-	}
-	h.mu.Unlock()
 }
 
 // Code is the room's code, which players join by.
@@ -136,15 +116,7 @@ func (h *RoomHost) Conn() *transport.WebRTCHost { return h.conn }
 func (h *RoomHost) Done() <-chan struct{} { return h.rc.done }
 
 // Err says why the room or the relay connection ended, or nil.
-func (h *RoomHost) Err() error {
-	h.mu.Lock()
-	err := h.ended
-	h.mu.Unlock()
-	if err != nil {
-		return err
-	}
-	return h.rc.Err()
-}
+func (h *RoomHost) Err() error { return h.end.err(h.rc) }
 
 // End tells the relay the match ended: players coming back with the code
 // are told so for the relay's memory span (5 minutes).

@@ -30,9 +30,7 @@ type RoomPlayer struct {
 	code    string
 	signals chan transport.Signal
 	pump    sync.WaitGroup
-
-	mu    sync.Mutex
-	ended error
+	end     roomEnd
 }
 
 // JoinRoom joins the room by code and returns once the data channel to the
@@ -40,16 +38,7 @@ type RoomPlayer struct {
 // ErrRoomBusy, ErrRoomEnded wrapped in a *RoomError).
 func JoinRoom(ctx context.Context, opts JoinOptions) (*RoomPlayer, error) {
 	p := &RoomPlayer{code: strings.ToUpper(strings.TrimSpace(opts.Code)), signals: make(chan transport.Signal, 256)}
-	replies := make(chan roomMsg, 1)
-	ready := make(chan struct{})
-	rc, err := dialRoom(ctx, opts.URL, func(m roomMsg) {
-		select {
-		case <-ready:
-			p.handle(m)
-		default:
-			replies <- m
-		}
-	})
+	rc, replies, start, err := dialRoomGated(ctx, opts.URL, p.handle)
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +50,7 @@ func JoinRoom(ctx context.Context, opts JoinOptions) (*RoomPlayer, error) {
 		return nil, fmt.Errorf("relay: joining %s at %s: %w", p.code, opts.URL, err)
 	}
 	p.id = m.ID
-	close(ready) // signals now go to p.signals, in order
+	start() // signals now go to p.signals, in order
 	p.conn, err = transport.DialWebRTC(webrtcConfig(opts.WebRTC, opts.URL, m.ICE), p.id,
 		func(s transport.Signal) { rc.send(&roomMsg{Type: RoomMsgSignal, Signal: &s}) })
 	if err != nil {
@@ -112,18 +101,10 @@ func (p *RoomPlayer) handle(m roomMsg) {
 			}
 		}
 	case RoomMsgEnded:
-		p.setEnded(fmt.Errorf("%w: %s", ErrRoomEnded, m.Reason))
+		p.end.set(fmt.Errorf("%w: %s", ErrRoomEnded, m.Reason))
 	case RoomMsgError:
-		p.setEnded(&RoomError{Code: m.Error, Re: m.Re, Reason: m.Reason})
+		p.end.set(&RoomError{Code: m.Error, Re: m.Re, Reason: m.Reason})
 	}
-}
-
-func (p *RoomPlayer) setEnded(err error) {
-	p.mu.Lock()
-	if p.ended == nil {
-		p.ended = err
-	}
-	p.mu.Unlock()
 }
 
 // ID is the player's id in the room; the host sees it as
@@ -141,15 +122,7 @@ func (p *RoomPlayer) Done() <-chan struct{} { return p.rc.done }
 
 // Err says why the room or the relay connection ended (ErrRoomEnded when
 // the host ended it or was lost), or nil.
-func (p *RoomPlayer) Err() error {
-	p.mu.Lock()
-	err := p.ended
-	p.mu.Unlock()
-	if err != nil {
-		return err
-	}
-	return p.rc.Err()
-}
+func (p *RoomPlayer) Err() error { return p.end.err(p.rc) }
 
 // Close leaves the room and closes the transport.
 func (p *RoomPlayer) Close() error {
