@@ -33,6 +33,15 @@ func loadMatch(t testing.TB) []doomdemo.Tick {
 	return doomdemo.Match(demos)
 }
 
+// resetJoined calls reset for every player who joins at tk.
+func resetJoined(tk doomdemo.Tick, reset func(player int)) {
+	for _, ev := range tk.Events {
+		if ev.Join {
+			reset(int(ev.Player))
+		}
+	}
+}
+
 func TestDemoInputBits(t *testing.T) {
 	ticks := loadMatch(t)
 	it, _ := codec.RegisterInput[doomInput]()
@@ -42,12 +51,10 @@ func TestDemoInputBits(t *testing.T) {
 	pt := 0
 	var buf [64]byte
 	for _, tk := range ticks {
-		for _, ev := range tk.Events {
-			if ev.Join {
-				it.ResetState(&st[ev.Player], nil)
-				ity.ResetState(&sty[ev.Player], nil)
-			}
-		}
+		resetJoined(tk, func(p int) {
+			it.ResetState(&st[p], nil)
+			ity.ResetState(&sty[p], nil)
+		})
 		for s := 0; s < 4; s++ {
 			if !tk.Present[s] {
 				continue
@@ -71,12 +78,10 @@ func TestDemoInputBits(t *testing.T) {
 		ity.ResetState(&sty[i], nil)
 	}
 	for n, tk := range ticks {
-		for _, ev := range tk.Events {
-			if ev.Join {
-				it.ResetState(&st[ev.Player], nil)
-				ity.ResetState(&sty[ev.Player], nil)
-			}
-		}
+		resetJoined(tk, func(p int) {
+			it.ResetState(&st[p], nil)
+			ity.ResetState(&sty[p], nil)
+		})
 		for s := 0; s < 4; s++ {
 			if !tk.Present[s] {
 				continue
