@@ -262,3 +262,74 @@ func playRoomMatch(t *testing.T, turnOnly bool) {
 		t.Errorf("host close: %v", err)
 	}
 }
+
+// TestRoomLateJoin: a player who joins a room's match after the server's
+// history has moved past the start gets the world by transfer over its
+// data channel, and verifies ticks that hash as the server's.
+func TestRoomLateJoin(t *testing.T) {
+	roomTestLeaks(t)
+	url, _ := startTestRoomRelay(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var mu sync.Mutex
+	hashes := map[uint32]uint64{}
+	h, err := rewind.HostRoom[sand.Input](ctx, sand.New(roomTestGrid), rewind.RoomHostOptions{
+		Relay: url,
+		Server: server.Config{History: 500 * time.Millisecond, OnTick: func(tick uint32, w *world.World, hash uint64) {
+			mu.Lock()
+			hashes[tick] = hash
+			mu.Unlock()
+		}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hctx, hcancel := context.WithCancel(ctx)
+	hostDone := make(chan error, 1)
+	go func() { hostDone <- h.Run(hctx) }()
+	first := joinTestRoom(ctx, t, url, h.Code(), transport.WebRTCConfig{})
+	roomTestWait(ctx, t, "the first player's 90 verified ticks", func() bool { return first.stats().Verified >= 90 })
+	late := joinTestRoom(ctx, t, url, h.Code(), transport.WebRTCConfig{})
+	var joinedAt uint32
+	roomTestWait(ctx, t, "the late player's 60 verified ticks", func() bool {
+		st := late.stats()
+		if joinedAt == 0 && st.Verified > 0 {
+			joinedAt = st.Verified
+		}
+		return joinedAt > 0 && st.Verified >= joinedAt+60
+	})
+	first.stop(t)
+	late.stop(t)
+	common := min(first.stats().Verified, late.stats().Verified)
+	if joinedAt < 60 {
+		t.Errorf("late player's first verified tick %d: it did not join late", joinedAt)
+	}
+	mu.Lock()
+	for i, p := range []*roomTestPlayer{first, late} {
+		got, ok := p.hashAt(common)
+		if !ok || got != hashes[common] {
+			t.Errorf("player %d at tick %d: %016x (%v), server %016x", i, common, got, ok, hashes[common])
+		}
+		p.mu.Lock()
+		for tick, hash := range p.hashes {
+			if hashes[tick] != hash {
+				t.Errorf("player %d, tick %d: %016x, server %016x", i, tick, hash, hashes[tick])
+			}
+		}
+		p.mu.Unlock()
+		if st := p.stats(); st.Desyncs != 0 {
+			t.Errorf("player %d: %+v", i, st)
+		}
+	}
+	mu.Unlock()
+	t.Logf("late player joined at verified tick %d; common tick %d", joinedAt, common)
+	first.close(t)
+	late.close(t)
+	hcancel()
+	if err := <-hostDone; err != nil {
+		t.Errorf("host: %v", err)
+	}
+	if err := h.Close(); err != nil {
+		t.Errorf("host close: %v", err)
+	}
+}
