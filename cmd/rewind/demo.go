@@ -42,7 +42,7 @@ func demo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	gf.add(fs)
 	code := fs.String("room", "", "propose this room code (default: the relay picks one)")
 	maxPlayers := fs.Int("max-players", 16, "most players in the match")
-	players := fs.Int("players", 1, "players that must have joined before the match's first tick (others may join only in its first 4 s, until mid-match joins exist)")
+	players := fs.Int("players", 1, "players that must have joined before the match's first tick (others may join at any time)")
 	timeout := fs.Duration("player-timeout", 5*time.Second, "drop a player not heard from for this long")
 	duration := fs.Duration("duration", 0, "stop after this long (0: run until interrupted)")
 	var o roomRelayOptions
