@@ -54,10 +54,10 @@ const (
 // and History are never modified afterwards and may be shared.
 type WebDoomAction struct {
 	Kind    WebDoomActionKind
-	Conn    WebDoomConnID
-	Data    []byte
-	History WebDoomHistory
-	Reason  string // for WebDoomClose and WebDoomTerminate
+	Conn    WebDoomConnID  // the connection acted on
+	Data    []byte         // the message, for WebDoomSendText and WebDoomSendBinary
+	History WebDoomHistory // for WebDoomSendHistory
+	Reason  string         // for WebDoomClose and WebDoomTerminate
 }
 
 type webDoomEndpoint uint8

@@ -50,7 +50,7 @@ func (w *World) ApplyPages(data []byte) error {
 // EncodingInfo describes an encoding's header.
 type EncodingInfo struct {
 	Kind       string // "world", "delta" or "pages"
-	LayoutHash uint64
+	LayoutHash uint64 // Layout.Hash of the encoder's world
 	BaseHash   uint64 // empty-world hash (world), base snapshot hash (delta), 0 (pages)
 	TargetHash uint64 // World.Hash of the encoded world
 }
