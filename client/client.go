@@ -99,6 +99,8 @@ type Client[I any] struct {
 	welcomeID   uint32 // the transfer id of the last welcome taken
 	welcomeTick uint32
 	fetch       fetch
+	setup       world.Snapshot // the world as Setup made it
+	early       [][]byte       // datagrams that came before the welcome
 
 	rbuf, sbuf []byte
 	st         Stats
@@ -139,6 +141,7 @@ func New[I any](g game.Game[I], conn transport.Conn, cfg Config) (*Client[I], er
 		sbuf:   make([]byte, 0, transport.MaxDatagram),
 	}
 	c.cfg = cfg.withDefaults(c.dt)
+	w.SnapshotInto(&c.setup)
 	return c, nil
 }
 

@@ -223,7 +223,10 @@ func (c *Client[I]) onChunk(now time.Time, b []byte) error {
 		return nil
 	}
 	if !f.asked && m.Transfer == f.welcomeID {
-		f.asked, f.whole, f.xferID = true, true, m.Transfer
+		// The world the server sends right after a welcome: a delta
+		// against the world at the match's start, or a small whole
+		// world.
+		f.asked, f.whole, f.xferID = true, false, m.Transfer
 		f.win.Reset(0)
 		f.nchunks = 0
 		f.gotChunk = f.gotChunk[:0]
@@ -276,6 +279,8 @@ func (c *Client[I]) applyFetched(now time.Time) error {
 			err = c.w.DecodeWorld(f.blob)
 		case "pages":
 			err = c.w.ApplyPages(f.blob)
+		case "delta":
+			err = c.w.DecodeDelta(f.blob, &c.setup)
 		default:
 			err = fmt.Errorf("client: a %s encoding: %w", info.Kind, world.ErrCorrupt)
 		}

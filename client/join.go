@@ -160,3 +160,31 @@ func (c *Client[I]) sendAcks(now time.Time) error {
 	c.lastSend = now
 	return c.send(m.Append(c.sbuf[:0]))
 }
+
+// maxEarly is how many datagrams that arrive before the welcome are kept.
+const maxEarly = 8
+
+// stashEarly keeps a copy of a datagram that came before the welcome.
+func (c *Client[I]) stashEarly(b []byte) {
+	if len(c.early) >= maxEarly {
+		c.st.BadDatagrams++
+		return
+	}
+	c.early = append(c.early, append([]byte(nil), b...))
+}
+
+// replayEarly handles the datagrams that came before the welcome, once it
+// came.
+func (c *Client[I]) replayEarly(now time.Time) error {
+	if c.phase == connecting || len(c.early) == 0 {
+		return nil
+	}
+	early := c.early
+	c.early = nil
+	for _, b := range early {
+		if err := c.handle(now, b); err != nil {
+			c.st.BadDatagrams++
+		}
+	}
+	return nil
+}

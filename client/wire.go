@@ -46,7 +46,10 @@ func (c *Client[I]) handle(now time.Time, b []byte) error {
 	}
 	switch typ {
 	case codec.TypeWelcome:
-		return c.onWelcome(now, b)
+		if err := c.onWelcome(now, b); err != nil {
+			return err
+		}
+		return c.replayEarly(now)
 	case codec.TypeRefuse:
 		if c.phase != connecting {
 			return nil
@@ -56,6 +59,12 @@ func (c *Client[I]) handle(now time.Time, b []byte) error {
 			return err
 		}
 		return &RefusedError{Reason: m.Reason}
+	}
+	if c.phase == connecting {
+		// It may have overtaken the welcome (the world comes right
+		// after it): keep it for then.
+		c.stashEarly(b)
+		return nil
 	}
 	if (c.phase != playing && c.phase != loading) || tag != c.tag {
 		return fmt.Errorf("client: stray %v datagram", typ)

@@ -145,7 +145,7 @@ func (s *Server[I]) onHello(now time.Time, from transport.Addr, b []byte, p *pla
 	s.players[id] = p
 	s.byAddr[from] = p
 	s.joined++
-	s.startAt(now, p)
+	s.startAt(now, p, true)
 }
 
 func (s *Server[I]) nextTag() uint8 {
@@ -157,8 +157,9 @@ func (s *Server[I]) nextTag() uint8 {
 }
 
 // startAt welcomes p at the last tick run: its ticks start after it, and
-// the world of that tick follows (pushWorld).
-func (s *Server[I]) startAt(now time.Time, p *player) {
+// the world of that tick follows (pushWorld; fresh: p is a new client,
+// holding the world Setup made).
+func (s *Server[I]) startAt(now time.Time, p *player, fresh bool) {
 	rc := s.cfg.Resend
 	rc.Selective = !s.cfg.ResendAll
 	if p.res != nil && p.res.RTT() != codec.DefaultResendConfig.InitialRTT {
@@ -178,7 +179,7 @@ func (s *Server[I]) startAt(now time.Time, p *player) {
 	p.welcomeSent = now
 	p.xfer = nil
 	s.sendWelcome(p)
-	s.pushWorld(now, p)
+	s.pushWorld(now, p, fresh)
 }
 
 // rebase moves a player in the match to the world of the last tick run:
@@ -190,7 +191,7 @@ func (s *Server[I]) rebase(now time.Time, p *player) {
 	}
 	s.stats.Rebases++
 	p.rebasing = true
-	s.startAt(now, p)
+	s.startAt(now, p, false)
 }
 
 // sendWelcome sends p its welcome (with a fresh cookie).

@@ -80,6 +80,7 @@ type Server[I any] struct {
 	liveHashTick uint32
 	liveHashed   bool
 	reserved     []reservation // by id: who may rejoin with a cookie
+	setup        world.Snapshot // the world as Setup made it (tick 0)
 
 	stats Stats
 }
@@ -189,6 +190,7 @@ func New[I any](g game.Game[I], conn transport.Conn, cfg Config) (*Server[I], er
 	s.present = make([]bool, cfg.MaxPlayers)
 	s.typed = make([]I, cfg.MaxPlayers)
 	s.hist[0].hash = w.Hash()
+	w.SnapshotInto(&s.setup)
 	s.reserved = make([]reservation, cfg.MaxPlayers)
 	s.initWire()
 	s.initHistory()

@@ -17,7 +17,10 @@ type transfer struct {
 	blob  []byte
 	count uint32
 	res   *codec.Resender
-	due   []uint32
+	// sentAt is when each chunk was last sent: one unacknowledged for
+	// 5/4 of the round trip (Resender's RTO is more cautious: a world
+	// arrives in a handful of round trips, so a loss would cost several).
+	sentAt []time.Time
 }
 
 // startTransfer begins sending blob (an encoding of the world after tick)
@@ -32,7 +35,8 @@ func (s *Server[I]) startTransfer(now time.Time, p *player, id, tick uint32, blo
 	if p.res != nil && rc.InitialRTT == 0 {
 		rc.InitialRTT = p.res.RTT()
 	}
-	p.xfer = &transfer{id: id, tick: tick, blob: blob, count: n, res: codec.NewResender(rc, 0)}
+	p.xfer = &transfer{id: id, tick: tick, blob: blob, count: n, res: codec.NewResender(rc, 0),
+		sentAt: make([]time.Time, n)}
 	s.stats.Transfers++
 	s.stats.TransferBytes += uint64(len(blob))
 	s.sendChunks(now, p)
@@ -64,14 +68,13 @@ func (s *Server[I]) sendChunks(now time.Time, p *player) {
 	if x == nil {
 		return
 	}
-	x.due = x.res.Due(now, x.due[:0])
 	sent := 0
-	for _, i := range x.due {
-		if sent >= s.cfg.ChunksPerUpdate {
-			return
+	rto := max(x.res.RTT()+x.res.RTT()/4, 2*s.dt)
+	for i := x.res.Base(); i != x.res.Next() && sent < s.cfg.ChunksPerUpdate; i++ {
+		if !x.res.Acked(i) && now.Sub(x.sentAt[i]) >= rto {
+			s.sendChunk(now, p, i)
+			sent++
 		}
-		s.sendChunk(now, p, i)
-		sent++
 	}
 	for sent < s.cfg.ChunksPerUpdate {
 		i := x.res.Next()
@@ -90,6 +93,7 @@ func (s *Server[I]) sendChunk(now time.Time, p *player, i uint32) {
 	m := codec.WorldChunk{Tag: p.tag, Transfer: x.id, Tick: x.tick, Index: i, Count: x.count,
 		Offset: uint32(off), Total: uint32(len(x.blob)), Data: x.blob[off:end]}
 	x.res.Sent(i, now)
+	x.sentAt[i] = now
 	s.stats.ChunksOut++
 	_ = s.send(p.addr, m.Append(s.wire.sbuf[:0]))
 }
@@ -164,12 +168,25 @@ func (s *Server[I]) onPageRequest(now time.Time, p *player, b []byte) error {
 }
 
 // pushWorld starts p on the world after the last tick run, right after its
-// welcome: a world that fits one chunk goes whole at once (transfer id
-// p.welcomeID); a larger one starts with its page hashes, from which the
-// player asks for the pages its own world lacks.
-func (s *Server[I]) pushWorld(now time.Time, p *player) {
+// welcome. A new player (fresh: it holds the world Setup made, as every
+// machine does) gets at once, as the transfer p.welcomeID, the world as a
+// delta against the world at the match's start: only the pages that
+// changed since travel, XORed with the start's, and the header's base hash
+// tells the client whether its start world is the server's (if not it asks
+// for the whole world). A player whose world the server does not know
+// (fallen behind, back from a new address) gets the page hashes, from
+// which it asks for the pages its world lacks — unless the whole world
+// fits one chunk, which then goes at once.
+func (s *Server[I]) pushWorld(now time.Time, p *player, fresh bool) {
 	if s.tick == 0 {
 		return // the world every client sets up itself
+	}
+	if fresh {
+		blob, err := s.w.AppendDelta(nil, &s.setup)
+		if err == nil {
+			s.startTransfer(now, p, p.welcomeID, s.tick, blob)
+			return
+		}
 	}
 	if s.w.UsedBytes() <= smallWorld {
 		whole := s.w.AppendWorld(nil)

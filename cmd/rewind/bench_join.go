@@ -1,0 +1,107 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/rewindnet/rewind/examples/sand"
+	"github.com/rewindnet/rewind/game"
+	"github.com/rewindnet/rewind/internal/simmatch"
+	"github.com/rewindnet/rewind/server"
+	"github.com/rewindnet/rewind/transport"
+	"github.com/rewindnet/rewind/world"
+)
+
+func init() {
+	registerBench("join", "play a sand match in the simulator, then join a new player: bytes and time to its first verified tick", runBenchJoin)
+}
+
+// joinTail is how long the match runs after the join, for the joiner to
+// load the world and verify.
+const joinTail = 3 * time.Second
+
+func runBenchJoin(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("bench join", "rewind bench join [flags]", stderr)
+	players := fs.Int("players", 8, "number of players before the join")
+	seconds := fs.Float64("seconds", 30, "match time before the new player joins, in seconds")
+	grid := fs.Int("grid", 256, "side of the sand grid, in cells")
+	loss := fs.Float64("loss", 0, "fraction of datagrams lost, each way")
+	latency := fs.Duration("latency", 0, "one-way latency")
+	jitter := fs.Duration("jitter", 0, "± jitter on the latency")
+	seed := fs.Int64("seed", 1, "seed of the network simulator")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	switch {
+	case *players < 1 || *players >= game.MaxPlayers:
+		return usageError{fmt.Errorf("--players %d: want 1..%d", *players, game.MaxPlayers-1)}
+	case *seconds <= 0 || *seconds > 3600:
+		return usageError{fmt.Errorf("--seconds %g: want (0, 3600]", *seconds)}
+	case *grid < 8 || *grid > sand.MaxSide:
+		return usageError{fmt.Errorf("--grid %d: want 8..%d", *grid, sand.MaxSide)}
+	case !fraction(*loss):
+		return usageError{errors.New("--loss is a fraction in [0, 1]")}
+	case *latency < 0 || *jitter < 0:
+		return usageError{errors.New("--latency and --jitter must not be negative")}
+	}
+	before := time.Duration(*seconds * float64(time.Second))
+	joiner := *players
+	// The world at every tick around the join, for its size and its
+	// zstd-fastest baseline at the joiner's starting tick.
+	type size struct{ used, zstd int }
+	sizes := map[uint32]size{}
+	rate := game.RateOf(sand.New(*grid))
+	from := uint32(before*time.Duration(rate)/time.Second) - 2
+	var snap world.Snapshot
+	cfg := simmatch.Config[sand.Input]{
+		Players:  *players + 1,
+		NewGame:  func() game.Game[sand.Input] { return sand.New(*grid) },
+		Bot:      sand.Bot,
+		Duration: before + joinTail,
+		Link:     transport.LinkConfig{Latency: *latency, Jitter: *jitter, Loss: *loss},
+		JoinAt:   map[int]time.Duration{joiner: before},
+		Seed:     *seed,
+		Server: server.Config{StartPlayers: *players, OnTick: func(t uint32, w *world.World, _ uint64) {
+			if t >= from && t < from+uint32(rate) {
+				w.SnapshotInto(&snap)
+				sizes[t] = size{w.UsedBytes(), len(world.ZstdFastest(nil, snap.AppendBytes(nil)))}
+			}
+		}},
+		Log: func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) },
+	}
+	fmt.Fprintf(stderr, "sand %dx%d, %d players for %v, then one joins; latency %v ±%v, loss %g, seed %d\n",
+		*grid, *grid, *players, before, *latency, *jitter, *loss, *seed)
+	wall := time.Now()
+	res, err := simmatch.Run(cfg)
+	if err != nil {
+		return err
+	}
+	j := res.Joins[joiner]
+	sz, ok := sizes[j.FirstTick]
+	if !ok || j.FirstTick == 0 {
+		return fmt.Errorf("the new player did not verify a tick (first tick %d)", j.FirstTick)
+	}
+	st := res.Clients[joiner]
+	fmt.Fprintf(stderr, "ran in %v: the new player said hello at %v, started from tick %d, %d chunks, %d pages asked, %d whole worlds, %d bytes of world encoding\n",
+		time.Since(wall).Round(time.Millisecond), j.Hello, j.FirstTick, st.ChunksIn, st.PagesAsked, st.WholeWorlds, st.FetchBytes)
+	keyValues(stdout,
+		"world_bytes", sz.used,
+		"join_bytes", j.Bytes,
+		"zstd_bytes", sz.zstd,
+		"join_vs_zstd", fmt.Sprintf("%.3f", float64(j.Bytes)/float64(sz.zstd)),
+		"join_ms", j.FirstVerified.Milliseconds(),
+		"verified_equal", res.VerifiedEqual,
+		"world_encoding_bytes", st.FetchBytes,
+		"first_tick", j.FirstTick,
+		"players", *players,
+		"grid", *grid,
+		"mismatches", res.Mismatches,
+		"desyncs", res.Desyncs,
+	)
+	if !res.VerifiedEqual {
+		return fmt.Errorf("verified worlds differ from the server's: %d of %d (client, tick) pairs", res.Mismatches, res.VerifiedTicks)
+	}
+	return nil
+}
