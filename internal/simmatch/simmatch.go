@@ -60,6 +60,9 @@ type Config[I any] struct {
 	// the match (CorruptFn does it).
 	Corrupt   map[int]time.Duration
 	CorruptFn func(w *world.World)
+	// Drop, if set, is asked about every datagram the server sends to
+	// client i: true loses it (as the network would).
+	Drop func(i int, b []byte) bool
 	// Seed seeds the network.
 	Seed int64
 	// Step is the driver's time step (default 1 ms).
@@ -140,14 +143,20 @@ type JoinStat struct {
 	Bytes uint64
 }
 
-// countConn counts the bytes sent to each address.
+// countConn counts the bytes sent to each address, and drops those Drop
+// says.
 type countConn struct {
 	transport.Conn
-	to map[transport.Addr]uint64
+	to     map[transport.Addr]uint64
+	client map[transport.Addr]int
+	drop   func(i int, b []byte) bool
 }
 
 func (c *countConn) Send(to transport.Addr, p []byte) error {
 	c.to[to] += uint64(len(p))
+	if i, ok := c.client[to]; ok && c.drop != nil && c.drop(i, p) {
+		return nil
+	}
 	return c.Conn.Send(to, p)
 }
 
@@ -209,7 +218,7 @@ func Run[I any](cfg Config[I]) (Result, error) {
 			userOnTick(t, w, h)
 		}
 	}
-	counted := &countConn{Conn: sconn, to: map[transport.Addr]uint64{}}
+	counted := &countConn{Conn: sconn, to: map[transport.Addr]uint64{}, client: map[transport.Addr]int{}, drop: cfg.Drop}
 	srv, err := server.New(cfg.NewGame(), counted, scfg)
 	if err != nil {
 		return res, err
@@ -236,6 +245,7 @@ func Run[I any](cfg Config[I]) (Result, error) {
 			return nil, err
 		}
 		conns = append(conns, conn)
+		counted.client[conn.LocalAddr()] = i
 		ccfg := cfg.Client
 		ccfg.Cookie = cookie
 		userVerified := ccfg.OnVerified
