@@ -215,6 +215,18 @@ func (c *WebDoomCore) Closed(id WebDoomConnID, now time.Time) []WebDoomAction {
 	return c.out
 }
 
+// incoming returns the open connection id of endpoint ep that a message
+// came from, after counting the message against its rate cap; nil means
+// the message is ignored (unknown, closing or other endpoint, or over the
+// cap, which terminates the connection).
+func (c *WebDoomCore) incoming(id WebDoomConnID, ep webDoomEndpoint, now time.Time) *webDoomConn {
+	cn := c.conns[id]
+	if cn == nil || cn.closing || cn.endpoint != ep || !c.rateOK(id, cn, now) {
+		return nil
+	}
+	return cn
+}
+
 // rateOK counts a message against the connection's rate cap (a tumbling
 // window) and terminates the connection past it.
 func (c *WebDoomCore) rateOK(id WebDoomConnID, cn *webDoomConn, now time.Time) bool {

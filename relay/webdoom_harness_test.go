@@ -94,38 +94,35 @@ func wdUntil(t *testing.T, c *WebDoomConn, typ string) map[string]any {
 	}
 }
 
+// wdReadEnd reads and discards c's messages until a read fails, within
+// 5 s, and returns whether the 5 s ran out first and the read's error.
+func wdReadEnd(t *testing.T, c *WebDoomConn) (timedOut bool, err error) {
+	ctx := wdCtx(t, 5*time.Second)
+	for {
+		if _, _, err := c.Read(ctx); err != nil {
+			return ctx.Err() != nil, err
+		}
+	}
+}
+
 // wdRefused checks that the server ended c without a close frame.
 func wdRefused(t *testing.T, c *WebDoomConn, what string) {
 	t.Helper()
-	ctx := wdCtx(t, 5*time.Second)
-	for {
-		_, _, err := c.Read(ctx)
-		if err == nil {
-			continue
-		}
-		if ctx.Err() != nil {
-			t.Fatalf("%s: still open", what)
-		}
-		if st := WebDoomCloseStatus(err); st != -1 {
-			t.Fatalf("%s: got close frame %d, want a terminated socket", what, st)
-		}
-		return
+	timedOut, err := wdReadEnd(t, c)
+	if timedOut {
+		t.Fatalf("%s: still open", what)
+	}
+	if st := WebDoomCloseStatus(err); st != -1 {
+		t.Fatalf("%s: got close frame %d, want a terminated socket", what, st)
 	}
 }
 
 // wdClosedWith checks that the server closed c with a close frame of status.
 func wdClosedWith(t *testing.T, c *WebDoomConn, status int, what string) {
 	t.Helper()
-	ctx := wdCtx(t, 5*time.Second)
-	for {
-		_, _, err := c.Read(ctx)
-		if err == nil {
-			continue
-		}
-		if st := WebDoomCloseStatus(err); st != status {
-			t.Fatalf("%s: ended with %d (%v), want close %d", what, st, err, status)
-		}
-		return
+	_, err := wdReadEnd(t, c)
+	if st := WebDoomCloseStatus(err); st != status {
+		t.Fatalf("%s: ended with %d (%v), want close %d", what, st, err, status)
 	}
 }
 

@@ -41,8 +41,8 @@ func (c *WebDoomCore) OpenLobby(id WebDoomConnID, now time.Time) []WebDoomAction
 // LobbyMessage reports a message (text or binary) on a /ws/lobby socket.
 func (c *WebDoomCore) LobbyMessage(id WebDoomConnID, msg []byte, now time.Time) []WebDoomAction {
 	c.out = c.out[:0]
-	cn := c.conns[id]
-	if cn == nil || cn.closing || cn.endpoint != wdLobby || !c.rateOK(id, cn, now) {
+	cn := c.incoming(id, wdLobby, now)
+	if cn == nil {
 		return c.out
 	}
 	m, err := codec.ParseWebDoomLobbyRequest(msg)

@@ -143,8 +143,8 @@ func (c *WebDoomCore) OpenGame(id WebDoomConnID, rawQuery string, now time.Time)
 // GameMessage reports a message on a /ws/game socket.
 func (c *WebDoomCore) GameMessage(id WebDoomConnID, msg []byte, now time.Time) []WebDoomAction {
 	c.out = c.out[:0]
-	cn := c.conns[id]
-	if cn == nil || cn.closing || cn.endpoint != wdGame || !c.rateOK(id, cn, now) {
+	cn := c.incoming(id, wdGame, now)
+	if cn == nil {
 		return c.out
 	}
 	s := c.session
