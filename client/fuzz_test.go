@@ -8,6 +8,7 @@ import (
 	"github.com/rewindnet/rewind/codec"
 	"github.com/rewindnet/rewind/internal/testgame"
 	"github.com/rewindnet/rewind/transport"
+	"github.com/rewindnet/rewind/world"
 )
 
 // FuzzClientDatagram plays the server by hand: it welcomes a client, sends
@@ -90,4 +91,78 @@ func tickBody(f *testing.F) []byte {
 		f.Fatal(err)
 	}
 	return enc.AppendTick(nil, st.World().Hash())
+}
+
+// FuzzClientWorldLoad welcomes a client into a running match (tick 5), so
+// that it waits for the world, then sends it a valid first piece of that
+// world and an arbitrary datagram (a chunk, page hashes, anything). The
+// client must not panic nor allocate past what its world's layout bounds;
+// a world that does not hash as the server's is never taken.
+func FuzzClientWorldLoad(f *testing.F) {
+	g := &testgame.Game{Bytes: 8 << 10}
+	st, err := client.NewSyncTest[testgame.Input](g, 1, 1)
+	if err != nil {
+		f.Fatal(err)
+	}
+	var base world.Snapshot
+	st.World().SnapshotInto(&base)
+	for range 5 {
+		if err := st.Step(make([]testgame.Input, 1)); err != nil {
+			f.Fatal(err)
+		}
+	}
+	target := st.World().Hash()
+	delta, err := st.World().AppendDelta(nil, &base)
+	if err != nil {
+		f.Fatal(err)
+	}
+	half := len(delta) / 2
+	chunk := func(i uint32, data []byte, off int) *codec.WorldChunk {
+		return &codec.WorldChunk{Tag: 7, Transfer: 1 << 16, Tick: 5, Index: i, Count: 2, Offset: uint32(off), Total: uint32(len(delta)), Data: data}
+	}
+	hashes := st.World().PageHashes(nil)
+	for _, m := range []interface{ Append([]byte) []byte }{
+		chunk(1, delta[half:], half),
+		chunk(0, delta[:half], 0),
+		&codec.PageHashes{Tag: 7, Tick: 5, Total: uint32(len(hashes)), Hashes: hashes},
+		&codec.WorldChunk{Tag: 7, Transfer: 1 << 16, Tick: 5, Count: 1, Total: 1 << 27, Data: []byte{1}},
+	} {
+		f.Add(m.Append(nil))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) > 1200 {
+			return
+		}
+		t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		net := transport.NewSimNetwork(1, t0)
+		srv, _ := net.Listen("server")
+		defer srv.Close()
+		conn, _ := net.Dial("c", "server")
+		defer conn.Close()
+		c, err := client.New[testgame.Input](&testgame.Game{Bytes: 8 << 10}, conn, client.Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		now := t0
+		step := func() error {
+			now = now.Add(time.Millisecond)
+			net.Advance(now)
+			return c.Update(now)
+		}
+		if err := step(); err != nil { // hello
+			t.Fatal(err)
+		}
+		w := codec.Welcome{Player: 0, Tag: 7, Tick: 5, Transfer: 1 << 16, TickRate: 60, HashBits: 16, Roster: make([]byte, 8)}
+		_ = srv.Send(conn.LocalAddr(), w.Append(nil))
+		_ = srv.Send(conn.LocalAddr(), chunk(0, delta[:half], 0).Append(nil))
+		_ = srv.Send(conn.LocalAddr(), b)
+		for range 20 {
+			if step() != nil {
+				break
+			}
+		}
+		if s := c.Stats(); c.Playing() && s.Verified == 5 && s.VerifiedHash != target {
+			t.Fatalf("took a world of hash %x, the server's is %x", s.VerifiedHash, target)
+		}
+	})
 }

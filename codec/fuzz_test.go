@@ -74,7 +74,7 @@ func FuzzParsePageHashes(f *testing.F) {
 }
 
 func FuzzParsePageRequest(f *testing.F) {
-	fuzzMessage(f, []PageRequest{{Tag: 1, Tick: 9, Transfer: 3, Pages: []uint32{1, 5, 900}}}, ParsePageRequest)
+	fuzzMessage(f, []PageRequest{{Tag: 1, Tick: 9, Transfer: 3, Pages: []uint32{1, 5, 900}}, {Tag: 2, Tick: 4, Transfer: 1, Whole: true}}, ParsePageRequest)
 }
 
 func FuzzPeek(f *testing.F) {

@@ -26,6 +26,10 @@ func FuzzServerDatagram(f *testing.F) {
 		&codec.Ping{Tag: 1, ID: 3, Time: 99},
 		&codec.Bye{Tag: 1},
 		&codec.ServerTicks{Tag: 1, First: 2, Ticks: []codec.TickBody{{Tick: 2, Body: []byte{0}}}},
+		&codec.WorldAck{Tag: 1, Transfer: 1 << 16, Ack: codec.Ack{Next: 1}},
+		&codec.PageHashRequest{Tag: 1, Tick: 1, First: 0, Count: 3},
+		&codec.PageRequest{Tag: 1, Tick: 1, Transfer: 9, Pages: []uint32{0, 2}},
+		&codec.PageRequest{Tag: 1, Tick: 0, Transfer: 10, Whole: true},
 	} {
 		f.Add(m.Append(nil))
 	}
