@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 
 	"github.com/coder/websocket"
 	"github.com/rewindnet/rewind/codec"
@@ -20,7 +19,7 @@ type WebDoomConn struct {
 // DialWebDoom connects to base (ws://host:port) at path, e.g. "/ws/lobby"
 // or "/ws/game?slot=2".
 func DialWebDoom(ctx context.Context, base, path string) (*WebDoomConn, error) {
-	c, resp, err := websocket.Dial(ctx, base+path, &websocket.DialOptions{HTTPHeader: http.Header{}})
+	c, resp, err := websocket.Dial(ctx, base+path, nil)
 	if resp != nil && resp.Body != nil {
 		resp.Body.Close()
 	}
