@@ -208,6 +208,7 @@ func (h *UDPHost[I]) Close() error {
 	}
 	h.closed = true
 	h.log.Info("closing", "matches", h.matches)
+	_ = h.srv.Shutdown() // a bye to every player
 	return h.conn.Close()
 }
 
