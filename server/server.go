@@ -14,12 +14,20 @@
 // Protocol flow (one player):
 //
 //	client                         server
-//	Hello      ------------------>  (new address: a player id)
-//	           <------------------  Welcome (id, tick rate, current tick)
+//	Hello      ------------------>  (new address: a player id; with a
+//	                                cookie: the id it was given to)
+//	           <------------------  Welcome (id, cookie, tick rate, tick T)
+//	           <------------------  WorldChunks: the world after T (T > 0)
+//	WorldAck   ------------------>  every chunk resent until acknowledged
 //	Inputs     ------------------>  queued by tick; ack of ticks
 //	           <------------------  Ticks (every unacknowledged tick, up
 //	                                to a datagram; ack of inputs; margin)
 //	Bye        ------------------>  leave event in the next tick
+//
+// Page hashes and pages of any tick in the history (rebuilt from a
+// checkpoint) answer a client's repair; a player further behind than the
+// history is rebased to the world of the last tick. docs/networking.md
+// tells the whole story.
 //
 // A player's identity is its connection's address: nothing a client writes
 // in a datagram names the player it speaks for.
@@ -79,7 +87,7 @@ type Server[I any] struct {
 	liveHashes   []uint64
 	liveHashTick uint32
 	liveHashed   bool
-	reserved     []reservation // by id: who may rejoin with a cookie
+	reserved     []reservation  // by id: who may rejoin with a cookie
 	setup        world.Snapshot // the world as Setup made it (tick 0)
 
 	stats Stats

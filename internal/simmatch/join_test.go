@@ -21,6 +21,10 @@ type churn struct {
 	testgame.Game
 	blob world.Grid[uint64]
 	rng  world.RNG
+	// size is the blob's bytes (default churnBytes); still leaves it as
+	// Setup made it.
+	size  int
+	still bool
 }
 
 const churnBytes = 1 << 20
@@ -29,7 +33,10 @@ func (g *churn) Register(s *world.Schema) error {
 	if err := g.Game.Register(s); err != nil {
 		return err
 	}
-	g.blob = world.AddGrid[uint64](s, "churn", churnBytes/8, 1)
+	if g.size == 0 {
+		g.size = churnBytes
+	}
+	g.blob = world.AddGrid[uint64](s, "churn", g.size/8, 1)
 	g.rng = world.AddRNG(s, "churn rng")
 	return s.Err()
 }
@@ -44,6 +51,9 @@ func (g *churn) Setup(w *world.World) error {
 
 func (g *churn) Step(w *world.World, t *game.Tick[testgame.Input]) {
 	g.Game.Step(w, t)
+	if g.still {
+		return
+	}
 	c := g.blob.Cells(w)
 	const per = 16 << 10 / 8
 	from := int(t.Number) * per % len(c)
@@ -312,5 +322,45 @@ func TestRepairWithLostPieces(t *testing.T) {
 	}
 	if c.Resyncs != 1 || c.PagesAsked != 1 || res.Server.PageHashRequests != 2 || res.Server.ChunksOut != 2 {
 		t.Fatalf("client %+v; server %+v", c, res.Server)
+	}
+}
+
+// TestRepairBytesFollowPages: flipping bytes in 1, 4 and 16 pages of a
+// client's world of 64 KiB of random bytes, the repair sends those pages
+// and about nothing else: its bytes grow with the pages that differ.
+func TestRepairBytesFollowPages(t *testing.T) {
+	var sent []uint64
+	for _, k := range []int{1, 4, 16} {
+		res, err := Run(Config[testgame.Input]{
+			Players:  2,
+			NewGame:  func() game.Game[testgame.Input] { return &churn{size: 64 << 10, still: true} },
+			Bot:      quiet,
+			Duration: 2 * time.Second,
+			Link:     transport.LinkConfig{Latency: 30 * time.Millisecond},
+			Corrupt:  map[int]time.Duration{0: time.Second},
+			CorruptFn: func(w *world.World) {
+				for p := 0; p < k; p++ {
+					b := w.Page(w.PageCount() - 1 - p)
+					b[7] ^= 1
+					b[3000] ^= 0x80
+				}
+			},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, s := res.Clients[0], res.Server
+		t.Logf("%2d pages corrupted: %d pages asked, %d sent, %d bytes of pages, %d chunks; %d bytes to the client in the whole match",
+			k, c.PagesAsked, s.PagesSent, s.TransferBytes, s.ChunksOut, c.BytesIn)
+		if res.Mismatches != 0 || c.Resyncs != 1 || c.PagesAsked != uint64(k) || s.PagesSent != uint64(k) {
+			t.Fatalf("%d pages: %d mismatches, %d resyncs, %d pages asked, %d sent", k, res.Mismatches, c.Resyncs, c.PagesAsked, s.PagesSent)
+		}
+		sent = append(sent, s.TransferBytes)
+	}
+	// Random pages do not compress: about 4 KiB each, and no more.
+	for i, k := range []int{1, 4, 16} {
+		if per := sent[i] / uint64(k); per < 3500 || per > 4300 {
+			t.Errorf("%d pages: %d bytes a page", k, per)
+		}
 	}
 }
