@@ -71,6 +71,10 @@ type Config struct {
 	// ChunksPerUpdate is how many new chunks one Update sends at most to
 	// one player (default 16), pacing a large world.
 	ChunksPerUpdate int
+	// FetchInterval is the least time between two requests of one player
+	// for page hashes or pages that the server serves (default 20 ms;
+	// clients ask again after twice the round trip at the soonest).
+	FetchInterval time.Duration
 	// WelcomeResend is how often a welcome that rebased a player (a
 	// player that fell behind) is sent again until the player acknowledges
 	// a tick after it (default 250 ms).
@@ -119,6 +123,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.ChunksPerUpdate <= 0 {
 		c.ChunksPerUpdate = 16
+	}
+	if c.FetchInterval <= 0 {
+		c.FetchInterval = 20 * time.Millisecond
 	}
 	if c.WelcomeResend <= 0 {
 		c.WelcomeResend = 250 * time.Millisecond

@@ -52,6 +52,9 @@ type player struct {
 	rebasing bool
 	// xfer is the world transfer in progress, if any.
 	xfer *transfer
+	// lastHashReq and lastPageReq are when the player's last page hash
+	// request and page request were served.
+	lastHashReq, lastPageReq time.Time
 
 	// margins is a ring of how early (negative: how late) the player's
 	// most recent inputs arrived, by first arrival.

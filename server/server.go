@@ -135,6 +135,9 @@ type Stats struct {
 	Transfers, TransferBytes, ChunksOut uint64
 	WholeWorlds, PagesSent              uint64
 	PageHashRequests                    uint64
+	// FetchesLimited counts page hash and page requests ignored for
+	// coming sooner than FetchInterval after the last one.
+	FetchesLimited uint64
 	// ReplayMismatches counts rebuilds of an earlier tick's world that
 	// did not hash as that tick did (a non-deterministic game).
 	ReplayMismatches uint64

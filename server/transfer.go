@@ -106,6 +106,9 @@ func (s *Server[I]) onPageHashRequest(now time.Time, p *player, b []byte) error 
 	if err != nil {
 		return err
 	}
+	if !s.fetchAllowed(now, &p.lastHashReq) {
+		return nil
+	}
 	s.stats.PageHashRequests++
 	hs, ok := s.pageHashesAt(m.Tick)
 	if !ok {
@@ -114,6 +117,20 @@ func (s *Server[I]) onPageHashRequest(now time.Time, p *player, b []byte) error 
 	}
 	s.sendPageHashes(p, m.Tick, hs, m.First, m.Count)
 	return nil
+}
+
+// fetchAllowed limits a player's requests of one kind (page hashes, or
+// pages) that make the server rebuild or encode a world to one per
+// FetchInterval (last is when the kind was last served): a client asks
+// again after twice the round trip at the soonest, and a flood of
+// requests must not cost the server a replay and an encoding each.
+func (s *Server[I]) fetchAllowed(now time.Time, last *time.Time) bool {
+	if !last.IsZero() && now.Sub(*last) < s.cfg.FetchInterval {
+		s.stats.FetchesLimited++
+		return false
+	}
+	*last = now
+	return true
 }
 
 // sendPageHashes sends hashes[first:first+count] of the world after tick
@@ -140,6 +157,9 @@ func (s *Server[I]) onPageRequest(now time.Time, p *player, b []byte) error {
 	}
 	if x := p.xfer; x != nil && x.id == m.Transfer && x.tick == m.Tick {
 		return nil // a repeated request: the transfer is on its way
+	}
+	if !s.fetchAllowed(now, &p.lastPageReq) {
+		return nil
 	}
 	w, ok := s.worldAt(m.Tick)
 	if !ok {

@@ -53,7 +53,7 @@ func runBenchJoin(args []string, stdout, stderr io.Writer) error {
 	type size struct{ used, zstd int }
 	sizes := map[uint32]size{}
 	rate := game.RateOf(sand.New(*grid))
-	from := uint32(before*time.Duration(rate)/time.Second) - 2
+	from := uint32(max(int64(before*time.Duration(rate)/time.Second)-2, 1))
 	var snap world.Snapshot
 	cfg := simmatch.Config[sand.Input]{
 		Players:  *players + 1,
