@@ -128,6 +128,9 @@ func (c *Client[I]) fetched(now time.Time) error {
 		k.broken = 0
 		k.predicted = t
 		c.st.Resyncs++
+		// The effects the client's own simulation of t raised stand: the
+		// tick is not stepped again (effects.go).
+		k.fx.verify(t)
 		if k.onVerified != nil {
 			k.onVerified(t, k.hashes[t&k.mask])
 		}
