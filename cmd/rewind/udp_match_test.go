@@ -88,6 +88,13 @@ type udpTestPlayer struct {
 
 func startUDPTestPlayer(t *testing.T, addr string) *udpTestPlayer {
 	t.Helper()
+	return startUDPTestPlayerCookie(t, addr, nil)
+}
+
+// startUDPTestPlayerCookie starts a player that says hello with a rejoin
+// cookie (none if nil).
+func startUDPTestPlayerCookie(t *testing.T, addr string, cookie []byte) *udpTestPlayer {
+	t.Helper()
 	conn, err := transport.DialUDP(addr, transport.UDPConfig{HandshakeTimeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -95,6 +102,7 @@ func startUDPTestPlayer(t *testing.T, addr string) *udpTestPlayer {
 	p := &udpTestPlayer{conn: conn, hashes: map[uint32]uint64{}, done: make(chan error, 1)}
 	c, err := client.New[sand.Input](sand.New(udpTestGrid), conn, client.Config{
 		OnVerified: func(tick uint32, hash uint64) { p.hashes[tick] = hash }, // under p.mu (inside Update)
+		Cookie:     cookie,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -259,6 +267,8 @@ func TestUDPVanishedPlayerDropped(t *testing.T) {
 		return a.stats().Verified >= 30 && b.stats().Verified >= 30
 	})
 	b.stop(t) // vanishes: no bye, no keep-alive
+	bid, _ := b.c.Player()
+	bcookie, _ := b.c.Cookie()
 	waitFor(ctx, t, "the vanished player to be dropped", func() bool {
 		st := th.h.Stats()
 		return st.Total.Leaves == 1 && st.Match.Players == 1
@@ -267,6 +277,21 @@ func TestUDPVanishedPlayerDropped(t *testing.T) {
 	waitFor(ctx, t, "the remaining player to verify 60 more ticks", func() bool {
 		return a.stats().Verified >= at+60
 	})
+	// It comes back from a new socket with its cookie: the same player,
+	// from the world of the tick it is welcomed at.
+	back := startUDPTestPlayerCookie(t, addr, bcookie[:])
+	rejoinAt := th.h.Stats().Match.Tick
+	waitFor(ctx, t, "the player to rejoin with its cookie and verify 30 ticks", func() bool {
+		return back.stats().Verified >= rejoinAt+30
+	})
+	back.stop(t)
+	if id, _ := back.c.Player(); id != bid {
+		t.Errorf("rejoined as player %d, was %d", id, bid)
+	}
+	if n := back.check(t, th, "rejoined player"); n < 30 {
+		t.Errorf("rejoined player verified %d ticks", n)
+	}
+	back.close()
 	a.stop(t)
 	if n := a.check(t, th, "remaining player"); n < int(at)+60 {
 		t.Errorf("remaining player verified %d ticks", n)
