@@ -10,9 +10,11 @@ import (
 	"github.com/rewindnet/rewind/transport"
 )
 
-// bodyRing is how many received tick bodies wait for decoding at most: a
-// few datagrams' worth past a gap.
-const bodyRing = 1024
+// bodyRing is how many received tick bodies wait for decoding at most:
+// past a gap, and while a world loads (68 s at 60 Hz: the ticks since the
+// welcome are acknowledged and kept here however long the world takes, so
+// the server's 4 s history does not bound a load).
+const bodyRing = 4096
 
 // receive handles every waiting datagram.
 func (c *Client[I]) receive(now time.Time) error {

@@ -364,3 +364,69 @@ func TestRepairBytesFollowPages(t *testing.T) {
 		}
 	}
 }
+
+// otherSetup is the test game whose Setup leaves a mark in the world: the
+// clients' start world is then not the server's.
+type otherSetup struct {
+	testgame.Game
+	mark world.Value[uint64]
+}
+
+func (g *otherSetup) Register(s *world.Schema) error {
+	if err := g.Game.Register(s); err != nil {
+		return err
+	}
+	g.mark = world.AddValue[uint64](s, "mark")
+	return s.Err()
+}
+
+func (g *otherSetup) Setup(w *world.World) error {
+	*g.mark.Ptr(w) = 0xBAD
+	return g.Game.Setup(w)
+}
+
+// TestClientSetupDiffers: the clients' Setup makes another start world
+// than the server's. The players there from the start see their first tick
+// desync and repair it; the player joining late finds that the world sent
+// against its start world does not decode to the server's, and asks for the
+// whole world. Every verified tick equals the server's.
+func TestClientSetupDiffers(t *testing.T) {
+	res, err := Run(Config[testgame.Input]{
+		Players:       3,
+		NewGame:       func() game.Game[testgame.Input] { return &otherSetup{Game: testgame.Game{Bytes: 16 << 10}} },
+		NewClientGame: func() game.Game[testgame.Input] { return &otherSetupClient{} },
+		Bot:           testgame.Bot,
+		Duration:      3 * time.Second,
+		Link:          transport.LinkConfig{Latency: 30 * time.Millisecond, Jitter: 5 * time.Millisecond, Loss: 0.02},
+		Server:        server.Config{StartPlayers: 2},
+		JoinAt:        map[int]time.Duration{2: time.Second},
+		Seed:          4,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Mismatches != 0 || !res.VerifiedEqual || res.Verified != res.Ticks {
+		t.Fatalf("%d mismatches; verified to %d of %d", res.Mismatches, res.Verified, res.Ticks)
+	}
+	for i, c := range res.Clients[:2] {
+		if c.Resyncs == 0 {
+			t.Errorf("client %d: no repair: %+v", i, c)
+		}
+	}
+	if c := res.Clients[2]; c.WholeWorlds != 1 || c.FetchFailures != 1 || c.Resyncs != 0 {
+		t.Errorf("late joiner: %+v", c)
+	}
+}
+
+// otherSetupClient is otherSetup with another mark.
+type otherSetupClient struct{ otherSetup }
+
+func (g *otherSetupClient) Register(s *world.Schema) error {
+	g.Game.Bytes = 16 << 10
+	return g.otherSetup.Register(s)
+}
+
+func (g *otherSetupClient) Setup(w *world.World) error {
+	*g.mark.Ptr(w) = 0x600D
+	return g.Game.Setup(w)
+}
