@@ -153,6 +153,15 @@ func (s *Session[I]) Player() (PlayerID, bool) {
 	return s.cli.Player()
 }
 
+// Cookie returns the cookie with which a new session rejoins as this
+// session's player (Options.Client.Cookie), and whether the server has
+// welcomed it yet. The server keeps only the cookie's SHA-256.
+func (s *Session[I]) Cookie() ([16]byte, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cli.Cookie()
+}
+
 // Stats returns the client's counters: verified and predicted tick, the
 // verified hash, ping, rollbacks, desyncs, bytes.
 func (s *Session[I]) Stats() client.Stats {
