@@ -125,7 +125,9 @@ func (s *Server[I]) onHello(now time.Time, from transport.Addr, b []byte, p *pla
 			q.tag = s.nextTag()
 			q.lastHeard = now
 			s.stats.Rejoins++
-			s.rebase(now, q)
+			s.stats.Rebases++
+			q.rebasing = true
+			s.startAt(now, q, false)
 			return
 		}
 		id = int(cid)
