@@ -127,7 +127,7 @@ func (s *Server[I]) onHello(now time.Time, from transport.Addr, b []byte, p *pla
 			s.stats.Rejoins++
 			s.stats.Rebases++
 			q.rebasing = true
-			s.startAt(now, q, false)
+			s.startAt(now, q, true) // a new client: it holds the start world
 			return
 		}
 		id = int(cid)
@@ -185,8 +185,8 @@ func (s *Server[I]) startAt(now time.Time, p *player, fresh bool) {
 }
 
 // rebase moves a player in the match to the world of the last tick run:
-// one that fell further behind than the server keeps ticks, or that came
-// back from a new address with its cookie.
+// one that fell further behind than the server keeps ticks (its world is
+// its own: it gets page hashes and asks for what it lacks).
 func (s *Server[I]) rebase(now time.Time, p *player) {
 	if p.rebasing && p.welcomeTick == s.tick {
 		return
