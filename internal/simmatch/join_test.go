@@ -430,3 +430,37 @@ func (g *otherSetupClient) Setup(w *world.World) error {
 	*g.mark.Ptr(w) = 0x600D
 	return g.Game.Setup(w)
 }
+
+// TestFailedRepairAsksForTheWholeWorld: the page of a repair arrives
+// damaged (a byte of the chunk's data flipped on the way, which the
+// datagram layer does not catch); the pages do not hash as the server's
+// world, so the client asks for the whole world, and the repair completes.
+func TestFailedRepairAsksForTheWholeWorld(t *testing.T) {
+	damaged := 0
+	res, err := Run(Config[testgame.Input]{
+		Players:   2,
+		NewGame:   func() game.Game[testgame.Input] { return &churn{size: 16 << 10, still: true} },
+		Bot:       quiet,
+		Duration:  2 * time.Second,
+		Link:      transport.LinkConfig{Latency: 30 * time.Millisecond},
+		Corrupt:   map[int]time.Duration{0: time.Second},
+		CorruptFn: corruptBlob,
+		Drop: func(i int, b []byte) bool {
+			if typ, _, _ := codec.Peek(b); i == 0 && typ == codec.TypeWorldChunk && damaged == 0 {
+				damaged++
+				b[len(b)-1] ^= 0x40 // the server's send buffer: only this send is damaged
+			}
+			return false
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Clients[0]
+	if damaged != 1 || res.Mismatches != 0 || !res.VerifiedEqual || res.Verified != res.Ticks {
+		t.Fatalf("%d damaged, %d mismatches; verified to %d of %d", damaged, res.Mismatches, res.Verified, res.Ticks)
+	}
+	if c.Resyncs != 1 || c.FetchFailures != 1 || c.WholeWorlds != 1 || res.Server.WholeWorlds != 1 {
+		t.Fatalf("client %+v; server %+v", c, res.Server)
+	}
+}
