@@ -313,7 +313,10 @@ func TestRoomErrorsOverWebSocket(t *testing.T) {
 
 func TestRoomLimitsOverWebSocket(t *testing.T) {
 	roomLeakCheck(t)
-	r := startTestRelay(t, RoomConfig{ConnsPerAddr: 3, MsgRate: 1, MsgBurst: 5})
+	// The clock stands still, so the bucket never refills however slowly
+	// the machine runs the round trips below.
+	frozen := &fakeClock{now: time.Unix(1_800_000_000, 0)}
+	r := startTestRelay(t, RoomConfig{Clock: frozen, ConnsPerAddr: 3, MsgRate: 1, MsgBurst: 5})
 	var conns []*websocket.Conn
 	for range 3 {
 		conns = append(conns, dialRaw(t, r.url))

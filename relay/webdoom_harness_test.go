@@ -395,6 +395,7 @@ func TestWebDoomHarnessMalformed(t *testing.T) {
 	cfg := wdHarnessConfig()
 	cfg.MaxConns = 8
 	cfg.RateCap = 50
+	cfg.RateWindow = time.Hour // the window cannot roll over mid-test: 60 in a row is always over
 	cfg.Fabricate = 5 * time.Second // nothing here may be sealed by the sweep
 	cfg.Drop = 10 * time.Second     // nor anyone dropped for silence
 	srv, base := startWebDoom(t, cfg)
@@ -442,7 +443,7 @@ func TestWebDoomHarnessMalformed(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("oversize game message kept the socket")
 	}
-	// Rate cap: past 50 messages a second the socket is terminated.
+	// Rate cap: past 50 messages in a window the socket is terminated.
 	r := wdDial(t, base, "/ws/lobby")
 	wdUntil(t, r, "inprogress")
 	for i := 0; i < 60; i++ {
@@ -451,9 +452,11 @@ func TestWebDoomHarnessMalformed(t *testing.T) {
 		}
 	}
 	wdRefused(t, r, "rate cap")
-	// Connection cap: 8 open sockets, the ninth is terminated.
-	time.Sleep(50 * time.Millisecond) // let the refused sockets above finish closing
-	for srv.Status().Conns < cfg.MaxConns {
+	// Connection cap: 8 open sockets, the ninth is terminated. Only the
+	// lobby socket l and player p are open once the server has let go of
+	// the refused and closed ones above.
+	wdConnsSettle(t, srv, 2)
+	for range cfg.MaxConns - 2 {
 		wdUntil(t, wdDial(t, base, "/ws/lobby"), "inprogress")
 	}
 	if n := srv.Status().Conns; n != cfg.MaxConns {
@@ -473,5 +476,15 @@ func TestWebDoomHarnessMalformed(t *testing.T) {
 	}
 	if srv.Stats().Drops()[WebDoomDropOversize] != 3 {
 		t.Errorf("oversize drops: %v", srv.Stats().Drops())
+	}
+}
+
+// wdConnsSettle waits (up to 5 s) until the server counts n open sockets.
+func wdConnsSettle(t *testing.T, srv *WebDoomServer, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); srv.Status().Conns != n; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("server counts %d open sockets, want %d", srv.Status().Conns, n)
+		}
 	}
 }
