@@ -131,30 +131,94 @@ func (s *Schema) AppendInputs(b []byte, inputs [][]byte) []byte {
 // malformed payload, nonzero padding or trailing bytes, an input that fails
 // Sanitize, or fn's error. Inputs already passed to fn stay passed, so a
 // caller that must take all or nothing collects first.
-func (s *Schema) DecodeInputs(payload []byte, count int, fn func(i int, in []byte) error) error {
-	var st InputState
-	s.ResetState(&st, nil)
-	var r BitReader
-	r.Reset(payload)
-	var buf [MaxInputSize]byte
-	for i := 0; i < count; i++ {
-		if err := s.decodeDelta(&r, &st); err != nil {
-			return fmt.Errorf("input %d: %w", i, err)
-		}
-		in := buf[:s.size]
-		copy(in, st.Input())
-		if err := s.Sanitize(in); err != nil {
-			return fmt.Errorf("input %d: %w", i, err)
-		}
-		if err := fn(i, in); err != nil {
+//
+// d holds the decoding state and the input buffer; a caller that keeps one
+// InputsDecoder (a field of a longer-lived value) and a fn that does not
+// itself allocate decodes without allocating. A nil d allocates a new one.
+// InputsDecoder used directly does the same without the callback.
+func (s *Schema) DecodeInputs(d *InputsDecoder, payload []byte, count int, fn func(i int, in []byte) error) error {
+	if d == nil {
+		d = new(InputsDecoder)
+	}
+	d.Reset(s, payload, count)
+	for d.Next() {
+		if err := fn(d.Index(), d.Input()); err != nil {
 			return err
 		}
 	}
-	if r.Remaining() >= 8 {
-		return errMalformedf("%d trailing bytes after inputs", r.Remaining()/8)
-	}
-	if rem := r.Remaining(); rem > 0 && r.ReadBits(uint(rem)) != 0 {
-		return errMalformedf("nonzero padding after inputs")
-	}
-	return nil
+	return d.Err()
 }
+
+// InputsDecoder decodes a ClientInputs payload one input at a time without
+// allocating: the decoding state and the buffer the inputs are returned in
+// are part of the value, so keep one (per receiving goroutine) and Reset it
+// for each datagram. The zero value is ready for Reset.
+//
+//	d.Reset(schema, m.Payload, m.Count)
+//	for d.Next() {
+//		take(m.First+uint32(d.Index()), d.Input())
+//	}
+//	if err := d.Err(); err != nil { ... }
+type InputsDecoder struct {
+	s     *Schema
+	st    InputState
+	r     BitReader
+	buf   [MaxInputSize]byte
+	i     int // index of the input Input returns; -1 before the first
+	count int
+	err   error
+	done  bool
+}
+
+// Reset starts decoding payload, which holds count inputs of schema s.
+func (d *InputsDecoder) Reset(s *Schema, payload []byte, count int) {
+	d.s = s
+	s.ResetState(&d.st, nil)
+	d.r.Reset(payload)
+	d.i, d.count, d.err, d.done = -1, count, nil, false
+}
+
+// Next decodes and sanitizes the next input and reports whether there is
+// one. It returns false after the last input or at the first error (see
+// Err): a truncated or malformed payload, an input that fails Sanitize, or
+// (after the last input) nonzero padding or trailing bytes. Inputs already
+// returned stay returned, so a caller that must take all or nothing collects
+// them first.
+func (d *InputsDecoder) Next() bool {
+	if d.done {
+		return false
+	}
+	if d.i+1 >= d.count {
+		d.done = true
+		if rem := d.r.Remaining(); rem >= 8 {
+			d.err = errMalformedf("%d trailing bytes after inputs", rem/8)
+		} else if rem > 0 && d.r.ReadBits(uint(rem)) != 0 {
+			d.err = errMalformedf("nonzero padding after inputs")
+		}
+		return false
+	}
+	d.i++
+	if err := d.s.decodeDelta(&d.r, &d.st); err != nil {
+		d.done, d.err = true, fmt.Errorf("input %d: %w", d.i, err)
+		return false
+	}
+	in := d.buf[:d.s.size]
+	copy(in, d.st.Input())
+	if err := d.s.Sanitize(in); err != nil {
+		d.done, d.err = true, fmt.Errorf("input %d: %w", d.i, err)
+		return false
+	}
+	return true
+}
+
+// Index returns the index of the input Next last decoded (0 for tick
+// First).
+func (d *InputsDecoder) Index() int { return d.i }
+
+// Input returns the input Next last decoded: Schema.Size() bytes, valid
+// until the next call of Next or Reset.
+func (d *InputsDecoder) Input() []byte { return d.buf[:d.s.size] }
+
+// Err returns the error that stopped Next, or nil once every input and the
+// padding after them decoded cleanly (or while decoding is under way).
+func (d *InputsDecoder) Err() error { return d.err }

@@ -71,7 +71,7 @@ func TestClientInputs(t *testing.T) {
 		}
 		got, _, _ := ParseClientInputs(b, c.first-1000)
 		i := 0
-		err := it.DecodeInputs(got.Payload, got.Count, func(j int, in []byte) error {
+		err := it.DecodeInputs(nil, got.Payload, got.Count, func(j int, in []byte) error {
 			if j != i || string(in) != string(ins[j]) {
 				t.Fatalf("input %d differs", j)
 			}
@@ -89,7 +89,7 @@ func parseAndDecodeInputs(s *Schema, b []byte, near uint32) error {
 	if err != nil {
 		return err
 	}
-	return s.DecodeInputs(m.Payload, m.Count, func(int, []byte) error { return nil })
+	return s.DecodeInputs(nil, m.Payload, m.Count, func(int, []byte) error { return nil })
 }
 
 // checkMessageNoTrunc is checkMessage without the truncation check, for
@@ -130,7 +130,85 @@ func TestClientInputsBad(t *testing.T) {
 	v := testInput{Weapon: 9}
 	p := it.Pack(make([]byte, it.Size()), &v)
 	payload := it.AppendInputs(nil, [][]byte{p})
-	if err := it.DecodeInputs(payload, 1, func(int, []byte) error { return nil }); !errors.Is(err, ErrBadEnum) {
+	if err := it.DecodeInputs(nil, payload, 1, func(int, []byte) error { return nil }); !errors.Is(err, ErrBadEnum) {
 		t.Fatalf("enum 9: %v", err)
+	}
+}
+
+// TestDecodeInputsAllocs checks that decoding a datagram's inputs, with an
+// InputsDecoder kept from one datagram to the next, allocates nothing:
+// through the iterator and through DecodeInputs with a callback that does
+// not itself allocate.
+func TestDecodeInputsAllocs(t *testing.T) {
+	it, ins := testInputs(t, 40)
+	for _, n := range []int{1, 3, 40} {
+		payload := it.AppendInputs(nil, ins[:n])
+		d := new(InputsDecoder)
+		sum := 0
+		allocs := testing.AllocsPerRun(100, func() {
+			d.Reset(it.Schema, payload, n)
+			for d.Next() {
+				sum += int(d.Input()[0]) + d.Index()
+			}
+			if d.Err() != nil {
+				t.Fatal(d.Err())
+			}
+		})
+		if allocs != 0 {
+			t.Errorf("InputsDecoder, %d inputs: %v allocations per datagram", n, allocs)
+		}
+		fn := func(i int, in []byte) error { sum += int(in[0]) + i; return nil }
+		allocs = testing.AllocsPerRun(100, func() {
+			if err := it.DecodeInputs(d, payload, n, fn); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if allocs != 0 {
+			t.Errorf("DecodeInputs, %d inputs: %v allocations per datagram", n, allocs)
+		}
+		_ = sum
+	}
+}
+
+// TestInputsDecoder checks the iterator against the inputs coded, and that
+// it stops at an error and stays stopped.
+func TestInputsDecoder(t *testing.T) {
+	it, ins := testInputs(t, 12)
+	payload := it.AppendInputs(nil, ins)
+	var d InputsDecoder
+	for round := 0; round < 2; round++ { // a reused decoder starts afresh
+		d.Reset(it.Schema, payload, len(ins))
+		n := 0
+		for d.Next() {
+			if d.Index() != n || string(d.Input()) != string(ins[n]) {
+				t.Fatalf("round %d: input %d (index %d) differs", round, n, d.Index())
+			}
+			n++
+		}
+		if d.Err() != nil || n != len(ins) {
+			t.Fatalf("round %d: %v after %d of %d", round, d.Err(), n, len(ins))
+		}
+		if d.Next() {
+			t.Fatal("Next after the end")
+		}
+	}
+	// Truncated: the inputs before the cut come out, then an error.
+	d.Reset(it.Schema, payload[:len(payload)/2], len(ins))
+	n := 0
+	for d.Next() {
+		n++
+	}
+	if !errors.Is(d.Err(), io.ErrUnexpectedEOF) || n == 0 || n == len(ins) {
+		t.Fatalf("truncated: %v after %d", d.Err(), n)
+	}
+	if d.Next() {
+		t.Fatal("Next after an error")
+	}
+	// One input fewer than the payload holds: trailing bits.
+	d.Reset(it.Schema, payload, len(ins)-1)
+	for d.Next() {
+	}
+	if !errors.Is(d.Err(), ErrMalformed) {
+		t.Fatalf("count short by one: %v", d.Err())
 	}
 }

@@ -38,13 +38,14 @@ func ExampleRegisterInput() {
 	if err != nil {
 		panic(err)
 	}
-	err = it.DecodeInputs(got.Payload, got.Count, func(i int, in []byte) error {
+	var dec codec.InputsDecoder // keep one: decoding then allocates nothing
+	dec.Reset(it.Schema, got.Payload, got.Count)
+	for dec.Next() {
 		var v Input
-		it.Unpack(in, &v)
-		fmt.Printf("tick %d: %+v\n", got.First+uint32(i), v)
-		return nil
-	})
-	fmt.Println(len(datagram), "bytes,", err)
+		it.Unpack(dec.Input(), &v)
+		fmt.Printf("tick %d: %+v\n", got.First+uint32(dec.Index()), v)
+	}
+	fmt.Println(len(datagram), "bytes,", dec.Err())
 	// Output:
 	// tick 1000: {Move:50 Turn:0 Fire:false Aim:0}
 	// tick 1001: {Move:50 Turn:512 Fire:false Aim:0}

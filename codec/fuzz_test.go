@@ -108,7 +108,7 @@ func FuzzParseClientInputs(f *testing.F) {
 			t.Fatalf("re-encoding differs")
 		}
 		var got [][]byte
-		err = it.DecodeInputs(m.Payload, m.Count, func(i int, in []byte) error {
+		err = it.DecodeInputs(nil, m.Payload, m.Count, func(i int, in []byte) error {
 			got = append(got, append([]byte{}, in...))
 			return nil
 		})
