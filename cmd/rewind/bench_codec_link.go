@@ -23,6 +23,10 @@ type linkResult struct {
 // every tick the server sends a ServerTicks with the fresh tick and the
 // resends due (or every unacknowledged tick when resendAll), and the client
 // sends a ClientInputs with every input the server has not acknowledged.
+// It models codec's Resender policies alone, not server.Server: the
+// server's default adds the tick before each fresh one while it is
+// unacknowledged and resends a lost tick with every datagram until
+// acknowledged (rewind bench match measures the server itself).
 func simulateLink(s *codec.Schema, ticks []doomdemo.Tick, bodies [][]byte, pack packFunc, resendAll bool) linkResult {
 	rng := rand.New(rand.NewPCG(1, 2))
 	step := time.Second / benchTickRate
