@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/examples/sand"
 	"github.com/rewindnet/rewind/game"
@@ -111,11 +113,24 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// Everything that can fail is bound before the first udp=/room=/http=
+	// line, so a caller reading standard output never sees an address of
+	// a command that then exits 1: the HTTP listener first (its metrics
+	// are registered once the host exists), then the host.
+	var reg *prometheus.Registry
+	var hs *httpServer
+	if *httpAddr != "" {
+		reg = newRegistry()
+		if hs, err = startHTTP(*httpAddr, reg, log); err != nil {
+			return err
+		}
+		defer hs.close()
+	}
 	if rf.relay != "" || rf.room != "" {
 		if rf.relay == "" {
 			return usageError{errors.New("--room needs --relay URL")}
 		}
-		return serveRoom(ctx, roomServe{fs: fs, rooms: rf, game: gf, udp: *udpAddr, http: *httpAddr, duration: *duration, status: *status,
+		return serveRoom(ctx, roomServe{fs: fs, rooms: rf, game: gf, udp: *udpAddr, reg: reg, http: hs, duration: *duration, status: *status,
 			server: server.Config{MaxPlayers: *maxPlayers, StartPlayers: *players, PlayerTimeout: *timeout}}, stdout, log)
 	}
 	host, err := rewind.HostUDP(gf.newGame(), *udpAddr, rewind.UDPHostOptions{
@@ -127,14 +142,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	defer host.Close()
 	fmt.Fprintf(stdout, "udp=%s\n", host.Addr())
-	if *httpAddr != "" {
-		reg := newRegistry()
+	if hs != nil {
 		registerHostMetrics(reg, host)
-		hs, err := startHTTP(*httpAddr, reg, log)
-		if err != nil {
-			return err
-		}
-		defer hs.close()
 		fmt.Fprintf(stdout, "http=%s\n", hs.Addr())
 	}
 	if *duration > 0 {

@@ -33,7 +33,8 @@ type roomServe struct {
 	game     gameFlags
 	server   server.Config
 	udp      string
-	http     string
+	reg      *prometheus.Registry // with http: the registry it serves
+	http     *httpServer          // already listening, or nil
 	duration time.Duration
 	status   time.Duration
 }
@@ -65,15 +66,9 @@ func serveRoom(ctx context.Context, o roomServe, stdout io.Writer, log *slog.Log
 	if a, ok := host.UDPAddr(); ok {
 		fmt.Fprintf(stdout, "udp=%s\n", a)
 	}
-	if o.http != "" {
-		reg := newRegistry()
-		registerRoomMetrics(reg, host)
-		hs, err := startHTTP(o.http, reg, log)
-		if err != nil {
-			return err
-		}
-		defer hs.close()
-		fmt.Fprintf(stdout, "http=%s\n", hs.Addr())
+	if o.http != nil {
+		registerRoomMetrics(o.reg, host)
+		fmt.Fprintf(stdout, "http=%s\n", o.http.Addr())
 	}
 	if o.duration > 0 {
 		var cancel context.CancelFunc

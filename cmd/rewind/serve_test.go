@@ -228,3 +228,18 @@ func TestPlayErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestServeBadHTTPPrintsNoAddress: an --http address that cannot be bound
+// fails before serve prints udp= or room=, so a script reading standard
+// output never sees the address of a server that then exits 1.
+func TestServeBadHTTPPrintsNoAddress(t *testing.T) {
+	for _, args := range [][]string{
+		{"serve", "--udp", "127.0.0.1:0", "--grid", "32", "--http", "bad:addr"},
+		{"serve", "--relay", "ws://127.0.0.1:1/rooms", "--grid", "32", "--http", "bad:addr"},
+	} {
+		code, stdout, stderr := runCmd(args...)
+		if code != 1 || stdout != "" || !strings.Contains(lastLine(stderr), "--http bad:addr") {
+			t.Errorf("%q: exit %d, stdout %q, last stderr line %q; want exit 1, no output, an --http error", args, code, stdout, lastLine(stderr))
+		}
+	}
+}
