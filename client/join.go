@@ -72,6 +72,16 @@ func (c *Client[I]) begin(now time.Time, m *codec.Welcome) error {
 		return fmt.Errorf("client: welcome roster: %w", err)
 	}
 	c.welcomeID, c.welcomeTick = m.Transfer, m.Tick
+	if int32(m.Tick-c.latest) > 0 {
+		// The server had just run tick T when it sent the welcome: that
+		// is a tick heard of, as the lead's clock needs one. A small world
+		// comes whole with the welcome and may be in before any tick
+		// after T is, and the clock would otherwise start from no tick
+		// at all (tick 0 at the zero time: a second ahead, for good,
+		// since a report of a second early is the most the server's input
+		// window lets it say).
+		c.latest, c.latestAt = m.Tick, now
+	}
 	clear(c.bodyAt)
 	c.decodeNext = m.Tick + 1
 	c.recvWin.Reset(m.Tick + 1)

@@ -93,8 +93,24 @@ type Result struct {
 	// differed from the server's.
 	Mismatches uint64
 	// VerifiedEqual is true when every client verified ticks, and every
-	// verified tick of every client hashed equal to the server's.
+	// verified tick of every client hashed equal to the server's. It says
+	// nothing of the ticks a client did not verify: FullyVerified and
+	// ClientVerifiedTicks do.
 	VerifiedEqual bool
+	// ClientVerifiedTicks counts, per client, the ticks it verified (a
+	// rejoining client's sessions together).
+	ClientVerifiedTicks []uint64
+	// FullyVerified counts the clients that verified every tick from
+	// their first verified one to the match's last. A client that was
+	// dropped (a blackout longer than PlayerTimeout) stops short; one
+	// moved to a newer world after falling behind (a rebase) skips the
+	// ticks between.
+	FullyVerified int
+	// Lead is, per client, its mean predicted tick minus verified tick
+	// over the match's last second (sampled every Step while it plays;
+	// 0 if it did not play then): how far ahead of the server's word it
+	// runs once settled.
+	Lead []float64
 	// Desyncs and Resyncs sum the clients' counters.
 	Desyncs, Resyncs uint64
 	// MaxRollback is the deepest rollback of any client, in ticks.
@@ -231,6 +247,9 @@ func Run[I any](cfg Config[I]) (Result, error) {
 	res.Rejoined = make([]int, cfg.Players)
 	helloAt := make([]time.Time, cfg.Players)
 	firstAt := make([]time.Time, cfg.Players)
+	res.ClientVerifiedTicks = make([]uint64, cfg.Players)
+	res.Lead = make([]float64, cfg.Players)
+	leadN := make([]int, cfg.Players)
 	var now time.Time
 	var matchStart time.Time
 	var conns []*transport.SimConn
@@ -251,6 +270,7 @@ func Run[I any](cfg Config[I]) (Result, error) {
 		userVerified := ccfg.OnVerified
 		ccfg.OnVerified = func(t uint32, h uint64) {
 			res.VerifiedTicks++
+			res.ClientVerifiedTicks[i]++
 			verified[i] = t
 			if int(t) > len(hashes) || hashes[t-1] != h {
 				res.Mismatches++
@@ -420,6 +440,11 @@ func Run[I any](cfg Config[I]) (Result, error) {
 			if verified[i] < maxTicks {
 				done = false
 			}
+			if c.Playing() && !srv.Ended() && into >= cfg.Duration-time.Second {
+				st := c.Stats()
+				res.Lead[i] += float64(st.Predicted) - float64(st.Verified)
+				leadN[i]++
+			}
 		}
 		if srv.Ended() && atEnd == nil {
 			for _, c := range clients {
@@ -450,6 +475,12 @@ func Run[I any](cfg Config[I]) (Result, error) {
 		res.ClientBytesIn += st.BytesIn
 		res.ClientBytesOut += st.BytesOut
 		res.Verified = min(res.Verified, verified[i])
+		if leadN[i] > 0 {
+			res.Lead[i] /= float64(leadN[i])
+		}
+		if first := res.Joins[i].FirstTick; first > 0 && verified[i] == res.Ticks && res.ClientVerifiedTicks[i] >= uint64(res.Ticks-first+1) {
+			res.FullyVerified++
+		}
 	}
 	res.VerifiedEqual = res.Mismatches == 0 && res.Verified > 0
 	return res, nil
