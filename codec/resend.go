@@ -19,7 +19,10 @@ type ResendConfig struct {
 	// lacks in every datagram, up to the MTU, so a loss is made good by the
 	// next datagram. docs/benchmarks.md compares the two: for tick streams
 	// the default costs about three times the bytes (still under 2 KB/s at
-	// 150 ms RTT) and never stalls the stream for a round trip.
+	// 150 ms RTT) and never stalls the stream for a round trip. The server
+	// (server.Config) uses Selective by default, with the tick before each
+	// fresh one and every tick an ack shows missing sent along; its
+	// ResendAll chooses this default instead (docs/wire.md, Reliability).
 	Selective bool
 }
 
