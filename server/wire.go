@@ -20,9 +20,7 @@ type wireState struct {
 	rbuf        []byte
 	sbuf        []byte
 	msg         codec.ServerTicks
-	inState     codec.InputState
-	inReader    codec.BitReader
-	inBuf       [codec.MaxInputSize]byte
+	inputs      codec.InputsDecoder
 	due         []uint32
 	tags        uint8
 }
@@ -166,26 +164,13 @@ func (s *Server[I]) onInputs(now time.Time, p *player, b []byte) error {
 		p.inWin.AdvanceTo(s.tick + 1)
 		return nil
 	}
-	// The loop of codec's Schema.DecodeInputs, without its callback: that
-	// costs an allocation per datagram (the closure and the input buffer
-	// escape), which is most of the server's garbage.
-	// TODO(codec): a non-allocating DecodeInputs would let this go.
-	d := &s.wire
-	s.it.ResetState(&d.inState, nil)
-	d.inReader.Reset(m.Payload)
-	for i := 0; i < m.Count; i++ {
-		if err = s.it.DecodeDelta(&d.inReader, &d.inState); err != nil {
-			break
-		}
-		in := d.inBuf[:s.size]
-		copy(in, d.inState.Input())
-		if err = s.it.Sanitize(in); err != nil {
-			break
-		}
-		s.takeInput(now, p, m.First+uint32(i), in)
+	d := &s.wire.inputs
+	d.Reset(s.it.Schema, m.Payload, m.Count)
+	for d.Next() {
+		s.takeInput(now, p, m.First+uint32(d.Index()), d.Input())
 	}
-	if rem := d.inReader.Remaining(); err == nil && (rem >= 8 || rem > 0 && d.inReader.ReadBits(uint(rem)) != 0) {
-		err = fmt.Errorf("server: bytes or bits after the inputs: %w", codec.ErrMalformed)
+	if err = d.Err(); err != nil {
+		err = fmt.Errorf("server: inputs: %w", err)
 	}
 	p.inWin.AdvanceTo(s.tick + 1)
 	return err
