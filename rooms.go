@@ -239,6 +239,7 @@ type matchHost[I any] struct {
 	g       Game[I]
 	cfg     server.Config
 	conn    transport.Conn
+	tap     *refuseTap // conn as the server sees it: notes refusal reasons
 	srv     *server.Server[I]
 	log     *slog.Logger
 	period  time.Duration
@@ -249,7 +250,8 @@ type matchHost[I any] struct {
 }
 
 func (m *matchHost[I]) newMatch() error {
-	srv, err := server.New(m.g, m.conn, m.cfg)
+	m.tap = &refuseTap{Conn: m.conn}
+	srv, err := server.New(m.g, m.tap, m.cfg)
 	if err != nil {
 		return fmt.Errorf("rewind: host: %w", err)
 	}
@@ -274,7 +276,7 @@ func (m *matchHost[I]) update(now time.Time) error {
 		m.log.Info("player left", "match", m.matches, "tick", st.Tick, "players", st.Players, "leaves", st.Leaves-m.last.Leaves)
 	}
 	if st.Refused > m.last.Refused {
-		m.log.Warn("hello refused", "match", m.matches, "tick", st.Tick, "refusals", st.Refused-m.last.Refused)
+		m.tap.log(m.log, st.Refused-m.last.Refused, "match", m.matches, "tick", st.Tick)
 	}
 	m.last = st
 	if m.started && st.Players == 0 {

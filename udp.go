@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rewindnet/rewind/codec"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport"
 	"github.com/rewindnet/rewind/world"
@@ -39,6 +40,7 @@ type UDPHost[I any] struct {
 	g       Game[I]
 	cfg     server.Config
 	conn    *transport.UDPServer
+	tap     *refuseTap // conn as the server sees it: notes refusal reasons
 	srv     *server.Server[I]
 	log     *slog.Logger
 	period  time.Duration
@@ -101,7 +103,8 @@ func HostUDP[I any](g Game[I], addr string, opts UDPHostOptions) (*UDPHost[I], e
 }
 
 func (h *UDPHost[I]) newMatch() error {
-	srv, err := server.New(h.g, h.conn, h.cfg)
+	h.tap = &refuseTap{Conn: h.conn}
+	srv, err := server.New(h.g, h.tap, h.cfg)
 	if err != nil {
 		return fmt.Errorf("rewind: host: %w", err)
 	}
@@ -139,7 +142,7 @@ func (h *UDPHost[I]) Update(now time.Time) error {
 		h.log.Info("player left", "match", h.matches, "tick", st.Tick, "players", st.Players, "leaves", st.Leaves-h.last.Leaves)
 	}
 	if st.Refused > h.last.Refused {
-		h.log.Warn("hello refused", "match", h.matches, "tick", st.Tick, "refusals", st.Refused-h.last.Refused)
+		h.tap.log(h.log, st.Refused-h.last.Refused, "match", h.matches, "tick", st.Tick)
 	}
 	h.last = st
 	if h.started && st.Players == 0 {
@@ -256,4 +259,46 @@ func ConnectUDP[I any](ctx context.Context, g Game[I], addr string, opts UDPOpti
 	}
 	s.ownConn = true
 	return s, nil
+}
+
+// refuseTap is the Conn a host gives its server: it passes every datagram
+// through and notes the reason of each Refuse the server sends, which the
+// server's Stats count but do not break down, so that the host can log
+// why hellos were refused (full, incompatible protocol or game, bad
+// cookie). The server sends from the goroutine that updates it, which is
+// the one that reads the tap.
+type refuseTap struct {
+	transport.Conn
+	reasons [codec.ReasonCookie + 1]uint64 // refusals by reason since the last log
+	first   [codec.ReasonCookie + 1]transport.Addr
+}
+
+// Send implements transport.Conn.
+func (t *refuseTap) Send(to transport.Addr, p []byte) error {
+	if len(p) > 4 && p[0] == codec.Magic[0] && p[4] == byte(codec.TypeRefuse) {
+		if m, _, err := codec.ParseRefuse(p); err == nil {
+			if t.reasons[m.Reason] == 0 {
+				t.first[m.Reason] = to
+			}
+			t.reasons[m.Reason]++
+		}
+	}
+	return t.Conn.Send(to, p)
+}
+
+// log logs one "hello refused" line per reason seen since the last call
+// (n refusals in all, by the server's count), with the first address
+// refused for it, and forgets them.
+func (t *refuseTap) log(log *slog.Logger, n uint64, attrs ...any) {
+	var seen uint64
+	for r := range t.reasons {
+		if c := t.reasons[r]; c > 0 {
+			log.Warn("hello refused", append(attrs[:len(attrs):len(attrs)], "reason", codec.Reason(r).String(), "refusals", c, "addr", string(t.first[r]))...)
+			seen += c
+			t.reasons[r], t.first[r] = 0, ""
+		}
+	}
+	if seen < n {
+		log.Warn("hello refused", append(attrs[:len(attrs):len(attrs)], "reason", "unknown", "refusals", n-seen)...)
+	}
 }

@@ -1,0 +1,64 @@
+package rewind
+
+import (
+	"bytes"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rewindnet/rewind/codec"
+	"github.com/rewindnet/rewind/transport"
+)
+
+// TestRefuseTapLogsReasons: the host's tap passes every datagram on and
+// logs each refusal reason the server sent, with the address refused.
+func TestRefuseTapLogsReasons(t *testing.T) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	net := transport.NewSimNetwork(1, start)
+	sconn, _ := net.Listen("server")
+	defer sconn.Close()
+	a, _ := net.Dial("a", "server")
+	defer a.Close()
+	if err := a.Send(a.RemoteAddr(), []byte{1}); err != nil {
+		t.Fatal(err)
+	}
+	net.Advance(start.Add(time.Millisecond))
+	buf := make([]byte, 64)
+	_, from, err := sconn.Recv(buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tap := &refuseTap{Conn: sconn}
+	for _, m := range []codec.Refuse{{Reason: codec.ReasonFull}, {Reason: codec.ReasonGame}, {Reason: codec.ReasonFull}} {
+		if err := tap.Send(from, m.Append(nil)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tap.Send(from, []byte{0x10, 0, 0}); err != nil { // not a Refuse
+		t.Fatal(err)
+	}
+	net.Advance(start.Add(time.Second))
+	got := 0
+	for {
+		if _, _, err := a.Recv(buf); err != nil {
+			break
+		}
+		got++
+	}
+	if got != 4 {
+		t.Fatalf("%d datagrams passed through, want 4", got)
+	}
+	var out bytes.Buffer
+	tap.log(slog.New(slog.NewTextHandler(&out, nil)), 4, "match", 1)
+	for _, want := range []string{`reason="match full" refusals=2 addr=` + string(from), `reason="incompatible game" refusals=1 addr=` + string(from), `reason=unknown refusals=1`} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("log lacks %s:\n%s", want, out.String())
+		}
+	}
+	out.Reset()
+	tap.log(slog.New(slog.NewTextHandler(&out, nil)), 0)
+	if out.Len() != 0 {
+		t.Errorf("reasons not forgotten:\n%s", out.String())
+	}
+}
