@@ -22,8 +22,18 @@ func init() {
 // load the world and verify.
 const joinTail = 3 * time.Second
 
+// benchJoinKeys is what bench join's help says of its result keys.
+const benchJoinKeys = `The last line of standard output is key=value pairs: join_bytes and
+join_ms are what the server sent the new player and how long it took from
+its hello to its first verified tick (first_tick); joiner_lead_ticks and
+lead_ticks are the mean predicted minus verified tick over the match's
+last second of the joiner and of the players there from the start (they
+should be alike); joiner_max_rollback and max_rollback their deepest
+rollbacks, in ticks; verified_equal=true means every tick any client
+verified hashed equal to the server's.`
+
 func runBenchJoin(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("bench join", "rewind bench join [flags]", stderr)
+	fs := newFlags("bench join", "rewind bench join [flags]\n\n"+benchJoinKeys, stderr)
 	players := fs.Int("players", 8, "number of players before the join")
 	seconds := fs.Float64("seconds", 30, "match time before the new player joins, in seconds")
 	grid := fs.Int("grid", 256, "side of the sand grid, in cells")
@@ -84,6 +94,14 @@ func runBenchJoin(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("the new player did not verify a tick (first tick %d)", j.FirstTick)
 	}
 	st := res.Clients[joiner]
+	// The players there from the start: their lead and deepest rollback,
+	// to compare the joiner's with.
+	var lead float64
+	var depth uint32
+	for i := range joiner {
+		lead += res.Lead[i] / float64(joiner)
+		depth = max(depth, res.Clients[i].MaxRollback)
+	}
 	fmt.Fprintf(stderr, "ran in %v: the new player said hello at %v, started from tick %d, %d chunks, %d pages asked, %d whole worlds, %d bytes of world encoding\n",
 		time.Since(wall).Round(time.Millisecond), j.Hello, j.FirstTick, st.ChunksIn, st.PagesAsked, st.WholeWorlds, st.FetchBytes)
 	keyValues(stdout,
@@ -95,6 +113,12 @@ func runBenchJoin(args []string, stdout, stderr io.Writer) error {
 		"verified_equal", res.VerifiedEqual,
 		"world_encoding_bytes", st.FetchBytes,
 		"first_tick", j.FirstTick,
+		"joiner_lead_ticks", fmt.Sprintf("%.1f", res.Lead[joiner]),
+		"lead_ticks", fmt.Sprintf("%.1f", lead),
+		"joiner_max_rollback", st.MaxRollback,
+		"max_rollback", depth,
+		"joiner_stalls", st.Stalls,
+		"clients_fully_verified", res.FullyVerified,
 		"players", *players,
 		"grid", *grid,
 		"mismatches", res.Mismatches,

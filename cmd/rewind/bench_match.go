@@ -17,7 +17,7 @@ func init() {
 }
 
 func runBenchMatch(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("bench match", "rewind bench match [flags]", stderr)
+	fs := newFlags("bench match", "rewind bench match [flags]\n\n"+benchMatchKeys, stderr)
 	players := fs.Int("players", 4, "number of players")
 	seconds := fs.Float64("seconds", 10, "match time to simulate, in seconds")
 	grid := fs.Int("grid", 256, "side of the sand grid, in cells")
@@ -71,11 +71,19 @@ func runBenchMatch(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	late := uint64(0)
-	for _, c := range res.Clients {
+	minVerified := uint64(0)
+	for i, c := range res.Clients {
 		late += c.LateInputs
+		if n := res.ClientVerifiedTicks[i]; i == 0 || n < minVerified {
+			minVerified = n
+		}
 	}
 	fmt.Fprintf(stderr, "ran in %v: %d ticks, %d (client, tick) pairs verified, %d rollbacks, %d late inputs, %d stalls\n",
 		time.Since(wall).Round(time.Millisecond), res.Ticks, res.VerifiedTicks, res.Rollbacks, late, res.Stalls)
+	if res.FullyVerified < *players {
+		fmt.Fprintf(stderr, "%d of %d clients verified only part of the match (fewest: %d of %d ticks; %d dropped): verified_equal covers only the ticks they verified\n",
+			*players-res.FullyVerified, *players, minVerified, res.Ticks, res.Dropped)
+	}
 	keyValues(stdout,
 		"players", *players,
 		"ticks", res.Ticks,
@@ -88,6 +96,8 @@ func runBenchMatch(args []string, stdout, stderr io.Writer) error {
 		"client_in_bytes_per_s", fmt.Sprintf("%.0f", float64(res.ClientBytesIn)/float64(*players)/dur.Seconds()),
 		"client_out_bytes_per_s", fmt.Sprintf("%.0f", float64(res.ClientBytesOut)/float64(*players)/dur.Seconds()),
 		"verified_ticks", res.VerifiedTicks,
+		"clients_fully_verified", res.FullyVerified,
+		"min_verified_ticks", minVerified,
 		"mismatches", res.Mismatches,
 		"rollbacks", res.Rollbacks,
 		"late_inputs", late,
@@ -102,5 +112,17 @@ func runBenchMatch(args []string, stdout, stderr io.Writer) error {
 	}
 	return nil
 }
+
+// benchMatchKeys is what bench match's help says of its result keys.
+const benchMatchKeys = `The last line of standard output is key=value pairs. verified_equal=true
+means every tick any client verified hashed equal to the server's at that
+tick (the command exits non-zero otherwise); it says nothing of ticks a
+client did not verify. clients_fully_verified counts the clients that
+verified every tick from their first to the match's last, and
+min_verified_ticks is the fewest ticks one client verified: a client is
+partially verified when it was dropped (a --blackout longer than the
+server's 5 s player timeout) or moved to a newer world after falling
+further behind than the server keeps ticks (4 s), skipping the ticks
+between.`
 
 func fraction(f float64) bool { return f >= 0 && f <= 1 }

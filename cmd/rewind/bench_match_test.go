@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -31,9 +32,50 @@ func TestBenchMatch(t *testing.T) {
 			t.Errorf("no %s in %q", k, last)
 		}
 	}
-	if kv["verified_equal"] != "true" || kv["players"] != "3" || kv["ticks"] != "120" || kv["desyncs"] != "0" {
+	if kv["verified_equal"] != "true" || kv["players"] != "3" || kv["ticks"] != "120" || kv["desyncs"] != "0" ||
+		kv["clients_fully_verified"] != "3" || kv["min_verified_ticks"] != "120" {
 		t.Errorf("last line %q", last)
 	}
+}
+
+// TestBenchMatchPartlyVerified: a player blacked out for longer than the
+// server's player timeout is dropped, having verified only the ticks
+// before its blackout. Every tick verified still hashed equal
+// (verified_equal=true), and the line says that one client verified only
+// part of the match, and how little.
+func TestBenchMatchPartlyVerified(t *testing.T) {
+	var out, errOut bytes.Buffer
+	err := runBenchMatch([]string{"--players", "3", "--seconds", "8", "--grid", "32", "--blackout", "6s", "--seed", "1"}, &out, &errOut)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errOut.String())
+	}
+	kv := lastKeyValues(t, out.String())
+	if kv["verified_equal"] != "true" || kv["ticks"] != "480" || kv["dropped"] != "1" || kv["clients_fully_verified"] != "2" {
+		t.Fatalf("last line %v", kv)
+	}
+	// The blackout starts a third of the way in, at tick 160.
+	if n, err := strconv.Atoi(kv["min_verified_ticks"]); err != nil || n < 100 || n > 170 {
+		t.Fatalf("min_verified_ticks=%q", kv["min_verified_ticks"])
+	}
+	if !strings.Contains(errOut.String(), "verified only part of the match") {
+		t.Errorf("no word of the partly verified client on stderr:\n%s", errOut.String())
+	}
+}
+
+// lastKeyValues returns the key=value pairs of out's last line.
+func lastKeyValues(t *testing.T, out string) map[string]string {
+	t.Helper()
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	last := lines[len(lines)-1]
+	kv := map[string]string{}
+	for _, f := range strings.Fields(last) {
+		k, v, ok := strings.Cut(f, "=")
+		if !ok {
+			t.Fatalf("not key=value: %q in %q", f, last)
+		}
+		kv[k] = v
+	}
+	return kv
 }
 
 func TestBenchMatchBadFlags(t *testing.T) {
