@@ -80,8 +80,6 @@ func (s *WebDoomServer) serveHTTP(rw http.ResponseWriter, r *http.Request) {
 		return
 	}
 	switch {
-	case path == "/metrics":
-		s.metrics.ServeHTTP(rw, r)
 	case path == "/api/wads":
 		s.files.manifest(rw)
 	case path == "/api/demos" && r.Method == http.MethodPost:

@@ -74,7 +74,13 @@ func TestWebDoomHTTPFiles(t *testing.T) {
 			t.Errorf("%s: cache-control %q", c.path, rec.Header().Get("Cache-Control"))
 		}
 	}
-	if rec := wdDo(t, s, "GET", "/metrics", nil); rec.Code != 200 || !strings.Contains(rec.Body.String(), "rewind_webdoom_seals_total") {
+	// Metrics are not on the game port; MetricsHandler serves them.
+	if rec := wdDo(t, s, "GET", "/metrics", nil); rec.Code != 404 {
+		t.Errorf("metrics on the game port: %d %.200s", rec.Code, rec.Body)
+	}
+	rec := httptest.NewRecorder()
+	s.MetricsHandler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	if rec.Code != 200 || !strings.Contains(rec.Body.String(), "rewind_webdoom_seals_total") {
 		t.Errorf("metrics: %d %.200s", rec.Code, rec.Body)
 	}
 	// Without a tree only the relay runs: app routes 404.

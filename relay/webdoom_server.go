@@ -77,8 +77,8 @@ type WebDoomServer struct {
 	httpSrv *http.Server
 	files   *webDoomFiles
 	demos   *webDoomDemoStore
-	metrics http.Handler
-	reg     *prometheus.Registry
+	metrics   http.Handler
+	collector prometheus.Collector
 }
 
 type webDoomEventKind uint8
@@ -147,13 +147,23 @@ func NewWebDoomServer(cfg WebDoomServerConfig) *WebDoomServer {
 		// net/http's own complaints (a client's broken request, accept
 		// errors) go to the structured log, never as bare stderr lines.
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
-	s.reg = prometheus.NewRegistry()
-	s.reg.MustRegister(newWebDoomCollector(s.core.Stats(), s.gauges))
-	s.metrics = promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{})
+	s.collector = newWebDoomCollector(s.core.Stats(), s.gauges)
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(s.collector)
+	s.metrics = promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
 	s.wg.Add(1)
 	go s.run()
 	return s
 }
+
+// Collector returns the relay's Prometheus collector (the
+// rewind_webdoom_* metrics), to register in a registry of one's own.
+func (s *WebDoomServer) Collector() prometheus.Collector { return s.collector }
+
+// MetricsHandler serves the relay's metrics in Prometheus's text format.
+// The server does not mount it on its own (public) port: serve it on a
+// listener of its own, as `rewind webdoom --metrics-http ADDR` does.
+func (s *WebDoomServer) MetricsHandler() http.Handler { return s.metrics }
 
 // Stats returns the relay's counters.
 func (s *WebDoomServer) Stats() *WebDoomStats { return s.core.Stats() }
@@ -322,7 +332,8 @@ func (s *WebDoomServer) sendLoop(w *webDoomWS) {
 }
 
 // ServeHTTP routes WebSocket upgrades to the three endpoints and everything
-// else to the app, the WAD library, the demo store and /metrics.
+// else to the app, the WAD library and the demo store (metrics are served
+// apart: MetricsHandler).
 func (s *WebDoomServer) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	if !wdIsUpgrade(r) {
 		s.serveHTTP(rw, r)

@@ -30,25 +30,40 @@ func init() {
 // WEBDOOM_JOIN_TIMEOUT, WEBDOOM_MAX_CONNS, WEBDOOM_RATE_CAP,
 // WEBDOOM_MAX_HISTORY_TICS and WEBDOOM_MAX_SPECTATORS are honoured.
 func runWebDoom(args []string, stdout, stderr io.Writer) error {
-	cfg, addr, quiet, err := webDoomSettings(args, os.Getenv, stderr)
+	set, err := webDoomSettings(args, os.Getenv, stderr)
 	if err != nil {
 		return err
 	}
+	cfg := set.cfg
 	level := slog.LevelInfo
-	if quiet {
+	if set.quiet {
 		level = slog.LevelWarn
 	}
 	cfg.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	for _, w := range set.warnings {
+		cfg.Logger.Warn("webdoom: ignoring a bad environment value", "var", w.name, "value", w.value, "using", w.using)
+	}
 	if cfg.Dir != "" {
 		if st, err := os.Stat(cfg.Dir); err != nil || !st.IsDir() {
 			return usageError{fmt.Errorf("--dir %s: not a directory", cfg.Dir)}
 		}
 	}
-	ln, err := net.Listen("tcp", addr)
+	ln, err := net.Listen("tcp", set.addr)
 	if err != nil {
-		return fmt.Errorf("listen on %s (DOOM_HOST/DOOM_PORT or --host/--port): %w", addr, err)
+		return fmt.Errorf("listen on %s (DOOM_HOST/DOOM_PORT or --host/--port): %w", set.addr, err)
 	}
 	srv := relay.NewWebDoomServer(cfg)
+	if set.metrics != "" {
+		reg := newRegistry()
+		reg.MustRegister(srv.Collector())
+		hs, err := startHTTP(set.metrics, reg, cfg.Logger)
+		if err != nil {
+			ln.Close()
+			srv.Close()
+			return fmt.Errorf("--metrics-http: %w", err)
+		}
+		defer hs.close()
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go func() {
@@ -65,31 +80,69 @@ func runWebDoom(args []string, stdout, stderr io.Writer) error {
 	return err
 }
 
+// webDoomSet is what webdoom's environment and flags say.
+type webDoomSet struct {
+	cfg      relay.WebDoomServerConfig
+	addr     string // host:port of the game port
+	quiet    bool
+	metrics  string       // --metrics-http address, or "" (off)
+	warnings []envWarning // environment values that were ignored
+}
+
+// envWarning is an environment variable whose value was not usable.
+type envWarning struct{ name, value, using string }
+
 // webDoomSettings reads the command's settings: WebDoom's environment
-// variables (through getenv), then the flags, which win.
-func webDoomSettings(args []string, getenv func(string) string, stderr io.Writer) (relay.WebDoomServerConfig, string, bool, error) {
+// variables (through getenv), then the flags, which win. As WebDoom does,
+// a bad value (DOOM_PORT=abc, WEBDOOM_RATE_CAP=-5) keeps the default; it is
+// returned in warnings so that the command logs it.
+func webDoomSettings(args []string, getenv func(string) string, stderr io.Writer) (webDoomSet, error) {
+	var set webDoomSet
 	host, port := "0.0.0.0", 8666
 	if v := getenv("DOOM_HOST"); v != "" {
 		host = v
 	}
-	if v, err := strconv.Atoi(getenv("DOOM_PORT")); err == nil && v >= 0 && v < 65536 {
-		port = v
+	if v := getenv("DOOM_PORT"); v != "" {
+		if n, err := strconv.Atoi(v); err == nil && n >= 0 && n < 65536 {
+			port = n
+		} else {
+			set.warnings = append(set.warnings, envWarning{"DOOM_PORT", v, strconv.Itoa(port)})
+		}
 	}
 	cfg := relay.DefaultWebDoomServerConfig()
 	cfg.WebDoomConfig = relay.WebDoomConfigFromEnv(cfg.WebDoomConfig, getenv)
-	fs := newFlags("webdoom", "rewind webdoom [--dir DIR] [--host H] [--port P]", stderr)
+	for _, e := range []struct {
+		name  string
+		using any
+	}{
+		{relay.EnvWebDoomJoinTimeout, cfg.JoinTimeout},
+		{relay.EnvWebDoomMaxConns, cfg.MaxConns},
+		{relay.EnvWebDoomRateCap, cfg.RateCap},
+		{relay.EnvWebDoomMaxHistory, cfg.MaxHistoryTics},
+		{relay.EnvWebDoomMaxSpectators, cfg.MaxSpectators},
+	} {
+		// The rule of WebDoomConfigFromEnv: a positive integer, or the default.
+		if v := getenv(e.name); v != "" {
+			if n, err := strconv.Atoi(v); err != nil || n <= 0 {
+				set.warnings = append(set.warnings, envWarning{e.name, v, fmt.Sprint(e.using)})
+			}
+		}
+	}
+	fs := newFlags("webdoom", "rewind webdoom [--dir DIR] [--host H] [--port P] [--metrics-http ADDR]", stderr)
 	fs.StringVar(&cfg.Dir, "dir", "", "WebDoom tree to serve: client/, build/, wads/lib/, wads/manifest.json (none: lobby and relay only)")
 	fs.StringVar(&host, "host", host, "address to listen on ($DOOM_HOST)")
 	fs.IntVar(&port, "port", port, "port to listen on ($DOOM_PORT)")
 	fs.IntVar(&cfg.MaxHistoryTics, "max-history", cfg.MaxHistoryTics, "cap on sealed tics kept for drop-in and spectators, 0 = none ($WEBDOOM_MAX_HISTORY_TICS)")
-	quiet := fs.Bool("quiet", false, "log only warnings")
+	fs.StringVar(&set.metrics, "metrics-http", "", "serve Prometheus /metrics and /debug/pprof/ on this separate TCP address, e.g. 127.0.0.1:9666 (empty: off; never on the game port)")
+	fs.BoolVar(&set.quiet, "quiet", false, "log only warnings")
 	if err := parseFlags(fs, args); err != nil {
-		return cfg, "", false, err
+		return set, err
 	}
 	if port < 0 || port > 65535 {
-		return cfg, "", false, usageError{fmt.Errorf("--port %d out of range", port)}
+		return set, usageError{fmt.Errorf("--port %d out of range", port)}
 	}
-	return cfg, net.JoinHostPort(host, strconv.Itoa(port)), *quiet, nil
+	set.cfg, set.addr = cfg, net.JoinHostPort(host, strconv.Itoa(port))
+	return set, nil
 }
 
 // runBenchWebDoom plays 4 clients at 35 Hz against an in-process server
