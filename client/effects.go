@@ -25,7 +25,9 @@ import (
 // A verified tick's effects are final: a tick stepped again after it was
 // verified reports nothing. A tick whose slot is needed for a later tick
 // before it was verified (a world transfer skipped it) has its effects
-// cancelled.
+// cancelled; so has every open prediction when the client is moved to a
+// newer tick's world (a rebase), and the events the view has not read yet
+// are kept for it.
 //
 // The events wait in a queue for the view (Client.Effects), at most
 // EffectQueue of them: when the view does not drain it, the oldest go
@@ -274,6 +276,14 @@ func (e *effects) discard(t uint32) {
 			e.state[s] = fxNone
 		}
 	}
+}
+
+// takeQueue takes over the events that from queued and were not drained,
+// and its count of dropped events: for a new rollback machine replacing
+// the one from belonged to.
+func (e *effects) takeQueue(from *effects) {
+	e.q, e.head, e.n, e.dropped = from.q, from.head, from.n, from.dropped
+	from.q, from.head, from.n = nil, 0, 0
 }
 
 func (e *effects) pushAll(st EffectStatus, t uint32, fx []game.Effect) {

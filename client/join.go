@@ -123,6 +123,12 @@ func (c *Client[I]) newCoreAt(t uint32) {
 	if old := c.core; old != nil {
 		k.rollbacks, k.rolledBack, k.maxDepth = old.rollbacks, old.rolledBack, old.maxDepth
 		k.desyncs, k.steps = old.desyncs, old.steps
+		// The old machine's predictions are thrown away unverified (the
+		// ticks up to t were skipped, the later ones are predicted again
+		// from the new world): its open effects are cancelled, and the
+		// events the view has not read yet go on to the new machine.
+		old.fx.discard(0)
+		k.fx.takeQueue(&old.fx)
 	}
 	c.core = k
 }
