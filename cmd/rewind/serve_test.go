@@ -212,8 +212,8 @@ func TestPlayErrors(t *testing.T) {
 		{[]string{"serve", "--udp", "256.0.0.1:1"}, 1, "listen"},
 		{[]string{"play", "--headless", "--connect", dead, "--timeout", "300ms"}, 1, "no server answered at " + dead},
 		{[]string{"play", "--headless", "--connect", "127.0.0.1", "--timeout", "300ms"}, 1, "cannot connect to 127.0.0.1: "},
-		{[]string{"play", "--headless", "--connect", udp, "--grid", "64", "--timeout", "2s"}, 1, "refused by the server at " + udp + ": incompatible game"},
-		{[]string{"play", "--headless", "--connect", udp, "--grid", "32", "--timeout", "2s"}, 1, "refused by the server at " + udp + ": match full"},
+		{[]string{"play", "--headless", "--connect", udp, "--grid", "64", "--timeout", "10s"}, 1, "refused by the server at " + udp + ": incompatible game"},
+		{[]string{"play", "--headless", "--connect", udp, "--grid", "32", "--timeout", "10s"}, 1, "refused by the server at " + udp + ": match full"},
 	} {
 		code, _, stderr := runCmd(c.args...)
 		last := lastLine(stderr)
