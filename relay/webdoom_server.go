@@ -63,20 +63,20 @@ const (
 // goroutine owns the WebDoomCore; each connection has a reader goroutine
 // and a sender goroutine with a bounded queue.
 type WebDoomServer struct {
-	cfg     WebDoomServerConfig
-	log     *slog.Logger
-	core    *WebDoomCore
-	events  chan webDoomEvent
-	done    chan struct{}
-	ctx     context.Context
-	cancel  context.CancelFunc
-	wg      sync.WaitGroup
-	nextID  atomic.Uint64
-	mu      sync.Mutex // guards closed against wg.Add
-	closed  bool
-	httpSrv *http.Server
-	files   *webDoomFiles
-	demos   *webDoomDemoStore
+	cfg       WebDoomServerConfig
+	log       *slog.Logger
+	core      *WebDoomCore
+	events    chan webDoomEvent
+	done      chan struct{}
+	ctx       context.Context
+	cancel    context.CancelFunc
+	wg        sync.WaitGroup
+	nextID    atomic.Uint64
+	mu        sync.Mutex // guards closed against wg.Add
+	closed    bool
+	httpSrv   *http.Server
+	files     *webDoomFiles
+	demos     *webDoomDemoStore
 	metrics   http.Handler
 	collector prometheus.Collector
 }
