@@ -33,9 +33,9 @@ type Config struct {
 	// report covers (default 20).
 	MarginWindow int
 	// HashBits is how many low bits of each tick's world hash go to the
-	// clients (default 16: a desync persists, so it shows within a tick or
-	// two with odds of missing it of 2^-16 per tick; see
-	// docs/networking.md).
+	// clients (default 8: a desync persists, so it shows within a tick or
+	// two with odds of missing it of 2^-8 per tick and 2^-32 over four; see
+	// docs/networking.md and docs/wire.md).
 	HashBits int
 	// Redundancy is how many unacknowledged ticks before the fresh one
 	// ride along in every datagram (default 1; negative: none), so that a
@@ -131,7 +131,7 @@ func (c Config) withDefaults() Config {
 		c.WelcomeResend = 250 * time.Millisecond
 	}
 	if c.HashBits <= 0 || c.HashBits > 64 {
-		c.HashBits = 16
+		c.HashBits = 8
 	}
 	switch {
 	case c.Redundancy == 0:
