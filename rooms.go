@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/netip"
 	"sync"
@@ -13,7 +12,6 @@ import (
 	"github.com/rewindnet/rewind/relay"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport"
-	"github.com/rewindnet/rewind/world"
 )
 
 // RoomHostOptions configures a match hosted in a room of a rooms relay.
@@ -85,17 +83,9 @@ type RoomHostStats struct {
 // of g in it. It returns once the relay has given the room its code (Code).
 // ctx bounds the registration only.
 func HostRoom[I any](ctx context.Context, g Game[I], opts RoomHostOptions) (*RoomHost[I], error) {
-	cfg := opts.Server
-	if cfg.Schema == nil {
-		schema := world.NewSchema()
-		if err := g.Register(schema); err != nil {
-			return nil, fmt.Errorf("rewind: register: %w", err)
-		}
-		cfg.Schema = schema
-	}
-	log := opts.Log
-	if log == nil {
-		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	cfg, log, err := hostSetup(g, opts.Server, opts.Log)
+	if err != nil {
+		return nil, err
 	}
 	room, err := relay.HostRoom(ctx, relay.HostOptions{
 		URL:         opts.Relay,
@@ -110,11 +100,7 @@ func HostRoom[I any](ctx context.Context, g Game[I], opts RoomHostOptions) (*Roo
 	}
 	h := &RoomHost[I]{room: room, conn: room.Conn(), url: opts.Relay}
 	if opts.UDP != "" {
-		ucfg := opts.UDPConfig
-		if ucfg.IdleTimeout <= 0 && cfg.PlayerTimeout > 0 {
-			ucfg.IdleTimeout = cfg.PlayerTimeout
-		}
-		udp, err := transport.ListenUDP(opts.UDP, ucfg)
+		udp, err := transport.ListenUDP(opts.UDP, hostUDPConfig(opts.UDPConfig, cfg))
 		if err != nil {
 			room.Close()
 			return nil, fmt.Errorf("rewind: host room: %w", err)
@@ -127,8 +113,7 @@ func HostRoom[I any](ctx context.Context, g Game[I], opts RoomHostOptions) (*Roo
 		}
 		h.udp, h.conn = udp, multi
 	}
-	h.m = matchHost[I]{g: g, cfg: cfg, conn: h.conn, log: log, period: tickPeriod(g)}
-	if err := h.m.newMatch(); err != nil {
+	if err := h.m.init(g, cfg, h.conn, log); err != nil {
 		h.closeAll()
 		return nil, err
 	}
@@ -231,69 +216,6 @@ func (h *RoomHost[I]) closeAll() error {
 		err = rerr
 	}
 	return err
-}
-
-// matchHost runs one match at a time of a game over a server-side Conn,
-// starting a new one when the current one has emptied.
-type matchHost[I any] struct {
-	g       Game[I]
-	cfg     server.Config
-	conn    transport.Conn
-	tap     *refuseTap // conn as the server sees it: notes refusal reasons
-	srv     *server.Server[I]
-	log     *slog.Logger
-	period  time.Duration
-	matches uint64       // matches started
-	done    server.Stats // the sum of ended matches
-	last    server.Stats // the current match's stats at the last update
-	started bool         // the current match had started at the last update
-}
-
-func (m *matchHost[I]) newMatch() error {
-	m.tap = &refuseTap{Conn: m.conn}
-	srv, err := server.New(m.g, m.tap, m.cfg)
-	if err != nil {
-		return fmt.Errorf("rewind: host: %w", err)
-	}
-	m.srv, m.last, m.started = srv, server.Stats{}, false
-	return nil
-}
-
-func (m *matchHost[I]) update(now time.Time) error {
-	if err := m.srv.Update(now); err != nil {
-		return fmt.Errorf("rewind: host: %w", err)
-	}
-	st := m.srv.Stats()
-	if !m.started && m.srv.Started() {
-		m.started = true
-		m.matches++
-		m.log.Info("match started", "match", m.matches, "players", st.Players)
-	}
-	if st.Joins > m.last.Joins {
-		m.log.Info("player joined", "match", m.matches, "tick", st.Tick, "players", st.Players, "joins", st.Joins-m.last.Joins)
-	}
-	if st.Leaves > m.last.Leaves {
-		m.log.Info("player left", "match", m.matches, "tick", st.Tick, "players", st.Players, "leaves", st.Leaves-m.last.Leaves)
-	}
-	if st.Refused > m.last.Refused {
-		m.tap.log(m.log, st.Refused-m.last.Refused, "match", m.matches, "tick", st.Tick)
-	}
-	m.last = st
-	if m.started && st.Players == 0 {
-		m.log.Info("match ended", "match", m.matches, "ticks", st.Tick, "joins", st.Joins)
-		m.done = addServerStats(m.done, st)
-		return m.newMatch()
-	}
-	return nil
-}
-
-// stats returns the matches started, whether one runs, the current
-// match's counters and the sum of all.
-func (m *matchHost[I]) stats() (matches uint64, running bool, cur, total server.Stats) {
-	cur = m.srv.Stats()
-	total = addServerStats(m.done, cur)
-	total.Players = cur.Players
-	return m.matches, m.srv.Started(), cur, total
 }
 
 // RoomConn is a player's Conn to a room's host over a WebRTC data channel

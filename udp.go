@@ -36,19 +36,10 @@ type UDPHostOptions struct {
 // hello starts a new one. Run drives it in real time; Stats may be called
 // from any goroutine meanwhile.
 type UDPHost[I any] struct {
-	mu      sync.Mutex
-	g       Game[I]
-	cfg     server.Config
-	conn    *transport.UDPServer
-	tap     *refuseTap // conn as the server sees it: notes refusal reasons
-	srv     *server.Server[I]
-	log     *slog.Logger
-	period  time.Duration
-	matches uint64       // matches started
-	done    server.Stats // the sum of ended matches
-	last    server.Stats // the current match's stats at the last Update
-	started bool         // the current match had started at the last Update
-	closed  bool
+	mu     sync.Mutex
+	conn   *transport.UDPServer
+	m      matchHost[I]
+	closed bool
 }
 
 // UDPHostStats is what a UDPHost has done.
@@ -72,44 +63,22 @@ type UDPHostStats struct {
 // Addr says which) and hosts matches of g on it. g is registered once;
 // every match sets up a fresh world from it.
 func HostUDP[I any](g Game[I], addr string, opts UDPHostOptions) (*UDPHost[I], error) {
-	cfg := opts.Server
-	if cfg.Schema == nil {
-		schema := world.NewSchema()
-		if err := g.Register(schema); err != nil {
-			return nil, fmt.Errorf("rewind: register: %w", err)
-		}
-		cfg.Schema = schema
+	cfg, log, err := hostSetup(g, opts.Server, opts.Log)
+	if err != nil {
+		return nil, err
 	}
-	ucfg := opts.UDP
-	if ucfg.IdleTimeout <= 0 && cfg.PlayerTimeout > 0 {
-		ucfg.IdleTimeout = cfg.PlayerTimeout
-	}
-	conn, err := transport.ListenUDP(addr, ucfg)
+	conn, err := transport.ListenUDP(addr, hostUDPConfig(opts.UDP, cfg))
 	if err != nil {
 		return nil, fmt.Errorf("rewind: host: %w", err)
 	}
-	log := opts.Log
-	if log == nil {
-		log = slog.New(slog.NewTextHandler(io.Discard, nil))
-	}
-	h := &UDPHost[I]{g: g, cfg: cfg, conn: conn, log: log, period: tickPeriod(g)}
-	if err := h.newMatch(); err != nil {
+	h := &UDPHost[I]{conn: conn}
+	if err := h.m.init(g, cfg, conn, log); err != nil {
 		conn.Close()
 		return nil, err
 	}
-	log.Info("listening", "udp", conn.UDPAddr().String(), "tick_rate", h.srv.TickRate(),
+	log.Info("listening", "udp", conn.UDPAddr().String(), "tick_rate", h.m.srv.TickRate(),
 		"start_players", max(cfg.StartPlayers, 1))
 	return h, nil
-}
-
-func (h *UDPHost[I]) newMatch() error {
-	h.tap = &refuseTap{Conn: h.conn}
-	srv, err := server.New(h.g, h.tap, h.cfg)
-	if err != nil {
-		return fmt.Errorf("rewind: host: %w", err)
-	}
-	h.srv, h.last, h.started = srv, server.Stats{}, false
-	return nil
 }
 
 // Addr returns the socket's address.
@@ -126,31 +95,7 @@ func (h *UDPHost[I]) Update(now time.Time) error {
 	if h.closed {
 		return fmt.Errorf("rewind: host %s: %w", h.conn.LocalAddr(), transport.ErrClosed)
 	}
-	if err := h.srv.Update(now); err != nil {
-		return fmt.Errorf("rewind: host: %w", err)
-	}
-	st := h.srv.Stats()
-	if !h.started && h.srv.Started() {
-		h.started = true
-		h.matches++
-		h.log.Info("match started", "match", h.matches, "players", st.Players)
-	}
-	if st.Joins > h.last.Joins {
-		h.log.Info("player joined", "match", h.matches, "tick", st.Tick, "players", st.Players, "joins", st.Joins-h.last.Joins)
-	}
-	if st.Leaves > h.last.Leaves {
-		h.log.Info("player left", "match", h.matches, "tick", st.Tick, "players", st.Players, "leaves", st.Leaves-h.last.Leaves)
-	}
-	if st.Refused > h.last.Refused {
-		h.tap.log(h.log, st.Refused-h.last.Refused, "match", h.matches, "tick", st.Tick)
-	}
-	h.last = st
-	if h.started && st.Players == 0 {
-		h.log.Info("match ended", "match", h.matches, "ticks", st.Tick, "joins", st.Joins)
-		h.done = addServerStats(h.done, st)
-		return h.newMatch()
-	}
-	return nil
+	return h.m.update(now)
 }
 
 // Run drives the host in real time until ctx is done (then it returns
@@ -160,7 +105,7 @@ func (h *UDPHost[I]) Update(now time.Time) error {
 // wake-up costs more CPU than the server's work for it
 // (docs/benchmarks.md, Transport).
 func (h *UDPHost[I]) Run(ctx context.Context) error {
-	timer := time.NewTimer(h.period)
+	timer := time.NewTimer(h.m.period)
 	defer timer.Stop()
 	ready := h.conn.Ready()
 	for {
@@ -169,11 +114,11 @@ func (h *UDPHost[I]) Run(ctx context.Context) error {
 			return err
 		}
 		h.mu.Lock()
-		next := h.srv.NextDeadline()
+		next := h.m.srv.NextDeadline()
 		h.mu.Unlock()
-		wait := h.period
+		wait := h.m.period
 		if !next.IsZero() {
-			wait = min(max(next.Sub(now), 0), h.period)
+			wait = min(max(next.Sub(now), 0), h.m.period)
 		}
 		timer.Reset(wait)
 		select {
@@ -189,16 +134,10 @@ func (h *UDPHost[I]) Run(ctx context.Context) error {
 func (h *UDPHost[I]) Stats() UDPHostStats {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	cur := h.srv.Stats()
-	total := addServerStats(h.done, cur)
-	total.Players = cur.Players
-	return UDPHostStats{
-		Matches: h.matches,
-		Running: h.srv.Started(),
-		Match:   cur,
-		Total:   total,
-		UDP:     h.conn.Stats(),
-	}
+	var s UDPHostStats
+	s.Matches, s.Running, s.Match, s.Total = h.m.stats()
+	s.UDP = h.conn.Stats()
+	return s
 }
 
 // Close closes the socket, saying bye to every peer (best effort). The
@@ -210,9 +149,107 @@ func (h *UDPHost[I]) Close() error {
 		return nil
 	}
 	h.closed = true
-	h.log.Info("closing", "matches", h.matches)
-	_ = h.srv.Shutdown() // a bye to every player
+	h.m.log.Info("closing", "matches", h.m.matches)
+	_ = h.m.srv.Shutdown() // a bye to every player
 	return h.conn.Close()
+}
+
+// hostSetup registers g's schema into cfg unless it has one, and returns
+// log, or a logger that discards, when log is nil.
+func hostSetup[I any](g Game[I], cfg server.Config, log *slog.Logger) (server.Config, *slog.Logger, error) {
+	if cfg.Schema == nil {
+		schema := world.NewSchema()
+		if err := g.Register(schema); err != nil {
+			return cfg, nil, fmt.Errorf("rewind: register: %w", err)
+		}
+		cfg.Schema = schema
+	}
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return cfg, log, nil
+}
+
+// hostUDPConfig returns ucfg with its IdleTimeout defaulting to the
+// server's PlayerTimeout.
+func hostUDPConfig(ucfg transport.UDPConfig, cfg server.Config) transport.UDPConfig {
+	if ucfg.IdleTimeout <= 0 && cfg.PlayerTimeout > 0 {
+		ucfg.IdleTimeout = cfg.PlayerTimeout
+	}
+	return ucfg
+}
+
+// matchHost is the core of UDPHost and RoomHost: it runs one match at a
+// time of a game over a server-side Conn, starting a new one when the
+// current one has emptied, logs what happens, and sums every match's
+// counters. Its owner locks around it.
+type matchHost[I any] struct {
+	g       Game[I]
+	cfg     server.Config
+	conn    transport.Conn
+	tap     *refuseTap // conn as the server sees it: notes refusal reasons
+	srv     *server.Server[I]
+	log     *slog.Logger
+	period  time.Duration
+	matches uint64       // matches started
+	done    server.Stats // the sum of ended matches
+	last    server.Stats // the current match's stats at the last update
+	started bool         // the current match had started at the last update
+}
+
+// init sets m up and creates its first match.
+func (m *matchHost[I]) init(g Game[I], cfg server.Config, conn transport.Conn, log *slog.Logger) error {
+	*m = matchHost[I]{g: g, cfg: cfg, conn: conn, log: log, period: tickPeriod(g)}
+	return m.newMatch()
+}
+
+func (m *matchHost[I]) newMatch() error {
+	m.tap = &refuseTap{Conn: m.conn}
+	srv, err := server.New(m.g, m.tap, m.cfg)
+	if err != nil {
+		return fmt.Errorf("rewind: host: %w", err)
+	}
+	m.srv, m.last, m.started = srv, server.Stats{}, false
+	return nil
+}
+
+// update runs the current match at now, logs what changed, and starts a
+// new match when the current one has emptied.
+func (m *matchHost[I]) update(now time.Time) error {
+	if err := m.srv.Update(now); err != nil {
+		return fmt.Errorf("rewind: host: %w", err)
+	}
+	st := m.srv.Stats()
+	if !m.started && m.srv.Started() {
+		m.started = true
+		m.matches++
+		m.log.Info("match started", "match", m.matches, "players", st.Players)
+	}
+	if st.Joins > m.last.Joins {
+		m.log.Info("player joined", "match", m.matches, "tick", st.Tick, "players", st.Players, "joins", st.Joins-m.last.Joins)
+	}
+	if st.Leaves > m.last.Leaves {
+		m.log.Info("player left", "match", m.matches, "tick", st.Tick, "players", st.Players, "leaves", st.Leaves-m.last.Leaves)
+	}
+	if st.Refused > m.last.Refused {
+		m.tap.log(m.log, st.Refused-m.last.Refused, "match", m.matches, "tick", st.Tick)
+	}
+	m.last = st
+	if m.started && st.Players == 0 {
+		m.log.Info("match ended", "match", m.matches, "ticks", st.Tick, "joins", st.Joins)
+		m.done = addServerStats(m.done, st)
+		return m.newMatch()
+	}
+	return nil
+}
+
+// stats returns the matches started, whether one runs, the current
+// match's counters and the sum of all (its Players the current match's).
+func (m *matchHost[I]) stats() (matches uint64, running bool, cur, total server.Stats) {
+	cur = m.srv.Stats()
+	total = addServerStats(m.done, cur)
+	total.Players = cur.Players
+	return m.matches, m.srv.Started(), cur, total
 }
 
 // addServerStats sums the counters of two matches; Tick sums the ticks run.
