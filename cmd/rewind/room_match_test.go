@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -13,7 +14,6 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind"
-	"github.com/rewindnet/rewind/client"
 	"github.com/rewindnet/rewind/examples/sand"
 	"github.com/rewindnet/rewind/relay"
 	"github.com/rewindnet/rewind/server"
@@ -26,8 +26,6 @@ import (
 // `rewind relay` runs it, a RoomHost as `rewind serve --relay` runs it,
 // and players that join by the room code. Waits are bounded by a context
 // (a hang guard, not a speed assertion).
-
-const roomTestGrid = 32
 
 // roomTestLeaks fails the test if goroutines started during it outlive it
 // by more than a few seconds (pion and net/http wind down asynchronously).
@@ -50,20 +48,6 @@ func roomTestLeaks(t *testing.T) {
 	})
 }
 
-// roomTestWait polls cond every 10 ms until it holds or ctx ends.
-func roomTestWait(ctx context.Context, t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	tk := time.NewTicker(10 * time.Millisecond)
-	defer tk.Stop()
-	for !cond() {
-		select {
-		case <-ctx.Done():
-			t.Fatalf("gave up waiting for %s: %v", what, ctx.Err())
-		case <-tk.C:
-		}
-	}
-}
-
 // startTestRoomRelay serves the rooms relay and TURN as `rewind relay`
 // does (newRoomRelay), on 127.0.0.1, until the end of the test.
 func startTestRoomRelay(t *testing.T) (url string, rr *roomRelay) {
@@ -84,13 +68,8 @@ func startTestRoomRelay(t *testing.T) (url string, rr *roomRelay) {
 
 // roomTestPlayer is a sand client joined by code, driven by a goroutine.
 type roomTestPlayer struct {
-	conn   *rewind.RoomConn
-	c      *client.Client[sand.Input]
-	mu     sync.Mutex
-	hashes map[uint32]uint64
-	cancel context.CancelFunc
-	done   chan error
-	once   sync.Once
+	conn *rewind.RoomConn
+	*sandTestClient
 }
 
 func joinTestRoom(ctx context.Context, t *testing.T, url, code string, cfg transport.WebRTCConfig) *roomTestPlayer {
@@ -99,61 +78,13 @@ func joinTestRoom(ctx context.Context, t *testing.T, url, code string, cfg trans
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &roomTestPlayer{conn: conn, hashes: map[uint32]uint64{}, done: make(chan error, 1)}
-	c, err := client.New[sand.Input](sand.New(roomTestGrid), conn, client.Config{
-		OnVerified: func(tick uint32, hash uint64) { p.hashes[tick] = hash }, // under p.mu (inside Update)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.SetInputFunc(func(tick uint32) sand.Input {
-		id, _ := c.Player()
-		return sand.Bot(id, tick)
-	})
-	p.c = c
-	dctx, cancel := context.WithCancel(context.Background())
-	p.cancel = cancel
-	go func() {
-		p.done <- rewind.Drive(dctx, roomUpdater(func(now time.Time) error {
-			p.mu.Lock()
-			defer p.mu.Unlock()
-			return p.c.Update(now)
-		}), 4*time.Millisecond, nil, conn.Ready())
-	}()
-	return p
-}
-
-type roomUpdater func(time.Time) error
-
-func (f roomUpdater) Update(now time.Time) error { return f(now) }
-
-func (p *roomTestPlayer) stats() client.Stats {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.c.Stats()
-}
-
-func (p *roomTestPlayer) hashAt(tick uint32) (uint64, bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	h, ok := p.hashes[tick]
-	return h, ok
-}
-
-// stop stops driving the player (once).
-func (p *roomTestPlayer) stop(t *testing.T) {
-	p.once.Do(func() {
-		p.cancel()
-		if err := <-p.done; err != context.Canceled {
-			t.Errorf("player: %v", err)
-		}
-	})
+	return &roomTestPlayer{conn: conn, sandTestClient: startSandTestClient(t, conn, nil)}
 }
 
 // close stops driving the player, says bye and leaves the room.
 func (p *roomTestPlayer) close(t *testing.T) {
 	p.stop(t)
-	p.c.Close()
+	p.closeClient()
 	p.conn.Close()
 }
 
@@ -182,8 +113,12 @@ func playRoomMatch(t *testing.T, turnOnly bool) {
 	defer cancel()
 	var mu sync.Mutex
 	hashes := map[uint32]uint64{}
+	serverHash := func(tick uint32) (uint64, bool) { // under mu
+		sh, ok := hashes[tick]
+		return sh, ok
+	}
 	cfg := transport.WebRTCConfig{RelayOnly: turnOnly}
-	h, err := rewind.HostRoom[sand.Input](ctx, sand.New(roomTestGrid), rewind.RoomHostOptions{
+	h, err := rewind.HostRoom[sand.Input](ctx, sand.New(sandTestGrid), rewind.RoomHostOptions{
 		Relay:  url,
 		WebRTC: cfg,
 		Server: server.Config{StartPlayers: players, OnTick: func(tick uint32, w *world.World, hash uint64) {
@@ -214,7 +149,7 @@ func playRoomMatch(t *testing.T, turnOnly bool) {
 	if turnOnly && rr.turn.Allocations() < players {
 		t.Errorf("%d TURN allocations for %d players", rr.turn.Allocations(), players)
 	}
-	roomTestWait(ctx, t, "600 verified ticks", func() bool {
+	waitFor(ctx, t, "600 verified ticks", func() bool {
 		for _, p := range ps {
 			if p.stats().Verified < ticks {
 				return false
@@ -234,14 +169,7 @@ func playRoomMatch(t *testing.T, turnOnly bool) {
 		if st.Desyncs != 0 {
 			t.Errorf("player %d: %d desyncs", i, st.Desyncs)
 		}
-		p.mu.Lock()
-		for tick, hash := range p.hashes {
-			if sh, ok := hashes[tick]; !ok || sh != hash {
-				t.Errorf("player %d, tick %d: hash %016x, server %016x (kept %v)", i, tick, hash, sh, ok)
-			}
-		}
-		checked := len(p.hashes)
-		p.mu.Unlock()
+		checked := p.check(t, fmt.Sprint("player ", i), serverHash)
 		if got, gok := p.hashAt(common); !ok || !gok || got != want {
 			t.Errorf("player %d at the common tick %d: %016x (%v), server %016x (%v)", i, common, got, gok, want, ok)
 		}
@@ -273,7 +201,11 @@ func TestRoomLateJoin(t *testing.T) {
 	defer cancel()
 	var mu sync.Mutex
 	hashes := map[uint32]uint64{}
-	h, err := rewind.HostRoom[sand.Input](ctx, sand.New(roomTestGrid), rewind.RoomHostOptions{
+	serverHash := func(tick uint32) (uint64, bool) { // under mu
+		sh, ok := hashes[tick]
+		return sh, ok
+	}
+	h, err := rewind.HostRoom[sand.Input](ctx, sand.New(sandTestGrid), rewind.RoomHostOptions{
 		Relay: url,
 		Server: server.Config{History: 500 * time.Millisecond, OnTick: func(tick uint32, w *world.World, hash uint64) {
 			mu.Lock()
@@ -288,10 +220,10 @@ func TestRoomLateJoin(t *testing.T) {
 	hostDone := make(chan error, 1)
 	go func() { hostDone <- h.Run(hctx) }()
 	first := joinTestRoom(ctx, t, url, h.Code(), transport.WebRTCConfig{})
-	roomTestWait(ctx, t, "the first player's 90 verified ticks", func() bool { return first.stats().Verified >= 90 })
+	waitFor(ctx, t, "the first player's 90 verified ticks", func() bool { return first.stats().Verified >= 90 })
 	late := joinTestRoom(ctx, t, url, h.Code(), transport.WebRTCConfig{})
 	var joinedAt uint32
-	roomTestWait(ctx, t, "the late player's 60 verified ticks", func() bool {
+	waitFor(ctx, t, "the late player's 60 verified ticks", func() bool {
 		st := late.stats()
 		if joinedAt == 0 && st.Verified > 0 {
 			joinedAt = st.Verified
@@ -310,13 +242,7 @@ func TestRoomLateJoin(t *testing.T) {
 		if !ok || got != hashes[common] {
 			t.Errorf("player %d at tick %d: %016x (%v), server %016x", i, common, got, ok, hashes[common])
 		}
-		p.mu.Lock()
-		for tick, hash := range p.hashes {
-			if hashes[tick] != hash {
-				t.Errorf("player %d, tick %d: %016x, server %016x", i, tick, hash, hashes[tick])
-			}
-		}
-		p.mu.Unlock()
+		p.check(t, fmt.Sprint("player ", i), serverHash)
 		if st := p.stats(); st.Desyncs != 0 {
 			t.Errorf("player %d: %+v", i, st)
 		}

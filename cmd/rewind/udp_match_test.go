@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"runtime"
@@ -11,7 +10,6 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind"
-	"github.com/rewindnet/rewind/client"
 	"github.com/rewindnet/rewind/examples/sand"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport"
@@ -24,8 +22,6 @@ import (
 // verified tick of every client is checked against the server's hash of
 // that tick. Waits are bounded by a context (a hang guard, not a speed
 // assertion).
-
-const udpTestGrid = 32
 
 // udpTestHost is a UDPHost running in a goroutine, recording the full
 // hash of every tick of its (first) match.
@@ -47,7 +43,7 @@ func startUDPTestHost(t *testing.T, cfg server.Config, udp transport.UDPConfig) 
 		}
 		th.mu.Unlock()
 	}
-	h, err := rewind.HostUDP[sand.Input](sand.New(udpTestGrid), "127.0.0.1:0", rewind.UDPHostOptions{Server: cfg, UDP: udp})
+	h, err := rewind.HostUDP[sand.Input](sand.New(sandTestGrid), "127.0.0.1:0", rewind.UDPHostOptions{Server: cfg, UDP: udp})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,15 +71,11 @@ func (th *udpTestHost) stop(t *testing.T) {
 	}
 }
 
-// udpTestPlayer is a client over a real UDP socket, driven by a goroutine
-// until stopped (vanish: without a bye) or closed (with one).
+// udpTestPlayer is a sand client over a real UDP socket, driven by a
+// goroutine until stopped (vanish: without a bye) or closed (with one).
 type udpTestPlayer struct {
-	conn   *transport.UDPClient
-	c      *client.Client[sand.Input]
-	mu     sync.Mutex
-	hashes map[uint32]uint64
-	cancel context.CancelFunc
-	done   chan error
+	conn *transport.UDPClient
+	*sandTestClient
 }
 
 func startUDPTestPlayer(t *testing.T, addr string) *udpTestPlayer {
@@ -99,90 +91,13 @@ func startUDPTestPlayerCookie(t *testing.T, addr string, cookie []byte) *udpTest
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &udpTestPlayer{conn: conn, hashes: map[uint32]uint64{}, done: make(chan error, 1)}
-	c, err := client.New[sand.Input](sand.New(udpTestGrid), conn, client.Config{
-		OnVerified: func(tick uint32, hash uint64) { p.hashes[tick] = hash }, // under p.mu (inside Update)
-		Cookie:     cookie,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.SetInputFunc(func(tick uint32) sand.Input {
-		id, _ := c.Player()
-		return sand.Bot(id, tick)
-	})
-	p.c = c
-	ctx, cancel := context.WithCancel(context.Background())
-	p.cancel = cancel
-	go func() {
-		p.done <- rewind.Drive(ctx, updaterFunc(func(now time.Time) error {
-			p.mu.Lock()
-			defer p.mu.Unlock()
-			return p.c.Update(now)
-		}), 4*time.Millisecond, nil, conn.Ready())
-	}()
-	return p
-}
-
-type updaterFunc func(time.Time) error
-
-func (f updaterFunc) Update(now time.Time) error { return f(now) }
-
-func (p *udpTestPlayer) stats() client.Stats {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.c.Stats()
-}
-
-// stop stops driving the player (it says nothing more: it vanished).
-func (p *udpTestPlayer) stop(t *testing.T) {
-	p.cancel()
-	if err := <-p.done; !errors.Is(err, context.Canceled) {
-		t.Errorf("player: %v", err)
-	}
+	return &udpTestPlayer{conn: conn, sandTestClient: startSandTestClient(t, conn, cookie)}
 }
 
 // close says bye and closes the socket.
 func (p *udpTestPlayer) close() {
-	p.mu.Lock()
-	p.c.Close()
-	p.mu.Unlock()
+	p.closeClient()
 	p.conn.Close()
-}
-
-// check compares every verified tick's hash with the server's, and
-// returns how many ticks it checked.
-func (p *udpTestPlayer) check(t *testing.T, th *udpTestHost, name string) int {
-	t.Helper()
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for tick, h := range p.hashes {
-		if sh, ok := th.hash(tick); !ok || sh != h {
-			t.Errorf("%s: tick %d hash %016x, server %016x (kept %v)", name, tick, h, sh, ok)
-		}
-	}
-	return len(p.hashes)
-}
-
-func (p *udpTestPlayer) hashAt(tick uint32) (uint64, bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	h, ok := p.hashes[tick]
-	return h, ok
-}
-
-// waitFor polls cond every 10 ms until it holds or ctx ends.
-func waitFor(ctx context.Context, t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	tk := time.NewTicker(10 * time.Millisecond)
-	defer tk.Stop()
-	for !cond() {
-		select {
-		case <-ctx.Done():
-			t.Fatalf("gave up waiting for %s: %v", what, ctx.Err())
-		case <-tk.C:
-		}
-	}
 }
 
 // checkGoroutines fails the test if goroutines started after before are
@@ -236,7 +151,7 @@ func TestUDPMatchThreePlayers(t *testing.T) {
 		if h, _ := p.hashAt(until); h != want {
 			t.Errorf("player %d: tick %d hash %016x, server %016x", i, until, h, want)
 		}
-		if n := p.check(t, th, fmt.Sprint("player ", i)); n < until {
+		if n := p.check(t, fmt.Sprint("player ", i), th.hash); n < until {
 			t.Errorf("player %d verified %d ticks, want >= %d", i, n, until)
 		}
 		if st := p.stats(); st.Desyncs != 0 {
@@ -288,15 +203,15 @@ func TestUDPVanishedPlayerDropped(t *testing.T) {
 	if id, _ := back.c.Player(); id != bid {
 		t.Errorf("rejoined as player %d, was %d", id, bid)
 	}
-	if n := back.check(t, th, "rejoined player"); n < 30 {
+	if n := back.check(t, "rejoined player", th.hash); n < 30 {
 		t.Errorf("rejoined player verified %d ticks", n)
 	}
 	back.close()
 	a.stop(t)
-	if n := a.check(t, th, "remaining player"); n < int(at)+60 {
+	if n := a.check(t, "remaining player", th.hash); n < int(at)+60 {
 		t.Errorf("remaining player verified %d ticks", n)
 	}
-	b.check(t, th, "vanished player")
+	b.check(t, "vanished player", th.hash)
 	if st := a.stats(); st.Desyncs != 0 {
 		t.Errorf("%d desyncs", st.Desyncs)
 	}
@@ -353,8 +268,8 @@ func TestUDPMalformedDatagrams(t *testing.T) {
 	})
 	a.stop(t)
 	b.stop(t)
-	a.check(t, th, "player a")
-	b.check(t, th, "player b")
+	a.check(t, "player a", th.hash)
+	b.check(t, "player b", th.hash)
 	if st := th.h.Stats(); st.Total.Leaves != 0 || st.Match.Players != 2 {
 		t.Errorf("garbage cost a player: %d leaves, %d players", st.Total.Leaves, st.Match.Players)
 	}
