@@ -118,6 +118,14 @@ type SimNetwork struct {
 	queue     simQueue
 	free      [][]byte
 	gone      map[string]*SimStats // stats of closed endpoints, by name
+	epGen     uint64               // bumped whenever eps changes: routes cached before are stale
+}
+
+// simRoute is a sender's cached resolution of a destination (see
+// SimConn.routes).
+type simRoute struct {
+	dst  *SimConn
+	link *simLink
 }
 
 type simLinkKey struct{ from, to string }
@@ -197,6 +205,7 @@ func (n *SimNetwork) open(name, remote string) (*SimConn, error) {
 		c.remoteName = remote
 	}
 	n.eps[name] = c
+	n.epGen++
 	return c, nil
 }
 
@@ -328,8 +337,9 @@ func (n *SimNetwork) blackedOut(name string, t time.Duration) bool {
 	return false
 }
 
-// send routes one datagram from c to dst. Callers hold mu.
-func (n *SimNetwork) send(c *SimConn, dstName string, p []byte) {
+// send routes one datagram from c to the endpoint dstName (addressed as
+// to), and caches the route in c. Callers hold mu.
+func (n *SimNetwork) send(c *SimConn, to Addr, dstName string, p []byte) {
 	c.stats.SentDatagrams++
 	c.stats.SentBytes += uint64(len(p))
 	if n.blackedOut(c.name, n.elapsed) {
@@ -342,9 +352,36 @@ func (n *SimNetwork) send(c *SimConn, dstName string, p []byte) {
 		return
 	}
 	l := n.link(c.name, dstName)
-	cfg := n.def
+	if c.routes == nil || c.routesGen != n.epGen {
+		// Endpoints opened or closed since: every cached route is stale.
+		clear(c.routes)
+		if c.routes == nil {
+			c.routes = make(map[Addr]simRoute)
+		}
+		c.routesGen = n.epGen
+	}
+	c.routes[to] = simRoute{dst: dst, link: l}
+	n.transmit(c, dst, l, p)
+}
+
+// sendRouted is send over a route cached in c. Callers hold mu and have
+// checked the route is current.
+func (n *SimNetwork) sendRouted(c *SimConn, r simRoute, p []byte) {
+	c.stats.SentDatagrams++
+	c.stats.SentBytes += uint64(len(p))
+	if n.blackedOut(c.name, n.elapsed) {
+		c.stats.BlackoutDropped++
+		return
+	}
+	n.transmit(c, r.dst, r.link, p)
+}
+
+// transmit applies link l's impairments to one datagram from c to dst.
+// Callers hold mu.
+func (n *SimNetwork) transmit(c *SimConn, dst *SimConn, l *simLink, p []byte) {
+	cfg := &n.def
 	if l.explicit {
-		cfg = l.cfg
+		cfg = &l.cfg
 	}
 	// Always six draws per datagram, so that turning one impairment on
 	// does not change which datagrams another one hits.

@@ -20,6 +20,8 @@ type SimConn struct {
 	ready      chan struct{}
 	closed     bool
 	stats      SimStats
+	routes     map[Addr]simRoute // destinations resolved, while routesGen is the network's epGen
+	routesGen  uint64
 }
 
 var _ Conn = (*SimConn)(nil)
@@ -34,6 +36,12 @@ func (c *SimConn) Send(to Addr, p []byte) error {
 	}
 	if len(p) > MaxDatagram {
 		return fmt.Errorf("transport: send %d bytes from %s: %w", len(p), c.addr, ErrTooLarge)
+	}
+	if c.routesGen == n.epGen {
+		if r, ok := c.routes[to]; ok {
+			n.sendRouted(c, r, p)
+			return nil
+		}
 	}
 	var dst string
 	if c.remote != "" {
@@ -53,7 +61,7 @@ func (c *SimConn) Send(to Addr, p []byte) error {
 		}
 		dst = name
 	}
-	n.send(c, dst, p)
+	n.send(c, to, dst, p)
 	return nil
 }
 
@@ -99,6 +107,7 @@ func (c *SimConn) Close() error {
 	}
 	if n.eps[c.name] == c {
 		delete(n.eps, c.name)
+		n.epGen++
 	}
 	s := c.stats
 	if old, ok := n.gone[c.name]; ok {

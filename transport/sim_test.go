@@ -441,6 +441,61 @@ func BenchmarkSimSendRecv(b *testing.B) {
 	}
 }
 
+// TestSimRouteAfterReopen checks that a sender's cached routes follow an
+// endpoint that closes and opens again under its name.
+func TestSimRouteAfterReopen(t *testing.T) {
+	lb := NewLoopback()
+	srv, _ := lb.Listen("srv")
+	old, _ := lb.Dial("c", "srv")
+	buf := make([]byte, MaxDatagram)
+	if err := srv.Send("sim:c", []byte("one")); err != nil {
+		t.Fatal(err)
+	}
+	if n, _, err := old.Recv(buf); err != nil || string(buf[:n]) != "one" {
+		t.Fatalf("first: %q %v", buf[:n], err)
+	}
+	old.Close()
+	if err := srv.Send("sim:c", []byte("lost")); err != nil {
+		t.Fatal(err)
+	}
+	if st := srv.Stats(); st.Unroutable != 1 {
+		t.Fatalf("send to a closed peer: unroutable %d, want 1", st.Unroutable)
+	}
+	neu, _ := lb.Dial("c", "srv")
+	if err := srv.Send("sim:c", []byte("two")); err != nil {
+		t.Fatal(err)
+	}
+	if neu.Pending() != 1 {
+		t.Fatalf("after reopening: %d pending, want 1", neu.Pending())
+	}
+	if n, _, err := neu.Recv(buf); err != nil || string(buf[:n]) != "two" {
+		t.Fatalf("after reopening: %q %v", buf[:n], err)
+	}
+}
+
+// BenchmarkSimFanOut is a server's pattern: a listener sends one datagram
+// to each of 16 peers in turn (an op is one datagram sent and received).
+func BenchmarkSimFanOut(b *testing.B) {
+	lb := NewLoopback()
+	srv, _ := lb.Listen("srv")
+	var peers []Conn
+	var addrs []Addr
+	for i := range 16 {
+		c, _ := lb.Dial(fmt.Sprintf("c%d", i), "srv")
+		peers = append(peers, c)
+		addrs = append(addrs, c.LocalAddr())
+	}
+	p := make([]byte, 100)
+	buf := make([]byte, MaxDatagram)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		srv.Send(addrs[i], p)
+		peers[i].Recv(buf)
+		i = (i + 1) % len(peers)
+	}
+}
+
 func TestSimInboxOverflow(t *testing.T) {
 	lb := NewLoopback()
 	srv, _ := lb.Listen("srv")
