@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"strconv"
 	"strings"
 	"testing"
@@ -31,16 +30,7 @@ func benchJoin(t *testing.T, link []string) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, errOut.String())
 	}
-	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	last := lines[len(lines)-1]
-	kv := map[string]string{}
-	for _, f := range strings.Fields(last) {
-		k, v, ok := strings.Cut(f, "=")
-		if !ok {
-			t.Fatalf("not key=value: %q in %q", f, last)
-		}
-		kv[k] = v
-	}
+	kv, last := lastKeyValues(t, out.String())
 	num := func(k string) int {
 		n, err := strconv.Atoi(kv[k])
 		if err != nil {
@@ -71,18 +61,8 @@ func benchJoin(t *testing.T, link []string) {
 }
 
 func TestBenchJoinBadFlags(t *testing.T) {
-	for _, args := range [][]string{
+	checkUsageErrors(t, runBenchJoin, [][]string{
 		{"--players", "0"}, {"--players", "64"}, {"--loss", "1.5"}, {"--grid", "4"},
 		{"--latency", "-1ms"}, {"--seconds", "0"}, {"extra"},
-	} {
-		var out, errOut bytes.Buffer
-		err := runBenchJoin(args, &out, &errOut)
-		var u usageError
-		if !errors.As(err, &u) {
-			t.Errorf("%v: %v, want a usage error", args, err)
-		}
-		if out.Len() != 0 {
-			t.Errorf("%v: wrote %q", args, out.String())
-		}
-	}
+	})
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"io"
 	"strconv"
 	"strings"
 	"testing"
@@ -17,16 +18,7 @@ func TestBenchMatch(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, errOut.String())
 	}
-	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	last := lines[len(lines)-1]
-	kv := map[string]string{}
-	for _, f := range strings.Fields(last) {
-		k, v, ok := strings.Cut(f, "=")
-		if !ok {
-			t.Fatalf("not key=value: %q in %q", f, last)
-		}
-		kv[k] = v
-	}
+	kv, last := lastKeyValues(t, out.String())
 	for _, k := range []string{"players", "ticks", "desyncs", "resyncs", "max_rollback", "verified_equal", "server_us_per_player_tick", "bytes_per_client_per_s"} {
 		if _, ok := kv[k]; !ok {
 			t.Errorf("no %s in %q", k, last)
@@ -49,7 +41,7 @@ func TestBenchMatchPartlyVerified(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, errOut.String())
 	}
-	kv := lastKeyValues(t, out.String())
+	kv, _ := lastKeyValues(t, out.String())
 	if kv["verified_equal"] != "true" || kv["ticks"] != "480" || kv["dropped"] != "1" || kv["clients_fully_verified"] != "2" {
 		t.Fatalf("last line %v", kv)
 	}
@@ -62,12 +54,13 @@ func TestBenchMatchPartlyVerified(t *testing.T) {
 	}
 }
 
-// lastKeyValues returns the key=value pairs of out's last line.
-func lastKeyValues(t *testing.T, out string) map[string]string {
+// lastKeyValues returns the key=value pairs of out's last line, and the
+// line.
+func lastKeyValues(t *testing.T, out string) (kv map[string]string, last string) {
 	t.Helper()
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	last := lines[len(lines)-1]
-	kv := map[string]string{}
+	last = lines[len(lines)-1]
+	kv = map[string]string{}
 	for _, f := range strings.Fields(last) {
 		k, v, ok := strings.Cut(f, "=")
 		if !ok {
@@ -75,22 +68,29 @@ func lastKeyValues(t *testing.T, out string) map[string]string {
 		}
 		kv[k] = v
 	}
-	return kv
+	return kv, last
+}
+
+// checkUsageErrors runs a bench command with each of args and expects a
+// usage error and nothing on its standard output.
+func checkUsageErrors(t *testing.T, run func(args []string, out, errOut io.Writer) error, args [][]string) {
+	t.Helper()
+	for _, a := range args {
+		var out, errOut bytes.Buffer
+		err := run(a, &out, &errOut)
+		var u usageError
+		if !errors.As(err, &u) {
+			t.Errorf("%v: %v, want a usage error", a, err)
+		}
+		if out.Len() != 0 {
+			t.Errorf("%v: wrote %q", a, out.String())
+		}
+	}
 }
 
 func TestBenchMatchBadFlags(t *testing.T) {
-	for _, args := range [][]string{
+	checkUsageErrors(t, runBenchMatch, [][]string{
 		{"--players", "0"}, {"--players", "65"}, {"--loss", "1.5"}, {"--grid", "4"},
 		{"--latency", "-1ms"}, {"--seconds", "0"}, {"--resend", "some"}, {"extra"},
-	} {
-		var out, errOut bytes.Buffer
-		err := runBenchMatch(args, &out, &errOut)
-		var u usageError
-		if !errors.As(err, &u) {
-			t.Errorf("%v: %v, want a usage error", args, err)
-		}
-		if out.Len() != 0 {
-			t.Errorf("%v: wrote %q", args, out.String())
-		}
-	}
+	})
 }
