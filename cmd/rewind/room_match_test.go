@@ -9,7 +9,6 @@ import (
 	"os/signal"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,7 +17,6 @@ import (
 	"github.com/rewindnet/rewind/relay"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport"
-	"github.com/rewindnet/rewind/world"
 )
 
 // These tests play sand in a relay room over real pion peers on 127.0.0.1
@@ -111,30 +109,17 @@ func playRoomMatch(t *testing.T, turnOnly bool) {
 	url, rr := startTestRoomRelay(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	var mu sync.Mutex
-	hashes := map[uint32]uint64{}
-	serverHash := func(tick uint32) (uint64, bool) { // under mu
-		sh, ok := hashes[tick]
-		return sh, ok
-	}
+	hashes := newTestHashes()
 	cfg := transport.WebRTCConfig{RelayOnly: turnOnly}
 	h, err := rewind.HostRoom[sand.Input](ctx, sand.New(sandTestGrid), rewind.RoomHostOptions{
 		Relay:  url,
 		WebRTC: cfg,
-		Server: server.Config{StartPlayers: players, OnTick: func(tick uint32, w *world.World, hash uint64) {
-			mu.Lock()
-			if _, ok := hashes[tick]; !ok { // the first match only
-				hashes[tick] = hash
-			}
-			mu.Unlock()
-		}},
+		Server: server.Config{StartPlayers: players, OnTick: hashes.onTick},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	hctx, hcancel := context.WithCancel(ctx)
-	hostDone := make(chan error, 1)
-	go func() { hostDone <- h.Run(hctx) }()
+	run := runTestHost(ctx, h)
 	var ps []*roomTestPlayer
 	for range players {
 		ps = append(ps, joinTestRoom(ctx, t, url, h.Code(), cfg))
@@ -162,33 +147,25 @@ func playRoomMatch(t *testing.T, turnOnly bool) {
 		p.stop(t)
 		common = min(common, p.stats().Verified)
 	}
-	mu.Lock()
-	want, ok := hashes[common]
+	want, ok := hashes.hash(common)
 	for i, p := range ps {
 		st := p.stats()
 		if st.Desyncs != 0 {
 			t.Errorf("player %d: %d desyncs", i, st.Desyncs)
 		}
-		checked := p.check(t, fmt.Sprint("player ", i), serverHash)
+		checked := p.check(t, fmt.Sprint("player ", i), hashes.hash)
 		if got, gok := p.hashAt(common); !ok || !gok || got != want {
 			t.Errorf("player %d at the common tick %d: %016x (%v), server %016x (%v)", i, common, got, gok, want, ok)
 		}
 		t.Logf("player %d: verified %d (%d checked), rollbacks %d, ping %v", i, st.Verified, checked, st.Rollbacks, st.Ping)
 	}
-	mu.Unlock()
 	if st := h.Stats(); st.Match.Joins != players || st.Peers != players {
 		t.Errorf("host: %+v", st)
 	}
 	for _, p := range ps {
 		p.close(t)
 	}
-	hcancel()
-	if err := <-hostDone; err != nil {
-		t.Errorf("host: %v", err)
-	}
-	if err := h.Close(); err != nil {
-		t.Errorf("host close: %v", err)
-	}
+	run.stop(t)
 }
 
 // TestRoomLateJoin: a player who joins a room's match after the server's
@@ -199,26 +176,15 @@ func TestRoomLateJoin(t *testing.T) {
 	url, _ := startTestRoomRelay(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	var mu sync.Mutex
-	hashes := map[uint32]uint64{}
-	serverHash := func(tick uint32) (uint64, bool) { // under mu
-		sh, ok := hashes[tick]
-		return sh, ok
-	}
+	hashes := newTestHashes()
 	h, err := rewind.HostRoom[sand.Input](ctx, sand.New(sandTestGrid), rewind.RoomHostOptions{
-		Relay: url,
-		Server: server.Config{History: 500 * time.Millisecond, OnTick: func(tick uint32, w *world.World, hash uint64) {
-			mu.Lock()
-			hashes[tick] = hash
-			mu.Unlock()
-		}},
+		Relay:  url,
+		Server: server.Config{History: 500 * time.Millisecond, OnTick: hashes.onTick},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	hctx, hcancel := context.WithCancel(ctx)
-	hostDone := make(chan error, 1)
-	go func() { hostDone <- h.Run(hctx) }()
+	run := runTestHost(ctx, h)
 	first := joinTestRoom(ctx, t, url, h.Code(), transport.WebRTCConfig{})
 	waitFor(ctx, t, "the first player's 90 verified ticks", func() bool { return first.stats().Verified >= 90 })
 	late := joinTestRoom(ctx, t, url, h.Code(), transport.WebRTCConfig{})
@@ -236,26 +202,19 @@ func TestRoomLateJoin(t *testing.T) {
 	if joinedAt < 60 {
 		t.Errorf("late player's first verified tick %d: it did not join late", joinedAt)
 	}
-	mu.Lock()
+	want, _ := hashes.hash(common)
 	for i, p := range []*roomTestPlayer{first, late} {
 		got, ok := p.hashAt(common)
-		if !ok || got != hashes[common] {
-			t.Errorf("player %d at tick %d: %016x (%v), server %016x", i, common, got, ok, hashes[common])
+		if !ok || got != want {
+			t.Errorf("player %d at tick %d: %016x (%v), server %016x", i, common, got, ok, want)
 		}
-		p.check(t, fmt.Sprint("player ", i), serverHash)
+		p.check(t, fmt.Sprint("player ", i), hashes.hash)
 		if st := p.stats(); st.Desyncs != 0 {
 			t.Errorf("player %d: %+v", i, st)
 		}
 	}
-	mu.Unlock()
 	t.Logf("late player joined at verified tick %d; common tick %d", joinedAt, common)
 	first.close(t)
 	late.close(t)
-	hcancel()
-	if err := <-hostDone; err != nil {
-		t.Errorf("host: %v", err)
-	}
-	if err := h.Close(); err != nil {
-		t.Errorf("host close: %v", err)
-	}
+	run.stop(t)
 }

@@ -11,10 +11,12 @@ import (
 	"github.com/rewindnet/rewind/client"
 	"github.com/rewindnet/rewind/examples/sand"
 	"github.com/rewindnet/rewind/transport"
+	"github.com/rewindnet/rewind/world"
 )
 
-// The sand test client shared by the match tests over UDP
-// (udp_match_test.go) and over relay rooms (room_match_test.go).
+// The sand test client, and the host's side of the hash checks, shared by
+// the match tests over UDP (udp_match_test.go) and over relay rooms
+// (room_match_test.go).
 
 // sandTestGrid is the size of the sand grid the match tests play on.
 const sandTestGrid = 32
@@ -109,6 +111,63 @@ func (p *sandTestClient) check(t *testing.T, name string, serverHash func(tick u
 		}
 	}
 	return len(p.hashes)
+}
+
+// testHashes records the server's hash of every tick of its first match
+// (onTick is its server.Config.OnTick). It is safe for concurrent use.
+type testHashes struct {
+	mu sync.Mutex
+	m  map[uint32]uint64
+}
+
+func newTestHashes() *testHashes { return &testHashes{m: map[uint32]uint64{}} }
+
+func (th *testHashes) onTick(tick uint32, _ *world.World, hash uint64) {
+	th.mu.Lock()
+	if _, ok := th.m[tick]; !ok { // the first match only
+		th.m[tick] = hash
+	}
+	th.mu.Unlock()
+}
+
+// hash returns the server's hash of tick, if it ran it.
+func (th *testHashes) hash(tick uint32) (uint64, bool) {
+	th.mu.Lock()
+	defer th.mu.Unlock()
+	h, ok := th.m[tick]
+	return h, ok
+}
+
+// testHostRun is a host (a UDPHost or a RoomHost) run by a goroutine
+// until stop, or until the context it was started with ends.
+type testHostRun struct {
+	host interface {
+		Run(context.Context) error
+		Close() error
+	}
+	cancel context.CancelFunc
+	done   chan error
+}
+
+func runTestHost(ctx context.Context, host interface {
+	Run(context.Context) error
+	Close() error
+}) *testHostRun {
+	r := &testHostRun{host: host, done: make(chan error, 1)}
+	ctx, r.cancel = context.WithCancel(ctx)
+	go func() { r.done <- host.Run(ctx) }()
+	return r
+}
+
+// stop stops running the host and closes it.
+func (r *testHostRun) stop(t *testing.T) {
+	r.cancel()
+	if err := <-r.done; err != nil {
+		t.Errorf("host: %v", err)
+	}
+	if err := r.host.Close(); err != nil {
+		t.Errorf("host close: %v", err)
+	}
 }
 
 // waitFor polls cond every 10 ms until it holds or ctx ends.

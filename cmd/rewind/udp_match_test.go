@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net"
 	"runtime"
-	"sync"
 	"testing"
 	"time"
 
@@ -13,7 +12,6 @@ import (
 	"github.com/rewindnet/rewind/examples/sand"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport"
-	"github.com/rewindnet/rewind/world"
 )
 
 // These tests play sand over real UDP sockets on 127.0.0.1 (port 0), in
@@ -26,49 +24,22 @@ import (
 // udpTestHost is a UDPHost running in a goroutine, recording the full
 // hash of every tick of its (first) match.
 type udpTestHost struct {
-	h      *rewind.UDPHost[sand.Input]
-	mu     sync.Mutex
-	hashes map[uint32]uint64
-	cancel context.CancelFunc
-	done   chan error
+	h *rewind.UDPHost[sand.Input]
+	*testHashes
+	*testHostRun
 }
 
 func startUDPTestHost(t *testing.T, cfg server.Config, udp transport.UDPConfig) *udpTestHost {
 	t.Helper()
-	th := &udpTestHost{hashes: map[uint32]uint64{}, done: make(chan error, 1)}
-	cfg.OnTick = func(tick uint32, w *world.World, hash uint64) {
-		th.mu.Lock()
-		if _, ok := th.hashes[tick]; !ok { // the first match only
-			th.hashes[tick] = hash
-		}
-		th.mu.Unlock()
-	}
+	th := &udpTestHost{testHashes: newTestHashes()}
+	cfg.OnTick = th.onTick
 	h, err := rewind.HostUDP[sand.Input](sand.New(sandTestGrid), "127.0.0.1:0", rewind.UDPHostOptions{Server: cfg, UDP: udp})
 	if err != nil {
 		t.Fatal(err)
 	}
 	th.h = h
-	ctx, cancel := context.WithCancel(context.Background())
-	th.cancel = cancel
-	go func() { th.done <- h.Run(ctx) }()
+	th.testHostRun = runTestHost(context.Background(), h)
 	return th
-}
-
-func (th *udpTestHost) hash(tick uint32) (uint64, bool) {
-	th.mu.Lock()
-	defer th.mu.Unlock()
-	h, ok := th.hashes[tick]
-	return h, ok
-}
-
-func (th *udpTestHost) stop(t *testing.T) {
-	th.cancel()
-	if err := <-th.done; err != nil {
-		t.Errorf("host: %v", err)
-	}
-	if err := th.h.Close(); err != nil {
-		t.Errorf("host close: %v", err)
-	}
 }
 
 // udpTestPlayer is a sand client over a real UDP socket, driven by a
