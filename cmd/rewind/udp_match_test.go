@@ -71,6 +71,19 @@ func (p *udpTestPlayer) close() {
 	p.conn.Close()
 }
 
+// startUDPTestPair starts a host with cfg and two players, and waits
+// until both have verified tick 30.
+func startUDPTestPair(ctx context.Context, t *testing.T, cfg server.Config) (th *udpTestHost, addr string, a, b *udpTestPlayer) {
+	t.Helper()
+	th = startUDPTestHost(t, cfg, transport.UDPConfig{})
+	addr = th.h.Addr().String()
+	a, b = startUDPTestPlayer(t, addr), startUDPTestPlayer(t, addr)
+	waitFor(ctx, t, "both players to verify tick 30", func() bool {
+		return a.stats().Verified >= 30 && b.stats().Verified >= 30
+	})
+	return th, addr, a, b
+}
+
 // checkGoroutines fails the test if goroutines started after before are
 // still running a few seconds later.
 func checkGoroutines(t *testing.T, before int) {
@@ -146,12 +159,7 @@ func TestUDPVanishedPlayerDropped(t *testing.T) {
 	before := runtime.NumGoroutine()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	th := startUDPTestHost(t, server.Config{StartPlayers: 2, PlayerTimeout: time.Second}, transport.UDPConfig{})
-	addr := th.h.Addr().String()
-	a, b := startUDPTestPlayer(t, addr), startUDPTestPlayer(t, addr)
-	waitFor(ctx, t, "both players to verify tick 30", func() bool {
-		return a.stats().Verified >= 30 && b.stats().Verified >= 30
-	})
+	th, addr, a, b := startUDPTestPair(ctx, t, server.Config{StartPlayers: 2, PlayerTimeout: time.Second})
 	b.stop(t) // vanishes: no bye, no keep-alive
 	bid, _ := b.c.Player()
 	bcookie, _ := b.c.Cookie()
@@ -202,12 +210,7 @@ func TestUDPMalformedDatagrams(t *testing.T) {
 	before := runtime.NumGoroutine()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	th := startUDPTestHost(t, server.Config{StartPlayers: 2}, transport.UDPConfig{})
-	addr := th.h.Addr().String()
-	a, b := startUDPTestPlayer(t, addr), startUDPTestPlayer(t, addr)
-	waitFor(ctx, t, "both players to verify tick 30", func() bool {
-		return a.stats().Verified >= 30 && b.stats().Verified >= 30
-	})
+	th, addr, a, b := startUDPTestPair(ctx, t, server.Config{StartPlayers: 2})
 	// A stranger's garbage: bad type bytes, truncated frames, an unpadded
 	// hello, nothing at all.
 	raw, err := net.Dial("udp", addr)
