@@ -144,6 +144,12 @@ func (r *BitReader) readBitsSlow(n uint) uint64 {
 		r.pos = uint(len(r.buf) * 8)
 		return 0
 	}
+	if n <= 56 {
+		// Near the end: the bytes left, zero-padded, hold all n bits.
+		v := r.peekTail() >> (r.pos & 7)
+		r.pos += n
+		return v & (1<<n - 1)
+	}
 	var v uint64
 	var got uint
 	for got < n {
@@ -161,6 +167,21 @@ func (r *BitReader) readBitsSlow(n uint) uint64 {
 	return v
 }
 
+// peekTail returns the (fewer than 8) bytes from the one holding pos to the
+// end of the buffer as a little-endian word, zero-padded.
+func (r *BitReader) peekTail() uint64 {
+	idx := int(r.pos >> 3)
+	if len(r.buf) >= 8 {
+		// The last 8 bytes, shifted down to start at idx.
+		return binary.LittleEndian.Uint64(r.buf[len(r.buf)-8:]) >> (8 * uint(idx-(len(r.buf)-8)))
+	}
+	var w uint64
+	for i := len(r.buf) - 1; i >= idx; i-- {
+		w = w<<8 | uint64(r.buf[i])
+	}
+	return w
+}
+
 // ReadBit reads one bit.
 func (r *BitReader) ReadBit() bool { return r.ReadBits(1) == 1 }
 
@@ -172,9 +193,13 @@ func (r *BitReader) ReadGamma() uint64 {
 	}
 	// Count the leading zero bits: fast when 8 bytes can be peeked.
 	var k uint
-	idx := r.pos >> 3
-	if int(idx)+8 <= len(r.buf) {
-		w := binary.LittleEndian.Uint64(r.buf[idx:]) >> (r.pos & 7)
+	if int(r.pos) < len(r.buf)*8 {
+		var w uint64
+		if idx := r.pos >> 3; int(idx)+8 <= len(r.buf) {
+			w = binary.LittleEndian.Uint64(r.buf[idx:]) >> (r.pos & 7)
+		} else {
+			w = r.peekTail() >> (r.pos & 7) // zero-padded: a one found is a real bit
+		}
 		if w != 0 {
 			k = uint(bits.TrailingZeros64(w))
 			if k <= 56-(r.pos&7) {

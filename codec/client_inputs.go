@@ -168,13 +168,27 @@ type InputsDecoder struct {
 	count int
 	err   error
 	done  bool
+	// The payload copied with 8 zero bytes after it, so that every bit
+	// read takes BitReader's fast path; limit is the payload's end in
+	// bits, past which a read is a truncation. Payloads too long for pad
+	// are read in place (limit is then the end of r's buffer).
+	pad   [MaxDatagram + 8]byte
+	limit uint
 }
 
 // Reset starts decoding payload, which holds count inputs of schema s.
 func (d *InputsDecoder) Reset(s *Schema, payload []byte, count int) {
 	d.s = s
 	s.ResetState(&d.st, nil)
-	d.r.Reset(payload)
+	if n := len(payload); n <= MaxDatagram {
+		copy(d.pad[:n], payload)
+		d.pad[n], d.pad[n+1], d.pad[n+2], d.pad[n+3] = 0, 0, 0, 0
+		d.pad[n+4], d.pad[n+5], d.pad[n+6], d.pad[n+7] = 0, 0, 0, 0
+		d.r.Reset(d.pad[:n+8])
+	} else {
+		d.r.Reset(payload)
+	}
+	d.limit = uint(len(payload)) * 8
 	d.i, d.count, d.err, d.done = -1, count, nil, false
 }
 
@@ -190,7 +204,7 @@ func (d *InputsDecoder) Next() bool {
 	}
 	if d.i+1 >= d.count {
 		d.done = true
-		if rem := d.r.Remaining(); rem >= 8 {
+		if rem := int(d.limit) - int(d.r.pos); rem >= 8 {
 			d.err = errMalformedf("%d trailing bytes after inputs", rem/8)
 		} else if rem > 0 && d.r.ReadBits(uint(rem)) != 0 {
 			d.err = errMalformedf("nonzero padding after inputs")
@@ -198,7 +212,14 @@ func (d *InputsDecoder) Next() bool {
 		return false
 	}
 	d.i++
-	if err := d.s.decodeDelta(&d.r, &d.st); err != nil {
+	err := d.s.decodeDelta(&d.r, &d.st)
+	if d.r.pos > d.limit {
+		// It read into the zero padding: the payload was cut short. (Up
+		// to that read the bits were the payload's, and reading in place
+		// would have stopped there with this error.)
+		err = io.ErrUnexpectedEOF
+	}
+	if err != nil {
 		d.done, d.err = true, fmt.Errorf("input %d: %w", d.i, err)
 		return false
 	}

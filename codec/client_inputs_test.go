@@ -1,8 +1,11 @@
 package codec
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"io"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -211,4 +214,75 @@ func TestInputsDecoder(t *testing.T) {
 	if !errors.Is(d.Err(), ErrMalformed) {
 		t.Fatalf("count short by one: %v", d.Err())
 	}
+}
+
+// decodeInPlace is InputsDecoder's loop reading the payload in place (no
+// zero-padded copy): the reference the padded decoder must match.
+func decodeInPlace(s *Schema, payload []byte, count int) (ins [][]byte, err error) {
+	var st InputState
+	var r BitReader
+	s.ResetState(&st, nil)
+	r.Reset(payload)
+	for i := 0; i < count; i++ {
+		if err := s.decodeDelta(&r, &st); err != nil {
+			return ins, fmt.Errorf("input %d: %w", i, err)
+		}
+		in := append([]byte(nil), st.Input()...)
+		if err := s.Sanitize(in); err != nil {
+			return ins, fmt.Errorf("input %d: %w", i, err)
+		}
+		ins = append(ins, in)
+	}
+	if rem := r.Remaining(); rem >= 8 {
+		return ins, errMalformedf("%d trailing bytes after inputs", rem/8)
+	} else if rem > 0 && r.ReadBits(uint(rem)) != 0 {
+		return ins, errMalformedf("nonzero padding after inputs")
+	}
+	return ins, nil
+}
+
+// TestInputsDecoderMatchesInPlace checks that decoding from the padded
+// copy gives the inputs and the error that reading in place gives, for
+// every truncation and for random corruptions of valid payloads.
+func TestInputsDecoderMatchesInPlace(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	var d InputsDecoder
+	check := func(s *Schema, p []byte, count int) {
+		t.Helper()
+		want, werr := decodeInPlace(s, p, count)
+		var got [][]byte
+		d.Reset(s, p, count)
+		for d.Next() {
+			got = append(got, append([]byte(nil), d.Input()...))
+		}
+		gerr := d.Err()
+		if fmt.Sprint(gerr) != fmt.Sprint(werr) || len(got) != len(want) {
+			t.Fatalf("payload %x count %d: got %d inputs, %v; in place %d, %v", p, count, len(got), gerr, len(want), werr)
+		}
+		for i := range got {
+			if !bytes.Equal(got[i], want[i]) {
+				t.Fatalf("payload %x: input %d differs", p, i)
+			}
+		}
+	}
+	for _, n := range []int{1, 2, 5, 12} {
+		it, ins := testInputs(t, n)
+		payload := it.AppendInputs(nil, ins)
+		for cut := 0; cut <= len(payload); cut++ {
+			check(it.Schema, payload[:cut], n)
+			check(it.Schema, payload[:cut], n-1)
+		}
+		for range 2000 {
+			p := append([]byte(nil), payload...)
+			for range 1 + rng.IntN(3) {
+				p[rng.IntN(len(p))] ^= byte(1 << rng.IntN(8))
+			}
+			check(it.Schema, p[:rng.IntN(len(p)+1)], n)
+			check(it.Schema, p, n)
+		}
+	}
+	// Too long for the padded copy: read in place.
+	it, _ := testInputs(t, 1)
+	long := make([]byte, MaxDatagram+1)
+	check(it.Schema, long, 1)
 }

@@ -244,3 +244,32 @@ func TestDeltaZeroAlloc(t *testing.T) {
 		t.Fatalf("DecodeDelta allocates %v", a)
 	}
 }
+
+type benchIn struct {
+	DX   int8 `rewind:"min=-3,max=3"`
+	DY   int8 `rewind:"min=-3,max=3"`
+	Fire bool
+	Aim  uint8
+}
+
+// BenchmarkInputsDecodeKey decodes what a client's datagram usually
+// carries: one input coded against the zero input (a key frame), through
+// the InputsDecoder a server keeps.
+func BenchmarkInputsDecodeKey(b *testing.B) {
+	it, err := RegisterInput[benchIn]()
+	if err != nil {
+		b.Fatal(err)
+	}
+	v := benchIn{DX: 2, DY: -1, Fire: true, Aim: 200}
+	payload := it.AppendInputs(nil, [][]byte{it.Pack(make([]byte, it.Size()), &v)})
+	var d InputsDecoder
+	b.ReportAllocs()
+	for b.Loop() {
+		d.Reset(it.Schema, payload, 1)
+		for d.Next() {
+		}
+		if d.Err() != nil {
+			b.Fatal(d.Err())
+		}
+	}
+}
