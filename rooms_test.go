@@ -124,6 +124,60 @@ func goroutineLeakCheck(t *testing.T) {
 	})
 }
 
+// hostHashes records a host's hash of every tick of its first match
+// (onTick is its server.Config.OnTick). It is safe for concurrent use.
+type hostHashes struct {
+	mu sync.Mutex
+	m  map[uint32]uint64
+}
+
+func newHostHashes() *hostHashes { return &hostHashes{m: map[uint32]uint64{}} }
+
+func (hh *hostHashes) onTick(tick uint32, _ *world.World, hash uint64) {
+	hh.mu.Lock()
+	if _, ok := hh.m[tick]; !ok { // the first match only
+		hh.m[tick] = hash
+	}
+	hh.mu.Unlock()
+}
+
+// hash returns the host's hash of tick (0 if it did not run it).
+func (hh *hostHashes) hash(tick uint32) uint64 {
+	hh.mu.Lock()
+	defer hh.mu.Unlock()
+	return hh.m[tick]
+}
+
+// runHost runs h (a UDPHost or a RoomHost) in a goroutine until stop,
+// which waits for Run to return and fails the test if it failed.
+func runHost(ctx context.Context, t *testing.T, h interface{ Run(context.Context) error }) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- h.Run(ctx) }()
+	return func() {
+		t.Helper()
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("host: %v", err)
+		}
+	}
+}
+
+// waitUntil polls cond every 10 ms until it holds, and fails the test if
+// ctx ends first.
+func waitUntil(ctx context.Context, t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	tk := time.NewTicker(10 * time.Millisecond)
+	defer tk.Stop()
+	for !cond() {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("gave up waiting for %s: %v", what, ctx.Err())
+		case <-tk.C:
+		}
+	}
+}
+
 // startRelay serves a rooms relay without TURN on 127.0.0.1 until the end
 // of the test and returns its URL.
 func startRelay(t *testing.T) string {
@@ -155,16 +209,11 @@ func TestHostRoomBothWays(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second) // a hang guard
 	defer cancel()
 
-	var mu sync.Mutex
-	hashes := map[uint32]uint64{}
+	hashes := newHostHashes()
 	h, err := rewind.HostRoom[testgame.Input](ctx, &testgame.Game{}, rewind.RoomHostOptions{
-		Relay: url,
-		UDP:   "127.0.0.1:0",
-		Server: server.Config{StartPlayers: 2, OnTick: func(tick uint32, w *world.World, hash uint64) {
-			mu.Lock()
-			hashes[tick] = hash
-			mu.Unlock()
-		}},
+		Relay:  url,
+		UDP:    "127.0.0.1:0",
+		Server: server.Config{StartPlayers: 2, OnTick: hashes.onTick},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -176,9 +225,7 @@ func TestHostRoomBothWays(t *testing.T) {
 	if !ok {
 		t.Fatal("no UDP address")
 	}
-	hostDone := make(chan error, 1)
-	hctx, hcancel := context.WithCancel(ctx)
-	go func() { hostDone <- h.Run(hctx) }()
+	stopHost := runHost(ctx, t, h)
 
 	if _, err := rewind.DialRoom(ctx, url, "ZZZZZZ", transport.WebRTCConfig{}); !errors.Is(err, relay.ErrNoRoom) {
 		t.Fatalf("wrong code: %v, want relay.ErrNoRoom", err)
@@ -187,10 +234,8 @@ func TestHostRoomBothWays(t *testing.T) {
 	check := func(name string) rewind.Options {
 		var o rewind.Options
 		o.Client.OnVerified = func(tick uint32, hash uint64) {
-			mu.Lock()
-			defer mu.Unlock()
-			if hashes[tick] != hash {
-				t.Errorf("%s, tick %d: hash %016x, server %016x", name, tick, hash, hashes[tick])
+			if sh := hashes.hash(tick); sh != hash {
+				t.Errorf("%s, tick %d: hash %016x, server %016x", name, tick, hash, sh)
 			}
 		}
 		return o
@@ -217,12 +262,9 @@ func TestHostRoomBothWays(t *testing.T) {
 		}()
 	}
 	// Play until both have verified 60 ticks (1 s of match time).
-	for ctx.Err() == nil {
-		if byCode.Stats().Verified >= 60 && byUDP.Stats().Verified >= 60 {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitUntil(ctx, t, "both players' 60 verified ticks", func() bool {
+		return byCode.Stats().Verified >= 60 && byUDP.Stats().Verified >= 60
+	})
 	scancel()
 	wg.Wait()
 	st := h.Stats()
@@ -237,10 +279,7 @@ func TestHostRoomBothWays(t *testing.T) {
 			t.Errorf("player %d close: %v", i, err)
 		}
 	}
-	hcancel()
-	if err := <-hostDone; err != nil {
-		t.Errorf("host: %v", err)
-	}
+	stopHost()
 	if err := h.Close(); err != nil {
 		t.Errorf("host close: %v", err)
 	}
@@ -259,9 +298,7 @@ func TestRoomMatchOutlivesRelay(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer h.Close()
-	hctx, hcancel := context.WithCancel(ctx)
-	hostDone := make(chan error, 1)
-	go func() { hostDone <- h.Run(hctx) }()
+	stopHost := runHost(ctx, t, h)
 	s, err := rewind.JoinRoom[testgame.Input](ctx, &testgame.Game{}, url, h.Code(), rewind.RoomOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -270,18 +307,9 @@ func TestRoomMatchOutlivesRelay(t *testing.T) {
 	sctx, scancel := context.WithCancel(ctx)
 	playerDone := make(chan error, 1)
 	go func() { playerDone <- s.Run(sctx) }()
-	wait := func(what string, cond func() bool) {
-		t.Helper()
-		for !cond() {
-			if ctx.Err() != nil {
-				t.Fatalf("gave up waiting for %s", what)
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	}
-	wait("20 verified ticks", func() bool { return s.Stats().Verified >= 20 })
+	waitUntil(ctx, t, "20 verified ticks", func() bool { return s.Stats().Verified >= 20 })
 	rs.Close()
-	wait("the host to see the relay go", func() bool {
+	waitUntil(ctx, t, "the host to see the relay go", func() bool {
 		select {
 		case <-h.Room().Done():
 			return true
@@ -290,15 +318,12 @@ func TestRoomMatchOutlivesRelay(t *testing.T) {
 		}
 	})
 	after := s.Stats().Verified
-	wait("40 more verified ticks", func() bool { return s.Stats().Verified >= after+40 })
+	waitUntil(ctx, t, "40 more verified ticks", func() bool { return s.Stats().Verified >= after+40 })
 	scancel()
 	if err := <-playerDone; err != nil {
 		t.Errorf("player: %v", err)
 	}
-	hcancel()
-	if err := <-hostDone; err != nil {
-		t.Errorf("host: %v", err)
-	}
+	stopHost()
 	if st := s.Stats(); st.Desyncs != 0 {
 		t.Errorf("player: %+v", st)
 	}

@@ -3,14 +3,12 @@ package rewind_test
 import (
 	"context"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/internal/testgame"
 	"github.com/rewindnet/rewind/server"
-	"github.com/rewindnet/rewind/world"
 )
 
 // TestUDPHostMatchesAndRestarts plays two players over UDP on 127.0.0.1
@@ -19,25 +17,15 @@ import (
 func TestUDPHostMatchesAndRestarts(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	var mu sync.Mutex
-	hashes := map[uint32]uint64{}
+	hashes := newHostHashes()
 	var opts rewind.UDPHostOptions
-	opts.Server = server.Config{StartPlayers: 2}
-	opts.Server.OnTick = func(tick uint32, w *world.World, h uint64) {
-		mu.Lock()
-		if _, ok := hashes[tick]; !ok {
-			hashes[tick] = h
-		}
-		mu.Unlock()
-	}
+	opts.Server = server.Config{StartPlayers: 2, OnTick: hashes.onTick}
 	h, err := rewind.HostUDP[testgame.Input](&testgame.Game{}, "127.0.0.1:0", opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer h.Close()
-	hctx, hcancel := context.WithCancel(ctx)
-	hdone := make(chan error, 1)
-	go func() { hdone <- h.Run(hctx) }()
+	stopHost := runHost(ctx, t, h)
 
 	const until = 60
 	errs := make(chan error, 2)
@@ -49,10 +37,8 @@ func TestUDPHostMatchesAndRestarts(t *testing.T) {
 			defer pcancel()
 			checked := 0
 			o.Client.OnVerified = func(tick uint32, hash uint64) {
-				mu.Lock()
-				defer mu.Unlock()
-				if hashes[tick] != hash {
-					errs <- fmt.Errorf("tick %d: %016x, host %016x", tick, hash, hashes[tick])
+				if sh := hashes.hash(tick); sh != hash {
+					errs <- fmt.Errorf("tick %d: %016x, host %016x", tick, hash, sh)
 					pcancel()
 				}
 				if checked++; tick >= until {
@@ -81,15 +67,10 @@ func TestUDPHostMatchesAndRestarts(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	tk := time.NewTicker(10 * time.Millisecond)
-	defer tk.Stop()
-	for st := h.Stats(); st.Running || st.Total.Leaves < 2; st = h.Stats() {
-		select {
-		case <-ctx.Done():
-			t.Fatalf("the match did not end after both players left: %+v", st)
-		case <-tk.C:
-		}
-	}
+	waitUntil(ctx, t, "the match to end after both players left", func() bool {
+		st := h.Stats()
+		return !st.Running && st.Total.Leaves >= 2
+	})
 	if st := h.Stats(); st.Matches != 1 || st.Total.Joins != 2 || st.Match.Players != 0 {
 		t.Errorf("host stats after the match: %+v", st)
 	}
@@ -119,10 +100,7 @@ func TestUDPHostMatchesAndRestarts(t *testing.T) {
 	if st := h.Stats(); st.Matches != 2 || st.Total.Joins != 4 {
 		t.Errorf("after a second match: %d matches, %d joins; want 2 and 4", st.Matches, st.Total.Joins)
 	}
-	hcancel()
-	if err := <-hdone; err != nil {
-		t.Fatal(err)
-	}
+	stopHost()
 }
 
 // ExampleHostUDP hosts a match on a UDP port and plays it from a client
