@@ -123,7 +123,7 @@ func checkSameHash(t *testing.T, res []playResult, tick string) {
 // page naming the room, and two `rewind play --join` bots end with the
 // same hash at the same tick.
 func TestDemoCommand(t *testing.T) {
-	roomTestLeaks(t)
+	checkLeaks(t)
 	d := startCommand(t, demo, []string{"--http", "127.0.0.1:0", "--grid", "32", "--players", "2"}, "room", "relay", "url")
 	code, relayURL, pageURL := d.vals["room"], d.vals["relay"], d.vals["url"]
 	if len(code) != 6 || !strings.HasPrefix(relayURL, "ws://127.0.0.1:") || !strings.HasPrefix(pageURL, "http://127.0.0.1:") ||
@@ -154,7 +154,7 @@ func TestDemoCommand(t *testing.T) {
 // over UDP, all into the same match at once, and all three print the same
 // hash for the same tick. A wrong code and bad flag sets are refused.
 func TestServeRelayAndUDP(t *testing.T) {
-	roomTestLeaks(t)
+	checkLeaks(t)
 	r := startCommand(t, serveRelay, []string{"--http", "127.0.0.1:0"}, "url")
 	relayURL := r.vals["url"]
 	s := startCommand(t, serve, []string{"--game", "sand", "--relay", relayURL, "--room", "K3F9QX", "--udp", "127.0.0.1:0",

@@ -5,9 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/signal"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -24,27 +21,6 @@ import (
 // `rewind relay` runs it, a RoomHost as `rewind serve --relay` runs it,
 // and players that join by the room code. Waits are bounded by a context
 // (a hang guard, not a speed assertion).
-
-// roomTestLeaks fails the test if goroutines started during it outlive it
-// by more than a few seconds (pion and net/http wind down asynchronously).
-func roomTestLeaks(t *testing.T) {
-	t.Helper()
-	// os/signal starts one goroutine for good on first use (by play).
-	_, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt)
-	stopSignals()
-	before := runtime.NumGoroutine()
-	t.Cleanup(func() {
-		deadline := time.Now().Add(10 * time.Second)
-		for runtime.NumGoroutine() > before {
-			if time.Now().After(deadline) {
-				buf := make([]byte, 1<<20)
-				t.Errorf("goroutines leaked: %d before, %d after\n%s", before, runtime.NumGoroutine(), buf[:runtime.Stack(buf, true)])
-				return
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-	})
-}
 
 // startTestRoomRelay serves the rooms relay and TURN as `rewind relay`
 // does (newRoomRelay), on 127.0.0.1, until the end of the test.
@@ -92,7 +68,7 @@ func (p *roomTestPlayer) close(t *testing.T) {
 // verified tick of every player hashes as the server's, and they end with
 // equal hashes at a common verified tick. The two run side by side.
 func TestRoomMatchSand(t *testing.T) {
-	roomTestLeaks(t)
+	checkLeaks(t)
 	for _, tc := range []struct {
 		name     string
 		turnOnly bool
@@ -172,7 +148,7 @@ func playRoomMatch(t *testing.T, turnOnly bool) {
 // history has moved past the start gets the world by transfer over its
 // data channel, and verifies ticks that hash as the server's.
 func TestRoomLateJoin(t *testing.T) {
-	roomTestLeaks(t)
+	checkLeaks(t)
 	url, _ := startTestRoomRelay(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

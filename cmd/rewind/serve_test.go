@@ -7,10 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
-	"os/signal"
 	"regexp"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -89,10 +86,7 @@ func kv(line string) map[string]string {
 // key=value line, the same verified tick and the same hash; the metrics
 // endpoint counts them.
 func TestServeAndPlayCommands(t *testing.T) {
-	// os/signal starts one goroutine for good on first use (by play).
-	_, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt)
-	stopSignals()
-	before := runtime.NumGoroutine()
+	checkLeaks(t)
 	udp, httpAddr, stop := startServe(t, "--game", "sand", "--udp", "127.0.0.1:0", "--grid", "32",
 		"--players", "2", "--http", "127.0.0.1:0", "--log-format", "json")
 	if _, _, err := net.SplitHostPort(udp); err != nil || !strings.HasPrefix(udp, "127.0.0.1:") {
@@ -161,7 +155,6 @@ func TestServeAndPlayCommands(t *testing.T) {
 	if m := kv(lastLine(out)); m["joins"] != "2" || m["matches"] != "1" {
 		t.Errorf("serve's last line %q", lastLine(out))
 	}
-	checkGoroutines(t, before)
 }
 
 // TestPlayErrors: bad flags, nobody at the address, an incompatible game

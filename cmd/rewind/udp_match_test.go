@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"runtime"
 	"testing"
 	"time"
 
@@ -84,29 +83,11 @@ func startUDPTestPair(ctx context.Context, t *testing.T, cfg server.Config) (th 
 	return th, addr, a, b
 }
 
-// checkGoroutines fails the test if goroutines started after before are
-// still running a few seconds later.
-func checkGoroutines(t *testing.T, before int) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	tk := time.NewTicker(10 * time.Millisecond)
-	defer tk.Stop()
-	for runtime.NumGoroutine() > before {
-		select {
-		case <-ctx.Done():
-			buf := make([]byte, 1<<16)
-			t.Fatalf("goroutines leaked: %d before, %d after\n%s", before, runtime.NumGoroutine(), buf[:runtime.Stack(buf, true)])
-		case <-tk.C:
-		}
-	}
-}
-
 // TestUDPMatchThreePlayers plays a 3-player sand match over UDP for a few
 // seconds: every verified tick of every player equals the server's, and
 // all end with equal hashes at a common tick.
 func TestUDPMatchThreePlayers(t *testing.T) {
-	before := runtime.NumGoroutine()
+	checkLeaks(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	th := startUDPTestHost(t, server.Config{StartPlayers: 3}, transport.UDPConfig{})
@@ -149,14 +130,13 @@ func TestUDPMatchThreePlayers(t *testing.T) {
 		p.close()
 	}
 	th.stop(t)
-	checkGoroutines(t, before)
 }
 
 // TestUDPVanishedPlayerDropped: a player that stops without a word is
 // dropped after the (shortened) player timeout, every machine sees it
 // leave, and the match goes on for the others.
 func TestUDPVanishedPlayerDropped(t *testing.T) {
-	before := runtime.NumGoroutine()
+	checkLeaks(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	th, addr, a, b := startUDPTestPair(ctx, t, server.Config{StartPlayers: 2, PlayerTimeout: time.Second})
@@ -200,14 +180,13 @@ func TestUDPVanishedPlayerDropped(t *testing.T) {
 	a.close()
 	b.close()
 	th.stop(t)
-	checkGoroutines(t, before)
 }
 
 // TestUDPMalformedDatagrams: garbage at the UDP framing (from a stranger)
 // and inside a session (from a player) is counted and dropped, and the
 // match goes on with every verified tick equal to the server's.
 func TestUDPMalformedDatagrams(t *testing.T) {
-	before := runtime.NumGoroutine()
+	checkLeaks(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	th, addr, a, b := startUDPTestPair(ctx, t, server.Config{StartPlayers: 2})
@@ -250,5 +229,4 @@ func TestUDPMalformedDatagrams(t *testing.T) {
 	a.close()
 	b.close()
 	th.stop(t)
-	checkGoroutines(t, before)
 }

@@ -3,6 +3,9 @@ package main
 import (
 	"context"
 	"errors"
+	"os"
+	"os/signal"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -14,9 +17,31 @@ import (
 	"github.com/rewindnet/rewind/world"
 )
 
-// The sand test client, and the host's side of the hash checks, shared by
-// the match tests over UDP (udp_match_test.go) and over relay rooms
+// Helpers shared by the command tests: a goroutine leak check, and the
+// sand test client with the host's side of the hash checks used by the
+// match tests over UDP (udp_match_test.go) and over relay rooms
 // (room_match_test.go).
+
+// checkLeaks fails the test if goroutines started during it outlive it
+// by more than a few seconds (pion and net/http wind down asynchronously).
+func checkLeaks(t *testing.T) {
+	t.Helper()
+	// os/signal starts one goroutine for good on first use (by play).
+	_, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt)
+	stopSignals()
+	before := runtime.NumGoroutine()
+	t.Cleanup(func() {
+		deadline := time.Now().Add(10 * time.Second)
+		for runtime.NumGoroutine() > before {
+			if time.Now().After(deadline) {
+				buf := make([]byte, 1<<20)
+				t.Errorf("goroutines leaked: %d before, %d after\n%s", before, runtime.NumGoroutine(), buf[:runtime.Stack(buf, true)])
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	})
+}
 
 // sandTestGrid is the size of the sand grid the match tests play on.
 const sandTestGrid = 32
