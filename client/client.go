@@ -61,6 +61,7 @@ type Client[I any] struct {
 	tk   codec.Tick
 
 	bodies     [][]byte // received tick bodies waiting to be decoded
+	spare      [][]byte // emptied body buffers, for the next bodies
 	bodyAt     []uint32
 	bmask      uint32
 	decodeNext uint32

@@ -142,7 +142,11 @@ func (c *Client[I]) onTicks(now time.Time, b []byte) error {
 		}
 		slot := t.Tick & c.bmask
 		if c.bodyAt[slot] != t.Tick {
-			c.bodies[slot] = append(c.bodies[slot][:0], t.Body...)
+			buf := c.bodies[slot]
+			if buf == nil {
+				buf = c.spareBody()
+			}
+			c.bodies[slot] = append(buf[:0], t.Body...)
 			c.bodyAt[slot] = t.Tick
 		}
 		c.recvWin.Add(t.Tick)
@@ -151,6 +155,17 @@ func (c *Client[I]) onTicks(now time.Time, b []byte) error {
 		return nil // the ticks wait for the world
 	}
 	return c.decode(now)
+}
+
+// spareBody returns an empty buffer for a received tick body: one a
+// decoded tick gave back, or nil (append makes one of the body's size).
+func (c *Client[I]) spareBody() []byte {
+	if n := len(c.spare); n > 0 {
+		b := c.spare[n-1]
+		c.spare = c.spare[:n-1]
+		return b
+	}
+	return nil
 }
 
 // decode decodes the waiting tick bodies in order.
@@ -188,6 +203,10 @@ func (c *Client[I]) decode(now time.Time) error {
 			c.st.LateInputs++
 		}
 		c.core.confirm(t, c.events, c.conf, c.tk.Hash, c.hashBits)
+		// The body is spent: its buffer serves the next tick to arrive,
+		// so the ring holds only as many buffers as bodies wait at once.
+		c.spare = append(c.spare, c.bodies[slot])
+		c.bodies[slot] = nil
 		c.decodeNext++
 	}
 	c.recvWin.AdvanceTo(c.decodeNext)
