@@ -118,19 +118,9 @@ func New[I any](g game.Game[I], conn transport.Conn, cfg Config) (*Client[I], er
 	if err != nil {
 		return nil, fmt.Errorf("client: input type: %w", err)
 	}
-	schema := cfg.Schema
-	if schema == nil {
-		schema = world.NewSchema()
-		if err := g.Register(schema); err != nil {
-			return nil, fmt.Errorf("client: register: %w", err)
-		}
-	}
-	w, err := world.New(schema)
+	schema, w, err := game.NewWorld(g, cfg.Schema)
 	if err != nil {
-		return nil, fmt.Errorf("client: world: %w", err)
-	}
-	if err := g.Setup(w); err != nil {
-		return nil, fmt.Errorf("client: setup: %w", err)
+		return nil, fmt.Errorf("client: %w", err)
 	}
 	rate := game.RateOf(g)
 	c := &Client[I]{

@@ -44,16 +44,9 @@ func NewSyncTest[I any](g game.Game[I], players, check int) (*SyncTest[I], error
 	if err != nil {
 		return nil, fmt.Errorf("client: sync test input type: %w", err)
 	}
-	s := world.NewSchema()
-	if err := g.Register(s); err != nil {
-		return nil, fmt.Errorf("client: sync test register: %w", err)
-	}
-	w, err := world.New(s)
+	_, w, err := game.NewWorld(g, nil)
 	if err != nil {
-		return nil, fmt.Errorf("client: sync test world: %w", err)
-	}
-	if err := g.Setup(w); err != nil {
-		return nil, fmt.Errorf("client: sync test setup: %w", err)
+		return nil, fmt.Errorf("client: sync test %w", err)
 	}
 	slots := 1
 	for slots < check+2 {

@@ -16,6 +16,8 @@
 package game
 
 import (
+	"fmt"
+
 	"github.com/rewindnet/rewind/world"
 )
 
@@ -126,4 +128,24 @@ func RateOf(g any) int {
 		}
 	}
 	return DefaultTickRate
+}
+
+// NewWorld makes g's world: on schema, or when schema is nil on a new
+// schema that g registers its tables in, and set up by g's Setup. It
+// returns the schema used with the world.
+func NewWorld[I any](g Game[I], schema *world.Schema) (*world.Schema, *world.World, error) {
+	if schema == nil {
+		schema = world.NewSchema()
+		if err := g.Register(schema); err != nil {
+			return nil, nil, fmt.Errorf("register: %w", err)
+		}
+	}
+	w, err := world.New(schema)
+	if err != nil {
+		return nil, nil, fmt.Errorf("world: %w", err)
+	}
+	if err := g.Setup(w); err != nil {
+		return nil, nil, fmt.Errorf("setup: %w", err)
+	}
+	return schema, w, nil
 }

@@ -152,19 +152,9 @@ func New[I any](g game.Game[I], conn transport.Conn, cfg Config) (*Server[I], er
 	if err != nil {
 		return nil, fmt.Errorf("server: input type: %w", err)
 	}
-	schema := cfg.Schema
-	if schema == nil {
-		schema = world.NewSchema()
-		if err := g.Register(schema); err != nil {
-			return nil, fmt.Errorf("server: register: %w", err)
-		}
-	}
-	w, err := world.New(schema)
+	_, w, err := game.NewWorld(g, cfg.Schema)
 	if err != nil {
-		return nil, fmt.Errorf("server: world: %w", err)
-	}
-	if err := g.Setup(w); err != nil {
-		return nil, fmt.Errorf("server: setup: %w", err)
+		return nil, fmt.Errorf("server: %w", err)
 	}
 	rate := game.RateOf(g)
 	s := &Server[I]{
