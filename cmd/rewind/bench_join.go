@@ -10,7 +10,6 @@ import (
 	"github.com/rewindnet/rewind/game"
 	"github.com/rewindnet/rewind/internal/simmatch"
 	"github.com/rewindnet/rewind/server"
-	"github.com/rewindnet/rewind/transport"
 	"github.com/rewindnet/rewind/world"
 )
 
@@ -34,46 +33,34 @@ verified hashed equal to the server's.`
 
 func runBenchJoin(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("bench join", "rewind bench join [flags]\n\n"+benchJoinKeys, stderr)
-	players := fs.Int("players", 8, "number of players before the join")
-	seconds := fs.Float64("seconds", 30, "match time before the new player joins, in seconds")
-	grid := fs.Int("grid", 256, "side of the sand grid, in cells")
-	loss := fs.Float64("loss", 0, "fraction of datagrams lost, each way")
-	latency := fs.Duration("latency", 0, "one-way latency")
-	jitter := fs.Duration("jitter", 0, "± jitter on the latency")
-	seed := fs.Int64("seed", 1, "seed of the network simulator")
+	m := addMatchFlags(fs, 8, game.MaxPlayers-1, "number of players before the join", 30, "match time before the new player joins, in seconds", false)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	switch {
-	case *players < 1 || *players >= game.MaxPlayers:
-		return usageError{fmt.Errorf("--players %d: want 1..%d", *players, game.MaxPlayers-1)}
-	case *seconds <= 0 || *seconds > 3600:
-		return usageError{fmt.Errorf("--seconds %g: want (0, 3600]", *seconds)}
-	case *grid < 8 || *grid > sand.MaxSide:
-		return usageError{fmt.Errorf("--grid %d: want 8..%d", *grid, sand.MaxSide)}
-	case !fraction(*loss):
-		return usageError{errors.New("--loss is a fraction in [0, 1]")}
-	case *latency < 0 || *jitter < 0:
+	if err := m.check(); err != nil {
+		return err
+	}
+	if *m.latency < 0 || *m.jitter < 0 {
 		return usageError{errors.New("--latency and --jitter must not be negative")}
 	}
-	before := time.Duration(*seconds * float64(time.Second))
-	joiner := *players
+	before := m.duration()
+	joiner := *m.players
 	// The world at every tick around the join, for its size and its
 	// zstd-fastest baseline at the joiner's starting tick.
 	type size struct{ used, zstd int }
 	sizes := map[uint32]size{}
-	rate := game.RateOf(sand.New(*grid))
+	rate := game.RateOf(sand.New(*m.grid))
 	from := uint32(max(int64(before*time.Duration(rate)/time.Second)-2, 1))
 	var snap world.Snapshot
 	cfg := simmatch.Config[sand.Input]{
-		Players:  *players + 1,
-		NewGame:  func() game.Game[sand.Input] { return sand.New(*grid) },
+		Players:  *m.players + 1,
+		NewGame:  func() game.Game[sand.Input] { return sand.New(*m.grid) },
 		Bot:      sand.Bot,
 		Duration: before + joinTail,
-		Link:     transport.LinkConfig{Latency: *latency, Jitter: *jitter, Loss: *loss},
+		Link:     m.link(),
 		JoinAt:   map[int]time.Duration{joiner: before},
-		Seed:     *seed,
-		Server: server.Config{StartPlayers: *players, OnTick: func(t uint32, w *world.World, _ uint64) {
+		Seed:     *m.seed,
+		Server: server.Config{StartPlayers: *m.players, OnTick: func(t uint32, w *world.World, _ uint64) {
 			if t >= from && t < from+uint32(rate) {
 				w.SnapshotInto(&snap)
 				sizes[t] = size{w.UsedBytes(), len(world.ZstdFastest(nil, snap.AppendBytes(nil)))}
@@ -82,7 +69,7 @@ func runBenchJoin(args []string, stdout, stderr io.Writer) error {
 		Log: func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) },
 	}
 	fmt.Fprintf(stderr, "sand %dx%d, %d players for %v, then one joins; latency %v ±%v, loss %g, seed %d\n",
-		*grid, *grid, *players, before, *latency, *jitter, *loss, *seed)
+		*m.grid, *m.grid, *m.players, before, *m.latency, *m.jitter, *m.loss, *m.seed)
 	wall := time.Now()
 	res, err := simmatch.Run(cfg)
 	if err != nil {
@@ -119,8 +106,8 @@ func runBenchJoin(args []string, stdout, stderr io.Writer) error {
 		"max_rollback", depth,
 		"joiner_stalls", st.Stalls,
 		"clients_fully_verified", res.FullyVerified,
-		"players", *players,
-		"grid", *grid,
+		"players", *m.players,
+		"grid", *m.grid,
 		"mismatches", res.Mismatches,
 		"desyncs", res.Desyncs,
 	)

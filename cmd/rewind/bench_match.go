@@ -9,7 +9,6 @@ import (
 	"github.com/rewindnet/rewind/examples/sand"
 	"github.com/rewindnet/rewind/game"
 	"github.com/rewindnet/rewind/internal/simmatch"
-	"github.com/rewindnet/rewind/transport"
 )
 
 func init() {
@@ -18,45 +17,31 @@ func init() {
 
 func runBenchMatch(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("bench match", "rewind bench match [flags]\n\n"+benchMatchKeys, stderr)
-	players := fs.Int("players", 4, "number of players")
-	seconds := fs.Float64("seconds", 10, "match time to simulate, in seconds")
-	grid := fs.Int("grid", 256, "side of the sand grid, in cells")
-	loss := fs.Float64("loss", 0, "fraction of datagrams lost, each way")
-	dup := fs.Float64("dup", 0, "fraction of datagrams duplicated")
-	reorder := fs.Float64("reorder", 0, "fraction of datagrams held back behind later ones")
-	latency := fs.Duration("latency", 0, "one-way latency")
-	jitter := fs.Duration("jitter", 0, "± jitter on the latency")
+	m := addMatchFlags(fs, 4, game.MaxPlayers, "number of players", 10, "match time to simulate, in seconds", true)
 	blackout := fs.Duration("blackout", 0, "the lowest-id player hears and says nothing for this long, starting a third of the way in")
-	seed := fs.Int64("seed", 1, "seed of the network simulator")
 	resend := fs.String("resend", "selective", "how the server resends ticks: selective (lost ones, plus the tick before each fresh one) or all (every unacknowledged tick in every datagram)")
 	verbose := fs.Bool("v", false, "log every client's state each second to stderr")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if err := m.check(); err != nil {
+		return err
+	}
 	switch {
-	case *players < 1 || *players > game.MaxPlayers:
-		return usageError{fmt.Errorf("--players %d: want 1..%d", *players, game.MaxPlayers)}
-	case *seconds <= 0 || *seconds > 3600:
-		return usageError{fmt.Errorf("--seconds %g: want (0, 3600]", *seconds)}
-	case *grid < 8 || *grid > sand.MaxSide:
-		return usageError{fmt.Errorf("--grid %d: want 8..%d", *grid, sand.MaxSide)}
-	case !fraction(*loss) || !fraction(*dup) || !fraction(*reorder):
-		return usageError{errors.New("--loss, --dup and --reorder are fractions in [0, 1]")}
 	case *resend != "selective" && *resend != "all":
 		return usageError{fmt.Errorf("--resend %q: want selective or all", *resend)}
-	case *latency < 0 || *jitter < 0 || *blackout < 0:
+	case *m.latency < 0 || *m.jitter < 0 || *blackout < 0:
 		return usageError{errors.New("--latency, --jitter and --blackout must not be negative")}
 	}
-	dur := time.Duration(*seconds * float64(time.Second))
+	dur := m.duration()
 	cfg := simmatch.Config[sand.Input]{
-		Players:  *players,
-		NewGame:  func() game.Game[sand.Input] { return sand.New(*grid) },
+		Players:  *m.players,
+		NewGame:  func() game.Game[sand.Input] { return sand.New(*m.grid) },
 		Bot:      sand.Bot,
 		Duration: dur,
-		Link: transport.LinkConfig{Latency: *latency, Jitter: *jitter, Loss: *loss,
-			Duplicate: *dup, Reorder: *reorder},
+		Link:     m.link(),
 		Blackout: *blackout,
-		Seed:     *seed,
+		Seed:     *m.seed,
 		Log:      func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) },
 	}
 	cfg.Server.ResendAll = *resend == "all"
@@ -64,7 +49,7 @@ func runBenchMatch(args []string, stdout, stderr io.Writer) error {
 		cfg.Trace = time.Second
 	}
 	fmt.Fprintf(stderr, "sand %dx%d, %d players, %v of match, latency %v ±%v, loss %g, dup %g, reorder %g, blackout %v, seed %d\n",
-		*grid, *grid, *players, dur, *latency, *jitter, *loss, *dup, *reorder, *blackout, *seed)
+		*m.grid, *m.grid, *m.players, dur, *m.latency, *m.jitter, *m.loss, *m.dup, *m.reorder, *blackout, *m.seed)
 	wall := time.Now()
 	res, err := simmatch.Run(cfg)
 	if err != nil {
@@ -80,12 +65,12 @@ func runBenchMatch(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stderr, "ran in %v: %d ticks, %d (client, tick) pairs verified, %d rollbacks, %d late inputs, %d stalls\n",
 		time.Since(wall).Round(time.Millisecond), res.Ticks, res.VerifiedTicks, res.Rollbacks, late, res.Stalls)
-	if res.FullyVerified < *players {
+	if res.FullyVerified < *m.players {
 		fmt.Fprintf(stderr, "%d of %d clients verified only part of the match (fewest: %d of %d ticks; %d dropped): verified_equal covers only the ticks they verified\n",
-			*players-res.FullyVerified, *players, minVerified, res.Ticks, res.Dropped)
+			*m.players-res.FullyVerified, *m.players, minVerified, res.Ticks, res.Dropped)
 	}
 	keyValues(stdout,
-		"players", *players,
+		"players", *m.players,
 		"ticks", res.Ticks,
 		"desyncs", res.Desyncs,
 		"resyncs", res.Resyncs,
@@ -93,8 +78,8 @@ func runBenchMatch(args []string, stdout, stderr io.Writer) error {
 		"verified_equal", res.VerifiedEqual,
 		"server_us_per_player_tick", fmt.Sprintf("%.2f", res.ServerMicrosPerPlayerTick()),
 		"bytes_per_client_per_s", fmt.Sprintf("%.0f", res.BytesPerClientPerSecond(dur)),
-		"client_in_bytes_per_s", fmt.Sprintf("%.0f", float64(res.ClientBytesIn)/float64(*players)/dur.Seconds()),
-		"client_out_bytes_per_s", fmt.Sprintf("%.0f", float64(res.ClientBytesOut)/float64(*players)/dur.Seconds()),
+		"client_in_bytes_per_s", fmt.Sprintf("%.0f", float64(res.ClientBytesIn)/float64(*m.players)/dur.Seconds()),
+		"client_out_bytes_per_s", fmt.Sprintf("%.0f", float64(res.ClientBytesOut)/float64(*m.players)/dur.Seconds()),
 		"verified_ticks", res.VerifiedTicks,
 		"clients_fully_verified", res.FullyVerified,
 		"min_verified_ticks", minVerified,
@@ -103,7 +88,7 @@ func runBenchMatch(args []string, stdout, stderr io.Writer) error {
 		"late_inputs", late,
 		"stalls", res.Stalls,
 		"dropped", res.Dropped,
-		"grid", *grid,
+		"grid", *m.grid,
 		"resend", *resend,
 	)
 	if !res.VerifiedEqual {
@@ -124,5 +109,3 @@ partially verified when it was dropped (a --blackout longer than the
 server's 5 s player timeout) or moved to a newer world after falling
 further behind than the server keeps ticks (4 s), skipping the ticks
 between.`
-
-func fraction(f float64) bool { return f >= 0 && f <= 1 }
