@@ -32,29 +32,11 @@ func FuzzClientDatagram(f *testing.F) {
 		if len(b) > 1200 {
 			return
 		}
-		t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-		net := transport.NewSimNetwork(1, t0)
-		srv, _ := net.Listen("server")
-		defer srv.Close()
-		conn, _ := net.Dial("c", "server")
-		defer conn.Close()
-		c, err := client.New[testgame.Input](&testgame.Game{}, conn, client.Config{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		now := t0
-		step := func() error {
-			now = now.Add(time.Millisecond)
-			net.Advance(now)
-			return c.Update(now)
-		}
-		if err := step(); err != nil { // hello
-			t.Fatal(err)
-		}
+		c, send, step := helloClient(t, &testgame.Game{})
 		w := codec.Welcome{Player: 0, Tag: 7, TickRate: 60, HashBits: 16, Roster: make([]byte, 8)}
-		_ = srv.Send(conn.LocalAddr(), w.Append(nil))
+		send(w.Append(nil))
 		first := codec.ServerTicks{Tag: 7, First: 1, Ack: codec.Ack{Next: 1}, Ticks: []codec.TickBody{{Tick: 1, Body: body}}}
-		_ = srv.Send(conn.LocalAddr(), first.Append(nil))
+		send(first.Append(nil))
 		if err := step(); err != nil {
 			t.Fatal(err)
 		}
@@ -62,7 +44,7 @@ func FuzzClientDatagram(f *testing.F) {
 		if before.Verified != 1 {
 			t.Fatalf("verified %d after the first tick", before.Verified)
 		}
-		_ = srv.Send(conn.LocalAddr(), b)
+		send(b)
 		for range 20 {
 			if step() != nil {
 				break // refused, kicked: an error, not a panic
@@ -73,6 +55,34 @@ func FuzzClientDatagram(f *testing.F) {
 			t.Fatal("a datagram changed the verified world without a tick")
 		}
 	})
+}
+
+// helloClient makes a client of g on a simulated network of its own and
+// has it say hello. It returns the client, send, which sends the client a
+// datagram from the server, and step, which advances the network a
+// millisecond and updates the client.
+func helloClient(t *testing.T, g *testgame.Game) (c *client.Client[testgame.Input], send func([]byte), step func() error) {
+	t.Helper()
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	net := transport.NewSimNetwork(1, t0)
+	srv, _ := net.Listen("server")
+	t.Cleanup(func() { srv.Close() })
+	conn, _ := net.Dial("c", "server")
+	t.Cleanup(func() { conn.Close() })
+	c, err := client.New[testgame.Input](g, conn, client.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := t0
+	step = func() error {
+		now = now.Add(time.Millisecond)
+		net.Advance(now)
+		return c.Update(now)
+	}
+	if err := step(); err != nil { // hello
+		t.Fatal(err)
+	}
+	return c, func(b []byte) { _ = srv.Send(conn.LocalAddr(), b) }, step
 }
 
 // tickBody is the body of tick 1 of a match the client joined alone: its
@@ -133,29 +143,11 @@ func FuzzClientWorldLoad(f *testing.F) {
 		if len(b) > 1200 {
 			return
 		}
-		t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-		net := transport.NewSimNetwork(1, t0)
-		srv, _ := net.Listen("server")
-		defer srv.Close()
-		conn, _ := net.Dial("c", "server")
-		defer conn.Close()
-		c, err := client.New[testgame.Input](&testgame.Game{Bytes: 8 << 10}, conn, client.Config{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		now := t0
-		step := func() error {
-			now = now.Add(time.Millisecond)
-			net.Advance(now)
-			return c.Update(now)
-		}
-		if err := step(); err != nil { // hello
-			t.Fatal(err)
-		}
+		c, send, step := helloClient(t, &testgame.Game{Bytes: 8 << 10})
 		w := codec.Welcome{Player: 0, Tag: 7, Tick: 5, Transfer: 1 << 16, TickRate: 60, HashBits: 16, Roster: make([]byte, 8)}
-		_ = srv.Send(conn.LocalAddr(), w.Append(nil))
-		_ = srv.Send(conn.LocalAddr(), chunk(0, delta[:half], 0).Append(nil))
-		_ = srv.Send(conn.LocalAddr(), b)
+		send(w.Append(nil))
+		send(chunk(0, delta[:half], 0).Append(nil))
+		send(b)
 		for range 20 {
 			if step() != nil {
 				break
