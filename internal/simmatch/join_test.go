@@ -68,7 +68,7 @@ func (g *churn) Step(w *world.World, t *game.Tick[testgame.Input]) {
 // until acknowledged), starts from its welcome's tick, and every tick it
 // verifies equals the server's.
 func TestJoinLate1MiB(t *testing.T) {
-	res, err := Run(Config[testgame.Input]{
+	res := playChecked(t, Config[testgame.Input]{
 		Players:  3,
 		NewGame:  func() game.Game[testgame.Input] { return &churn{} },
 		Bot:      testgame.Bot,
@@ -78,10 +78,6 @@ func TestJoinLate1MiB(t *testing.T) {
 		JoinAt:   map[int]time.Duration{2: 2 * time.Second},
 		Seed:     3,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	check(t, res, 3)
 	j, st := res.Joins[2], res.Clients[2]
 	t.Logf("joined at tick %d after %v: %d bytes to it, %d chunks, %d bytes of world; server: %+v",
 		j.FirstTick, j.FirstVerified, j.Bytes, st.ChunksIn, st.FetchBytes, res.Server)
@@ -124,7 +120,7 @@ func (g *keeper) Step(w *world.World, t *game.Tick[testgame.Input]) {
 func TestLeaveAndRejoinWithCookie(t *testing.T) {
 	var keptAtLeave, keptAtRejoin, keptAtEnd int32
 	g := &keeper{}
-	res, err := Run(Config[testgame.Input]{
+	res := play(t, Config[testgame.Input]{
 		Players:  3,
 		NewGame:  func() game.Game[testgame.Input] { return &keeper{} },
 		Bot:      testgame.Bot,
@@ -149,9 +145,6 @@ func TestLeaveAndRejoinWithCookie(t *testing.T) {
 			}
 		}},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if res.Mismatches != 0 || !res.VerifiedEqual || res.Desyncs != 0 {
 		t.Fatalf("%d mismatches, %d desyncs", res.Mismatches, res.Desyncs)
 	}
@@ -172,7 +165,7 @@ func TestLeaveAndRejoinWithCookie(t *testing.T) {
 // TestRejoinWrongCookieRefused: a rejoin with a cookie the server never
 // gave is refused with ReasonCookie, typed.
 func TestRejoinWrongCookieRefused(t *testing.T) {
-	res, err := Run(Config[testgame.Input]{
+	res := play(t, Config[testgame.Input]{
 		Players:           2,
 		NewGame:           newTestGame,
 		Bot:               testgame.Bot,
@@ -182,9 +175,6 @@ func TestRejoinWrongCookieRefused(t *testing.T) {
 		Rejoin:            map[int]time.Duration{1: time.Second},
 		RejoinWrongCookie: true,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if len(res.Refusals) != 1 {
 		t.Fatalf("refusals %v", res.Refusals)
 	}
@@ -203,7 +193,7 @@ func TestRejoinWrongCookieRefused(t *testing.T) {
 // newer tick, the pages its world lacks, every tick since; then verifies
 // to the end, equal to the server.
 func TestBlackout6sComesBackThroughTheWorld(t *testing.T) {
-	res, err := Run(Config[testgame.Input]{
+	res := play(t, Config[testgame.Input]{
 		Players:  3,
 		NewGame:  func() game.Game[testgame.Input] { return &testgame.Game{Bytes: 64 << 10} },
 		Bot:      testgame.Bot,
@@ -214,9 +204,6 @@ func TestBlackout6sComesBackThroughTheWorld(t *testing.T) {
 		Client:   client.Config{ServerTimeout: 10 * time.Second},
 		Seed:     9,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if res.Mismatches != 0 || !res.VerifiedEqual || res.Desyncs != 0 || res.Dropped != 0 {
 		t.Fatalf("%d mismatches, %d desyncs, %d dropped", res.Mismatches, res.Desyncs, res.Dropped)
 	}
@@ -255,7 +242,7 @@ func corruptBlob(w *world.World) {
 // it every verified tick equals the server's, and the broken tick is
 // reported verified only once repaired.
 func TestRepairOnlyTheCorruptedPage(t *testing.T) {
-	res, err := Run(Config[testgame.Input]{
+	res := play(t, Config[testgame.Input]{
 		Players:   2,
 		NewGame:   func() game.Game[testgame.Input] { return &testgame.Game{Bytes: 64 << 10} },
 		Bot:       quiet,
@@ -264,9 +251,6 @@ func TestRepairOnlyTheCorruptedPage(t *testing.T) {
 		Corrupt:   map[int]time.Duration{0: time.Second},
 		CorruptFn: corruptBlob,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	c := res.Clients[0]
 	t.Logf("client %+v\nserver %+v", c, res.Server)
 	if res.Mismatches != 0 || !res.VerifiedEqual || res.Verified != res.Ticks {
@@ -286,7 +270,7 @@ func TestRepairOnlyTheCorruptedPage(t *testing.T) {
 // server resends, and the repair completes.
 func TestRepairWithLostPieces(t *testing.T) {
 	droppedHashes, droppedChunks := 0, 0
-	res, err := Run(Config[testgame.Input]{
+	res := play(t, Config[testgame.Input]{
 		Players:   2,
 		NewGame:   func() game.Game[testgame.Input] { return &testgame.Game{Bytes: 64 << 10} },
 		Bot:       quiet,
@@ -310,9 +294,6 @@ func TestRepairWithLostPieces(t *testing.T) {
 			return false
 		},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	c := res.Clients[0]
 	if droppedHashes != 1 || droppedChunks != 1 {
 		t.Fatalf("dropped %d page hashes, %d chunks", droppedHashes, droppedChunks)
@@ -331,7 +312,7 @@ func TestRepairWithLostPieces(t *testing.T) {
 func TestRepairBytesFollowPages(t *testing.T) {
 	var sent []uint64
 	for _, k := range []int{1, 4, 16} {
-		res, err := Run(Config[testgame.Input]{
+		res := play(t, Config[testgame.Input]{
 			Players:  2,
 			NewGame:  func() game.Game[testgame.Input] { return &churn{size: 64 << 10, still: true} },
 			Bot:      quiet,
@@ -346,9 +327,6 @@ func TestRepairBytesFollowPages(t *testing.T) {
 				}
 			},
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
 		c, s := res.Clients[0], res.Server
 		t.Logf("%2d pages corrupted: %d pages asked, %d sent, %d bytes of pages, %d chunks; %d bytes to the client in the whole match",
 			k, c.PagesAsked, s.PagesSent, s.TransferBytes, s.ChunksOut, c.BytesIn)
@@ -391,7 +369,7 @@ func (g *otherSetup) Setup(w *world.World) error {
 // against its start world does not decode to the server's, and asks for the
 // whole world. Every verified tick equals the server's.
 func TestClientSetupDiffers(t *testing.T) {
-	res, err := Run(Config[testgame.Input]{
+	res := play(t, Config[testgame.Input]{
 		Players:       3,
 		NewGame:       func() game.Game[testgame.Input] { return &otherSetup{Game: testgame.Game{Bytes: 16 << 10}} },
 		NewClientGame: func() game.Game[testgame.Input] { return &otherSetupClient{} },
@@ -402,9 +380,6 @@ func TestClientSetupDiffers(t *testing.T) {
 		JoinAt:        map[int]time.Duration{2: time.Second},
 		Seed:          4,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if res.Mismatches != 0 || !res.VerifiedEqual || res.Verified != res.Ticks {
 		t.Fatalf("%d mismatches; verified to %d of %d", res.Mismatches, res.Verified, res.Ticks)
 	}
@@ -437,7 +412,7 @@ func (g *otherSetupClient) Setup(w *world.World) error {
 // world, so the client asks for the whole world, and the repair completes.
 func TestFailedRepairAsksForTheWholeWorld(t *testing.T) {
 	damaged := 0
-	res, err := Run(Config[testgame.Input]{
+	res := play(t, Config[testgame.Input]{
 		Players:   2,
 		NewGame:   func() game.Game[testgame.Input] { return &churn{size: 16 << 10, still: true} },
 		Bot:       quiet,
@@ -453,9 +428,6 @@ func TestFailedRepairAsksForTheWholeWorld(t *testing.T) {
 			return false
 		},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	c := res.Clients[0]
 	if damaged != 1 || res.Mismatches != 0 || !res.VerifiedEqual || res.Verified != res.Ticks {
 		t.Fatalf("%d damaged, %d mismatches; verified to %d of %d", damaged, res.Mismatches, res.Verified, res.Ticks)

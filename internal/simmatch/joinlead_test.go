@@ -32,7 +32,7 @@ func TestJoinerLeadSettles(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			const joiner = 3
-			res, err := Run(Config[testgame.Input]{
+			res := playChecked(t, Config[testgame.Input]{
 				Players:  4,
 				NewGame:  tc.newGame,
 				Bot:      testgame.Bot,
@@ -42,10 +42,6 @@ func TestJoinerLeadSettles(t *testing.T) {
 				JoinAt:   map[int]time.Duration{joiner: 4500 * time.Millisecond},
 				Seed:     21,
 			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			check(t, res, 4)
 			if j := res.Joins[joiner]; j.FirstTick < 240 || res.Server.Transfers == 0 {
 				t.Fatalf("the joiner started at tick %d after %d transfers: not a join through the world", j.FirstTick, res.Server.Transfers)
 			}

@@ -37,6 +37,25 @@ func check(t *testing.T, res Result, players int) {
 	}
 }
 
+// play runs the match cfg describes, failing the test if it cannot.
+func play(t *testing.T, cfg Config[testgame.Input]) Result {
+	t.Helper()
+	res, err := Run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// playChecked plays cfg and checks what every match must show, for its
+// cfg.Players players.
+func playChecked(t *testing.T, cfg Config[testgame.Input]) Result {
+	t.Helper()
+	res := play(t, cfg)
+	check(t, res, cfg.Players)
+	return res
+}
+
 // TestMatchMatrix plays the light test game for 2, 4 and 16 players at
 // 0, 5 and 20% loss and 0, 50 and 150 ms one-way latency (with jitter of a
 // fifth of it, up to ±30 ms).
@@ -47,7 +66,7 @@ func TestMatchMatrix(t *testing.T) {
 				link := transport.LinkConfig{Latency: lat, Jitter: lat / 5, Loss: loss}
 				name := fmt.Sprintf("players=%d/loss=%g/latency=%v", players, loss, lat)
 				t.Run(name, func(t *testing.T) {
-					res, err := Run(Config[testgame.Input]{
+					res := playChecked(t, Config[testgame.Input]{
 						Players:  players,
 						NewGame:  newTestGame,
 						Bot:      testgame.Bot,
@@ -55,10 +74,6 @@ func TestMatchMatrix(t *testing.T) {
 						Link:     link,
 						Seed:     int64(players)*1000 + int64(loss*100) + int64(lat/time.Millisecond),
 					})
-					if err != nil {
-						t.Fatal(err)
-					}
-					check(t, res, players)
 					if lat == 0 && loss == 0 && res.MaxRollback > 3 {
 						t.Errorf("max rollback %d ticks on a perfect network", res.MaxRollback)
 					}
@@ -71,7 +86,7 @@ func TestMatchMatrix(t *testing.T) {
 // TestMatchDuplicationReordering: every fifth datagram doubled, every fifth
 // held back behind later ones, on top of loss and jitter.
 func TestMatchDuplicationReordering(t *testing.T) {
-	res, err := Run(Config[testgame.Input]{
+	playChecked(t, Config[testgame.Input]{
 		Players:  4,
 		NewGame:  newTestGame,
 		Bot:      testgame.Bot,
@@ -80,16 +95,12 @@ func TestMatchDuplicationReordering(t *testing.T) {
 			Loss: 0.05, Duplicate: 0.2, Reorder: 0.2, ReorderDelay: 40 * time.Millisecond},
 		Seed: 7,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	check(t, res, 4)
 }
 
 // TestMatchBlackout silences the lowest-id player for 2 s a third of the
 // way in: it must stop at the prediction limit, and come back verified.
 func TestMatchBlackout(t *testing.T) {
-	res, err := Run(Config[testgame.Input]{
+	res := playChecked(t, Config[testgame.Input]{
 		Players:  4,
 		NewGame:  newTestGame,
 		Bot:      testgame.Bot,
@@ -98,10 +109,6 @@ func TestMatchBlackout(t *testing.T) {
 		Blackout: 2 * time.Second,
 		Seed:     11,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	check(t, res, 4)
 	if res.Stalls == 0 {
 		t.Error("the blacked-out player never waited at the prediction limit")
 	}
@@ -118,7 +125,7 @@ func TestMatchBlackout(t *testing.T) {
 // longer than the prediction window, so it keeps running into the limit
 // and waiting, more than 1 s behind the server's news.
 func TestMatchSlowClient(t *testing.T) {
-	res, err := Run(Config[testgame.Input]{
+	res := playChecked(t, Config[testgame.Input]{
 		Players:  3,
 		NewGame:  newTestGame,
 		Bot:      testgame.Bot,
@@ -127,10 +134,6 @@ func TestMatchSlowClient(t *testing.T) {
 		Links:    map[int]transport.LinkConfig{0: {Latency: 700 * time.Millisecond, Jitter: 20 * time.Millisecond}},
 		Seed:     3,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	check(t, res, 3)
 	slow := res.Clients[0]
 	if slow.Stalls == 0 {
 		t.Errorf("the slow client never waited: %+v", slow)
@@ -143,7 +146,7 @@ func TestMatchSlowClient(t *testing.T) {
 // TestMatchPausedClient stops one client's machine for 1.5 s: when it runs
 // again it is more than a second behind, catches up and verifies.
 func TestMatchPausedClient(t *testing.T) {
-	res, err := Run(Config[testgame.Input]{
+	playChecked(t, Config[testgame.Input]{
 		Players:  2,
 		NewGame:  newTestGame,
 		Bot:      testgame.Bot,
@@ -152,17 +155,13 @@ func TestMatchPausedClient(t *testing.T) {
 		Pause:    map[int]Pause{1: {At: 2 * time.Second, Length: 1500 * time.Millisecond}},
 		Seed:     5,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	check(t, res, 2)
 }
 
 // TestMatchInputDelay plays with two ticks of input delay: fewer rollbacks
 // than without, same verified worlds.
 func TestMatchInputDelay(t *testing.T) {
 	run := func(delay int) Result {
-		res, err := Run(Config[testgame.Input]{
+		return playChecked(t, Config[testgame.Input]{
 			Players:  4,
 			NewGame:  newTestGame,
 			Bot:      testgame.Bot,
@@ -171,11 +170,6 @@ func TestMatchInputDelay(t *testing.T) {
 			Client:   client.Config{InputDelay: delay},
 			Seed:     9,
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		check(t, res, 4)
-		return res
 	}
 	r0, r3 := run(0), run(3)
 	if r3.Rollbacks >= r0.Rollbacks {
@@ -193,14 +187,8 @@ func TestMatchDeterministic(t *testing.T) {
 		Link:     transport.LinkConfig{Latency: 40 * time.Millisecond, Jitter: 20 * time.Millisecond, Loss: 0.1},
 		Seed:     42,
 	}
-	a, err := Run(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := Run(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := play(t, cfg)
+	b := play(t, cfg)
 	for i := range a.Clients {
 		if a.Clients[i].VerifiedHash != b.Clients[i].VerifiedHash || a.Clients[i].Rollbacks != b.Clients[i].Rollbacks ||
 			a.Clients[i].BytesIn != b.Clients[i].BytesIn {
@@ -214,7 +202,7 @@ func TestMatchDeterministic(t *testing.T) {
 // must see its verified hashes differ, count desyncs, and report them.
 func TestDesyncDetected(t *testing.T) {
 	reported := 0
-	res, err := Run(Config[testgame.Input]{
+	res := play(t, Config[testgame.Input]{
 		Players:       2,
 		NewGame:       newTestGame,
 		NewClientGame: func() game.Game[testgame.Input] { return &testgame.Flaky{} },
@@ -224,9 +212,6 @@ func TestDesyncDetected(t *testing.T) {
 		Client: client.Config{NoRepair: true,
 			OnDesync: func(tick uint32, ours, theirs uint64) { reported++ }},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if res.VerifiedEqual || res.Mismatches == 0 {
 		t.Fatalf("a diverging game verified equal: %+v", res)
 	}
@@ -242,7 +227,7 @@ func TestDesyncDetected(t *testing.T) {
 // joins from the world at its welcome's tick (a world transfer) and
 // verifies every tick since.
 func TestMatchLateJoinWithinHistory(t *testing.T) {
-	res, err := Run(Config[testgame.Input]{
+	res := playChecked(t, Config[testgame.Input]{
 		Players:  3,
 		NewGame:  newTestGame,
 		Bot:      testgame.Bot,
@@ -252,10 +237,6 @@ func TestMatchLateJoinWithinHistory(t *testing.T) {
 		JoinAt:   map[int]time.Duration{2: 2 * time.Second},
 		Seed:     13,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	check(t, res, 3)
 	if res.Server.Joins != 3 {
 		t.Fatalf("%d joins", res.Server.Joins)
 	}
