@@ -18,7 +18,6 @@ import (
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/game"
 	"github.com/rewindnet/rewind/relay"
-	"github.com/rewindnet/rewind/server"
 )
 
 func init() {
@@ -41,9 +40,8 @@ func demo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var gf gameFlags
 	gf.add(fs)
 	code := fs.String("room", "", "propose this room code (default: the relay picks one)")
-	maxPlayers := fs.Int("max-players", 16, "most players in the match")
-	players := fs.Int("players", 1, "players that must have joined before the match's first tick (others may join at any time)")
-	timeout := fs.Duration("player-timeout", 5*time.Second, "drop a player not heard from for this long")
+	var pf playerFlags // serve.go
+	pf.add(fs, "most players in the match", "players that must have joined before the match's first tick (others may join at any time)")
 	duration := fs.Duration("duration", 0, "stop after this long (0: run until interrupted)")
 	var o roomRelayOptions
 	fs.StringVar(&o.turnAddr, "turn", "", `UDP address of the TURN server (default: the --http host, a free port; "none" turns TURN off)`)
@@ -57,14 +55,10 @@ func demo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := gf.check(); err != nil {
 		return err
 	}
-	switch {
-	case *maxPlayers < 1 || *maxPlayers > game.MaxPlayers:
-		return usageError{fmt.Errorf("--max-players %d: want 1..%d", *maxPlayers, game.MaxPlayers)}
-	case *players < 1 || *players > *maxPlayers:
-		return usageError{fmt.Errorf("--players %d: want 1..--max-players (%d)", *players, *maxPlayers)}
-	case *timeout <= 0:
-		return usageError{fmt.Errorf("--player-timeout %v: want a positive duration", *timeout)}
-	case *duration < 0:
+	if err := pf.check(); err != nil {
+		return err
+	}
+	if *duration < 0 {
 		return usageError{errors.New("--duration must not be negative")}
 	}
 	log, err := lf.logger(stderr)
@@ -109,7 +103,7 @@ func demo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	room, err := rewind.HostRoom(hctx, gf.newGame(), rewind.RoomHostOptions{
 		Relay:  relayURL,
 		Code:   *code,
-		Server: server.Config{MaxPlayers: *maxPlayers, StartPlayers: *players, PlayerTimeout: *timeout},
+		Server: pf.config(),
 		Log:    log.With("game", gf.name, "grid", gf.grid),
 	})
 	cancel()

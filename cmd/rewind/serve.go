@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -70,6 +71,38 @@ type ratedSand struct {
 // TickRate implements game.TickRater.
 func (r ratedSand) TickRate() int { return r.rate }
 
+// playerFlags are the flags serve and demo share that say how many players
+// a match takes and when one is dropped.
+type playerFlags struct {
+	maxPlayers, players int
+	timeout             time.Duration
+}
+
+// add declares --max-players, --players and --player-timeout on fs, with
+// the usage lines of the first two.
+func (p *playerFlags) add(fs *flag.FlagSet, maxPlayersUsage, playersUsage string) {
+	fs.IntVar(&p.maxPlayers, "max-players", 16, maxPlayersUsage)
+	fs.IntVar(&p.players, "players", 1, playersUsage)
+	fs.DurationVar(&p.timeout, "player-timeout", 5*time.Second, "drop a player not heard from for this long")
+}
+
+func (p *playerFlags) check() error {
+	switch {
+	case p.maxPlayers < 1 || p.maxPlayers > game.MaxPlayers:
+		return usageError{fmt.Errorf("--max-players %d: want 1..%d", p.maxPlayers, game.MaxPlayers)}
+	case p.players < 1 || p.players > p.maxPlayers:
+		return usageError{fmt.Errorf("--players %d: want 1..--max-players (%d)", p.players, p.maxPlayers)}
+	case p.timeout <= 0:
+		return usageError{fmt.Errorf("--player-timeout %v: want a positive duration", p.timeout)}
+	}
+	return nil
+}
+
+// config is the server configuration the flags ask for.
+func (p *playerFlags) config() server.Config {
+	return server.Config{MaxPlayers: p.maxPlayers, StartPlayers: p.players, PlayerTimeout: p.timeout}
+}
+
 func runServe(args []string, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -83,9 +116,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var gf gameFlags
 	gf.add(fs)
 	udpAddr := fs.String("udp", "0.0.0.0:7777", "UDP address to listen on (port 0 picks a free one; the line udp=HOST:PORT on standard output says which)")
-	maxPlayers := fs.Int("max-players", 16, "most players in a match")
-	players := fs.Int("players", 1, "players that must have connected before the match's first tick; later ones join while the server still keeps every tick since the start (4 s)")
-	timeout := fs.Duration("player-timeout", 5*time.Second, "drop a player not heard from for this long")
+	var pf playerFlags
+	pf.add(fs, "most players in a match", "players that must have connected before the match's first tick; later ones join while the server still keeps every tick since the start (4 s)")
 	httpAddr := fs.String("http", "", "serve Prometheus /metrics and /debug/pprof/ on this TCP address (empty: off)")
 	duration := fs.Duration("duration", 0, "stop after this long (0: run until interrupted)")
 	status := fs.Duration("status", 10*time.Second, "log a status line this often (0: never)")
@@ -99,14 +131,10 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := gf.check(); err != nil {
 		return err
 	}
-	switch {
-	case *maxPlayers < 1 || *maxPlayers > game.MaxPlayers:
-		return usageError{fmt.Errorf("--max-players %d: want 1..%d", *maxPlayers, game.MaxPlayers)}
-	case *players < 1 || *players > *maxPlayers:
-		return usageError{fmt.Errorf("--players %d: want 1..--max-players (%d)", *players, *maxPlayers)}
-	case *timeout <= 0:
-		return usageError{fmt.Errorf("--player-timeout %v: want a positive duration", *timeout)}
-	case *duration < 0 || *status < 0:
+	if err := pf.check(); err != nil {
+		return err
+	}
+	if *duration < 0 || *status < 0 {
 		return usageError{errors.New("--duration and --status must not be negative")}
 	}
 	log, err := lf.logger(stderr)
@@ -131,10 +159,10 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return usageError{errors.New("--room needs --relay URL")}
 		}
 		return serveRoom(ctx, roomServe{fs: fs, rooms: rf, game: gf, udp: *udpAddr, reg: reg, http: hs, duration: *duration, status: *status,
-			server: server.Config{MaxPlayers: *maxPlayers, StartPlayers: *players, PlayerTimeout: *timeout}}, stdout, log)
+			server: pf.config()}, stdout, log)
 	}
 	host, err := rewind.HostUDP(gf.newGame(), *udpAddr, rewind.UDPHostOptions{
-		Server: server.Config{MaxPlayers: *maxPlayers, StartPlayers: *players, PlayerTimeout: *timeout},
+		Server: pf.config(),
 		Log:    log.With("game", gf.name, "grid", gf.grid),
 	})
 	if err != nil {
