@@ -17,6 +17,7 @@ import (
 	"github.com/rewindnet/rewind/examples/sand"
 	"github.com/rewindnet/rewind/game"
 	"github.com/rewindnet/rewind/server"
+	"github.com/rewindnet/rewind/transport"
 )
 
 func init() {
@@ -192,20 +193,24 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if cerr := host.Close(); err == nil && cerr != nil {
 		err = cerr
 	}
-	keyValues(stdout,
-		"udp", host.Addr(),
-		"matches", s.Matches,
-		"ticks", s.Total.Tick,
-		"joins", s.Total.Joins,
-		"leaves", s.Total.Leaves,
-		"refusals", s.Total.Refused+s.UDP.Refused,
-		"player_ticks", s.Total.PlayerTicks,
-		"late_inputs", s.Total.LateInputs,
-		"malformed", s.UDP.Malformed+s.Total.BadDatagrams,
-		"udp_bytes_in", s.UDP.BytesIn,
-		"udp_bytes_out", s.UDP.BytesOut,
-	)
+	pairs := append([]any{"udp", host.Addr()}, totalPairs(s.Matches, s.Total, s.UDP)...)
+	keyValues(stdout, append(pairs, "udp_bytes_in", s.UDP.BytesIn, "udp_bytes_out", s.UDP.BytesOut)...)
 	return err
+}
+
+// totalPairs are the key=value pairs of a host's totals that serve's last
+// line gives alike for a UDP host and for a room host.
+func totalPairs(matches uint64, total server.Stats, udp transport.UDPStats) []any {
+	return []any{
+		"matches", matches,
+		"ticks", total.Tick,
+		"joins", total.Joins,
+		"leaves", total.Leaves,
+		"refusals", total.Refused + udp.Refused,
+		"player_ticks", total.PlayerTicks,
+		"late_inputs", total.LateInputs,
+		"malformed", udp.Malformed + total.BadDatagrams,
+	}
 }
 
 // logStatus calls fn every interval until ctx ends or the returned stop is

@@ -87,17 +87,7 @@ func serveRoom(ctx context.Context, o roomServe, stdout io.Writer, log *slog.Log
 	if cerr := host.Close(); err == nil && cerr != nil {
 		err = cerr
 	}
-	pairs := []any{
-		"room", host.Code(),
-		"matches", s.Matches,
-		"ticks", s.Total.Tick,
-		"joins", s.Total.Joins,
-		"leaves", s.Total.Leaves,
-		"refusals", s.Total.Refused + s.UDP.Refused,
-		"player_ticks", s.Total.PlayerTicks,
-		"late_inputs", s.Total.LateInputs,
-		"malformed", s.UDP.Malformed + s.Total.BadDatagrams,
-	}
+	pairs := append([]any{"room", host.Code()}, totalPairs(s.Matches, s.Total, s.UDP)...) // serve.go
 	if a, ok := host.UDPAddr(); ok {
 		pairs = append(pairs, "udp", a)
 	}
