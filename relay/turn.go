@@ -74,7 +74,7 @@ func StartTURN(cfg TURNConfig) (*TURNServer, error) {
 	if public == nil {
 		public = local.IP
 		if public.IsUnspecified() {
-			public = firstIPv4()
+			public = FirstIPv4()
 		}
 	}
 	relayBind := local.IP.String()
@@ -107,9 +107,10 @@ func StartTURN(cfg TURNConfig) (*TURNServer, error) {
 	return t, nil
 }
 
-// firstIPv4 is the first up, non-loopback IPv4 address of this machine, or
-// 127.0.0.1.
-func firstIPv4() net.IP {
+// FirstIPv4 returns the first up, non-loopback IPv4 address of this
+// machine, or 127.0.0.1: the address to advertise when listening on an
+// unspecified address.
+func FirstIPv4() net.IP {
 	ifaces, _ := net.Interfaces()
 	for _, ifc := range ifaces {
 		if ifc.Flags&net.FlagUp == 0 || ifc.Flags&net.FlagLoopback != 0 {

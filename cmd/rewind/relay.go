@@ -78,25 +78,9 @@ func (rr *roomRelay) turnURL() string {
 func wsURL(addr net.Addr) string {
 	host, port, _ := net.SplitHostPort(addr.String())
 	if ip := net.ParseIP(host); ip == nil || ip.IsUnspecified() {
-		host = reachableIPv4().String()
+		host = relay.FirstIPv4().String()
 	}
 	return "ws://" + net.JoinHostPort(host, port) + relay.RoomPath
-}
-
-func reachableIPv4() net.IP {
-	ifaces, _ := net.Interfaces()
-	for _, ifc := range ifaces {
-		if ifc.Flags&net.FlagUp == 0 || ifc.Flags&net.FlagLoopback != 0 {
-			continue
-		}
-		addrs, _ := ifc.Addrs()
-		for _, a := range addrs {
-			if n, ok := a.(*net.IPNet); ok && n.IP.To4() != nil {
-				return n.IP.To4()
-			}
-		}
-	}
-	return net.IPv4(127, 0, 0, 1)
 }
 
 // runRelay serves the rooms relay and TURN until interrupted.
