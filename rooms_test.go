@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/internal/testgame"
+	"github.com/rewindnet/rewind/internal/testutil"
 	"github.com/rewindnet/rewind/relay"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport"
@@ -105,25 +105,6 @@ func TestMatchOverMulti(t *testing.T) {
 	}
 }
 
-// goroutineLeakCheck fails the test if goroutines started during it
-// outlive it (pion and net/http wind down asynchronously, so it polls).
-func goroutineLeakCheck(t *testing.T) {
-	t.Helper()
-	before := runtime.NumGoroutine()
-	t.Cleanup(func() {
-		deadline := time.Now().Add(5 * time.Second)
-		for runtime.NumGoroutine() > before {
-			if time.Now().After(deadline) {
-				buf := make([]byte, 1<<20)
-				buf = buf[:runtime.Stack(buf, true)]
-				t.Errorf("goroutines leaked: %d before, %d after\n%s", before, runtime.NumGoroutine(), buf)
-				return
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-	})
-}
-
 // hostHashes records a host's hash of every tick of its first match
 // (onTick is its server.Config.OnTick). It is safe for concurrent use.
 type hostHashes struct {
@@ -163,21 +144,6 @@ func runHost(ctx context.Context, t *testing.T, h interface{ Run(context.Context
 	}
 }
 
-// waitUntil polls cond every 10 ms until it holds, and fails the test if
-// ctx ends first.
-func waitUntil(ctx context.Context, t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	tk := time.NewTicker(10 * time.Millisecond)
-	defer tk.Stop()
-	for !cond() {
-		select {
-		case <-ctx.Done():
-			t.Fatalf("gave up waiting for %s: %v", what, ctx.Err())
-		case <-tk.C:
-		}
-	}
-}
-
 // startRelay serves a rooms relay without TURN on 127.0.0.1 until the end
 // of the test and returns its URL.
 func startRelay(t *testing.T) string {
@@ -204,7 +170,7 @@ func startRelayServer(t *testing.T) (string, *relay.RoomServer) {
 // room code, one connects over UDP, and both verify ticks that hash as the
 // server's. A wrong code is refused with relay.ErrNoRoom.
 func TestHostRoomBothWays(t *testing.T) {
-	goroutineLeakCheck(t)
+	testutil.CheckGoroutines(t, 5*time.Second)
 	url := startRelay(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second) // a hang guard
 	defer cancel()
@@ -262,7 +228,7 @@ func TestHostRoomBothWays(t *testing.T) {
 		}()
 	}
 	// Play until both have verified 60 ticks (1 s of match time).
-	waitUntil(ctx, t, "both players' 60 verified ticks", func() bool {
+	testutil.WaitUntil(ctx, t, "both players' 60 verified ticks", func() bool {
 		return byCode.Stats().Verified >= 60 && byUDP.Stats().Verified >= 60
 	})
 	scancel()
@@ -289,7 +255,7 @@ func TestHostRoomBothWays(t *testing.T) {
 // and host, so a match goes on when the relay goes away; the host notices
 // (Room().Done) and keeps running.
 func TestRoomMatchOutlivesRelay(t *testing.T) {
-	goroutineLeakCheck(t)
+	testutil.CheckGoroutines(t, 5*time.Second)
 	url, rs := startRelayServer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second) // a hang guard
 	defer cancel()
@@ -307,9 +273,9 @@ func TestRoomMatchOutlivesRelay(t *testing.T) {
 	sctx, scancel := context.WithCancel(ctx)
 	playerDone := make(chan error, 1)
 	go func() { playerDone <- s.Run(sctx) }()
-	waitUntil(ctx, t, "20 verified ticks", func() bool { return s.Stats().Verified >= 20 })
+	testutil.WaitUntil(ctx, t, "20 verified ticks", func() bool { return s.Stats().Verified >= 20 })
 	rs.Close()
-	waitUntil(ctx, t, "the host to see the relay go", func() bool {
+	testutil.WaitUntil(ctx, t, "the host to see the relay go", func() bool {
 		select {
 		case <-h.Room().Done():
 			return true
@@ -318,7 +284,7 @@ func TestRoomMatchOutlivesRelay(t *testing.T) {
 		}
 	})
 	after := s.Stats().Verified
-	waitUntil(ctx, t, "40 more verified ticks", func() bool { return s.Stats().Verified >= after+40 })
+	testutil.WaitUntil(ctx, t, "40 more verified ticks", func() bool { return s.Stats().Verified >= after+40 })
 	scancel()
 	if err := <-playerDone; err != nil {
 		t.Errorf("player: %v", err)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/internal/testgame"
+	"github.com/rewindnet/rewind/internal/testutil"
 	"github.com/rewindnet/rewind/server"
 )
 
@@ -67,7 +68,7 @@ func TestUDPHostMatchesAndRestarts(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	waitUntil(ctx, t, "the match to end after both players left", func() bool {
+	testutil.WaitUntil(ctx, t, "the match to end after both players left", func() bool {
 		st := h.Stats()
 		return !st.Running && st.Total.Leaves >= 2
 	})

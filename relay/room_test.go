@@ -7,36 +7,17 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/rewindnet/rewind/internal/testutil"
 	"github.com/rewindnet/rewind/transport"
 )
 
 // These tests run the relay over real WebSockets and real pion peers on
 // 127.0.0.1 (ports chosen by the kernel).
-
-// roomLeakCheck fails the test if goroutines started during it outlive it
-// (pion and net/http wind down asynchronously, so it polls).
-func roomLeakCheck(t testing.TB) {
-	t.Helper()
-	before := runtime.NumGoroutine()
-	t.Cleanup(func() {
-		deadline := time.Now().Add(5 * time.Second)
-		for runtime.NumGoroutine() > before {
-			if time.Now().After(deadline) {
-				buf := make([]byte, 1<<20)
-				buf = buf[:runtime.Stack(buf, true)]
-				t.Errorf("goroutines leaked: %d before, %d after\n%s", before, runtime.NumGoroutine(), buf)
-				return
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-	})
-}
 
 type testRelay struct {
 	url  string
@@ -198,12 +179,12 @@ func waitErr(p *RoomPlayer) <-chan struct{} {
 }
 
 func TestRoomDirect(t *testing.T) {
-	roomLeakCheck(t)
+	testutil.CheckGoroutines(t, 5*time.Second)
 	playRoom(t, transport.WebRTCConfig{})
 }
 
 func TestRoomThroughTURN(t *testing.T) {
-	roomLeakCheck(t)
+	testutil.CheckGoroutines(t, 5*time.Second)
 	playRoom(t, transport.WebRTCConfig{RelayOnly: true})
 }
 
@@ -255,7 +236,7 @@ func writeRaw(t *testing.T, ws *websocket.Conn, s string) {
 }
 
 func TestRoomErrorsOverWebSocket(t *testing.T) {
-	roomLeakCheck(t)
+	testutil.CheckGoroutines(t, 5*time.Second)
 	r := startTestRelay(t, RoomConfig{MaxPlayers: 1, MaxMessageBytes: 4096})
 	ctx := testCtx(t)
 	host, err := HostRoom(ctx, HostOptions{URL: r.url})
@@ -312,7 +293,7 @@ func TestRoomErrorsOverWebSocket(t *testing.T) {
 }
 
 func TestRoomLimitsOverWebSocket(t *testing.T) {
-	roomLeakCheck(t)
+	testutil.CheckGoroutines(t, 5*time.Second)
 	// The clock stands still, so the bucket never refills however slowly
 	// the machine runs the round trips below.
 	frozen := &fakeClock{now: time.Unix(1_800_000_000, 0)}
@@ -345,7 +326,7 @@ func TestRoomLimitsOverWebSocket(t *testing.T) {
 // made-up time is covered by TestHubHostPingTimeout; this checks the
 // wiring with a short real timer.
 func TestRoomHostGone(t *testing.T) {
-	roomLeakCheck(t)
+	testutil.CheckGoroutines(t, 5*time.Second)
 	r := startTestRelay(t, RoomConfig{PingInterval: 20 * time.Millisecond, HostTimeout: 100 * time.Millisecond, TickInterval: 10 * time.Millisecond})
 	ctx := testCtx(t)
 	ws := dialRaw(t, r.url) // a host that never answers pings

@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/rewindnet/rewind/internal/testutil"
 )
 
 // signalPipe carries signals one way through a goroutine, as the relay
@@ -110,27 +111,8 @@ func webrtcRecv(t testing.TB, c Conn, buf []byte) (int, Addr) {
 	}
 }
 
-// webrtcLeakCheck fails the test if goroutines started during it outlive
-// it (pion winds down asynchronously, so it polls for a few seconds).
-func webrtcLeakCheck(t testing.TB) {
-	t.Helper()
-	before := runtime.NumGoroutine()
-	t.Cleanup(func() {
-		deadline := time.Now().Add(5 * time.Second)
-		for runtime.NumGoroutine() > before {
-			if time.Now().After(deadline) {
-				buf := make([]byte, 1<<20)
-				buf = buf[:runtime.Stack(buf, true)]
-				t.Errorf("goroutines leaked: %d before, %d after\n%s", before, runtime.NumGoroutine(), buf)
-				return
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-	})
-}
-
 func TestWebRTCHostAndPeers(t *testing.T) {
-	webrtcLeakCheck(t)
+	testutil.CheckGoroutines(t, 5*time.Second)
 	cfg := WebRTCConfig{Loopback: true}
 	host, err := NewWebRTCHost(cfg)
 	if err != nil {
@@ -205,7 +187,7 @@ func TestWebRTCHostAndPeers(t *testing.T) {
 // one must arrive. (Unpaced, the same burst loses datagrams;
 // BenchmarkWebRTCBurst measures both.)
 func TestWebRTCPacedBurst(t *testing.T) {
-	webrtcLeakCheck(t)
+	testutil.CheckGoroutines(t, 5*time.Second)
 	cfg := WebRTCConfig{Loopback: true}
 	host, err := NewWebRTCHost(cfg)
 	if err != nil {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"os"
 	"os/signal"
-	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/client"
 	"github.com/rewindnet/rewind/examples/sand"
+	"github.com/rewindnet/rewind/internal/testutil"
 	"github.com/rewindnet/rewind/transport"
 	"github.com/rewindnet/rewind/world"
 )
@@ -29,18 +29,7 @@ func checkLeaks(t *testing.T) {
 	// os/signal starts one goroutine for good on first use (by play).
 	_, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt)
 	stopSignals()
-	before := runtime.NumGoroutine()
-	t.Cleanup(func() {
-		deadline := time.Now().Add(10 * time.Second)
-		for runtime.NumGoroutine() > before {
-			if time.Now().After(deadline) {
-				buf := make([]byte, 1<<20)
-				t.Errorf("goroutines leaked: %d before, %d after\n%s", before, runtime.NumGoroutine(), buf[:runtime.Stack(buf, true)])
-				return
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-	})
+	testutil.CheckGoroutines(t, 10*time.Second)
 }
 
 // sandTestGrid is the size of the sand grid the match tests play on.
@@ -192,19 +181,5 @@ func (r *testHostRun) stop(t *testing.T) {
 	}
 	if err := r.host.Close(); err != nil {
 		t.Errorf("host close: %v", err)
-	}
-}
-
-// waitFor polls cond every 10 ms until it holds or ctx ends.
-func waitFor(ctx context.Context, t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	tk := time.NewTicker(10 * time.Millisecond)
-	defer tk.Stop()
-	for !cond() {
-		select {
-		case <-ctx.Done():
-			t.Fatalf("gave up waiting for %s: %v", what, ctx.Err())
-		case <-tk.C:
-		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/examples/sand"
+	"github.com/rewindnet/rewind/internal/testutil"
 	"github.com/rewindnet/rewind/relay"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport"
@@ -110,7 +111,7 @@ func playRoomMatch(t *testing.T, turnOnly bool) {
 	if turnOnly && rr.turn.Allocations() < players {
 		t.Errorf("%d TURN allocations for %d players", rr.turn.Allocations(), players)
 	}
-	waitFor(ctx, t, "600 verified ticks", func() bool {
+	testutil.WaitUntil(ctx, t, "600 verified ticks", func() bool {
 		for _, p := range ps {
 			if p.stats().Verified < ticks {
 				return false
@@ -162,10 +163,10 @@ func TestRoomLateJoin(t *testing.T) {
 	}
 	run := runTestHost(ctx, h)
 	first := joinTestRoom(ctx, t, url, h.Code(), transport.WebRTCConfig{})
-	waitFor(ctx, t, "the first player's 90 verified ticks", func() bool { return first.stats().Verified >= 90 })
+	testutil.WaitUntil(ctx, t, "the first player's 90 verified ticks", func() bool { return first.stats().Verified >= 90 })
 	late := joinTestRoom(ctx, t, url, h.Code(), transport.WebRTCConfig{})
 	var joinedAt uint32
-	waitFor(ctx, t, "the late player's 60 verified ticks", func() bool {
+	testutil.WaitUntil(ctx, t, "the late player's 60 verified ticks", func() bool {
 		st := late.stats()
 		if joinedAt == 0 && st.Verified > 0 {
 			joinedAt = st.Verified

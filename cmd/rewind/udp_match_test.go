@@ -9,6 +9,7 @@ import (
 
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/examples/sand"
+	"github.com/rewindnet/rewind/internal/testutil"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport"
 )
@@ -77,7 +78,7 @@ func startUDPTestPair(ctx context.Context, t *testing.T, cfg server.Config) (th 
 	th = startUDPTestHost(t, cfg, transport.UDPConfig{})
 	addr = th.h.Addr().String()
 	a, b = startUDPTestPlayer(t, addr), startUDPTestPlayer(t, addr)
-	waitFor(ctx, t, "both players to verify tick 30", func() bool {
+	testutil.WaitUntil(ctx, t, "both players to verify tick 30", func() bool {
 		return a.stats().Verified >= 30 && b.stats().Verified >= 30
 	})
 	return th, addr, a, b
@@ -97,7 +98,7 @@ func TestUDPMatchThreePlayers(t *testing.T) {
 		ps = append(ps, startUDPTestPlayer(t, addr))
 	}
 	const until = 180 // 3 s at 60 Hz
-	waitFor(ctx, t, "every player to verify the common tick", func() bool {
+	testutil.WaitUntil(ctx, t, "every player to verify the common tick", func() bool {
 		for _, p := range ps {
 			if _, ok := p.hashAt(until); !ok {
 				return false
@@ -143,19 +144,19 @@ func TestUDPVanishedPlayerDropped(t *testing.T) {
 	b.stop(t) // vanishes: no bye, no keep-alive
 	bid, _ := b.c.Player()
 	bcookie, _ := b.c.Cookie()
-	waitFor(ctx, t, "the vanished player to be dropped", func() bool {
+	testutil.WaitUntil(ctx, t, "the vanished player to be dropped", func() bool {
 		st := th.h.Stats()
 		return st.Total.Leaves == 1 && st.Match.Players == 1
 	})
 	at := th.h.Stats().Match.Tick
-	waitFor(ctx, t, "the remaining player to verify 60 more ticks", func() bool {
+	testutil.WaitUntil(ctx, t, "the remaining player to verify 60 more ticks", func() bool {
 		return a.stats().Verified >= at+60
 	})
 	// It comes back from a new socket with its cookie: the same player,
 	// from the world of the tick it is welcomed at.
 	back := startUDPTestPlayerCookie(t, addr, bcookie[:])
 	rejoinAt := th.h.Stats().Match.Tick
-	waitFor(ctx, t, "the player to rejoin with its cookie and verify 30 ticks", func() bool {
+	testutil.WaitUntil(ctx, t, "the player to rejoin with its cookie and verify 30 ticks", func() bool {
 		return back.stats().Verified >= rejoinAt+30
 	})
 	back.stop(t)
@@ -211,12 +212,12 @@ func TestUDPMalformedDatagrams(t *testing.T) {
 		}
 	}
 	b.mu.Unlock()
-	waitFor(ctx, t, "the garbage to be counted", func() bool {
+	testutil.WaitUntil(ctx, t, "the garbage to be counted", func() bool {
 		st := th.h.Stats()
 		return st.UDP.Malformed >= 20 && st.Total.BadDatagrams >= 20
 	})
 	at := th.h.Stats().Match.Tick
-	waitFor(ctx, t, "both players to verify 60 more ticks", func() bool {
+	testutil.WaitUntil(ctx, t, "both players to verify 60 more ticks", func() bool {
 		return a.stats().Verified >= at+60 && b.stats().Verified >= at+60
 	})
 	a.stop(t)
