@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/rewindnet/rewind/codec"
+	"github.com/rewindnet/rewind/internal/testutil"
 )
 
 // The harness: WebDoom clients over real WebSockets on 127.0.0.1, against
@@ -37,7 +37,7 @@ func startWebDoom(t *testing.T, cfg WebDoomServerConfig) (*WebDoomServer, string
 // startWebDoomOn is startWebDoom with the listener wrapped by wrap.
 func startWebDoomOn(t *testing.T, cfg WebDoomServerConfig, wrap func(net.Listener) net.Listener) (*WebDoomServer, string) {
 	t.Helper()
-	before := runtime.NumGoroutine()
+	testutil.CheckGoroutines(t, 10*time.Second) // generous: a loaded machine winds sockets down slowly
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -50,14 +50,6 @@ func startWebDoomOn(t *testing.T, cfg WebDoomServerConfig, wrap func(net.Listene
 		s.Close()
 		if err := <-done; err != nil {
 			t.Errorf("serve: %v", err)
-		}
-		deadline := time.Now().Add(10 * time.Second) // generous: a loaded machine winds sockets down slowly
-		for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
-			time.Sleep(10 * time.Millisecond)
-		}
-		if n := runtime.NumGoroutine(); n > before {
-			buf := make([]byte, 1<<16)
-			t.Errorf("%d goroutines leaked:\n%s", n-before, buf[:runtime.Stack(buf, true)])
 		}
 	})
 	return s, "ws://" + ln.Addr().String()
