@@ -19,6 +19,7 @@ package client
 import (
 	"errors"
 	"fmt"
+	"github.com/rewindnet/rewind/codec/reliable"
 	"time"
 
 	"github.com/rewindnet/rewind/codec"
@@ -65,7 +66,7 @@ type Client[I any] struct {
 	bodyAt     []uint32
 	bmask      uint32
 	decodeNext uint32
-	recvWin    codec.RecvWindow
+	recvWin    reliable.RecvWindow
 	latest     uint32    // highest tick number heard of
 	latestAt   time.Time // when it arrived
 	inputAck   uint32    // the server holds our inputs below this tick

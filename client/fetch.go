@@ -3,6 +3,7 @@ package client
 import (
 	"errors"
 	"fmt"
+	"github.com/rewindnet/rewind/codec/reliable"
 	"time"
 
 	"github.com/rewindnet/rewind/codec"
@@ -47,7 +48,7 @@ type fetch struct {
 	nchunks   uint32
 	count     uint32
 	total     uint32
-	win       codec.RecvWindow
+	win       reliable.RecvWindow
 	ackDue    bool
 	lastReq   time.Time
 	startedAt time.Time

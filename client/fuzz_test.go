@@ -1,6 +1,7 @@
 package client_test
 
 import (
+	"github.com/rewindnet/rewind/codec/reliable"
 	"testing"
 	"time"
 
@@ -18,8 +19,8 @@ import (
 func FuzzClientDatagram(f *testing.F) {
 	body := tickBody(f)
 	for _, m := range []interface{ Append([]byte) []byte }{
-		&codec.ServerTicks{Tag: 7, First: 2, Ack: codec.Ack{Next: 1}, Ticks: []codec.TickBody{{Tick: 2, Body: []byte{0, 0, 0}}}},
-		&codec.ServerTicks{Tag: 7, First: 1, Ack: codec.Ack{Next: 1}, HasMargin: true, Margin: -40, Ticks: []codec.TickBody{{Tick: 1, Body: body}}},
+		&codec.ServerTicks{Tag: 7, First: 2, Ack: reliable.Ack{Next: 1}, Ticks: []codec.TickBody{{Tick: 2, Body: []byte{0, 0, 0}}}},
+		&codec.ServerTicks{Tag: 7, First: 1, Ack: reliable.Ack{Next: 1}, HasMargin: true, Margin: -40, Ticks: []codec.TickBody{{Tick: 1, Body: body}}},
 		&codec.Pong{Tag: 7, ID: 1, Time: 5},
 		&codec.Ping{Tag: 7, ID: 1, Time: 5},
 		&codec.Bye{Tag: 7, Reason: codec.ReasonKicked},
@@ -35,7 +36,7 @@ func FuzzClientDatagram(f *testing.F) {
 		c, send, step := helloClient(t, &testgame.Game{})
 		w := codec.Welcome{Player: 0, Tag: 7, TickRate: 60, HashBits: 16, Roster: make([]byte, 8)}
 		send(w.Append(nil))
-		first := codec.ServerTicks{Tag: 7, First: 1, Ack: codec.Ack{Next: 1}, Ticks: []codec.TickBody{{Tick: 1, Body: body}}}
+		first := codec.ServerTicks{Tag: 7, First: 1, Ack: reliable.Ack{Next: 1}, Ticks: []codec.TickBody{{Tick: 1, Body: body}}}
 		send(first.Append(nil))
 		if err := step(); err != nil {
 			t.Fatal(err)

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"github.com/rewindnet/rewind/codec/reliable"
 	"testing"
 	"time"
 
@@ -60,7 +61,7 @@ func TestTickIntakeDoesNotAllocate(t *testing.T) {
 		if err := st.Step(make([]testgame.Input, 1)); err != nil {
 			t.Fatal(err)
 		}
-		m := codec.ServerTicks{Tag: 7, First: tick, Ack: codec.Ack{Next: 1},
+		m := codec.ServerTicks{Tag: 7, First: tick, Ack: reliable.Ack{Next: 1},
 			Ticks: []codec.TickBody{{Tick: tick, Body: enc.AppendTick(nil, st.World().Hash())}}}
 		msgs = append(msgs, m.Append(nil))
 	}

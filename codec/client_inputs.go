@@ -2,6 +2,7 @@ package codec
 
 import (
 	"fmt"
+	"github.com/rewindnet/rewind/codec/reliable"
 	"io"
 )
 
@@ -30,7 +31,7 @@ type ClientInputs struct {
 	// First is the tick of the first input.
 	First uint32
 	// Ack says which server ticks the client holds.
-	Ack Ack
+	Ack reliable.Ack
 	// Count is the number of inputs: ticks First .. First+Count-1.
 	Count int
 	// Payload is the coded inputs (aliases the parsed datagram).

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/rewindnet/rewind/codec/reliable"
 	"io"
 	"math/rand/v2"
 	"testing"
@@ -53,13 +54,13 @@ func TestClientInputs(t *testing.T) {
 	it, ins := testInputs(t, 40)
 	for _, c := range []struct {
 		first uint32
-		ack   Ack
+		ack   reliable.Ack
 		n     int
 	}{
-		{1000, Ack{Next: 990}, 1},
-		{70000, Ack{Next: 69990, Mask: 0b1011}, 40},
-		{5, Ack{Next: 5}, 0},
-		{1 << 31, Ack{Next: 1<<31 - 100, Mask: 1 << 63}, 2},
+		{1000, reliable.Ack{Next: 990}, 1},
+		{70000, reliable.Ack{Next: 69990, Mask: 0b1011}, 40},
+		{5, reliable.Ack{Next: 5}, 0},
+		{1 << 31, reliable.Ack{Next: 1<<31 - 100, Mask: 1 << 63}, 2},
 	} {
 		payload := it.AppendInputs(nil, ins[:c.n])
 		m := ClientInputs{Tag: 0x42, First: c.first, Ack: c.ack, Count: c.n, Payload: payload}
@@ -117,7 +118,7 @@ func checkMessageNoTrunc[M any](t *testing.T, m *M, parse func([]byte) (M, int, 
 
 func TestClientInputsBad(t *testing.T) {
 	it, ins := testInputs(t, 3)
-	m := ClientInputs{Tag: 1, First: 10, Ack: Ack{Next: 9}, Count: 3, Payload: it.AppendInputs(nil, ins)}
+	m := ClientInputs{Tag: 1, First: 10, Ack: reliable.Ack{Next: 9}, Count: 3, Payload: it.AppendInputs(nil, ins)}
 	b := m.Append(nil)
 	// Trailing garbage after the inputs.
 	err := parseAndDecodeInputs(it.Schema, append(append([]byte{}, b...), 0), 10)

@@ -2,7 +2,7 @@ package codec_test
 
 import (
 	"fmt"
-	"time"
+	"github.com/rewindnet/rewind/codec/reliable"
 
 	"github.com/rewindnet/rewind/codec"
 )
@@ -29,7 +29,7 @@ func ExampleRegisterInput() {
 		}
 		inputs = append(inputs, it.Pack(make([]byte, it.Size()), &v))
 	}
-	m := codec.ClientInputs{Tag: 7, First: 1000, Ack: codec.Ack{Next: 995}, Count: len(inputs),
+	m := codec.ClientInputs{Tag: 7, First: 1000, Ack: reliable.Ack{Next: 995}, Count: len(inputs),
 		Payload: it.AppendInputs(nil, inputs)}
 	datagram := m.Append(nil)
 
@@ -83,26 +83,4 @@ func ExampleTickEncoder() {
 	// Output:
 	// tick 1 (6 bytes): events [{0 0} {0 1}] changed 1 late 0 hash 0xef; p0 {Move:25 Turn:0 Fire:false Aim:0} p1 {Move:0 Turn:0 Fire:false Aim:0}
 	// tick 2 (5 bytes): events [] changed 10 late 1 hash 0x56; p0 {Move:25 Turn:0 Fire:false Aim:0} p1 {Move:0 Turn:-256 Fire:false Aim:0}
-}
-
-// A sender tracks what it sent and resends until the peer's Ack covers it;
-// time is passed in.
-func ExampleResender() {
-	t0 := time.Unix(0, 0)
-	s := codec.NewResender(codec.ResendConfig{}, 1) // first number 1
-	var r codec.RecvWindow
-	r.Reset(1)
-	for seq := uint32(1); seq <= 4; seq++ {
-		s.Sent(seq, t0)
-		if seq != 2 { // 2 is lost
-			r.Add(seq)
-		}
-	}
-	ack := r.Ack()
-	fmt.Printf("ack next=%d mask=%b\n", ack.Next, ack.Mask)
-	s.OnAck(ack, t0.Add(100*time.Millisecond))
-	fmt.Println("send again:", s.Due(t0.Add(100*time.Millisecond), nil))
-	// Output:
-	// ack next=2 mask=11
-	// send again: [2]
 }

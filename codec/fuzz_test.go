@@ -2,6 +2,7 @@ package codec
 
 import (
 	"bytes"
+	"github.com/rewindnet/rewind/codec/reliable"
 	"testing"
 )
 
@@ -62,7 +63,7 @@ func FuzzParseWorldChunk(f *testing.F) {
 }
 
 func FuzzParseWorldAck(f *testing.F) {
-	fuzzMessage(f, []WorldAck{{Tag: 1, Transfer: 2, Ack: Ack{Next: 5, Mask: 3}}}, ParseWorldAck)
+	fuzzMessage(f, []WorldAck{{Tag: 1, Transfer: 2, Ack: reliable.Ack{Next: 5, Mask: 3}}}, ParseWorldAck)
 }
 
 func FuzzParsePageHashRequest(f *testing.F) {
@@ -96,7 +97,7 @@ func FuzzPeek(f *testing.F) {
 func FuzzParseClientInputs(f *testing.F) {
 	it, ins := testInputs(f, 12)
 	for _, n := range []int{0, 1, 12} {
-		m := ClientInputs{Tag: 3, First: 500, Ack: Ack{Next: 490, Mask: 6}, Count: n, Payload: it.AppendInputs(nil, ins[:n])}
+		m := ClientInputs{Tag: 3, First: 500, Ack: reliable.Ack{Next: 490, Mask: 6}, Count: n, Payload: it.AppendInputs(nil, ins[:n])}
 		f.Add(m.Append(nil))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -139,10 +140,10 @@ func FuzzParseServerTicks(f *testing.F) {
 	}
 	snap := dec.Roster().AppendSnapshot(nil)
 	for i := 40; i < 45; i++ {
-		m := ServerTicks{Tag: 1, First: uint32(i), Ack: Ack{Next: uint32(i + 3)}, Ticks: []TickBody{{uint32(i), bodies[i]}}}
+		m := ServerTicks{Tag: 1, First: uint32(i), Ack: reliable.Ack{Next: uint32(i + 3)}, Ticks: []TickBody{{uint32(i), bodies[i]}}}
 		f.Add(m.Append(nil))
 	}
-	m := ServerTicks{Tag: 1, First: 40, Ack: Ack{Next: 50, Mask: 1}, HasMargin: true, Margin: -3,
+	m := ServerTicks{Tag: 1, First: 40, Ack: reliable.Ack{Next: 50, Mask: 1}, HasMargin: true, Margin: -3,
 		Ticks: []TickBody{{40, bodies[40]}, {41, bodies[41]}, {42, bodies[42]}}}
 	f.Add(m.Append(nil))
 	f.Fuzz(func(t *testing.T, b []byte) {

@@ -2,6 +2,7 @@ package codec
 
 import (
 	"fmt"
+	"github.com/rewindnet/rewind/codec/reliable"
 	"io"
 )
 
@@ -35,7 +36,7 @@ type ServerTicks struct {
 	First uint32
 	// Ack says which of this client's input ticks the server holds (or no
 	// longer needs).
-	Ack Ack
+	Ack reliable.Ack
 	// HasMargin says Margin is present.
 	HasMargin bool
 	// Margin is how early this client's inputs arrive at the server, in

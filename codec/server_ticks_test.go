@@ -2,6 +2,7 @@ package codec
 
 import (
 	"errors"
+	"github.com/rewindnet/rewind/codec/reliable"
 	"io"
 	"testing"
 )
@@ -15,10 +16,10 @@ func TestServerTicks(t *testing.T) {
 		return b
 	}
 	for _, m := range []ServerTicks{
-		{Tag: 1, First: 100, Ack: Ack{Next: 104}, Ticks: []TickBody{{100, body(5)}}},
-		{Tag: 1, First: 100, Ack: Ack{Next: 90, Mask: 5}, HasMargin: true, Margin: -17, Ticks: []TickBody{{100, body(3)}, {101, body(1)}, {105, body(200)}}},
-		{Tag: 2, First: 1 << 20, Ack: Ack{Next: 1<<20 + 3}, HasMargin: true, Margin: 1 << 30},
-		{Tag: 3, First: 0xFFFF, Ack: Ack{Next: 0x10001}, Ticks: []TickBody{{0xFFFF, body(1)}, {0x10000, body(2)}}},
+		{Tag: 1, First: 100, Ack: reliable.Ack{Next: 104}, Ticks: []TickBody{{100, body(5)}}},
+		{Tag: 1, First: 100, Ack: reliable.Ack{Next: 90, Mask: 5}, HasMargin: true, Margin: -17, Ticks: []TickBody{{100, body(3)}, {101, body(1)}, {105, body(200)}}},
+		{Tag: 2, First: 1 << 20, Ack: reliable.Ack{Next: 1<<20 + 3}, HasMargin: true, Margin: 1 << 30},
+		{Tag: 3, First: 0xFFFF, Ack: reliable.Ack{Next: 0x10001}, Ticks: []TickBody{{0xFFFF, body(1)}, {0x10000, body(2)}}},
 	} {
 		near := m.First - 1000
 		parse := func(b []byte) (ServerTicks, int, error) { return ParseServerTicks(b, near) }

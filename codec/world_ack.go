@@ -1,5 +1,7 @@
 package codec
 
+import "github.com/rewindnet/rewind/codec/reliable"
+
 // WorldAck tells the server which chunks of a world transfer the client
 // holds (chunk indices as sequence numbers).
 //
@@ -11,7 +13,7 @@ package codec
 type WorldAck struct {
 	Tag      uint8
 	Transfer uint32
-	Ack      Ack
+	Ack      reliable.Ack
 }
 
 // Length returns the encoded length.

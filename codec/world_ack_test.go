@@ -1,11 +1,14 @@
 package codec
 
-import "testing"
+import (
+	"github.com/rewindnet/rewind/codec/reliable"
+	"testing"
+)
 
 func TestWorldAck(t *testing.T) {
 	for _, m := range []WorldAck{
-		{Tag: 1, Transfer: 0, Ack: Ack{}},
-		{Tag: 9, Transfer: 77, Ack: Ack{Next: 1000, Mask: 0x8000000000000001}},
+		{Tag: 1, Transfer: 0, Ack: reliable.Ack{}},
+		{Tag: 9, Transfer: 77, Ack: reliable.Ack{Next: 1000, Mask: 0x8000000000000001}},
 	} {
 		checkMessage(t, &m, ParseWorldAck)
 	}

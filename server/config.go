@@ -1,6 +1,7 @@
 package server
 
 import (
+	"github.com/rewindnet/rewind/codec/reliable"
 	"time"
 
 	"github.com/rewindnet/rewind/codec"
@@ -43,7 +44,7 @@ type Config struct {
 	Redundancy int
 	// Resend holds the timers of the resending of ticks. Its Selective
 	// field is ignored: ResendAll decides.
-	Resend codec.ResendConfig
+	Resend reliable.ResendConfig
 	// ResendAll makes every datagram carry every tick the player has not
 	// acknowledged (codec's default policy). By default the server is
 	// selective: a tick goes again when the player's acks show it lost

@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"github.com/rewindnet/rewind/codec/reliable"
 	"testing"
 	"time"
 
@@ -19,14 +20,14 @@ func FuzzServerDatagram(f *testing.F) {
 	}
 	in := testgame.Input{DX: 1, Fire: true}
 	p := it.Pack(make([]byte, it.Size()), &in)
-	ci := codec.ClientInputs{Tag: 1, First: 1, Ack: codec.Ack{Next: 1, Mask: 5}, Count: 2, Payload: it.AppendInputs(nil, [][]byte{p, p})}
+	ci := codec.ClientInputs{Tag: 1, First: 1, Ack: reliable.Ack{Next: 1, Mask: 5}, Count: 2, Payload: it.AppendInputs(nil, [][]byte{p, p})}
 	for _, m := range []interface{ Append([]byte) []byte }{
 		&codec.Hello{Game: 1},
 		&ci,
 		&codec.Ping{Tag: 1, ID: 3, Time: 99},
 		&codec.Bye{Tag: 1},
 		&codec.ServerTicks{Tag: 1, First: 2, Ticks: []codec.TickBody{{Tick: 2, Body: []byte{0}}}},
-		&codec.WorldAck{Tag: 1, Transfer: 1 << 16, Ack: codec.Ack{Next: 1}},
+		&codec.WorldAck{Tag: 1, Transfer: 1 << 16, Ack: reliable.Ack{Next: 1}},
 		&codec.PageHashRequest{Tag: 1, Tick: 1, First: 0, Count: 3},
 		&codec.PageRequest{Tag: 1, Tick: 1, Transfer: 9, Pages: []uint32{0, 2}},
 		&codec.PageRequest{Tag: 1, Tick: 0, Transfer: 10, Whole: true},

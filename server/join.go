@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
+	"github.com/rewindnet/rewind/codec/reliable"
 	"time"
 
 	"github.com/rewindnet/rewind/codec"
@@ -164,11 +165,11 @@ func (s *Server[I]) nextTag() uint8 {
 func (s *Server[I]) startAt(now time.Time, p *player, fresh bool) {
 	rc := s.cfg.Resend
 	rc.Selective = !s.cfg.ResendAll
-	if p.res != nil && p.res.RTT() != codec.DefaultResendConfig.InitialRTT {
+	if p.res != nil && p.res.RTT() != reliable.DefaultResendConfig.InitialRTT {
 		rc.InitialRTT = p.res.RTT()
 	}
-	p.res = codec.NewResender(rc, s.tick+1)
-	p.lastAck = codec.Ack{}
+	p.res = reliable.NewResender(rc, s.tick+1)
+	p.lastAck = reliable.Ack{}
 	if p.inWin.Ack().Next == 0 {
 		p.inWin.Reset(s.tick + 1)
 	} else {

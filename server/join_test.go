@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"github.com/rewindnet/rewind/codec/reliable"
 	"testing"
 	"time"
 
@@ -62,7 +63,7 @@ func TestCookieRejoinFromNewAddress(t *testing.T) {
 	}
 	// The old address speaks for nobody now.
 	recvAll(a)
-	m := codec.ClientInputs{Tag: w.Tag, First: 1, Ack: codec.Ack{Next: 1}}
+	m := codec.ClientInputs{Tag: w.Tag, First: 1, Ack: reliable.Ack{Next: 1}}
 	_ = a.Send("sim:server", m.Append(nil))
 	bad := r.srv.Stats().BadDatagrams
 	r.run(time.Millisecond)

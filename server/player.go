@@ -1,13 +1,12 @@
 package server
 
 import (
+	"github.com/rewindnet/rewind/codec/reliable"
+	"github.com/rewindnet/rewind/game"
+	"github.com/rewindnet/rewind/transport"
 	"math/bits"
 	"slices"
 	"time"
-
-	"github.com/rewindnet/rewind/codec"
-	"github.com/rewindnet/rewind/game"
-	"github.com/rewindnet/rewind/transport"
 )
 
 // player is one player's state on the server: its address (its identity),
@@ -33,11 +32,11 @@ type player struct {
 
 	// inWin: the input ticks held (or settled without them), acknowledged
 	// in every ServerTicks.
-	inWin codec.RecvWindow
+	inWin reliable.RecvWindow
 	// res: which ticks were sent when, which the player acknowledged, and
 	// which are due again.
-	res      *codec.Resender
-	lastAck  codec.Ack
+	res      *reliable.Resender
+	lastAck  reliable.Ack
 	lastSend time.Time
 
 	// The welcome: the tick whose world the player starts from, the id of
@@ -63,7 +62,7 @@ type player struct {
 	mfill   int
 }
 
-func newPlayer(id game.PlayerID, addr transport.Addr, qslots, size, marginWindow int, rc codec.ResendConfig, now time.Time) *player {
+func newPlayer(id game.PlayerID, addr transport.Addr, qslots, size, marginWindow int, rc reliable.ResendConfig, now time.Time) *player {
 	p := &player{
 		id:        id,
 		addr:      addr,
@@ -72,7 +71,7 @@ func newPlayer(id game.PlayerID, addr transport.Addr, qslots, size, marginWindow
 		qAt:       make([]uint32, qslots),
 		last:      make([]byte, size),
 		margins:   make([]time.Duration, marginWindow),
-		res:       codec.NewResender(rc, 1),
+		res:       reliable.NewResender(rc, 1),
 	}
 	for i := range p.q {
 		p.q[i] = make([]byte, size)

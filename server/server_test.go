@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"errors"
+	"github.com/rewindnet/rewind/codec/reliable"
 	"testing"
 	"time"
 
@@ -114,7 +115,7 @@ func (r *rig) welcome(c *transport.SimConn) codec.Welcome {
 func (r *rig) join(c *transport.SimConn) codec.Welcome {
 	r.t.Helper()
 	w := r.welcome(c)
-	m := codec.ClientInputs{Tag: w.Tag, First: 1, Ack: codec.Ack{Next: 1}}
+	m := codec.ClientInputs{Tag: w.Tag, First: 1, Ack: reliable.Ack{Next: 1}}
 	if err := c.Send("sim:server", m.Append(nil)); err != nil {
 		r.t.Fatal(err)
 	}
@@ -212,7 +213,7 @@ func TestIdentityIsTheAddress(t *testing.T) {
 		t.Fatalf("repeated hello: %+v, then %+v", w, again)
 	}
 	intruder := r.peer("x")
-	m := codec.ClientInputs{Tag: w.Tag, First: 1, Ack: codec.Ack{Next: 1}}
+	m := codec.ClientInputs{Tag: w.Tag, First: 1, Ack: reliable.Ack{Next: 1}}
 	if err := intruder.Send("sim:server", m.Append(nil)); err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +230,7 @@ func TestLeaveByByeAndTimeout(t *testing.T) {
 	a, b := r.peer("a"), r.peer("b")
 	wa, wb := r.join(a), r.join(b)
 	keepAlive := func(c *transport.SimConn, w codec.Welcome) {
-		m := codec.ClientInputs{Tag: w.Tag, First: r.srv.Tick() + 1, Ack: codec.Ack{Next: 1}}
+		m := codec.ClientInputs{Tag: w.Tag, First: r.srv.Tick() + 1, Ack: reliable.Ack{Next: 1}}
 		_ = c.Send("sim:server", m.Append(nil))
 	}
 	for range 20 {
@@ -286,7 +287,7 @@ func TestLateInputsRepeatLast(t *testing.T) {
 	}
 	in := testgame.Input{DX: 2, Fire: true}
 	p := it.Pack(make([]byte, it.Size()), &in)
-	m := codec.ClientInputs{Tag: w.Tag, First: 1, Ack: codec.Ack{Next: 1}, Count: 3,
+	m := codec.ClientInputs{Tag: w.Tag, First: 1, Ack: reliable.Ack{Next: 1}, Count: 3,
 		Payload: it.AppendInputs(nil, [][]byte{p, p, p})}
 	_ = a.Send("sim:server", m.Append(nil))
 	r.run(200 * time.Millisecond)

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"github.com/rewindnet/rewind/codec/reliable"
 	"time"
 
 	"github.com/rewindnet/rewind/codec"
@@ -16,7 +17,7 @@ type transfer struct {
 	tick  uint32
 	blob  []byte
 	count uint32
-	res   *codec.Resender
+	res   *reliable.Resender
 	// sentAt is when each chunk was last sent: one unacknowledged for
 	// 5/4 of the round trip (Resender's RTO is more cautious: a world
 	// arrives in a handful of round trips, so a loss would cost several).
@@ -35,7 +36,7 @@ func (s *Server[I]) startTransfer(now time.Time, p *player, id, tick uint32, blo
 	if p.res != nil && rc.InitialRTT == 0 {
 		rc.InitialRTT = p.res.RTT()
 	}
-	p.xfer = &transfer{id: id, tick: tick, blob: blob, count: n, res: codec.NewResender(rc, 0),
+	p.xfer = &transfer{id: id, tick: tick, blob: blob, count: n, res: reliable.NewResender(rc, 0),
 		sentAt: make([]time.Time, n)}
 	s.stats.Transfers++
 	s.stats.TransferBytes += uint64(len(blob))

@@ -203,7 +203,7 @@ func (s *Server[I]) takeInput(now time.Time, p *player, u uint32, in []byte) {
 }
 
 // sendTicks sends every player the ticks it lacks: fresh ones at once,
-// lost or overdue ones again (codec.Resender decides), oldest first, as
+// lost or overdue ones again (reliable.Resender decides), oldest first, as
 // many as fit in one datagram.
 func (s *Server[I]) sendTicks(now time.Time) error {
 	oldest := s.oldestKept()

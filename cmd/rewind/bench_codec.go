@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/rewindnet/rewind/codec/reliable"
 	"io"
 	"io/fs"
 	"math"
@@ -274,7 +275,7 @@ func freshTickBytes(ticks []doomdemo.Tick, bodies [][]byte) (all, four float64) 
 	var n, n4 int
 	for i := range ticks {
 		tk := &ticks[i]
-		m := codec.ServerTicks{Tag: 0x5A, First: uint32(i), Ack: codec.Ack{Next: uint32(i + benchLead)},
+		m := codec.ServerTicks{Tag: 0x5A, First: uint32(i), Ack: reliable.Ack{Next: uint32(i + benchLead)},
 			HasMargin: i%benchTickRate == 0, Margin: 20, Ticks: []codec.TickBody{{Tick: uint32(i), Body: bodies[i]}}}
 		size := float64(m.Length())
 		present := 0
@@ -304,7 +305,7 @@ func roundTrip(s *codec.Schema, ticks []doomdemo.Tick, bodies [][]byte, same fun
 	var buf []byte
 	for i := range ticks {
 		tk := &ticks[i]
-		m := codec.ServerTicks{Tag: 1, First: uint32(i), Ack: codec.Ack{Next: uint32(i)}, Ticks: []codec.TickBody{{Tick: uint32(i), Body: bodies[i]}}}
+		m := codec.ServerTicks{Tag: 1, First: uint32(i), Ack: reliable.Ack{Next: uint32(i)}, Ticks: []codec.TickBody{{Tick: uint32(i), Body: bodies[i]}}}
 		buf = m.Append(buf[:0])
 		got, _, err := codec.ParseServerTicks(buf, uint32(max(i-1, 0)))
 		if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"github.com/rewindnet/rewind/codec/reliable"
 	"math/rand/v2"
 	"time"
 
@@ -32,12 +33,12 @@ func simulateLink(s *codec.Schema, ticks []doomdemo.Tick, bodies [][]byte, pack 
 	step := time.Second / benchTickRate
 	oneWay := benchRTT / 2
 	t0 := time.Unix(0, 0)
-	res := codec.NewResender(codec.ResendConfig{Selective: !resendAll}, 0)
-	var got codec.RecvWindow
+	res := reliable.NewResender(reliable.ResendConfig{Selective: !resendAll}, 0)
+	var got reliable.RecvWindow
 	got.Reset(0)
-	var inAck codec.RecvWindow // server: client inputs held
+	var inAck reliable.RecvWindow // server: client inputs held
 	inAck.Reset(benchLead)
-	var clientSeen codec.Ack // client: latest server ack of its inputs
+	var clientSeen reliable.Ack // client: latest server ack of its inputs
 	clientSeen.Next = benchLead
 	var down, up []linkPkt
 	var downBytes, upBytes int
