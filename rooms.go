@@ -12,6 +12,7 @@ import (
 	"github.com/rewindnet/rewind/relay"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport"
+	"github.com/rewindnet/rewind/transport/webrtc"
 )
 
 // RoomHostOptions configures a match hosted in a room of a rooms relay.
@@ -27,7 +28,7 @@ type RoomHostOptions struct {
 	Server server.Config
 	// WebRTC configures the host's WebRTC transport (the relay adds its
 	// TURN server, and loopback mode when it is on a loopback address).
-	WebRTC transport.WebRTCConfig
+	WebRTC webrtc.Config
 	// UDP, if set, also hosts the match on a UDP socket at this address
 	// ("127.0.0.1:0" picks a free port; UDPAddr says which), so that
 	// players may connect directly (`rewind play --connect`) as well as
@@ -221,7 +222,7 @@ func (h *RoomHost[I]) closeAll() error {
 // RoomConn is a player's Conn to a room's host over a WebRTC data channel
 // (RemoteAddr is the host). Close leaves the room too.
 type RoomConn struct {
-	*transport.WebRTCPeer
+	*webrtc.Peer
 	p *relay.RoomPlayer
 }
 
@@ -229,12 +230,12 @@ type RoomConn struct {
 // data channel to the host is open. The relay's refusals come back as
 // errors wrapping relay.ErrNoRoom, relay.ErrRoomFull, relay.ErrRoomEnded
 // and the like.
-func DialRoom(ctx context.Context, relayURL, code string, cfg transport.WebRTCConfig) (*RoomConn, error) {
+func DialRoom(ctx context.Context, relayURL, code string, cfg webrtc.Config) (*RoomConn, error) {
 	p, err := relay.JoinRoom(ctx, relay.JoinOptions{URL: relayURL, Code: code, WebRTC: cfg})
 	if err != nil {
 		return nil, fmt.Errorf("rewind: join room: %w", err)
 	}
-	return &RoomConn{WebRTCPeer: p.Conn(), p: p}, nil
+	return &RoomConn{Peer: p.Conn(), p: p}, nil
 }
 
 // Player returns the relay's side of the player (its id, the room's code,
@@ -249,7 +250,7 @@ type RoomOptions struct {
 	Options
 	// WebRTC configures the player's transport (the relay adds its TURN
 	// server, and loopback mode when it is on a loopback address).
-	WebRTC transport.WebRTCConfig
+	WebRTC webrtc.Config
 }
 
 // JoinRoom joins the room code at the relay relayURL (see DialRoom), then

@@ -16,6 +16,7 @@ import (
 	"github.com/rewindnet/rewind/relay"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport"
+	"github.com/rewindnet/rewind/transport/webrtc"
 	"github.com/rewindnet/rewind/world"
 )
 
@@ -193,7 +194,7 @@ func TestHostRoomBothWays(t *testing.T) {
 	}
 	stopHost := runHost(ctx, t, h)
 
-	if _, err := rewind.DialRoom(ctx, url, "ZZZZZZ", transport.WebRTCConfig{}); !errors.Is(err, relay.ErrNoRoom) {
+	if _, err := rewind.DialRoom(ctx, url, "ZZZZZZ", webrtc.Config{}); !errors.Is(err, relay.ErrNoRoom) {
 		t.Fatalf("wrong code: %v, want relay.ErrNoRoom", err)
 	}
 

@@ -5,8 +5,8 @@
 // RoomDirectory (MemoryRoomDirectory in one process), and carries the
 // WebRTC signaling between a match's host and the players who join by
 // code; StartTURN runs a TURN server for players whose direct path fails.
-// A host calls HostRoom and gets a transport.WebRTCHost that takes every
-// player; a player calls JoinRoom and gets a transport.WebRTCPeer talking
+// A host calls HostRoom and gets a webrtc.Host that takes every
+// player; a player calls JoinRoom and gets a webrtc.Peer talking
 // to the host. Match traffic never passes through the relay.
 //
 // The WebDoom relay (WebDoomServer, around the single-threaded

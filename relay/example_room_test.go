@@ -11,6 +11,7 @@ import (
 
 	"github.com/rewindnet/rewind/relay"
 	"github.com/rewindnet/rewind/transport"
+	"github.com/rewindnet/rewind/transport/webrtc"
 )
 
 // A match host registers a room, a player joins it by code, and a datagram
@@ -57,7 +58,7 @@ func Example() {
 			<-host.Conn().Ready()
 			continue
 		}
-		fmt.Println(from == transport.PeerAddr(player.ID()), string(buf[:n]))
+		fmt.Println(from == webrtc.PeerAddr(player.ID()), string(buf[:n]))
 		break
 	}
 	// Output: true hello

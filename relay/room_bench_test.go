@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rewindnet/rewind/transport"
+	"github.com/rewindnet/rewind/transport/webrtc"
 )
 
 // BenchmarkRoomJoin: the time from a player's join request (WebSocket dial
@@ -17,13 +17,13 @@ import (
 func BenchmarkRoomJoin(b *testing.B) {
 	for _, c := range []struct {
 		name string
-		rtc  transport.WebRTCConfig
+		rtc  webrtc.Config
 	}{
-		{"direct", transport.WebRTCConfig{}},
-		{"turn", transport.WebRTCConfig{RelayOnly: true}},
+		{"direct", webrtc.Config{}},
+		{"turn", webrtc.Config{RelayOnly: true}},
 		// pion's own 2 s wait before accepting relay candidates, for
 		// comparison (run it with -benchtime 3x).
-		{"turn-pion-wait", transport.WebRTCConfig{RelayOnly: true, RelayAcceptanceMinWait: 2 * time.Second}},
+		{"turn-pion-wait", webrtc.Config{RelayOnly: true, RelayAcceptanceMinWait: 2 * time.Second}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			r := startTestRelay(b, RoomConfig{MsgRate: 1e6, MsgBurst: 1e6})

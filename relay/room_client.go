@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
-	"github.com/rewindnet/rewind/transport"
+	"github.com/rewindnet/rewind/transport/webrtc"
 )
 
 // The relay's client side: a match host calls HostRoom, a player JoinRoom;
@@ -200,11 +200,11 @@ func IsLoopbackURL(rawURL string) bool {
 
 // webrtcConfig completes a WebRTC config with the relay's ICE servers and
 // loopback mode.
-func webrtcConfig(base transport.WebRTCConfig, relayURL string, ice []transport.ICEServer) transport.WebRTCConfig {
+func webrtcConfig(base webrtc.Config, relayURL string, ice []webrtc.ICEServer) webrtc.Config {
 	if IsLoopbackURL(relayURL) {
 		base.Loopback = true
 	}
-	base.ICEServers = append(append([]transport.ICEServer(nil), base.ICEServers...), ice...)
+	base.ICEServers = append(append([]webrtc.ICEServer(nil), base.ICEServers...), ice...)
 	return base
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/rewindnet/rewind/transport"
+	"github.com/rewindnet/rewind/transport/webrtc"
 )
 
 // HostOptions says how to host a room through a relay.
@@ -19,22 +20,22 @@ type HostOptions struct {
 	// WebRTC configures the host's transport; the relay's TURN server is
 	// added to its ICE servers, and Loopback is turned on when the relay is
 	// on a loopback address.
-	WebRTC transport.WebRTCConfig
+	WebRTC webrtc.Config
 	// OnPlayer and OnLeft, if set, are told when a player joins the room
 	// (before its data channel opens) and when its relay connection closes.
 	OnPlayer, OnLeft func(id string)
 	// OnPeerOpen and OnPeerClose, if set, are told when a player's data
 	// channel opens on the host's Conn and when it closes or fails
-	// (transport.WebRTCHost's hooks; called from pion's goroutines).
+	// (webrtc.Host's hooks; called from pion's goroutines).
 	OnPeerOpen, OnPeerClose func(transport.Addr)
 }
 
 // RoomHost is a hosted room: its code and key, and the host's transport.Conn
 // that takes every player who joins by the code. Players appear on the Conn
-// as transport.PeerAddr(id) once their data channel opens.
+// as webrtc.PeerAddr(id) once their data channel opens.
 type RoomHost struct {
 	rc   *roomClient
-	conn *transport.WebRTCHost
+	conn *webrtc.Host
 	code string
 	key  string
 	opts HostOptions
@@ -58,7 +59,7 @@ func HostRoom(ctx context.Context, opts HostOptions) (*RoomHost, error) {
 		return nil, fmt.Errorf("relay: hosting at %s: %w", opts.URL, err)
 	}
 	h.code, h.key = m.Code, m.Key
-	h.conn, err = transport.NewWebRTCHost(webrtcConfig(opts.WebRTC, opts.URL, m.ICE))
+	h.conn, err = webrtc.NewHost(webrtcConfig(opts.WebRTC, opts.URL, m.ICE))
 	if err != nil {
 		rc.close()
 		return nil, err
@@ -82,7 +83,7 @@ func (h *RoomHost) handle(m roomMsg) {
 			return
 		}
 		id := m.From
-		_ = h.conn.HandleSignal(id, *m.Signal, func(s transport.Signal) {
+		_ = h.conn.HandleSignal(id, *m.Signal, func(s webrtc.Signal) {
 			h.rc.send(&roomMsg{Type: RoomMsgSignal, To: id, Signal: &s})
 		}) // a player's bad signal fails its own connection only
 	case RoomMsgLeft:
@@ -108,7 +109,7 @@ func (h *RoomHost) Code() string { return h.code }
 func (h *RoomHost) Key() string { return h.key }
 
 // Conn is the host's transport: one Conn for every player in the room.
-func (h *RoomHost) Conn() *transport.WebRTCHost { return h.conn }
+func (h *RoomHost) Conn() *webrtc.Host { return h.conn }
 
 // Done is closed when the relay connection ends (Err says why). The Conn
 // keeps working for players already connected: match traffic does not go

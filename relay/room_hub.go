@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
-	"github.com/rewindnet/rewind/transport"
+	"github.com/rewindnet/rewind/transport/webrtc"
 )
 
 // roomHub is the relay's core: connections, rooms, limits and timers,
@@ -416,11 +416,11 @@ func (h *roomHub) end(c *roomConn, m *roomMsg, now time.Time) {
 }
 
 // ice returns the ICE servers handed to a room member.
-func (h *roomHub) ice(user string, now time.Time) []transport.ICEServer {
+func (h *roomHub) ice(user string, now time.Time) []webrtc.ICEServer {
 	if h.cfg.TURN == nil {
 		return nil
 	}
-	return []transport.ICEServer{h.cfg.TURN.Credentials(user, now)}
+	return []webrtc.ICEServer{h.cfg.TURN.Credentials(user, now)}
 }
 
 // tick pings hosts and declares silent ones gone, and closes idle

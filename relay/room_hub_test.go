@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
-	"github.com/rewindnet/rewind/transport"
+	"github.com/rewindnet/rewind/transport/webrtc"
 )
 
 // Hub tests run the relay's core in made-up time: no sockets, no sleeps.
@@ -99,12 +99,12 @@ func TestHubHostJoinSignal(t *testing.T) {
 	if m := next(t, host); m.Type != RoomMsgPlayer || m.ID != joined.ID {
 		t.Fatalf("host told %+v", m)
 	}
-	offer := &transport.Signal{Kind: transport.SignalOffer, SDP: "v=0"}
+	offer := &webrtc.Signal{Kind: webrtc.SignalOffer, SDP: "v=0"}
 	sendMsg(h, p, roomMsg{Type: RoomMsgSignal, Signal: offer}, t0)
 	if m := next(t, host); m.Type != RoomMsgSignal || m.From != joined.ID || *m.Signal != *offer {
 		t.Fatalf("host got %+v", m)
 	}
-	answer := &transport.Signal{Kind: transport.SignalAnswer, SDP: "v=0 answer"}
+	answer := &webrtc.Signal{Kind: webrtc.SignalAnswer, SDP: "v=0 answer"}
 	sendMsg(h, host, roomMsg{Type: RoomMsgSignal, To: joined.ID, Signal: answer}, t0)
 	if m := next(t, p); m.Type != RoomMsgSignal || *m.Signal != *answer {
 		t.Fatalf("player got %+v", m)
@@ -348,7 +348,7 @@ func TestHubJoinStorm(t *testing.T) {
 		ids = append(ids, next(t, c).ID)
 		next(t, host)
 	}
-	cand := &transport.Signal{Kind: transport.SignalCandidate, Candidate: "candidate:1 1 udp 1 127.0.0.1 9 typ host"}
+	cand := &webrtc.Signal{Kind: webrtc.SignalCandidate, Candidate: "candidate:1 1 udp 1 127.0.0.1 9 typ host"}
 	for _, id := range ids {
 		for range 8 { // 256 signals at one instant, over the burst of 200
 			sendMsg(h, host, roomMsg{Type: RoomMsgSignal, To: id, Signal: cand}, t0)

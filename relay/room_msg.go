@@ -37,7 +37,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/rewindnet/rewind/transport"
+	"github.com/rewindnet/rewind/transport/webrtc"
 )
 
 // RoomProtocolVersion is the rooms protocol version this relay speaks
@@ -150,21 +150,21 @@ func ValidRoomCode(code string) bool {
 
 // roomMsg is every rooms-protocol message: Type says which fields count.
 type roomMsg struct {
-	Type       string                `json:"type"`
-	V          int                   `json:"v,omitempty"`
-	Code       string                `json:"code,omitempty"`
-	Key        string                `json:"key,omitempty"`
-	MaxPlayers int                   `json:"maxPlayers,omitempty"`
-	ID         string                `json:"id,omitempty"`
-	To         string                `json:"to,omitempty"`
-	From       string                `json:"from,omitempty"`
-	Signal     *transport.Signal     `json:"signal,omitempty"`
-	N          uint64                `json:"n,omitempty"`
-	ICE        []transport.ICEServer `json:"ice,omitempty"`
-	Players    []string              `json:"players,omitempty"`
-	Error      string                `json:"error,omitempty"`
-	Re         string                `json:"re,omitempty"`
-	Reason     string                `json:"reason,omitempty"`
+	Type       string             `json:"type"`
+	V          int                `json:"v,omitempty"`
+	Code       string             `json:"code,omitempty"`
+	Key        string             `json:"key,omitempty"`
+	MaxPlayers int                `json:"maxPlayers,omitempty"`
+	ID         string             `json:"id,omitempty"`
+	To         string             `json:"to,omitempty"`
+	From       string             `json:"from,omitempty"`
+	Signal     *webrtc.Signal     `json:"signal,omitempty"`
+	N          uint64             `json:"n,omitempty"`
+	ICE        []webrtc.ICEServer `json:"ice,omitempty"`
+	Players    []string           `json:"players,omitempty"`
+	Error      string             `json:"error,omitempty"`
+	Re         string             `json:"re,omitempty"`
+	Reason     string             `json:"reason,omitempty"`
 }
 
 // decodeRoomMsg parses and checks a message a host or player sent to the
@@ -204,11 +204,11 @@ func (m *roomMsg) check() error {
 			return badField(m.Type, "no signal")
 		}
 		switch m.Signal.Kind {
-		case transport.SignalOffer, transport.SignalAnswer:
+		case webrtc.SignalOffer, webrtc.SignalAnswer:
 			if m.Signal.SDP == "" {
 				return badField(m.Type, "no sdp")
 			}
-		case transport.SignalCandidate:
+		case webrtc.SignalCandidate:
 		default:
 			return badField(m.Type, "unknown signal kind")
 		}

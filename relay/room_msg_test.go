@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/rewindnet/rewind/transport"
+	"github.com/rewindnet/rewind/transport/webrtc"
 )
 
 // validRoomMsgs are one valid client-to-relay message of each type.
@@ -13,9 +13,9 @@ var validRoomMsgs = []roomMsg{
 	{Type: RoomMsgHost, V: 1},
 	{Type: RoomMsgHost, V: 1, Code: "ABC234", MaxPlayers: 8},
 	{Type: RoomMsgJoin, V: 1, Code: "ABC234"},
-	{Type: RoomMsgSignal, Signal: &transport.Signal{Kind: transport.SignalOffer, SDP: "v=0\r\n"}},
-	{Type: RoomMsgSignal, To: "p1", Signal: &transport.Signal{Kind: transport.SignalAnswer, SDP: "v=0\r\n"}},
-	{Type: RoomMsgSignal, To: "p1", Signal: &transport.Signal{Kind: transport.SignalCandidate,
+	{Type: RoomMsgSignal, Signal: &webrtc.Signal{Kind: webrtc.SignalOffer, SDP: "v=0\r\n"}},
+	{Type: RoomMsgSignal, To: "p1", Signal: &webrtc.Signal{Kind: webrtc.SignalAnswer, SDP: "v=0\r\n"}},
+	{Type: RoomMsgSignal, To: "p1", Signal: &webrtc.Signal{Kind: webrtc.SignalCandidate,
 		Candidate: "candidate:1 1 udp 2130706431 127.0.0.1 5000 typ host", SDPMid: "0"}},
 	{Type: RoomMsgConnected},
 	{Type: RoomMsgPong, N: 3},

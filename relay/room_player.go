@@ -6,7 +6,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/rewindnet/rewind/transport"
+	"github.com/rewindnet/rewind/transport/webrtc"
 )
 
 // JoinOptions says how to join a room through a relay.
@@ -18,17 +18,17 @@ type JoinOptions struct {
 	// WebRTC configures the player's transport; the relay's TURN server
 	// is added to its ICE servers, and Loopback is turned on when the relay
 	// is on a loopback address.
-	WebRTC transport.WebRTCConfig
+	WebRTC webrtc.Config
 }
 
 // RoomPlayer is a player in a room: its transport.Conn talks to the host
 // (RemoteAddr) over a WebRTC data channel.
 type RoomPlayer struct {
 	rc      *roomClient
-	conn    *transport.WebRTCPeer
+	conn    *webrtc.Peer
 	id      string
 	code    string
-	signals chan transport.Signal
+	signals chan webrtc.Signal
 	pump    sync.WaitGroup
 	end     roomEnd
 }
@@ -37,7 +37,7 @@ type RoomPlayer struct {
 // host is open (or ctx ends, or the relay refuses: ErrNoRoom, ErrRoomFull,
 // ErrRoomBusy, ErrRoomEnded wrapped in a *RoomError).
 func JoinRoom(ctx context.Context, opts JoinOptions) (*RoomPlayer, error) {
-	p := &RoomPlayer{code: strings.ToUpper(strings.TrimSpace(opts.Code)), signals: make(chan transport.Signal, 256)}
+	p := &RoomPlayer{code: strings.ToUpper(strings.TrimSpace(opts.Code)), signals: make(chan webrtc.Signal, 256)}
 	rc, replies, start, err := dialRoomGated(ctx, opts.URL, p.handle)
 	if err != nil {
 		return nil, err
@@ -51,8 +51,8 @@ func JoinRoom(ctx context.Context, opts JoinOptions) (*RoomPlayer, error) {
 	}
 	p.id = m.ID
 	start() // signals now go to p.signals, in order
-	p.conn, err = transport.DialWebRTC(webrtcConfig(opts.WebRTC, opts.URL, m.ICE), p.id,
-		func(s transport.Signal) { rc.send(&roomMsg{Type: RoomMsgSignal, Signal: &s}) })
+	p.conn, err = webrtc.Dial(webrtcConfig(opts.WebRTC, opts.URL, m.ICE), p.id,
+		func(s webrtc.Signal) { rc.send(&roomMsg{Type: RoomMsgSignal, Signal: &s}) })
 	if err != nil {
 		rc.close()
 		return nil, err
@@ -108,14 +108,14 @@ func (p *RoomPlayer) handle(m roomMsg) {
 }
 
 // ID is the player's id in the room; the host sees it as
-// transport.PeerAddr(ID()).
+// webrtc.PeerAddr(ID()).
 func (p *RoomPlayer) ID() string { return p.id }
 
 // Code is the room's code.
 func (p *RoomPlayer) Code() string { return p.code }
 
 // Conn is the player's transport, talking to the host.
-func (p *RoomPlayer) Conn() *transport.WebRTCPeer { return p.conn }
+func (p *RoomPlayer) Conn() *webrtc.Peer { return p.conn }
 
 // Done is closed when the relay connection ends.
 func (p *RoomPlayer) Done() <-chan struct{} { return p.rc.done }

@@ -14,6 +14,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/rewindnet/rewind/internal/testutil"
 	"github.com/rewindnet/rewind/transport"
+	"github.com/rewindnet/rewind/transport/webrtc"
 )
 
 // These tests run the relay over real WebSockets and real pion peers on
@@ -74,7 +75,7 @@ func roomRecv(t testing.TB, c transport.Conn, buf []byte) (int, transport.Addr) 
 
 // playRoom hosts a room, joins 3 players by its code and exchanges
 // datagrams both ways over the data channels.
-func playRoom(t *testing.T, rtc transport.WebRTCConfig) []*RoomPlayer {
+func playRoom(t *testing.T, rtc webrtc.Config) []*RoomPlayer {
 	r := startTestRelay(t, RoomConfig{})
 	ctx := testCtx(t)
 	opened := make(chan transport.Addr, 3)
@@ -107,10 +108,10 @@ func playRoom(t *testing.T, rtc transport.WebRTCConfig) []*RoomPlayer {
 			got[from] = string(buf[:n])
 		}
 		for i, p := range players {
-			if want := fmt.Sprintf("in %d from %d", round, i); got[transport.PeerAddr(p.ID())] != want {
-				t.Fatalf("host got %q from %s, want %q", got[transport.PeerAddr(p.ID())], p.ID(), want)
+			if want := fmt.Sprintf("in %d from %d", round, i); got[webrtc.PeerAddr(p.ID())] != want {
+				t.Fatalf("host got %q from %s, want %q", got[webrtc.PeerAddr(p.ID())], p.ID(), want)
 			}
-			if err := host.Conn().Send(transport.PeerAddr(p.ID()), []byte(fmt.Sprintf("out %d to %d", round, i))); err != nil {
+			if err := host.Conn().Send(webrtc.PeerAddr(p.ID()), []byte(fmt.Sprintf("out %d to %d", round, i))); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -180,12 +181,12 @@ func waitErr(p *RoomPlayer) <-chan struct{} {
 
 func TestRoomDirect(t *testing.T) {
 	testutil.CheckGoroutines(t, 5*time.Second)
-	playRoom(t, transport.WebRTCConfig{})
+	playRoom(t, webrtc.Config{})
 }
 
 func TestRoomThroughTURN(t *testing.T) {
 	testutil.CheckGoroutines(t, 5*time.Second)
-	playRoom(t, transport.WebRTCConfig{RelayOnly: true})
+	playRoom(t, webrtc.Config{RelayOnly: true})
 }
 
 // dialRaw opens a bare WebSocket to the relay.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/pion/turn/v5"
 	"github.com/rewindnet/rewind/transport"
+	"github.com/rewindnet/rewind/transport/webrtc"
 )
 
 // TURNConfig configures the relay's embedded TURN server.
@@ -136,9 +137,9 @@ func (t *TURNServer) URL() string {
 
 // Credentials returns the ICE server entry for user: the TURN URL and a
 // user name and password valid for CredentialTTL from now.
-func (t *TURNServer) Credentials(user string, now time.Time) transport.ICEServer {
+func (t *TURNServer) Credentials(user string, now time.Time) webrtc.ICEServer {
 	name, pass := TURNCredentials(t.cfg.Secret, user, now.Add(t.cfg.CredentialTTL))
-	return transport.ICEServer{URLs: []string{t.URL()}, Username: name, Credential: pass}
+	return webrtc.ICEServer{URLs: []string{t.URL()}, Username: name, Credential: pass}
 }
 
 // TURNCredentials derives TURN REST-API credentials: the user name is

@@ -37,13 +37,4 @@ var (
 	// ErrPeerGone indicates a session that ended: the peer said bye or was
 	// silent for longer than the idle timeout.
 	ErrPeerGone = errors.New("transport: peer gone")
-
-	// Errors of the WebRTC transport (webrtc*.go).
-
-	// ErrBadSignal indicates a signaling message that does not fit the
-	// connection's state or that pion rejected (a bad SDP or candidate).
-	ErrBadSignal = errors.New("transport: bad webrtc signal")
-	// ErrNotConnected indicates a WebRTC peer whose data channel did not
-	// open: its connection failed or was closed first.
-	ErrNotConnected = errors.New("transport: webrtc peer not connected")
 )

@@ -10,6 +10,7 @@ import (
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/relay"
 	"github.com/rewindnet/rewind/transport"
+	"github.com/rewindnet/rewind/transport/webrtc"
 )
 
 // defaultRelayURL is where `rewind demo` (and `rewind relay`) listen by
@@ -51,7 +52,7 @@ func (j *joinFlags) dial(ctx context.Context) (conn transport.Conn, where string
 	where = fmt.Sprintf("room %s (relay %s)", j.code, j.relay)
 	ctx, cancel := context.WithTimeout(ctx, j.joinWait)
 	defer cancel()
-	c, err := rewind.DialRoom(ctx, j.relay, j.code, transport.WebRTCConfig{RelayOnly: j.relayTo})
+	c, err := rewind.DialRoom(ctx, j.relay, j.code, webrtc.Config{RelayOnly: j.relayTo})
 	if err != nil {
 		return nil, where, joinError(j.code, j.relay, j.joinWait, err)
 	}

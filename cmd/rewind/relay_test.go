@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind/relay"
-	"github.com/rewindnet/rewind/transport"
+	"github.com/rewindnet/rewind/transport/webrtc"
 )
 
 // TestRelayCommand runs `rewind relay --http 127.0.0.1:0`, reads the URL
@@ -45,7 +45,7 @@ func TestRelayCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer host.Close()
-	p, err := relay.JoinRoom(ctx, relay.JoinOptions{URL: url, Code: host.Code(), WebRTC: transport.WebRTCConfig{RelayOnly: true}})
+	p, err := relay.JoinRoom(ctx, relay.JoinOptions{URL: url, Code: host.Code(), WebRTC: webrtc.Config{RelayOnly: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

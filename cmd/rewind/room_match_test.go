@@ -14,7 +14,7 @@ import (
 	"github.com/rewindnet/rewind/internal/testutil"
 	"github.com/rewindnet/rewind/relay"
 	"github.com/rewindnet/rewind/server"
-	"github.com/rewindnet/rewind/transport"
+	"github.com/rewindnet/rewind/transport/webrtc"
 )
 
 // These tests play sand in a relay room over real pion peers on 127.0.0.1
@@ -47,7 +47,7 @@ type roomTestPlayer struct {
 	*sandTestClient
 }
 
-func joinTestRoom(ctx context.Context, t *testing.T, url, code string, cfg transport.WebRTCConfig) *roomTestPlayer {
+func joinTestRoom(ctx context.Context, t *testing.T, url, code string, cfg webrtc.Config) *roomTestPlayer {
 	t.Helper()
 	conn, err := rewind.DialRoom(ctx, url, code, cfg)
 	if err != nil {
@@ -87,7 +87,7 @@ func playRoomMatch(t *testing.T, turnOnly bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	hashes := newTestHashes()
-	cfg := transport.WebRTCConfig{RelayOnly: turnOnly}
+	cfg := webrtc.Config{RelayOnly: turnOnly}
 	h, err := rewind.HostRoom[sand.Input](ctx, sand.New(sandTestGrid), rewind.RoomHostOptions{
 		Relay:  url,
 		WebRTC: cfg,
@@ -162,9 +162,9 @@ func TestRoomLateJoin(t *testing.T) {
 		t.Fatal(err)
 	}
 	run := runTestHost(ctx, h)
-	first := joinTestRoom(ctx, t, url, h.Code(), transport.WebRTCConfig{})
+	first := joinTestRoom(ctx, t, url, h.Code(), webrtc.Config{})
 	testutil.WaitUntil(ctx, t, "the first player's 90 verified ticks", func() bool { return first.stats().Verified >= 90 })
-	late := joinTestRoom(ctx, t, url, h.Code(), transport.WebRTCConfig{})
+	late := joinTestRoom(ctx, t, url, h.Code(), webrtc.Config{})
 	var joinedAt uint32
 	testutil.WaitUntil(ctx, t, "the late player's 60 verified ticks", func() bool {
 		st := late.stats()

@@ -1,25 +1,27 @@
-package transport
+package webrtc
 
 import (
 	"fmt"
 	"net"
 	"sync"
 
-	"github.com/pion/webrtc/v4"
+	pion "github.com/pion/webrtc/v4"
+
+	"github.com/rewindnet/rewind/transport"
 )
 
-// WebRTCHost is the match host's side of the WebRTC transport: a Conn that
+// Host is the match host's side of the WebRTC transport: a transport.Conn that
 // accepts many peers, each over its own PeerConnection, all of them on one
 // UDP port through the ICE UDP mux (natively; in a browser the browser picks
 // its ports). Peers are added by feeding their signaling to HandleSignal;
-// a peer's Addr is "webrtc:" followed by the id it was given there.
-type WebRTCHost struct {
+// a peer's transport.Addr is "webrtc:" followed by the id it was given there.
+type Host struct {
 	*dcConn
-	api *webrtcAPI
+	api *pionAPI
 
 	// OnPeerOpen, if set before the first HandleSignal, is called when a
 	// peer's data channel opens; OnPeerClose when it closes or fails.
-	OnPeerOpen, OnPeerClose func(Addr)
+	OnPeerOpen, OnPeerClose func(transport.Addr)
 
 	mu      sync.Mutex
 	conns   map[string]*hostPeer
@@ -30,7 +32,7 @@ type WebRTCHost struct {
 // hostPeer is one peer's PeerConnection while it connects and after.
 type hostPeer struct {
 	id    string
-	pc    *webrtc.PeerConnection
+	pc    *pion.PeerConnection
 	reply func(Signal)
 
 	sig signalOrder
@@ -39,15 +41,15 @@ type hostPeer struct {
 	peer *dcPeer
 }
 
-// NewWebRTCHost opens the host's UDP mux on cfg.ListenUDP and returns the
-// host's Conn.
-func NewWebRTCHost(cfg WebRTCConfig) (*WebRTCHost, error) {
+// NewHost opens the host's UDP mux on cfg.ListenUDP and returns the
+// host's transport.Conn.
+func NewHost(cfg Config) (*Host, error) {
 	cfg = cfg.WithDefaults()
-	api, err := newWebRTCAPI(&cfg, true)
+	api, err := newPionAPI(&cfg, true)
 	if err != nil {
 		return nil, err
 	}
-	return &WebRTCHost{
+	return &Host{
 		dcConn: newDCConn(cfg, webrtcHostAddr),
 		api:    api,
 		conns:  make(map[string]*hostPeer),
@@ -55,20 +57,20 @@ func NewWebRTCHost(cfg WebRTCConfig) (*WebRTCHost, error) {
 }
 
 // UDPAddr is the address of the host's one UDP port (nil in a browser).
-func (h *WebRTCHost) UDPAddr() net.Addr { return h.api.udpAddr() }
+func (h *Host) UDPAddr() net.Addr { return h.api.udpAddr() }
 
-// RemoteAddr implements Conn: a host has many peers, so it is "".
-func (h *WebRTCHost) RemoteAddr() Addr { return "" }
+// RemoteAddr implements transport.Conn: a host has many peers, so it is "".
+func (h *Host) RemoteAddr() transport.Addr { return "" }
 
-// PeerAddr is the Addr under which the peer with the given id appears.
-func PeerAddr(id string) Addr { return Addr(webrtcAddrPrefix + id) }
+// PeerAddr is the transport.Addr under which the peer with the given id appears.
+func PeerAddr(id string) transport.Addr { return transport.Addr(webrtcAddrPrefix + id) }
 
 // HandleSignal takes one signaling message from the peer with the given id.
 // An offer starts a new PeerConnection for that id (closing an older one);
 // candidates are added to it. reply sends the host's answer and candidates
 // back to that peer; it is called from pion's goroutines, and must not
 // block for long.
-func (h *WebRTCHost) HandleSignal(id string, s Signal, reply func(Signal)) error {
+func (h *Host) HandleSignal(id string, s Signal, reply func(Signal)) error {
 	switch s.Kind {
 	case SignalOffer:
 		return h.accept(id, s.SDP, reply)
@@ -77,22 +79,22 @@ func (h *WebRTCHost) HandleSignal(id string, s Signal, reply func(Signal)) error
 		hp := h.conns[id]
 		h.mu.Unlock()
 		if hp == nil {
-			return fmt.Errorf("transport: candidate from peer %q: %w", id, ErrUnknownPeer)
+			return fmt.Errorf("webrtc: candidate from peer %q: %w", id, transport.ErrUnknownPeer)
 		}
 		if err := hp.sig.addCandidate(hp.pc, candidateInit(s)); err != nil {
-			return fmt.Errorf("transport: candidate from %q: %w", id, err)
+			return fmt.Errorf("webrtc: candidate from %q: %w", id, err)
 		}
 		return nil
 	default:
-		return fmt.Errorf("transport: host got a %q signal from peer %q: %w", s.Kind, id, ErrBadSignal)
+		return fmt.Errorf("webrtc: host got a %q signal from peer %q: %w", s.Kind, id, ErrBadSignal)
 	}
 }
 
-func (h *WebRTCHost) accept(id, sdp string, reply func(Signal)) error {
+func (h *Host) accept(id, sdp string, reply func(Signal)) error {
 	h.mu.Lock()
 	if h.closed() {
 		h.mu.Unlock()
-		return ErrClosed
+		return transport.ErrClosed
 	}
 	old := h.conns[id]
 	delete(h.conns, id)
@@ -104,16 +106,16 @@ func (h *WebRTCHost) accept(id, sdp string, reply func(Signal)) error {
 	pcfg := h.cfg.peerConfiguration()
 	pc, err := h.api.api.NewPeerConnection(pcfg)
 	if err != nil {
-		return fmt.Errorf("transport: new peer connection for %q: %w", id, err)
+		return fmt.Errorf("webrtc: new peer connection for %q: %w", id, err)
 	}
 	hp := &hostPeer{id: id, pc: pc, reply: reply}
 	addr := PeerAddr(id)
-	pc.OnICECandidate(func(c *webrtc.ICECandidate) {
+	pc.OnICECandidate(func(c *pion.ICECandidate) {
 		if c != nil {
 			hp.sig.sendLocal(hp.reply, candidateSignal(c))
 		}
 	})
-	pc.OnDataChannel(func(dc *webrtc.DataChannel) {
+	pc.OnDataChannel(func(dc *pion.DataChannel) {
 		// pion runs OnOpen on a goroutine of its own, so a datagram can
 		// arrive first: whichever comes first makes the peer.
 		var once sync.Once
@@ -131,15 +133,15 @@ func (h *WebRTCHost) accept(id, sdp string, reply func(Signal)) error {
 				}
 			})
 		}
-		dc.OnMessage(func(m webrtc.DataChannelMessage) {
+		dc.OnMessage(func(m pion.DataChannelMessage) {
 			open()
 			h.push(addr, m.Data)
 		})
 		dc.OnOpen(open)
 		dc.OnClose(func() { h.lost(hp) })
 	})
-	pc.OnConnectionStateChange(func(st webrtc.PeerConnectionState) {
-		if st == webrtc.PeerConnectionStateFailed || st == webrtc.PeerConnectionStateClosed {
+	pc.OnConnectionStateChange(func(st pion.PeerConnectionState) {
+		if st == pion.PeerConnectionStateFailed || st == pion.PeerConnectionStateClosed {
 			h.lost(hp)
 		}
 	})
@@ -148,14 +150,14 @@ func (h *WebRTCHost) accept(id, sdp string, reply func(Signal)) error {
 	if h.closed() {
 		h.mu.Unlock()
 		_ = pc.Close()
-		return ErrClosed
+		return transport.ErrClosed
 	}
 	h.conns[id] = hp
 	h.mu.Unlock()
 
-	if err := pc.SetRemoteDescription(webrtc.SessionDescription{Type: webrtc.SDPTypeOffer, SDP: sdp}); err != nil {
+	if err := pc.SetRemoteDescription(pion.SessionDescription{Type: pion.SDPTypeOffer, SDP: sdp}); err != nil {
 		h.RemovePeer(id)
-		return fmt.Errorf("transport: offer from %q: %w: %w", id, ErrBadSignal, err)
+		return fmt.Errorf("webrtc: offer from %q: %w: %w", id, ErrBadSignal, err)
 	}
 	answer, err := pc.CreateAnswer(nil)
 	if err == nil {
@@ -163,21 +165,21 @@ func (h *WebRTCHost) accept(id, sdp string, reply func(Signal)) error {
 	}
 	if err != nil {
 		h.RemovePeer(id)
-		return fmt.Errorf("transport: answer for %q: %w", id, err)
+		return fmt.Errorf("webrtc: answer for %q: %w", id, err)
 	}
 	hp.sig.remoteReady(pc)
 	hp.sig.described(reply, Signal{Kind: SignalAnswer, SDP: answer.SDP})
 	return nil
 }
 
-func (h *WebRTCHost) closed() bool {
+func (h *Host) closed() bool {
 	h.dcConn.mu.Lock()
 	defer h.dcConn.mu.Unlock()
 	return h.dcConn.closed
 }
 
 // lost handles a peer whose channel closed or whose connection failed.
-func (h *WebRTCHost) lost(hp *hostPeer) {
+func (h *Host) lost(hp *hostPeer) {
 	h.mu.Lock()
 	if h.conns[hp.id] == hp {
 		delete(h.conns, hp.id)
@@ -188,7 +190,7 @@ func (h *WebRTCHost) lost(hp *hostPeer) {
 
 // drop removes hp's peer from the Conn and closes its PeerConnection in the
 // background (pion must not be closed from inside its own callbacks).
-func (h *WebRTCHost) drop(hp *hostPeer) {
+func (h *Host) drop(hp *hostPeer) {
 	hp.mu.Lock()
 	p := hp.peer
 	hp.peer = nil
@@ -214,7 +216,7 @@ func (h *WebRTCHost) drop(hp *hostPeer) {
 }
 
 // RemovePeer closes the connection of the peer with the given id, if any.
-func (h *WebRTCHost) RemovePeer(id string) {
+func (h *Host) RemovePeer(id string) {
 	h.mu.Lock()
 	hp := h.conns[id]
 	delete(h.conns, id)
@@ -225,16 +227,16 @@ func (h *WebRTCHost) RemovePeer(id string) {
 }
 
 // Peers returns the number of peers whose data channel is open.
-func (h *WebRTCHost) Peers() int {
+func (h *Host) Peers() int {
 	h.dcConn.mu.Lock()
 	defer h.dcConn.mu.Unlock()
 	return len(h.dcConn.peers)
 }
 
 // Close closes every peer's connection and the UDP mux.
-func (h *WebRTCHost) Close() error {
+func (h *Host) Close() error {
 	if !h.closeAll() {
-		return ErrClosed
+		return transport.ErrClosed
 	}
 	h.mu.Lock()
 	conns := h.conns

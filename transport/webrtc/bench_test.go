@@ -1,6 +1,6 @@
 //go:build !js
 
-package transport
+package webrtc
 
 import (
 	"errors"
@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"github.com/pion/ice/v4"
-	"github.com/pion/webrtc/v4"
+	pion "github.com/pion/webrtc/v4"
+
+	"github.com/rewindnet/rewind/transport"
 )
 
 // Benchmarks of the WebRTC transport against raw pion data channels with
@@ -21,30 +23,30 @@ import (
 // rawPair is two pion PeerConnections joined by one data channel, with
 // received messages handed to channels (as a game loop would take them).
 type rawPair struct {
-	pcA, pcB *webrtc.PeerConnection
-	a, b     *webrtc.DataChannel
+	pcA, pcB *pion.PeerConnection
+	a, b     *pion.DataChannel
 	inA, inB chan []byte
 }
 
 func newRawPair(tb testing.TB) *rawPair {
 	tb.Helper()
-	var se webrtc.SettingEngine
+	var se pion.SettingEngine
 	se.SetIncludeLoopbackCandidate(true)
 	se.SetICEMulticastDNSMode(ice.MulticastDNSModeDisabled)
 	se.SetIPFilter(func(ip net.IP) bool { return ip.IsLoopback() })
-	se.SetNetworkTypes([]webrtc.NetworkType{webrtc.NetworkTypeUDP4})
-	api := webrtc.NewAPI(webrtc.WithSettingEngine(se))
+	se.SetNetworkTypes([]pion.NetworkType{pion.NetworkTypeUDP4})
+	api := pion.NewAPI(pion.WithSettingEngine(se))
 	r := &rawPair{inA: make(chan []byte, 1<<16), inB: make(chan []byte, 1<<16)}
 	var err error
-	if r.pcA, err = api.NewPeerConnection(webrtc.Configuration{}); err != nil {
+	if r.pcA, err = api.NewPeerConnection(pion.Configuration{}); err != nil {
 		tb.Fatal(err)
 	}
-	if r.pcB, err = api.NewPeerConnection(webrtc.Configuration{}); err != nil {
+	if r.pcB, err = api.NewPeerConnection(pion.Configuration{}); err != nil {
 		tb.Fatal(err)
 	}
-	openB := make(chan *webrtc.DataChannel, 1)
-	r.pcB.OnDataChannel(func(dc *webrtc.DataChannel) {
-		dc.OnMessage(func(m webrtc.DataChannelMessage) {
+	openB := make(chan *pion.DataChannel, 1)
+	r.pcB.OnDataChannel(func(dc *pion.DataChannel) {
+		dc.OnMessage(func(m pion.DataChannelMessage) {
 			select {
 			case r.inB <- m.Data:
 			default:
@@ -57,14 +59,14 @@ func newRawPair(tb testing.TB) *rawPair {
 	}
 	openA := make(chan struct{})
 	r.a.OnOpen(func() { close(openA) })
-	r.a.OnMessage(func(m webrtc.DataChannelMessage) {
+	r.a.OnMessage(func(m pion.DataChannelMessage) {
 		select {
 		case r.inA <- m.Data:
 		default:
 		}
 	})
 	offer, _ := r.pcA.CreateOffer(nil)
-	gatherA := webrtc.GatheringCompletePromise(r.pcA)
+	gatherA := pion.GatheringCompletePromise(r.pcA)
 	if err := r.pcA.SetLocalDescription(offer); err != nil {
 		tb.Fatal(err)
 	}
@@ -73,7 +75,7 @@ func newRawPair(tb testing.TB) *rawPair {
 		tb.Fatal(err)
 	}
 	answer, _ := r.pcB.CreateAnswer(nil)
-	gatherB := webrtc.GatheringCompletePromise(r.pcB)
+	gatherB := pion.GatheringCompletePromise(r.pcB)
 	if err := r.pcB.SetLocalDescription(answer); err != nil {
 		tb.Fatal(err)
 	}
@@ -95,17 +97,17 @@ func (r *rawPair) close() {
 	r.pcB.Close()
 }
 
-// transportPair is a WebRTCHost and one WebRTCPeer.
+// transportPair is a Host and one Peer.
 type transportPair struct {
-	host *WebRTCHost
-	peer *WebRTCPeer
+	host *Host
+	peer *Peer
 	stop func()
 }
 
 func newTransportPair(tb testing.TB) *transportPair {
 	tb.Helper()
-	cfg := WebRTCConfig{Loopback: true}
-	host, err := NewWebRTCHost(cfg)
+	cfg := Config{Loopback: true}
+	host, err := NewHost(cfg)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -120,12 +122,12 @@ func (t *transportPair) close() {
 }
 
 // recvTimeout receives one datagram on c within d, or reports false.
-func recvTimeout(c Conn, buf []byte, d time.Duration) bool {
+func recvTimeout(c transport.Conn, buf []byte, d time.Duration) bool {
 	var timer *time.Timer
 	for {
 		if _, _, err := c.Recv(buf); err == nil {
 			return true
-		} else if !errors.Is(err, ErrWouldBlock) {
+		} else if !errors.Is(err, transport.ErrWouldBlock) {
 			return false
 		}
 		if timer == nil {
@@ -153,7 +155,7 @@ type benchPairs struct {
 }
 
 func newBenchPairs(b *testing.B, echo bool) *benchPairs {
-	p := &benchPairs{raw: newRawPair(b), tr: newTransportPair(b), buf: make([]byte, MaxDatagram), done: make(chan struct{})}
+	p := &benchPairs{raw: newRawPair(b), tr: newTransportPair(b), buf: make([]byte, transport.MaxDatagram), done: make(chan struct{})}
 	if echo {
 		p.wg.Add(2)
 		go func() {
@@ -169,7 +171,7 @@ func newBenchPairs(b *testing.B, echo bool) *benchPairs {
 		}()
 		go func() {
 			defer p.wg.Done()
-			buf := make([]byte, MaxDatagram)
+			buf := make([]byte, transport.MaxDatagram)
 			for {
 				n, from, err := p.tr.host.Recv(buf)
 				if err == nil {
@@ -349,7 +351,7 @@ func BenchmarkWebRTCBurst(b *testing.B) {
 	b.Run("transport", func(b *testing.B) {
 		t := newTransportPair(b)
 		defer t.close()
-		buf := make([]byte, MaxDatagram)
+		buf := make([]byte, transport.MaxDatagram)
 		run(b, func(m []byte) { _ = t.peer.Send(t.peer.RemoteAddr(), m) },
 			func() ([]byte, bool) { return buf, recvTimeout(t.host, buf, quiet) })
 	})

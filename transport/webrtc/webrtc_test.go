@@ -1,4 +1,4 @@
-package transport
+package webrtc
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind/internal/testutil"
+
+	"github.com/rewindnet/rewind/transport"
 )
 
 // signalPipe carries signals one way through a goroutine, as the relay
@@ -63,9 +65,9 @@ func (sp *signalPipe) stop() { close(sp.done); <-sp.closed }
 
 // webrtcConnect dials host directly (signals through pipes) and waits for the
 // data channel to open.
-func webrtcConnect(t testing.TB, host *WebRTCHost, cfg WebRTCConfig, id string) (*WebRTCPeer, func()) {
+func webrtcConnect(t testing.TB, host *Host, cfg Config, id string) (*Peer, func()) {
 	t.Helper()
-	var peer *WebRTCPeer
+	var peer *Peer
 	ready := make(chan struct{})
 	toPeer := newSignalPipe(func(s Signal) {
 		<-ready
@@ -78,7 +80,7 @@ func webrtcConnect(t testing.TB, host *WebRTCHost, cfg WebRTCConfig, id string) 
 			t.Errorf("host from %s: %v", id, err)
 		}
 	})
-	peer, err := DialWebRTC(cfg, id, toHost.send)
+	peer, err := Dial(cfg, id, toHost.send)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +94,7 @@ func webrtcConnect(t testing.TB, host *WebRTCHost, cfg WebRTCConfig, id string) 
 }
 
 // webrtcRecv receives one datagram, waiting on Ready up to a deadline.
-func webrtcRecv(t testing.TB, c Conn, buf []byte) (int, Addr) {
+func webrtcRecv(t testing.TB, c transport.Conn, buf []byte) (int, transport.Addr) {
 	t.Helper()
 	deadline := time.After(5 * time.Second)
 	for {
@@ -100,7 +102,7 @@ func webrtcRecv(t testing.TB, c Conn, buf []byte) (int, Addr) {
 		if err == nil {
 			return n, from
 		}
-		if !errors.Is(err, ErrWouldBlock) {
+		if !errors.Is(err, transport.ErrWouldBlock) {
 			t.Fatal(err)
 		}
 		select {
@@ -113,8 +115,8 @@ func webrtcRecv(t testing.TB, c Conn, buf []byte) (int, Addr) {
 
 func TestWebRTCHostAndPeers(t *testing.T) {
 	testutil.CheckGoroutines(t, 5*time.Second)
-	cfg := WebRTCConfig{Loopback: true}
-	host, err := NewWebRTCHost(cfg)
+	cfg := Config{Loopback: true}
+	host, err := NewHost(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,21 +124,21 @@ func TestWebRTCHostAndPeers(t *testing.T) {
 	if !strings.HasPrefix(host.UDPAddr().String(), "127.0.0.1:") {
 		t.Fatalf("mux on %v", host.UDPAddr())
 	}
-	var peers []*WebRTCPeer
+	var peers []*Peer
 	for i := range 3 {
 		p, stop := webrtcConnect(t, host, cfg, fmt.Sprint("p", i))
 		defer stop()
 		defer p.Close()
 		peers = append(peers, p)
 	}
-	buf := make([]byte, MaxDatagram)
+	buf := make([]byte, transport.MaxDatagram)
 	// Peers to host.
 	for i, p := range peers {
 		if err := p.Send(p.RemoteAddr(), []byte(fmt.Sprint("hello from ", i))); err != nil {
 			t.Fatal(err)
 		}
 	}
-	got := map[Addr]string{}
+	got := map[transport.Addr]string{}
 	for range peers {
 		n, from := webrtcRecv(t, host, buf)
 		got[from] = string(buf[:n])
@@ -162,10 +164,10 @@ func TestWebRTCHostAndPeers(t *testing.T) {
 		t.Fatalf("host has %d peers", host.Peers())
 	}
 	// Interface rules.
-	if err := host.Send("webrtc:nobody", []byte("x")); !errors.Is(err, ErrUnknownPeer) {
+	if err := host.Send("webrtc:nobody", []byte("x")); !errors.Is(err, transport.ErrUnknownPeer) {
 		t.Fatalf("send to unknown peer: %v", err)
 	}
-	if err := peers[0].Send(peers[0].RemoteAddr(), make([]byte, MaxDatagram+1)); !errors.Is(err, ErrTooLarge) {
+	if err := peers[0].Send(peers[0].RemoteAddr(), make([]byte, transport.MaxDatagram+1)); !errors.Is(err, transport.ErrTooLarge) {
 		t.Fatalf("oversized send: %v", err)
 	}
 	// A peer that leaves disappears from the host.
@@ -177,7 +179,7 @@ func TestWebRTCHostAndPeers(t *testing.T) {
 	if host.Peers() != 2 {
 		t.Fatalf("host has %d peers after one left", host.Peers())
 	}
-	if _, _, err := peers[2].Recv(buf); !errors.Is(err, ErrClosed) {
+	if _, _, err := peers[2].Recv(buf); !errors.Is(err, transport.ErrClosed) {
 		t.Fatalf("recv on closed peer: %v", err)
 	}
 }
@@ -188,8 +190,8 @@ func TestWebRTCHostAndPeers(t *testing.T) {
 // BenchmarkWebRTCBurst measures both.)
 func TestWebRTCPacedBurst(t *testing.T) {
 	testutil.CheckGoroutines(t, 5*time.Second)
-	cfg := WebRTCConfig{Loopback: true}
-	host, err := NewWebRTCHost(cfg)
+	cfg := Config{Loopback: true}
+	host, err := NewHost(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +208,7 @@ func TestWebRTCPacedBurst(t *testing.T) {
 		}
 	}
 	seen := make(map[int]bool)
-	buf := make([]byte, MaxDatagram)
+	buf := make([]byte, transport.MaxDatagram)
 	deadline := time.After(10 * time.Second)
 	for len(seen) < n {
 		k, _, err := host.Recv(buf)

@@ -1,6 +1,7 @@
-package transport
-
-// WebRTC data channels as a datagram transport.
+// Package webrtc is the WebRTC data channel transport: a transport.Conn for
+// the match's host (Host, many peers on one UDP port) and one for a player
+// (Peer, dialing the host). It is apart from package transport so that a
+// game that never touches WebRTC never links pion.
 //
 // Both sides use one data channel per peer, negotiated in-band, with
 // Ordered: false and MaxRetransmits: 0, so a datagram arrives once or not at
@@ -11,7 +12,7 @@ package transport
 //
 // Flow of one connection:
 //
-//	peer (DialWebRTC)                 host (WebRTCHost)
+//	peer (Dial)                       host (Host)
 //	creates data channel, offer  -->  HandleSignal(offer): new PeerConnection,
 //	                                  answer
 //	HandleSignal(answer)         <--  answer
@@ -25,17 +26,20 @@ package transport
 // burst overflows the receiver's socket and loses datagrams; see
 // docs/benchmarks.md, "Relay and WebRTC".
 //
-// Files: webrtc.go (shared by every GOOS), webrtc_host.go, webrtc_peer.go
-// (also shared), webrtc_native.go (the pion SettingEngine and the ICE UDP
-// mux: !js only) and webrtc_js.go (the browser, where pion uses the
-// browser's RTCPeerConnection and has almost no settings).
+// Files: webrtc.go (shared by every GOOS), host.go, peer.go (also shared),
+// api_native.go (the pion SettingEngine and the ICE UDP mux: !js only) and
+// api_js.go (the browser, where pion uses the browser's RTCPeerConnection
+// and has almost no settings). pion is imported as "pion".
+package webrtc
 
 import (
 	"fmt"
 	"sync"
 	"time"
 
-	"github.com/pion/webrtc/v4"
+	pion "github.com/pion/webrtc/v4"
+
+	"github.com/rewindnet/rewind/transport"
 )
 
 // Signal kinds carried by Signal.Kind.
@@ -74,9 +78,9 @@ type ICEServer struct {
 	Credential string `json:"credential,omitempty"`
 }
 
-// WebRTCConfig configures both sides of the WebRTC transport. The zero value
+// Config configures both sides of the WebRTC transport. The zero value
 // works; WithDefaults fills in the defaults.
-type WebRTCConfig struct {
+type Config struct {
 	// ICEServers are STUN/TURN servers (the relay hands out its TURN server).
 	ICEServers []ICEServer
 	// RelayOnly forces every path through TURN (ICE transport policy
@@ -113,37 +117,37 @@ type WebRTCConfig struct {
 	Label string
 }
 
-// Defaults of WebRTCConfig.
+// Defaults of Config.
 const (
-	// DefaultWebRTCHighWater is WebRTCConfig.HighWater's default, in bytes.
-	DefaultWebRTCHighWater = 32 << 10
-	// DefaultWebRTCSendQueue is WebRTCConfig.SendQueue's default.
-	DefaultWebRTCSendQueue = 16384
-	// DefaultWebRTCRecvQueue is WebRTCConfig.RecvQueue's default.
-	DefaultWebRTCRecvQueue = 16384
-	// DefaultRelayAcceptanceMinWait is WebRTCConfig.RelayAcceptanceMinWait's
+	// DefaultHighWater is Config.HighWater's default, in bytes.
+	DefaultHighWater = 32 << 10
+	// DefaultSendQueue is Config.SendQueue's default.
+	DefaultSendQueue = 16384
+	// DefaultRecvQueue is Config.RecvQueue's default.
+	DefaultRecvQueue = 16384
+	// DefaultRelayAcceptanceMinWait is Config.RelayAcceptanceMinWait's
 	// default when the ICE policy is not relay-only.
 	DefaultRelayAcceptanceMinWait = 100 * time.Millisecond
 )
 
 const (
-	defaultWebRTCLabel         = "rewind"
-	webrtcLowWaterDivisor      = 2                    // low-water mark = HighWater / 2
-	webrtcPacerFallback        = 5 * time.Millisecond // re-check if no low-water event
-	webrtcAddrPrefix           = "webrtc:"
-	webrtcHostAddr        Addr = "webrtc:host"
+	defaultWebRTCLabel                   = "rewind"
+	webrtcLowWaterDivisor                = 2                    // low-water mark = HighWater / 2
+	webrtcPacerFallback                  = 5 * time.Millisecond // re-check if no low-water event
+	webrtcAddrPrefix                     = "webrtc:"
+	webrtcHostAddr        transport.Addr = "webrtc:host"
 )
 
 // WithDefaults returns c with zero fields set to their defaults.
-func (c WebRTCConfig) WithDefaults() WebRTCConfig {
+func (c Config) WithDefaults() Config {
 	if c.HighWater <= 0 {
-		c.HighWater = DefaultWebRTCHighWater
+		c.HighWater = DefaultHighWater
 	}
 	if c.SendQueue <= 0 {
-		c.SendQueue = DefaultWebRTCSendQueue
+		c.SendQueue = DefaultSendQueue
 	}
 	if c.RecvQueue <= 0 {
-		c.RecvQueue = DefaultWebRTCRecvQueue
+		c.RecvQueue = DefaultRecvQueue
 	}
 	if c.Label == "" {
 		c.Label = defaultWebRTCLabel
@@ -162,28 +166,28 @@ func (c WebRTCConfig) WithDefaults() WebRTCConfig {
 }
 
 // peerConfiguration is the pion Configuration both sides use.
-func (c *WebRTCConfig) peerConfiguration() webrtc.Configuration {
-	var conf webrtc.Configuration
+func (c *Config) peerConfiguration() pion.Configuration {
+	var conf pion.Configuration
 	for _, s := range c.ICEServers {
-		conf.ICEServers = append(conf.ICEServers, webrtc.ICEServer{
+		conf.ICEServers = append(conf.ICEServers, pion.ICEServer{
 			URLs: s.URLs, Username: s.Username, Credential: s.Credential,
 		})
 	}
 	if c.RelayOnly {
-		conf.ICETransportPolicy = webrtc.ICETransportPolicyRelay
+		conf.ICETransportPolicy = pion.ICETransportPolicyRelay
 	}
 	return conf
 }
 
 // dataChannelInit is the unreliable, unordered channel both sides use. It
 // is negotiated in-band (the peer creates it, the host accepts it).
-func dataChannelInit() *webrtc.DataChannelInit {
+func dataChannelInit() *pion.DataChannelInit {
 	ordered := false
 	var retransmits uint16
-	return &webrtc.DataChannelInit{Ordered: &ordered, MaxRetransmits: &retransmits}
+	return &pion.DataChannelInit{Ordered: &ordered, MaxRetransmits: &retransmits}
 }
 
-func candidateSignal(c *webrtc.ICECandidate) Signal {
+func candidateSignal(c *pion.ICECandidate) Signal {
 	init := c.ToJSON()
 	s := Signal{Kind: SignalCandidate, Candidate: init.Candidate}
 	if init.SDPMid != nil {
@@ -195,28 +199,28 @@ func candidateSignal(c *webrtc.ICECandidate) Signal {
 	return s
 }
 
-func candidateInit(s Signal) webrtc.ICECandidateInit {
+func candidateInit(s Signal) pion.ICECandidateInit {
 	mid, idx := s.SDPMid, s.SDPMLineIndex
-	return webrtc.ICECandidateInit{Candidate: s.Candidate, SDPMid: &mid, SDPMLineIndex: &idx}
+	return pion.ICECandidateInit{Candidate: s.Candidate, SDPMid: &mid, SDPMLineIndex: &idx}
 }
 
 // datagram is one received datagram waiting for Recv.
 type datagram struct {
-	from Addr
+	from transport.Addr
 	data []byte
 }
 
 // dcConn is the part of a Conn shared by host and peer: the receive queue,
 // the ready signal and the peers' paced senders.
 type dcConn struct {
-	cfg   WebRTCConfig
-	local Addr
+	cfg   Config
+	local transport.Addr
 
 	ready chan struct{}
 
 	mu     sync.Mutex
 	closed bool
-	peers  map[Addr]*dcPeer
+	peers  map[transport.Addr]*dcPeer
 	// recv is a ring of received datagrams (head, size), grown on demand
 	// up to recvLimit.
 	recv       []datagram
@@ -225,19 +229,19 @@ type dcConn struct {
 	dropped    uint64
 }
 
-func newDCConn(cfg WebRTCConfig, local Addr) *dcConn {
+func newDCConn(cfg Config, local transport.Addr) *dcConn {
 	return &dcConn{
 		cfg:       cfg,
 		local:     local,
 		ready:     make(chan struct{}, 1),
-		peers:     make(map[Addr]*dcPeer),
+		peers:     make(map[transport.Addr]*dcPeer),
 		recv:      make([]datagram, min(64, cfg.RecvQueue)),
 		recvLimit: cfg.RecvQueue,
 	}
 }
 
 // push queues a received datagram, dropping it if the queue is full.
-func (c *dcConn) push(from Addr, data []byte) {
+func (c *dcConn) push(from transport.Addr, data []byte) {
 	c.mu.Lock()
 	if !c.closed && c.size == len(c.recv) && len(c.recv) < c.recvLimit {
 		grown := make([]datagram, min(2*len(c.recv), c.recvLimit))
@@ -260,15 +264,15 @@ func (c *dcConn) push(from Addr, data []byte) {
 	}
 }
 
-// Recv implements Conn.
-func (c *dcConn) Recv(p []byte) (int, Addr, error) {
+// Recv implements transport.Conn.
+func (c *dcConn) Recv(p []byte) (int, transport.Addr, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
-		return 0, "", ErrClosed
+		return 0, "", transport.ErrClosed
 	}
 	if c.size == 0 {
-		return 0, "", ErrWouldBlock
+		return 0, "", transport.ErrWouldBlock
 	}
 	d := c.recv[c.head]
 	c.recv[c.head] = datagram{}
@@ -283,34 +287,34 @@ func (c *dcConn) Recv(p []byte) (int, Addr, error) {
 	return copy(p, d.data), d.from, nil
 }
 
-// Send implements Conn.
-func (c *dcConn) Send(to Addr, p []byte) error {
-	if len(p) > MaxDatagram {
-		return ErrTooLarge
+// Send implements transport.Conn.
+func (c *dcConn) Send(to transport.Addr, p []byte) error {
+	if len(p) > transport.MaxDatagram {
+		return transport.ErrTooLarge
 	}
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
-		return ErrClosed
+		return transport.ErrClosed
 	}
 	peer := c.peers[to]
 	c.mu.Unlock()
 	if peer == nil {
-		return ErrUnknownPeer
+		return transport.ErrUnknownPeer
 	}
 	peer.send(p)
 	return nil
 }
 
-// Ready implements Conn.
+// Ready implements transport.Conn.
 func (c *dcConn) Ready() <-chan struct{} { return c.ready }
 
-// LocalAddr implements Conn.
-func (c *dcConn) LocalAddr() Addr { return c.local }
+// LocalAddr implements transport.Conn.
+func (c *dcConn) LocalAddr() transport.Addr { return c.local }
 
 // addPeer makes an open data channel a peer of the Conn. It reports false
 // if the Conn is closed.
-func (c *dcConn) addPeer(addr Addr, dc *webrtc.DataChannel) (*dcPeer, bool) {
+func (c *dcConn) addPeer(addr transport.Addr, dc *pion.DataChannel) (*dcPeer, bool) {
 	p := newDCPeer(dc, c.cfg)
 	c.mu.Lock()
 	if c.closed {
@@ -328,7 +332,7 @@ func (c *dcConn) addPeer(addr Addr, dc *webrtc.DataChannel) (*dcPeer, bool) {
 }
 
 // removePeer forgets the peer at addr if it is still p (nil: any).
-func (c *dcConn) removePeer(addr Addr, p *dcPeer) {
+func (c *dcConn) removePeer(addr transport.Addr, p *dcPeer) {
 	c.mu.Lock()
 	cur := c.peers[addr]
 	if cur == nil || (p != nil && cur != p) {
@@ -350,7 +354,7 @@ func (c *dcConn) closeAll() bool {
 	}
 	c.closed = true
 	peers := c.peers
-	c.peers = map[Addr]*dcPeer{}
+	c.peers = map[transport.Addr]*dcPeer{}
 	c.recv = nil
 	c.size = 0
 	c.mu.Unlock()
@@ -362,7 +366,7 @@ func (c *dcConn) closeAll() bool {
 
 // dcPeer is one open data channel and its pacer.
 type dcPeer struct {
-	dc        *webrtc.DataChannel
+	dc        *pion.DataChannel
 	highWater uint64
 	limit     int
 	wake      chan struct{}
@@ -378,7 +382,7 @@ type dcPeer struct {
 	head int
 }
 
-func newDCPeer(dc *webrtc.DataChannel, cfg WebRTCConfig) *dcPeer {
+func newDCPeer(dc *pion.DataChannel, cfg Config) *dcPeer {
 	p := &dcPeer{
 		dc:        dc,
 		highWater: uint64(cfg.HighWater),
@@ -474,7 +478,7 @@ type signalOrder struct {
 	descSent  bool
 	outbox    []Signal
 	remoteSet bool
-	inbox     []webrtc.ICECandidateInit
+	inbox     []pion.ICECandidateInit
 }
 
 // sendLocal sends a local candidate, or holds it until the description has
@@ -511,7 +515,7 @@ func (o *signalOrder) described(send func(Signal), desc Signal) {
 
 // addCandidate adds a remote candidate, or holds it until the remote
 // description is set.
-func (o *signalOrder) addCandidate(pc *webrtc.PeerConnection, c webrtc.ICECandidateInit) error {
+func (o *signalOrder) addCandidate(pc *pion.PeerConnection, c pion.ICECandidateInit) error {
 	o.mu.Lock()
 	if !o.remoteSet {
 		o.inbox = append(o.inbox, c)
@@ -527,7 +531,7 @@ func (o *signalOrder) addCandidate(pc *webrtc.PeerConnection, c webrtc.ICECandid
 
 // remoteReady applies the candidates held back until the remote
 // description was set.
-func (o *signalOrder) remoteReady(pc *webrtc.PeerConnection) {
+func (o *signalOrder) remoteReady(pc *pion.PeerConnection) {
 	for {
 		o.mu.Lock()
 		in := o.inbox

@@ -1,27 +1,27 @@
 //go:build !js
 
-package transport
+package webrtc
 
 import (
 	"fmt"
 	"net"
 
 	"github.com/pion/ice/v4"
-	"github.com/pion/webrtc/v4"
+	pion "github.com/pion/webrtc/v4"
 )
 
-// webrtcAPI is a pion API and what it owns (the host's UDP mux).
-type webrtcAPI struct {
-	api  *webrtc.API
+// pionAPI is a pion API and what it owns (the host's UDP mux).
+type pionAPI struct {
+	api  *pion.API
 	mux  *ice.UDPMuxDefault
 	conn *net.UDPConn
 }
 
-// newWebRTCAPI builds the pion API for cfg. With mux true (the host), every
+// newPionAPI builds the pion API for cfg. With mux true (the host), every
 // PeerConnection it makes shares one UDP socket on cfg.ListenUDP.
-func newWebRTCAPI(cfg *WebRTCConfig, mux bool) (*webrtcAPI, error) {
-	var se webrtc.SettingEngine
-	se.SetNetworkTypes([]webrtc.NetworkType{webrtc.NetworkTypeUDP4, webrtc.NetworkTypeUDP6})
+func newPionAPI(cfg *Config, mux bool) (*pionAPI, error) {
+	var se pion.SettingEngine
+	se.SetNetworkTypes([]pion.NetworkType{pion.NetworkTypeUDP4, pion.NetworkTypeUDP6})
 	se.SetRelayAcceptanceMinWait(cfg.RelayAcceptanceMinWait)
 	if cfg.DisconnectedTimeout > 0 || cfg.FailedTimeout > 0 || cfg.KeepAlive > 0 {
 		d, f, k := cfg.DisconnectedTimeout, cfg.FailedTimeout, cfg.KeepAlive
@@ -41,26 +41,26 @@ func newWebRTCAPI(cfg *WebRTCConfig, mux bool) (*webrtcAPI, error) {
 		se.SetICEMulticastDNSMode(ice.MulticastDNSModeDisabled)
 		se.SetIPFilter(func(ip net.IP) bool { return ip.IsLoopback() })
 	}
-	a := &webrtcAPI{}
+	a := &pionAPI{}
 	if mux {
 		addr, err := net.ResolveUDPAddr("udp", cfg.ListenUDP)
 		if err != nil {
-			return nil, fmt.Errorf("transport: webrtc listen address %q: %w", cfg.ListenUDP, err)
+			return nil, fmt.Errorf("webrtc: webrtc listen address %q: %w", cfg.ListenUDP, err)
 		}
 		conn, err := net.ListenUDP("udp", addr)
 		if err != nil {
-			return nil, fmt.Errorf("transport: webrtc listen %q: %w", cfg.ListenUDP, err)
+			return nil, fmt.Errorf("webrtc: webrtc listen %q: %w", cfg.ListenUDP, err)
 		}
 		a.conn = conn
 		a.mux = ice.NewUDPMuxDefault(ice.UDPMuxParams{UDPConn: conn})
 		se.SetICEUDPMux(a.mux)
 	}
-	a.api = webrtc.NewAPI(webrtc.WithSettingEngine(se))
+	a.api = pion.NewAPI(pion.WithSettingEngine(se))
 	return a, nil
 }
 
 // udpAddr is the mux's local address, or nil without one.
-func (a *webrtcAPI) udpAddr() net.Addr {
+func (a *pionAPI) udpAddr() net.Addr {
 	if a.conn == nil {
 		return nil
 	}
@@ -68,7 +68,7 @@ func (a *webrtcAPI) udpAddr() net.Addr {
 }
 
 // close releases the mux and its socket.
-func (a *webrtcAPI) close() error {
+func (a *pionAPI) close() error {
 	if a.mux != nil {
 		return a.mux.Close()
 	}

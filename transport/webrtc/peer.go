@@ -1,22 +1,24 @@
-package transport
+package webrtc
 
 import (
 	"context"
 	"fmt"
 	"sync"
 
-	"github.com/pion/webrtc/v4"
+	pion "github.com/pion/webrtc/v4"
+
+	"github.com/rewindnet/rewind/transport"
 )
 
-// WebRTCPeer is a player's side of the WebRTC transport: a Conn with one
-// peer, the host (RemoteAddr "webrtc:host"). DialWebRTC makes it and sends
+// Peer is a player's side of the WebRTC transport: a transport.Conn with one
+// peer, the host (RemoteAddr "webrtc:host"). Dial makes it and sends
 // the offer; the host's answer and candidates go to HandleSignal; Wait
 // returns once the data channel is open.
-type WebRTCPeer struct {
+type Peer struct {
 	*dcConn
-	api  *webrtcAPI
-	pc   *webrtc.PeerConnection
-	dc   *webrtc.DataChannel
+	api  *pionAPI
+	pc   *pion.PeerConnection
+	dc   *pion.DataChannel
 	send func(Signal)
 	sig  signalOrder
 
@@ -28,22 +30,22 @@ type WebRTCPeer struct {
 	peer     *dcPeer
 }
 
-// DialWebRTC starts a connection to a host: it creates the PeerConnection
+// Dial starts a connection to a host: it creates the PeerConnection
 // and the data channel and sends the offer, then the local candidates, to
 // send (called from pion's goroutines too; it must not block for long). id
 // names this peer (LocalAddr is "webrtc:"+id).
-func DialWebRTC(cfg WebRTCConfig, id string, send func(Signal)) (*WebRTCPeer, error) {
+func Dial(cfg Config, id string, send func(Signal)) (*Peer, error) {
 	cfg = cfg.WithDefaults()
-	api, err := newWebRTCAPI(&cfg, false)
+	api, err := newPionAPI(&cfg, false)
 	if err != nil {
 		return nil, err
 	}
 	pc, err := api.api.NewPeerConnection(cfg.peerConfiguration())
 	if err != nil {
 		_ = api.close()
-		return nil, fmt.Errorf("transport: new peer connection: %w", err)
+		return nil, fmt.Errorf("webrtc: new peer connection: %w", err)
 	}
-	p := &WebRTCPeer{
+	p := &Peer{
 		dcConn: newDCConn(cfg, PeerAddr(id)),
 		api:    api,
 		pc:     pc,
@@ -54,10 +56,10 @@ func DialWebRTC(cfg WebRTCConfig, id string, send func(Signal)) (*WebRTCPeer, er
 	dc, err := pc.CreateDataChannel(cfg.Label, dataChannelInit())
 	if err != nil {
 		_ = p.Close()
-		return nil, fmt.Errorf("transport: create data channel: %w", err)
+		return nil, fmt.Errorf("webrtc: create data channel: %w", err)
 	}
 	p.dc = dc
-	dc.OnMessage(func(m webrtc.DataChannelMessage) { p.push(webrtcHostAddr, m.Data) })
+	dc.OnMessage(func(m pion.DataChannelMessage) { p.push(webrtcHostAddr, m.Data) })
 	dc.OnOpen(func() {
 		peer, ok := p.addPeer(webrtcHostAddr, dc)
 		if !ok {
@@ -69,13 +71,13 @@ func DialWebRTC(cfg WebRTCConfig, id string, send func(Signal)) (*WebRTCPeer, er
 		p.openOnce.Do(func() { close(p.open) })
 	})
 	dc.OnClose(p.lost)
-	pc.OnICECandidate(func(c *webrtc.ICECandidate) {
+	pc.OnICECandidate(func(c *pion.ICECandidate) {
 		if c != nil {
 			p.sig.sendLocal(p.send, candidateSignal(c))
 		}
 	})
-	pc.OnConnectionStateChange(func(st webrtc.PeerConnectionState) {
-		if st == webrtc.PeerConnectionStateFailed || st == webrtc.PeerConnectionStateClosed {
+	pc.OnConnectionStateChange(func(st pion.PeerConnectionState) {
+		if st == pion.PeerConnectionStateFailed || st == pion.PeerConnectionStateClosed {
 			p.lost()
 		}
 	})
@@ -85,14 +87,14 @@ func DialWebRTC(cfg WebRTCConfig, id string, send func(Signal)) (*WebRTCPeer, er
 	}
 	if err != nil {
 		_ = p.Close()
-		return nil, fmt.Errorf("transport: offer: %w", err)
+		return nil, fmt.Errorf("webrtc: offer: %w", err)
 	}
 	p.sig.described(p.send, Signal{Kind: SignalOffer, SDP: offer.SDP})
 	return p, nil
 }
 
 // lost ends the peer's session with the host: sends fail from now on.
-func (p *WebRTCPeer) lost() {
+func (p *Peer) lost() {
 	p.mu.Lock()
 	peer := p.peer
 	p.peer = nil
@@ -104,34 +106,34 @@ func (p *WebRTCPeer) lost() {
 }
 
 // HandleSignal takes the host's answer or one of its candidates.
-func (p *WebRTCPeer) HandleSignal(s Signal) error {
+func (p *Peer) HandleSignal(s Signal) error {
 	switch s.Kind {
 	case SignalAnswer:
-		err := p.pc.SetRemoteDescription(webrtc.SessionDescription{Type: webrtc.SDPTypeAnswer, SDP: s.SDP})
+		err := p.pc.SetRemoteDescription(pion.SessionDescription{Type: pion.SDPTypeAnswer, SDP: s.SDP})
 		if err != nil {
-			return fmt.Errorf("transport: answer: %w: %w", ErrBadSignal, err)
+			return fmt.Errorf("webrtc: answer: %w: %w", ErrBadSignal, err)
 		}
 		p.sig.remoteReady(p.pc)
 		return nil
 	case SignalCandidate:
 		if err := p.sig.addCandidate(p.pc, candidateInit(s)); err != nil {
-			return fmt.Errorf("transport: host candidate: %w", err)
+			return fmt.Errorf("webrtc: host candidate: %w", err)
 		}
 		return nil
 	default:
-		return fmt.Errorf("transport: peer got a %q signal: %w", s.Kind, ErrBadSignal)
+		return fmt.Errorf("webrtc: peer got a %q signal: %w", s.Kind, ErrBadSignal)
 	}
 }
 
 // Open returns a channel closed when the data channel opens.
-func (p *WebRTCPeer) Open() <-chan struct{} { return p.open }
+func (p *Peer) Open() <-chan struct{} { return p.open }
 
 // Done returns a channel closed when the connection fails or closes.
-func (p *WebRTCPeer) Done() <-chan struct{} { return p.fail }
+func (p *Peer) Done() <-chan struct{} { return p.fail }
 
 // Wait blocks until the data channel is open (nil), the connection fails
 // (ErrNotConnected) or ctx ends.
-func (p *WebRTCPeer) Wait(ctx context.Context) error {
+func (p *Peer) Wait(ctx context.Context) error {
 	select {
 	case <-p.open:
 		return nil
@@ -143,17 +145,17 @@ func (p *WebRTCPeer) Wait(ctx context.Context) error {
 	case <-p.fail:
 		return ErrNotConnected
 	case <-ctx.Done():
-		return fmt.Errorf("transport: waiting for the data channel: %w", ctx.Err())
+		return fmt.Errorf("webrtc: waiting for the data channel: %w", ctx.Err())
 	}
 }
 
-// RemoteAddr implements Conn: the host.
-func (p *WebRTCPeer) RemoteAddr() Addr { return webrtcHostAddr }
+// RemoteAddr implements transport.Conn: the host.
+func (p *Peer) RemoteAddr() transport.Addr { return webrtcHostAddr }
 
 // Close closes the connection to the host.
-func (p *WebRTCPeer) Close() error {
+func (p *Peer) Close() error {
 	if !p.closeAll() {
-		return ErrClosed
+		return transport.ErrClosed
 	}
 	err := p.pc.Close()
 	p.failOnce.Do(func() { close(p.fail) })
@@ -166,7 +168,7 @@ func (p *WebRTCPeer) Close() error {
 // PathTypes returns the ICE candidate types ("host", "srflx", "prflx",
 // "relay") of the selected path's local and remote ends, or "" before a
 // path is selected. "relay" means the path goes through TURN.
-func (p *WebRTCPeer) PathTypes() (local, remote string) {
+func (p *Peer) PathTypes() (local, remote string) {
 	sctp := p.pc.SCTP()
 	if sctp == nil || sctp.Transport() == nil || sctp.Transport().ICETransport() == nil {
 		return "", ""
