@@ -1,4 +1,4 @@
-// Package relay holds rewind's two relays and their client sides.
+// Package relay holds rewind's rooms relay and its client side.
 //
 // The rooms relay (RoomServer, served by `rewind relay` at RoomPath) hands
 // out 6-character room codes and 128-bit room keys, keeps them in a
@@ -9,11 +9,8 @@
 // player; a player calls JoinRoom and gets a webrtc.Peer talking
 // to the host. Match traffic never passes through the relay.
 //
-// The WebDoom relay (WebDoomServer, around the single-threaded
-// WebDoomCore) speaks WebDoom's lobby and tic-relay protocol byte for
-// byte, so that unmodified WebDoom clients play through it; docs/webdoom.md
-// describes it.
+// The WebDoom relay is a package of its own, relay/webdoom.
 //
-// The relay uses package transport (and codec for the WebDoom formats),
-// never server or client.
+// The relay uses package transport (and codec for refusal reasons), never
+// server or client.
 package relay

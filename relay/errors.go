@@ -46,12 +46,4 @@ var (
 	ErrRelayClosed = errors.New("relay: connection closed")
 	// ErrNoAnswer indicates a relay that did not answer a request in time.
 	ErrNoAnswer = errors.New("relay: no answer")
-
-	// Errors of the WebDoom relay (webdoom_*.go).
-
-	// ErrWebDoomClosed indicates a WebDoomServer used after Close.
-	ErrWebDoomClosed = errors.New("relay: webdoom server closed")
-	// ErrWebDoomRefused indicates a WebDoom client whose socket the server
-	// terminated (a refusal) or closed.
-	ErrWebDoomRefused = errors.New("relay: webdoom connection refused or closed")
 )

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/pion/turn/v5"
+	"github.com/rewindnet/rewind/internal/netutil"
 	"github.com/rewindnet/rewind/transport"
 	"github.com/rewindnet/rewind/transport/webrtc"
 )
@@ -75,7 +76,7 @@ func StartTURN(cfg TURNConfig) (*TURNServer, error) {
 	if public == nil {
 		public = local.IP
 		if public.IsUnspecified() {
-			public = FirstIPv4()
+			public = netutil.FirstIPv4()
 		}
 	}
 	relayBind := local.IP.String()
@@ -106,25 +107,6 @@ func StartTURN(cfg TURNConfig) (*TURNServer, error) {
 	}
 	t.srv = srv
 	return t, nil
-}
-
-// FirstIPv4 returns the first up, non-loopback IPv4 address of this
-// machine, or 127.0.0.1: the address to advertise when listening on an
-// unspecified address.
-func FirstIPv4() net.IP {
-	ifaces, _ := net.Interfaces()
-	for _, ifc := range ifaces {
-		if ifc.Flags&net.FlagUp == 0 || ifc.Flags&net.FlagLoopback != 0 {
-			continue
-		}
-		addrs, _ := ifc.Addrs()
-		for _, a := range addrs {
-			if n, ok := a.(*net.IPNet); ok && n.IP.To4() != nil {
-				return n.IP.To4()
-			}
-		}
-	}
-	return net.IPv4(127, 0, 0, 1)
 }
 
 // Addr is the UDP address TURN listens on.

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/rewindnet/rewind/internal/netutil"
 	"github.com/rewindnet/rewind/relay"
 )
 
@@ -78,7 +79,7 @@ func (rr *roomRelay) turnURL() string {
 func wsURL(addr net.Addr) string {
 	host, port, _ := net.SplitHostPort(addr.String())
 	if ip := net.ParseIP(host); ip == nil || ip.IsUnspecified() {
-		host = relay.FirstIPv4().String()
+		host = netutil.FirstIPv4().String()
 	}
 	return "ws://" + net.JoinHostPort(host, port) + relay.RoomPath
 }

@@ -15,8 +15,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/rewindnet/rewind/codec"
-	"github.com/rewindnet/rewind/relay"
+	"github.com/rewindnet/rewind/internal/webdoomclient"
+	"github.com/rewindnet/rewind/relay/webdoom"
+	"github.com/rewindnet/rewind/relay/webdoom/wire"
 )
 
 func init() {
@@ -30,7 +31,14 @@ func init() {
 // WEBDOOM_JOIN_TIMEOUT, WEBDOOM_MAX_CONNS, WEBDOOM_RATE_CAP,
 // WEBDOOM_MAX_HISTORY_TICS and WEBDOOM_MAX_SPECTATORS are honoured.
 func runWebDoom(args []string, stdout, stderr io.Writer) error {
-	set, err := webDoomSettings(args, os.Getenv, stderr)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return serveWebDoom(ctx, args, os.Getenv, stdout, stderr)
+}
+
+// serveWebDoom is the webdoom command until ctx ends.
+func serveWebDoom(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	set, err := webDoomSettings(args, getenv, stderr)
 	if err != nil {
 		return err
 	}
@@ -52,10 +60,10 @@ func runWebDoom(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s (DOOM_HOST/DOOM_PORT or --host/--port): %w", set.addr, err)
 	}
-	srv := relay.NewWebDoomServer(cfg)
+	srv := webdoom.NewServer(cfg)
 	if set.metrics != "" {
 		reg := newRegistry()
-		reg.MustRegister(srv.Collector())
+		reg.MustRegister(newWebDoomCollector(srv))
 		hs, err := startHTTP(set.metrics, reg, cfg.Logger)
 		if err != nil {
 			ln.Close()
@@ -64,11 +72,15 @@ func runWebDoom(args []string, stdout, stderr io.Writer) error {
 		}
 		defer hs.close()
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	go func() {
-		<-ctx.Done()
-		srv.Close()
+	stopped, watcher := make(chan struct{}), make(chan struct{})
+	defer func() { close(stopped); <-watcher }()
+	go func() { // ends Serve when ctx ends
+		defer close(watcher)
+		select {
+		case <-ctx.Done():
+			srv.Close()
+		case <-stopped:
+		}
 	}()
 	dir := cfg.Dir
 	if dir == "" {
@@ -82,7 +94,7 @@ func runWebDoom(args []string, stdout, stderr io.Writer) error {
 
 // webDoomSet is what webdoom's environment and flags say.
 type webDoomSet struct {
-	cfg      relay.WebDoomServerConfig
+	cfg      webdoom.ServerConfig
 	addr     string // host:port of the game port
 	quiet    bool
 	metrics  string       // --metrics-http address, or "" (off)
@@ -109,19 +121,19 @@ func webDoomSettings(args []string, getenv func(string) string, stderr io.Writer
 			set.warnings = append(set.warnings, envWarning{"DOOM_PORT", v, strconv.Itoa(port)})
 		}
 	}
-	cfg := relay.DefaultWebDoomServerConfig()
-	cfg.WebDoomConfig = relay.WebDoomConfigFromEnv(cfg.WebDoomConfig, getenv)
+	cfg := webdoom.DefaultServerConfig()
+	cfg.Config = webdoom.ConfigFromEnv(cfg.Config, getenv)
 	for _, e := range []struct {
 		name  string
 		using any
 	}{
-		{relay.EnvWebDoomJoinTimeout, cfg.JoinTimeout},
-		{relay.EnvWebDoomMaxConns, cfg.MaxConns},
-		{relay.EnvWebDoomRateCap, cfg.RateCap},
-		{relay.EnvWebDoomMaxHistory, cfg.MaxHistoryTics},
-		{relay.EnvWebDoomMaxSpectators, cfg.MaxSpectators},
+		{webdoom.EnvJoinTimeout, cfg.JoinTimeout},
+		{webdoom.EnvMaxConns, cfg.MaxConns},
+		{webdoom.EnvRateCap, cfg.RateCap},
+		{webdoom.EnvMaxHistory, cfg.MaxHistoryTics},
+		{webdoom.EnvMaxSpectators, cfg.MaxSpectators},
 	} {
-		// The rule of WebDoomConfigFromEnv: a positive integer, or the default.
+		// The rule of webdoom.ConfigFromEnv: a positive integer, or the default.
 		if v := getenv(e.name); v != "" {
 			if n, err := strconv.Atoi(v); err != nil || n <= 0 {
 				set.warnings = append(set.warnings, envWarning{e.name, v, fmt.Sprint(e.using)})
@@ -158,22 +170,22 @@ func runBenchWebDoom(args []string, stdout, stderr io.Writer) error {
 	if *players < 1 || *players > 4 || *tics < 1 {
 		return usageError{errors.New("--players 1..4 and --tics > 0")}
 	}
-	cfg := relay.DefaultWebDoomServerConfig()
+	cfg := webdoom.DefaultServerConfig()
 	cfg.Countdown = time.Millisecond
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
 	}
-	srv := relay.NewWebDoomServer(cfg)
+	srv := webdoom.NewServer(cfg)
 	go srv.Serve(ln)
 	defer srv.Close()
 	base := "ws://" + ln.Addr().String()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(*tics)*time.Second/35+30*time.Second)
 	defer cancel()
 
-	var lobby []*relay.WebDoomConn
+	var lobby []*webdoomclient.Conn
 	for i := 0; i < *players; i++ {
-		c, err := relay.DialWebDoom(ctx, base, "/ws/lobby")
+		c, err := webdoomclient.Dial(ctx, base, "/ws/lobby")
 		if err != nil {
 			return err
 		}
@@ -195,10 +207,10 @@ func runBenchWebDoom(args []string, stdout, stderr io.Writer) error {
 	n := *players
 	sent := make([][]time.Time, n)
 	recv := make([][]time.Time, n)
-	games := make([]*relay.WebDoomConn, n)
+	games := make([]*webdoomclient.Conn, n)
 	for i := range games {
 		sent[i], recv[i] = make([]time.Time, *tics), make([]time.Time, *tics)
-		if games[i], err = relay.DialWebDoom(ctx, base, fmt.Sprintf("/ws/game?slot=%d", i)); err != nil {
+		if games[i], err = webdoomclient.Dial(ctx, base, fmt.Sprintf("/ws/game?slot=%d", i)); err != nil {
 			return err
 		}
 		defer games[i].CloseNow()
@@ -215,7 +227,7 @@ func runBenchWebDoom(args []string, stdout, stderr io.Writer) error {
 			for t := 0; t < *tics; t++ {
 				time.Sleep(time.Until(start.Add(phase + time.Duration(t)*time.Second/35)))
 				sent[i][t] = time.Now()
-				if err := games[i].SendCmd(ctx, uint32(t), codec.NewWebDoomTicCmd(int8(t), 0, 0, 0, 0, 0)); err != nil {
+				if err := games[i].SendCmd(ctx, uint32(t), wire.NewTicCmd(int8(t), 0, 0, 0, 0, 0)); err != nil {
 					errs <- err
 					return
 				}
@@ -256,6 +268,6 @@ func runBenchWebDoom(args []string, stdout, stderr io.Writer) error {
 	us := func(d time.Duration) string { return fmt.Sprintf("%.0f", float64(d)/float64(time.Microsecond)) }
 	fmt.Fprintf(stdout, "seal latency (last cmd sent -> bundle received), %d samples: p50 %v p99 %v max %v\n", len(lat), pct(0.5), pct(0.99), lat[len(lat)-1])
 	keyValues(stdout, "players", n, "tics", *tics, "samples", len(lat), "p50_us", us(pct(0.5)), "p99_us", us(pct(0.99)),
-		"max_us", us(lat[len(lat)-1]), "seals", st.Seals.Load(), "forced_seals", st.ForcedSeals.Load(), "fabrications", st.Fabrications.Load())
+		"max_us", us(lat[len(lat)-1]), "seals", st.Seals, "forced_seals", st.ForcedSeals, "fabrications", st.Fabrications)
 	return nil
 }

@@ -1,0 +1,460 @@
+package webdoom
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/rewindnet/rewind/relay/webdoom/wire"
+)
+
+// ServerConfig configures a Server.
+type ServerConfig struct {
+	Config
+	// Dir is a WebDoom tree (client/, build/, wads/lib/, wads/manifest.json)
+	// to serve; "" serves only the lobby, the relay and the demo store.
+	Dir string
+	// Logger receives structured logs of every drop and refusal (nil: none).
+	Logger *slog.Logger
+	// SendQueue bounds the messages waiting for one connection's sender (a
+	// history burst is one); a connection that lets it fill is dropped.
+	SendQueue int
+	// WriteTimeout drops a connection whose single write takes longer.
+	WriteTimeout time.Duration
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+	// Demo store limits (WebDoom's: 1 MiB a demo, 128 MiB in all, 24 h).
+	DemoMax, DemoTotal int
+	DemoTTL            time.Duration
+}
+
+// DefaultServerConfig returns WebDoom's defaults.
+func DefaultServerConfig() ServerConfig {
+	return ServerConfig{
+		Config:       DefaultConfig(),
+		SendQueue:    1024,
+		WriteTimeout: 10 * time.Second,
+		DemoMax:      1 << 20,
+		DemoTotal:    128 << 20,
+		DemoTTL:      24 * time.Hour,
+	}
+}
+
+// WebDoom's message size limits per endpoint.
+const (
+	webDoomLobbyLimit    = wire.LobbyMaxMessage
+	webDoomGameLimit     = 64
+	webDoomSpectateLimit = 64
+)
+
+// Server is rewind's stand-in for WebDoom's Node.js server: the
+// lobby, the tic relay and the spectator endpoint over WebSocket, and the
+// app, WAD library and demo store over HTTP, all on one handler. One
+// goroutine owns the Core; each connection has a reader goroutine
+// and a sender goroutine with a bounded queue.
+type Server struct {
+	cfg     ServerConfig
+	log     *slog.Logger
+	core    *Core
+	events  chan webDoomEvent
+	done    chan struct{}
+	ctx     context.Context
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+	nextID  atomic.Uint64
+	mu      sync.Mutex // guards closed against wg.Add
+	closed  bool
+	httpSrv *http.Server
+	files   *webDoomFiles
+	demos   *webDoomDemoStore
+}
+
+type webDoomEventKind uint8
+
+const (
+	wdEvOpen webDoomEventKind = iota + 1
+	wdEvMessage
+	wdEvClosed
+	wdEvQuery
+)
+
+type webDoomEvent struct {
+	kind  webDoomEventKind
+	ep    webDoomEndpoint
+	ws    *webDoomWS
+	id    ConnID
+	query string
+	data  []byte
+	fn    func(*Core)
+}
+
+// webDoomWS is one WebSocket connection as the network layer holds it.
+type webDoomWS struct {
+	id     ConnID
+	c      *websocket.Conn
+	queue  chan webDoomOut
+	quit   chan struct{} // closed by the owner when the connection is gone
+	sender atomic.Bool   // the sender has stopped
+}
+
+type webDoomOut struct {
+	kind    ActionKind
+	data    []byte
+	history History
+}
+
+// NewServer returns a running server (its core's goroutine is
+// started); serve it with Serve or use it as an http.Handler.
+func NewServer(cfg ServerConfig) *Server {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	cfg.Config = cfg.Config.withDefaults()
+	d := DefaultServerConfig()
+	if cfg.WriteTimeout <= 0 {
+		cfg.WriteTimeout = d.WriteTimeout
+	}
+	if cfg.DemoMax <= 0 || cfg.DemoTotal <= 0 || cfg.DemoTTL <= 0 {
+		cfg.DemoMax, cfg.DemoTotal, cfg.DemoTTL = d.DemoMax, d.DemoTotal, d.DemoTTL
+	}
+	if cfg.SendQueue <= 0 {
+		cfg.SendQueue = 1024
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{
+		cfg: cfg, log: log, core: NewCore(cfg.Config, log),
+		events: make(chan webDoomEvent, 256), done: make(chan struct{}),
+		files: newFiles(cfg.Dir, log),
+		demos: newDemoStore(cfg.DemoMax, cfg.DemoTotal, cfg.DemoTTL, cfg.Now),
+	}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.httpSrv = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second,
+		// net/http's own complaints (a client's broken request, accept
+		// errors) go to the structured log, never as bare stderr lines.
+		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	s.wg.Add(1)
+	go s.run()
+	return s
+}
+
+// Stats returns a snapshot of the relay's counters (safe to call from any
+// goroutine; it does not wait for the core's goroutine).
+func (s *Server) Stats() Stats { return s.core.Stats() }
+
+// Status returns a summary of the relay's state, asked of its goroutine.
+func (s *Server) Status() Status {
+	var st Status
+	s.query(func(c *Core) { st = c.Status() })
+	return st
+}
+
+// query runs fn on the core's goroutine and waits for it.
+func (s *Server) query(fn func(*Core)) {
+	ran := make(chan struct{})
+	if s.post(webDoomEvent{kind: wdEvQuery, fn: func(c *Core) { fn(c); close(ran) }}) {
+		select {
+		case <-ran:
+		case <-s.done:
+		}
+	}
+}
+
+func (s *Server) post(ev webDoomEvent) bool {
+	select {
+	case s.events <- ev:
+		return true
+	case <-s.done:
+		return false
+	}
+}
+
+// run is the one goroutine that owns the core and the connection table.
+func (s *Server) run() {
+	defer s.wg.Done()
+	conns := map[ConnID]*webDoomWS{}
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		if dl, ok := s.core.NextDeadline(); ok {
+			timer.Reset(max(dl.Sub(s.cfg.Now()), 0))
+		} else {
+			timer.Stop()
+		}
+		select {
+		case <-s.done:
+			// Readers and writers use s.ctx, which Close cancels: that ends
+			// every socket. Here only the senders are told to stop.
+			for _, w := range conns {
+				close(w.quit)
+			}
+			return
+		case <-timer.C:
+			s.dispatch(conns, s.core.Advance(s.cfg.Now()))
+		case ev := <-s.events:
+			now := s.cfg.Now()
+			switch ev.kind {
+			case wdEvQuery:
+				ev.fn(s.core)
+			case wdEvOpen:
+				conns[ev.ws.id] = ev.ws
+				switch ev.ep {
+				case wdLobby:
+					s.dispatch(conns, s.core.OpenLobby(ev.ws.id, now))
+				case wdGame:
+					s.dispatch(conns, s.core.OpenGame(ev.ws.id, ev.query, now))
+				case wdSpectate:
+					s.dispatch(conns, s.core.OpenSpectator(ev.ws.id, now))
+				}
+			case wdEvMessage:
+				if w := conns[ev.id]; w != nil {
+					if ev.ep == wdLobby {
+						s.dispatch(conns, s.core.LobbyMessage(ev.id, ev.data, now))
+					} else {
+						s.dispatch(conns, s.core.GameMessage(ev.id, ev.data, now))
+					}
+				}
+			case wdEvClosed:
+				if w := conns[ev.id]; w != nil {
+					delete(conns, ev.id)
+					close(w.quit)
+					s.dispatch(conns, s.core.Closed(ev.id, now))
+				}
+			}
+		}
+	}
+}
+
+// dispatch hands the core's actions to the connections' senders.
+func (s *Server) dispatch(conns map[ConnID]*webDoomWS, acts []Action) {
+	for _, a := range acts {
+		w := conns[a.Conn]
+		if w == nil || w.sender.Load() {
+			continue
+		}
+		out := webDoomOut{kind: a.Kind, data: a.Data, history: a.History}
+		select {
+		case w.queue <- out:
+		default:
+			s.core.stats.drop(DropSlow)
+			s.log.Info("webdoom: dropped", "conn", a.Conn, "reason", DropSlow, "queued", len(w.queue))
+			w.sender.Store(true)
+			// CloseNow can wait for a close handshake under way; the owner
+			// goroutine must never block, so it runs apart.
+			s.wg.Add(1)
+			go func() {
+				defer s.wg.Done()
+				w.c.CloseNow()
+			}()
+		}
+	}
+}
+
+// sendLoop owns the connection's writer.
+func (s *Server) sendLoop(w *webDoomWS) {
+	defer s.wg.Done()
+	defer w.sender.Store(true)
+	write := func(typ websocket.MessageType, b []byte) bool {
+		ctx, cancel := context.WithTimeout(s.ctx, s.cfg.WriteTimeout)
+		defer cancel()
+		if err := w.c.Write(ctx, typ, b); err != nil {
+			if errors.Is(err, context.DeadlineExceeded) {
+				s.core.stats.drop(DropSlow)
+				s.log.Info("webdoom: dropped", "conn", w.id, "reason", DropSlow, "err", err)
+			}
+			w.c.CloseNow()
+			return false
+		}
+		return true
+	}
+	for {
+		select {
+		case <-w.quit:
+			return
+		case <-s.done:
+			return
+		case o := <-w.queue:
+			switch o.kind {
+			case SendText:
+				if !write(websocket.MessageText, o.data) {
+					return
+				}
+			case SendBinary:
+				if !write(websocket.MessageBinary, o.data) {
+					return
+				}
+			case SendHistory:
+				for i := 0; i < o.history.Len(); i++ {
+					if !write(websocket.MessageBinary, o.history.Bundle(i)) {
+						return
+					}
+				}
+			case Close:
+				w.c.Close(websocket.StatusNormalClosure, "")
+				return
+			case Terminate:
+				w.c.CloseNow()
+				return
+			}
+		}
+	}
+}
+
+// ServeHTTP routes WebSocket upgrades to the three endpoints and everything
+// else to the app, the WAD library and the demo store (the server
+// serves no metrics: Stats and Status are there for an exporter on a
+// listener of its own, as `rewind webdoom --metrics-http ADDR` runs).
+func (s *Server) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
+	if !wdIsUpgrade(r) {
+		s.serveHTTP(rw, r)
+		return
+	}
+	var ep webDoomEndpoint
+	limit := int64(webDoomGameLimit)
+	switch r.URL.EscapedPath() {
+	case "/ws/lobby":
+		ep, limit = wdLobby, webDoomLobbyLimit
+	case "/ws/game":
+		ep = wdGame
+	case "/ws/spectate":
+		ep, limit = wdSpectate, webDoomSpectateLimit
+	default:
+		// WebDoom destroys the socket: no HTTP answer at all.
+		s.core.stats.refuse(RefuseBadPath)
+		s.log.Info("webdoom: refused", "reason", RefuseBadPath, "path", r.URL.EscapedPath(), "remote", r.RemoteAddr)
+		if conn, _, err := http.NewResponseController(rw).Hijack(); err == nil {
+			conn.Close()
+		}
+		return
+	}
+	c, err := websocket.Accept(rw, r, &websocket.AcceptOptions{
+		InsecureSkipVerify: true, // WebDoom accepts any origin (a LAN game)
+		CompressionMode:    websocket.CompressionDisabled,
+	})
+	if err != nil {
+		return // Accept answered the bad handshake
+	}
+	c.SetReadLimit(limit)
+	w := &webDoomWS{
+		id: ConnID(s.nextID.Add(1)), c: c,
+		queue: make(chan webDoomOut, s.cfg.SendQueue), quit: make(chan struct{}),
+	}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		c.CloseNow()
+		return
+	}
+	s.wg.Add(2)
+	s.mu.Unlock()
+	go s.sendLoop(w)
+	defer s.wg.Done()
+	defer c.CloseNow()
+	if !s.post(webDoomEvent{kind: wdEvOpen, ep: ep, ws: w, query: r.URL.RawQuery}) {
+		return
+	}
+	if ep == wdSpectate {
+		s.discardLoop(w)
+	} else {
+		s.readLoop(w, ep)
+	}
+	s.post(webDoomEvent{kind: wdEvClosed, id: w.id})
+}
+
+// readLoop hands each message of a lobby or game socket to the core.
+func (s *Server) readLoop(w *webDoomWS, ep webDoomEndpoint) {
+	for {
+		_, data, err := w.c.Read(s.ctx)
+		if err != nil {
+			s.readEnded(w, err)
+			return
+		}
+		if !s.post(webDoomEvent{kind: wdEvMessage, ep: ep, id: w.id, data: data}) {
+			return
+		}
+	}
+}
+
+// discardLoop is the spectator's reader: it reads only so that control
+// frames are answered and the size limit is enforced, and discards every
+// data message. It has no way to hand anything to the core.
+func (s *Server) discardLoop(w *webDoomWS) {
+	var start time.Time
+	count := 0
+	for {
+		_, r, err := w.c.Reader(s.ctx)
+		if err == nil {
+			_, err = io.Copy(io.Discard, r)
+		}
+		if err != nil {
+			s.readEnded(w, err)
+			return
+		}
+		now := s.cfg.Now()
+		if count == 0 || now.Sub(start) >= s.cfg.RateWindow {
+			start, count = now, 0
+		}
+		if count++; count > s.cfg.RateCap {
+			s.core.stats.refuse(RefuseRateCap)
+			s.log.Info("webdoom: refused", "conn", w.id, "reason", RefuseRateCap, "endpoint", "spectate")
+			return
+		}
+	}
+}
+
+func (s *Server) readEnded(w *webDoomWS, err error) {
+	if strings.Contains(err.Error(), "read limited at") {
+		s.core.stats.drop(DropOversize)
+		s.log.Info("webdoom: dropped", "conn", w.id, "reason", DropOversize)
+	}
+}
+
+func wdIsUpgrade(r *http.Request) bool {
+	if r.Header.Get("Upgrade") == "" {
+		return false
+	}
+	for _, v := range r.Header.Values("Connection") {
+		for tok := range strings.SplitSeq(v, ",") {
+			if strings.EqualFold(strings.TrimSpace(tok), "upgrade") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Serve serves HTTP and the WebSocket endpoints on ln until Close.
+func (s *Server) Serve(ln net.Listener) error {
+	err := s.httpSrv.Serve(ln)
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return err
+}
+
+// Close stops serving, ends every connection without ceremony and waits
+// for every goroutine the server started.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return ErrClosed
+	}
+	s.closed = true
+	s.mu.Unlock()
+	s.httpSrv.Close()
+	close(s.done)
+	s.cancel()
+	s.wg.Wait()
+	return nil
+}
