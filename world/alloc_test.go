@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"testing"
+
+	"github.com/rewindnet/rewind/internal/zstdfast"
 )
 
 func TestZeroAllocs(t *testing.T) {
@@ -60,7 +62,7 @@ func TestDecodeAllocationBound(t *testing.T) {
 	r := rand.New(rand.NewPCG(8, 8))
 	tw.mutate(w, r, 800)
 	got := tw.new(t)
-	bound := uint64(4*w.layout.size + w.layout.maxPayload() + 2*maxZstdWindow)
+	bound := uint64(4*w.layout.size + w.layout.maxPayload() + 2*zstdfast.MaxWindow)
 	for _, c := range allCompressions {
 		w.SetCompression(c)
 		enc := w.AppendWorld(nil)

@@ -3,10 +3,10 @@ package world
 import (
 	"fmt"
 	"slices"
-	"sync"
 
 	"github.com/klauspost/compress/s2"
-	"github.com/klauspost/compress/zstd"
+
+	"github.com/rewindnet/rewind/internal/zstdfast"
 )
 
 // Compression selects the stage that follows zero-run packing in an
@@ -33,48 +33,6 @@ const (
 	wireZstd = 2
 )
 
-// maxZstdWindow bounds the history a zstd frame may ask the decoder for.
-const maxZstdWindow = 1 << 22
-
-var (
-	zstdOnce sync.Once
-	zstdEnc  *zstd.Encoder
-	zstdDec  *zstd.Decoder
-	zstdErr  error
-)
-
-// zstdCoders returns the shared encoder and decoder (EncodeAll and
-// DecodeAll are safe for concurrent use; creating an encoder costs about
-// 200 µs, so it is made once).
-func zstdCoders() (*zstd.Encoder, *zstd.Decoder, error) {
-	zstdOnce.Do(func() {
-		zstdEnc, zstdErr = zstd.NewWriter(nil,
-			zstd.WithEncoderLevel(zstd.SpeedFastest),
-			zstd.WithEncoderConcurrency(1),
-			zstd.WithWindowSize(maxZstdWindow),
-			zstd.WithEncoderCRC(false))
-		if zstdErr != nil {
-			return
-		}
-		zstdDec, zstdErr = zstd.NewReader(nil,
-			zstd.WithDecoderConcurrency(1),
-			zstd.WithDecoderMaxWindow(maxZstdWindow),
-			zstd.WithDecodeAllCapLimit(true))
-	})
-	return zstdEnc, zstdDec, zstdErr
-}
-
-// ZstdFastest appends the zstd encoding of src at the fastest level (with
-// the encoder settings world encodings use) to dst. It exists so that
-// benchmarks compare against exactly what the package would send.
-func ZstdFastest(dst, src []byte) []byte {
-	enc, _, err := zstdCoders()
-	if err != nil {
-		panic(err) // only on broken options: an internal invariant
-	}
-	return enc.EncodeAll(src, dst)
-}
-
 // compressInto appends the compressed payload to dst and returns it with
 // the wire value used.
 func compressInto(dst, payload []byte, c Compression) ([]byte, byte) {
@@ -87,12 +45,12 @@ func compressInto(dst, payload []byte, c Compression) ([]byte, byte) {
 		out := s2.Encode(dst[n:cap(dst)], payload)
 		return dst[:n+len(out)], wireS2
 	case CompressZstd:
-		return ZstdFastest(dst, payload), wireZstd
+		return zstdfast.Append(dst, payload), wireZstd
 	}
 	// Auto: zstd when it helps.
 	if len(payload) >= 64 {
 		n := len(dst)
-		dst = ZstdFastest(dst, payload)
+		dst = zstdfast.Append(dst, payload)
 		if len(dst)-n < len(payload) {
 			return dst, wireZstd
 		}
@@ -120,7 +78,7 @@ func decompress(buf, src []byte, wire byte, rawLen int) ([]byte, error) {
 		}
 		return out, nil
 	case wireZstd:
-		_, dec, err := zstdCoders()
+		_, dec, err := zstdfast.Coders()
 		if err != nil {
 			return nil, err
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/rewindnet/rewind/examples/sand"
 	"github.com/rewindnet/rewind/game"
 	"github.com/rewindnet/rewind/internal/simmatch"
+	"github.com/rewindnet/rewind/internal/zstdfast"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/world"
 )
@@ -63,7 +64,7 @@ func runBenchJoin(args []string, stdout, stderr io.Writer) error {
 		Server: server.Config{StartPlayers: *m.players, OnTick: func(t uint32, w *world.World, _ uint64) {
 			if t >= from && t < from+uint32(rate) {
 				w.SnapshotInto(&snap)
-				sizes[t] = size{w.UsedBytes(), len(world.ZstdFastest(nil, snap.AppendBytes(nil)))}
+				sizes[t] = size{w.UsedBytes(), len(zstdfast.Append(nil, snap.AppendBytes(nil)))}
 			}
 		}},
 		Log: func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) },

@@ -5,11 +5,11 @@ import (
 	"io"
 	"time"
 
+	"github.com/klauspost/compress/s2"
 	"github.com/zeebo/xxh3"
 
-	"github.com/klauspost/compress/s2"
-
 	"github.com/rewindnet/rewind/internal/worldsim"
+	"github.com/rewindnet/rewind/internal/zstdfast"
 	"github.com/rewindnet/rewind/world"
 )
 
@@ -129,7 +129,7 @@ func runBenchWorld(args []string, stdout, stderr io.Writer) error {
 	logf("encoding the whole sand world")
 	w.SnapshotInto(&snap)
 	rawWorld := snapshotBytes(w)
-	zWorld := len(world.ZstdFastest(nil, rawWorld))
+	zWorld := len(zstdfast.Append(nil, rawWorld))
 	sWorld := len(s2.Encode(nil, rawWorld))
 	var enc []byte
 	sizes := map[world.Compression]int{}
@@ -256,7 +256,7 @@ func deltaSizes(w *world.World, base *world.Snapshot) (delta, zstdXor, s2Xor int
 	for i := range b {
 		x[i] ^= b[i]
 	}
-	return len(enc), len(world.ZstdFastest(nil, x)), len(s2.Encode(nil, x)), nil
+	return len(enc), len(zstdfast.Append(nil, x)), len(s2.Encode(nil, x)), nil
 }
 
 func snapshotBytes(w *world.World) []byte {
