@@ -312,7 +312,7 @@ type refuseTap struct {
 
 // Send implements transport.Conn.
 func (t *refuseTap) Send(to transport.Addr, p []byte) error {
-	if len(p) > 4 && p[0] == codec.Magic[0] && p[4] == byte(codec.TypeRefuse) {
+	if typ, _, err := codec.Peek(p); err == nil && typ == codec.TypeRefuse {
 		if m, _, err := codec.ParseRefuse(p); err == nil {
 			if t.reasons[m.Reason] == 0 {
 				t.first[m.Reason] = to

@@ -19,10 +19,11 @@ package client
 import (
 	"errors"
 	"fmt"
-	"github.com/rewindnet/rewind/codec/reliable"
 	"time"
 
 	"github.com/rewindnet/rewind/codec"
+	"github.com/rewindnet/rewind/codec/inputs"
+	"github.com/rewindnet/rewind/codec/reliable"
 	"github.com/rewindnet/rewind/game"
 	"github.com/rewindnet/rewind/transport"
 	"github.com/rewindnet/rewind/world"
@@ -42,7 +43,7 @@ const (
 type Client[I any] struct {
 	cfg    Config
 	g      game.Game[I]
-	it     *codec.InputType[I]
+	it     *inputs.Type[I]
 	conn   transport.Conn
 	schema *world.Schema
 	w      *world.World
@@ -115,7 +116,7 @@ func New[I any](g game.Game[I], conn transport.Conn, cfg Config) (*Client[I], er
 	if conn.RemoteAddr() == "" {
 		return nil, fmt.Errorf("client: conn has no remote address: %w", ErrConfig)
 	}
-	it, err := codec.RegisterInput[I]()
+	it, err := inputs.NewType[I]()
 	if err != nil {
 		return nil, fmt.Errorf("client: input type: %w", err)
 	}

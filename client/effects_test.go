@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rewindnet/rewind/codec"
+	"github.com/rewindnet/rewind/codec/inputs"
 	"github.com/rewindnet/rewind/game"
 	"github.com/rewindnet/rewind/world"
 )
@@ -37,7 +37,7 @@ func (g *hitGame) Step(w *world.World, t *game.Tick[hitInput]) {
 
 type hitRig struct {
 	c   *core[hitInput]
-	it  *codec.InputType[hitInput]
+	it  *inputs.Type[hitInput]
 	buf []byte
 }
 
@@ -51,7 +51,7 @@ func newHitRig(t testing.TB) *hitRig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	it, err := codec.RegisterInput[hitInput]()
+	it, err := inputs.NewType[hitInput]()
 	if err != nil {
 		t.Fatal(err)
 	}

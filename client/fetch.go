@@ -3,10 +3,10 @@ package client
 import (
 	"errors"
 	"fmt"
-	"github.com/rewindnet/rewind/codec/reliable"
 	"time"
 
 	"github.com/rewindnet/rewind/codec"
+	"github.com/rewindnet/rewind/codec/reliable"
 	"github.com/rewindnet/rewind/world"
 )
 

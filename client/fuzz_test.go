@@ -1,12 +1,13 @@
 package client_test
 
 import (
-	"github.com/rewindnet/rewind/codec/reliable"
 	"testing"
 	"time"
 
 	"github.com/rewindnet/rewind/client"
 	"github.com/rewindnet/rewind/codec"
+	"github.com/rewindnet/rewind/codec/inputs"
+	"github.com/rewindnet/rewind/codec/reliable"
 	"github.com/rewindnet/rewind/internal/testgame"
 	"github.com/rewindnet/rewind/transport"
 	"github.com/rewindnet/rewind/world"
@@ -96,7 +97,7 @@ func tickBody(f *testing.F) []byte {
 	if err := st.Step(make([]testgame.Input, 1)); err != nil {
 		f.Fatal(err)
 	}
-	it, _ := codec.RegisterInput[testgame.Input]()
+	it, _ := inputs.NewType[testgame.Input]()
 	enc := codec.NewTickEncoder(it.Schema, 16)
 	if err := enc.Join(0); err != nil {
 		f.Fatal(err)

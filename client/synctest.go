@@ -3,7 +3,7 @@ package client
 import (
 	"fmt"
 
-	"github.com/rewindnet/rewind/codec"
+	"github.com/rewindnet/rewind/codec/inputs"
 	"github.com/rewindnet/rewind/game"
 	"github.com/rewindnet/rewind/world"
 )
@@ -17,7 +17,7 @@ import (
 type SyncTest[I any] struct {
 	g      game.Game[I]
 	w      *world.World
-	it     *codec.InputType[I]
+	it     *inputs.Type[I]
 	check  uint32
 	mask   uint32
 	n      int
@@ -40,7 +40,7 @@ func NewSyncTest[I any](g game.Game[I], players, check int) (*SyncTest[I], error
 		return nil, fmt.Errorf("client: sync test with %d players: %w", players, ErrConfig)
 	}
 	check = max(check, 1)
-	it, err := codec.RegisterInput[I]()
+	it, err := inputs.NewType[I]()
 	if err != nil {
 		return nil, fmt.Errorf("client: sync test input type: %w", err)
 	}

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/rewindnet/rewind/codec/reliable"
 	"io"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/rewindnet/rewind/codec/inputs"
+	"github.com/rewindnet/rewind/codec/reliable"
+	"github.com/rewindnet/rewind/transport"
 )
 
 type testInput struct {
@@ -20,8 +23,8 @@ type testInput struct {
 	Speed  float64 //
 }
 
-func testInputs(t testing.TB, n int) (*InputType[testInput], [][]byte) {
-	it, err := RegisterInput[testInput]()
+func testInputs(t testing.TB, n int) (*inputs.Type[testInput], [][]byte) {
+	it, err := inputs.NewType[testInput]()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +91,7 @@ func TestClientInputs(t *testing.T) {
 	}
 }
 
-func parseAndDecodeInputs(s *Schema, b []byte, near uint32) error {
+func parseAndDecodeInputs(s *inputs.Schema, b []byte, near uint32) error {
 	m, _, err := ParseClientInputs(b, near)
 	if err != nil {
 		return err
@@ -134,20 +137,20 @@ func TestClientInputsBad(t *testing.T) {
 	v := testInput{Weapon: 9}
 	p := it.Pack(make([]byte, it.Size()), &v)
 	payload := it.AppendInputs(nil, [][]byte{p})
-	if err := it.DecodeInputs(nil, payload, 1, func(int, []byte) error { return nil }); !errors.Is(err, ErrBadEnum) {
+	if err := it.DecodeInputs(nil, payload, 1, func(int, []byte) error { return nil }); !errors.Is(err, inputs.ErrBadEnum) {
 		t.Fatalf("enum 9: %v", err)
 	}
 }
 
 // TestDecodeInputsAllocs checks that decoding a datagram's inputs, with an
-// InputsDecoder kept from one datagram to the next, allocates nothing:
+// inputs.Decoder kept from one datagram to the next, allocates nothing:
 // through the iterator and through DecodeInputs with a callback that does
 // not itself allocate.
 func TestDecodeInputsAllocs(t *testing.T) {
 	it, ins := testInputs(t, 40)
 	for _, n := range []int{1, 3, 40} {
 		payload := it.AppendInputs(nil, ins[:n])
-		d := new(InputsDecoder)
+		d := new(inputs.Decoder)
 		sum := 0
 		allocs := testing.AllocsPerRun(100, func() {
 			d.Reset(it.Schema, payload, n)
@@ -159,7 +162,7 @@ func TestDecodeInputsAllocs(t *testing.T) {
 			}
 		})
 		if allocs != 0 {
-			t.Errorf("InputsDecoder, %d inputs: %v allocations per datagram", n, allocs)
+			t.Errorf("inputs.Decoder, %d inputs: %v allocations per datagram", n, allocs)
 		}
 		fn := func(i int, in []byte) error { sum += int(in[0]) + i; return nil }
 		allocs = testing.AllocsPerRun(100, func() {
@@ -179,7 +182,7 @@ func TestDecodeInputsAllocs(t *testing.T) {
 func TestInputsDecoder(t *testing.T) {
 	it, ins := testInputs(t, 12)
 	payload := it.AppendInputs(nil, ins)
-	var d InputsDecoder
+	var d inputs.Decoder
 	for round := 0; round < 2; round++ { // a reused decoder starts afresh
 		d.Reset(it.Schema, payload, len(ins))
 		n := 0
@@ -217,15 +220,15 @@ func TestInputsDecoder(t *testing.T) {
 	}
 }
 
-// decodeInPlace is InputsDecoder's loop reading the payload in place (no
+// decodeInPlace is inputs.Decoder's loop reading the payload in place (no
 // zero-padded copy): the reference the padded decoder must match.
-func decodeInPlace(s *Schema, payload []byte, count int) (ins [][]byte, err error) {
-	var st InputState
-	var r BitReader
+func decodeInPlace(s *inputs.Schema, payload []byte, count int) (ins [][]byte, err error) {
+	var st inputs.State
+	var r inputs.BitReader
 	s.ResetState(&st, nil)
 	r.Reset(payload)
 	for i := 0; i < count; i++ {
-		if err := s.decodeDelta(&r, &st); err != nil {
+		if err := s.DecodeDeltaFast(&r, &st); err != nil {
 			return ins, fmt.Errorf("input %d: %w", i, err)
 		}
 		in := append([]byte(nil), st.Input()...)
@@ -247,8 +250,8 @@ func decodeInPlace(s *Schema, payload []byte, count int) (ins [][]byte, err erro
 // every truncation and for random corruptions of valid payloads.
 func TestInputsDecoderMatchesInPlace(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 4))
-	var d InputsDecoder
-	check := func(s *Schema, p []byte, count int) {
+	var d inputs.Decoder
+	check := func(s *inputs.Schema, p []byte, count int) {
 		t.Helper()
 		want, werr := decodeInPlace(s, p, count)
 		var got [][]byte
@@ -284,6 +287,35 @@ func TestInputsDecoderMatchesInPlace(t *testing.T) {
 	}
 	// Too long for the padded copy: read in place.
 	it, _ := testInputs(t, 1)
-	long := make([]byte, MaxDatagram+1)
+	long := make([]byte, transport.MaxDatagram+1)
 	check(it.Schema, long, 1)
+}
+
+type benchIn struct {
+	DX   int8 `rewind:"min=-3,max=3"`
+	DY   int8 `rewind:"min=-3,max=3"`
+	Fire bool
+	Aim  uint8
+}
+
+// BenchmarkInputsDecodeKey decodes what a client's datagram usually
+// carries: one input coded against the zero input (a key frame), through
+// the inputs.Decoder a server keeps.
+func BenchmarkInputsDecodeKey(b *testing.B) {
+	it, err := inputs.NewType[benchIn]()
+	if err != nil {
+		b.Fatal(err)
+	}
+	v := benchIn{DX: 2, DY: -1, Fire: true, Aim: 200}
+	payload := it.AppendInputs(nil, [][]byte{it.Pack(make([]byte, it.Size()), &v)})
+	var d inputs.Decoder
+	b.ReportAllocs()
+	for b.Loop() {
+		d.Reset(it.Schema, payload, 1)
+		for d.Next() {
+		}
+		if d.Err() != nil {
+			b.Fatal(d.Err())
+		}
+	}
 }

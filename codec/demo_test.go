@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/rewindnet/rewind/codec"
+	"github.com/rewindnet/rewind/codec/inputs"
 	"github.com/rewindnet/rewind/internal/doomdemo"
 )
 
@@ -44,10 +45,10 @@ func resetJoined(tk doomdemo.Tick, reset func(player int)) {
 
 func TestDemoInputBits(t *testing.T) {
 	ticks := loadMatch(t)
-	it, _ := codec.RegisterInput[doomInput]()
-	ity, _ := codec.RegisterInput[doomInputYaw]()
-	var st, sty [4]codec.InputState
-	var w, wy codec.BitWriter
+	it, _ := inputs.NewType[doomInput]()
+	ity, _ := inputs.NewType[doomInputYaw]()
+	var st, sty [4]inputs.State
+	var w, wy inputs.BitWriter
 	pt := 0
 	var buf [64]byte
 	for _, tk := range ticks {
@@ -70,7 +71,7 @@ func TestDemoInputBits(t *testing.T) {
 	t.Logf("player ticks %d: %.3f B/player-tick, with yaw %.3f", pt, float64(w.BitLen())/8/float64(pt), float64(wy.BitLen())/8/float64(pt))
 
 	// Decode both streams and compare every value, bit for bit.
-	var r, ry codec.BitReader
+	var r, ry inputs.BitReader
 	r.Reset(w.Bytes())
 	ry.Reset(wy.Bytes())
 	for i := range st {
@@ -106,9 +107,9 @@ func TestDemoInputBits(t *testing.T) {
 	}
 }
 
-func demoBodies(b testing.TB) (*codec.InputType[doomInput], []doomdemo.Tick, [][]byte, int) {
+func demoBodies(b testing.TB) (*inputs.Type[doomInput], []doomdemo.Tick, [][]byte, int) {
 	ticks := loadMatch(b)
-	it, _ := codec.RegisterInput[doomInput]()
+	it, _ := inputs.NewType[doomInput]()
 	e := codec.NewTickEncoder(it.Schema, 8)
 	var bodies [][]byte
 	pt := 0
@@ -125,7 +126,7 @@ func demoBodies(b testing.TB) (*codec.InputType[doomInput], []doomdemo.Tick, [][
 	return it, ticks, bodies, pt
 }
 
-func feed(b testing.TB, e *codec.TickEncoder, it *codec.InputType[doomInput], tk *doomdemo.Tick, buf []byte) {
+func feed(b testing.TB, e *codec.TickEncoder, it *inputs.Type[doomInput], tk *doomdemo.Tick, buf []byte) {
 	for _, ev := range tk.Events {
 		if ev.Join {
 			e.Join(ev.Player)

@@ -1,18 +1,31 @@
-// Package codec is rewind's wire format for rollback mode: the input schema
-// and its bit-exact delta coding, the match's messages, and reliability
-// over unreliable datagrams (acks with a bitmask, resends). It reads no
+// Package codec is rewind's wire format for rollback mode: the match's
+// messages, their headers and their framing in datagrams. It reads no
 // clock and opens no socket: time comes in as an argument.
 //
-// # Inputs
+// # Layout
 //
-// A game declares its input as a struct of fixed-size fields and registers
-// it once (RegisterInput, or NewSchema for the untyped Schema). The codec,
-// the server and the wire handle inputs in packed form (Schema.Size bytes,
-// see Schema); InputType.Pack/Unpack convert without reflection. The server
-// sanitizes every input it accepts (Schema.Sanitize) and re-encodes it, so
-// every machine applies the same bytes. A player's inputs form a stream
-// coded as deltas (Schema.EncodeDelta/DecodeDelta over an InputState): an
-// unchanged input costs one bit.
+// Two parts of the wire format that have no message of their own are
+// subpackages, because each has a clean seam to the messages and neither
+// needs anything from them:
+//
+//   - codec/inputs: the input schema (a game's input struct read once into
+//     a Schema), packing, sanitizing, the adaptive delta coding of an input
+//     stream and the bit streams it is written in. codec uses it for the
+//     inputs inside ClientInputs, tick bodies (TickEncoder, TickDecoder) and
+//     the Welcome roster (Roster).
+//   - codec/reliable: acks with a 64-bit mask (Ack, RecvWindow) and the
+//     sender's resend timers (Resender). codec only encodes an Ack inside
+//     ClientInputs, ServerTicks and WorldAck (ack.go).
+//
+// What stays here is one file per message (hello.go, welcome.go,
+// client_inputs.go, server_ticks.go, ...) with its Length, Append and
+// Parse; header.go (the long and short headers, Peek, tick expansion);
+// tick.go and roster.go (the tick body, which interleaves join and leave
+// events with input deltas); varint.go; errors.go. The WebDoom formats
+// (webdoom_*.go) are unrelated to rollback and are on their way to their
+// own package. Neither subpackage imports codec, so there is no cycle; the
+// size limit of a datagram is transport.MaxDatagram, the one definition
+// every layer uses.
 //
 // # Protocol flow
 //
@@ -31,7 +44,7 @@
 //	Ping / Pong                     <----->  (either way, any time)
 //	Bye{reason}                     <----->  (either way; repeated, not acked)
 //
-// Handshake datagrams have a long header (Magic, type, version); all later
+// Handshake datagrams have a long header (a four-byte magic, type, version); all later
 // ones a two-byte short header: type and flags, then the connection tag the
 // server gave in Welcome. A receiver drops (and counts) a datagram whose
 // magic, type, tag or tick window is wrong: that is how a stray datagram or

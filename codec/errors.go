@@ -3,26 +3,20 @@ package codec
 import (
 	"errors"
 	"fmt"
+
+	"github.com/rewindnet/rewind/codec/inputs"
 )
 
 // Truncated input is reported as io.ErrUnexpectedEOF (possibly wrapped);
 // the errors below are the other ways bytes or values can be bad.
 var (
-	// Errors of input schemas and input values.
-
-	// ErrBadSchema indicates an input struct type that cannot be registered
-	// (a field of an unsupported kind, a malformed tag, too many fields).
-	ErrBadSchema = errors.New("codec: bad input schema")
-	// ErrBadEnum indicates an enum field whose value is outside its bounds.
-	ErrBadEnum = errors.New("codec: enum value out of range")
-	// ErrInputSize indicates a packed input of the wrong length.
-	ErrInputSize = errors.New("codec: packed input of wrong size")
-
 	// Errors of rewind's messages and their framing.
 
 	// ErrMalformed indicates bytes that are not a valid encoding (a bad
 	// code, a value out of range, a non-canonical form, trailing bytes).
-	ErrMalformed = errors.New("codec: malformed encoding")
+	// It is inputs.ErrMalformed, which the input coding inside a message
+	// reports.
+	ErrMalformed = inputs.ErrMalformed
 	// ErrUnknownType indicates a datagram whose type byte names no message.
 	ErrUnknownType = errors.New("codec: unknown message type")
 	// ErrWrongType indicates a datagram parsed as a message of another type.
@@ -32,7 +26,7 @@ var (
 	// ErrVersion indicates a protocol version this codec does not speak.
 	ErrVersion = errors.New("codec: unsupported protocol version")
 	// ErrTooLarge indicates a message that would not fit in one datagram
-	// (MaxDatagram bytes), or a count beyond a protocol limit.
+	// (transport.MaxDatagram bytes), or a count beyond a protocol limit.
 	ErrTooLarge = errors.New("codec: too large")
 	// ErrPlayer indicates a player id out of range, a join of a present
 	// player or a leave of an absent one.

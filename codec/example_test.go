@@ -2,12 +2,13 @@ package codec_test
 
 import (
 	"fmt"
-	"github.com/rewindnet/rewind/codec/reliable"
 
 	"github.com/rewindnet/rewind/codec"
+	"github.com/rewindnet/rewind/codec/inputs"
+	"github.com/rewindnet/rewind/codec/reliable"
 )
 
-// Input is a game's input: declared once, registered once.
+// Input is a game's input: declared once, read once by inputs.NewType.
 type Input struct {
 	Move int8    `rewind:"min=-50,max=50"`
 	Turn int16   //
@@ -17,20 +18,20 @@ type Input struct {
 
 // A client packs and sanitizes its input and sends the inputs the server
 // has not acknowledged; the server decodes them.
-func ExampleRegisterInput() {
-	it, err := codec.RegisterInput[Input]()
+func ExampleClientInputs() {
+	it, err := inputs.NewType[Input]()
 	if err != nil {
 		panic(err)
 	}
-	var inputs [][]byte
+	var ins [][]byte
 	for _, v := range []Input{{Move: 50}, {Move: 50, Turn: 512}, {Move: 99, Turn: 512, Fire: true}} {
 		if err := it.SanitizeValue(&v); err != nil { // Move 99 is clamped to 50
 			panic(err)
 		}
-		inputs = append(inputs, it.Pack(make([]byte, it.Size()), &v))
+		ins = append(ins, it.Pack(make([]byte, it.Size()), &v))
 	}
-	m := codec.ClientInputs{Tag: 7, First: 1000, Ack: reliable.Ack{Next: 995}, Count: len(inputs),
-		Payload: it.AppendInputs(nil, inputs)}
+	m := codec.ClientInputs{Tag: 7, First: 1000, Ack: reliable.Ack{Next: 995}, Count: len(ins),
+		Payload: it.AppendInputs(nil, ins)}
 	datagram := m.Append(nil)
 
 	// The server's side.
@@ -38,7 +39,7 @@ func ExampleRegisterInput() {
 	if err != nil {
 		panic(err)
 	}
-	var dec codec.InputsDecoder // keep one: decoding then allocates nothing
+	var dec inputs.Decoder // keep one: decoding then allocates nothing
 	dec.Reset(it.Schema, got.Payload, got.Count)
 	for dec.Next() {
 		var v Input
@@ -56,7 +57,7 @@ func ExampleRegisterInput() {
 // The server encodes each tick's body once; every client decodes it with
 // its own TickDecoder.
 func ExampleTickEncoder() {
-	it, _ := codec.RegisterInput[Input]()
+	it, _ := inputs.NewType[Input]()
 	enc := codec.NewTickEncoder(it.Schema, 8)
 	dec := codec.NewTickDecoder(it.Schema, 8)
 	buf := make([]byte, it.Size())

@@ -2,8 +2,9 @@ package codec
 
 import (
 	"bytes"
-	"github.com/rewindnet/rewind/codec/reliable"
 	"testing"
+
+	"github.com/rewindnet/rewind/codec/reliable"
 )
 
 // Every decoder of network bytes has a fuzz target here, seeded with valid

@@ -13,15 +13,12 @@ import (
 //	   Refuse), short-header match messages, 16-bit tick numbers on the wire.
 const ProtocolVersion = 1
 
-// MaxDatagram is the largest datagram the protocol sends, in bytes.
-const MaxDatagram = 1200
-
-// Magic opens every long-header datagram (Hello, Welcome, Refuse). Its
+// magic opens every long-header datagram (Hello, Welcome, Refuse). Its
 // first byte has the high nibble 0xF, which no short-header type uses, so
-// the first byte alone tells the two headers apart.
+// the first byte alone tells the two headers apart; Peek checks all four.
 //
 //	0xF5 'R' 'W' 'N'
-var Magic = [4]byte{0xF5, 'R', 'W', 'N'}
+const magic = "\xF5RWN"
 
 // Type is a message type.
 type Type uint8
@@ -96,7 +93,7 @@ func Peek(b []byte) (Type, uint8, error) {
 		if len(b) < 5 {
 			return 0, 0, io.ErrUnexpectedEOF
 		}
-		if [4]byte(b[:4]) != Magic {
+		if string(b[:4]) != magic {
 			return 0, 0, ErrBadMagic
 		}
 		lt := Type(b[4])
@@ -121,19 +118,19 @@ func appendLongHeader(b []byte, t Type, v uint16) []byte {
 	if v == 0 {
 		v = ProtocolVersion
 	}
-	b = append(b, Magic[:]...)
+	b = append(b, magic...)
 	return append(b, byte(t), byte(v), byte(v>>8))
 }
 
 // parseLongHeader checks magic, type and version; it returns the version.
 func parseLongHeader(b []byte, t Type) (uint16, error) {
 	if len(b) < longHeaderLen {
-		if len(b) >= 4 && [4]byte(b[:4]) != Magic {
+		if len(b) >= 4 && string(b[:4]) != magic {
 			return 0, ErrBadMagic
 		}
 		return 0, io.ErrUnexpectedEOF
 	}
-	if [4]byte(b[:4]) != Magic {
+	if string(b[:4]) != magic {
 		return 0, ErrBadMagic
 	}
 	if Type(b[4]) != t {

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"io"
 	"testing"
+
+	"github.com/rewindnet/rewind/codec/inputs"
 )
 
 func TestPeek(t *testing.T) {
@@ -86,11 +88,11 @@ func TestRosterSnapshotBad(t *testing.T) {
 	}
 	bad := append([]byte{}, snap...)
 	bad[8+4] = 9 // Weapon (enum 0..7, packed at offset 4) = 9
-	if err := r.ParseSnapshot(bad); !errors.Is(err, ErrBadEnum) {
+	if err := r.ParseSnapshot(bad); !errors.Is(err, inputs.ErrBadEnum) {
 		t.Fatalf("bad enum: %v", err)
 	}
 	bad = append([]byte{}, snap...)
-	bad[8+it.Size()+4*mruLen+2*it.NumFields()-1] = 64 // the last field's shift, beyond its width
+	bad[8+it.Size()+4*4+2*it.NumFields()-1] = 64 // the last field's shift, beyond its width
 	if err := r.ParseSnapshot(bad); !errors.Is(err, ErrMalformed) {
 		t.Fatalf("bad shift: %v", err)
 	}

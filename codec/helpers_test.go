@@ -6,6 +6,8 @@ import (
 	"io"
 	"reflect"
 	"testing"
+
+	"github.com/rewindnet/rewind/transport"
 )
 
 // message is what every message type offers.
@@ -25,7 +27,7 @@ func checkMessage[M any](t *testing.T, m *M, parse func([]byte) (M, int, error))
 	if len(b) != mm.Length() {
 		t.Fatalf("Length() = %d, len(Append(nil)) = %d", mm.Length(), len(b))
 	}
-	if len(b) > MaxDatagram {
+	if len(b) > transport.MaxDatagram {
 		t.Fatalf("encoding of %d bytes exceeds MaxDatagram", len(b))
 	}
 	got, n, err := parse(b)

@@ -1,6 +1,10 @@
 package codec
 
-import "io"
+import (
+	"io"
+
+	"github.com/rewindnet/rewind/transport"
+)
 
 // PageHashes answers a PageHashRequest: the 64-bit hashes of pages First,
 // First+1, ... of the world after Tick, and how many pages that world has.
@@ -23,7 +27,7 @@ type PageHashes struct {
 }
 
 // MaxHashesPerMessage is the most page hashes one datagram carries.
-const MaxHashesPerMessage = (MaxDatagram - shortHeaderLen - 4*4) / 8
+const MaxHashesPerMessage = (transport.MaxDatagram - shortHeaderLen - 4*4) / 8
 
 // Length returns the encoded length.
 func (m *PageHashes) Length() int {

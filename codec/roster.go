@@ -1,8 +1,11 @@
 package codec
 
 import (
+	"fmt"
 	"io"
 	"math/bits"
+
+	"github.com/rewindnet/rewind/codec/inputs"
 )
 
 // MaxPlayers is the number of player ids (0..MaxPlayers-1).
@@ -62,20 +65,20 @@ type Tick struct {
 }
 
 // Roster is the inputs of a match as the tick stream codes them: who is
-// present and each present player's InputState. The server's TickEncoder and
+// present and each present player's inputs.State. The server's TickEncoder and
 // each client's TickDecoder hold one and keep it in step; Welcome carries a
 // snapshot of it.
 type Roster struct {
-	schema  *Schema
+	schema  *inputs.Schema
 	present PlayerSet
-	states  [MaxPlayers]InputState
+	states  [MaxPlayers]inputs.State
 }
 
 // NewRoster returns an empty roster for inputs of schema s.
-func NewRoster(s *Schema) *Roster { return &Roster{schema: s} }
+func NewRoster(s *inputs.Schema) *Roster { return &Roster{schema: s} }
 
 // Schema returns the roster's schema.
-func (r *Roster) Schema() *Schema { return r.schema }
+func (r *Roster) Schema() *inputs.Schema { return r.schema }
 
 // Present returns who is present.
 func (r *Roster) Present() PlayerSet { return r.present }
@@ -105,12 +108,9 @@ func (r *Roster) join(p uint8) {
 	r.schema.ResetState(&r.states[p], nil)
 }
 
-// snapshotPer is the snapshot bytes of one player.
-func (s *Schema) snapshotPer() int { return 2*s.size + 4*mruLen + 2*len(s.fields) }
-
 // SnapshotLength returns the length of AppendSnapshot's output.
 func (r *Roster) SnapshotLength() int {
-	return 8 + r.present.Len()*r.schema.snapshotPer()
+	return 8 + r.present.Len()*r.schema.StateLen()
 }
 
 // AppendSnapshot appends the roster's state: the present set (uint64 LE),
@@ -121,16 +121,8 @@ func (r *Roster) SnapshotLength() int {
 // difference for integers, the XOR for floats, 0 for bools).
 func (r *Roster) AppendSnapshot(b []byte) []byte {
 	b = appendU64(b, uint64(r.present))
-	nf := len(r.schema.fields)
 	for s := uint64(r.present); s != 0; s &= s - 1 {
-		st := &r.states[bits.TrailingZeros64(s)]
-		b = append(b, st.Input()...)
-		for _, m := range st.mru {
-			b = appendU32(b, m)
-		}
-		b = append(b, st.k[:nf]...)
-		b = append(b, st.sh[:nf]...)
-		b = append(b, st.ld[:r.schema.size]...)
+		b = r.schema.AppendState(b, &r.states[bits.TrailingZeros64(s)])
 	}
 	return b
 }
@@ -143,9 +135,7 @@ func (r *Roster) ParseSnapshot(b []byte) error {
 	}
 	present := PlayerSet(readU64(b))
 	s := r.schema
-	nf := len(s.fields)
-	per := s.snapshotPer()
-	ctx := s.size + 4*mruLen // offset of k
+	per := s.StateLen()
 	need := 8 + present.Len()*per
 	if len(b) < need {
 		return io.ErrUnexpectedEOF
@@ -153,57 +143,16 @@ func (r *Roster) ParseSnapshot(b []byte) error {
 	if len(b) > need {
 		return errMalformedf("roster snapshot has %d trailing bytes", len(b)-need)
 	}
-	var tmp InputState
 	// Validate everything first.
 	for i := 0; i < present.Len(); i++ {
-		e := b[8+i*per : 8+(i+1)*per]
-		s.ResetState(&tmp, e[:s.size])
-		if err := s.Sanitize(tmp.in[:s.size]); err != nil {
-			return err
-		}
-		if string(tmp.in[:s.size]) != string(e[:s.size]) {
-			return errMalformedf("roster snapshot input not canonical")
-		}
-		// Recent field sets: nonzero, distinct, within the fields, then
-		// only zeros.
-		var seen [mruLen]uint32
-		for j := 0; j < mruLen; j++ {
-			m := readU32(e[s.size+4*j:])
-			seen[j] = m
-			switch {
-			case nf < 32 && m>>nf != 0:
-				return errMalformedf("roster snapshot field set %#x", m)
-			case m != 0 && j > 0 && seen[j-1] == 0:
-				return errMalformedf("roster snapshot field set after an empty one")
-			}
-			for q := 0; q < j && m != 0; q++ {
-				if seen[q] == m {
-					return errMalformedf("roster snapshot repeats field set %#x", m)
-				}
-			}
-		}
-		ld := e[ctx+2*nf:]
-		for j := 0; j < nf; j++ {
-			if e[ctx+j] > 64 || e[ctx+nf+j] >= s.fields[j].bits {
-				return errMalformedf("roster snapshot context out of range")
-			}
-			if s.fields[j].kind == kindBool && s.fields[j].load(ld) != 0 {
-				return errMalformedf("roster snapshot step of a bool")
-			}
+		if err := s.CheckState(b[8+i*per : 8+(i+1)*per]); err != nil {
+			return fmt.Errorf("roster snapshot: %w", err)
 		}
 	}
 	r.present = present
 	i := 0
 	for set := uint64(present); set != 0; set &= set - 1 {
-		st := &r.states[bits.TrailingZeros64(set)]
-		e := b[8+i*per : 8+(i+1)*per]
-		s.ResetState(st, e[:s.size])
-		for j := range st.mru {
-			st.mru[j] = readU32(e[s.size+4*j:])
-		}
-		copy(st.k[:nf], e[ctx:])
-		copy(st.sh[:nf], e[ctx+nf:])
-		copy(st.ld[:s.size], e[ctx+2*nf:])
+		s.LoadState(&r.states[bits.TrailingZeros64(set)], b[8+i*per:8+(i+1)*per])
 		i++
 	}
 	return nil

@@ -2,15 +2,16 @@ package codec
 
 import (
 	"fmt"
-	"github.com/rewindnet/rewind/codec/reliable"
 	"io"
+
+	"github.com/rewindnet/rewind/codec/reliable"
 )
 
 // ServerTicks carries tick bodies (see TickEncoder) to one client, with the
 // server's acknowledgement of that client's inputs and, now and then, how
 // early its inputs arrive. Usually one fresh tick rides alone; a client that
 // is behind, or missed some, gets several in one datagram (up to
-// MaxDatagram bytes), ascending.
+// transport.MaxDatagram bytes), ascending.
 //
 //	0      0x2<<4 | flags: bit 0 = margin present, bit 1 = tick count
 //	       present (else 1 tick), bit 2 = ack mask present; bit 3 zero

@@ -2,9 +2,10 @@ package codec
 
 import (
 	"errors"
-	"github.com/rewindnet/rewind/codec/reliable"
 	"io"
 	"testing"
+
+	"github.com/rewindnet/rewind/codec/reliable"
 )
 
 func TestServerTicks(t *testing.T) {

@@ -3,6 +3,8 @@ package codec
 import (
 	"fmt"
 	"math/bits"
+
+	"github.com/rewindnet/rewind/codec/inputs"
 )
 
 // A tick body is the part of a server tick that is the same for every
@@ -30,13 +32,13 @@ type TickEncoder struct {
 	nev      int
 	staged   PlayerSet
 	late     PlayerSet
-	next     [MaxPlayers][MaxInputSize]byte
-	w        BitWriter
+	next     [MaxPlayers][inputs.MaxSize]byte
+	w        inputs.BitWriter
 }
 
 // NewTickEncoder returns an encoder with an empty roster whose ticks carry
 // hashBits bits of the world hash (0..64).
-func NewTickEncoder(s *Schema, hashBits uint8) *TickEncoder {
+func NewTickEncoder(s *inputs.Schema, hashBits uint8) *TickEncoder {
 	if hashBits > 64 {
 		panic("codec: hashBits > 64")
 	}
@@ -97,8 +99,8 @@ func (e *TickEncoder) SetInput(p uint8, in []byte) error {
 	if !e.present().Has(p) {
 		return fmt.Errorf("%w: input of absent player %d", ErrPlayer, p)
 	}
-	if len(in) != e.roster.schema.size {
-		return fmt.Errorf("%w: %d bytes", ErrInputSize, len(in))
+	if len(in) != e.roster.schema.Size() {
+		return fmt.Errorf("%w: %d bytes", inputs.ErrSize, len(in))
 	}
 	copy(e.next[p][:], in)
 	e.staged = e.staged.With(p)
@@ -144,7 +146,7 @@ func (e *TickEncoder) AppendTick(b []byte, hash uint64) []byte {
 		st := &r.states[p]
 		cur := st.Input()
 		if e.staged.Has(p) && !e.late.Has(p) {
-			cur = e.next[p][:s.size]
+			cur = e.next[p][:s.Size()]
 		}
 		if string(cur) == string(st.Input()) {
 			w.WriteBits(0, 1)
@@ -171,13 +173,13 @@ func (e *TickEncoder) AppendTick(b []byte, hash uint64) []byte {
 type TickDecoder struct {
 	roster   Roster
 	hashBits uint8
-	stage    [MaxPlayers]InputState
-	r        BitReader
+	stage    [MaxPlayers]inputs.State
+	r        inputs.BitReader
 }
 
 // NewTickDecoder returns a decoder with an empty roster for ticks carrying
 // hashBits bits of the world hash (Welcome.HashBits).
-func NewTickDecoder(s *Schema, hashBits uint8) *TickDecoder {
+func NewTickDecoder(s *inputs.Schema, hashBits uint8) *TickDecoder {
 	if hashBits > 64 {
 		panic("codec: hashBits > 64")
 	}
@@ -233,7 +235,7 @@ func (d *TickDecoder) DecodeTick(body []byte, t *Tick) error {
 	var changed, unchanged PlayerSet
 	for set := uint64(present); set != 0; set &= set - 1 {
 		p := uint8(bits.TrailingZeros64(set))
-		if r.Remaining() > 0 && r.buf[r.pos>>3]>>(r.pos&7)&1 == 0 {
+		if r.Remaining() > 0 && !r.PeekBit() {
 			r.ReadBits(1)
 			unchanged = unchanged.With(p)
 			continue
@@ -244,7 +246,7 @@ func (d *TickDecoder) DecodeTick(body []byte, t *Tick) error {
 		} else {
 			*st = rs.states[p]
 		}
-		if err := s.decodeDelta(r, st); err != nil {
+		if err := s.DecodeDeltaFast(r, st); err != nil {
 			return err
 		}
 		changed = changed.With(p)

@@ -5,12 +5,14 @@ import (
 	"io"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/rewindnet/rewind/codec/inputs"
 )
 
 // randomMatch drives a TickEncoder through n ticks of random joins,
 // leaves, input changes and late marks, returning the bodies and what each
 // tick should decode to.
-func randomMatch(t testing.TB, seed uint64, n int, hashBits uint8) (*InputType[testInput], *Roster, [][]byte, []Tick, [][MaxPlayers][]byte) {
+func randomMatch(t testing.TB, seed uint64, n int, hashBits uint8) (*inputs.Type[testInput], *Roster, [][]byte, []Tick, [][MaxPlayers][]byte) {
 	it, _ := testInputs(t, 0)
 	rng := rand.New(rand.NewPCG(seed, 1))
 	enc := NewTickEncoder(it.Schema, hashBits)
@@ -211,13 +213,13 @@ func TestTickEncoderErrors(t *testing.T) {
 	if err := enc.Join(1); !errors.Is(err, ErrPlayer) {
 		t.Fatal(err)
 	}
-	if err := enc.SetInput(1, []byte{1}); !errors.Is(err, ErrInputSize) {
+	if err := enc.SetInput(1, []byte{1}); !errors.Is(err, inputs.ErrSize) {
 		t.Fatal(err)
 	}
 	enc.AppendTick(nil, 0)
 	// A body claiming a leave of an absent player is refused.
 	dec := NewTickDecoder(it.Schema, 0)
-	var w BitWriter
+	var w inputs.BitWriter
 	w.WriteBits(1, 1)
 	w.WriteGamma(1)
 	w.WriteBits(1, 1)

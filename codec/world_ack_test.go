@@ -1,8 +1,9 @@
 package codec
 
 import (
-	"github.com/rewindnet/rewind/codec/reliable"
 	"testing"
+
+	"github.com/rewindnet/rewind/codec/reliable"
 )
 
 func TestWorldAck(t *testing.T) {

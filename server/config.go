@@ -1,10 +1,10 @@
 package server
 
 import (
-	"github.com/rewindnet/rewind/codec/reliable"
 	"time"
 
 	"github.com/rewindnet/rewind/codec"
+	"github.com/rewindnet/rewind/codec/reliable"
 	"github.com/rewindnet/rewind/game"
 	"github.com/rewindnet/rewind/world"
 )

@@ -1,11 +1,12 @@
 package server_test
 
 import (
-	"github.com/rewindnet/rewind/codec/reliable"
 	"testing"
 	"time"
 
 	"github.com/rewindnet/rewind/codec"
+	"github.com/rewindnet/rewind/codec/inputs"
+	"github.com/rewindnet/rewind/codec/reliable"
 	"github.com/rewindnet/rewind/internal/testgame"
 	"github.com/rewindnet/rewind/server"
 )
@@ -14,7 +15,7 @@ import (
 // welcomed player's address and from a stranger's: the server must not
 // panic, must count what it drops, and must keep ticking.
 func FuzzServerDatagram(f *testing.F) {
-	it, err := codec.RegisterInput[testgame.Input]()
+	it, err := inputs.NewType[testgame.Input]()
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -1,11 +1,11 @@
 package server_test
 
 import (
-	"github.com/rewindnet/rewind/codec/reliable"
 	"testing"
 	"time"
 
 	"github.com/rewindnet/rewind/codec"
+	"github.com/rewindnet/rewind/codec/reliable"
 	"github.com/rewindnet/rewind/server"
 )
 

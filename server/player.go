@@ -1,12 +1,13 @@
 package server
 
 import (
-	"github.com/rewindnet/rewind/codec/reliable"
-	"github.com/rewindnet/rewind/game"
-	"github.com/rewindnet/rewind/transport"
 	"math/bits"
 	"slices"
 	"time"
+
+	"github.com/rewindnet/rewind/codec/reliable"
+	"github.com/rewindnet/rewind/game"
+	"github.com/rewindnet/rewind/transport"
 )
 
 // player is one player's state on the server: its address (its identity),

@@ -37,7 +37,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/rewindnet/rewind/codec"
+	"github.com/rewindnet/rewind/codec/inputs"
 	"github.com/rewindnet/rewind/game"
 	"github.com/rewindnet/rewind/transport"
 	"github.com/rewindnet/rewind/world"
@@ -48,7 +48,7 @@ type Server[I any] struct {
 	cfg      Config
 	g        game.Game[I]
 	w        *world.World
-	it       *codec.InputType[I]
+	it       *inputs.Type[I]
 	conn     transport.Conn
 	tickRate int
 	dt       time.Duration
@@ -148,7 +148,7 @@ type Stats struct {
 // once cfg.StartPlayers players have said hello.
 func New[I any](g game.Game[I], conn transport.Conn, cfg Config) (*Server[I], error) {
 	cfg = cfg.withDefaults()
-	it, err := codec.RegisterInput[I]()
+	it, err := inputs.NewType[I]()
 	if err != nil {
 		return nil, fmt.Errorf("server: input type: %w", err)
 	}

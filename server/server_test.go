@@ -2,11 +2,12 @@ package server_test
 
 import (
 	"errors"
-	"github.com/rewindnet/rewind/codec/reliable"
 	"testing"
 	"time"
 
 	"github.com/rewindnet/rewind/codec"
+	"github.com/rewindnet/rewind/codec/inputs"
+	"github.com/rewindnet/rewind/codec/reliable"
 	"github.com/rewindnet/rewind/game"
 	"github.com/rewindnet/rewind/internal/testgame"
 	"github.com/rewindnet/rewind/server"
@@ -281,7 +282,7 @@ func TestLateInputsRepeatLast(t *testing.T) {
 	r := newRig(t, server.Config{})
 	a := r.peer("a")
 	w := r.welcome(a)
-	it, err := codec.RegisterInput[testgame.Input]()
+	it, err := inputs.NewType[testgame.Input]()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,7 +303,7 @@ func TestNewErrors(t *testing.T) {
 	conn, _ := net.Listen("s")
 	defer conn.Close()
 	type bad struct{ S string }
-	if _, err := server.New[bad](nil, conn, server.Config{}); !errors.Is(err, codec.ErrBadSchema) {
+	if _, err := server.New[bad](nil, conn, server.Config{}); !errors.Is(err, inputs.ErrBadSchema) {
 		t.Errorf("input with a string: %v", err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind/codec"
+	"github.com/rewindnet/rewind/codec/inputs"
 	"github.com/rewindnet/rewind/game"
 	"github.com/rewindnet/rewind/transport"
 )
@@ -20,7 +21,7 @@ type wireState struct {
 	rbuf        []byte
 	sbuf        []byte
 	msg         codec.ServerTicks
-	inputs      codec.InputsDecoder
+	inputs      inputs.Decoder
 	due         []uint32
 	tags        uint8
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/rewindnet/rewind/codec/reliable"
 	"io"
 	"io/fs"
 	"math"
@@ -14,6 +13,8 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind/codec"
+	"github.com/rewindnet/rewind/codec/inputs"
+	"github.com/rewindnet/rewind/codec/reliable"
 	"github.com/rewindnet/rewind/internal/doomdemo"
 )
 
@@ -71,11 +72,11 @@ func runBenchCodec(args []string, stdout, stderr io.Writer) error {
 	ticks := doomdemo.Match(demos)
 	fmt.Fprintf(stderr, "bench codec: %d demos, %d ticks in the match at %d Hz\n", len(demos), len(ticks), benchTickRate)
 
-	plain, err := codec.RegisterInput[doomInput]()
+	plain, err := inputs.NewType[doomInput]()
 	if err != nil {
 		return err
 	}
-	withYaw, err := codec.RegisterInput[doomInputYaw]()
+	withYaw, err := inputs.NewType[doomInputYaw]()
 	if err != nil {
 		return err
 	}
@@ -174,10 +175,10 @@ type packFunc func(dst []byte, tk *doomdemo.Tick, slot int) []byte
 
 // inputBits codes every present player's input as a delta from its
 // previous one and returns the player-ticks and the bits written.
-func inputBits(s *codec.Schema, ticks []doomdemo.Tick, pack packFunc) (int, int) {
-	var st [doomdemo.Slots]codec.InputState
-	var w codec.BitWriter
-	var buf [codec.MaxInputSize]byte
+func inputBits(s *inputs.Schema, ticks []doomdemo.Tick, pack packFunc) (int, int) {
+	var st [doomdemo.Slots]inputs.State
+	var w inputs.BitWriter
+	var buf [inputs.MaxSize]byte
 	n := 0
 	for i := range ticks {
 		tk := &ticks[i]
@@ -256,9 +257,9 @@ func feedTick(e *codec.TickEncoder, tk *doomdemo.Tick, pack packFunc, buf []byte
 // worldHash stands in for the world hash after tick i.
 func worldHash(i int) uint64 { return uint64(i+1) * 0x9E3779B97F4A7C15 }
 
-func encodeBodies(s *codec.Schema, ticks []doomdemo.Tick, pack packFunc) [][]byte {
+func encodeBodies(s *inputs.Schema, ticks []doomdemo.Tick, pack packFunc) [][]byte {
 	e := codec.NewTickEncoder(s, benchHashBits)
-	var buf [codec.MaxInputSize]byte
+	var buf [inputs.MaxSize]byte
 	out := make([][]byte, len(ticks))
 	for i := range ticks {
 		feedTick(e, &ticks[i], pack, buf[:])
@@ -299,7 +300,7 @@ func freshTickBytes(ticks []doomdemo.Tick, bodies [][]byte) (all, four float64) 
 
 // roundTrip sends every body in a ServerTicks datagram, parses and decodes
 // it, and compares every present player's input, the events and the hash.
-func roundTrip(s *codec.Schema, ticks []doomdemo.Tick, bodies [][]byte, same func([]byte, *doomdemo.Tick, int) bool) error {
+func roundTrip(s *inputs.Schema, ticks []doomdemo.Tick, bodies [][]byte, same func([]byte, *doomdemo.Tick, int) bool) error {
 	d := codec.NewTickDecoder(s, benchHashBits)
 	t := codec.Tick{Events: make([]codec.Event, 0, codec.MaxEvents)}
 	var buf []byte
@@ -348,9 +349,9 @@ func mallocs() uint64 {
 
 // timeEncode times the server's side: packing each present player's
 // input, staging it and encoding the tick body, over the whole match.
-func timeEncode(s *codec.Schema, ticks []doomdemo.Tick, pack packFunc, playerTicks int, minTime time.Duration) (ns, allocs float64) {
+func timeEncode(s *inputs.Schema, ticks []doomdemo.Tick, pack packFunc, playerTicks int, minTime time.Duration) (ns, allocs float64) {
 	out := make([]byte, 0, 4096)
-	var buf [codec.MaxInputSize]byte
+	var buf [inputs.MaxSize]byte
 	pass := func() {
 		e := codec.NewTickEncoder(s, benchHashBits)
 		for i := range ticks {
@@ -364,16 +365,16 @@ func timeEncode(s *codec.Schema, ticks []doomdemo.Tick, pack packFunc, playerTic
 
 // timeDecode times a client's side: decoding each tick body and unpacking
 // every present player's input.
-func timeDecode(s *codec.Schema, ticks []doomdemo.Tick, bodies [][]byte, playerTicks int, minTime time.Duration) (ns, allocs float64) {
+func timeDecode(s *inputs.Schema, ticks []doomdemo.Tick, bodies [][]byte, playerTicks int, minTime time.Duration) (ns, allocs float64) {
 	t := codec.Tick{Events: make([]codec.Event, 0, codec.MaxEvents)}
 	var sink doomInputYaw
 	var sinkPlain doomInput
-	var yaw *codec.InputType[doomInputYaw]
-	var plain *codec.InputType[doomInput]
+	var yaw *inputs.Type[doomInputYaw]
+	var plain *inputs.Type[doomInput]
 	if s.NumFields() == 5 {
-		yaw = &codec.InputType[doomInputYaw]{Schema: s}
+		yaw = &inputs.Type[doomInputYaw]{Schema: s}
 	} else {
-		plain = &codec.InputType[doomInput]{Schema: s}
+		plain = &inputs.Type[doomInput]{Schema: s}
 	}
 	pass := func() {
 		d := codec.NewTickDecoder(s, benchHashBits)

@@ -2,12 +2,14 @@ package main
 
 import (
 	"errors"
-	"github.com/rewindnet/rewind/codec/reliable"
 	"math/rand/v2"
 	"time"
 
 	"github.com/rewindnet/rewind/codec"
+	"github.com/rewindnet/rewind/codec/inputs"
+	"github.com/rewindnet/rewind/codec/reliable"
 	"github.com/rewindnet/rewind/internal/doomdemo"
+	"github.com/rewindnet/rewind/transport"
 )
 
 var errLink = errors.New("link simulation did not deliver every tick")
@@ -28,7 +30,7 @@ type linkResult struct {
 // server's default adds the tick before each fresh one while it is
 // unacknowledged and resends a lost tick with every datagram until
 // acknowledged (rewind bench match measures the server itself).
-func simulateLink(s *codec.Schema, ticks []doomdemo.Tick, bodies [][]byte, pack packFunc, resendAll bool) linkResult {
+func simulateLink(s *inputs.Schema, ticks []doomdemo.Tick, bodies [][]byte, pack packFunc, resendAll bool) linkResult {
 	rng := rand.New(rand.NewPCG(1, 2))
 	step := time.Second / benchTickRate
 	oneWay := benchRTT / 2
@@ -44,7 +46,7 @@ func simulateLink(s *codec.Schema, ticks []doomdemo.Tick, bodies [][]byte, pack 
 	var downBytes, upBytes int
 	firstSent := make([]time.Time, len(bodies))
 	arrived := make([]time.Time, len(bodies))
-	var inbuf [codec.MaxInputSize]byte
+	var inbuf [inputs.MaxSize]byte
 	var inputs [][]byte
 	var due []uint32
 	end := len(bodies) + 200
@@ -66,7 +68,7 @@ func simulateLink(s *codec.Schema, ticks []doomdemo.Tick, bodies [][]byte, pack 
 		sortTickBodies(tb)
 		for len(tb) > 0 {
 			m.Ticks, m.First = tb, tb[0].Tick
-			if m.Length() <= codec.MaxDatagram {
+			if m.Length() <= transport.MaxDatagram {
 				break
 			}
 			tb = tb[:len(tb)-1]

@@ -1,4 +1,4 @@
-package codec
+package inputs
 
 import (
 	"encoding/binary"
@@ -66,7 +66,7 @@ func (w *BitWriter) WriteBit(b bool) {
 // callers pass v+1 for values that may be zero.
 func (w *BitWriter) WriteGamma(v uint64) {
 	if v == 0 {
-		panic("codec: WriteGamma(0)")
+		panic("inputs: WriteGamma(0)")
 	}
 	k := uint(bits.Len64(v)) - 1
 	w.WriteBits(0, k)
@@ -180,6 +180,12 @@ func (r *BitReader) peekTail() uint64 {
 		w = w<<8 | uint64(r.buf[i])
 	}
 	return w
+}
+
+// PeekBit returns the next bit without reading it (true for 1), and false
+// when no bit is left.
+func (r *BitReader) PeekBit() bool {
+	return r.Remaining() > 0 && r.buf[r.pos>>3]>>(r.pos&7)&1 != 0
 }
 
 // ReadBit reads one bit.

@@ -1,36 +1,36 @@
-package codec
+package inputs
 
 import (
 	"fmt"
 	"math/bits"
 )
 
-// InputState is one player's input stream as both ends of a delta-coded
+// State is one player's input stream as both ends of a delta-coded
 // stream hold it: the current (last decoded or encoded) packed input plus
 // the small adaptive context of the coding (which fields changed last time,
 // per-field shift and magnitude estimates). Encoder and decoder stay in
 // step because both update it from the same values. It is a plain value:
 // copy it to keep the state at a tick; the zero value must be initialized
 // with Schema.ResetState before use.
-type InputState struct {
-	in  [MaxInputSize]byte
+type State struct {
+	in  [MaxSize]byte
 	n   uint16
-	mru [mruLen]uint32     // the last distinct sets of changed fields, latest first (0 = none)
-	k   [MaxFields]uint8   // per-field magnitude estimate (Exp-Golomb order)
-	sh  [MaxFields]uint8   // per-field trailing-zero shift of the last change
-	ld  [MaxInputSize]byte // per-field last change (difference or XOR), packed
+	mru [mruLen]uint32   // the last distinct sets of changed fields, latest first (0 = none)
+	k   [MaxFields]uint8 // per-field magnitude estimate (Exp-Golomb order)
+	sh  [MaxFields]uint8 // per-field trailing-zero shift of the last change
+	ld  [MaxSize]byte    // per-field last change (difference or XOR), packed
 }
 
-// mruLen is how many recent sets of changed fields an InputState keeps.
+// mruLen is how many recent sets of changed fields an State keeps.
 const mruLen = 4
 
 // Input returns the current packed input (aliasing the state).
-func (st *InputState) Input() []byte { return st.in[:st.n] }
+func (st *State) Input() []byte { return st.in[:st.n] }
 
 // ResetState sets st to the start of a stream whose current input is in
 // (all zero when in is nil), with a fresh coding context.
-func (s *Schema) ResetState(st *InputState, in []byte) {
-	*st = InputState{n: uint16(s.size)}
+func (s *Schema) ResetState(st *State, in []byte) {
+	*st = State{n: uint16(s.size)}
 	copy(st.in[:s.size], in)
 }
 
@@ -53,9 +53,9 @@ func (s *Schema) ResetState(st *InputState, in []byte) {
 //	  float     when it changed before: "1" = the same bits flip as last
 //	            time, "0" = other; then (other) shift code and the XOR's
 //	            significant bits
-func (s *Schema) EncodeDelta(w *BitWriter, st *InputState, cur []byte) {
+func (s *Schema) EncodeDelta(w *BitWriter, st *State, cur []byte) {
 	if len(cur) != s.size {
-		panic("codec: EncodeDelta: input of wrong size")
+		panic("inputs: EncodeDelta: input of wrong size")
 	}
 	prev := st.in[:s.size]
 	var mask uint32
@@ -141,23 +141,25 @@ func (s *Schema) EncodeDelta(w *BitWriter, st *InputState, cur []byte) {
 // DecodeDelta reads one delta written by EncodeDelta and applies it to st.
 // On error (io.ErrUnexpectedEOF for truncation, ErrMalformed) st is left
 // unchanged. It does not allocate.
-func (s *Schema) DecodeDelta(r *BitReader, st *InputState) error {
+func (s *Schema) DecodeDelta(r *BitReader, st *State) error {
 	// Peek the changed bit: an unchanged input needs no scratch copy.
 	if r.Remaining() > 0 && r.buf[r.pos>>3]>>(r.pos&7)&1 == 0 {
 		r.ReadBits(1)
 		return nil
 	}
 	tmp := *st
-	if err := s.decodeDelta(r, &tmp); err != nil {
+	if err := s.DecodeDeltaFast(r, &tmp); err != nil {
 		return err
 	}
 	*st = tmp
 	return nil
 }
 
-// decodeDelta is DecodeDelta without its guarantee: on error st is
-// partly updated (callers decode into a copy they can drop).
-func (s *Schema) decodeDelta(r *BitReader, st *InputState) error {
+// DecodeDeltaFast is DecodeDelta without its guarantee, and without the
+// copy of st the guarantee costs: on error st is left partly updated. Use
+// it on a state the caller drops on error (a copy of its own, or a
+// decoder that stops at the first error).
+func (s *Schema) DecodeDeltaFast(r *BitReader, st *State) error {
 	if r.ReadBits(1) == 0 {
 		return r.Err()
 	}

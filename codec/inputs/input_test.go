@@ -1,4 +1,4 @@
-package codec
+package inputs
 
 import (
 	"errors"
@@ -63,12 +63,12 @@ func randWide(rng *rand.Rand, v *wideIn) {
 }
 
 func TestDeltaRoundTripRandom(t *testing.T) {
-	it, err := RegisterInput[wideIn]()
+	it, err := NewType[wideIn]()
 	if err != nil {
 		t.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	var enc, dec InputState
+	var enc, dec State
 	it.ResetState(&enc, nil)
 	it.ResetState(&dec, nil)
 	var w BitWriter
@@ -102,7 +102,7 @@ func TestDeltaRoundTripRandom(t *testing.T) {
 }
 
 func TestDeltaExtremes(t *testing.T) {
-	it, _ := RegisterInput[wideIn]()
+	it, _ := NewType[wideIn]()
 	vals := []wideIn{
 		{},
 		{A: -128, B: 255, C: -32768, D: 65535, E: math.MinInt32, F: math.MaxUint32, G: math.MinInt64, H: math.MaxUint64,
@@ -114,7 +114,7 @@ func TestDeltaExtremes(t *testing.T) {
 	}
 	for _, a := range vals {
 		for _, b := range vals {
-			var enc, dec InputState
+			var enc, dec State
 			pa := it.Pack(make([]byte, it.Size()), &a)
 			pb := it.Pack(make([]byte, it.Size()), &b)
 			it.ResetState(&enc, pa)
@@ -140,7 +140,7 @@ func TestDeltaExtremes(t *testing.T) {
 // TestDeltaCanonical checks that whatever DecodeDelta accepts re-encodes to
 // the same bits (one encoding per value), on random bit strings.
 func TestDeltaCanonical(t *testing.T) {
-	it, _ := RegisterInput[wideIn]()
+	it, _ := NewType[wideIn]()
 	rng := rand.New(rand.NewPCG(3, 4))
 	accepted := 0
 	for i := 0; i < 20000; i++ {
@@ -153,7 +153,7 @@ func TestDeltaCanonical(t *testing.T) {
 			b[0] &^= 2
 		}
 		// A context in mid-stream: a few random inputs coded first.
-		var st InputState
+		var st State
 		it.ResetState(&st, nil)
 		var v wideIn
 		var scratch BitWriter
@@ -192,7 +192,7 @@ func TestDeltaCanonical(t *testing.T) {
 
 func TestDeltaTruncation(t *testing.T) {
 	it, ins := testInputs(t, 50)
-	var enc InputState
+	var enc State
 	it.ResetState(&enc, nil)
 	for i, p := range ins {
 		before := enc
@@ -225,7 +225,7 @@ func TestDeltaTruncation(t *testing.T) {
 
 func TestDeltaZeroAlloc(t *testing.T) {
 	it, ins := testInputs(t, 64)
-	var enc, dec InputState
+	var enc, dec State
 	it.ResetState(&enc, nil)
 	it.ResetState(&dec, nil)
 	var w BitWriter
@@ -242,34 +242,5 @@ func TestDeltaZeroAlloc(t *testing.T) {
 		}
 	}); a != 0 {
 		t.Fatalf("DecodeDelta allocates %v", a)
-	}
-}
-
-type benchIn struct {
-	DX   int8 `rewind:"min=-3,max=3"`
-	DY   int8 `rewind:"min=-3,max=3"`
-	Fire bool
-	Aim  uint8
-}
-
-// BenchmarkInputsDecodeKey decodes what a client's datagram usually
-// carries: one input coded against the zero input (a key frame), through
-// the InputsDecoder a server keeps.
-func BenchmarkInputsDecodeKey(b *testing.B) {
-	it, err := RegisterInput[benchIn]()
-	if err != nil {
-		b.Fatal(err)
-	}
-	v := benchIn{DX: 2, DY: -1, Fire: true, Aim: 200}
-	payload := it.AppendInputs(nil, [][]byte{it.Pack(make([]byte, it.Size()), &v)})
-	var d InputsDecoder
-	b.ReportAllocs()
-	for b.Loop() {
-		d.Reset(it.Schema, payload, 1)
-		for d.Next() {
-		}
-		if d.Err() != nil {
-			b.Fatal(d.Err())
-		}
 	}
 }

@@ -1,4 +1,4 @@
-package codec
+package inputs
 
 import (
 	"fmt"
@@ -74,7 +74,7 @@ func readEG(r *BitReader, k uint8) uint64 {
 }
 
 // encodeInt writes the raw wrapping difference d of a field of width nb.
-func encodeInt(w *BitWriter, st *InputState, i int, d uint64, nb uint8) {
+func encodeInt(w *BitWriter, st *State, i int, d uint64, nb uint8) {
 	sd := signed(d, nb)
 	tz := uint(bits.TrailingZeros64(uint64(sd)))
 	s := writeShift(w, st.sh[i], tz)
@@ -131,7 +131,7 @@ func widthMask(nb uint8) uint64 {
 }
 
 // encodeXor writes the XOR x of a float field of width nb.
-func encodeXor(w *BitWriter, st *InputState, i int, x uint64, nb uint8) {
+func encodeXor(w *BitWriter, st *State, i int, x uint64, nb uint8) {
 	tz := uint(bits.TrailingZeros64(x))
 	s := writeShift(w, st.sh[i], tz)
 	v := x >> s

@@ -1,4 +1,4 @@
-package codec
+package inputs
 
 import (
 	"fmt"
@@ -10,10 +10,10 @@ import (
 // bounds are clamped, a bool byte other than 0 becomes 1. An enum field
 // outside its bounds is refused with an error wrapping ErrBadEnum (p may be
 // partly sanitized then: discard it). A p of the wrong length fails with
-// ErrInputSize. Sanitize does not allocate unless it fails.
+// ErrSize. Sanitize does not allocate unless it fails.
 func (s *Schema) Sanitize(p []byte) error {
 	if len(p) != s.size {
-		return fmt.Errorf("%w: %d bytes, want %d", ErrInputSize, len(p), s.size)
+		return fmt.Errorf("%w: %d bytes, want %d", ErrSize, len(p), s.size)
 	}
 	for i := range s.fields {
 		f := &s.fields[i]

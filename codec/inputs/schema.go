@@ -1,4 +1,4 @@
-package codec
+package inputs
 
 import (
 	"fmt"
@@ -13,8 +13,8 @@ import (
 // MaxFields is the largest number of fields an input struct may have.
 const MaxFields = 32
 
-// MaxInputSize is the largest packed input, in bytes.
-const MaxInputSize = 128
+// MaxSize is the largest packed input, in bytes.
+const MaxSize = 128
 
 // kind is the coding class of an input field.
 type kind uint8
@@ -27,7 +27,7 @@ const (
 	kindFloat64
 )
 
-// field describes one input field, computed once at registration.
+// field describes one input field, computed once by NewSchema.
 type field struct {
 	name    string
 	kind    kind
@@ -45,7 +45,7 @@ type field struct {
 	fmax    float64
 }
 
-// Schema is a registered input type: its fields, their bounds and the
+// Schema is an input type read by NewSchema or NewType: its fields, their bounds and the
 // packed form in which the codec and the server handle inputs without
 // knowing the Go type. The packed form of an input is Size() bytes: every
 // field in declaration order, little-endian, at its own width (a bool is one
@@ -68,7 +68,8 @@ type Schema struct {
 	fp     uint64
 }
 
-// NewSchema registers the struct type t. It fails with ErrBadSchema,
+// NewSchema reads the fields of the struct type t and returns its
+// Schema. It fails with ErrBadSchema,
 // naming the field, for a field of another kind, a malformed tag, or more
 // than MaxFields fields.
 func NewSchema(t reflect.Type) (*Schema, error) {
@@ -112,8 +113,8 @@ func NewSchema(t reflect.Type) (*Schema, error) {
 		s.fields = append(s.fields, f)
 		s.size += int(f.width)
 	}
-	if s.size > MaxInputSize {
-		return nil, fmt.Errorf("%w: %v packs into %d bytes, at most %d allowed", ErrBadSchema, t, s.size, MaxInputSize)
+	if s.size > MaxSize {
+		return nil, fmt.Errorf("%w: %v packs into %d bytes, at most %d allowed", ErrBadSchema, t, s.size, MaxSize)
 	}
 	s.fp = xxh3.HashString(desc.String())
 	return s, nil
@@ -219,7 +220,7 @@ func (s *Schema) NumFields() int { return len(s.fields) }
 // FieldName returns the name of field i.
 func (s *Schema) FieldName(i int) string { return s.fields[i].name }
 
-// Type returns the registered Go type.
+// Type returns the Go struct type the Schema was read from.
 func (s *Schema) Type() reflect.Type { return s.typ }
 
 // Fingerprint returns a 64-bit hash of the schema (field names, kinds,

@@ -1,4 +1,4 @@
-package codec
+package inputs
 
 import (
 	"errors"
@@ -72,7 +72,7 @@ type sanIn struct {
 }
 
 func TestSanitize(t *testing.T) {
-	it, err := RegisterInput[sanIn]()
+	it, err := NewType[sanIn]()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,13 +129,13 @@ func TestSanitize(t *testing.T) {
 	if err := it.Sanitize(p); err != nil || p[len(p)-9] != 1 {
 		t.Fatalf("bool byte 7: %v, %d", err, p[len(p)-9])
 	}
-	if err := it.Sanitize(p[:3]); !errors.Is(err, ErrInputSize) {
+	if err := it.Sanitize(p[:3]); !errors.Is(err, ErrSize) {
 		t.Fatalf("short input: %v", err)
 	}
 }
 
 func TestPackUnpack(t *testing.T) {
-	it, _ := RegisterInput[sanIn]()
+	it, _ := NewType[sanIn]()
 	v := sanIn{I8: -3, U16: 400, W: 2, E: -1, F32: -0.25, F64: math.Pi, Pos: 1.25, B: true, Raw: -1 << 60}
 	p := it.Pack(make([]byte, 64), &v)
 	if len(p) != it.Size() || it.Size() != 1+2+1+4+4+8+8+1+8 {
@@ -149,11 +149,11 @@ func TestPackUnpack(t *testing.T) {
 	if allocs := testing.AllocsPerRun(100, func() { it.Pack(p, &v); it.Unpack(p, &got) }); allocs != 0 {
 		t.Fatalf("Pack/Unpack allocate %v", allocs)
 	}
-	it2, _ := RegisterInput[testInput]()
+	it2, _ := NewType[testInput]()
 	if it.Fingerprint() == it2.Fingerprint() || it.Fingerprint() == 0 {
 		t.Fatal("fingerprints should differ")
 	}
-	it3, _ := RegisterInput[sanIn]()
+	it3, _ := NewType[sanIn]()
 	if it.Fingerprint() != it3.Fingerprint() {
 		t.Fatal("fingerprint not stable")
 	}

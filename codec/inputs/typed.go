@@ -1,4 +1,4 @@
-package codec
+package inputs
 
 import (
 	"fmt"
@@ -6,26 +6,27 @@ import (
 	"unsafe"
 )
 
-// InputType is a Schema bound to the game's Go input type T. It converts
+// Type is a Schema bound to the game's Go input type T. It converts
 // between T and the packed form without reflection or allocation.
-type InputType[T any] struct {
+type Type[T any] struct {
 	*Schema
 }
 
-// RegisterInput registers T (a struct of fixed-size fields, see Schema) and
-// returns its InputType, or an error wrapping ErrBadSchema that names the
-// offending field.
-func RegisterInput[T any]() (*InputType[T], error) {
+// NewType reads the fields of T (a struct of fixed-size fields, see
+// Schema) by reflection once and returns its Type, or an error wrapping
+// ErrBadSchema that names the offending field. Nothing is registered
+// anywhere: two calls return equal, independent Types.
+func NewType[T any]() (*Type[T], error) {
 	s, err := NewSchema(reflect.TypeFor[T]())
 	if err != nil {
 		return nil, err
 	}
-	return &InputType[T]{s}, nil
+	return &Type[T]{s}, nil
 }
 
 // Pack writes v into dst (at least Size() bytes) in packed form and returns
 // dst[:Size()]. It does not sanitize.
-func (t *InputType[T]) Pack(dst []byte, v *T) []byte {
+func (t *Type[T]) Pack(dst []byte, v *T) []byte {
 	dst = dst[:t.size]
 	base := unsafe.Pointer(v)
 	for i := range t.fields {
@@ -51,9 +52,9 @@ func (t *InputType[T]) Pack(dst []byte, v *T) []byte {
 }
 
 // Unpack reads the packed input src (Size() bytes) into v.
-func (t *InputType[T]) Unpack(src []byte, v *T) {
+func (t *Type[T]) Unpack(src []byte, v *T) {
 	if len(src) < t.size {
-		panic(fmt.Sprintf("codec: Unpack of %d bytes, want %d", len(src), t.size))
+		panic(fmt.Sprintf("inputs: Unpack of %d bytes, want %d", len(src), t.size))
 	}
 	base := unsafe.Pointer(v)
 	for i := range t.fields {
@@ -75,8 +76,8 @@ func (t *InputType[T]) Unpack(src []byte, v *T) {
 
 // SanitizeValue sanitizes v in place through its packed form (see
 // Schema.Sanitize).
-func (t *InputType[T]) SanitizeValue(v *T) error {
-	var buf [MaxInputSize]byte
+func (t *Type[T]) SanitizeValue(v *T) error {
+	var buf [MaxSize]byte
 	p := t.Pack(buf[:], v)
 	if err := t.Sanitize(p); err != nil {
 		return err
