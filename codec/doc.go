@@ -21,11 +21,10 @@
 // client_inputs.go, server_ticks.go, ...) with its Length, Append and
 // Parse; header.go (the long and short headers, Peek, tick expansion);
 // tick.go and roster.go (the tick body, which interleaves join and leave
-// events with input deltas); varint.go; errors.go. The WebDoom formats
-// (webdoom_*.go) are unrelated to rollback and are on their way to their
-// own package. Neither subpackage imports codec, so there is no cycle; the
-// size limit of a datagram is transport.MaxDatagram, the one definition
-// every layer uses.
+// events with input deltas); varint.go; errors.go. (WebDoom's formats,
+// unrelated to rollback, are package relay/webdoom/wire.) Neither
+// subpackage imports codec, so there is no cycle; the size limit of a
+// datagram is transport.MaxDatagram, the one definition every layer uses.
 //
 // # Protocol flow
 //
@@ -44,8 +43,8 @@
 //	Ping / Pong                     <----->  (either way, any time)
 //	Bye{reason}                     <----->  (either way; repeated, not acked)
 //
-// Handshake datagrams have a long header (a four-byte magic, type, version); all later
-// ones a two-byte short header: type and flags, then the connection tag the
+// Handshake datagrams have a long header (a four-byte magic, type,
+// version); all later ones a two-byte short header: type and flags, then the connection tag the
 // server gave in Welcome. A receiver drops (and counts) a datagram whose
 // magic, type, tag or tick window is wrong: that is how a stray datagram or
 // a stale one from an earlier connection on the same address is told
