@@ -3,6 +3,7 @@ package rewind
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rewindnet/rewind/client"
@@ -15,24 +16,78 @@ import (
 // Options configures a Session. The zero value plays with every default.
 type Options struct {
 	// Server configures the server of a single-player session.
-	Server server.Config
+	Server ServerConfig
 	// Client configures the session's client.
-	Client client.Config
+	Client ClientConfig
+	// OnUpdate, if set, is called at the end of every Update that did not
+	// fail (under Run: when a datagram arrives and at least every quarter
+	// of a tick) with Update's time and the client's counters. It runs
+	// outside the session's lock, on the goroutine that calls Update, so
+	// it may call the session's methods (State, Stats, Close). It is the
+	// session's status and stop hook: a status line every so often, a
+	// check of the verified tick; an error it returns becomes Update's, so
+	// Run stops and returns it (a sentinel of the caller's, found again
+	// with errors.Is).
+	OnUpdate func(now time.Time, st Stats) error
+}
+
+// State says where a session is in its match (Session.State).
+type State uint8
+
+// Session states, in the order a session goes through them.
+const (
+	// Connecting: the client says hello; the server has not welcomed it.
+	Connecting State = iota
+	// Loading: welcomed; the match's world is on its way (a player who
+	// joins a running match receives it before its first tick).
+	Loading
+	// Playing: in the match; ticks are predicted and verified.
+	Playing
+	// Ended: the session was closed, or its Update failed (refused, timed
+	// out, dropped: Run returned the error).
+	Ended
+)
+
+// String names the state.
+func (st State) String() string {
+	switch st {
+	case Connecting:
+		return "connecting"
+	case Loading:
+		return "loading"
+	case Playing:
+		return "playing"
+	case Ended:
+		return "ended"
+	}
+	return fmt.Sprintf("State(%d)", uint8(st))
 }
 
 // Session is one player's seat in a match: a client, and for a
 // single-player session the server too, over an in-process loopback. It is
 // driven by Update (made-up or real time) or by Run (real time, in a loop
 // that waits on the network and a ticker). A Session is safe for use by
-// several goroutines: Run's loop and a game's view may share it.
+// several goroutines: Run's loop, a game's view (View, ViewBetween, which
+// draw from copies and never wait for Update) and whoever reads Stats or
+// State.
 type Session[I any] struct {
-	mu      sync.Mutex
-	srv     *server.Server[I]
-	cli     *client.Client[I]
-	conns   []transport.Conn
-	period  time.Duration
-	closed  bool
-	ownConn bool
+	mu       sync.Mutex
+	srv      *server.Server[I]
+	cli      *client.Client[I]
+	conns    []transport.Conn
+	period   time.Duration
+	closed   bool
+	failed   bool
+	ownConn  bool
+	onUpdate func(now time.Time, st Stats) error
+
+	// me and state mirror the client's player id (-1 before the welcome)
+	// and State, for the lock-free Player and State: they are refreshed
+	// after every Update and before every call of the input function.
+	me    atomic.Int32
+	state atomic.Uint32
+
+	view view // the copies the view draws from (view.go)
 }
 
 // Play starts a single-player session of g: a server and a client in this
@@ -71,10 +126,7 @@ func Play[I any](g Game[I], opts Options) (*Session[I], error) {
 		cconn.Close()
 		return nil, fmt.Errorf("rewind: %w", err)
 	}
-	return &Session[I]{
-		srv: srv, cli: cli, conns: []transport.Conn{sconn, cconn},
-		period: tickPeriod(g), ownConn: true,
-	}, nil
+	return newSession(srv, cli, []transport.Conn{sconn, cconn}, tickPeriod(g), true, opts), nil
 }
 
 // Connect starts a session of g as a client of the server at the other end
@@ -85,7 +137,13 @@ func Connect[I any](g Game[I], conn transport.Conn, opts Options) (*Session[I], 
 	if err != nil {
 		return nil, fmt.Errorf("rewind: %w", err)
 	}
-	return &Session[I]{cli: cli, conns: []transport.Conn{conn}, period: tickPeriod(g)}, nil
+	return newSession(nil, cli, []transport.Conn{conn}, tickPeriod(g), false, opts), nil
+}
+
+func newSession[I any](srv *server.Server[I], cli *client.Client[I], conns []transport.Conn, period time.Duration, own bool, opts Options) *Session[I] {
+	s := &Session[I]{srv: srv, cli: cli, conns: conns, period: period, ownConn: own, onUpdate: opts.OnUpdate}
+	s.me.Store(-1)
+	return s
 }
 
 func tickPeriod(g any) time.Duration {
@@ -94,10 +152,29 @@ func tickPeriod(g any) time.Duration {
 
 // Update runs the session at now: the local server (if any) handles what
 // arrived and runs the ticks due, then the client does. It returns the
-// first error of either.
+// first error of either, or of Options.OnUpdate.
 func (s *Session[I]) Update(now time.Time) error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	err := s.update(now)
+	if err != nil && !s.closed {
+		s.failed = true
+	}
+	s.refresh()
+	if err == nil && s.view.on.Load() {
+		s.publish(now)
+	}
+	var st Stats
+	if err == nil && s.onUpdate != nil {
+		st = s.cli.Stats()
+	}
+	s.mu.Unlock()
+	if err == nil && s.onUpdate != nil {
+		err = s.onUpdate(now, st)
+	}
+	return err
+}
+
+func (s *Session[I]) update(now time.Time) error {
 	if s.closed {
 		return client.ErrClosed
 	}
@@ -117,6 +194,25 @@ func (s *Session[I]) Update(now time.Time) error {
 	return nil
 }
 
+// refresh copies the client's player id and state into the atomics that
+// Player and State read. The caller holds s.mu.
+func (s *Session[I]) refresh() {
+	st := Connecting
+	me, welcomed := s.cli.Player()
+	switch {
+	case s.closed || s.failed:
+		st = Ended
+	case s.cli.Playing():
+		st = Playing
+	case welcomed:
+		st = Loading
+	}
+	if welcomed {
+		s.me.Store(int32(me))
+	}
+	s.state.Store(uint32(st))
+}
+
 // SetInput sets the input this player applies from the next predicted tick
 // on, until changed.
 func (s *Session[I]) SetInput(in I) {
@@ -126,31 +222,55 @@ func (s *Session[I]) SetInput(in I) {
 }
 
 // SetInputFunc makes the session ask fn for this player's input of every
-// tick it predicts. fn runs inside Update.
+// tick it predicts. fn runs inside Update, with the session locked: of
+// the session's methods it may call only the lock-free Player and State.
 func (s *Session[I]) SetInputFunc(fn func(tick uint32) I) {
 	s.mu.Lock()
-	s.cli.SetInputFunc(fn)
-	s.mu.Unlock()
-}
-
-// View calls fn with the predicted world and the fraction of the way from
-// its tick to the next at now (for drawing between ticks), while no Update
-// runs. fn must not keep or change the world.
-func (s *Session[I]) View(now time.Time, fn func(w *world.World, alpha float64)) {
-	s.mu.Lock()
 	defer s.mu.Unlock()
-	fn(s.cli.World(), s.cli.Alpha(now))
+	if fn == nil {
+		s.cli.SetInputFunc(nil)
+		return
+	}
+	s.cli.SetInputFunc(func(tick uint32) I {
+		s.refresh() // the welcome may have come in this very Update
+		return fn(tick)
+	})
 }
 
-// World returns the predicted world. Only use it from the goroutine that
-// calls Update (or inside View when Run drives the session).
+// World returns the client's live predicted world.
+//
+// Deprecated: the world changes inside every Update, so World is only
+// safe on the goroutine that calls Update, and never while Run runs (a
+// data race). Draw with View or ViewBetween, which hand out copies made
+// after each tick and need no lock.
 func (s *Session[I]) World() *world.World { return s.cli.World() }
 
-// Player returns this player's id and whether the server has welcomed it.
+// Player returns this player's id and whether the server has welcomed
+// it. It does not lock: it may be called from anywhere, the input
+// function included.
 func (s *Session[I]) Player() (PlayerID, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.cli.Player()
+	me := s.me.Load()
+	if me < 0 {
+		return 0, false
+	}
+	return PlayerID(me), true
+}
+
+// State returns where the session is: Connecting, Loading, Playing or
+// Ended, as of its last Update. It does not lock: it may be called from
+// anywhere, the input function included.
+func (s *Session[I]) State() State { return State(s.state.Load()) }
+
+// LocalAddr and RemoteAddr return the addresses of the session's
+// connection as its transport names them (for a UDP session, "ip:port"
+// of the socket and of the server).
+func (s *Session[I]) LocalAddr() string {
+	return string(s.conns[len(s.conns)-1].LocalAddr())
+}
+
+// RemoteAddr: see LocalAddr.
+func (s *Session[I]) RemoteAddr() string {
+	return string(s.conns[len(s.conns)-1].RemoteAddr())
 }
 
 // Cookie returns the cookie with which a new session rejoins as this
@@ -164,15 +284,22 @@ func (s *Session[I]) Cookie() ([16]byte, bool) {
 
 // Stats returns the client's counters: verified and predicted tick, the
 // verified hash, ping, rollbacks, desyncs, bytes.
-func (s *Session[I]) Stats() client.Stats {
+func (s *Session[I]) Stats() Stats {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.cli.Stats()
 }
 
-// Server returns the local server of a single-player session, or nil.
-// Only use it from the goroutine that calls Update.
-func (s *Session[I]) Server() *server.Server[I] { return s.srv }
+// ServerStats returns the counters of the local server of a
+// single-player session, and false for a session of a remote server.
+func (s *Session[I]) ServerStats() (ServerStats, bool) {
+	if s.srv == nil {
+		return ServerStats{}, false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.srv.Stats(), true
+}
 
 // Close says bye and ends the session; a single-player session also closes
 // its loopback.
@@ -184,6 +311,7 @@ func (s *Session[I]) Close() error {
 	}
 	s.closed = true
 	err := s.cli.Close()
+	s.state.Store(uint32(Ended))
 	if s.ownConn {
 		for _, c := range s.conns {
 			c.Close()

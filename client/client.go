@@ -151,6 +151,20 @@ func (c *Client[I]) SetInputFunc(fn func(tick uint32) I) { c.inputFn = fn }
 // callers must not change it.
 func (c *Client[I]) World() *world.World { return c.w }
 
+// CopyWorldAt makes dst (a world of the client's layout) a copy of the
+// world after tick t as the client last simulated it, and reports whether
+// it could: the client holds every tick from the verified one to the
+// predicted one (snapshots of its rollback ring). A view uses it for the
+// tick before the predicted one, to draw between the two. It copies the
+// world's bytes in use and does not allocate.
+func (c *Client[I]) CopyWorldAt(t uint32, dst *world.World) bool {
+	k := c.core
+	if k == nil || t < k.verified || t > k.predicted {
+		return false
+	}
+	return dst.Restore(&k.snaps[t&k.mask]) == nil
+}
+
 // Player returns the client's player id and whether it was welcomed yet.
 func (c *Client[I]) Player() (game.PlayerID, bool) { return c.me, c.phase != connecting }
 
