@@ -15,7 +15,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/rewindnet/rewind"
-	"github.com/rewindnet/rewind/client"
 )
 
 // Metric names, all under the rewind_ namespace. The server exports the
@@ -85,24 +84,24 @@ func registerHostMetrics[I any](reg *prometheus.Registry, h *rewind.UDPHost[I]) 
 // registerPlayerMetrics exports a player's counters: its ticks, ping,
 // rollbacks, desyncs, resyncs and bytes. stats must be safe to call from
 // the HTTP server's goroutines.
-func registerPlayerMetrics(reg *prometheus.Registry, stats func() client.Stats) {
-	st := func(f func(s client.Stats) uint64) func() float64 {
+func registerPlayerMetrics(reg *prometheus.Registry, stats func() rewind.Stats) {
+	st := func(f func(s rewind.Stats) uint64) func() float64 {
 		return func() float64 { return float64(f(stats())) }
 	}
 	registerFuncs(reg, map[string]metricFunc{
-		"rollbacks_total":           {"Rollbacks (a guessed input was wrong).", st(func(s client.Stats) uint64 { return s.Rollbacks })},
-		"rolled_back_ticks_total":   {"Ticks simulated again in rollbacks.", st(func(s client.Stats) uint64 { return s.RolledBackTicks })},
-		"desyncs_total":             {"Verified ticks whose hash differed from the server's after resimulation.", st(func(s client.Stats) uint64 { return s.Desyncs })},
-		"resyncs_total":             {"Repairs of a desynced world.", st(func(s client.Stats) uint64 { return s.Resyncs })},
-		"late_inputs_total":         {"Ticks in which the server lacked this player's input.", st(func(s client.Stats) uint64 { return s.LateInputs })},
-		"stalls_total":              {"Updates in which prediction waited at its limit.", st(func(s client.Stats) uint64 { return s.Stalls })},
-		"bytes_in_total":            {"Datagram payload bytes received.", st(func(s client.Stats) uint64 { return s.BytesIn })},
-		"bytes_out_total":           {"Datagram payload bytes sent.", st(func(s client.Stats) uint64 { return s.BytesOut })},
-		"malformed_datagrams_total": {"Datagrams dropped as malformed or stray.", st(func(s client.Stats) uint64 { return s.BadDatagrams })},
+		"rollbacks_total":           {"Rollbacks (a guessed input was wrong).", st(func(s rewind.Stats) uint64 { return s.Rollbacks })},
+		"rolled_back_ticks_total":   {"Ticks simulated again in rollbacks.", st(func(s rewind.Stats) uint64 { return s.RolledBackTicks })},
+		"desyncs_total":             {"Verified ticks whose hash differed from the server's after resimulation.", st(func(s rewind.Stats) uint64 { return s.Desyncs })},
+		"resyncs_total":             {"Repairs of a desynced world.", st(func(s rewind.Stats) uint64 { return s.Resyncs })},
+		"late_inputs_total":         {"Ticks in which the server lacked this player's input.", st(func(s rewind.Stats) uint64 { return s.LateInputs })},
+		"stalls_total":              {"Updates in which prediction waited at its limit.", st(func(s rewind.Stats) uint64 { return s.Stalls })},
+		"bytes_in_total":            {"Datagram payload bytes received.", st(func(s rewind.Stats) uint64 { return s.BytesIn })},
+		"bytes_out_total":           {"Datagram payload bytes sent.", st(func(s rewind.Stats) uint64 { return s.BytesOut })},
+		"malformed_datagrams_total": {"Datagrams dropped as malformed or stray.", st(func(s rewind.Stats) uint64 { return s.BadDatagrams })},
 	}, map[string]metricFunc{
-		"verified_tick":      {"The last verified tick.", st(func(s client.Stats) uint64 { return uint64(s.Verified) })},
-		"predicted_tick":     {"The tick the predicted world is at.", st(func(s client.Stats) uint64 { return uint64(s.Predicted) })},
-		"max_rollback_ticks": {"The deepest rollback, in ticks.", st(func(s client.Stats) uint64 { return uint64(s.MaxRollback) })},
+		"verified_tick":      {"The last verified tick.", st(func(s rewind.Stats) uint64 { return uint64(s.Verified) })},
+		"predicted_tick":     {"The tick the predicted world is at.", st(func(s rewind.Stats) uint64 { return uint64(s.Predicted) })},
+		"max_rollback_ticks": {"The deepest rollback, in ticks.", st(func(s rewind.Stats) uint64 { return uint64(s.MaxRollback) })},
 		"ping_seconds":       {"The measured round trip.", func() float64 { return stats().Ping.Seconds() }},
 	})
 }

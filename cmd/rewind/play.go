@@ -9,12 +9,10 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/signal"
-	"sync"
 	"syscall"
 	"time"
 
 	"github.com/rewindnet/rewind"
-	"github.com/rewindnet/rewind/client"
 	"github.com/rewindnet/rewind/examples/sand"
 	"github.com/rewindnet/rewind/transport"
 )
@@ -81,45 +79,49 @@ func play(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	loop := &playLoop{until: uint32(*until), log: log, every: *status}
-	ccfg := client.Config{
-		InputDelay:    *delay,
-		ServerTimeout: *timeout,
-		OnVerified:    loop.onVerified,
-		OnDesync:      loop.onDesync,
+	opts := rewind.Options{
+		Client: rewind.ClientConfig{
+			InputDelay:    *delay,
+			ServerTimeout: *timeout,
+			OnVerified:    loop.onVerified,
+			OnDesync:      loop.onDesync,
+		},
+		OnUpdate: loop.onUpdate,
 	}
-
-	var conn transport.Conn
+	var s *rewind.Session[sand.Input]
 	if jf.code != "" {
+		var conn transport.Conn
 		if conn, *addr, err = jf.dial(ctx); err != nil {
 			return err
 		}
+		defer conn.Close()
+		if s, err = rewind.Connect(gf.newGame(), conn, opts); err != nil {
+			return err
+		}
 	} else {
-		uc, err := transport.DialUDPContext(ctx, *addr, transport.UDPConfig{HandshakeTimeout: *timeout, IdleTimeout: *timeout})
+		s, err = rewind.ConnectUDP(ctx, gf.newGame(), *addr, rewind.UDPOptions{
+			Options: opts,
+			UDP:     rewind.UDPConfig{HandshakeTimeout: *timeout, IdleTimeout: *timeout},
+		})
 		if err != nil {
 			return dialError(*addr, *timeout, err)
 		}
-		conn = uc
 	}
-	defer conn.Close()
-	c, err := client.New(gf.newGame(), conn, ccfg)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	loop.c = c
-	c.SetInputFunc(botInput(c, *input, *seed))
+	defer s.Close()
+	loop.s = s
+	s.SetInputFunc(botInput(s, *input, *seed))
 	if *httpAddr != "" {
 		reg := newRegistry()
-		registerPlayerMetrics(reg, loop.stats)
+		registerPlayerMetrics(reg, s.Stats)
 		hs, err := startHTTP(*httpAddr, reg, log)
 		if err != nil {
 			return err
 		}
 		defer hs.close()
 	}
-	log.Info("connected", "server", *addr, "local", string(conn.LocalAddr()))
-	err = rewind.Drive(ctx, loop, time.Second/time.Duration(gf.tickRate)/4, nil, conn.Ready())
-	st := loop.stats()
+	log.Info("connected", "server", *addr, "local", s.LocalAddr())
+	err = s.Run(ctx)
+	st := s.Stats()
 	switch {
 	case errors.Is(err, errReached):
 		if loop.desyncAtUntil {
@@ -127,14 +129,14 @@ func play(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		finalLine(stdout, loop.until, loop.hash, st)
 		return nil
-	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+	case err == nil: // interrupted (ctx ended)
 		finalLine(stdout, st.Verified, st.VerifiedHash, st)
 		return nil
 	}
 	return sessionError(*addr, *timeout, err)
 }
 
-func finalLine(w io.Writer, tick uint32, hash uint64, st client.Stats) {
+func finalLine(w io.Writer, tick uint32, hash uint64, st rewind.Stats) {
 	keyValues(w,
 		"verified_tick", tick,
 		"verified_hash", fmt.Sprintf("%016x", hash),
@@ -154,10 +156,10 @@ func finalLine(w io.Writer, tick uint32, hash uint64, st client.Stats) {
 // botInput returns the bot's input function: sand's script for the
 // player's id (and the seed), or seeded random input that changes every
 // 10-40 ticks.
-func botInput(c *client.Client[sand.Input], kind string, seed uint64) func(uint32) sand.Input {
+func botInput(s *rewind.Session[sand.Input], kind string, seed uint64) func(uint32) sand.Input {
 	if kind == "scripted" {
 		return func(t uint32) sand.Input {
-			id, _ := c.Player()
+			id, _ := s.Player() // lock-free: the input function runs inside Update
 			return sand.Bot(rewind.PlayerID(uint64(id)+seed), t)
 		}
 	}
@@ -178,11 +180,12 @@ func botInput(c *client.Client[sand.Input], kind string, seed uint64) func(uint3
 	}
 }
 
-// playLoop drives a session: it stops at --until-tick, keeping the hash
-// of exactly that tick, and logs a status line every so often.
+// playLoop watches a session (its OnUpdate hook and client callbacks):
+// it stops Run at --until-tick, keeping the hash of exactly that tick,
+// and logs the welcome and a status line every so often. Every method
+// runs on Run's goroutine.
 type playLoop struct {
-	mu     sync.Mutex // Update and stats (the HTTP server reads them)
-	c      *client.Client[sand.Input]
+	s      *rewind.Session[sand.Input]
 	until  uint32
 	hash   uint64
 	got    bool
@@ -207,22 +210,17 @@ func (p *playLoop) onDesync(tick uint32, ours, theirs uint64) {
 	}
 }
 
-// Update implements rewind.Updater.
-func (p *playLoop) Update(now time.Time) error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if err := p.c.Update(now); err != nil {
-		return err
-	}
+// onUpdate is the session's OnUpdate hook: it logs, and stops Run (with
+// errReached) once --until-tick is verified.
+func (p *playLoop) onUpdate(now time.Time, st rewind.Stats) error {
 	if !p.joined {
-		if id, ok := p.c.Player(); ok {
+		if id, ok := p.s.Player(); ok {
 			p.joined = true
 			p.log.Info("welcomed", "player", id)
 		}
 	}
 	if p.every > 0 && !now.Before(p.next) {
 		p.next = now.Add(p.every)
-		st := p.c.Stats()
 		p.log.Info("status", "tick", st.Predicted, "verified", st.Verified,
 			"ping_ms", fmt.Sprintf("%.1f", float64(st.Ping)/float64(time.Millisecond)),
 			"rollbacks", st.Rollbacks, "desyncs", st.Desyncs, "resyncs", st.Resyncs)
@@ -233,25 +231,18 @@ func (p *playLoop) Update(now time.Time) error {
 	if p.got {
 		return errReached
 	}
-	if st := p.c.Stats(); st.Verified > p.until {
+	if st.Verified > p.until {
 		return fmt.Errorf("verified tick %d is past --until-tick %d, which this player never verified", st.Verified, p.until)
 	}
 	return nil
 }
 
-// stats returns the client's counters; safe from any goroutine.
-func (p *playLoop) stats() client.Stats {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.c.Stats()
-}
-
 // dialError turns a failed UDP handshake into one clear line.
 func dialError(addr string, timeout time.Duration, err error) error {
 	switch {
-	case errors.Is(err, transport.ErrHandshake):
+	case errors.Is(err, rewind.ErrHandshake):
 		return fmt.Errorf("no server answered at %s within %v (--timeout)", addr, timeout)
-	case errors.Is(err, transport.ErrRefused):
+	case errors.Is(err, rewind.ErrConnRefused):
 		return fmt.Errorf("the server at %s refused the connection: %v", addr, err)
 	case errors.Is(err, context.Canceled):
 		return fmt.Errorf("interrupted while connecting to %s", addr)
@@ -262,13 +253,13 @@ func dialError(addr string, timeout time.Duration, err error) error {
 // sessionError turns a session's failure into one clear line.
 func sessionError(addr string, timeout time.Duration, err error) error {
 	switch {
-	case errors.Is(err, client.ErrRefused):
+	case errors.Is(err, rewind.ErrRefused):
 		return fmt.Errorf("join refused by the server at %s: %s", addr, refusalReason(err))
-	case errors.Is(err, client.ErrTimeout):
+	case errors.Is(err, rewind.ErrTimeout):
 		return fmt.Errorf("the server at %s went silent for over %v (--timeout)", addr, timeout)
-	case errors.Is(err, client.ErrKicked):
+	case errors.Is(err, rewind.ErrKicked):
 		return fmt.Errorf("dropped by the server at %s: %v", addr, err)
-	case errors.Is(err, transport.ErrPeerGone):
+	case errors.Is(err, rewind.ErrPeerGone):
 		return fmt.Errorf("the server at %s ended the session (it stopped, or dropped this player)", addr)
 	}
 	return err
@@ -276,7 +267,7 @@ func sessionError(addr string, timeout time.Duration, err error) error {
 
 // refusalReason names the server's reason for a refusal.
 func refusalReason(err error) string {
-	var r *client.RefusedError
+	var r *rewind.RefusedError
 	if errors.As(err, &r) {
 		return r.Reason.String()
 	}
