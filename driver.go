@@ -3,6 +3,7 @@ package rewind
 import (
 	"context"
 	"errors"
+	"reflect"
 	"time"
 
 	"github.com/rewindnet/rewind/client"
@@ -15,12 +16,26 @@ type Updater interface {
 	Update(now time.Time) error
 }
 
+// Deadliner is implemented by an Updater that knows when it next has work
+// due whatever the network does (a host: its next tick). Drive wakes it
+// then, rather than on a fixed short period.
+type Deadliner interface {
+	// NextDeadline returns when Update next has work due, or the zero
+	// time when only a datagram can give it some.
+	NextDeadline() time.Time
+}
+
+// driveStatic is how many ready channels Drive waits on with a plain
+// select; more go through reflect.Select (which allocates).
+const driveStatic = 4
+
 // Drive runs u in real time until ctx is done or Update fails: it calls
-// Update(clock.Now()) whenever one of the first two ready channels signals
-// a datagram (more are left to the ticker) and at least every period (a quarter of a tick is a good period: it is the
-// timing precision of the ticks). It is the real-time loop of every
-// transport; in made-up time, call Update directly instead. Drive returns
-// ctx's error, or Update's.
+// Update(clock.Now()) whenever any of the ready channels signals a
+// datagram, when u's NextDeadline is due if u is a Deadliner, and at
+// least every period (for a session, a quarter of a tick is a good
+// period: it is the timing precision of the ticks). It is the real-time
+// loop of every transport; in made-up time, call Update directly instead.
+// Drive starts no goroutine; it returns ctx's error, or Update's.
 func Drive(ctx context.Context, u Updater, period time.Duration, clock transport.Clock, ready ...<-chan struct{}) error {
 	if clock == nil {
 		clock = transport.WallClock{}
@@ -28,25 +43,48 @@ func Drive(ctx context.Context, u Updater, period time.Duration, clock transport
 	if period <= 0 {
 		period = 4 * time.Millisecond
 	}
-	t := time.NewTicker(period)
-	defer t.Stop()
-	var r0, r1 <-chan struct{}
-	if len(ready) > 0 {
-		r0 = ready[0]
-	}
-	if len(ready) > 1 {
-		r1 = ready[1]
+	dl, _ := u.(Deadliner)
+	timer := time.NewTimer(period)
+	defer timer.Stop()
+	var r [driveStatic]<-chan struct{} // nil channels never fire
+	var cases []reflect.SelectCase     // with more than driveStatic
+	if len(ready) <= driveStatic {
+		copy(r[:], ready)
+	} else {
+		cases = []reflect.SelectCase{
+			{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(ctx.Done())},
+			{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(timer.C)},
+		}
+		for _, c := range ready {
+			cases = append(cases, reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(c)})
+		}
 	}
 	for {
-		if err := u.Update(clock.Now()); err != nil {
+		now := clock.Now()
+		if err := u.Update(now); err != nil {
 			return err
+		}
+		wait := period
+		if dl != nil {
+			if next := dl.NextDeadline(); !next.IsZero() {
+				wait = min(max(next.Sub(now), 0), period)
+			}
+		}
+		timer.Reset(wait)
+		if cases != nil {
+			if i, _, _ := reflect.Select(cases); i == 0 {
+				return ctx.Err()
+			}
+			continue
 		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-t.C:
-		case <-r0:
-		case <-r1:
+		case <-timer.C:
+		case <-r[0]:
+		case <-r[1]:
+		case <-r[2]:
+		case <-r[3]:
 		}
 	}
 }

@@ -3,10 +3,12 @@
 // one tick given every player's input and the tick's joins and leaves) and
 // plays it through a Session: single-player (a server and a client in one
 // process over an in-process loopback: the same code path as online) or as
-// a client of a server reached through any transport.Conn. Online, a host
-// serves matches over UDP (HostUDP; players ConnectUDP) or in a room of a
-// rooms relay (HostRoom, optionally with UDP too; players JoinRoom by the
-// room code, over WebRTC data channels): see docs/rooms.md.
+// a client of a server reached through any transport.Conn. Online, a Host
+// serves matches over any server-side Conn: UDP (HostUDP; players
+// ConnectUDP), or a room of a rooms relay (package rooms: rooms.Host,
+// optionally with UDP too; players rooms.Join by the room code, over WebRTC
+// data channels; see docs/rooms.md). This package links neither WebRTC
+// nor WebSocket: only package rooms does.
 //
 // Under the Session: package server runs the authoritative match, package
 // client predicts, rolls back and verifies, package world holds the state

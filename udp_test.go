@@ -12,20 +12,24 @@ import (
 	"github.com/rewindnet/rewind/server"
 )
 
-// TestUDPHostMatchesAndRestarts plays two players over UDP on 127.0.0.1
+// TestHostUDPMatchesAndRestarts plays two players over UDP on 127.0.0.1
 // with ConnectUDP and Session.Run, checks their verified ticks against the
 // host's, and sees the host start a new match once both have left.
-func TestUDPHostMatchesAndRestarts(t *testing.T) {
+func TestHostUDPMatchesAndRestarts(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	hashes := newHostHashes()
-	var opts rewind.UDPHostOptions
+	var opts rewind.HostOptions
 	opts.Server = server.Config{StartPlayers: 2, OnTick: hashes.onTick}
 	h, err := rewind.HostUDP[testgame.Input](&testgame.Game{}, "127.0.0.1:0", opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer h.Close()
+	addr, ok := h.UDPAddr()
+	if !ok {
+		t.Fatal("HostUDP: no UDP address")
+	}
 	stopHost := runHost(ctx, t, h)
 
 	const until = 60
@@ -46,7 +50,7 @@ func TestUDPHostMatchesAndRestarts(t *testing.T) {
 					pcancel()
 				}
 			}
-			s, err := rewind.ConnectUDP[testgame.Input](ctx, &testgame.Game{}, h.Addr().String(), o)
+			s, err := rewind.ConnectUDP[testgame.Input](ctx, &testgame.Game{}, addr.String(), o)
 			if err != nil {
 				errs <- err
 				return
@@ -84,11 +88,11 @@ func TestUDPHostMatchesAndRestarts(t *testing.T) {
 			pcancel()
 		}
 	}
-	s, err := rewind.ConnectUDP[testgame.Input](ctx, &testgame.Game{}, h.Addr().String(), o)
+	s, err := rewind.ConnectUDP[testgame.Input](ctx, &testgame.Game{}, addr.String(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s2, err := rewind.ConnectUDP[testgame.Input](ctx, &testgame.Game{}, h.Addr().String(), o)
+	s2, err := rewind.ConnectUDP[testgame.Input](ctx, &testgame.Game{}, addr.String(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,12 +111,13 @@ func TestUDPHostMatchesAndRestarts(t *testing.T) {
 // ExampleHostUDP hosts a match on a UDP port and plays it from a client
 // that connects by address, until the client has verified tick 30.
 func ExampleHostUDP() {
-	host, err := rewind.HostUDP[testgame.Input](&testgame.Game{}, "127.0.0.1:0", rewind.UDPHostOptions{})
+	host, err := rewind.HostUDP[testgame.Input](&testgame.Game{}, "127.0.0.1:0", rewind.HostOptions{})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	defer host.Close()
+	addr, _ := host.UDPAddr() // a Host over UDP has one
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	go host.Run(ctx)
@@ -125,7 +130,7 @@ func ExampleHostUDP() {
 			cancel()
 		}
 	}
-	s, err := rewind.ConnectUDP[testgame.Input](ctx, &testgame.Game{}, host.Addr().String(), opts)
+	s, err := rewind.ConnectUDP[testgame.Input](ctx, &testgame.Game{}, addr.String(), opts)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -30,10 +30,10 @@ type HostOptions struct {
 	OnPeerOpen, OnPeerClose func(transport.Addr)
 }
 
-// RoomHost is a hosted room: its code and key, and the host's transport.Conn
+// HostedRoom is a hosted room: its code and key, and the host's transport.Conn
 // that takes every player who joins by the code. Players appear on the Conn
 // as webrtc.PeerAddr(id) once their data channel opens.
-type RoomHost struct {
+type HostedRoom struct {
 	rc   *roomClient
 	conn *webrtc.Host
 	code string
@@ -45,8 +45,8 @@ type RoomHost struct {
 // HostRoom registers a room with the relay and returns once the relay has
 // given it a code. The room lives until End, Close, or the relay loses the
 // host.
-func HostRoom(ctx context.Context, opts HostOptions) (*RoomHost, error) {
-	h := &RoomHost{opts: opts}
+func HostRoom(ctx context.Context, opts HostOptions) (*HostedRoom, error) {
+	h := &HostedRoom{opts: opts}
 	rc, replies, start, err := dialRoomGated(ctx, opts.URL, h.handle)
 	if err != nil {
 		return nil, err
@@ -70,7 +70,7 @@ func HostRoom(ctx context.Context, opts HostOptions) (*RoomHost, error) {
 }
 
 // handle runs on the reader goroutine for every message after "hosted".
-func (h *RoomHost) handle(m roomMsg) {
+func (h *HostedRoom) handle(m roomMsg) {
 	switch m.Type {
 	case RoomMsgPing:
 		h.rc.send(&roomMsg{Type: RoomMsgPong, N: m.N})
@@ -102,31 +102,31 @@ func (h *RoomHost) handle(m roomMsg) {
 }
 
 // Code is the room's code, which players join by.
-func (h *RoomHost) Code() string { return h.code }
+func (h *HostedRoom) Code() string { return h.code }
 
 // Key is the room's 128-bit key (32 hex digits): it proves ownership, e.g.
 // to end the room from another connection.
-func (h *RoomHost) Key() string { return h.key }
+func (h *HostedRoom) Key() string { return h.key }
 
 // Conn is the host's transport: one Conn for every player in the room.
-func (h *RoomHost) Conn() *webrtc.Host { return h.conn }
+func (h *HostedRoom) Conn() *webrtc.Host { return h.conn }
 
 // Done is closed when the relay connection ends (Err says why). The Conn
 // keeps working for players already connected: match traffic does not go
 // through the relay.
-func (h *RoomHost) Done() <-chan struct{} { return h.rc.done }
+func (h *HostedRoom) Done() <-chan struct{} { return h.rc.done }
 
 // Err says why the room or the relay connection ended, or nil.
-func (h *RoomHost) Err() error { return h.end.err(h.rc) }
+func (h *HostedRoom) Err() error { return h.end.err(h.rc) }
 
 // End tells the relay the match ended: players coming back with the code
 // are told so for the relay's memory span (5 minutes).
-func (h *RoomHost) End() {
+func (h *HostedRoom) End() {
 	h.rc.send(&roomMsg{Type: RoomMsgEnd, Code: h.code, Key: h.key})
 }
 
 // Close leaves the relay (which ends the room) and closes the transport.
-func (h *RoomHost) Close() error {
+func (h *HostedRoom) Close() error {
 	h.rc.close()
 	return h.conn.Close()
 }

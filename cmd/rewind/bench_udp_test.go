@@ -28,7 +28,7 @@ import (
 // player-tick over UDP, against the raw socket cost of the same
 // datagrams, in one run:
 //
-//   - rewind: a UDPHost (the light test game, so that the figure is the
+//   - rewind: a rewind.Host over UDP (the light test game, so that the figure is the
 //     netcode's, not a game's) and N bots in child processes (so that
 //     their CPU is not the server's);
 //   - raw: a plain net.UDPConn server with a reader goroutine and a
@@ -118,7 +118,7 @@ func stopBenchBots(cmds []*exec.Cmd) {
 }
 
 func benchRewindServer(b *testing.B, players int) udpBenchRun {
-	h, err := rewind.HostUDP[testgame.Input](&testgame.Game{}, "127.0.0.1:0", rewind.UDPHostOptions{
+	h, err := rewind.HostUDP[testgame.Input](&testgame.Game{}, "127.0.0.1:0", rewind.HostOptions{
 		Server: server.Config{StartPlayers: players},
 	})
 	if err != nil {
@@ -127,7 +127,8 @@ func benchRewindServer(b *testing.B, players int) udpBenchRun {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- h.Run(ctx) }()
-	bots := startBenchBots(b, players, "rewind "+h.Addr().String())
+	addr, _ := h.UDPAddr() // HostUDP's host has one
+	bots := startBenchBots(b, players, "rewind "+addr.String())
 	defer func() {
 		stopBenchBots(bots)
 		cancel()

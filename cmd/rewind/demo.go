@@ -15,9 +15,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/game"
 	"github.com/rewindnet/rewind/relay"
+	"github.com/rewindnet/rewind/rooms"
 )
 
 func init() {
@@ -100,7 +100,7 @@ func demo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}()
 
 	hctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-	room, err := rewind.HostRoom(hctx, gf.newGame(), rewind.RoomHostOptions{
+	room, err := rooms.Host(hctx, gf.newGame(), rooms.HostOptions{
 		Relay:  relayURL,
 		Code:   *code,
 		Server: pf.config(),

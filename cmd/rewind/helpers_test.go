@@ -152,7 +152,7 @@ func (th *testHashes) hash(tick uint32) (uint64, bool) {
 	return h, ok
 }
 
-// testHostRun is a host (a UDPHost or a RoomHost) run by a goroutine
+// testHostRun is a host (a rewind.Host or a rooms.Hosted) run by a goroutine
 // until stop, or until the context it was started with ends.
 type testHostRun struct {
 	host interface {

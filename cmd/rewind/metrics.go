@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/transport"
 )
 
 // Metric names, all under the rewind_ namespace. The server exports the
@@ -49,35 +50,35 @@ type metricFunc struct {
 
 // registerHostMetrics exports a UDP host's counters: players, matches,
 // ticks, bytes, refusals, joins and the transport's drops.
-func registerHostMetrics[I any](reg *prometheus.Registry, h *rewind.UDPHost[I]) {
-	st := func(f func(s rewind.UDPHostStats) uint64) func() float64 {
+func registerHostMetrics[I any](reg *prometheus.Registry, h *rewind.Host[I]) {
+	st := func(f func(s rewind.HostStats) uint64) func() float64 {
 		return func() float64 { return float64(f(h.Stats())) }
 	}
 	registerFuncs(reg, map[string]metricFunc{
-		"matches_total":                 {"Matches started.", st(func(s rewind.UDPHostStats) uint64 { return s.Matches })},
-		"ticks_total":                   {"Ticks run, in all matches.", st(func(s rewind.UDPHostStats) uint64 { return uint64(s.Total.Tick) })},
-		"player_ticks_total":            {"Ticks times players present.", st(func(s rewind.UDPHostStats) uint64 { return s.Total.PlayerTicks })},
-		"late_inputs_total":             {"Player-ticks whose input had not arrived in time.", st(func(s rewind.UDPHostStats) uint64 { return s.Total.LateInputs })},
-		"joins_total":                   {"Players joined (join events).", st(func(s rewind.UDPHostStats) uint64 { return s.Total.Joins })},
-		"leaves_total":                  {"Players left (leave events: bye or timeout).", st(func(s rewind.UDPHostStats) uint64 { return s.Total.Leaves })},
-		"refusals_total":                {"Hellos refused by the match (full, incompatible, bad cookie).", st(func(s rewind.UDPHostStats) uint64 { return s.Total.Refused })},
-		"transport_refusals_total":      {"Handshakes refused by the UDP transport (too many sessions, protocol version).", st(func(s rewind.UDPHostStats) uint64 { return s.UDP.Refused })},
-		"bytes_in_total":                {"Datagram payload bytes the match received.", st(func(s rewind.UDPHostStats) uint64 { return s.Total.BytesIn })},
-		"bytes_out_total":               {"Datagram payload bytes the match sent.", st(func(s rewind.UDPHostStats) uint64 { return s.Total.BytesOut })},
-		"udp_bytes_in_total":            {"UDP bytes read from the socket, headers and invalid datagrams included.", st(func(s rewind.UDPHostStats) uint64 { return s.UDP.BytesIn })},
-		"udp_bytes_out_total":           {"UDP bytes written to the socket, headers and handshakes included.", st(func(s rewind.UDPHostStats) uint64 { return s.UDP.BytesOut })},
-		"udp_datagrams_in_total":        {"UDP datagrams read from the socket.", st(func(s rewind.UDPHostStats) uint64 { return s.UDP.DatagramsIn })},
-		"udp_datagrams_out_total":       {"UDP datagrams written to the socket.", st(func(s rewind.UDPHostStats) uint64 { return s.UDP.DatagramsOut })},
-		"malformed_datagrams_total":     {"Datagrams dropped as malformed: by the UDP framing or by the match.", st(func(s rewind.UDPHostStats) uint64 { return s.UDP.Malformed + s.Total.BadDatagrams })},
-		"unknown_conn_total":            {"Well-formed UDP frames for no session (or from the wrong address), dropped.", st(func(s rewind.UDPHostStats) uint64 { return s.UDP.UnknownConn })},
-		"bad_tokens_total":              {"Hellos with a forged, stale or misaddressed retry token.", st(func(s rewind.UDPHostStats) uint64 { return s.UDP.BadToken })},
-		"sessions_idle_ended_total":     {"UDP sessions ended by the idle timeout.", st(func(s rewind.UDPHostStats) uint64 { return s.UDP.EndedIdle })},
-		"datagrams_queue_dropped_total": {"Datagrams dropped because the match fell behind reading them.", st(func(s rewind.UDPHostStats) uint64 { return s.UDP.QueueDropped })},
+		"matches_total":                 {"Matches started.", st(func(s rewind.HostStats) uint64 { return s.Matches })},
+		"ticks_total":                   {"Ticks run, in all matches.", st(func(s rewind.HostStats) uint64 { return uint64(s.Total.Tick) })},
+		"player_ticks_total":            {"Ticks times players present.", st(func(s rewind.HostStats) uint64 { return s.Total.PlayerTicks })},
+		"late_inputs_total":             {"Player-ticks whose input had not arrived in time.", st(func(s rewind.HostStats) uint64 { return s.Total.LateInputs })},
+		"joins_total":                   {"Players joined (join events).", st(func(s rewind.HostStats) uint64 { return s.Total.Joins })},
+		"leaves_total":                  {"Players left (leave events: bye or timeout).", st(func(s rewind.HostStats) uint64 { return s.Total.Leaves })},
+		"refusals_total":                {"Hellos refused by the match (full, incompatible, bad cookie).", st(func(s rewind.HostStats) uint64 { return s.Total.Refused })},
+		"transport_refusals_total":      {"Handshakes refused by the UDP transport (too many sessions, protocol version).", st(func(s rewind.HostStats) uint64 { return s.UDP.Refused })},
+		"bytes_in_total":                {"Datagram payload bytes the match received.", st(func(s rewind.HostStats) uint64 { return s.Total.BytesIn })},
+		"bytes_out_total":               {"Datagram payload bytes the match sent.", st(func(s rewind.HostStats) uint64 { return s.Total.BytesOut })},
+		"udp_bytes_in_total":            {"UDP bytes read from the socket, headers and invalid datagrams included.", st(func(s rewind.HostStats) uint64 { return s.UDP.BytesIn })},
+		"udp_bytes_out_total":           {"UDP bytes written to the socket, headers and handshakes included.", st(func(s rewind.HostStats) uint64 { return s.UDP.BytesOut })},
+		"udp_datagrams_in_total":        {"UDP datagrams read from the socket.", st(func(s rewind.HostStats) uint64 { return s.UDP.DatagramsIn })},
+		"udp_datagrams_out_total":       {"UDP datagrams written to the socket.", st(func(s rewind.HostStats) uint64 { return s.UDP.DatagramsOut })},
+		"malformed_datagrams_total":     {"Datagrams dropped as malformed: by the UDP framing or by the match.", st(func(s rewind.HostStats) uint64 { return s.UDP.Malformed + s.Total.BadDatagrams })},
+		"unknown_conn_total":            {"Well-formed UDP frames for no session (or from the wrong address), dropped.", st(func(s rewind.HostStats) uint64 { return s.UDP.UnknownConn })},
+		"bad_tokens_total":              {"Hellos with a forged, stale or misaddressed retry token.", st(func(s rewind.HostStats) uint64 { return s.UDP.BadToken })},
+		"sessions_idle_ended_total":     {"UDP sessions ended by the idle timeout.", st(func(s rewind.HostStats) uint64 { return s.UDP.EndedIdle })},
+		"datagrams_queue_dropped_total": {"Datagrams dropped because the match fell behind reading them.", st(func(s rewind.HostStats) uint64 { return s.UDP.QueueDropped })},
 	}, map[string]metricFunc{
-		"players":      {"Players in the current match.", st(func(s rewind.UDPHostStats) uint64 { return uint64(s.Match.Players) })},
-		"matches":      {"Matches running (0 or 1).", st(func(s rewind.UDPHostStats) uint64 { return b2u(s.Running) })},
-		"tick":         {"The current match's last tick.", st(func(s rewind.UDPHostStats) uint64 { return uint64(s.Match.Tick) })},
-		"udp_sessions": {"Open UDP sessions.", func() float64 { return float64(h.Conn().Sessions()) }},
+		"players":      {"Players in the current match.", st(func(s rewind.HostStats) uint64 { return uint64(s.Match.Players) })},
+		"matches":      {"Matches running (0 or 1).", st(func(s rewind.HostStats) uint64 { return b2u(s.Running) })},
+		"tick":         {"The current match's last tick.", st(func(s rewind.HostStats) uint64 { return uint64(s.Match.Tick) })},
+		"udp_sessions": {"Open UDP sessions.", func() float64 { return float64(h.Conn().(*transport.UDPServer).Sessions()) }},
 	})
 }
 

@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/relay"
+	"github.com/rewindnet/rewind/rooms"
 	"github.com/rewindnet/rewind/transport"
 	"github.com/rewindnet/rewind/transport/webrtc"
 )
@@ -52,7 +52,7 @@ func (j *joinFlags) dial(ctx context.Context) (conn transport.Conn, where string
 	where = fmt.Sprintf("room %s (relay %s)", j.code, j.relay)
 	ctx, cancel := context.WithTimeout(ctx, j.joinWait)
 	defer cancel()
-	c, err := rewind.DialRoom(ctx, j.relay, j.code, webrtc.Config{RelayOnly: j.relayTo})
+	c, err := rooms.Dial(ctx, j.relay, j.code, webrtc.Config{RelayOnly: j.relayTo})
 	if err != nil {
 		return nil, where, joinError(j.code, j.relay, j.joinWait, err)
 	}

@@ -9,17 +9,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/examples/sand"
 	"github.com/rewindnet/rewind/internal/testutil"
 	"github.com/rewindnet/rewind/relay"
+	"github.com/rewindnet/rewind/rooms"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport/webrtc"
 )
 
 // These tests play sand in a relay room over real pion peers on 127.0.0.1
 // (ports chosen by the kernel), in real time: a rooms relay (with TURN) as
-// `rewind relay` runs it, a RoomHost as `rewind serve --relay` runs it,
+// `rewind relay` runs it, a rooms.Hosted as `rewind serve --relay` runs it,
 // and players that join by the room code. Waits are bounded by a context
 // (a hang guard, not a speed assertion).
 
@@ -43,13 +43,13 @@ func startTestRoomRelay(t *testing.T) (url string, rr *roomRelay) {
 
 // roomTestPlayer is a sand client joined by code, driven by a goroutine.
 type roomTestPlayer struct {
-	conn *rewind.RoomConn
+	conn *rooms.Conn
 	*sandTestClient
 }
 
 func joinTestRoom(ctx context.Context, t *testing.T, url, code string, cfg webrtc.Config) *roomTestPlayer {
 	t.Helper()
-	conn, err := rewind.DialRoom(ctx, url, code, cfg)
+	conn, err := rooms.Dial(ctx, url, code, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func playRoomMatch(t *testing.T, turnOnly bool) {
 	defer cancel()
 	hashes := newTestHashes()
 	cfg := webrtc.Config{RelayOnly: turnOnly}
-	h, err := rewind.HostRoom[sand.Input](ctx, sand.New(sandTestGrid), rewind.RoomHostOptions{
+	h, err := rooms.Host[sand.Input](ctx, sand.New(sandTestGrid), rooms.HostOptions{
 		Relay:  url,
 		WebRTC: cfg,
 		Server: server.Config{StartPlayers: players, OnTick: hashes.onTick},
@@ -154,7 +154,7 @@ func TestRoomLateJoin(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	hashes := newTestHashes()
-	h, err := rewind.HostRoom[sand.Input](ctx, sand.New(sandTestGrid), rewind.RoomHostOptions{
+	h, err := rooms.Host[sand.Input](ctx, sand.New(sandTestGrid), rooms.HostOptions{
 		Relay:  url,
 		Server: server.Config{History: 500 * time.Millisecond, OnTick: hashes.onTick},
 	})

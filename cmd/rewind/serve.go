@@ -162,7 +162,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return serveRoom(ctx, roomServe{fs: fs, rooms: rf, game: gf, udp: *udpAddr, reg: reg, http: hs, duration: *duration, status: *status,
 			server: pf.config()}, stdout, log)
 	}
-	host, err := rewind.HostUDP(gf.newGame(), *udpAddr, rewind.UDPHostOptions{
+	host, err := rewind.HostUDP(gf.newGame(), *udpAddr, rewind.HostOptions{
 		Server: pf.config(),
 		Log:    log.With("game", gf.name, "grid", gf.grid),
 	})
@@ -170,7 +170,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer host.Close()
-	fmt.Fprintf(stdout, "udp=%s\n", host.Addr())
+	udpAddrPort, _ := host.UDPAddr() // HostUDP's host has one
+	fmt.Fprintf(stdout, "udp=%s\n", udpAddrPort)
 	if hs != nil {
 		registerHostMetrics(reg, host)
 		fmt.Fprintf(stdout, "http=%s\n", hs.Addr())
@@ -193,7 +194,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if cerr := host.Close(); err == nil && cerr != nil {
 		err = cerr
 	}
-	pairs := append([]any{"udp", host.Addr()}, totalPairs(s.Matches, s.Total, s.UDP)...)
+	pairs := append([]any{"udp", udpAddrPort}, totalPairs(s.Matches, s.Total, s.UDP)...)
 	keyValues(stdout, append(pairs, "udp_bytes_in", s.UDP.BytesIn, "udp_bytes_out", s.UDP.BytesOut)...)
 	return err
 }

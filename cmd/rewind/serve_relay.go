@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/rooms"
 	"github.com/rewindnet/rewind/server"
 )
 
@@ -50,7 +51,7 @@ func serveRoom(ctx context.Context, o roomServe, stdout io.Writer, log *slog.Log
 		}
 	})
 	hctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-	host, err := rewind.HostRoom(hctx, o.game.newGame(), rewind.RoomHostOptions{
+	host, err := rooms.Host(hctx, o.game.newGame(), rooms.HostOptions{
 		Relay:  o.rooms.relay,
 		Code:   o.rooms.room,
 		Server: o.server,
@@ -97,25 +98,25 @@ func serveRoom(ctx context.Context, o roomServe, stdout io.Writer, log *slog.Log
 
 // registerRoomMetrics exports a room host's counters (the names of
 // registerHostMetrics where they mean the same, and webrtc_peers).
-func registerRoomMetrics[I any](reg *prometheus.Registry, h *rewind.RoomHost[I]) {
-	st := func(f func(s rewind.RoomHostStats) uint64) func() float64 {
+func registerRoomMetrics(reg *prometheus.Registry, h interface{ Stats() rewind.HostStats }) {
+	st := func(f func(s rewind.HostStats) uint64) func() float64 {
 		return func() float64 { return float64(f(h.Stats())) }
 	}
 	registerFuncs(reg, map[string]metricFunc{
-		"matches_total":             {"Matches started.", st(func(s rewind.RoomHostStats) uint64 { return s.Matches })},
-		"ticks_total":               {"Ticks run, in all matches.", st(func(s rewind.RoomHostStats) uint64 { return uint64(s.Total.Tick) })},
-		"player_ticks_total":        {"Ticks times players present.", st(func(s rewind.RoomHostStats) uint64 { return s.Total.PlayerTicks })},
-		"late_inputs_total":         {"Player-ticks whose input had not arrived in time.", st(func(s rewind.RoomHostStats) uint64 { return s.Total.LateInputs })},
-		"joins_total":               {"Players joined (join events).", st(func(s rewind.RoomHostStats) uint64 { return s.Total.Joins })},
-		"leaves_total":              {"Players left (leave events: bye or timeout).", st(func(s rewind.RoomHostStats) uint64 { return s.Total.Leaves })},
-		"refusals_total":            {"Hellos refused by the match (full, incompatible, bad cookie).", st(func(s rewind.RoomHostStats) uint64 { return s.Total.Refused })},
-		"bytes_in_total":            {"Datagram payload bytes the match received.", st(func(s rewind.RoomHostStats) uint64 { return s.Total.BytesIn })},
-		"bytes_out_total":           {"Datagram payload bytes the match sent.", st(func(s rewind.RoomHostStats) uint64 { return s.Total.BytesOut })},
-		"malformed_datagrams_total": {"Datagrams dropped as malformed: by the UDP framing or by the match.", st(func(s rewind.RoomHostStats) uint64 { return s.UDP.Malformed + s.Total.BadDatagrams })},
+		"matches_total":             {"Matches started.", st(func(s rewind.HostStats) uint64 { return s.Matches })},
+		"ticks_total":               {"Ticks run, in all matches.", st(func(s rewind.HostStats) uint64 { return uint64(s.Total.Tick) })},
+		"player_ticks_total":        {"Ticks times players present.", st(func(s rewind.HostStats) uint64 { return s.Total.PlayerTicks })},
+		"late_inputs_total":         {"Player-ticks whose input had not arrived in time.", st(func(s rewind.HostStats) uint64 { return s.Total.LateInputs })},
+		"joins_total":               {"Players joined (join events).", st(func(s rewind.HostStats) uint64 { return s.Total.Joins })},
+		"leaves_total":              {"Players left (leave events: bye or timeout).", st(func(s rewind.HostStats) uint64 { return s.Total.Leaves })},
+		"refusals_total":            {"Hellos refused by the match (full, incompatible, bad cookie).", st(func(s rewind.HostStats) uint64 { return s.Total.Refused })},
+		"bytes_in_total":            {"Datagram payload bytes the match received.", st(func(s rewind.HostStats) uint64 { return s.Total.BytesIn })},
+		"bytes_out_total":           {"Datagram payload bytes the match sent.", st(func(s rewind.HostStats) uint64 { return s.Total.BytesOut })},
+		"malformed_datagrams_total": {"Datagrams dropped as malformed: by the UDP framing or by the match.", st(func(s rewind.HostStats) uint64 { return s.UDP.Malformed + s.Total.BadDatagrams })},
 	}, map[string]metricFunc{
-		"players":      {"Players in the current match.", st(func(s rewind.RoomHostStats) uint64 { return uint64(s.Match.Players) })},
-		"matches":      {"Matches running (0 or 1).", st(func(s rewind.RoomHostStats) uint64 { return b2u(s.Running) })},
-		"tick":         {"The current match's last tick.", st(func(s rewind.RoomHostStats) uint64 { return uint64(s.Match.Tick) })},
-		"webrtc_peers": {"Players whose WebRTC data channel is open.", st(func(s rewind.RoomHostStats) uint64 { return uint64(s.Peers) })},
+		"players":      {"Players in the current match.", st(func(s rewind.HostStats) uint64 { return uint64(s.Match.Players) })},
+		"matches":      {"Matches running (0 or 1).", st(func(s rewind.HostStats) uint64 { return b2u(s.Running) })},
+		"tick":         {"The current match's last tick.", st(func(s rewind.HostStats) uint64 { return uint64(s.Match.Tick) })},
+		"webrtc_peers": {"Players whose WebRTC data channel is open.", st(func(s rewind.HostStats) uint64 { return uint64(s.Peers) })},
 	})
 }

@@ -15,16 +15,16 @@ import (
 )
 
 // These tests play sand over real UDP sockets on 127.0.0.1 (port 0), in
-// real time: a UDPHost and clients of package client, each driven by its
+// real time: a rewind.Host over UDP and clients of package client, each driven by its
 // own goroutine as `rewind serve` and `rewind play` drive them. Every
 // verified tick of every client is checked against the server's hash of
 // that tick. Waits are bounded by a context (a hang guard, not a speed
 // assertion).
 
-// udpTestHost is a UDPHost running in a goroutine, recording the full
+// udpTestHost is a rewind.Host over UDP running in a goroutine, recording the full
 // hash of every tick of its (first) match.
 type udpTestHost struct {
-	h *rewind.UDPHost[sand.Input]
+	h *rewind.Host[sand.Input]
 	*testHashes
 	*testHostRun
 }
@@ -33,13 +33,19 @@ func startUDPTestHost(t *testing.T, cfg server.Config, udp transport.UDPConfig) 
 	t.Helper()
 	th := &udpTestHost{testHashes: newTestHashes()}
 	cfg.OnTick = th.onTick
-	h, err := rewind.HostUDP[sand.Input](sand.New(sandTestGrid), "127.0.0.1:0", rewind.UDPHostOptions{Server: cfg, UDP: udp})
+	h, err := rewind.HostUDP[sand.Input](sand.New(sandTestGrid), "127.0.0.1:0", rewind.HostOptions{Server: cfg, UDP: udp})
 	if err != nil {
 		t.Fatal(err)
 	}
 	th.h = h
 	th.testHostRun = runTestHost(context.Background(), h)
 	return th
+}
+
+// addr is the host's UDP address, "127.0.0.1:PORT".
+func (th *udpTestHost) addr() string {
+	a, _ := th.h.UDPAddr() // HostUDP's host has one
+	return a.String()
 }
 
 // udpTestPlayer is a sand client over a real UDP socket, driven by a
@@ -76,7 +82,7 @@ func (p *udpTestPlayer) close() {
 func startUDPTestPair(ctx context.Context, t *testing.T, cfg server.Config) (th *udpTestHost, addr string, a, b *udpTestPlayer) {
 	t.Helper()
 	th = startUDPTestHost(t, cfg, transport.UDPConfig{})
-	addr = th.h.Addr().String()
+	addr = th.addr()
 	a, b = startUDPTestPlayer(t, addr), startUDPTestPlayer(t, addr)
 	testutil.WaitUntil(ctx, t, "both players to verify tick 30", func() bool {
 		return a.stats().Verified >= 30 && b.stats().Verified >= 30
@@ -92,7 +98,7 @@ func TestUDPMatchThreePlayers(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	th := startUDPTestHost(t, server.Config{StartPlayers: 3}, transport.UDPConfig{})
-	addr := th.h.Addr().String()
+	addr := th.addr()
 	var ps []*udpTestPlayer
 	for range 3 {
 		ps = append(ps, startUDPTestPlayer(t, addr))
@@ -175,7 +181,7 @@ func TestUDPVanishedPlayerDropped(t *testing.T) {
 	if st := a.stats(); st.Desyncs != 0 {
 		t.Errorf("%d desyncs", st.Desyncs)
 	}
-	if st := th.h.Conn().Stats(); st.EndedIdle != 1 {
+	if st := th.h.Stats().UDP; st.EndedIdle != 1 {
 		t.Errorf("UDP sessions ended idle: %d, want 1", st.EndedIdle)
 	}
 	a.close()

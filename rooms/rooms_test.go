@@ -1,4 +1,4 @@
-package rewind_test
+package rooms_test
 
 import (
 	"context"
@@ -14,97 +14,11 @@ import (
 	"github.com/rewindnet/rewind/internal/testgame"
 	"github.com/rewindnet/rewind/internal/testutil"
 	"github.com/rewindnet/rewind/relay"
+	"github.com/rewindnet/rewind/rooms"
 	"github.com/rewindnet/rewind/server"
-	"github.com/rewindnet/rewind/transport"
 	"github.com/rewindnet/rewind/transport/webrtc"
 	"github.com/rewindnet/rewind/world"
 )
-
-// TestMatchOverMulti plays one match in made-up time whose server takes
-// players from two networks at once through a MultiConn (as a room host
-// takes WebRTC and UDP players): each network has two players, two of them
-// with the same address on their own networks. Every verified tick of
-// every player must hash as the server's.
-func TestMatchOverMulti(t *testing.T) {
-	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	var nets [2]*transport.SimNetwork
-	var members [2]transport.Conn
-	for i := range nets {
-		nets[i] = transport.NewSimNetwork(int64(i+7), start)
-		nets[i].SetDefaultLink(transport.LinkConfig{Latency: time.Duration(10+20*i) * time.Millisecond, Jitter: 3 * time.Millisecond, Loss: 0.02})
-		c, err := nets[i].Listen("server")
-		if err != nil {
-			t.Fatal(err)
-		}
-		members[i] = c
-	}
-	multi, err := transport.NewMulti(members[0], members[1])
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer multi.Close()
-	hashes := map[uint32]uint64{}
-	srv, err := server.New[testgame.Input](&testgame.Game{}, multi, server.Config{
-		StartPlayers: 4,
-		OnTick:       func(tick uint32, w *world.World, h uint64) { hashes[tick] = h },
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var sessions []*rewind.Session[testgame.Input]
-	checked := make([]int, 4)
-	for i, name := range []string{"p", "q", "p", "r"} {
-		conn, err := nets[i/2].Dial(name, "server")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer conn.Close()
-		var opts rewind.Options
-		opts.Client.OnVerified = func(tick uint32, h uint64) {
-			checked[i]++
-			if hashes[tick] != h {
-				t.Errorf("player %d, tick %d: hash %016x, server %016x", i, tick, h, hashes[tick])
-			}
-		}
-		s, err := rewind.Connect[testgame.Input](&testgame.Game{}, conn, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer s.Close()
-		s.SetInputFunc(func(tick uint32) testgame.Input { return testgame.Bot(rewind.PlayerID(i), tick) }) // runs inside Update: no Session calls
-		sessions = append(sessions, s)
-	}
-	now := start
-	for range 4000 {
-		now = now.Add(time.Millisecond)
-		for _, n := range nets {
-			n.Advance(now)
-		}
-		if err := srv.Update(now); err != nil {
-			t.Fatal(err)
-		}
-		for i, s := range sessions {
-			if err := s.Update(now); err != nil {
-				t.Fatalf("player %d: %v", i, err)
-			}
-		}
-	}
-	if st := srv.Stats(); st.Players != 4 || st.Joins != 4 {
-		t.Fatalf("server: %+v", st)
-	}
-	ids := map[rewind.PlayerID]bool{}
-	for i, s := range sessions {
-		st := s.Stats()
-		if st.Verified < 180 || checked[i] < 180 || st.Desyncs != 0 {
-			t.Errorf("player %d after 4 s: %+v, %d ticks checked", i, st, checked[i])
-		}
-		id, ok := s.Player()
-		if !ok || ids[id] {
-			t.Errorf("player %d: id %d (welcomed %v) not distinct", i, id, ok)
-		}
-		ids[id] = true
-	}
-}
 
 // hostHashes records a host's hash of every tick of its first match
 // (onTick is its server.Config.OnTick). It is safe for concurrent use.
@@ -130,7 +44,7 @@ func (hh *hostHashes) hash(tick uint32) uint64 {
 	return hh.m[tick]
 }
 
-// runHost runs h (a UDPHost or a RoomHost) in a goroutine until stop,
+// runHost runs h (a rooms.Hosted) in a goroutine until stop,
 // which waits for Run to return and fails the test if it failed.
 func runHost(ctx context.Context, t *testing.T, h interface{ Run(context.Context) error }) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
@@ -177,7 +91,7 @@ func TestHostRoomBothWays(t *testing.T) {
 	defer cancel()
 
 	hashes := newHostHashes()
-	h, err := rewind.HostRoom[testgame.Input](ctx, &testgame.Game{}, rewind.RoomHostOptions{
+	h, err := rooms.Host[testgame.Input](ctx, &testgame.Game{}, rooms.HostOptions{
 		Relay:  url,
 		UDP:    "127.0.0.1:0",
 		Server: server.Config{StartPlayers: 2, OnTick: hashes.onTick},
@@ -194,7 +108,7 @@ func TestHostRoomBothWays(t *testing.T) {
 	}
 	stopHost := runHost(ctx, t, h)
 
-	if _, err := rewind.DialRoom(ctx, url, "ZZZZZZ", webrtc.Config{}); !errors.Is(err, relay.ErrNoRoom) {
+	if _, err := rooms.Dial(ctx, url, "ZZZZZZ", webrtc.Config{}); !errors.Is(err, relay.ErrNoRoom) {
 		t.Fatalf("wrong code: %v, want relay.ErrNoRoom", err)
 	}
 
@@ -207,7 +121,7 @@ func TestHostRoomBothWays(t *testing.T) {
 		}
 		return o
 	}
-	byCode, err := rewind.JoinRoom[testgame.Input](ctx, &testgame.Game{}, url, strings.ToLower(h.Code()), rewind.RoomOptions{Options: check("room player")})
+	byCode, err := rooms.Join[testgame.Input](ctx, &testgame.Game{}, url, strings.ToLower(h.Code()), rooms.JoinOptions{Options: check("room player")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,13 +174,13 @@ func TestRoomMatchOutlivesRelay(t *testing.T) {
 	url, rs := startRelayServer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second) // a hang guard
 	defer cancel()
-	h, err := rewind.HostRoom[testgame.Input](ctx, &testgame.Game{}, rewind.RoomHostOptions{Relay: url})
+	h, err := rooms.Host[testgame.Input](ctx, &testgame.Game{}, rooms.HostOptions{Relay: url})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer h.Close()
 	stopHost := runHost(ctx, t, h)
-	s, err := rewind.JoinRoom[testgame.Input](ctx, &testgame.Game{}, url, h.Code(), rewind.RoomOptions{})
+	s, err := rooms.Join[testgame.Input](ctx, &testgame.Game{}, url, h.Code(), rooms.JoinOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package rewind_test
+package rooms_test
 
 import (
 	"context"
@@ -8,20 +8,20 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/internal/testgame"
 	"github.com/rewindnet/rewind/relay"
+	"github.com/rewindnet/rewind/rooms"
 )
 
 // A match hosted in a room of a rooms relay, and a player who joins it by
 // the room code: match traffic goes over a WebRTC data channel between
 // them, which the relay introduced.
-func ExampleHostRoom() {
+func ExampleHost() {
 	// A relay (`rewind relay` runs the same, with TURN).
-	rooms := relay.NewRoomServer(relay.RoomConfig{})
-	defer rooms.Close()
+	rs := relay.NewRoomServer(relay.RoomConfig{})
+	defer rs.Close()
 	mux := http.NewServeMux()
-	mux.Handle(relay.RoomPath, rooms)
+	mux.Handle(relay.RoomPath, rs)
 	hs := httptest.NewServer(mux)
 	defer hs.Close()
 	url := "ws" + strings.TrimPrefix(hs.URL, "http") + relay.RoomPath
@@ -30,7 +30,7 @@ func ExampleHostRoom() {
 	defer cancel()
 
 	// The host: `rewind serve --relay URL` does this.
-	host, err := rewind.HostRoom[testgame.Input](ctx, &testgame.Game{}, rewind.RoomHostOptions{Relay: url})
+	host, err := rooms.Host[testgame.Input](ctx, &testgame.Game{}, rooms.HostOptions{Relay: url})
 	if err != nil {
 		panic(err)
 	}
@@ -40,7 +40,7 @@ func ExampleHostRoom() {
 	go func() { hostDone <- host.Run(hctx) }()
 
 	// A player, by code: `rewind play --headless --join CODE --relay URL`.
-	s, err := rewind.JoinRoom[testgame.Input](ctx, &testgame.Game{}, url, host.Code(), rewind.RoomOptions{})
+	s, err := rooms.Join[testgame.Input](ctx, &testgame.Game{}, url, host.Code(), rooms.JoinOptions{})
 	if err != nil {
 		panic(err)
 	}

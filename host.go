@@ -1,0 +1,193 @@
+package rewind
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/netip"
+	"sync"
+	"time"
+
+	"github.com/rewindnet/rewind/server"
+	"github.com/rewindnet/rewind/transport"
+)
+
+// HostOptions configures a Host. The zero value hosts with every default.
+type HostOptions struct {
+	// Server configures each match. Its StartPlayers says how many players
+	// must have said hello before the first tick (default 1); its
+	// PlayerTimeout also becomes the UDP idle timeout unless UDP sets one.
+	Server server.Config
+	// UDP configures the socket HostUDP opens, and its sessions. NewHost
+	// ignores it: its caller configured the Conn.
+	UDP transport.UDPConfig
+	// Log, if set, gets the host's events: listening, a match starting
+	// and ending, players joining and leaving, hellos refused and why.
+	Log *slog.Logger
+}
+
+// Host hosts matches of one game over a server-side transport.Conn: a UDP
+// socket (HostUDP), a WebRTC room (package rooms), several of them at once
+// through a transport.MultiConn, or anything else with many peers. It runs
+// one match at a time, the authoritative server of package server: a
+// match starts when Server.StartPlayers players have said hello, and ends
+// when its last player has left (said bye or timed out); the next hello
+// starts a new one. Run drives it in real time, waking when a datagram
+// arrives and when the next tick is due; Update drives it in made-up time.
+// Stats may be called from any goroutine meanwhile. The Host owns its
+// Conn: Close says goodbye to every player, then closes it.
+type Host[I any] struct {
+	mu     sync.Mutex
+	conn   transport.Conn
+	m      matchHost[I]
+	closed bool
+}
+
+// HostStats is what a Host has done.
+type HostStats struct {
+	// Matches counts matches started; Running says whether one is running.
+	Matches uint64
+	Running bool
+	// Match is the current match's counters (Tick is its last tick,
+	// Players its players).
+	Match server.Stats
+	// Total sums every match's counters, the current one included; its
+	// Tick is the number of ticks run in all matches and its Players the
+	// current match's players.
+	Total server.Stats
+	// UDP is the UDP socket's counters (zero without one): every datagram,
+	// valid or not, with what the transport refused and dropped. It comes
+	// from the Conn, or a MultiConn's member, with a Stats method
+	// returning transport.UDPStats.
+	UDP transport.UDPStats
+	// Peers is the number of players whose WebRTC data channel is open:
+	// the sum over the Conn, or a MultiConn's members, with a Peers
+	// method (webrtc.Host has one).
+	Peers int
+}
+
+// NewHost hosts matches of g over conn, a server-side Conn (RemoteAddr
+// ""), which the Host owns from now on, also when NewHost fails. g is
+// registered once (unless opts.Server has a Schema); every match sets up a
+// fresh world from it.
+func NewHost[I any](g Game[I], conn transport.Conn, opts HostOptions) (*Host[I], error) {
+	cfg, log, err := hostSetup(g, opts.Server, opts.Log)
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
+	h := &Host[I]{conn: conn}
+	if err := h.m.init(g, cfg, conn, log); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return h, nil
+}
+
+// Conn returns the Conn the matches run over (the Host owns it).
+func (h *Host[I]) Conn() transport.Conn { return h.conn }
+
+// Log returns the host's logger (HostOptions.Log, or one that discards).
+func (h *Host[I]) Log() *slog.Logger { return h.m.log }
+
+// TickRate returns the game's tick rate in ticks per second.
+func (h *Host[I]) TickRate() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.m.srv.TickRate()
+}
+
+// UDPAddr returns the UDP socket's address (the Conn's, or a MultiConn
+// member's, with a UDPAddr method), and false without one.
+func (h *Host[I]) UDPAddr() (netip.AddrPort, bool) {
+	for _, c := range members(h.conn) {
+		if u, ok := c.(interface{ UDPAddr() netip.AddrPort }); ok {
+			return u.UDPAddr(), true
+		}
+	}
+	return netip.AddrPort{}, false
+}
+
+// members returns conn's members if it is a MultiConn, else conn alone.
+func members(conn transport.Conn) []transport.Conn {
+	m, ok := conn.(*transport.MultiConn)
+	if !ok {
+		return []transport.Conn{conn}
+	}
+	out := make([]transport.Conn, m.Members())
+	for i := range out {
+		out[i] = m.Member(i)
+	}
+	return out
+}
+
+// Update runs the current match at now (see server.Server.Update), logs
+// what changed, and starts a new match when the current one has emptied.
+func (h *Host[I]) Update(now time.Time) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return fmt.Errorf("rewind: host %s: %w", h.conn.LocalAddr(), transport.ErrClosed)
+	}
+	return h.m.update(now)
+}
+
+// NextDeadline returns when the current match's next tick is due, or the
+// zero time before it has started (then only a hello can start it): Drive
+// and Run wake the host then.
+func (h *Host[I]) NextDeadline() time.Time {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return time.Time{}
+	}
+	return h.m.srv.NextDeadline()
+}
+
+// Run drives the host in real time until ctx is done (then it returns
+// nil) or the transport fails. It does not close the host. It wakes when a
+// datagram arrives (so that the server notes how early each input came)
+// and when the next tick is due (NextDeadline), else once a tick: not on a
+// fixed short period, because every wake-up costs more CPU than the
+// server's work for it (docs/benchmarks.md, Transport).
+func (h *Host[I]) Run(ctx context.Context) error {
+	err := Drive(ctx, h, h.m.period, nil, h.conn.Ready())
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return nil
+	}
+	return err
+}
+
+// Stats returns the host's counters. It is safe to call while Run runs.
+func (h *Host[I]) Stats() HostStats {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var s HostStats
+	s.Matches, s.Running, s.Match, s.Total = h.m.stats()
+	for _, c := range members(h.conn) {
+		switch c := c.(type) {
+		case interface{ Stats() transport.UDPStats }:
+			s.UDP = c.Stats()
+		case interface{ Peers() int }:
+			s.Peers += c.Peers()
+		}
+	}
+	return s
+}
+
+// Close says goodbye to every player of the current match (a bye, sent
+// three times, best effort) and closes the Conn: the players' clients see
+// the session end (client.ErrKicked) at once rather than after their
+// timeout. Closing a closed Host does nothing.
+func (h *Host[I]) Close() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return nil
+	}
+	h.closed = true
+	h.m.log.Info("closing", "matches", h.m.matches)
+	_ = h.m.srv.Shutdown() // a bye to every player
+	return h.conn.Close()
+}

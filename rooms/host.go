@@ -1,0 +1,199 @@
+package rooms
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/relay"
+	"github.com/rewindnet/rewind/server"
+	"github.com/rewindnet/rewind/transport"
+	"github.com/rewindnet/rewind/transport/webrtc"
+	"github.com/rewindnet/rewind/world"
+)
+
+// HostOptions configures a match hosted in a room of a rooms relay.
+// Relay is required; the rest may be zero.
+type HostOptions struct {
+	// Relay is the relay's WebSocket URL, as `rewind relay` prints it
+	// (e.g. "ws://127.0.0.1:8080/rooms").
+	Relay string
+	// Code proposes the room's code; empty lets the relay pick one.
+	Code string
+	// Server configures each match. Its MaxPlayers also caps the room at
+	// the relay.
+	Server server.Config
+	// WebRTC configures the host's WebRTC transport (the relay adds its
+	// TURN server, and loopback mode when it is on a loopback address).
+	WebRTC webrtc.Config
+	// UDP, if set, also hosts the match on a UDP socket at this address
+	// ("127.0.0.1:0" picks a free port; Host.UDPAddr says which), so that
+	// players may connect directly (`rewind play --connect`) as well as
+	// by the room code.
+	UDP string
+	// UDPConfig configures that socket; its IdleTimeout defaults to
+	// Server.PlayerTimeout.
+	UDPConfig transport.UDPConfig
+	// Log, if set, gets the host's events (see rewind.HostOptions.Log),
+	// players' data channels opening and closing, and the relay
+	// connection ending.
+	Log *slog.Logger
+}
+
+// Hosted is a match hosted in a room of a rooms relay: a rewind.Host (Run,
+// Update, Stats, UDPAddr and the rest are its) over the room's WebRTC
+// host, or over a transport.MultiConn of it (member 0) and a UDP socket
+// (member 1) with HostOptions.UDP, plus the room: its code, End, and the
+// relay's side (Room). Players join by the code over WebRTC data channels
+// (and connect over UDP with HostOptions.UDP): one match takes both.
+// HostStats.Peers counts the open data channels.
+//
+// Match traffic goes straight between the players and the host: if the
+// relay connection ends (Room().Done), players already in keep playing,
+// but no new player can find the room; the host logs it. Host migration
+// (the relay moving the match to a new host when this one leaves) is not
+// built yet.
+type Hosted[I any] struct {
+	*rewind.Host[I]
+	room *relay.HostedRoom
+	url  string
+
+	stop      chan struct{} // closed by Close: the relay watch ends
+	watched   chan struct{} // closed when the relay watch has ended
+	closeOnce sync.Once
+	err       error
+}
+
+// roomConn is the room's WebRTC host as the match's Conn: closing it
+// leaves the relay (which ends the room) and closes the WebRTC host.
+type roomConn struct {
+	*webrtc.Host
+	room *relay.HostedRoom
+}
+
+// Close implements transport.Conn.
+func (c roomConn) Close() error {
+	if err := c.room.Close(); err != nil && !errors.Is(err, transport.ErrClosed) {
+		return err
+	}
+	return nil
+}
+
+// Host registers a room with the relay at opts.Relay and hosts matches of
+// g in it. It returns once the relay has given the room its code (Code).
+// ctx bounds the registration only.
+func Host[I any](ctx context.Context, g rewind.Game[I], opts HostOptions) (*Hosted[I], error) {
+	log := opts.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if opts.Server.Schema == nil {
+		// Registered here once, so that the relay hears the match's
+		// MaxPlayers and the Host does not register the game again.
+		schema, err := register(g)
+		if err != nil {
+			return nil, err
+		}
+		opts.Server.Schema = schema
+	}
+	room, err := relay.HostRoom(ctx, relay.HostOptions{
+		URL:         opts.Relay,
+		Code:        opts.Code,
+		MaxPlayers:  opts.Server.MaxPlayers,
+		WebRTC:      opts.WebRTC,
+		OnPeerOpen:  func(a transport.Addr) { log.Info("data channel open", "peer", string(a)) },
+		OnPeerClose: func(a transport.Addr) { log.Info("data channel closed", "peer", string(a)) },
+	})
+	if err != nil {
+		return nil, fmt.Errorf("rooms: host: %w", err)
+	}
+	var conn transport.Conn = roomConn{Host: room.Conn(), room: room}
+	hopts := rewind.HostOptions{Server: opts.Server, UDP: opts.UDPConfig, Log: log}
+	if opts.UDP != "" {
+		udp, err := listenUDP(opts.UDP, hopts)
+		if err != nil {
+			conn.Close()
+			return nil, fmt.Errorf("rooms: host: %w", err)
+		}
+		multi, err := transport.NewMulti(conn, udp)
+		if err != nil { // cannot happen: both are server-side Conns
+			udp.Close()
+			conn.Close()
+			return nil, fmt.Errorf("rooms: host: %w", err)
+		}
+		conn = multi
+	}
+	host, err := rewind.NewHost(g, conn, hopts) // closes conn if it fails
+	if err != nil {
+		return nil, err
+	}
+	h := &Hosted[I]{Host: host, room: room, url: opts.Relay,
+		stop: make(chan struct{}), watched: make(chan struct{})}
+	args := []any{"room", room.Code(), "relay", opts.Relay, "tick_rate", host.TickRate(),
+		"start_players", max(opts.Server.StartPlayers, 1)}
+	if a, ok := host.UDPAddr(); ok {
+		args = append(args, "udp", a.String())
+	}
+	log.Info("room hosted", args...)
+	go h.watchRelay(log)
+	return h, nil
+}
+
+// register registers g's schema, as rewind.NewHost would.
+func register[I any](g rewind.Game[I]) (*world.Schema, error) {
+	schema := world.NewSchema()
+	if err := g.Register(schema); err != nil {
+		return nil, fmt.Errorf("rooms: register: %w", err)
+	}
+	return schema, nil
+}
+
+// listenUDP opens the UDP socket of a room hosted on UDP too, its idle
+// timeout defaulting to the server's player timeout (as rewind.HostUDP's).
+func listenUDP(addr string, opts rewind.HostOptions) (*transport.UDPServer, error) {
+	ucfg := opts.UDP
+	if ucfg.IdleTimeout <= 0 && opts.Server.PlayerTimeout > 0 {
+		ucfg.IdleTimeout = opts.Server.PlayerTimeout
+	}
+	return transport.ListenUDP(addr, ucfg)
+}
+
+// watchRelay logs the relay connection's end, unless Close comes first.
+func (h *Hosted[I]) watchRelay(log *slog.Logger) {
+	defer close(h.watched)
+	select {
+	case <-h.room.Done():
+		log.Warn("relay connection ended: players in the match play on, new ones cannot join by code",
+			"room", h.room.Code(), "err", h.room.Err())
+	case <-h.stop:
+	}
+}
+
+// Code is the room's code: players join with it.
+func (h *Hosted[I]) Code() string { return h.room.Code() }
+
+// Relay is the relay's URL the room is registered at.
+func (h *Hosted[I]) Relay() string { return h.url }
+
+// Room returns the relay's side of the room (its key, its Done channel).
+func (h *Hosted[I]) Room() *relay.HostedRoom { return h.room }
+
+// End tells the relay the match is over: players coming with the code are
+// told it ended, for the relay's memory span (5 minutes). Players already
+// in play on until Close.
+func (h *Hosted[I]) End() { h.room.End() }
+
+// Close says goodbye to every player (see rewind.Host.Close), leaves the
+// relay (which ends the room) and closes the transports; players' clients
+// see the session end.
+func (h *Hosted[I]) Close() error {
+	h.closeOnce.Do(func() {
+		close(h.stop)
+		<-h.watched
+		h.err = h.Host.Close()
+	})
+	return h.err
+}

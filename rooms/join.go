@@ -1,0 +1,55 @@
+package rooms
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/relay"
+	"github.com/rewindnet/rewind/transport/webrtc"
+)
+
+// Conn is a player's transport.Conn to a room's host over a WebRTC data
+// channel (RemoteAddr is the host). Close leaves the room too.
+type Conn struct {
+	*webrtc.Peer
+	p *relay.RoomPlayer
+}
+
+// Dial joins the room code at the relay relayURL and returns once the
+// data channel to the host is open. The relay's refusals come back as
+// errors wrapping relay.ErrNoRoom, relay.ErrRoomFull, relay.ErrRoomEnded
+// and the like.
+func Dial(ctx context.Context, relayURL, code string, cfg webrtc.Config) (*Conn, error) {
+	p, err := relay.JoinRoom(ctx, relay.JoinOptions{URL: relayURL, Code: code, WebRTC: cfg})
+	if err != nil {
+		return nil, fmt.Errorf("rooms: join: %w", err)
+	}
+	return &Conn{Peer: p.Conn(), p: p}, nil
+}
+
+// Player returns the relay's side of the player (its id, the room's code,
+// why the relay connection ended).
+func (c *Conn) Player() *relay.RoomPlayer { return c.p }
+
+// Close leaves the room and closes the data channel.
+func (c *Conn) Close() error { return c.p.Close() }
+
+// JoinOptions configures a session that joins a room by its code.
+type JoinOptions struct {
+	rewind.Options
+	// WebRTC configures the player's transport (the relay adds its TURN
+	// server, and loopback mode when it is on a loopback address).
+	WebRTC webrtc.Config
+}
+
+// Join joins the room code at the relay relayURL (see Dial), then starts a
+// session of g as a client of the room's host (see rewind.Connect). The
+// session owns the connection: Close says bye and leaves the room.
+func Join[I any](ctx context.Context, g rewind.Game[I], relayURL, code string, opts JoinOptions) (*rewind.Session[I], error) {
+	conn, err := Dial(ctx, relayURL, code, opts.WebRTC)
+	if err != nil {
+		return nil, err
+	}
+	return rewind.ConnectOwned(g, conn, opts.Options)
+}
