@@ -34,6 +34,10 @@ const (
 	webDoomVerifyTimeout = 15 * time.Second
 )
 
+// wdAttestationNotObject answers a verify body of JSON null (WebDoom
+// answers with the TypeError's message).
+const wdAttestationNotObject = "attestation must be a JSON object"
+
 var webDoomDemoID = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
 type webDoomDemo struct {
@@ -196,7 +200,7 @@ func (d *webDoomDemoStore) getVerify(rw http.ResponseWriter, id string) {
 
 func (d *webDoomDemoStore) postVerify(rw http.ResponseWriter, r *http.Request, id string) {
 	if !d.verifying.CompareAndSwap(false, true) {
-		wdSend(rw, http.StatusTooManyRequests, "", "verify in progress, try again")
+		wdSend(rw, http.StatusTooManyRequests, "", "verify in progress — try again")
 		return
 	}
 	defer d.verifying.Store(false)
@@ -230,7 +234,7 @@ func (d *webDoomDemoStore) postVerify(rw http.ResponseWriter, r *http.Request, i
 			x.attest = &webDoomAttestation{tics: tics, trace: trace, storedAt: d.now()}
 		}
 		d.mu.Unlock()
-	} else if status != http.StatusBadRequest || msg != "invalid JSON body" {
+	} else if status != http.StatusBadRequest || (msg != "invalid JSON body" && msg != wdAttestationNotObject) {
 		// WebDoom checks the demo exists before the shape of the trace.
 		if d.get(id, d.now()) == nil {
 			status, msg = http.StatusNotFound, "demo not found"
@@ -256,6 +260,10 @@ func parseAttestation(b []byte) (tics float64, trace []uint32, status int, msg s
 	dec.UseNumber()
 	if !json.Valid(b) || dec.Decode(&raw) != nil {
 		return 0, nil, http.StatusBadRequest, "invalid JSON body"
+	}
+	if raw == nil {
+		// WebDoom reads null.tics and throws before it looks for the demo.
+		return 0, nil, http.StatusBadRequest, wdAttestationNotObject
 	}
 	obj, _ := raw.(map[string]any)
 	tn, okT := obj["tics"].(json.Number)

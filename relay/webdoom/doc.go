@@ -1,8 +1,8 @@
 // Package webdoom is rewind's stand-in for WebDoom's Node.js server: the
 // lobby, the lockstep tic relay and the spectator endpoint over WebSocket,
-// and the app, the WAD library and the demo store over HTTP, spoken byte
-// for byte so that unmodified WebDoom clients play through it. `rewind webdoom`
-// serves it; docs/webdoom.md describes it.
+// and the app, the WAD library, the menu's UI assets and the demo store
+// over HTTP, spoken byte for byte so that unmodified WebDoom clients play
+// through it. `rewind webdoom` serves it; docs/webdoom.md describes it.
 //
 // Server (NewServer, Serve or use as an http.Handler) is the network
 // layer around Core, the single-threaded state machine that is fed events

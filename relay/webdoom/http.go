@@ -1,21 +1,25 @@
 package webdoom
 
 import (
-	"io/fs"
 	"log/slog"
 	"net/http"
 	"os"
+	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
 // webDoomFiles serves a WebDoom tree: /engine/* from build/, /wads/* from
 // wads/lib/ (cached as immutable), everything else from client/ ("/" is
-// index.html), and /api/wads from wads/manifest.json. Files are opened
-// through os.Root, so nothing outside the tree can be reached.
+// index.html), /api/wads from wads/manifest.json and /api/ui-assets from
+// the IWAD (uiassets.go). Files are opened through os.Root, so nothing
+// outside the tree can be reached.
 type webDoomFiles struct {
 	dir    string
 	mounts []webDoomMount
+	ui     *uiAssets // nil: no wads/lib
+	gz     *gzipCache
 	log    *slog.Logger
 }
 
@@ -43,7 +47,7 @@ var webDoomSecurityHeaders = map[string]string{
 }
 
 func newFiles(dir string, log *slog.Logger) *webDoomFiles {
-	f := &webDoomFiles{dir: dir, log: log}
+	f := &webDoomFiles{dir: dir, log: log, gz: newGzipCache(gzipCacheMax)}
 	if dir == "" {
 		return f
 	}
@@ -55,10 +59,27 @@ func newFiles(dir string, log *slog.Logger) *webDoomFiles {
 		}
 		f.mounts = append(f.mounts, webDoomMount{m.prefix, root})
 	}
+	f.ui = newUIAssets(dir, log)
 	return f
 }
 
+// close releases the tree's directories.
+func (f *webDoomFiles) close() {
+	for _, m := range f.mounts {
+		m.root.Close()
+	}
+	if f.ui != nil {
+		f.ui.lib.Close()
+	}
+}
+
 func wdSend(rw http.ResponseWriter, code int, contentType, body string) {
+	wdSendBytes(rw, code, contentType, []byte(body))
+}
+
+// wdSendBytes answers as WebDoom's send() does: cache-control no-store,
+// the content type (text/plain when none), the exact length.
+func wdSendBytes(rw http.ResponseWriter, code int, contentType string, body []byte) {
 	h := rw.Header()
 	for k, v := range webDoomSecurityHeaders {
 		h.Set(k, v)
@@ -68,8 +89,9 @@ func wdSend(rw http.ResponseWriter, code int, contentType, body string) {
 		contentType = "text/plain; charset=utf-8"
 	}
 	h.Set("Content-Type", contentType)
+	h.Set("Content-Length", strconv.Itoa(len(body)))
 	rw.WriteHeader(code)
-	rw.Write([]byte(body))
+	rw.Write(body)
 }
 
 // serveHTTP answers the plain HTTP routes.
@@ -79,6 +101,7 @@ func (s *Server) serveHTTP(rw http.ResponseWriter, r *http.Request) {
 		wdSend(rw, http.StatusBadRequest, "", "bad path")
 		return
 	}
+	path = wdCleanPath(path)
 	switch {
 	case path == "/api/wads":
 		s.files.manifest(rw)
@@ -86,9 +109,37 @@ func (s *Server) serveHTTP(rw http.ResponseWriter, r *http.Request) {
 		s.demos.post(rw, r)
 	case strings.HasPrefix(path, "/api/demos/"):
 		s.demos.route(rw, r, strings.TrimPrefix(path, "/api/demos/"))
+	case path == "/api/ui-assets":
+		s.files.uiAssets(rw)
 	default:
 		s.files.serve(rw, r, path)
 	}
+}
+
+// wdCleanPath collapses empty and "." segments as WebDoom's server does
+// (Node's path.normalize); ".." never reaches it (400 before).
+func wdCleanPath(p string) string {
+	if !strings.Contains(p, "//") && !strings.Contains(p, "/./") && !strings.HasSuffix(p, "/.") {
+		return p
+	}
+	c := path.Clean(p)
+	if strings.HasSuffix(p, "/") && c != "/" {
+		c += "/"
+	}
+	return c
+}
+
+// uiAssets answers GET /api/ui-assets (uiassets.go).
+func (f *webDoomFiles) uiAssets(rw http.ResponseWriter) {
+	var body []byte
+	if f.ui != nil {
+		body = f.ui.get()
+	}
+	if body == nil {
+		wdSend(rw, http.StatusNotFound, "", "no IWAD available")
+		return
+	}
+	wdSendBytes(rw, http.StatusOK, "application/json", body)
 }
 
 func (f *webDoomFiles) manifest(rw http.ResponseWriter) {
@@ -102,44 +153,5 @@ func (f *webDoomFiles) manifest(rw http.ResponseWriter) {
 		f.log.Warn("webdoom: wads/manifest.json unreadable; serving an empty library", "err", err)
 		b = []byte(`{"wads":[]}`)
 	}
-	wdSend(rw, http.StatusOK, "application/json", string(b))
-}
-
-func (f *webDoomFiles) serve(rw http.ResponseWriter, r *http.Request, path string) {
-	if path == "/" {
-		path = "/index.html"
-	}
-	for _, m := range f.mounts {
-		rel, ok := strings.CutPrefix(path, m.prefix)
-		if !ok || rel == "" || !fs.ValidPath(rel) {
-			continue
-		}
-		file, err := m.root.Open(rel)
-		if err != nil {
-			continue
-		}
-		st, err := file.Stat()
-		if err != nil || !st.Mode().IsRegular() {
-			file.Close()
-			continue
-		}
-		h := rw.Header()
-		for k, v := range webDoomSecurityHeaders {
-			h.Set(k, v)
-		}
-		ct, ok := webDoomMIME[filepath.Ext(rel)]
-		if !ok {
-			ct = "application/octet-stream"
-		}
-		h.Set("Content-Type", ct)
-		if m.prefix == "/wads/" {
-			h.Set("Cache-Control", "public, max-age=31536000, immutable")
-		} else {
-			h.Set("Cache-Control", "no-store")
-		}
-		http.ServeContent(rw, r, rel, st.ModTime(), file)
-		file.Close()
-		return
-	}
-	wdSend(rw, http.StatusNotFound, "", "not found")
+	wdSendBytes(rw, http.StatusOK, "application/json", b)
 }

@@ -456,5 +456,6 @@ func (s *Server) Close() error {
 	close(s.done)
 	s.cancel()
 	s.wg.Wait()
+	s.files.close()
 	return nil
 }

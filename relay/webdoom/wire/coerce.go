@@ -265,3 +265,8 @@ func JSNumber(s string) float64 { return wdJSStringToNumber(s) }
 
 // JSNumberString formats f as JavaScript's String(f) does.
 func JSNumberString(f float64) string { return wdJSNumberString(f) }
+
+// JSTruthy is JavaScript's !!x of a value decoded from JSON (nil, bool,
+// float64, json.Number, string, []any, map[string]any), as WebDoom's
+// server tests a manifest entry's flags.
+func JSTruthy(v any) bool { return wdJSTruthy(v) }
