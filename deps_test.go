@@ -1,0 +1,185 @@
+package rewind
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The light core: what a game that never hosts a room links. These
+// packages (with their subpackages where "/..." says so; package
+// transport without transport/webrtc) must not depend on a heavy
+// dependency; docs/benchmarks.md, "Dependencies of a minimal game", has
+// the figures.
+var lightPackages = []string{
+	".", "./examples/tiny", "./world/...", "./codec/...", "./game/...",
+	"./server/...", "./client/...", "./transport",
+}
+
+// heavyPrefixes are the import paths the light core must not depend on:
+// WebRTC and TURN (pion), WebSocket and prometheus.
+var heavyPrefixes = []string{
+	"github.com/pion/", "github.com/coder/websocket", "github.com/prometheus/",
+}
+
+// prometheusPrefix may only be imported by packages under cmd/ and
+// internal/.
+const prometheusPrefix = "github.com/prometheus/"
+
+// listedPackage is the part of `go list -json` these checks read.
+type listedPackage struct {
+	ImportPath   string
+	DepOnly      bool
+	Deps         []string
+	Imports      []string
+	TestImports  []string
+	XTestImports []string
+}
+
+// goList runs `go list -json` with args in the module's root and decodes
+// its stream of packages.
+func goList(t *testing.T, args ...string) []listedPackage {
+	t.Helper()
+	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if _, err := os.Stat(goBin); err != nil {
+		if goBin, err = exec.LookPath("go"); err != nil {
+			t.Fatalf("no go command in GOROOT/bin or PATH: %v", err)
+		}
+	}
+	cmd := exec.Command(goBin, append([]string{"list", "-json"}, args...)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	var pkgs []listedPackage
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for {
+		var p listedPackage
+		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatalf("go list output: %v", err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	return pkgs
+}
+
+// heavyDeps returns "pkg -> dep, ..." (the first three, and how many
+// more) for every package named on go list's command line (not DepOnly)
+// that depends on a heavy package.
+func heavyDeps(pkgs []listedPackage) []string {
+	var bad []string
+	for _, p := range pkgs {
+		if p.DepOnly {
+			continue
+		}
+		var heavy []string
+		for _, d := range p.Deps {
+			if hasAnyPrefix(d, heavyPrefixes) {
+				heavy = append(heavy, d)
+			}
+		}
+		if len(heavy) > 3 {
+			heavy = append(heavy[:3], fmt.Sprintf("and %d more", len(heavy)-3))
+		}
+		if len(heavy) > 0 {
+			bad = append(bad, p.ImportPath+" -> "+strings.Join(heavy, ", "))
+		}
+	}
+	return bad
+}
+
+// prometheusImporters returns "pkg imports dep" for every package outside
+// cmd/ and internal/ whose code or tests import prometheus.
+func prometheusImporters(module string, pkgs []listedPackage) []string {
+	var bad []string
+	for _, p := range pkgs {
+		rel := strings.TrimPrefix(strings.TrimPrefix(p.ImportPath, module), "/")
+		if strings.HasPrefix(rel, "cmd/") || strings.HasPrefix(rel, "internal/") {
+			continue
+		}
+		for _, imp := range slices.Concat(p.Imports, p.TestImports, p.XTestImports) {
+			if strings.HasPrefix(imp, prometheusPrefix) {
+				bad = append(bad, p.ImportPath+" imports "+imp)
+			}
+		}
+	}
+	return bad
+}
+
+func hasAnyPrefix(s string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestLightCore: the engine's core, the root package and a minimal game
+// depend on no pion, WebSocket or prometheus package, and only cmd/ and
+// internal/ import prometheus.
+func TestLightCore(t *testing.T) {
+	pkgs := goList(t, append([]string{"-deps"}, lightPackages...)...)
+	named := 0
+	for _, p := range pkgs {
+		if !p.DepOnly {
+			named++
+		}
+	}
+	if named < len(lightPackages) {
+		t.Fatalf("go list named %d packages for %d patterns", named, len(lightPackages))
+	}
+	for _, b := range heavyDeps(pkgs) {
+		t.Errorf("light package depends on a heavy one: %s", b)
+	}
+	for _, b := range prometheusImporters("github.com/rewindnet/rewind", goList(t, "./...")) {
+		t.Errorf("prometheus outside cmd/ and internal/: %s", b)
+	}
+}
+
+// TestLightCoreChecksCanFail feeds the checks the shape of the tree before
+// the split (package transport holding WebRTC, relay exporting WebDoom
+// metrics), to see that they report it.
+func TestLightCoreChecksCanFail(t *testing.T) {
+	const m = "github.com/rewindnet/rewind"
+	pkgs := []listedPackage{
+		{ImportPath: m + "/examples/tiny", Deps: []string{m, m + "/transport", "github.com/pion/dtls/v3", "github.com/pion/ice/v4",
+			"github.com/pion/sctp", "github.com/pion/webrtc/v4", "github.com/zeebo/xxh3"}},
+		{ImportPath: m + "/transport", Deps: []string{"github.com/coder/websocket"}},
+		{ImportPath: "github.com/pion/webrtc/v4", DepOnly: true, Deps: []string{"github.com/pion/ice/v4"}},
+		{ImportPath: m + "/world", Deps: []string{"github.com/zeebo/xxh3"}},
+	}
+	want := []string{
+		m + "/examples/tiny -> github.com/pion/dtls/v3, github.com/pion/ice/v4, github.com/pion/sctp, and 1 more",
+		m + "/transport -> github.com/coder/websocket",
+	}
+	if got := heavyDeps(pkgs); !slices.Equal(got, want) {
+		t.Errorf("heavyDeps = %q, want %q", got, want)
+	}
+	imps := []listedPackage{
+		{ImportPath: m + "/relay", Imports: []string{"github.com/prometheus/client_golang/prometheus"}},
+		{ImportPath: m + "/rooms", XTestImports: []string{"github.com/prometheus/client_golang/prometheus/promhttp"}},
+		{ImportPath: m + "/cmd/rewind", Imports: []string{"github.com/prometheus/client_golang/prometheus"}},
+		{ImportPath: m + "/internal/metrics", Imports: []string{"github.com/prometheus/client_golang/prometheus"}},
+	}
+	want = []string{
+		m + "/relay imports github.com/prometheus/client_golang/prometheus",
+		m + "/rooms imports github.com/prometheus/client_golang/prometheus/promhttp",
+	}
+	if got := prometheusImporters(m, imps); !slices.Equal(got, want) {
+		t.Errorf("prometheusImporters = %q, want %q", got, want)
+	}
+}
