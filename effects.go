@@ -13,6 +13,9 @@ type Effect = game.Effect
 // EffectArgs is how many int32 arguments an Effect carries.
 const EffectArgs = game.EffectArgs
 
+// EffectQueue is how many effect events wait for Session.Effects at most.
+const EffectQueue = client.EffectQueue
+
 // EffectEvent tells a view about one effect of one tick: predicted,
 // cancelled by a rollback, or verified by the server.
 type EffectEvent = client.EffectEvent
@@ -41,8 +44,9 @@ func WithEffects[I any](g Game[I], fn func(tick uint32, effects []Effect)) Game[
 
 // Effects appends to dst every effect event since the last call (oldest
 // first) and returns it; with a dst of enough capacity it does not
-// allocate. A view calls it once a frame, beside View. At most
-// client.EffectQueue events wait: a session nobody drains drops the
+// allocate. A view calls it once a frame, beside View (it takes the
+// session's lock for the copy, so it may wait for an Update to finish).
+// At most EffectQueue events wait: a session nobody drains drops the
 // oldest.
 func (s *Session[I]) Effects(dst []EffectEvent) []EffectEvent {
 	s.mu.Lock()

@@ -43,8 +43,9 @@ const (
 	Loading
 	// Playing: in the match; ticks are predicted and verified.
 	Playing
-	// Ended: the session was closed, or its Update failed (refused, timed
-	// out, dropped: Run returned the error).
+	// Ended: the session was closed, or the match ended it (refused,
+	// timed out, dropped: Update failed, and Run returned the error). An
+	// error of Options.OnUpdate stops Run but does not end the session.
 	Ended
 )
 
