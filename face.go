@@ -36,6 +36,11 @@ type ServerStats = server.Stats
 // transport.UDPConfig.
 type UDPConfig = transport.UDPConfig
 
+// UDPStats is a UDP socket's counters (a host's HostStats.UDP): every
+// datagram, valid or not, with what the transport refused and dropped.
+// See transport.UDPStats.
+type UDPStats = transport.UDPStats
+
 // RefusedError is the error a session fails with when the match refused
 // the player, with the server's reason: errors.Is(err, ErrRefused) holds
 // for it and errors.As finds it.

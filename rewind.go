@@ -48,6 +48,10 @@ const (
 // MaxPlayers is the largest number of players a match can hold.
 const MaxPlayers = game.MaxPlayers
 
+// DefaultTickRate is the tick rate of a game that does not implement
+// TickRater: 60 ticks a second.
+const DefaultTickRate = game.DefaultTickRate
+
 // TickRater is implemented by a game that wants a tick rate other than 60 Hz.
 type TickRater = game.TickRater
 

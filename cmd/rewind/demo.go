@@ -15,7 +15,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/rewindnet/rewind/game"
+	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/relay"
 	"github.com/rewindnet/rewind/rooms"
 )
@@ -153,7 +153,7 @@ func (g *gameFlags) playFlags() string {
 	if g.grid != 256 {
 		s += fmt.Sprintf(" --grid %d", g.grid)
 	}
-	if g.tickRate != game.DefaultTickRate {
+	if g.tickRate != rewind.DefaultTickRate {
 		s += fmt.Sprintf(" --tick-rate %d", g.tickRate)
 	}
 	return s

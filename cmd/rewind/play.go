@@ -14,7 +14,6 @@ import (
 
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/examples/sand"
-	"github.com/rewindnet/rewind/transport"
 )
 
 func init() {
@@ -90,12 +89,7 @@ func play(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	var s *rewind.Session[sand.Input]
 	if jf.code != "" {
-		var conn transport.Conn
-		if conn, *addr, err = jf.dial(ctx); err != nil {
-			return err
-		}
-		defer conn.Close()
-		if s, err = rewind.Connect(gf.newGame(), conn, opts); err != nil {
+		if s, *addr, err = jf.join(ctx, gf.newGame(), opts); err != nil {
 			return err
 		}
 	} else {

@@ -7,9 +7,10 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/examples/sand"
 	"github.com/rewindnet/rewind/relay"
 	"github.com/rewindnet/rewind/rooms"
-	"github.com/rewindnet/rewind/transport"
 	"github.com/rewindnet/rewind/transport/webrtc"
 )
 
@@ -46,17 +47,18 @@ func (j *joinFlags) check(connect string) error {
 	return nil
 }
 
-// dial joins the room and returns the Conn to its host; where names the
-// server in later messages.
-func (j *joinFlags) dial(ctx context.Context) (conn transport.Conn, where string, err error) {
+// join joins the room and starts a session of g as a client of its host
+// (rooms.Join: the session owns the data channel); where names the server
+// in later messages.
+func (j *joinFlags) join(ctx context.Context, g rewind.Game[sand.Input], opts rewind.Options) (s *rewind.Session[sand.Input], where string, err error) {
 	where = fmt.Sprintf("room %s (relay %s)", j.code, j.relay)
 	ctx, cancel := context.WithTimeout(ctx, j.joinWait)
 	defer cancel()
-	c, err := rooms.Dial(ctx, j.relay, j.code, webrtc.Config{RelayOnly: j.relayTo})
+	s, err = rooms.Join(ctx, g, j.relay, j.code, rooms.JoinOptions{Options: opts, WebRTC: webrtc.Config{RelayOnly: j.relayTo}})
 	if err != nil {
 		return nil, where, joinError(j.code, j.relay, j.joinWait, err)
 	}
-	return c, where, nil
+	return s, where, nil
 }
 
 // joinError turns a failed join into one clear line.

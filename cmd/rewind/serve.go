@@ -15,9 +15,6 @@ import (
 
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/examples/sand"
-	"github.com/rewindnet/rewind/game"
-	"github.com/rewindnet/rewind/server"
-	"github.com/rewindnet/rewind/transport"
 )
 
 func init() {
@@ -39,7 +36,7 @@ func (g *gameFlags) add(fs interface {
 }) {
 	fs.StringVar(&g.name, "game", "sand", "the game: sand")
 	fs.IntVar(&g.grid, "grid", 256, "side of the sand grid, in cells (server and players must agree)")
-	fs.IntVar(&g.tickRate, "tick-rate", game.DefaultTickRate, "ticks per second (server and players must agree)")
+	fs.IntVar(&g.tickRate, "tick-rate", rewind.DefaultTickRate, "ticks per second (server and players must agree)")
 }
 
 func (g *gameFlags) check() error {
@@ -55,9 +52,9 @@ func (g *gameFlags) check() error {
 }
 
 // newGame returns the game the flags describe.
-func (g *gameFlags) newGame() game.Game[sand.Input] {
+func (g *gameFlags) newGame() rewind.Game[sand.Input] {
 	s := sand.New(g.grid)
-	if g.tickRate == game.DefaultTickRate {
+	if g.tickRate == rewind.DefaultTickRate {
 		return s
 	}
 	return ratedSand{s, g.tickRate}
@@ -89,8 +86,8 @@ func (p *playerFlags) add(fs *flag.FlagSet, maxPlayersUsage, playersUsage string
 
 func (p *playerFlags) check() error {
 	switch {
-	case p.maxPlayers < 1 || p.maxPlayers > game.MaxPlayers:
-		return usageError{fmt.Errorf("--max-players %d: want 1..%d", p.maxPlayers, game.MaxPlayers)}
+	case p.maxPlayers < 1 || p.maxPlayers > rewind.MaxPlayers:
+		return usageError{fmt.Errorf("--max-players %d: want 1..%d", p.maxPlayers, rewind.MaxPlayers)}
 	case p.players < 1 || p.players > p.maxPlayers:
 		return usageError{fmt.Errorf("--players %d: want 1..--max-players (%d)", p.players, p.maxPlayers)}
 	case p.timeout <= 0:
@@ -100,8 +97,8 @@ func (p *playerFlags) check() error {
 }
 
 // config is the server configuration the flags ask for.
-func (p *playerFlags) config() server.Config {
-	return server.Config{MaxPlayers: p.maxPlayers, StartPlayers: p.players, PlayerTimeout: p.timeout}
+func (p *playerFlags) config() rewind.ServerConfig {
+	return rewind.ServerConfig{MaxPlayers: p.maxPlayers, StartPlayers: p.players, PlayerTimeout: p.timeout}
 }
 
 func runServe(args []string, stdout, stderr io.Writer) error {
@@ -201,7 +198,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 // totalPairs are the key=value pairs of a host's totals that serve's last
 // line gives alike for a UDP host and for a room host.
-func totalPairs(matches uint64, total server.Stats, udp transport.UDPStats) []any {
+func totalPairs(matches uint64, total rewind.ServerStats, udp rewind.UDPStats) []any {
 	return []any{
 		"matches", matches,
 		"ticks", total.Tick,

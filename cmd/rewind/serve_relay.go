@@ -12,7 +12,6 @@ import (
 
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/rooms"
-	"github.com/rewindnet/rewind/server"
 )
 
 // roomFlags are serve's flags for hosting the match in a room of a rooms
@@ -32,7 +31,7 @@ type roomServe struct {
 	fs       *flag.FlagSet // to tell whether --udp was given
 	rooms    roomFlags
 	game     gameFlags
-	server   server.Config
+	server   rewind.ServerConfig
 	udp      string
 	reg      *prometheus.Registry // with http: the registry it serves
 	http     *httpServer          // already listening, or nil
