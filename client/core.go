@@ -216,16 +216,8 @@ func (c *core[I]) process() {
 	if c.confThru == c.verified || c.broken != 0 {
 		return
 	}
-	first := uint32(0)
-	for t := c.verified + 1; t <= c.confThru && t <= c.predicted; t++ {
-		s := t & c.mask
-		if len(c.confEv[s]) > 0 || string(c.used[s]) != string(c.conf[s]) {
-			first = t
-			break
-		}
-	}
 	from := c.predicted + 1
-	if first != 0 {
+	if first := c.firstWrong(); first != 0 {
 		from = first
 		c.restore(first - 1)
 		depth := c.predicted - first + 1
@@ -233,25 +225,54 @@ func (c *core[I]) process() {
 		c.rolledBack += uint64(depth)
 		c.maxDepth = max(c.maxDepth, depth)
 	}
-	end := max(c.predicted, c.confThru)
-	if from <= end {
-		// Presence at from-1: the ticks up to it went as guessed, so had no
-		// events, and presence there is presence at verified.
-		copy(c.present, c.presentV)
-		for u := from; u <= end; u++ {
-			if u <= c.confThru {
-				s := u & c.mask
-				applyEvents(c.present, c.confEv[s])
-				copy(c.inputs, c.conf[s])
-				copy(c.lastConf, c.conf[s])
-				c.step(u, c.confEv[s])
-				continue
-			}
-			c.guess(u)
-			c.step(u, nil)
+	// Presence at from-1: the ticks up to it went as guessed, so had no
+	// events, and presence there is presence at verified.
+	c.resimulate(from, max(c.predicted, c.confThru), c.presentV)
+	c.verifyConfirmed()
+}
+
+// firstWrong returns the first confirmed tick that was predicted otherwise
+// than it went (other inputs, or events), or 0 when every confirmed tick
+// already simulated went as guessed.
+func (c *core[I]) firstWrong() uint32 {
+	for t := c.verified + 1; t <= c.confThru && t <= c.predicted; t++ {
+		s := t & c.mask
+		if len(c.confEv[s]) > 0 || string(c.used[s]) != string(c.conf[s]) {
+			return t
 		}
-		c.predicted = end
 	}
+	return 0
+}
+
+// resimulate steps ticks from..end from the world at tick from-1 (where
+// the caller put it) and presence there (present), with the confirmed
+// inputs and events of ticks up to confThru and the guess beyond, and
+// makes end the predicted tick. The rings must still hold tick from-1.
+func (c *core[I]) resimulate(from, end uint32, present []bool) {
+	if from > end {
+		return
+	}
+	copy(c.present, present)
+	for u := from; u <= end; u++ {
+		if u <= c.confThru {
+			s := u & c.mask
+			applyEvents(c.present, c.confEv[s])
+			copy(c.inputs, c.conf[s])
+			copy(c.lastConf, c.conf[s])
+			c.step(u, c.confEv[s])
+			continue
+		}
+		c.guess(u)
+		c.step(u, nil)
+	}
+	c.predicted = end
+}
+
+// verifyConfirmed checks the hash of every confirmed tick after verified
+// against the server's bits, reports it verified (or a desync), and
+// advances verified: to confThru, or to the first desynced tick when the
+// client repairs (which waits for the repair, fetch.go).
+func (c *core[I]) verifyConfirmed() {
 	for t := c.verified + 1; t <= c.confThru; t++ {
 		s := t & c.mask
 		applyEvents(c.presentV, c.confEv[s])

@@ -8,29 +8,42 @@ import (
 	"github.com/rewindnet/rewind/world"
 )
 
-// SyncTest runs a game alone, in the spirit of GGRS's SyncTestSession:
-// after every tick it rolls back Check ticks, simulates them again with the
-// same inputs and events, and compares every resimulated tick's hash with
-// the first one. A game that keeps state outside its world, reads the
-// clock, iterates a map or otherwise steps differently the second time
-// fails with ErrNotDeterministic, naming the tick.
+// SyncTest runs a game alone, in the spirit of GGRS's SyncTestSession, on
+// the client's own rollback machine: the same rings, restore, guesses,
+// presence and effects code a Client runs in a match. Each tick the
+// machine first predicts (player 0 is its own player; the others' inputs
+// are guessed as a client guesses them), then the sync test confirms the
+// tick's real inputs and events as a server would, and the machine rolls
+// back and resimulates if it guessed wrong, and verifies. Then the sync
+// test rolls the machine back check ticks and has it simulate them again
+// (core.resimulate, the code of every rollback) with the same inputs, and
+// compares each tick's hash with the one it had before. A game that keeps
+// state outside its world, reads the clock, iterates a map or otherwise
+// steps differently the second time fails with ErrNotDeterministic, naming
+// the first tick that differed (also in FirstDiff).
+//
+// Every player joins in tick 1.
 type SyncTest[I any] struct {
-	g      game.Game[I]
-	w      *world.World
-	it     *inputs.Type[I]
-	check  uint32
-	mask   uint32
-	n      int
-	tick   uint32
-	snaps  []world.Snapshot
-	hashes []uint64
-	inputs [][]I
-	events [][]game.Event
-	pres   []bool
-	tk     game.Tick[I]
-	off    bool
-	// Resimulated counts ticks simulated a second time.
+	c     *core[I]
+	it    *inputs.Type[I]
+	check uint32
+	n     int
+	size  int
+	mask  uint32
+	real  [][]byte       // the inputs of tick t, packed, n×size: what the "server" confirms
+	ev    [][]game.Event // the events of tick t
+	pres  [][]bool       // presence after tick t
+	prev  []uint64       // scratch: hashes of the rechecked ticks before the recheck
+	san   []I            // scratch: sanitized inputs
+	fx    []EffectEvent  // scratch: the effects queue, drained every tick
+	off   bool
+	// Resimulated counts ticks simulated again by the check after every
+	// tick (the rollbacks of the machine itself, on a wrong guess, are
+	// not counted).
 	Resimulated uint64
+	// FirstDiff is the first tick whose second simulation hashed
+	// otherwise than its first (0 while none has).
+	FirstDiff uint32
 }
 
 // NewSyncTest sets up g's world for players players (all joining in tick 1)
@@ -48,85 +61,92 @@ func NewSyncTest[I any](g game.Game[I], players, check int) (*SyncTest[I], error
 	if err != nil {
 		return nil, fmt.Errorf("client: sync test %w", err)
 	}
-	slots := 1
-	for slots < check+2 {
-		slots <<= 1
-	}
+	c := newCore(g, w, 0, players, it.Size(), check+1, it.Unpack)
 	st := &SyncTest[I]{
-		g: g, w: w, it: it, check: uint32(check), mask: uint32(slots - 1), n: players,
-		snaps:  make([]world.Snapshot, slots),
-		hashes: make([]uint64, slots),
-		inputs: make([][]I, slots),
-		events: make([][]game.Event, slots),
-		pres:   make([]bool, players),
+		c: c, it: it, check: uint32(check), n: players, size: it.Size(), mask: c.mask,
+		real: make([][]byte, c.mask+1),
+		ev:   make([][]game.Event, c.mask+1),
+		pres: make([][]bool, c.mask+1),
+		prev: make([]uint64, c.mask+1),
+		san:  make([]I, players),
 	}
-	for i := range st.inputs {
-		st.inputs[i] = make([]I, players)
+	for i := range st.real {
+		st.real[i] = make([]byte, players*it.Size())
+		st.pres[i] = make([]bool, players)
 	}
-	w.SnapshotInto(&st.snaps[0])
-	st.hashes[0] = st.snaps[0].Hash()
 	return st, nil
 }
 
 // SetChecking turns the rollback check after every tick on (the default)
-// or off, for reaching an interesting state quickly.
+// or off, for reaching an interesting state quickly. The machine's own
+// prediction, rollbacks and verification go on either way.
 func (s *SyncTest[I]) SetChecking(on bool) { s.off = !on }
 
 // World returns the world at the current tick.
-func (s *SyncTest[I]) World() *world.World { return s.w }
+func (s *SyncTest[I]) World() *world.World { return s.c.w }
 
 // Tick returns the last tick simulated.
-func (s *SyncTest[I]) Tick() uint32 { return s.tick }
+func (s *SyncTest[I]) Tick() uint32 { return s.c.predicted }
 
 // Step runs the next tick with one input per player (sanitized like the
 // server would), then checks determinism by rolling back and resimulating.
-func (s *SyncTest[I]) Step(inputs []I) error {
-	if len(inputs) != s.n {
-		return fmt.Errorf("client: sync test step with %d inputs for %d players: %w", len(inputs), s.n, ErrConfig)
+// After an error the SyncTest is not to be stepped again.
+func (s *SyncTest[I]) Step(in []I) error {
+	if len(in) != s.n {
+		return fmt.Errorf("client: sync test step with %d inputs for %d players: %w", len(in), s.n, ErrConfig)
 	}
-	t := s.tick + 1
+	c := s.c
+	t := c.predicted + 1
 	slot := t & s.mask
-	copy(s.inputs[slot], inputs)
-	for p := range s.inputs[slot] {
-		if err := s.it.SanitizeValue(&s.inputs[slot][p]); err != nil {
+	copy(s.san, in)
+	for p := range s.san {
+		if err := s.it.SanitizeValue(&s.san[p]); err != nil {
 			return fmt.Errorf("client: sync test input of player %d: %w", p, err)
 		}
+		s.it.Pack(s.real[slot][p*s.size:], &s.san[p])
 	}
-	s.events[slot] = s.events[slot][:0]
+	s.ev[slot] = s.ev[slot][:0]
 	if t == 1 {
 		for p := range s.n {
-			s.events[slot] = append(s.events[slot], game.Event{Kind: game.Join, Player: game.PlayerID(p)})
+			s.ev[slot] = append(s.ev[slot], game.Event{Kind: game.Join, Player: game.PlayerID(p)})
 		}
 	}
-	s.run(t)
-	s.tick = t
-	s.hashes[slot] = s.snaps[slot].Hash()
-	if t < s.check || s.off {
+	copy(s.pres[slot], s.pres[(t-1)&s.mask])
+	applyEvents(s.pres[slot], s.ev[slot])
+	// Predict tick t as a client would: our own input, guesses for the
+	// others; then confirm it, and the machine rolls back if it guessed
+	// wrong.
+	c.setOwn(t, s.real[slot][:s.size])
+	c.advance()
+	c.confirm(t, s.ev[slot], s.real[slot], 0, 0)
+	c.process()
+	s.fx = c.fx.drain(s.fx[:0])
+	if s.off {
 		return nil
 	}
-	from := t - s.check
-	if err := s.w.Restore(&s.snaps[from&s.mask]); err != nil {
-		return fmt.Errorf("client: sync test restore: %w", err)
+	return s.recheck()
+}
+
+// recheck rolls the machine back check ticks (to tick 0 at most) and has
+// it simulate them again with their confirmed inputs and events; each tick
+// must hash as it did before.
+func (s *SyncTest[I]) recheck() error {
+	c := s.c
+	from := uint32(1)
+	if c.predicted > s.check {
+		from = c.predicted - s.check + 1
 	}
-	for u := from + 1; u <= t; u++ {
-		want := s.hashes[u&s.mask]
-		s.run(u)
+	for u := from; u <= c.predicted; u++ {
+		s.prev[u&s.mask] = c.hashes[u&s.mask]
+	}
+	c.restore(from - 1)
+	c.resimulate(from, c.predicted, s.pres[(from-1)&s.mask])
+	for u := from; u <= c.predicted; u++ {
 		s.Resimulated++
-		if got := s.snaps[u&s.mask].Hash(); got != want {
+		if want, got := s.prev[u&s.mask], c.hashes[u&s.mask]; got != want {
+			s.FirstDiff = u
 			return fmt.Errorf("client: sync test: tick %d hashed %016x first and %016x when simulated again: %w", u, want, got, ErrNotDeterministic)
 		}
 	}
 	return nil
-}
-
-// run steps tick u from the world as it is and snapshots the result.
-func (s *SyncTest[I]) run(u uint32) {
-	slot := u & s.mask
-	applyEvents(s.pres, s.events[slot]) // only tick 1 has events
-	s.tk.Number = u
-	s.tk.Events = s.events[slot]
-	s.tk.Inputs = s.inputs[slot]
-	s.tk.Present = s.pres
-	s.g.Step(s.w, &s.tk)
-	s.w.SnapshotInto(&s.snaps[slot])
 }

@@ -2,14 +2,23 @@ package client_test
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/rewindnet/rewind/client"
 	"github.com/rewindnet/rewind/game"
 	"github.com/rewindnet/rewind/internal/testgame"
+	"github.com/rewindnet/rewind/world"
 )
 
 func runSyncTest(t *testing.T, g game.Game[testgame.Input], ticks uint32) error {
+	t.Helper()
+	_, err := runSyncTestST(t, g, ticks)
+	return err
+}
+
+func runSyncTestST(t *testing.T, g game.Game[testgame.Input], ticks uint32) (*client.SyncTest[testgame.Input], error) {
 	t.Helper()
 	st, err := client.NewSyncTest[testgame.Input](g, 3, 7)
 	if err != nil {
@@ -21,13 +30,16 @@ func runSyncTest(t *testing.T, g game.Game[testgame.Input], ticks uint32) error 
 			in[p] = testgame.Bot(game.PlayerID(p), tick)
 		}
 		if err := st.Step(in); err != nil {
-			return err
+			return st, err
 		}
 	}
 	if st.Resimulated == 0 {
 		t.Fatal("the sync test never resimulated")
 	}
-	return nil
+	if st.FirstDiff != 0 {
+		t.Fatalf("FirstDiff %d without an error", st.FirstDiff)
+	}
+	return st, nil
 }
 
 // TestSyncTestPassesDeterministicGame: the test game steps the same every
@@ -42,9 +54,97 @@ func TestSyncTestPassesDeterministicGame(t *testing.T) {
 // its world steps differently the second time, and the sync test says so
 // at the first tick it checks.
 func TestSyncTestCatchesNonDeterminism(t *testing.T) {
-	err := runSyncTest(t, &testgame.Flaky{}, 200)
+	st, err := runSyncTestST(t, &testgame.Flaky{}, 200)
 	if !errors.Is(err, client.ErrNotDeterministic) {
 		t.Fatalf("sync test of a non-deterministic game: %v", err)
+	}
+	if st.FirstDiff != 1 || !strings.Contains(err.Error(), "tick 1 ") {
+		t.Fatalf("FirstDiff %d, error %q; want tick 1", st.FirstDiff, err)
+	}
+	t.Log(err)
+}
+
+// leakFrom is the test game with state outside its world that leaks into
+// the world only from tick from on: the sync test must name tick from, the
+// first tick whose second simulation differs.
+type leakFrom struct {
+	testgame.Game
+	from    uint32
+	sum     world.Value[int32]
+	outside int32
+}
+
+func (g *leakFrom) Register(s *world.Schema) error {
+	g.sum = world.AddValue[int32](s, "leak")
+	return g.Game.Register(s)
+}
+
+func (g *leakFrom) Step(w *world.World, t *game.Tick[testgame.Input]) {
+	g.Game.Step(w, t)
+	g.outside++
+	if t.Number >= g.from {
+		*g.sum.Ptr(w) += g.outside
+	}
+}
+
+// TestSyncTestStateOutsideWorld: state kept outside the world is caught
+// through the rollback machine, at the first tick it shows.
+func TestSyncTestStateOutsideWorld(t *testing.T) {
+	for _, from := range []uint32{1, 30, 101} {
+		t.Run(fmt.Sprint(from), func(t *testing.T) {
+			st, err := runSyncTestST(t, &leakFrom{from: from}, 200)
+			if !errors.Is(err, client.ErrNotDeterministic) {
+				t.Fatalf("sync test of a game with state outside its world: %v", err)
+			}
+			if st.FirstDiff != from || !strings.Contains(err.Error(), fmt.Sprintf("tick %d ", from)) {
+				t.Fatalf("FirstDiff %d, error %q; want tick %d", st.FirstDiff, err, from)
+			}
+		})
+	}
+}
+
+// mapOrder is the test game whose Step, from tick from on, folds a map's
+// entries into the world in the map's iteration order, which Go varies
+// from one iteration to the next.
+type mapOrder struct {
+	testgame.Game
+	from uint32
+	acc  world.Value[uint64]
+	m    map[int]uint64
+}
+
+func (g *mapOrder) Register(s *world.Schema) error {
+	g.acc = world.AddValue[uint64](s, "acc")
+	g.m = make(map[int]uint64)
+	for i := range 64 {
+		g.m[i] = uint64(i)*0x9E3779B97F4A7C15 + 1
+	}
+	return g.Game.Register(s)
+}
+
+func (g *mapOrder) Step(w *world.World, t *game.Tick[testgame.Input]) {
+	g.Game.Step(w, t)
+	if t.Number < g.from {
+		return
+	}
+	a := g.acc.Ptr(w)
+	for _, v := range g.m {
+		*a = *a*31 + v // order-dependent
+	}
+}
+
+// TestSyncTestMapIterationOrder: a Step that reads a map's iteration order
+// is caught, at or after the first tick it does (the order can repeat by
+// chance, so the first difference may come a tick or two later; with 64
+// entries, rarely).
+func TestSyncTestMapIterationOrder(t *testing.T) {
+	const from = 40
+	st, err := runSyncTestST(t, &mapOrder{from: from}, 200)
+	if !errors.Is(err, client.ErrNotDeterministic) {
+		t.Fatalf("sync test of a game reading map order: %v", err)
+	}
+	if st.FirstDiff < from || !strings.Contains(err.Error(), fmt.Sprintf("tick %d ", st.FirstDiff)) {
+		t.Fatalf("FirstDiff %d, error %q; want a tick from %d on", st.FirstDiff, err, from)
 	}
 	t.Log(err)
 }
