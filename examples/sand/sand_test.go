@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/rewindnet/rewind"
-	"github.com/rewindnet/rewind/client"
 	"github.com/rewindnet/rewind/internal/cputime"
 	"github.com/rewindnet/rewind/world"
 )
@@ -13,7 +12,7 @@ import (
 // TestSyncTest runs sand under the sync test: every tick is rolled back and
 // simulated again, and must hash the same.
 func TestSyncTest(t *testing.T) {
-	st, err := client.NewSyncTest[Input](New(64), 4, 8)
+	st, err := rewind.NewSyncTest[Input](New(64), 4, 8)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,14 +109,14 @@ func BenchmarkStep(b *testing.B) {
 // BenchmarkRollback60 measures a rollback of 60 ticks (one second at 60 Hz,
 // the prediction window) on the 256×256 sand world after 30 s of play by 4
 // pouring players: restore the snapshot 60 ticks back, then simulate,
-// snapshot and hash each of the 60 ticks again. client.SyncTest does
+// snapshot and hash each of the 60 ticks again. rewind.SyncTest does
 // exactly that after every tick it steps (plus that one tick). Reported:
 // ms/rollback of wall time and cpu-ms/rollback of the thread's CPU time
 // (the machine is shared: the CPU time is the steadier figure).
 func BenchmarkRollback60(b *testing.B) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	st, err := client.NewSyncTest[Input](New(256), 4, 60)
+	st, err := rewind.NewSyncTest[Input](New(256), 4, 60)
 	if err != nil {
 		b.Fatal(err)
 	}
