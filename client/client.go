@@ -58,10 +58,24 @@ type Client[I any] struct {
 	hashBits uint8
 	window   uint32 // MaxPrediction in ticks
 
-	core *core[I]
-	dec  *codec.TickDecoder
-	tk   codec.Tick
+	core  *core[I]
+	rx    tickIntake[I]
+	tx    inputSend[I]
+	clock timing
+	join  joinState
+	fetch fetch
 
+	rbuf, sbuf []byte
+	st         Stats
+}
+
+// tickIntake is what the client keeps for the server's tick stream: the
+// bodies received and waiting to be decoded in order, the decoder, what
+// it acknowledges, and scratch for the confirmed ticks it hands the core.
+type tickIntake[I any] struct {
+	dec        *codec.TickDecoder
+	tk         codec.Tick
+	ticksMsg   codec.ServerTicks
 	bodies     [][]byte // received tick bodies waiting to be decoded
 	spare      [][]byte // emptied body buffers, for the next bodies
 	bodyAt     []uint32
@@ -70,23 +84,26 @@ type Client[I any] struct {
 	recvWin    reliable.RecvWindow
 	latest     uint32    // highest tick number heard of
 	latestAt   time.Time // when it arrived
-	inputAck   uint32    // the server holds our inputs below this tick
 	conf       []byte    // scratch: a tick's confirmed inputs, n×size
 	events     []game.Event
+}
 
-	lead leadControl
-	// leadRTT is the round trip the lead started from; leadMeasured says
-	// whether a ping measured it since.
-	leadRTT      time.Duration
-	leadMeasured bool
-
+// inputSend is what the client keeps for its own inputs: where they come
+// from, what the server has acknowledged, and the buffers of the
+// ClientInputs it sends.
+type inputSend[I any] struct {
 	input    I
 	inputFn  func(tick uint32) I
 	packed   []byte
 	sendIns  [][]byte
 	payload  []byte
-	ticksMsg codec.ServerTicks
+	inputAck uint32 // the server holds our inputs below this tick
+	firstOwn uint32 // the first tick whose input we send
+}
 
+// timing is the client's clocks: when it last heard, sent and pinged, the
+// round trip, and the lead over the server's clock (lead.go).
+type timing struct {
 	helloSent  time.Time
 	helloFirst time.Time
 	rtt        time.Duration
@@ -96,17 +113,23 @@ type Client[I any] struct {
 	lastHeard  time.Time
 	lastSend   time.Time
 	lastNow    time.Time
-	firstOwn   uint32 // the first tick whose input we send
 
+	lead leadControl
+	// leadRTT is the round trip the lead started from; leadMeasured says
+	// whether a ping measured it since.
+	leadRTT      time.Duration
+	leadMeasured bool
+}
+
+// joinState is what the client keeps from its welcome: the cookie to
+// rejoin with, the transfer of the world, the world as Setup made it,
+// and the datagrams that came before the welcome.
+type joinState struct {
 	cookie      [codec.CookieSize]byte
 	welcomeID   uint32 // the transfer id of the last welcome taken
 	welcomeTick uint32
-	fetch       fetch
 	setup       world.Snapshot // the world as Setup made it
 	early       [][]byte       // datagrams that came before the welcome
-
-	rbuf, sbuf []byte
-	st         Stats
 }
 
 // New returns a client of game g that will connect through conn (a
@@ -127,25 +150,25 @@ func New[I any](g game.Game[I], conn transport.Conn, cfg Config) (*Client[I], er
 	rate := game.RateOf(g)
 	c := &Client[I]{
 		g: g, it: it, conn: conn, schema: schema, w: w, rate: rate,
-		fp:     game.Fingerprint(it.Fingerprint(), w.Layout().Hash(), rate),
-		dt:     time.Second / time.Duration(rate),
-		packed: make([]byte, it.Size()),
-		rbuf:   make([]byte, transport.MaxDatagram+1),
-		sbuf:   make([]byte, 0, transport.MaxDatagram),
+		fp:   game.Fingerprint(it.Fingerprint(), w.Layout().Hash(), rate),
+		dt:   time.Second / time.Duration(rate),
+		tx:   inputSend[I]{packed: make([]byte, it.Size())},
+		rbuf: make([]byte, transport.MaxDatagram+1),
+		sbuf: make([]byte, 0, transport.MaxDatagram),
 	}
 	c.cfg = cfg.withDefaults(c.dt)
-	w.SnapshotInto(&c.setup)
+	w.SnapshotInto(&c.join.setup)
 	return c, nil
 }
 
 // SetInput sets the input the client applies to the ticks it predicts from
 // now on (after InputDelay), until changed.
-func (c *Client[I]) SetInput(in I) { c.input = in }
+func (c *Client[I]) SetInput(in I) { c.tx.input = in }
 
 // SetInputFunc makes the client ask fn for its input of each tick it
 // predicts (the tick the input applies to, after InputDelay), instead of
 // using SetInput's.
-func (c *Client[I]) SetInputFunc(fn func(tick uint32) I) { c.inputFn = fn }
+func (c *Client[I]) SetInputFunc(fn func(tick uint32) I) { c.tx.inputFn = fn }
 
 // World returns the predicted world. It changes with every Update;
 // callers must not change it.
@@ -178,21 +201,21 @@ func (c *Client[I]) Fingerprint() uint64 { return c.fp }
 // one, in [0, 1], for drawing between the last two ticks. It is 1 while
 // prediction waits for the server.
 func (c *Client[I]) Alpha(now time.Time) float64 {
-	if c.core == nil || !c.lead.started {
+	if c.core == nil || !c.clock.lead.started {
 		return 0
 	}
-	if int64(c.core.predicted) < c.lead.tick(now) {
+	if int64(c.core.predicted) < c.clock.lead.tick(now) {
 		return 1
 	}
-	return c.lead.fraction(now)
+	return c.clock.lead.fraction(now)
 }
 
 // Stats returns the client's counters.
 func (c *Client[I]) Stats() Stats {
 	st := c.st
 	st.Player = c.me
-	st.Ping = c.rtt
-	st.LeadCorrections = c.lead.corrections
+	st.Ping = c.clock.rtt
+	st.LeadCorrections = c.clock.lead.corrections
 	if k := c.core; k != nil {
 		st.Verified = k.verified
 		st.VerifiedHash = k.verifiedHash()
@@ -210,103 +233,154 @@ func (c *Client[I]) Stats() Stats {
 // (rolling back where a guess was wrong), predicts up to where the client
 // should be at now, and sends its inputs. It returns an error when the
 // client was refused, timed out, was closed or the Conn failed.
+//
+// Its phases, in order: receive (every datagram, parsed and stored: tick
+// bodies are decoded and confirmed to the rollback machine, but no tick is
+// simulated), the server timeout, then by phase: the hello (connecting),
+// the world's fetch (loading), or, playing, fold (simulate what was
+// confirmed, or wait for a repair), predict (up to the lead's tick), send
+// the inputs and ping.
 func (c *Client[I]) Update(now time.Time) error {
 	if c.err != nil {
 		return c.err
 	}
-	if now.Before(c.lastNow) {
-		now = c.lastNow
-	}
-	c.lastNow = now
-	if c.helloFirst.IsZero() {
-		c.helloFirst = now
-		c.lastHeard = now
-	}
+	now = c.tick(now)
 	if err := c.receive(now); err != nil {
 		c.err = err
 		return err
 	}
-	if now.Sub(c.lastHeard) > c.cfg.ServerTimeout {
-		c.err = fmt.Errorf("client: nothing from the server for %v: %w", now.Sub(c.lastHeard), ErrTimeout)
+	if now.Sub(c.clock.lastHeard) > c.cfg.ServerTimeout {
+		c.err = fmt.Errorf("client: nothing from the server for %v: %w", now.Sub(c.clock.lastHeard), ErrTimeout)
 		return c.err
 	}
 	switch c.phase {
 	case closed:
 		return ErrClosed
 	case connecting:
-		if c.helloSent.IsZero() || now.Sub(c.helloSent) >= c.cfg.HelloInterval {
-			c.helloSent = now
-			h := codec.Hello{Game: c.fp}
-			if len(c.cfg.Cookie) == codec.CookieSize {
-				h.HasCookie = true
-				copy(h.Cookie[:], c.cfg.Cookie)
-			}
-			if err := c.send(h.Append(c.sbuf[:0])); err != nil {
-				return err
-			}
-		}
-		return nil
+		return c.hello(now)
 	case loading:
-		if err := c.fetchTimers(now); err != nil {
-			return err
-		}
-		if now.Sub(c.lastSend) >= c.dt {
-			return c.sendAcks(now)
-		}
-		return nil
+		return c.load(now)
 	}
-	if c.fetch.active {
-		// Repairing: the world waits at the broken tick.
-		if err := c.fetchTimers(now); err != nil {
-			return err
-		}
-	} else {
-		c.core.process()
-		if c.core.broken != 0 {
-			c.startRepair(now)
-		}
+	if err := c.fold(now); err != nil {
+		return err
 	}
-	advanced := false
-	if c.lead.started && !c.fetch.active {
-		c.lead.advance(now)
-		target := c.lead.tick(now)
-		for int64(c.core.predicted) < target {
-			if c.core.predicted-c.core.verified >= c.window {
-				c.st.Stalls++
-				break
-			}
-			c.sample(c.core.predicted + 1 + uint32(c.cfg.InputDelay))
-			c.core.advance()
-			advanced = true
-		}
-	}
-	if advanced || now.Sub(c.lastSend) >= c.dt {
+	if c.predict(now) || now.Sub(c.clock.lastSend) >= c.dt {
 		if err := c.sendInputs(now); err != nil {
 			return err
 		}
 	}
-	interval := c.cfg.PingInterval
-	if !c.leadMeasured {
-		interval = min(interval, c.cfg.HelloInterval) // measure soon
+	return c.ping(now)
+}
+
+// tick takes now for this Update: never before the last one (a clock
+// that stepped back), and the start of the clocks at the first.
+func (c *Client[I]) tick(now time.Time) time.Time {
+	if now.Before(c.clock.lastNow) {
+		now = c.clock.lastNow
 	}
-	if now.Sub(c.pingAt) >= interval {
-		c.pingAt = now
-		c.pingID++
-		p := codec.Ping{Tag: c.tag, ID: c.pingID, Time: uint64(now.Sub(c.helloFirst))}
-		if err := c.send(p.Append(c.sbuf[:0])); err != nil {
-			return err
-		}
+	c.clock.lastNow = now
+	if c.clock.helloFirst.IsZero() {
+		c.clock.helloFirst = now
+		c.clock.lastHeard = now
+	}
+	return now
+}
+
+// hello sends a hello every HelloInterval until the server answers.
+func (c *Client[I]) hello(now time.Time) error {
+	if !c.clock.helloSent.IsZero() && now.Sub(c.clock.helloSent) < c.cfg.HelloInterval {
+		return nil
+	}
+	c.clock.helloSent = now
+	h := codec.Hello{Game: c.fp}
+	if len(c.cfg.Cookie) == codec.CookieSize {
+		h.HasCookie = true
+		copy(h.Cookie[:], c.cfg.Cookie)
+	}
+	return c.send(h.Append(c.sbuf[:0]))
+}
+
+// load runs the world fetch's timers and acknowledges the server's ticks
+// once a tick while the world loads.
+func (c *Client[I]) load(now time.Time) error {
+	if err := c.fetchTimers(now); err != nil {
+		return err
+	}
+	if now.Sub(c.clock.lastSend) >= c.dt {
+		return c.sendAcks(now)
 	}
 	return nil
 }
 
+// fold simulates the confirmed ticks (the core rolls back where a guess
+// was wrong), decoding the bodies that waited for room in the core's
+// rings, until none waits; a tick whose hash still differs starts a
+// repair, during which the world waits (fetch timers only).
+func (c *Client[I]) fold(now time.Time) error {
+	if c.fetch.active {
+		return c.fetchTimers(now)
+	}
+	for {
+		c.core.process()
+		if c.core.broken != 0 {
+			c.startRepair(now)
+			return nil
+		}
+		if c.rx.bodyAt[c.rx.decodeNext&c.rx.bmask] != c.rx.decodeNext {
+			return nil
+		}
+		if err := c.decode(now); err != nil {
+			c.st.BadDatagrams++ // as when decoding on arrival
+			return nil
+		}
+	}
+}
+
+// predict advances the predicted world to the lead's tick for now (our
+// input sampled for each tick), no further than the prediction window past
+// the verified tick, and reports whether it advanced.
+func (c *Client[I]) predict(now time.Time) bool {
+	if !c.clock.lead.started || c.fetch.active {
+		return false
+	}
+	c.clock.lead.advance(now)
+	target := c.clock.lead.tick(now)
+	advanced := false
+	for int64(c.core.predicted) < target {
+		if c.core.predicted-c.core.verified >= c.window {
+			c.st.Stalls++
+			break
+		}
+		c.sample(c.core.predicted + 1 + uint32(c.cfg.InputDelay))
+		c.core.advance()
+		advanced = true
+	}
+	return advanced
+}
+
+// ping sends a ping every PingInterval (every HelloInterval until one
+// measured the round trip the lead started from).
+func (c *Client[I]) ping(now time.Time) error {
+	interval := c.cfg.PingInterval
+	if !c.clock.leadMeasured {
+		interval = min(interval, c.cfg.HelloInterval) // measure soon
+	}
+	if now.Sub(c.clock.pingAt) < interval {
+		return nil
+	}
+	c.clock.pingAt = now
+	c.clock.pingID++
+	p := codec.Ping{Tag: c.tag, ID: c.clock.pingID, Time: uint64(now.Sub(c.clock.helloFirst))}
+	return c.send(p.Append(c.sbuf[:0]))
+}
+
 // sample records our input for tick u.
 func (c *Client[I]) sample(u uint32) {
-	in := c.input
-	if c.inputFn != nil {
-		in = c.inputFn(u)
+	in := c.tx.input
+	if c.tx.inputFn != nil {
+		in = c.tx.inputFn(u)
 	}
-	p := c.it.Pack(c.packed, &in)
+	p := c.it.Pack(c.tx.packed, &in)
 	if c.it.Sanitize(p) != nil {
 		clear(p) // an enum out of range: the server would refuse it too
 	}

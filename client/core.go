@@ -146,14 +146,16 @@ func (c *core[I]) space() uint32 {
 }
 
 // confirm takes the server's tick confThru+1: its events, every player's
-// packed input (n×size bytes, copied) and the low bits of its hash. Ticks must come
-// in order; when the rings are full, confirm folds in what it has first.
+// packed input (n×size bytes, copied) and the low bits of its hash. Ticks
+// must come in order, and only while the rings have space (the caller
+// checks space and lets process fold the confirmed ticks in first): it
+// never simulates.
 func (c *core[I]) confirm(t uint32, events []game.Event, inputs []byte, hash uint64, bits uint8) {
 	if t != c.confThru+1 {
 		panic("client: confirm out of order")
 	}
 	if c.space() == 0 {
-		c.process()
+		panic("client: confirm with the rings full")
 	}
 	s := t & c.mask
 	copy(c.conf[s], inputs)

@@ -76,7 +76,7 @@ func (c *Client[I]) retryInterval() time.Duration {
 	if c.cfg.FetchRetry > 0 {
 		return c.cfg.FetchRetry
 	}
-	return min(max(2*c.rtt, 100*time.Millisecond), time.Second)
+	return min(max(2*c.clock.rtt, 100*time.Millisecond), time.Second)
 }
 
 // fetchTimers acknowledges chunks and asks again when nothing came for a
@@ -281,7 +281,7 @@ func (c *Client[I]) applyFetched(now time.Time) error {
 		case "pages":
 			err = c.w.ApplyPages(f.blob)
 		case "delta":
-			err = c.w.DecodeDelta(f.blob, &c.setup)
+			err = c.w.DecodeDelta(f.blob, &c.join.setup)
 		default:
 			err = fmt.Errorf("client: a %s encoding: %w", info.Kind, world.ErrCorrupt)
 		}

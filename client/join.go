@@ -12,7 +12,7 @@ import (
 // client rejoins as the same player (Config.Cookie), and whether it was
 // welcomed yet.
 func (c *Client[I]) Cookie() ([codec.CookieSize]byte, bool) {
-	return c.cookie, c.phase != connecting
+	return c.join.cookie, c.phase != connecting
 }
 
 // Loading reports whether the client is getting the server's world (it
@@ -35,10 +35,10 @@ func (c *Client[I]) onWelcome(now time.Time, b []byte) error {
 	case loading, playing:
 		// The same welcome again (lost ones are repeated), or a newer
 		// one: a rebase.
-		if m.Player != uint8(c.me) || int32(m.Transfer-c.welcomeID) <= 0 || int32(m.Tick-c.welcomeTick) <= 0 {
+		if m.Player != uint8(c.me) || int32(m.Transfer-c.join.welcomeID) <= 0 || int32(m.Tick-c.join.welcomeTick) <= 0 {
 			return nil
 		}
-		c.tag, c.cookie = m.Tag, m.Cookie
+		c.tag, c.join.cookie = m.Tag, m.Cookie
 		c.st.Rebases++
 		return c.begin(now, &m)
 	}
@@ -48,31 +48,31 @@ func (c *Client[I]) onWelcome(now time.Time, b []byte) error {
 	if int(m.TickRate) != c.rate {
 		return fmt.Errorf("client: server ticks at %d Hz, the game at %d: %w", m.TickRate, c.rate, ErrRefused)
 	}
-	c.me, c.tag, c.hashBits, c.cookie = game.PlayerID(m.Player), m.Tag, m.HashBits, m.Cookie
+	c.me, c.tag, c.hashBits, c.join.cookie = game.PlayerID(m.Player), m.Tag, m.HashBits, m.Cookie
 	// The round trip from the first hello: too long if hellos were lost,
 	// but never too short (which would make our first inputs late); pings
 	// and the server's margin reports refine it.
-	c.rtt = now.Sub(c.helloFirst)
-	c.lastHeard = now
+	c.clock.rtt = now.Sub(c.clock.helloFirst)
+	c.clock.lastHeard = now
 	c.window = uint32(c.cfg.MaxPrediction / c.dt)
-	c.dec = codec.NewTickDecoder(c.it.Schema, c.hashBits)
-	c.tk.Events = make([]codec.Event, 0, codec.MaxEvents)
-	c.conf = make([]byte, game.MaxPlayers*c.it.Size())
-	c.bodies = make([][]byte, bodyRing)
-	c.bodyAt = make([]uint32, bodyRing)
-	c.bmask = bodyRing - 1
-	c.sendIns = make([][]byte, 0, codec.MaxInputsPerMessage)
-	c.ticksMsg.Ticks = make([]codec.TickBody, 0, codec.MaxTicksPerMessage)
+	c.rx.dec = codec.NewTickDecoder(c.it.Schema, c.hashBits)
+	c.rx.tk.Events = make([]codec.Event, 0, codec.MaxEvents)
+	c.rx.conf = make([]byte, game.MaxPlayers*c.it.Size())
+	c.rx.bodies = make([][]byte, bodyRing)
+	c.rx.bodyAt = make([]uint32, bodyRing)
+	c.rx.bmask = bodyRing - 1
+	c.tx.sendIns = make([][]byte, 0, codec.MaxInputsPerMessage)
+	c.rx.ticksMsg.Ticks = make([]codec.TickBody, 0, codec.MaxTicksPerMessage)
 	return c.begin(now, &m)
 }
 
 // begin starts the client at the welcome's tick.
 func (c *Client[I]) begin(now time.Time, m *codec.Welcome) error {
-	if err := c.dec.Roster().ParseSnapshot(m.Roster); err != nil {
+	if err := c.rx.dec.Roster().ParseSnapshot(m.Roster); err != nil {
 		return fmt.Errorf("client: welcome roster: %w", err)
 	}
-	c.welcomeID, c.welcomeTick = m.Transfer, m.Tick
-	if int32(m.Tick-c.latest) > 0 {
+	c.join.welcomeID, c.join.welcomeTick = m.Transfer, m.Tick
+	if int32(m.Tick-c.rx.latest) > 0 {
 		// The server had just run tick T when it sent the welcome: that
 		// is a tick heard of, as the lead's clock needs one. A small world
 		// comes whole with the welcome and may be in before any tick
@@ -80,15 +80,15 @@ func (c *Client[I]) begin(now time.Time, m *codec.Welcome) error {
 		// at all (tick 0 at the zero time: a second ahead, for good,
 		// since a report of a second early is the most the server's input
 		// window lets it say).
-		c.latest, c.latestAt = m.Tick, now
+		c.rx.latest, c.rx.latestAt = m.Tick, now
 	}
-	clear(c.bodyAt)
-	c.decodeNext = m.Tick + 1
-	c.recvWin.Reset(m.Tick + 1)
-	c.inputAck = m.Tick + 1
-	corrections := c.lead.corrections
-	c.lead = newLeadControl(c.dt, c.cfg.MarginLow, c.cfg.MarginHigh, 20*c.dt)
-	c.lead.corrections = corrections
+	clear(c.rx.bodyAt)
+	c.rx.decodeNext = m.Tick + 1
+	c.rx.recvWin.Reset(m.Tick + 1)
+	c.tx.inputAck = m.Tick + 1
+	corrections := c.clock.lead.corrections
+	c.clock.lead = newLeadControl(c.dt, c.cfg.MarginLow, c.cfg.MarginHigh, 20*c.dt)
+	c.clock.lead.corrections = corrections
 	c.fetch.active = false
 	if m.Tick == 0 {
 		c.newCoreAt(0)
@@ -112,7 +112,7 @@ func (c *Client[I]) newCoreAt(t uint32) {
 	if t > 0 {
 		k.verified, k.confThru, k.predicted = t, t, t
 		k.save(t)
-		r := c.dec.Roster()
+		r := c.rx.dec.Roster()
 		for p := range n {
 			if in := r.Input(uint8(p)); in != nil {
 				k.presentV[p] = true
@@ -175,8 +175,8 @@ func (c *Client[I]) startRepair(now time.Time) {
 // sendAcks acknowledges the server's ticks while the client loads its
 // world (a ClientInputs without inputs).
 func (c *Client[I]) sendAcks(now time.Time) error {
-	m := codec.ClientInputs{Tag: c.tag, First: c.decodeNext, Ack: c.recvWin.Ack()}
-	c.lastSend = now
+	m := codec.ClientInputs{Tag: c.tag, First: c.rx.decodeNext, Ack: c.rx.recvWin.Ack()}
+	c.clock.lastSend = now
 	return c.send(m.Append(c.sbuf[:0]))
 }
 
@@ -185,21 +185,21 @@ const maxEarly = 8
 
 // stashEarly keeps a copy of a datagram that came before the welcome.
 func (c *Client[I]) stashEarly(b []byte) {
-	if len(c.early) >= maxEarly {
+	if len(c.join.early) >= maxEarly {
 		c.st.BadDatagrams++
 		return
 	}
-	c.early = append(c.early, append([]byte(nil), b...))
+	c.join.early = append(c.join.early, append([]byte(nil), b...))
 }
 
 // replayEarly handles the datagrams that came before the welcome, once it
 // came.
 func (c *Client[I]) replayEarly(now time.Time) error {
-	if c.phase == connecting || len(c.early) == 0 {
+	if c.phase == connecting || len(c.join.early) == 0 {
 		return nil
 	}
-	early := c.early
-	c.early = nil
+	early := c.join.early
+	c.join.early = nil
 	for _, b := range early {
 		if err := c.handle(now, b); err != nil {
 			c.st.BadDatagrams++

@@ -71,7 +71,7 @@ func (c *Client[I]) handle(now time.Time, b []byte) error {
 	if (c.phase != playing && c.phase != loading) || tag != c.tag {
 		return fmt.Errorf("client: stray %v datagram", typ)
 	}
-	c.lastHeard = now
+	c.clock.lastHeard = now
 	switch typ {
 	case codec.TypeServerTicks:
 		return c.onTicks(now, b)
@@ -86,18 +86,18 @@ func (c *Client[I]) handle(now time.Time, b []byte) error {
 		}
 		// Time is our own clock at the ping (any ping: with a round trip
 		// longer than PingInterval, pongs answer earlier pings).
-		if sent := c.helloFirst.Add(time.Duration(m.Time)); !sent.After(now) && !sent.Before(c.pongSent) {
-			c.rtt = now.Sub(sent)
-			c.pongSent = sent
+		if sent := c.clock.helloFirst.Add(time.Duration(m.Time)); !sent.After(now) && !sent.Before(c.clock.pongSent) {
+			c.clock.rtt = now.Sub(sent)
+			c.clock.pongSent = sent
 			// The lead started from the hello's round trip, which lost
 			// hellos stretch: set it again from the first real measure.
-			if c.lead.started && !c.leadMeasured {
-				c.leadMeasured = true
-				if d := c.rtt - c.leadRTT; d > c.dt || d < -c.dt {
+			if c.clock.lead.started && !c.clock.leadMeasured {
+				c.clock.leadMeasured = true
+				if d := c.clock.rtt - c.clock.leadRTT; d > c.dt || d < -c.dt {
 					// From when the newest tick arrived: it is at most
 					// a tick old then, and older now.
-					c.lead.start(c.latestAt, c.latest, c.rtt, int64(c.core.predicted))
-					c.lead.advance(now)
+					c.clock.lead.start(c.rx.latestAt, c.rx.latest, c.clock.rtt, int64(c.core.predicted))
+					c.clock.lead.advance(now)
 				}
 			}
 		}
@@ -122,34 +122,34 @@ func (c *Client[I]) handle(now time.Time, b []byte) error {
 // onTicks takes a ServerTicks: the ack of our inputs, the margin report,
 // and tick bodies, which are decoded in order and confirmed to the core.
 func (c *Client[I]) onTicks(now time.Time, b []byte) error {
-	m := &c.ticksMsg
-	if _, err := m.Unmarshal(b, c.latest); err != nil {
+	m := &c.rx.ticksMsg
+	if _, err := m.Unmarshal(b, c.rx.latest); err != nil {
 		return err
 	}
-	if int32(m.Ack.Next-c.inputAck) > 0 {
-		c.inputAck = m.Ack.Next
+	if int32(m.Ack.Next-c.tx.inputAck) > 0 {
+		c.tx.inputAck = m.Ack.Next
 	}
 	if m.HasMargin && c.core != nil {
-		c.lead.feedback(now, time.Duration(m.Margin)*time.Millisecond, c.rtt, int64(c.core.predicted))
+		c.clock.lead.feedback(now, time.Duration(m.Margin)*time.Millisecond, c.clock.rtt, int64(c.core.predicted))
 	}
 	for _, t := range m.Ticks {
-		if int32(t.Tick-c.latest) > 0 {
-			c.latest, c.latestAt = t.Tick, now
+		if int32(t.Tick-c.rx.latest) > 0 {
+			c.rx.latest, c.rx.latestAt = t.Tick, now
 		}
-		d := t.Tick - c.decodeNext
-		if int32(d) < 0 || d > c.bmask {
+		d := t.Tick - c.rx.decodeNext
+		if int32(d) < 0 || d > c.rx.bmask {
 			continue
 		}
-		slot := t.Tick & c.bmask
-		if c.bodyAt[slot] != t.Tick {
-			buf := c.bodies[slot]
+		slot := t.Tick & c.rx.bmask
+		if c.rx.bodyAt[slot] != t.Tick {
+			buf := c.rx.bodies[slot]
 			if buf == nil {
 				buf = c.spareBody()
 			}
-			c.bodies[slot] = append(buf[:0], t.Body...)
-			c.bodyAt[slot] = t.Tick
+			c.rx.bodies[slot] = append(buf[:0], t.Body...)
+			c.rx.bodyAt[slot] = t.Tick
 		}
-		c.recvWin.Add(t.Tick)
+		c.rx.recvWin.Add(t.Tick)
 	}
 	if c.phase != playing || c.fetch.active {
 		return nil // the ticks wait for the world
@@ -160,64 +160,67 @@ func (c *Client[I]) onTicks(now time.Time, b []byte) error {
 // spareBody returns an empty buffer for a received tick body: one a
 // decoded tick gave back, or nil (append makes one of the body's size).
 func (c *Client[I]) spareBody() []byte {
-	if n := len(c.spare); n > 0 {
-		b := c.spare[n-1]
-		c.spare = c.spare[:n-1]
+	if n := len(c.rx.spare); n > 0 {
+		b := c.rx.spare[n-1]
+		c.rx.spare = c.rx.spare[:n-1]
 		return b
 	}
 	return nil
 }
 
-// decode decodes the waiting tick bodies in order.
+// decode decodes the waiting tick bodies in order and confirms them to
+// the core, as far as its rings have room: the rest wait for Update to
+// fold the confirmed ticks in (fold), so no tick is simulated here, in
+// datagram intake.
 func (c *Client[I]) decode(now time.Time) error {
 	size := c.it.Size()
-	for c.bodyAt[c.decodeNext&c.bmask] == c.decodeNext {
-		t := c.decodeNext
-		slot := t & c.bmask
-		c.bodyAt[slot] = 0
-		if err := c.dec.DecodeTick(c.bodies[slot], &c.tk); err != nil {
+	for c.rx.bodyAt[c.rx.decodeNext&c.rx.bmask] == c.rx.decodeNext && c.core.space() > 0 {
+		t := c.rx.decodeNext
+		slot := t & c.rx.bmask
+		c.rx.bodyAt[slot] = 0
+		if err := c.rx.dec.DecodeTick(c.rx.bodies[slot], &c.rx.tk); err != nil {
 			// A body we cannot read (a forged or corrupted datagram):
 			// drop it, and forget what we acknowledged past it so the
 			// server sends it again.
-			c.recvWin.Reset(t)
+			c.rx.recvWin.Reset(t)
 			return fmt.Errorf("client: tick %d: %w", t, err)
 		}
-		c.events = c.events[:0]
-		for _, e := range c.tk.Events {
+		c.rx.events = c.rx.events[:0]
+		for _, e := range c.rx.tk.Events {
 			k := game.Join
 			if e.Kind == codec.EventLeave {
 				k = game.Leave
 			}
-			c.events = append(c.events, game.Event{Kind: k, Player: game.PlayerID(e.Player)})
+			c.rx.events = append(c.rx.events, game.Event{Kind: k, Player: game.PlayerID(e.Player)})
 		}
-		r := c.dec.Roster()
+		r := c.rx.dec.Roster()
 		for p := range game.MaxPlayers {
-			dst := c.conf[p*size : (p+1)*size]
+			dst := c.rx.conf[p*size : (p+1)*size]
 			if in := r.Input(uint8(p)); in != nil {
 				copy(dst, in)
 			} else {
 				clear(dst)
 			}
 		}
-		if c.tk.Late.Has(uint8(c.me)) {
+		if c.rx.tk.Late.Has(uint8(c.me)) {
 			c.st.LateInputs++
 		}
-		c.core.confirm(t, c.events, c.conf, c.tk.Hash, c.hashBits)
+		c.core.confirm(t, c.rx.events, c.rx.conf, c.rx.tk.Hash, c.hashBits)
 		// The body is spent: its buffer serves the next tick to arrive,
 		// so the ring holds only as many buffers as bodies wait at once.
-		c.spare = append(c.spare, c.bodies[slot])
-		c.bodies[slot] = nil
-		c.decodeNext++
+		c.rx.spare = append(c.rx.spare, c.rx.bodies[slot])
+		c.rx.bodies[slot] = nil
+		c.rx.decodeNext++
 	}
-	c.recvWin.AdvanceTo(c.decodeNext)
-	if !c.lead.started && c.decodeNext > 1 {
-		c.lead.start(c.latestAt, c.latest, c.rtt, int64(c.core.predicted))
-		c.lead.advance(now)
+	c.rx.recvWin.AdvanceTo(c.rx.decodeNext)
+	if !c.clock.lead.started && c.rx.decodeNext > 1 {
+		c.clock.lead.start(c.rx.latestAt, c.rx.latest, c.clock.rtt, int64(c.core.predicted))
+		c.clock.lead.advance(now)
 		// The ticks up to where the clock starts are simulated at once to
 		// catch up; they have run on the server already.
-		c.firstOwn = uint32(c.lead.tick(now)) + 1
-		c.leadRTT = c.rtt
-		c.leadMeasured = c.pongSent.After(c.helloFirst)
+		c.tx.firstOwn = uint32(c.clock.lead.tick(now)) + 1
+		c.clock.leadRTT = c.clock.rtt
+		c.clock.leadMeasured = c.clock.pongSent.After(c.clock.helloFirst)
 	}
 	return nil
 }
@@ -229,7 +232,7 @@ func (c *Client[I]) sendInputs(now time.Time) error {
 	// Ticks before firstOwn ran on the server before we played: it
 	// settled them without us, and sending them would only say how late
 	// they are, which is no news about our lead.
-	first := max(c.inputAck, c.firstOwn, 1)
+	first := max(c.tx.inputAck, c.tx.firstOwn, 1)
 	if int32(first-last) > 0 && last > 0 {
 		// The server has settled every tick we have an input for: we are
 		// behind. Send the newest anyway, so that the server reports how
@@ -245,18 +248,18 @@ func (c *Client[I]) sendInputs(now time.Time) error {
 	if int32(last-first) >= int32(maxCount) {
 		last = first + maxCount - 1 // the rest go in the next datagrams
 	}
-	c.sendIns = c.sendIns[:0]
+	c.tx.sendIns = c.tx.sendIns[:0]
 	for u := first; int32(u-last) <= 0; u++ {
-		c.sendIns = append(c.sendIns, c.core.ownRef(u))
+		c.tx.sendIns = append(c.tx.sendIns, c.core.ownRef(u))
 	}
-	m := codec.ClientInputs{Tag: c.tag, First: first, Ack: c.recvWin.Ack(), Count: len(c.sendIns)}
-	if len(c.sendIns) == 0 {
-		m.First = c.decodeNext
+	m := codec.ClientInputs{Tag: c.tag, First: first, Ack: c.rx.recvWin.Ack(), Count: len(c.tx.sendIns)}
+	if len(c.tx.sendIns) == 0 {
+		m.First = c.rx.decodeNext
 	}
-	if len(c.sendIns) > 0 {
-		m.Payload = c.it.AppendInputs(c.payload[:0], c.sendIns)
-		c.payload = m.Payload
+	if len(c.tx.sendIns) > 0 {
+		m.Payload = c.it.AppendInputs(c.tx.payload[:0], c.tx.sendIns)
+		c.tx.payload = m.Payload
 	}
-	c.lastSend = now
+	c.clock.lastSend = now
 	return c.send(m.Append(c.sbuf[:0]))
 }
