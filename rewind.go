@@ -10,6 +10,15 @@
 // data channels; see docs/rooms.md). This package links neither WebRTC
 // nor WebSocket: only package rooms does.
 //
+// A game needs no other package of the engine than this one and world:
+// its settings (Options, ServerConfig, ClientConfig, UDPConfig, with
+// Options.OnUpdate as a status and stop hook), its counters (Stats, State,
+// ServerStats) and the errors to test with errors.Is (ErrRefused,
+// ErrTimeout, ErrKicked, ErrHandshake, ErrConnRefused, …) have names here
+// (Example_face). Its view draws with Session.View or ViewBetween from
+// copies of the predicted world and of the tick before it, made after each
+// tick: drawing never waits for Run, nor Run for drawing.
+//
 // Under the Session: package server runs the authoritative match, package
 // client predicts, rolls back and verifies, package world holds the state
 // as plain bytes and package codec puts everything on the wire. See

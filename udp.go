@@ -12,16 +12,17 @@ type UDPOptions struct {
 	Options
 	// UDP configures the socket; its HandshakeTimeout bounds how long
 	// ConnectUDP waits for a server to answer (default 5 s).
-	UDP transport.UDPConfig
+	UDP UDPConfig
 }
 
 // ConnectUDP opens a UDP session with the server at addr ("host:port"),
 // then starts a session of g as its client (see Connect). The session owns
 // the socket: Close says bye and closes it. It fails with an error
-// wrapping transport.ErrHandshake when nobody answers in time and
-// transport.ErrRefused when the server's socket is full; a match that
-// refuses the player fails the session's Update or Run with
-// client.ErrRefused.
+// wrapping ErrHandshake when nobody answers in time, ErrConnRefused when
+// the server's socket refuses the handshake (full, or another version of
+// the UDP framing), and ctx's error when ctx ends first. A match that
+// refuses the player is told apart from those: the session's Update or
+// Run fails with ErrRefused (a *RefusedError naming the reason).
 func ConnectUDP[I any](ctx context.Context, g Game[I], addr string, opts UDPOptions) (*Session[I], error) {
 	conn, err := transport.DialUDPContext(ctx, addr, opts.UDP)
 	if err != nil {
