@@ -196,294 +196,399 @@ func (r Result) ServerMicrosPerPlayerTick() float64 {
 // Run plays the match and returns what happened; an error means the match
 // could not be set up or a machine failed.
 func Run[I any](cfg Config[I]) (Result, error) {
-	var res Result
 	if cfg.Players < 1 {
-		return res, fmt.Errorf("simmatch: %d players", cfg.Players)
+		return Result{}, fmt.Errorf("simmatch: %d players", cfg.Players)
 	}
-	if cfg.Step <= 0 {
-		cfg.Step = time.Millisecond
-	}
-	logf := cfg.Log
-	if logf == nil {
-		logf = func(string, ...any) {}
-	}
-	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	net := transport.NewSimNetwork(cfg.Seed, start)
-	net.SetDefaultLink(cfg.Link)
-	for i, l := range cfg.Links {
-		net.SetPath(clientName(i), "server", l)
-	}
-	sconn, err := net.Listen("server")
+	m, err := newMatch(cfg)
+	defer m.close()
 	if err != nil {
-		return res, err
+		return m.res, err
 	}
-	defer sconn.Close()
-
-	var hashes []uint64 // the server's hash of tick t at t-1
-	scfg := cfg.Server
-	if scfg.StartPlayers == 0 {
-		scfg.StartPlayers = cfg.Players
-	}
-	maxTicks := uint32(cfg.Duration * time.Duration(rateOf(cfg.NewGame())) / time.Second)
-	scfg.MaxTicks = maxTicks
-	scfg.MaxPlayers = max(scfg.MaxPlayers, cfg.Players)
-	userOnTick := scfg.OnTick
-	scfg.OnTick = func(t uint32, w *world.World, h uint64) {
-		hashes = append(hashes, h)
-		if userOnTick != nil {
-			userOnTick(t, w, h)
-		}
-	}
-	counted := &countConn{Conn: sconn, to: map[transport.Addr]uint64{}, client: map[transport.Addr]int{}, drop: cfg.Drop}
-	srv, err := server.New(cfg.NewGame(), counted, scfg)
-	if err != nil {
-		return res, err
-	}
-
-	clients := make([]*client.Client[I], cfg.Players)
-	verified := make([]uint32, cfg.Players)
-	gone := make([]bool, cfg.Players)
-	res.Joins = make([]JoinStat, cfg.Players)
-	res.Rejoined = make([]int, cfg.Players)
-	helloAt := make([]time.Time, cfg.Players)
-	firstAt := make([]time.Time, cfg.Players)
-	res.ClientVerifiedTicks = make([]uint64, cfg.Players)
-	res.Lead = make([]float64, cfg.Players)
-	leadN := make([]int, cfg.Players)
-	var now time.Time
-	var matchStart time.Time
-	var conns []*transport.SimConn
-	defer func() {
-		for _, c := range conns {
-			c.Close()
-		}
-	}()
-	newClient := func(i int, name string, cookie []byte) (*client.Client[I], error) {
-		conn, err := net.Dial(name, "server")
-		if err != nil {
-			return nil, err
-		}
-		conns = append(conns, conn)
-		counted.client[conn.LocalAddr()] = i
-		ccfg := cfg.Client
-		ccfg.Cookie = cookie
-		userVerified := ccfg.OnVerified
-		ccfg.OnVerified = func(t uint32, h uint64) {
-			res.VerifiedTicks++
-			res.ClientVerifiedTicks[i]++
-			verified[i] = t
-			if int(t) > len(hashes) || hashes[t-1] != h {
-				res.Mismatches++
-			}
-			if firstAt[i].IsZero() {
-				firstAt[i] = now
-				res.Joins[i].FirstTick = t
-				res.Joins[i].FirstVerified = now.Sub(helloAt[i])
-				res.Joins[i].Bytes = counted.to[conn.LocalAddr()]
-			}
-			if userVerified != nil {
-				userVerified(t, h)
-			}
-		}
-		newGame := cfg.NewGame
-		if cfg.NewClientGame != nil {
-			newGame = cfg.NewClientGame
-		}
-		c, err := client.New(newGame(), conn, ccfg)
-		if err != nil {
-			return nil, err
-		}
-		if cfg.Bot != nil {
-			c.SetInputFunc(func(t uint32) I {
-				id, _ := c.Player()
-				return cfg.Bot(id, t)
-			})
-		}
-		return c, nil
-	}
-	for i := range clients {
-		res.Rejoined[i] = -1
-		c, err := newClient(i, clientName(i), nil)
-		if err != nil {
-			return res, err
-		}
-		clients[i] = c
-	}
-	left := make([]bool, cfg.Players)
-
 	// The whole match runs on this goroutine; lock it to its thread so
 	// that the thread's CPU clock measures the server's Update.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	now = start
-	corrupted := make([]bool, cfg.Players)
-	blackoutSet := false
-	var atEnd []client.Stats // the clients' counters when the server ended
-	// Handshake, the match, then until every client verified the last tick
-	// (or a drain limit passes).
-	deadline := start.Add(10*time.Second + cfg.Duration)
-	for now.Before(deadline) {
-		now = now.Add(cfg.Step)
-		net.Advance(now)
-		t0, w0 := cputime.Thread()
-		if err := srv.Update(now); err != nil {
-			return res, err
+	if err := m.run(); err != nil {
+		return m.res, err
+	}
+	m.finish()
+	return m.res, nil
+}
+
+// match is one simulated match under way: the network, the server, a
+// driver per client, and the Result being filled in.
+type match[I any] struct {
+	cfg        Config[I]
+	logf       func(format string, args ...any)
+	net        *transport.SimNetwork
+	counted    *countConn
+	srv        *server.Server[I]
+	hashes     []uint64 // the server's hash of tick t at t-1
+	maxTicks   uint32
+	conns      []*transport.SimConn
+	drivers    []*driver[I]
+	res        Result
+	start      time.Time
+	now        time.Time
+	matchStart time.Time     // when the server started the match (zero before)
+	into       time.Duration // now - matchStart (0 before the start)
+	blackedOut bool          // the blackout is set on the network
+	atEnd      []client.Stats
+}
+
+// newMatch sets up the network, the server and the clients.
+func newMatch[I any](cfg Config[I]) (*match[I], error) {
+	if cfg.Step <= 0 {
+		cfg.Step = time.Millisecond
+	}
+	m := &match[I]{cfg: cfg, logf: cfg.Log, start: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	if m.logf == nil {
+		m.logf = func(string, ...any) {}
+	}
+	m.now = m.start
+	m.net = transport.NewSimNetwork(cfg.Seed, m.start)
+	m.net.SetDefaultLink(cfg.Link)
+	for i, l := range cfg.Links {
+		m.net.SetPath(clientName(i), "server", l)
+	}
+	sconn, err := m.net.Listen("server")
+	if err != nil {
+		return m, err
+	}
+	m.conns = append(m.conns, sconn)
+	scfg := cfg.Server
+	if scfg.StartPlayers == 0 {
+		scfg.StartPlayers = cfg.Players
+	}
+	m.maxTicks = uint32(cfg.Duration * time.Duration(rateOf(cfg.NewGame())) / time.Second)
+	scfg.MaxTicks = m.maxTicks
+	scfg.MaxPlayers = max(scfg.MaxPlayers, cfg.Players)
+	userOnTick := scfg.OnTick
+	scfg.OnTick = func(t uint32, w *world.World, h uint64) {
+		m.hashes = append(m.hashes, h)
+		if userOnTick != nil {
+			userOnTick(t, w, h)
 		}
-		t1, _ := cputime.Thread()
-		res.ServerCPU += t1 - t0
-		res.ServerCPUIsThread = w0
-		if srv.Started() && matchStart.IsZero() {
-			matchStart = now
-			deadline = now.Add(cfg.Duration + drain)
-			logf("match started at %v", now.Sub(start))
+	}
+	m.counted = &countConn{Conn: sconn, to: map[transport.Addr]uint64{}, client: map[transport.Addr]int{}, drop: cfg.Drop}
+	if m.srv, err = server.New(cfg.NewGame(), m.counted, scfg); err != nil {
+		return m, err
+	}
+	n := cfg.Players
+	m.res.Joins = make([]JoinStat, n)
+	m.res.Rejoined = make([]int, n)
+	m.res.ClientVerifiedTicks = make([]uint64, n)
+	m.res.Lead = make([]float64, n)
+	for i := range n {
+		m.res.Rejoined[i] = -1
+		d := &driver[I]{m: m, i: i}
+		if d.c, err = d.newClient(clientName(i), nil); err != nil {
+			return m, err
 		}
-		var into time.Duration
-		if !matchStart.IsZero() {
-			into = now.Sub(matchStart)
+		m.drivers = append(m.drivers, d)
+	}
+	return m, nil
+}
+
+// close closes every connection of the simulated network.
+func (m *match[I]) close() {
+	for _, c := range m.conns {
+		c.Close()
+	}
+}
+
+// run steps the handshake, the match, then until every client verified
+// the last tick (or a drain limit passes).
+func (m *match[I]) run() error {
+	cfg := &m.cfg
+	deadline := m.start.Add(10*time.Second + cfg.Duration)
+	for m.now.Before(deadline) {
+		m.now = m.now.Add(cfg.Step)
+		m.net.Advance(m.now)
+		if err := m.updateServer(); err != nil {
+			return err
 		}
-		if cfg.Blackout > 0 && !blackoutSet && !matchStart.IsZero() {
-			blackoutSet = true
-			low := 0
-			for i, c := range clients {
-				id, _ := c.Player()
-				lid, _ := clients[low].Player()
-				if id < lid {
-					low = i
-				}
-			}
-			from := matchStart.Add(cfg.Duration / 3)
-			net.Blackout(clientName(low), from, from.Add(cfg.Blackout))
-			logf("blackout of client %d from %v for %v", low, cfg.Duration/3, cfg.Blackout)
+		if m.srv.Started() && m.matchStart.IsZero() {
+			m.matchStart = m.now
+			deadline = m.now.Add(cfg.Duration + drain)
+			m.logf("match started at %v", m.now.Sub(m.start))
 		}
-		if cfg.Trace > 0 && !matchStart.IsZero() && into%cfg.Trace == 0 {
-			for i, c := range clients {
-				st := c.Stats()
-				logf("t=%v client %d: server=%d predicted=%d verified=%d late=%d rollbacks=%d maxrb=%d stalls=%d corrections=%d ping=%v",
-					into, i, srv.Tick(), st.Predicted, st.Verified, st.LateInputs, st.Rollbacks, st.MaxRollback, st.Stalls, st.LeadCorrections, st.Ping)
-			}
+		if !m.matchStart.IsZero() {
+			m.into = m.now.Sub(m.matchStart)
 		}
-		done := srv.Ended()
-		for i, c := range clients {
-			if p, ok := cfg.Pause[i]; ok && !matchStart.IsZero() && into >= p.At && into < p.At+p.Length {
-				continue
+		m.blackout()
+		m.trace()
+		done := m.srv.Ended()
+		for _, d := range m.drivers {
+			waiting, err := d.step()
+			if err != nil {
+				return err
 			}
-			if gone[i] {
-				continue
-			}
-			if at, ok := cfg.JoinAt[i]; ok && (matchStart.IsZero() || into < at) {
-				done = false
-				continue
-			}
-			if at, ok := cfg.Leave[i]; ok && !left[i] && !matchStart.IsZero() && into >= at {
-				left[i] = true
-				_ = c.Close()
-				logf("client %d left at %v", i, into)
-			}
-			if left[i] {
-				at, ok := cfg.Rejoin[i]
-				if !ok || into < at {
-					if ok {
-						done = false
-					}
-					continue
-				}
-				cookie, _ := c.Cookie()
-				if cfg.RejoinWrongCookie {
-					cookie[0] ^= 1
-				}
-				nc, err := newClient(i, clientName(i)+"r", cookie[:])
-				if err != nil {
-					return res, err
-				}
-				left[i] = false
-				delete(cfg.Rejoin, i)
-				delete(cfg.Leave, i)
-				clients[i], c = nc, nc
-				helloAt[i], firstAt[i] = time.Time{}, time.Time{}
-				res.Rejoined[i] = -2
-				logf("client %d rejoins at %v", i, into)
-			}
-			if helloAt[i].IsZero() {
-				helloAt[i] = now
-				res.Joins[i].Hello = now.Sub(matchStart)
-				if matchStart.IsZero() {
-					res.Joins[i].Hello = 0
-				}
-			}
-			if at, ok := cfg.Corrupt[i]; ok && !corrupted[i] && into >= at && c.Playing() && cfg.CorruptFn != nil {
-				corrupted[i] = true
-				cfg.CorruptFn(c.World())
-				logf("client %d's world corrupted at %v", i, into)
-			}
-			if err := c.Update(now); err != nil {
-				var refused *client.RefusedError
-				if errors.As(err, &refused) {
-					res.Refusals = append(res.Refusals, err)
-					gone[i] = true
-					continue
-				}
-				if !errors.Is(err, client.ErrKicked) && !errors.Is(err, client.ErrTimeout) {
-					return res, fmt.Errorf("simmatch: client %d at %v: %w", i, now.Sub(start), err)
-				}
-				// Dropped (a blackout longer than the server keeps ticks,
-				// say): it has left the match. Rejoining is the next step.
-				gone[i] = true
-				res.Dropped++
-				logf("client %d left the match at %v: %v", i, into, err)
-				continue
-			}
-			if res.Rejoined[i] == -2 {
-				if id, ok := c.Player(); ok {
-					res.Rejoined[i] = int(id)
-				}
-			}
-			if verified[i] < maxTicks {
-				done = false
-			}
-			if c.Playing() && !srv.Ended() && into >= cfg.Duration-time.Second {
-				st := c.Stats()
-				res.Lead[i] += float64(st.Predicted) - float64(st.Verified)
-				leadN[i]++
-			}
+			done = done && !waiting
 		}
-		if srv.Ended() && atEnd == nil {
-			for _, c := range clients {
-				atEnd = append(atEnd, c.Stats())
+		if m.srv.Ended() && m.atEnd == nil {
+			for _, d := range m.drivers {
+				m.atEnd = append(m.atEnd, d.c.Stats())
 			}
 		}
 		if done {
 			break
 		}
 	}
-	if atEnd == nil {
-		return res, fmt.Errorf("simmatch: the match did not end (server at tick %d of %d)", srv.Tick(), maxTicks)
+	if m.atEnd == nil {
+		return fmt.Errorf("simmatch: the match did not end (server at tick %d of %d)", m.srv.Tick(), m.maxTicks)
 	}
+	return nil
+}
 
-	res.Server = srv.Stats()
-	res.Ticks = srv.Tick()
+// updateServer updates the server and counts its CPU time.
+func (m *match[I]) updateServer() error {
+	t0, w0 := cputime.Thread()
+	if err := m.srv.Update(m.now); err != nil {
+		return err
+	}
+	t1, _ := cputime.Thread()
+	m.res.ServerCPU += t1 - t0
+	m.res.ServerCPUIsThread = w0
+	return nil
+}
+
+// blackout silences the lowest-id player's path once the match started
+// (Config.Blackout).
+func (m *match[I]) blackout() {
+	if m.cfg.Blackout <= 0 || m.blackedOut || m.matchStart.IsZero() {
+		return
+	}
+	m.blackedOut = true
+	low := 0
+	for i, d := range m.drivers {
+		id, _ := d.c.Player()
+		lid, _ := m.drivers[low].c.Player()
+		if id < lid {
+			low = i
+		}
+	}
+	from := m.matchStart.Add(m.cfg.Duration / 3)
+	m.net.Blackout(clientName(low), from, from.Add(m.cfg.Blackout))
+	m.logf("blackout of client %d from %v for %v", low, m.cfg.Duration/3, m.cfg.Blackout)
+}
+
+// trace logs every client's state every Config.Trace.
+func (m *match[I]) trace() {
+	if m.cfg.Trace <= 0 || m.matchStart.IsZero() || m.into%m.cfg.Trace != 0 {
+		return
+	}
+	for i, d := range m.drivers {
+		st := d.c.Stats()
+		m.logf("t=%v client %d: server=%d predicted=%d verified=%d late=%d rollbacks=%d maxrb=%d stalls=%d corrections=%d ping=%v",
+			m.into, i, m.srv.Tick(), st.Predicted, st.Verified, st.LateInputs, st.Rollbacks, st.MaxRollback, st.Stalls, st.LeadCorrections, st.Ping)
+	}
+}
+
+// finish fills in the Result's totals from the machines' counters.
+func (m *match[I]) finish() {
+	res := &m.res
+	res.Server = m.srv.Stats()
+	res.Ticks = m.srv.Tick()
 	res.PlayerTicks = res.Server.PlayerTicks
 	res.ServerBytesOut = res.Server.BytesOut
 	res.Verified = ^uint32(0)
-	for i, c := range clients {
-		st := c.Stats()
+	for i, d := range m.drivers {
+		st := d.c.Stats()
 		res.Clients = append(res.Clients, st)
 		res.Desyncs += st.Desyncs
 		res.Resyncs += st.Resyncs
 		res.Rollbacks += st.Rollbacks
-		res.Stalls += atEnd[i].Stalls
+		res.Stalls += m.atEnd[i].Stalls
 		res.MaxRollback = max(res.MaxRollback, st.MaxRollback)
 		res.ClientBytesIn += st.BytesIn
 		res.ClientBytesOut += st.BytesOut
-		res.Verified = min(res.Verified, verified[i])
-		if leadN[i] > 0 {
-			res.Lead[i] /= float64(leadN[i])
+		res.Verified = min(res.Verified, d.verified)
+		if d.leadN > 0 {
+			res.Lead[i] /= float64(d.leadN)
 		}
-		if first := res.Joins[i].FirstTick; first > 0 && verified[i] == res.Ticks && res.ClientVerifiedTicks[i] >= uint64(res.Ticks-first+1) {
+		if first := res.Joins[i].FirstTick; first > 0 && d.verified == res.Ticks && res.ClientVerifiedTicks[i] >= uint64(res.Ticks-first+1) {
 			res.FullyVerified++
 		}
 	}
 	res.VerifiedEqual = res.Mismatches == 0 && res.Verified > 0
-	return res, nil
+}
+
+// driver drives client i of a match: it holds it back until it joins,
+// closes it when it leaves and makes a new one when it rejoins, corrupts
+// its world on cue, updates it, and checks and counts what it verifies.
+type driver[I any] struct {
+	m         *match[I]
+	i         int
+	c         *client.Client[I]
+	verified  uint32 // the last tick it verified
+	gone      bool   // refused or dropped: out of the match
+	left      bool   // closed (Config.Leave), not rejoined yet
+	rejoined  bool   // has rejoined: Leave and Rejoin are spent
+	corrupted bool
+	helloAt   time.Time
+	firstAt   time.Time // when it verified its first tick
+	leadN     int       // samples summed in Result.Lead[i]
+}
+
+// newClient dials the server as name and makes the client, with cookie to
+// rejoin with (nil for a first join).
+func (d *driver[I]) newClient(name string, cookie []byte) (*client.Client[I], error) {
+	m, cfg := d.m, &d.m.cfg
+	conn, err := m.net.Dial(name, "server")
+	if err != nil {
+		return nil, err
+	}
+	m.conns = append(m.conns, conn)
+	m.counted.client[conn.LocalAddr()] = d.i
+	ccfg := cfg.Client
+	ccfg.Cookie = cookie
+	userVerified := ccfg.OnVerified
+	ccfg.OnVerified = func(t uint32, h uint64) {
+		d.onVerified(conn.LocalAddr(), t, h)
+		if userVerified != nil {
+			userVerified(t, h)
+		}
+	}
+	newGame := cfg.NewGame
+	if cfg.NewClientGame != nil {
+		newGame = cfg.NewClientGame
+	}
+	c, err := client.New(newGame(), conn, ccfg)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Bot != nil {
+		c.SetInputFunc(func(t uint32) I {
+			id, _ := c.Player()
+			return cfg.Bot(id, t)
+		})
+	}
+	return c, nil
+}
+
+// onVerified checks tick t's hash against the server's and counts it, and
+// notes the client's first verified tick (its join).
+func (d *driver[I]) onVerified(addr transport.Addr, t uint32, h uint64) {
+	m, res := d.m, &d.m.res
+	res.VerifiedTicks++
+	res.ClientVerifiedTicks[d.i]++
+	d.verified = t
+	if int(t) > len(m.hashes) || m.hashes[t-1] != h {
+		res.Mismatches++
+	}
+	if d.firstAt.IsZero() {
+		d.firstAt = m.now
+		res.Joins[d.i].FirstTick = t
+		res.Joins[d.i].FirstVerified = m.now.Sub(d.helloAt)
+		res.Joins[d.i].Bytes = m.counted.to[addr]
+	}
+}
+
+// step runs the client for one driver step and reports whether the match
+// must wait for it (it has yet to join, to rejoin, or to verify the last
+// tick).
+func (d *driver[I]) step() (waiting bool, err error) {
+	m, cfg := d.m, &d.m.cfg
+	started, into := !m.matchStart.IsZero(), m.into
+	if p, ok := cfg.Pause[d.i]; ok && started && into >= p.At && into < p.At+p.Length {
+		return false, nil
+	}
+	if d.gone {
+		return false, nil
+	}
+	if at, ok := cfg.JoinAt[d.i]; ok && (!started || into < at) {
+		return true, nil
+	}
+	if wait, err := d.leaveOrRejoin(); wait || err != nil {
+		return d.left && !d.rejoined && hasKey(cfg.Rejoin, d.i), err
+	}
+	if d.helloAt.IsZero() {
+		d.helloAt = m.now
+		m.res.Joins[d.i].Hello = m.now.Sub(m.matchStart)
+		if !started {
+			m.res.Joins[d.i].Hello = 0
+		}
+	}
+	if at, ok := cfg.Corrupt[d.i]; ok && !d.corrupted && into >= at && d.c.Playing() && cfg.CorruptFn != nil {
+		d.corrupted = true
+		cfg.CorruptFn(d.c.World())
+		m.logf("client %d's world corrupted at %v", d.i, into)
+	}
+	if err := d.c.Update(m.now); err != nil {
+		return false, d.failed(err)
+	}
+	if m.res.Rejoined[d.i] == -2 {
+		if id, ok := d.c.Player(); ok {
+			m.res.Rejoined[d.i] = int(id)
+		}
+	}
+	if d.c.Playing() && !m.srv.Ended() && into >= cfg.Duration-time.Second {
+		st := d.c.Stats()
+		m.res.Lead[d.i] += float64(st.Predicted) - float64(st.Verified)
+		d.leadN++
+	}
+	return d.verified < m.maxTicks, nil
+}
+
+// leaveOrRejoin closes the client at its Leave time and makes a new one at
+// its Rejoin time (with the first one's cookie, or a wrong one); it
+// reports whether the client is out for this step.
+func (d *driver[I]) leaveOrRejoin() (out bool, err error) {
+	m, cfg := d.m, &d.m.cfg
+	if d.rejoined || m.matchStart.IsZero() {
+		return false, nil
+	}
+	if at, ok := cfg.Leave[d.i]; ok && !d.left && m.into >= at {
+		d.left = true
+		_ = d.c.Close()
+		m.logf("client %d left at %v", d.i, m.into)
+	}
+	if !d.left {
+		return false, nil
+	}
+	if at, ok := cfg.Rejoin[d.i]; !ok || m.into < at {
+		return true, nil
+	}
+	cookie, _ := d.c.Cookie()
+	if cfg.RejoinWrongCookie {
+		cookie[0] ^= 1
+	}
+	nc, err := d.newClient(clientName(d.i)+"r", cookie[:])
+	if err != nil {
+		return true, err
+	}
+	d.left, d.rejoined = false, true
+	d.c = nc
+	d.helloAt, d.firstAt = time.Time{}, time.Time{}
+	m.res.Rejoined[d.i] = -2
+	m.logf("client %d rejoins at %v", d.i, m.into)
+	return false, nil
+}
+
+// failed takes the error of the client's Update: a refusal or a drop
+// takes it out of the match; anything else fails the match.
+func (d *driver[I]) failed(err error) error {
+	m := d.m
+	d.gone = true
+	var refused *client.RefusedError
+	if errors.As(err, &refused) {
+		m.res.Refusals = append(m.res.Refusals, err)
+		return nil
+	}
+	if !errors.Is(err, client.ErrKicked) && !errors.Is(err, client.ErrTimeout) {
+		return fmt.Errorf("simmatch: client %d at %v: %w", d.i, m.now.Sub(m.start), err)
+	}
+	// Dropped (a blackout longer than the server keeps ticks, say): it has
+	// left the match. Rejoining is the next step.
+	m.res.Dropped++
+	m.logf("client %d left the match at %v: %v", d.i, m.into, err)
+	return nil
+}
+
+func hasKey[K comparable, V any](m map[K]V, k K) bool {
+	_, ok := m[k]
+	return ok
 }
 
 // drain is how long after the match's end the clients get to verify its
