@@ -4,14 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"html/template"
 	"io"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -21,7 +19,7 @@ import (
 )
 
 func init() {
-	register("demo", "the rooms relay and a hosted sand room in one process on one HTTP port (players join with rewind play --join CODE)", runDemo)
+	register("demo", "the rooms relay, a hosted sand room and the browser page that plays it, in one process on one HTTP port (open the printed url=, or join with rewind play --join CODE)", runDemo)
 }
 
 func runDemo(args []string, stdout, stderr io.Writer) error {
@@ -31,9 +29,11 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 }
 
 // demo serves the rooms relay (and TURN) on --http and hosts a sand match
-// in a room of it, until ctx ends or --duration passes. It prints room=,
-// relay= and url= on lines of their own, then one key=value line of
-// totals at the end.
+// in a room of it, until ctx ends or --duration passes; the page at url=
+// plays the match in the browser (demo_page.go; not with --no-page). It
+// prints room=, relay= and url= on lines of their own once the page is
+// ready (after a first run's build of its wasm), then one key=value line
+// of totals at the end.
 func demo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("demo", "rewind demo [--http ADDR] [flags]", stderr)
 	httpAddr := fs.String("http", "127.0.0.1:8080", "HTTP address of the page (/) and the relay's WebSocket endpoint; 0.0.0.0:8080 lets other machines join")
@@ -47,6 +47,7 @@ func demo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.turnAddr, "turn", "", `UDP address of the TURN server (default: the --http host, a free port; "none" turns TURN off)`)
 	fs.StringVar(&o.turnIP, "turn-ip", "", "public IP handed out for TURN (default: the --turn IP, or this machine's first non-loopback IPv4)")
 	o.turnSecret = os.Getenv("REWIND_TURN_SECRET")
+	noPage := fs.Bool("no-page", false, "serve no browser player: / only says how to join from a terminal, and the wasm is not built (without it, the first run builds the page's wasm with go from PATH, from the source tree, into the user's cache)")
 	var lf logFlags
 	lf.add(fs)
 	if err := parseQuiet(fs, "demo", args, stderr); err != nil {
@@ -65,6 +66,12 @@ func demo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	var files *pageFiles // demo_page.go
+	if !*noPage {
+		if files, err = loadPage(stderr); err != nil {
+			return err
+		}
+	}
 	ln, err := net.Listen("tcp", *httpAddr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", *httpAddr, err)
@@ -78,9 +85,12 @@ func demo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	defer rr.close()
 	relayURL := wsURL(ln.Addr())
 	pageURL := "http" + strings.TrimSuffix(strings.TrimPrefix(relayURL, "ws"), relay.RoomPath) + "/"
-	page := &demoPage{relay: relayURL}
+	page := &demoPage{relay: relayURL, play: files != nil}
 	mux := http.NewServeMux()
 	rr.mount(mux)
+	if files != nil {
+		files.mount(mux)
+	}
 	mux.Handle("/{$}", page)
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
@@ -157,39 +167,4 @@ func (g *gameFlags) playFlags() string {
 		s += fmt.Sprintf(" --tick-rate %d", g.tickRate)
 	}
 	return s
-}
-
-// demoPage is the page at /: the room code and how to join it.
-type demoPage struct {
-	relay string
-	mu    sync.Mutex
-	code  string
-	flags string
-}
-
-func (p *demoPage) set(code string, gf gameFlags) {
-	p.mu.Lock()
-	p.code, p.flags = code, gf.playFlags()
-	p.mu.Unlock()
-}
-
-var demoTemplate = template.Must(template.New("demo").Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>rewind demo: room {{.Code}}</title></head>
-<body style="font-family: sans-serif; max-width: 40em; margin: 2em auto">
-<h1>rewind demo</h1>
-<p>A sand match is hosted in room <strong style="font-size: 150%">{{if .Code}}{{.Code}}{{else}}(starting){{end}}</strong>.</p>
-<p>Join it from a terminal with a headless bot:</p>
-<pre>rewind play --headless --join {{.Code}} --relay {{.Relay}}{{.Flags}}</pre>
-<p>From another machine, start the demo with <code>--http 0.0.0.0:8080</code> and use this machine's address in <code>--relay</code>.</p>
-<p>Playing in the browser comes in a later version: this page is only the room's signpost for now.</p>
-</body></html>
-`))
-
-// ServeHTTP writes the page.
-func (p *demoPage) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	p.mu.Lock()
-	data := struct{ Code, Relay, Flags string }{p.code, p.relay, p.flags}
-	p.mu.Unlock()
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	_ = demoTemplate.Execute(w, data)
 }

@@ -124,7 +124,7 @@ func checkSameHash(t *testing.T, res []playResult, tick string) {
 // same hash at the same tick.
 func TestDemoCommand(t *testing.T) {
 	checkLeaks(t)
-	d := startCommand(t, demo, []string{"--http", "127.0.0.1:0", "--grid", "32", "--players", "2"}, "room", "relay", "url")
+	d := startCommand(t, demo, []string{"--http", "127.0.0.1:0", "--grid", "32", "--players", "2", "--no-page"}, "room", "relay", "url")
 	code, relayURL, pageURL := d.vals["room"], d.vals["relay"], d.vals["url"]
 	if len(code) != 6 || !strings.HasPrefix(relayURL, "ws://127.0.0.1:") || !strings.HasPrefix(pageURL, "http://127.0.0.1:") ||
 		strings.TrimPrefix(relayURL, "ws") != strings.TrimPrefix(pageURL, "http")+"rooms" {

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+)
+
+// TestAcceptsEncoding reads Accept-Encoding as browsers send it.
+func TestAcceptsEncoding(t *testing.T) {
+	for _, tc := range []struct {
+		header, enc string
+		want        bool
+	}{
+		{"gzip, deflate, br, zstd", "zstd", true},
+		{"gzip, deflate, br, zstd", "gzip", true},
+		{"gzip, deflate, br", "zstd", false},
+		{"GZIP;q=0.5", "gzip", true},
+		{"gzip;q=0, zstd", "gzip", false},
+		{"zstd; q=0.0", "zstd", false},
+		{"", "gzip", false},
+		{"xgzip", "gzip", false},
+	} {
+		if got := acceptsEncoding(tc.header, tc.enc); got != tc.want {
+			t.Errorf("acceptsEncoding(%q, %q) = %v", tc.header, tc.enc, got)
+		}
+	}
+}
+
+// TestServeWasm: zstd where accepted, else gzip, else plain; each decodes
+// to the wasm.
+func TestServeWasm(t *testing.T) {
+	wasm := bytes.Repeat([]byte("\x00asm wasm bytes "), 1000)
+	zst, err := zstdBest(wasm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gz, err := gzipBest(wasm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &pageFiles{key: "k", wasm: wasm, zst: zst, gz: gz, wasmExec: []byte("// wasm_exec")}
+	mux := http.NewServeMux()
+	p.mount(mux)
+	for _, tc := range []struct{ accept, enc string }{
+		{"gzip, deflate, br, zstd", "zstd"},
+		{"gzip, deflate", "gzip"},
+		{"", ""},
+	} {
+		r := httptest.NewRequest("GET", "/rewind.wasm", nil)
+		if tc.accept != "" {
+			r.Header.Set("Accept-Encoding", tc.accept)
+		}
+		w := httptest.NewRecorder()
+		mux.ServeHTTP(w, r)
+		body := w.Body.Bytes()
+		if w.Code != 200 || w.Header().Get("Content-Encoding") != tc.enc || w.Header().Get("Content-Type") != "application/wasm" {
+			t.Fatalf("%q: %d, encoding %q, type %q", tc.accept, w.Code, w.Header().Get("Content-Encoding"), w.Header().Get("Content-Type"))
+		}
+		switch tc.enc {
+		case "zstd":
+			d, _ := zstd.NewReader(nil)
+			body, err = d.DecodeAll(body, nil)
+			d.Close()
+		case "gzip":
+			var zr *gzip.Reader
+			if zr, err = gzip.NewReader(bytes.NewReader(body)); err == nil {
+				body, err = io.ReadAll(zr)
+			}
+		}
+		if err != nil || !bytes.Equal(body, wasm) {
+			t.Errorf("%q: body does not decode to the wasm (%v)", tc.accept, err)
+		}
+	}
+	w := httptest.NewRecorder()
+	mux.ServeHTTP(w, httptest.NewRequest("GET", "/wasm_exec.js", nil))
+	if w.Code != 200 || w.Body.String() != "// wasm_exec" {
+		t.Errorf("wasm_exec.js: %d %q", w.Code, w.Body.String())
+	}
+}
+
+// TestFindSource finds the tree from any directory inside it, and not
+// outside.
+func TestFindSource(t *testing.T) {
+	root, ok := findSource(".")
+	if abs, _ := filepath.Abs("."); !ok {
+		t.Fatalf("no source tree above %s", abs)
+	}
+	wd, _ := os.Getwd()
+	if dir, ok := findSource(wd); !ok || dir != filepath.Dir(filepath.Dir(wd)) {
+		t.Errorf("findSource(%s) = %q, %v", wd, dir, ok)
+	}
+	if _, ok := findSource(t.TempDir()); ok {
+		t.Error("found a source tree in an empty temp dir")
+	}
+	if _, err := os.Stat(filepath.Join(root, "view", "page")); err != nil {
+		t.Errorf("the view module has no page: %v", err)
+	}
+}
+
+// TestSourceKey changes with a source file and with the Go version, and
+// not with a test file.
+func TestSourceKey(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, s string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("go.mod", "module x\n")
+	write("a.go", "package x\n")
+	k1, _ := sourceKey(dir, "go1.26.8")
+	write("a_test.go", "package x\n")
+	k2, _ := sourceKey(dir, "go1.26.8")
+	write("a.go", "package x // changed\n")
+	k3, _ := sourceKey(dir, "go1.26.8")
+	k4, _ := sourceKey(dir, "go1.27")
+	if k1 != k2 || k2 == k3 || k3 == k4 {
+		t.Errorf("keys %s %s %s %s", k1, k2, k3, k4)
+	}
+}
+
+// TestDemoPageErrors: without go on PATH the demo says what is missing
+// (and that --no-page runs without the page).
+func TestDemoPageErrors(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	code, _, stderr := runCmd("demo", "--http", "127.0.0.1:0")
+	if code != 1 || !strings.Contains(stderr, "no `go` on PATH") || !strings.Contains(stderr, "--no-page") {
+		t.Errorf("without go: exit %d, %q", code, stderr)
+	}
+}

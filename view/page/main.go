@@ -1,0 +1,139 @@
+//go:build js && wasm
+
+// Command page is the browser's rewind player: the Go client compiled to
+// js/wasm, which `rewind demo` builds and serves with the page at /. It
+// joins the room named by the page (the demo's hosted room, or
+// ?room=CODE) over WebRTC (pion drives the browser's RTCPeerConnection),
+// draws with the view package on Ebitengine's animation frames, and ticks
+// from a Web Worker's timer posting to the page, so that a hidden tab,
+// which gets no animation frames and a 1/s setInterval, keeps playing.
+// The tick handler writes the #status element (see view.Player.Status);
+// ?until-tick=T stops the player once its verified tick reaches T.
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"syscall/js"
+	"time"
+
+	"github.com/hajimehoshi/ebiten/v2"
+	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/game"
+	"github.com/rewindnet/rewind/transport"
+	"github.com/rewindnet/rewind/view"
+)
+
+// joinTimeout bounds the join (signaling and the data channel opening).
+const joinTimeout = 30 * time.Second
+
+func main() {
+	doc := js.Global().Get("document")
+	data := doc.Get("body").Get("dataset")
+	str := func(v js.Value) string {
+		if v.Type() != js.TypeString {
+			return ""
+		}
+		return v.String()
+	}
+	relayURL, room := str(data.Get("relay")), str(data.Get("room"))
+	side, _ := strconv.Atoi(str(data.Get("grid")))
+	rate, _ := strconv.Atoi(str(data.Get("tickRate")))
+	if rate <= 0 {
+		rate = game.DefaultTickRate
+	}
+	q, _ := url.ParseQuery(strings.TrimPrefix(js.Global().Get("location").Get("search").String(), "?"))
+	if r := q.Get("room"); r != "" {
+		room = strings.ToUpper(r)
+	}
+	var until uint64
+	if u := q.Get("until-tick"); u != "" {
+		until, _ = strconv.ParseUint(u, 10, 31)
+	}
+	status := doc.Call("getElementById", "status")
+	setStatus := func(s string) { status.Set("textContent", s) }
+	setStatus(view.WaitingStatus(room, "joining"))
+
+	g := view.New(side)
+	msg := "joining room " + room + " ..."
+	g.Waiting.Store(&msg)
+	g.Sound = view.NewSound()
+	go play(g, relayURL, room, side, uint32(until), rate, setStatus)
+
+	ebiten.SetRunnableOnUnfocused(true)
+	ebiten.SetWindowTitle("rewind: room " + room)
+	if err := ebiten.RunGame(g); err != nil {
+		js.Global().Get("console").Call("error", "rewind view: "+err.Error())
+	}
+	select {} // the Worker's ticks go on
+}
+
+// play joins the room and runs the player's ticks from a Worker's timer.
+func play(g *view.Game, relayURL, room string, side int, until uint32, rate int, setStatus func(string)) {
+	fail := func(err error) {
+		msg := fmt.Sprintf("cannot join room %s: %v", room, err)
+		g.Waiting.Store(&msg)
+		setStatus(view.WaitingStatus(room, "failed") + " error=" + strings.ReplaceAll(err.Error(), " ", "_"))
+		js.Global().Get("console").Call("error", "rewind: "+msg)
+	}
+	if relayURL == "" || room == "" {
+		fail(fmt.Errorf("the page names no relay or room (open the URL rewind demo printed, or add ?room=CODE)"))
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), joinTimeout)
+	conn, err := rewind.DialRoom(ctx, relayURL, room, transport.WebRTCConfig{})
+	cancel()
+	if err != nil {
+		fail(err)
+		return
+	}
+	p, err := view.NewPlayer(conn, view.PlayerConfig{Room: room, Side: side, Until: until})
+	if err != nil {
+		conn.Close()
+		fail(err)
+		return
+	}
+	g.SetPlayer(p)
+	ticks := make(chan struct{}, 1)
+	period := time.Second / time.Duration(rate)
+	w := startWorker(max(period/2, time.Millisecond), func() {
+		select {
+		case ticks <- struct{}{}:
+		default:
+		}
+	})
+	for range ticks {
+		p.Tick(time.Now())
+		setStatus(p.Status())
+		if p.Done() {
+			break
+		}
+	}
+	w.Call("terminate")
+	conn.Close()
+	if err := p.Err(); err != nil {
+		js.Global().Get("console").Call("error", "rewind: "+err.Error())
+	}
+}
+
+// workerSource is the Worker's whole program: a timer posting to the page.
+// A dedicated Worker's timers are not throttled in a hidden tab.
+const workerSource = `let every = 8;
+onmessage = (e) => { every = e.data; clearInterval(self.t); self.t = setInterval(() => postMessage(0), every); };`
+
+// startWorker starts a Worker that posts to the page every interval and
+// calls fn on the page for each post.
+func startWorker(every time.Duration, fn func()) js.Value {
+	blob := js.Global().Get("Blob").New([]any{workerSource}, map[string]any{"type": "text/javascript"})
+	u := js.Global().Get("URL").Call("createObjectURL", blob)
+	w := js.Global().Get("Worker").New(u)
+	w.Set("onmessage", js.FuncOf(func(js.Value, []js.Value) any {
+		fn()
+		return nil
+	}))
+	w.Call("postMessage", float64(every)/float64(time.Millisecond))
+	return w
+}

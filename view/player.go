@@ -1,0 +1,238 @@
+package view
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/client"
+	"github.com/rewindnet/rewind/examples/sand"
+	"github.com/rewindnet/rewind/transport"
+)
+
+// PlayerConfig configures a Player. The zero value plays sand on the
+// default 256-cell grid until closed.
+type PlayerConfig struct {
+	// Room is the room code the HUD and the status show ("" for a match
+	// joined by address: Where is shown instead).
+	Room string
+	// Where names the server for a match joined by address.
+	Where string
+	// Side is the sand grid's side (0: sand's default, 256). It must be the
+	// host's.
+	Side int
+	// Until, if not 0, stops the player once its verified tick reaches it
+	// (like `rewind play --until-tick`): the session says bye and the
+	// status keeps the verified hash of exactly that tick.
+	Until uint32
+	// Timeout is how long the server may stay silent (0: the client's
+	// default).
+	Timeout time.Duration
+}
+
+// Player is one person's seat in a sand match: the session, the tick
+// handler that drives it, and the status a page or a test reads. Tick is
+// called by whatever keeps time (a Web Worker's timer on the page, a
+// ticker in the window); Game draws it on Ebitengine's frames. All its
+// methods are safe from any goroutine.
+type Player struct {
+	sess  *rewind.Session[sand.Input]
+	game  *sand.Game
+	side  int
+	room  string
+	where string
+	until uint32
+
+	mu        sync.Mutex
+	last      client.Stats
+	untilHash uint64
+	gotUntil  bool
+	untilBad  bool // tick Until's hash differed from the server's
+	done      bool
+	err       error
+	input     sand.Input
+}
+
+// NewPlayer starts a sand session over conn (a client-side Conn to the
+// match's host). The Player does not close conn.
+func NewPlayer(conn transport.Conn, cfg PlayerConfig) (*Player, error) {
+	g := sand.New(cfg.Side)
+	p := &Player{game: g, side: cfg.Side, room: cfg.Room, where: cfg.Where, until: cfg.Until}
+	if p.side <= 0 {
+		p.side = 256
+	}
+	s, err := rewind.Connect[sand.Input](g, conn, rewind.Options{Client: client.Config{
+		ServerTimeout: cfg.Timeout,
+		OnVerified:    p.onVerified,
+		OnDesync:      p.onDesync,
+	}})
+	if err != nil {
+		return nil, err
+	}
+	p.sess = s
+	return p, nil
+}
+
+func (p *Player) onVerified(tick uint32, hash uint64) {
+	if p.until != 0 && tick == p.until {
+		p.mu.Lock()
+		p.untilHash, p.gotUntil = hash, true
+		p.mu.Unlock()
+	}
+}
+
+func (p *Player) onDesync(tick uint32, _, _ uint64) {
+	if p.until != 0 && tick == p.until {
+		p.mu.Lock()
+		p.untilBad = true
+		p.mu.Unlock()
+	}
+}
+
+// Tick runs the session at now: everything that arrived and every tick
+// that is due. Once PlayerConfig.Until is verified (or the session fails)
+// it closes the session and does nothing more; Err says why it stopped.
+func (p *Player) Tick(now time.Time) {
+	p.mu.Lock()
+	if p.done {
+		p.mu.Unlock()
+		return
+	}
+	p.mu.Unlock()
+	err := p.sess.Update(now)
+	st := p.sess.Stats()
+	p.mu.Lock()
+	p.last = st
+	switch {
+	case err != nil:
+		p.err = err
+	case p.until != 0 && p.gotUntil:
+		if p.untilBad {
+			p.err = fmt.Errorf("tick %d desynced: verified_hash %016x differs from the server's", p.until, p.untilHash)
+		}
+	case p.until != 0 && st.Verified > p.until:
+		p.err = fmt.Errorf("verified tick %d is past until-tick %d, which this player never verified", st.Verified, p.until)
+	default:
+		p.mu.Unlock()
+		return
+	}
+	p.done = true
+	p.mu.Unlock()
+	_ = p.sess.Close()
+}
+
+// SetInput sets this player's input from the next predicted tick on.
+func (p *Player) SetInput(in sand.Input) {
+	p.mu.Lock()
+	same := in == p.input
+	p.input = in
+	p.mu.Unlock()
+	if !same {
+		p.sess.SetInput(in)
+	}
+}
+
+// Done reports whether the player has stopped (Until reached, or the
+// session failed: see Err).
+func (p *Player) Done() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.done
+}
+
+// Err returns why the player stopped early, or nil.
+func (p *Player) Err() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.err
+}
+
+// Stats returns the client's counters as of the last Tick.
+func (p *Player) Stats() client.Stats {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.last
+}
+
+// Session returns the player's session (for drawing and effects).
+func (p *Player) Session() *rewind.Session[sand.Input] { return p.sess }
+
+// Close ends the session (says bye) if Tick has not already.
+func (p *Player) Close() error {
+	p.mu.Lock()
+	p.done = true
+	p.mu.Unlock()
+	return p.sess.Close()
+}
+
+// final returns the verified tick and hash to report: those of Until once
+// reached, else the last verified ones.
+func (p *Player) final() (uint32, uint64, client.Stats) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.until != 0 && p.gotUntil {
+		return p.until, p.untilHash, p.last
+	}
+	return p.last.Verified, p.last.VerifiedHash, p.last
+}
+
+// Status returns the page's status line: key=value pairs separated by
+// spaces, with at least room, player, tick (the predicted tick),
+// verified_tick, verified_hash (16 lowercase hex digits, as `rewind play`
+// prints it), rollbacks, resyncs and ping_ms; then state (connecting,
+// playing, done or failed) and desyncs. Once Until is reached,
+// verified_tick is Until and verified_hash that tick's hash.
+func (p *Player) Status() string {
+	tick, hash, st := p.final()
+	p.mu.Lock()
+	done, err := p.done, p.err
+	p.mu.Unlock()
+	state := "connecting"
+	player := "-"
+	if id, ok := p.sess.Player(); ok {
+		player = fmt.Sprint(id)
+		state = "playing"
+	}
+	switch {
+	case err != nil:
+		state = "failed"
+	case done:
+		state = "done"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "room=%s player=%s tick=%d verified_tick=%d verified_hash=%016x rollbacks=%d resyncs=%d ping_ms=%.1f state=%s desyncs=%d",
+		p.roomName(), player, st.Predicted, tick, hash, st.Rollbacks, st.Resyncs,
+		float64(st.Ping)/float64(time.Millisecond), state, st.Desyncs)
+	return b.String()
+}
+
+// FinalLine returns `rewind play`'s last line for this player: the same
+// keys in the same order.
+func (p *Player) FinalLine() string {
+	tick, hash, st := p.final()
+	return fmt.Sprintf("verified_tick=%d verified_hash=%016x rollbacks=%d resyncs=%d ping_ms=%.1f desyncs=%d player=%d predicted_tick=%d max_rollback=%d late_inputs=%d bytes_in=%d bytes_out=%d",
+		tick, hash, st.Rollbacks, st.Resyncs, float64(st.Ping)/float64(time.Millisecond), st.Desyncs,
+		st.Player, st.Predicted, st.MaxRollback, st.LateInputs, st.BytesIn, st.BytesOut)
+}
+
+func (p *Player) roomName() string {
+	if p.room != "" {
+		return p.room
+	}
+	if p.where != "" {
+		return p.where
+	}
+	return "-"
+}
+
+// WaitingStatus returns the status line of a page whose player is not
+// in a match yet: every key of Player.Status, with zero ticks and the
+// given state (joining, failed).
+func WaitingStatus(room, state string) string {
+	if room == "" {
+		room = "-"
+	}
+	return fmt.Sprintf("room=%s player=- tick=0 verified_tick=0 verified_hash=%016x rollbacks=0 resyncs=0 ping_ms=0.0 state=%s desyncs=0", room, 0, state)
+}

@@ -1,0 +1,270 @@
+// Package view is rewind's view of the sand game (examples/sand) for
+// people, with Ebitengine: the grid, the avatars in their players' colours
+// with their ids, and a HUD (room, player, ping, predicted and verified
+// tick, rollbacks, resyncs, players in the match). The browser page
+// (./page, built for js/wasm and served by `rewind demo`) and the desktop
+// window (./window) both draw with it.
+//
+// It lives in a module of its own, beside the engine's, so that the engine
+// never imports Ebitengine and never needs cgo: a desktop build of this
+// module needs cgo and the X11/GL headers on Linux, the engine does not.
+//
+// The view draws the predicted world; avatars are drawn between the last
+// two ticks at the frame's fraction of a tick, so 60 Hz ticks look smooth
+// on a faster screen, and a rollback only changes what the next frame
+// draws. Ticks do not come from frames: whoever owns the Player calls its
+// Tick (a Web Worker's timer on the page, so that a hidden tab, which gets
+// no frames, keeps playing).
+package view
+
+import (
+	"fmt"
+	"image"
+	"image/color"
+	"sync/atomic"
+	"time"
+
+	"github.com/hajimehoshi/ebiten/v2"
+	"github.com/hajimehoshi/ebiten/v2/ebitenutil"
+	"github.com/hajimehoshi/ebiten/v2/vector"
+	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/examples/sand"
+	"github.com/rewindnet/rewind/world"
+)
+
+// Scale is how many screen pixels (of the view's layout) a cell takes.
+const Scale = 2
+
+// hudHeight is the HUD's height above the grid, in layout pixels.
+const hudHeight = 36
+
+// flashFrames is how many frames a pour's flash lasts.
+const flashFrames = 12
+
+// Game is the Ebitengine game of a sand Player: it implements
+// ebiten.Game. Its Update reads the keyboard and mouse into the player's
+// input and takes the effects; its Draw draws the predicted world. Until
+// SetPlayer it shows Waiting's text.
+type Game struct {
+	player atomic.Pointer[Player]
+	side   int
+	room   string
+
+	// Waiting is the text shown before there is a player ("joining").
+	Waiting atomic.Pointer[string]
+	// OnFrame, if set, is called at the end of every Draw with the screen
+	// (the window's --screenshot uses it).
+	OnFrame func(screen *ebiten.Image)
+	// Sound, if set, is played when a pour starts (once per pour, however
+	// often rollbacks simulate its tick again).
+	Sound func()
+
+	grid    *ebiten.Image
+	pix     []byte
+	fx      []rewind.EffectEvent
+	flashes map[uint16]int // player → frames of flash left
+	stop    bool
+}
+
+// New returns the view of a side×side sand grid (side <= 0: 256).
+func New(side int) *Game {
+	if side <= 0 {
+		side = 256
+	}
+	return &Game{side: side, flashes: map[uint16]int{}}
+}
+
+// SetPlayer makes g draw and steer p.
+func (g *Game) SetPlayer(p *Player) { g.player.Store(p) }
+
+// Stop makes the next Update end Ebitengine's loop (ebiten.Termination).
+func (g *Game) Stop() { g.stop = true }
+
+// Layout returns the view's fixed layout: the grid at Scale, the HUD
+// above it.
+func (g *Game) Layout(int, int) (int, int) {
+	return g.side * Scale, g.side*Scale + hudHeight
+}
+
+// Update reads the controls: arrows or WASD move, space or the left mouse
+// button pours, 1–4 choose the material (empty, sand, water, wall). It
+// also takes the pour effects for the flash and the sound.
+func (g *Game) Update() error {
+	if g.stop {
+		return ebiten.Termination
+	}
+	p := g.player.Load()
+	if p == nil || p.Done() {
+		return nil
+	}
+	in := readControls(p.input)
+	p.SetInput(in)
+	g.fx = p.sess.Effects(g.fx[:0])
+	for _, e := range g.fx {
+		if e.Status == rewind.EffectPredicted && e.Effect.Kind == sand.EffectPour {
+			g.flashes[uint16(e.Effect.Args[0])] = flashFrames
+			if g.Sound != nil {
+				g.Sound()
+			}
+		}
+	}
+	return nil
+}
+
+// readControls returns the input the keys and mouse give now; the
+// material is kept until another is chosen.
+func readControls(prev sand.Input) sand.Input {
+	in := sand.Input{Material: prev.Material}
+	key := ebiten.IsKeyPressed
+	if key(ebiten.KeyArrowLeft) || key(ebiten.KeyA) {
+		in.MoveX--
+	}
+	if key(ebiten.KeyArrowRight) || key(ebiten.KeyD) {
+		in.MoveX++
+	}
+	if key(ebiten.KeyArrowUp) || key(ebiten.KeyW) {
+		in.MoveY--
+	}
+	if key(ebiten.KeyArrowDown) || key(ebiten.KeyS) {
+		in.MoveY++
+	}
+	in.Pour = key(ebiten.KeySpace) || ebiten.IsMouseButtonPressed(ebiten.MouseButtonLeft)
+	for i, k := range [...]ebiten.Key{ebiten.KeyDigit1, ebiten.KeyDigit2, ebiten.KeyDigit3, ebiten.KeyDigit4} {
+		if key(k) {
+			in.Material = sand.Material(i)
+		}
+	}
+	return in
+}
+
+// Cell colours by material.
+var materialColors = [4][3]byte{
+	sand.Empty: {18, 18, 28},
+	sand.Sand:  {222, 190, 112},
+	sand.Water: {58, 118, 228},
+	sand.Wall:  {128, 128, 140},
+}
+
+// PlayerColor returns player id's colour.
+func PlayerColor(id uint16) color.RGBA {
+	palette := [...]color.RGBA{
+		{255, 80, 80, 255}, {80, 220, 100, 255}, {255, 210, 60, 255}, {200, 100, 255, 255},
+		{60, 220, 230, 255}, {255, 140, 40, 255}, {255, 120, 200, 255}, {240, 240, 240, 255},
+	}
+	return palette[int(id)%len(palette)]
+}
+
+// Draw draws the predicted world: the grid, the avatars between the last
+// two ticks, and the HUD.
+func (g *Game) Draw(screen *ebiten.Image) {
+	screen.Fill(color.RGBA{8, 8, 12, 255})
+	p := g.player.Load()
+	if p == nil {
+		msg := "joining..."
+		if w := g.Waiting.Load(); w != nil {
+			msg = *w
+		}
+		ebitenutil.DebugPrintAt(screen, msg, 8, 8)
+		g.frame(screen)
+		return
+	}
+	me, _ := p.sess.Player()
+	var players uint32
+	viewBetween(p.sess, time.Now(), func(prev, cur *world.World, alpha float64) {
+		g.drawGrid(screen, p.game.Cells(cur))
+		players = p.game.State(cur).Players
+		before := p.game.Avatars(prev)
+		for _, a := range p.game.Avatars(cur) {
+			x, y := float64(a.X), float64(a.Y)
+			for _, b := range before {
+				if b.Player == a.Player {
+					x = float64(b.X) + alpha*(x-float64(b.X))
+					y = float64(b.Y) + alpha*(y-float64(b.Y))
+					break
+				}
+			}
+			g.drawAvatar(screen, a, x/256, y/256, a.Player == uint16(me))
+		}
+	})
+	g.drawHUD(screen, p, players)
+	for id, n := range g.flashes {
+		if n <= 1 {
+			delete(g.flashes, id)
+		} else {
+			g.flashes[id] = n - 1
+		}
+	}
+	g.frame(screen)
+}
+
+func (g *Game) frame(screen *ebiten.Image) {
+	if g.OnFrame != nil {
+		g.OnFrame(screen)
+	}
+}
+
+func (g *Game) drawGrid(screen *ebiten.Image, cells []sand.Material) {
+	n := g.side
+	if g.grid == nil {
+		g.grid = ebiten.NewImage(n, n)
+		g.pix = make([]byte, 4*n*n)
+	}
+	for i, c := range cells[:min(len(cells), n*n)] {
+		rgb := materialColors[c&3]
+		o := 4 * i
+		g.pix[o], g.pix[o+1], g.pix[o+2], g.pix[o+3] = rgb[0], rgb[1], rgb[2], 255
+	}
+	g.grid.WritePixels(g.pix)
+	op := &ebiten.DrawImageOptions{}
+	op.GeoM.Scale(Scale, Scale)
+	op.GeoM.Translate(0, hudHeight)
+	screen.DrawImage(g.grid, op)
+}
+
+// drawAvatar draws a at cell coordinates (x, y): a square in its player's
+// colour (outlined in white for this player's own), its id beside it, and
+// a flash ring while a pour has just started.
+func (g *Game) drawAvatar(screen *ebiten.Image, a sand.Avatar, x, y float64, own bool) {
+	sx, sy := float32(x*Scale), float32(y*Scale+hudHeight)
+	c := PlayerColor(a.Player)
+	if n := g.flashes[a.Player]; n > 0 {
+		r := float32(6 + 2*(flashFrames-n))
+		vector.StrokeCircle(screen, sx, sy, r, 2, color.RGBA{c.R, c.G, c.B, uint8(20 * n)}, true)
+	}
+	vector.DrawFilledRect(screen, sx-5, sy-5, 10, 10, c, false)
+	if own {
+		vector.StrokeRect(screen, sx-6, sy-6, 12, 12, 1.5, color.White, false)
+	}
+	ebitenutil.DebugPrintAt(screen, fmt.Sprint(a.Player), int(sx)+7, int(sy)-8)
+}
+
+var materialNames = [4]string{"erase", "sand", "water", "wall"}
+
+func (g *Game) drawHUD(screen *ebiten.Image, p *Player, players uint32) {
+	st := p.Stats()
+	id := "-"
+	if me, ok := p.sess.Player(); ok {
+		id = fmt.Sprint(me)
+	}
+	state := ""
+	switch {
+	case p.Err() != nil:
+		state = "  STOPPED: " + p.Err().Error()
+	case p.Done():
+		state = "  done"
+	}
+	line1 := fmt.Sprintf("room %s  player %s  players %d  ping %.0f ms  [%s]%s",
+		p.roomName(), id, players, float64(st.Ping)/float64(time.Millisecond), materialNames[p.input.Material&3], state)
+	line2 := fmt.Sprintf("tick %d  verified %d  rollbacks %d  resyncs %d",
+		st.Predicted, st.Verified, st.Rollbacks, st.Resyncs)
+	ebitenutil.DebugPrintAt(screen, line1, 4, 2)
+	ebitenutil.DebugPrintAt(screen, line2, 4, 18)
+}
+
+// Screenshot returns a copy of screen's pixels.
+func Screenshot(screen *ebiten.Image) *image.RGBA {
+	b := screen.Bounds()
+	img := image.NewRGBA(b)
+	screen.ReadPixels(img.Pix)
+	return img
+}

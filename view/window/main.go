@@ -1,0 +1,178 @@
+//go:build !js
+
+// Command window is rewind's desktop player: a window with the sand view
+// (the same view the browser page draws), steered by the keyboard and
+// mouse. It joins a match by room code (--join CODE --relay URL, as
+// `rewind demo` or `rewind serve --relay` printed them) or by address
+// (--connect HOST:PORT, as `rewind serve` printed it):
+//
+//	go run ./window --join CODE --relay ws://127.0.0.1:8080/rooms
+//
+// (from the view directory). --until-tick T makes it exit once its
+// verified tick reaches T, printing `rewind play`'s last line on stdout;
+// --screenshot FILE saves its last frame as PNG before it exits.
+//
+// On Linux it needs cgo and the X11/GL headers (libgl1-mesa-dev,
+// libx11-dev, libxrandr-dev, libxcursor-dev, libxinerama-dev, libxi-dev,
+// libxxf86vm-dev) and libasound2-dev for sound; under Xvfb,
+// LIBGL_ALWAYS_SOFTWARE=1 renders with Mesa's software OpenGL.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"image/png"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/hajimehoshi/ebiten/v2"
+	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/game"
+	"github.com/rewindnet/rewind/transport"
+	"github.com/rewindnet/rewind/view"
+)
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "rewind window:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string) error {
+	fs := flag.NewFlagSet("window", flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: window --join CODE [--relay URL] | --connect HOST:PORT [--until-tick T] [--screenshot FILE] [flags]")
+		fs.PrintDefaults()
+	}
+	code := fs.String("join", "", "join the match in this room (the code rewind demo or rewind serve --relay printed)")
+	relayURL := fs.String("relay", "ws://127.0.0.1:8080/rooms", "with --join: the rooms relay's ws:// URL")
+	addr := fs.String("connect", "", "join the match at this UDP address, HOST:PORT (as rewind serve printed it)")
+	until := fs.Uint("until-tick", 0, "exit once the verified tick reaches this, printing rewind play's last line (0: play until the window closes)")
+	shot := fs.String("screenshot", "", "save the last frame as PNG in this file before exiting")
+	side := fs.Int("grid", 256, "the sand grid's side (the host's --grid)")
+	rate := fs.Int("tick-rate", game.DefaultTickRate, "the host's tick rate")
+	timeout := fs.Duration("timeout", 5*time.Second, "give up when the server does not answer (or goes silent) for this long")
+	joinWait := fs.Duration("join-timeout", 15*time.Second, "with --join: give up when the data channel to the host is not open within this long")
+	mute := fs.Bool("mute", false, "no sound (also off when the machine has no sound device)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	switch {
+	case (*code == "") == (*addr == ""):
+		return errors.New("give --join CODE (with --relay URL) or --connect HOST:PORT")
+	case *until > 1<<31:
+		return fmt.Errorf("--until-tick %d: too large", *until)
+	case *rate <= 0 || *rate > 1000:
+		return fmt.Errorf("--tick-rate %d: want 1..1000", *rate)
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var conn transport.Conn
+	var err error
+	where := *addr
+	if *code != "" {
+		jctx, cancel := context.WithTimeout(ctx, *joinWait)
+		conn, err = rewind.DialRoom(jctx, *relayURL, *code, transport.WebRTCConfig{})
+		cancel()
+		if err != nil {
+			return fmt.Errorf("cannot join room %s at %s: %w", *code, *relayURL, err)
+		}
+	} else {
+		conn, err = transport.DialUDPContext(ctx, *addr, transport.UDPConfig{HandshakeTimeout: *timeout, IdleTimeout: *timeout})
+		if err != nil {
+			return fmt.Errorf("cannot connect to %s: %w", *addr, err)
+		}
+	}
+	defer conn.Close()
+	p, err := view.NewPlayer(conn, view.PlayerConfig{Room: *code, Where: where, Side: *side, Until: uint32(*until), Timeout: *timeout})
+	if err != nil {
+		return err
+	}
+	defer p.Close()
+
+	g := view.New(*side)
+	g.SetPlayer(p)
+	if !*mute && hasSoundDevice() {
+		g.Sound = view.NewSound()
+	}
+	var shotErr error
+	g.OnFrame = func(screen *ebiten.Image) {
+		if !p.Done() && ctx.Err() == nil {
+			return
+		}
+		if *shot != "" {
+			shotErr = savePNG(*shot, screen)
+		}
+		g.Stop()
+	}
+
+	// Ticks come from a ticker of their own, not from frames.
+	var wg sync.WaitGroup
+	wg.Add(1)
+	tickCtx, stopTicks := context.WithCancel(ctx)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(time.Second / time.Duration(*rate) / 4)
+		defer t.Stop()
+		for !p.Done() {
+			select {
+			case <-tickCtx.Done():
+				return
+			case now := <-t.C:
+				p.Tick(now)
+			}
+		}
+	}()
+
+	title := "rewind: " + where
+	if *code != "" {
+		title = "rewind: room " + *code
+	}
+	ebiten.SetWindowTitle(title)
+	ebiten.SetWindowSize(*side*view.Scale, *side*view.Scale+40)
+	ebiten.SetRunnableOnUnfocused(true)
+	runErr := ebiten.RunGame(g)
+	stopTicks()
+	wg.Wait()
+	if runErr != nil {
+		return runErr
+	}
+	if shotErr != nil {
+		return shotErr
+	}
+	if err := p.Err(); err != nil {
+		return err
+	}
+	if *until != 0 && !p.Done() {
+		return fmt.Errorf("the window closed before verified tick %d", *until)
+	}
+	fmt.Println(p.FinalLine())
+	return nil
+}
+
+// savePNG writes screen's pixels to file as PNG.
+func savePNG(file string, screen *ebiten.Image) error {
+	f, err := os.Create(file)
+	if err != nil {
+		return err
+	}
+	if err := png.Encode(f, view.Screenshot(screen)); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// hasSoundDevice reports whether the machine has an ALSA sound device:
+// without one, Ebitengine's audio context fails and ends the game loop.
+func hasSoundDevice() bool {
+	_, err := os.Stat("/dev/snd")
+	return err == nil
+}
