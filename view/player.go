@@ -7,9 +7,7 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind"
-	"github.com/rewindnet/rewind/client"
 	"github.com/rewindnet/rewind/examples/sand"
-	"github.com/rewindnet/rewind/transport"
 )
 
 // PlayerConfig configures a Player. The zero value plays sand on the
@@ -46,7 +44,7 @@ type Player struct {
 	until uint32
 
 	mu        sync.Mutex
-	last      client.Stats
+	last      rewind.Stats
 	untilHash uint64
 	gotUntil  bool
 	untilBad  bool // tick Until's hash differed from the server's
@@ -55,15 +53,19 @@ type Player struct {
 	input     sand.Input
 }
 
-// NewPlayer starts a sand session over conn (a client-side Conn to the
-// match's host). The Player does not close conn.
-func NewPlayer(conn transport.Conn, cfg PlayerConfig) (*Player, error) {
+// Connector starts a session of g with opts: rewind.JoinRoom (by room
+// code) or rewind.ConnectUDP (by address), for example.
+type Connector func(g rewind.Game[sand.Input], opts rewind.Options) (*rewind.Session[sand.Input], error)
+
+// NewPlayer starts a sand session with connect, which the Player owns
+// from then on (Close ends it).
+func NewPlayer(cfg PlayerConfig, connect Connector) (*Player, error) {
 	g := sand.New(cfg.Side)
 	p := &Player{game: g, side: cfg.Side, room: cfg.Room, where: cfg.Where, until: cfg.Until}
 	if p.side <= 0 {
 		p.side = 256
 	}
-	s, err := rewind.Connect[sand.Input](g, conn, rewind.Options{Client: client.Config{
+	s, err := connect(g, rewind.Options{Client: rewind.ClientConfig{
 		ServerTimeout: cfg.Timeout,
 		OnVerified:    p.onVerified,
 		OnDesync:      p.onDesync,
@@ -150,7 +152,7 @@ func (p *Player) Err() error {
 }
 
 // Stats returns the client's counters as of the last Tick.
-func (p *Player) Stats() client.Stats {
+func (p *Player) Stats() rewind.Stats {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.last
@@ -169,7 +171,7 @@ func (p *Player) Close() error {
 
 // final returns the verified tick and hash to report: those of Until once
 // reached, else the last verified ones.
-func (p *Player) final() (uint32, uint64, client.Stats) {
+func (p *Player) final() (uint32, uint64, rewind.Stats) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.until != 0 && p.gotUntil {

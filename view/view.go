@@ -63,6 +63,7 @@ type Game struct {
 	pix     []byte
 	fx      []rewind.EffectEvent
 	flashes map[uint16]int // player → frames of flash left
+	mat     sand.Material  // the material chosen (keys 1–4)
 	stop    bool
 }
 
@@ -71,7 +72,7 @@ func New(side int) *Game {
 	if side <= 0 {
 		side = 256
 	}
-	return &Game{side: side, flashes: map[uint16]int{}}
+	return &Game{side: side, flashes: map[uint16]int{}, mat: sand.Sand}
 }
 
 // SetPlayer makes g draw and steer p.
@@ -97,7 +98,8 @@ func (g *Game) Update() error {
 	if p == nil || p.Done() {
 		return nil
 	}
-	in := readControls(p.input)
+	in := readControls(g.mat)
+	g.mat = in.Material
 	p.SetInput(in)
 	g.fx = p.sess.Effects(g.fx[:0])
 	for _, e := range g.fx {
@@ -111,10 +113,10 @@ func (g *Game) Update() error {
 	return nil
 }
 
-// readControls returns the input the keys and mouse give now; the
-// material is kept until another is chosen.
-func readControls(prev sand.Input) sand.Input {
-	in := sand.Input{Material: prev.Material}
+// readControls returns the input the keys and mouse give now, with
+// material unless another is chosen.
+func readControls(material sand.Material) sand.Input {
+	in := sand.Input{Material: material}
 	key := ebiten.IsKeyPressed
 	if key(ebiten.KeyArrowLeft) || key(ebiten.KeyA) {
 		in.MoveX--
@@ -170,7 +172,7 @@ func (g *Game) Draw(screen *ebiten.Image) {
 	}
 	me, _ := p.sess.Player()
 	var players uint32
-	viewBetween(p.sess, time.Now(), func(prev, cur *world.World, alpha float64) {
+	p.sess.ViewBetween(time.Now(), func(prev, cur *world.World, alpha float64) {
 		g.drawGrid(screen, p.game.Cells(cur))
 		players = p.game.State(cur).Players
 		before := p.game.Avatars(prev)
@@ -254,7 +256,7 @@ func (g *Game) drawHUD(screen *ebiten.Image, p *Player, players uint32) {
 		state = "  done"
 	}
 	line1 := fmt.Sprintf("room %s  player %s  players %d  ping %.0f ms  [%s]%s",
-		p.roomName(), id, players, float64(st.Ping)/float64(time.Millisecond), materialNames[p.input.Material&3], state)
+		p.roomName(), id, players, float64(st.Ping)/float64(time.Millisecond), materialNames[g.mat&3], state)
 	line2 := fmt.Sprintf("tick %d  verified %d  rollbacks %d  resyncs %d",
 		st.Predicted, st.Verified, st.Rollbacks, st.Resyncs)
 	ebitenutil.DebugPrintAt(screen, line1, 4, 2)

@@ -190,8 +190,13 @@ func (p *player) result(t *testing.T, what string) map[string]string {
 	if p.err != nil {
 		t.Fatalf("%s: %v\nstdout: %s\nstderr: %s", what, p.err, p.out.String(), p.stderr.String())
 	}
+	return fields(p.lastLine())
+}
+
+// lastLine returns the last line the player printed.
+func (p *player) lastLine() string {
 	lines := strings.Split(strings.TrimSpace(p.out.String()), "\n")
-	return fields(lines[len(lines)-1])
+	return lines[len(lines)-1]
 }
 
 // fields parses a line of space-separated key=value pairs.

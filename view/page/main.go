@@ -22,8 +22,8 @@ import (
 
 	"github.com/hajimehoshi/ebiten/v2"
 	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/examples/sand"
 	"github.com/rewindnet/rewind/game"
-	"github.com/rewindnet/rewind/transport"
 	"github.com/rewindnet/rewind/view"
 )
 
@@ -83,16 +83,13 @@ func play(g *view.Game, relayURL, room string, side int, until uint32, rate int,
 		fail(fmt.Errorf("the page names no relay or room (open the URL rewind demo printed, or add ?room=CODE)"))
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), joinTimeout)
-	conn, err := rewind.DialRoom(ctx, relayURL, room, transport.WebRTCConfig{})
-	cancel()
+	p, err := view.NewPlayer(view.PlayerConfig{Room: room, Side: side, Until: until},
+		func(g rewind.Game[sand.Input], opts rewind.Options) (*rewind.Session[sand.Input], error) {
+			ctx, cancel := context.WithTimeout(context.Background(), joinTimeout)
+			defer cancel()
+			return rewind.JoinRoom(ctx, g, relayURL, room, rewind.RoomOptions{Options: opts})
+		})
 	if err != nil {
-		fail(err)
-		return
-	}
-	p, err := view.NewPlayer(conn, view.PlayerConfig{Room: room, Side: side, Until: until})
-	if err != nil {
-		conn.Close()
 		fail(err)
 		return
 	}
@@ -113,7 +110,7 @@ func play(g *view.Game, relayURL, room string, side int, until uint32, rate int,
 		}
 	}
 	w.Call("terminate")
-	conn.Close()
+	p.Close()
 	if err := p.Err(); err != nil {
 		js.Global().Get("console").Call("error", "rewind: "+err.Error())
 	}

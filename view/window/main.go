@@ -32,6 +32,7 @@ import (
 
 	"github.com/hajimehoshi/ebiten/v2"
 	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/examples/sand"
 	"github.com/rewindnet/rewind/game"
 	"github.com/rewindnet/rewind/transport"
 	"github.com/rewindnet/rewind/view"
@@ -74,24 +75,25 @@ func run(args []string) error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	var conn transport.Conn
-	var err error
 	where := *addr
-	if *code != "" {
-		jctx, cancel := context.WithTimeout(ctx, *joinWait)
-		conn, err = rewind.DialRoom(jctx, *relayURL, *code, transport.WebRTCConfig{})
-		cancel()
-		if err != nil {
-			return fmt.Errorf("cannot join room %s at %s: %w", *code, *relayURL, err)
+	connect := func(g rewind.Game[sand.Input], opts rewind.Options) (*rewind.Session[sand.Input], error) {
+		if *code != "" {
+			jctx, cancel := context.WithTimeout(ctx, *joinWait)
+			defer cancel()
+			s, err := rewind.JoinRoom(jctx, g, *relayURL, *code, rewind.RoomOptions{Options: opts})
+			if err != nil {
+				return nil, fmt.Errorf("cannot join room %s at %s: %w", *code, *relayURL, err)
+			}
+			return s, nil
 		}
-	} else {
-		conn, err = transport.DialUDPContext(ctx, *addr, transport.UDPConfig{HandshakeTimeout: *timeout, IdleTimeout: *timeout})
+		s, err := rewind.ConnectUDP(ctx, g, *addr, rewind.UDPOptions{Options: opts,
+			UDP: transport.UDPConfig{HandshakeTimeout: *timeout, IdleTimeout: *timeout}})
 		if err != nil {
-			return fmt.Errorf("cannot connect to %s: %w", *addr, err)
+			return nil, fmt.Errorf("cannot connect to %s: %w", *addr, err)
 		}
+		return s, nil
 	}
-	defer conn.Close()
-	p, err := view.NewPlayer(conn, view.PlayerConfig{Room: *code, Where: where, Side: *side, Until: uint32(*until), Timeout: *timeout})
+	p, err := view.NewPlayer(view.PlayerConfig{Room: *code, Where: where, Side: *side, Until: uint32(*until), Timeout: *timeout}, connect)
 	if err != nil {
 		return err
 	}
