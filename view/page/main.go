@@ -23,7 +23,7 @@ import (
 	"github.com/hajimehoshi/ebiten/v2"
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/examples/sand"
-	"github.com/rewindnet/rewind/game"
+	"github.com/rewindnet/rewind/rooms"
 	"github.com/rewindnet/rewind/view"
 )
 
@@ -43,7 +43,7 @@ func main() {
 	side, _ := strconv.Atoi(str(data.Get("grid")))
 	rate, _ := strconv.Atoi(str(data.Get("tickRate")))
 	if rate <= 0 {
-		rate = game.DefaultTickRate
+		rate = rewind.DefaultTickRate
 	}
 	q, _ := url.ParseQuery(strings.TrimPrefix(js.Global().Get("location").Get("search").String(), "?"))
 	if r := q.Get("room"); r != "" {
@@ -87,7 +87,7 @@ func play(g *view.Game, relayURL, room string, side int, until uint32, rate int,
 		func(g rewind.Game[sand.Input], opts rewind.Options) (*rewind.Session[sand.Input], error) {
 			ctx, cancel := context.WithTimeout(context.Background(), joinTimeout)
 			defer cancel()
-			return rewind.JoinRoom(ctx, g, relayURL, room, rewind.RoomOptions{Options: opts})
+			return rooms.Join(ctx, g, relayURL, room, rooms.JoinOptions{Options: opts})
 		})
 	if err != nil {
 		fail(err)

@@ -33,7 +33,7 @@ import (
 	"github.com/hajimehoshi/ebiten/v2"
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/examples/sand"
-	"github.com/rewindnet/rewind/game"
+	"github.com/rewindnet/rewind/rooms"
 	"github.com/rewindnet/rewind/transport"
 	"github.com/rewindnet/rewind/view"
 )
@@ -57,7 +57,7 @@ func run(args []string) error {
 	until := fs.Uint("until-tick", 0, "exit once the verified tick reaches this, printing rewind play's last line (0: play until the window closes)")
 	shot := fs.String("screenshot", "", "save the last frame as PNG in this file before exiting")
 	side := fs.Int("grid", 256, "the sand grid's side (the host's --grid)")
-	rate := fs.Int("tick-rate", game.DefaultTickRate, "the host's tick rate")
+	rate := fs.Int("tick-rate", rewind.DefaultTickRate, "the host's tick rate")
 	timeout := fs.Duration("timeout", 5*time.Second, "give up when the server does not answer (or goes silent) for this long")
 	joinWait := fs.Duration("join-timeout", 15*time.Second, "with --join: give up when the data channel to the host is not open within this long")
 	mute := fs.Bool("mute", false, "no sound (also off when the machine has no sound device)")
@@ -80,7 +80,7 @@ func run(args []string) error {
 		if *code != "" {
 			jctx, cancel := context.WithTimeout(ctx, *joinWait)
 			defer cancel()
-			s, err := rewind.JoinRoom(jctx, g, *relayURL, *code, rewind.RoomOptions{Options: opts})
+			s, err := rooms.Join(jctx, g, *relayURL, *code, rooms.JoinOptions{Options: opts})
 			if err != nil {
 				return nil, fmt.Errorf("cannot join room %s at %s: %w", *code, *relayURL, err)
 			}
