@@ -88,9 +88,6 @@ func NewHost[I any](g Game[I], conn transport.Conn, opts HostOptions) (*Host[I],
 // Conn returns the Conn the matches run over (the Host owns it).
 func (h *Host[I]) Conn() transport.Conn { return h.conn }
 
-// Log returns the host's logger (HostOptions.Log, or one that discards).
-func (h *Host[I]) Log() *slog.Logger { return h.m.log }
-
 // TickRate returns the game's tick rate in ticks per second.
 func (h *Host[I]) TickRate() int {
 	h.mu.Lock()
