@@ -245,3 +245,37 @@ func TestViewWhileRun(t *testing.T) {
 		}
 	})
 }
+
+// TestViewDoesNotBlockRun: a view that takes a whole second over one
+// frame does not hold Run up: the session ticks on meanwhile (synctest's
+// made-up time), and the next frame shows the newer tick.
+func TestViewDoesNotBlockRun(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s, err := rewind.Play[testgame.Input](&testgame.Game{}, rewind.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		s.SetInput(testgame.Input{DX: 1})
+		ctx, cancel := context.WithCancel(context.Background())
+		run := make(chan error, 1)
+		go func() { run <- s.Run(ctx) }()
+		time.Sleep(500 * time.Millisecond)
+		var during, after uint32
+		s.View(time.Now(), func(w *world.World, alpha float64) {
+			during = s.Stats().Predicted
+			time.Sleep(time.Second) // a very slow frame
+			if d := s.Stats().Predicted - during; d < 50 {
+				t.Errorf("%d ticks in the second the view drew", d)
+			}
+		})
+		after = s.Stats().Predicted
+		cancel()
+		if err := <-run; err != nil {
+			t.Fatal(err)
+		}
+		if after < during+50 {
+			t.Errorf("predicted tick %d before the slow frame, %d after", during, after)
+		}
+	})
+}
