@@ -143,15 +143,10 @@ func (m *ServerTicks) Unmarshal(b []byte, near uint32) (int, error) {
 		return 0, err
 	}
 	if flags&1 != 0 {
-		z, err := readUvarint(b, &p)
-		if err != nil {
+		if m.Margin, err = readMargin(b, &p); err != nil {
 			return 0, err
 		}
-		v := unzigzag(z)
-		if v < -1<<31 || v >= 1<<31 {
-			return 0, errMalformedf("margin %d", v)
-		}
-		m.HasMargin, m.Margin = true, int32(v)
+		m.HasMargin = true
 	}
 	count := uint64(1)
 	if flags&2 != 0 {
@@ -168,44 +163,65 @@ func (m *ServerTicks) Unmarshal(b []byte, near uint32) (int, error) {
 	if count > uint64(len(b)-p) { // every tick takes at least a byte
 		return 0, io.ErrUnexpectedEOF
 	}
-	tick := m.First
-	for i := 0; i < int(count); i++ {
-		if i > 0 {
-			gap, err := readUvarint32(b, &p)
-			if err != nil {
-				return 0, err
-			}
-			tick += gap + 1
-			if tick-m.First > 1<<15 {
-				return 0, errMalformedf("ticks span more than 32768")
-			}
-		}
-		var body []byte
-		if i < int(count)-1 {
-			l, err := readUvarint(b, &p)
-			if err != nil {
-				return 0, err
-			}
-			if l == 0 {
-				return 0, errMalformedf("empty tick body")
-			}
-			if l > uint64(len(b)-p) {
-				return 0, io.ErrUnexpectedEOF
-			}
-			body = b[p : p+int(l)]
-			p += int(l)
-		} else {
-			if p == len(b) {
-				return 0, io.ErrUnexpectedEOF
-			}
-			body = b[p:]
-			p = len(b)
-		}
-		ticks = append(ticks, TickBody{Tick: tick, Body: body})
+	if ticks, err = readTicks(ticks, b, &p, m.First, int(count)); err != nil {
+		return 0, err
 	}
 	if count == 0 && p != len(b) {
 		return 0, errMalformedf("server ticks without ticks has %d trailing bytes", len(b)-p)
 	}
 	m.Ticks = ticks
 	return p, nil
+}
+
+// readMargin reads the margin: a zigzag varint within int32.
+func readMargin(b []byte, p *int) (int32, error) {
+	z, err := readUvarint(b, p)
+	if err != nil {
+		return 0, err
+	}
+	v := unzigzag(z)
+	if v < -1<<31 || v >= 1<<31 {
+		return 0, errMalformedf("margin %d", v)
+	}
+	return int32(v), nil
+}
+
+// readTicks appends count ticks read from b at *p to ticks: the first is
+// tick first, each later one a gap varint after the one before; every body
+// but the last has a length varint, and the last runs to the end of b.
+func readTicks(ticks []TickBody, b []byte, p *int, first uint32, count int) ([]TickBody, error) {
+	tick := first
+	for i := 0; i < count; i++ {
+		if i > 0 {
+			gap, err := readUvarint32(b, p)
+			if err != nil {
+				return ticks, err
+			}
+			tick += gap + 1
+			if tick-first > 1<<15 {
+				return ticks, errMalformedf("ticks span more than 32768")
+			}
+		}
+		if i == count-1 {
+			if *p == len(b) {
+				return ticks, io.ErrUnexpectedEOF
+			}
+			ticks = append(ticks, TickBody{Tick: tick, Body: b[*p:]})
+			*p = len(b)
+			break
+		}
+		l, err := readUvarint(b, p)
+		if err != nil {
+			return ticks, err
+		}
+		if l == 0 {
+			return ticks, errMalformedf("empty tick body")
+		}
+		if l > uint64(len(b)-*p) {
+			return ticks, io.ErrUnexpectedEOF
+		}
+		ticks = append(ticks, TickBody{Tick: tick, Body: b[*p : *p+int(l)]})
+		*p += int(l)
+	}
+	return ticks, nil
 }

@@ -201,36 +201,10 @@ func (d *TickDecoder) DecodeTick(body []byte, t *Tick) error {
 	rs := &d.roster
 	s := rs.schema
 	present := rs.present
-	t.Events = t.Events[:0]
 	var joined PlayerSet
-	if r.ReadBit() {
-		n := r.ReadGamma()
-		if r.Err() != nil {
-			return r.Err()
-		}
-		if n > MaxEvents {
-			return fmt.Errorf("%w: %d events in a tick", ErrTooLarge, n)
-		}
-		for i := uint64(0); i < n; i++ {
-			k := EventKind(r.ReadBits(1))
-			p := uint8(r.ReadBits(6))
-			if r.Err() != nil {
-				return r.Err()
-			}
-			if k == EventJoin {
-				if present.Has(p) {
-					return fmt.Errorf("%w: join of present player %d", ErrPlayer, p)
-				}
-				present = present.With(p)
-				joined = joined.With(p)
-			} else {
-				if !present.Has(p) {
-					return fmt.Errorf("%w: leave of absent player %d", ErrPlayer, p)
-				}
-				present = present.Without(p)
-			}
-			t.Events = append(t.Events, Event{k, p})
-		}
+	var err error
+	if t.Events, present, joined, err = readEvents(r, t.Events[:0], present); err != nil {
+		return err
 	}
 	var changed, unchanged PlayerSet
 	for set := uint64(present); set != 0; set &= set - 1 {
@@ -251,27 +225,13 @@ func (d *TickDecoder) DecodeTick(body []byte, t *Tick) error {
 		}
 		changed = changed.With(p)
 	}
-	var late PlayerSet
-	if r.ReadBit() {
-		for set := uint64(unchanged); set != 0; set &= set - 1 {
-			if r.ReadBit() {
-				late = late.With(uint8(bits.TrailingZeros64(set)))
-			}
-		}
-		if late == 0 && r.Err() == nil {
-			return errMalformedf("late mask flagged but empty")
-		}
+	late, err := readLate(r, unchanged)
+	if err != nil {
+		return err
 	}
 	hash := r.ReadBits(uint(d.hashBits))
-	if r.Err() != nil {
-		return r.Err()
-	}
-	// The rest must be zero padding within the last byte.
-	if r.Remaining() >= 8 {
-		return errMalformedf("%d trailing bytes after a tick body", r.Remaining()/8)
-	}
-	if rem := r.Remaining(); rem > 0 && r.ReadBits(uint(rem)) != 0 {
-		return errMalformedf("nonzero padding after a tick body")
+	if err := checkEnd(r); err != nil {
+		return err
 	}
 	// Commit.
 	for set := uint64(present); set != 0; set &= set - 1 {
@@ -285,5 +245,76 @@ func (d *TickDecoder) DecodeTick(body []byte, t *Tick) error {
 	}
 	rs.present = present
 	t.Present, t.Changed, t.Late, t.Hash = present, changed, late, hash
+	return nil
+}
+
+// readEvents reads a tick body's events (a flag, then their count and each
+// event) into events, and returns them with presence after them and the
+// players who joined.
+func readEvents(r *inputs.BitReader, events []Event, present PlayerSet) ([]Event, PlayerSet, PlayerSet, error) {
+	var joined PlayerSet
+	if !r.ReadBit() {
+		return events, present, joined, r.Err()
+	}
+	n := r.ReadGamma()
+	if r.Err() != nil {
+		return events, present, joined, r.Err()
+	}
+	if n > MaxEvents {
+		return events, present, joined, fmt.Errorf("%w: %d events in a tick", ErrTooLarge, n)
+	}
+	for i := uint64(0); i < n; i++ {
+		k := EventKind(r.ReadBits(1))
+		p := uint8(r.ReadBits(6))
+		if r.Err() != nil {
+			return events, present, joined, r.Err()
+		}
+		if k == EventJoin {
+			if present.Has(p) {
+				return events, present, joined, fmt.Errorf("%w: join of present player %d", ErrPlayer, p)
+			}
+			present = present.With(p)
+			joined = joined.With(p)
+		} else {
+			if !present.Has(p) {
+				return events, present, joined, fmt.Errorf("%w: leave of absent player %d", ErrPlayer, p)
+			}
+			present = present.Without(p)
+		}
+		events = append(events, Event{k, p})
+	}
+	return events, present, joined, nil
+}
+
+// readLate reads the late mask: a flag, then a bit for each unchanged
+// player (a flagged mask must not be empty).
+func readLate(r *inputs.BitReader, unchanged PlayerSet) (PlayerSet, error) {
+	var late PlayerSet
+	if !r.ReadBit() {
+		return late, nil
+	}
+	for set := uint64(unchanged); set != 0; set &= set - 1 {
+		if r.ReadBit() {
+			late = late.With(uint8(bits.TrailingZeros64(set)))
+		}
+	}
+	if late == 0 && r.Err() == nil {
+		return late, errMalformedf("late mask flagged but empty")
+	}
+	return late, nil
+}
+
+// checkEnd checks that a tick body read cleanly to its end: nothing but
+// zero padding within the last byte.
+func checkEnd(r *inputs.BitReader) error {
+	if r.Err() != nil {
+		return r.Err()
+	}
+	if r.Remaining() >= 8 {
+		return errMalformedf("%d trailing bytes after a tick body", r.Remaining()/8)
+	}
+	if rem := r.Remaining(); rem > 0 && r.ReadBits(uint(rem)) != 0 {
+		return errMalformedf("nonzero padding after a tick body")
+	}
 	return nil
 }

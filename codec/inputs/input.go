@@ -69,9 +69,24 @@ func (s *Schema) EncodeDelta(w *BitWriter, st *State, cur []byte) {
 		w.WriteBits(0, 1)
 		return
 	}
-	// changed:1, then which fields: the index of the set among the recent
-	// ones in unary (1, 01, 001, 0001) or 0000 and the set's bits.
 	w.WriteBits(1, 1)
+	s.writeFieldSet(w, st, mask)
+	for m := mask; m != 0; m &= m - 1 {
+		i := bits.TrailingZeros32(m)
+		f := &s.fields[i]
+		a, b := f.load(prev), f.load(cur)
+		f.store(prev, b)
+		if f.kind != kindBool {
+			encodeChange(w, st, i, f, a, b)
+		}
+	}
+	st.n = uint16(s.size)
+}
+
+// writeFieldSet writes which fields changed: the index of the set among
+// the recent ones in unary (1, 01, 001, 0001), or 0000 and the set's bits;
+// and makes it the most recent set.
+func (s *Schema) writeFieldSet(w *BitWriter, st *State, mask uint32) {
 	idx := mruLen
 	for j, m := range st.mru {
 		if m == mask {
@@ -88,54 +103,41 @@ func (s *Schema) EncodeDelta(w *BitWriter, st *State, cur []byte) {
 	}
 	copy(st.mru[1:idx+1], st.mru[:idx])
 	st.mru[0] = mask
-	for m := mask; m != 0; m &= m - 1 {
-		i := bits.TrailingZeros32(m)
-		f := &s.fields[i]
-		a, b := f.load(prev), f.load(cur)
-		f.store(prev, b)
-		if f.kind == kindBool {
-			continue
-		}
-		wm := widthMask(f.bits)
-		var d uint64
-		if f.kind == kindInt || f.kind == kindUint {
-			d = (b - a) & wm
-		} else {
-			d = a ^ b
-		}
-		last := f.load(st.ld[:])
-		f.store(st.ld[:], d)
-		if last != 0 {
-			// Step code: the change undoes the last one (or, for
-			// integers, repeats it).
-			if f.kind == kindInt || f.kind == kindUint {
-				if d == -last&wm {
-					w.WriteBits(1, 1)
-					st.sh[i] = uint8(bits.TrailingZeros64(d))
-					continue
-				}
-				if d == last {
-					w.WriteBits(0b10, 2)
-					st.sh[i] = uint8(bits.TrailingZeros64(d))
-					continue
-				}
-				w.WriteBits(0b00, 2)
-			} else {
-				if d == last {
-					w.WriteBits(1, 1)
-					st.sh[i] = uint8(bits.TrailingZeros64(d))
-					continue
-				}
-				w.WriteBits(0, 1)
-			}
-		}
-		if f.kind == kindInt || f.kind == kindUint {
-			encodeInt(w, st, i, d, f.bits)
-		} else {
-			encodeXor(w, st, i, d, f.bits)
+}
+
+// encodeChange writes the change of field i (f, not a bool) from a to b:
+// a step code when it undoes (or, for integers, repeats) the field's last
+// change, else the change itself.
+func encodeChange(w *BitWriter, st *State, i int, f *field, a, b uint64) {
+	isInt := f.kind == kindInt || f.kind == kindUint
+	wm := widthMask(f.bits)
+	d := a ^ b
+	if isInt {
+		d = (b - a) & wm
+	}
+	last := f.load(st.ld[:])
+	f.store(st.ld[:], d)
+	if last != 0 {
+		switch {
+		case isInt && d == -last&wm, !isInt && d == last:
+			w.WriteBits(1, 1)
+			st.sh[i] = uint8(bits.TrailingZeros64(d))
+			return
+		case isInt && d == last:
+			w.WriteBits(0b10, 2)
+			st.sh[i] = uint8(bits.TrailingZeros64(d))
+			return
+		case isInt:
+			w.WriteBits(0b00, 2)
+		default:
+			w.WriteBits(0, 1)
 		}
 	}
-	st.n = uint16(s.size)
+	if isInt {
+		encodeInt(w, st, i, d, f.bits)
+	} else {
+		encodeXor(w, st, i, d, f.bits)
+	}
 }
 
 // DecodeDelta reads one delta written by EncodeDelta and applies it to st.
@@ -163,36 +165,10 @@ func (s *Schema) DecodeDeltaFast(r *BitReader, st *State) error {
 	if r.ReadBits(1) == 0 {
 		return r.Err()
 	}
-	idx := 0
-	for idx < mruLen && r.ReadBits(1) == 0 {
-		idx++
+	mask, err := s.readFieldSet(r, st)
+	if err != nil {
+		return err
 	}
-	if r.Err() != nil {
-		return r.Err()
-	}
-	var mask uint32
-	if idx < mruLen {
-		mask = st.mru[idx]
-		if mask == 0 {
-			return fmt.Errorf("%w: input delta names recent field set %d, which is empty", ErrMalformed, idx)
-		}
-	} else {
-		mask = uint32(r.ReadBits(uint(len(s.fields))))
-		if r.Err() != nil {
-			return r.Err()
-		}
-		if mask == 0 {
-			return fmt.Errorf("%w: input delta with an empty field set", ErrMalformed)
-		}
-		for _, m := range st.mru {
-			if m == mask {
-				return fmt.Errorf("%w: input delta spells out a recent field set", ErrMalformed)
-			}
-		}
-		idx = mruLen - 1
-	}
-	copy(st.mru[1:idx+1], st.mru[:idx])
-	st.mru[0] = mask
 	prev := st.in[:s.size]
 	for m := mask; m != 0; m &= m - 1 {
 		i := bits.TrailingZeros32(m)
@@ -202,56 +178,104 @@ func (s *Schema) DecodeDeltaFast(r *BitReader, st *State) error {
 			f.store(prev, a^1)
 			continue
 		}
-		isInt := f.kind == kindInt || f.kind == kindUint
-		wm := widthMask(f.bits)
-		last := f.load(st.ld[:])
-		var d uint64
-		step := false
-		if last != 0 {
-			switch {
-			case r.ReadBits(1) == 1:
-				if isInt {
-					d = -last & wm
-				} else {
-					d = last
-				}
-				step = true
-			case isInt && r.ReadBits(1) == 1:
-				if last == -last&wm {
-					if r.Err() != nil {
-						return r.Err()
-					}
-					return fmt.Errorf("%w: repeat step equal to an undo step", ErrMalformed)
-				}
-				d = last
-				step = true
-			}
-			if r.Err() != nil {
-				return r.Err()
-			}
-		}
-		if step {
-			st.sh[i] = uint8(bits.TrailingZeros64(d))
-		} else {
-			var err error
-			if isInt {
-				d, err = decodeInt(r, &st.k[i], &st.sh[i], f.bits)
-			} else {
-				d, err = decodeXor(r, &st.k[i], &st.sh[i], f.bits)
-			}
-			if err != nil {
-				return err
-			}
-			if last != 0 && (d == last || (isInt && d == -last&wm)) {
-				return fmt.Errorf("%w: change that a step code should have coded", ErrMalformed)
-			}
+		d, err := decodeChange(r, st, i, f)
+		if err != nil {
+			return err
 		}
 		f.store(st.ld[:], d)
-		if isInt {
+		if f.kind == kindInt || f.kind == kindUint {
 			f.store(prev, a+d)
 		} else {
 			f.store(prev, a^d)
 		}
 	}
 	return r.Err()
+}
+
+// readFieldSet reads which fields changed (see writeFieldSet), refusing an
+// empty set and a new set spelled out that a recent one names, and makes
+// it the most recent set.
+func (s *Schema) readFieldSet(r *BitReader, st *State) (uint32, error) {
+	idx := 0
+	for idx < mruLen && r.ReadBits(1) == 0 {
+		idx++
+	}
+	if r.Err() != nil {
+		return 0, r.Err()
+	}
+	var mask uint32
+	if idx < mruLen {
+		mask = st.mru[idx]
+		if mask == 0 {
+			return 0, fmt.Errorf("%w: input delta names recent field set %d, which is empty", ErrMalformed, idx)
+		}
+	} else {
+		mask = uint32(r.ReadBits(uint(len(s.fields))))
+		if r.Err() != nil {
+			return 0, r.Err()
+		}
+		if mask == 0 {
+			return 0, fmt.Errorf("%w: input delta with an empty field set", ErrMalformed)
+		}
+		for _, m := range st.mru {
+			if m == mask {
+				return 0, fmt.Errorf("%w: input delta spells out a recent field set", ErrMalformed)
+			}
+		}
+		idx = mruLen - 1
+	}
+	copy(st.mru[1:idx+1], st.mru[:idx])
+	st.mru[0] = mask
+	return mask, nil
+}
+
+// decodeChange reads the change of field i (f, not a bool) that
+// encodeChange wrote, refusing a change coded in full that a step code
+// should have coded.
+func decodeChange(r *BitReader, st *State, i int, f *field) (uint64, error) {
+	isInt := f.kind == kindInt || f.kind == kindUint
+	wm := widthMask(f.bits)
+	last := f.load(st.ld[:])
+	if last != 0 {
+		var d uint64
+		step := false
+		switch {
+		case r.ReadBits(1) == 1:
+			d = last
+			if isInt {
+				d = -last & wm
+			}
+			step = true
+		case isInt && r.ReadBits(1) == 1:
+			if last == -last&wm {
+				if r.Err() != nil {
+					return 0, r.Err()
+				}
+				return 0, fmt.Errorf("%w: repeat step equal to an undo step", ErrMalformed)
+			}
+			d = last
+			step = true
+		}
+		if r.Err() != nil {
+			return 0, r.Err()
+		}
+		if step {
+			st.sh[i] = uint8(bits.TrailingZeros64(d))
+			return d, nil
+		}
+	}
+	var d uint64
+	var err error
+	if isInt {
+		d, err = decodeInt(r, &st.k[i], &st.sh[i], f.bits)
+	} else {
+		d, err = decodeXor(r, &st.k[i], &st.sh[i], f.bits)
+	}
+	if err != nil {
+		return 0, err
+	}
+	if last != 0 && (d == last || (isInt && d == -last&wm)) {
+		return 0, fmt.Errorf("%w: change that a step code should have coded", ErrMalformed)
+	}
+	return d, nil
 }

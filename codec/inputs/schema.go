@@ -155,58 +155,75 @@ func parseTag(f *field, tag string) error {
 	case kindBool:
 		return fmt.Errorf("bounds on a bool field")
 	case kindInt:
-		lo, hi := int64(math.MinInt64)>>(64-f.bits), int64(math.MaxInt64)>>(64-f.bits)
-		f.imin, f.imax = lo, hi
-		var err error
-		if hasMin {
-			if f.imin, err = strconv.ParseInt(minS, 10, int(f.bits)); err != nil {
-				return fmt.Errorf("min: %v", err)
-			}
-		}
-		if hasMax {
-			if f.imax, err = strconv.ParseInt(maxS, 10, int(f.bits)); err != nil {
-				return fmt.Errorf("max: %v", err)
-			}
-		}
-		if f.imin > f.imax {
-			return fmt.Errorf("min %d > max %d", f.imin, f.imax)
-		}
+		return f.parseIntBounds(hasMin, hasMax, minS, maxS)
 	case kindUint:
-		f.umin, f.umax = 0, math.MaxUint64>>(64-f.bits)
-		var err error
-		if hasMin {
-			if f.umin, err = strconv.ParseUint(minS, 10, int(f.bits)); err != nil {
-				return fmt.Errorf("min: %v", err)
-			}
+		return f.parseUintBounds(hasMin, hasMax, minS, maxS)
+	}
+	return f.parseFloatBounds(hasMin, hasMax, minS, maxS)
+}
+
+// parseIntBounds sets the bounds of a signed field from the tag's min and
+// max (each the type's own limit when absent).
+func (f *field) parseIntBounds(hasMin, hasMax bool, minS, maxS string) error {
+	f.imin, f.imax = int64(math.MinInt64)>>(64-f.bits), int64(math.MaxInt64)>>(64-f.bits)
+	var err error
+	if hasMin {
+		if f.imin, err = strconv.ParseInt(minS, 10, int(f.bits)); err != nil {
+			return fmt.Errorf("min: %v", err)
 		}
-		if hasMax {
-			if f.umax, err = strconv.ParseUint(maxS, 10, int(f.bits)); err != nil {
-				return fmt.Errorf("max: %v", err)
-			}
+	}
+	if hasMax {
+		if f.imax, err = strconv.ParseInt(maxS, 10, int(f.bits)); err != nil {
+			return fmt.Errorf("max: %v", err)
 		}
-		if f.umin > f.umax {
-			return fmt.Errorf("min %d > max %d", f.umin, f.umax)
+	}
+	if f.imin > f.imax {
+		return fmt.Errorf("min %d > max %d", f.imin, f.imax)
+	}
+	return nil
+}
+
+// parseUintBounds sets the bounds of an unsigned field.
+func (f *field) parseUintBounds(hasMin, hasMax bool, minS, maxS string) error {
+	f.umin, f.umax = 0, math.MaxUint64>>(64-f.bits)
+	var err error
+	if hasMin {
+		if f.umin, err = strconv.ParseUint(minS, 10, int(f.bits)); err != nil {
+			return fmt.Errorf("min: %v", err)
 		}
-	default:
-		f.fmin, f.fmax = math.Inf(-1), math.Inf(1)
-		var err error
-		if hasMin {
-			if f.fmin, err = strconv.ParseFloat(minS, 64); err != nil || math.IsNaN(f.fmin) {
-				return fmt.Errorf("min: bad float %q", minS)
-			}
+	}
+	if hasMax {
+		if f.umax, err = strconv.ParseUint(maxS, 10, int(f.bits)); err != nil {
+			return fmt.Errorf("max: %v", err)
 		}
-		if hasMax {
-			if f.fmax, err = strconv.ParseFloat(maxS, 64); err != nil || math.IsNaN(f.fmax) {
-				return fmt.Errorf("max: bad float %q", maxS)
-			}
+	}
+	if f.umin > f.umax {
+		return fmt.Errorf("min %d > max %d", f.umin, f.umax)
+	}
+	return nil
+}
+
+// parseFloatBounds sets the bounds of a float field (NaN refused), as the
+// values a float32 field can hold.
+func (f *field) parseFloatBounds(hasMin, hasMax bool, minS, maxS string) error {
+	f.fmin, f.fmax = math.Inf(-1), math.Inf(1)
+	var err error
+	if hasMin {
+		if f.fmin, err = strconv.ParseFloat(minS, 64); err != nil || math.IsNaN(f.fmin) {
+			return fmt.Errorf("min: bad float %q", minS)
 		}
-		if f.fmin > f.fmax {
-			return fmt.Errorf("min %g > max %g", f.fmin, f.fmax)
+	}
+	if hasMax {
+		if f.fmax, err = strconv.ParseFloat(maxS, 64); err != nil || math.IsNaN(f.fmax) {
+			return fmt.Errorf("max: bad float %q", maxS)
 		}
-		if f.kind == kindFloat32 {
-			// Bounds as the float32 values the field can hold.
-			f.fmin, f.fmax = float64(float32(f.fmin)), float64(float32(f.fmax))
-		}
+	}
+	if f.fmin > f.fmax {
+		return fmt.Errorf("min %g > max %g", f.fmin, f.fmax)
+	}
+	if f.kind == kindFloat32 {
+		// Bounds as the float32 values the field can hold.
+		f.fmin, f.fmax = float64(float32(f.fmin)), float64(float32(f.fmax))
 	}
 	return nil
 }
