@@ -136,16 +136,22 @@ func (w *World) AppendPageList(dst []byte, pages []int) ([]byte, error) {
 // receiver's base pages are known), theirs (only their hashes) or list (the
 // pages to send) is set.
 func (w *World) encode(dst []byte, kind byte, baseHash uint64, src *pageSource, theirs []uint64, list []int) []byte {
+	return w.frame(dst, kind, baseHash, w.encodePages(src, theirs, list))
+}
+
+// encodePages builds the payload (in the scratch's buffer): the entry
+// count, then for each page sent its index gap and its form (zero, "same
+// as your page N", or the best transformed form).
+func (w *World) encodePages(src *pageSource, theirs []uint64, list []int) []byte {
 	sc := w.scratch()
-	l := w.layout
-	ps := l.pageSize
-	pages := l.size / ps
+	ps := w.layout.pageSize
+	pages := w.layout.size / ps
 	p := sc.payload[:0]
-	// Entry count is patched in later: reserve the maximum uvarint size.
 	entries := 0
 	prev := -1
 	clear(sc.lookup)
 	lookupReady := false
+	var mine []uint64
 	if theirs != nil {
 		for i, h := range theirs {
 			if _, ok := sc.lookup[h]; !ok {
@@ -153,9 +159,6 @@ func (w *World) encode(dst []byte, kind byte, baseHash uint64, src *pageSource, 
 			}
 		}
 		lookupReady = true
-	}
-	var mine []uint64
-	if theirs != nil {
 		mine = w.PageHashes(sc.hashes)
 		sc.hashes = mine
 	}
@@ -182,50 +185,66 @@ func (w *World) encode(dst []byte, kind byte, baseHash uint64, src *pageSource, 
 		p = binary.AppendUvarint(p, uint64(i-prev-1))
 		prev = i
 		entries++
-		if isZero(t) {
+		switch {
+		case isZero(t):
 			p = append(p, pageZero)
-			continue
-		}
-		if src == nil && theirs == nil {
+		case src == nil && theirs == nil:
 			p = w.appendBestPage(p, i, t, nil, sc)
-			continue
-		}
-		// "Same as your page N".
-		var h uint64
-		if theirs != nil {
-			h = mine[i]
-		} else {
-			h = xxh3.Hash(t)
-			if !lookupReady {
-				sc.hashes = src.pageHashes(sc.hashes[:0], sc.t1)
-				for j, bh := range sc.hashes {
-					if bh == zh {
-						continue
-					}
-					if _, ok := sc.lookup[bh]; !ok {
-						sc.lookup[bh] = j
-					}
-				}
-				lookupReady = true
+		default:
+			if n, ok := w.sameAs(i, t, src, mine, zh, &lookupReady); ok {
+				p = append(p, pageRef)
+				p = binary.AppendUvarint(p, uint64(n))
+			} else {
+				p = w.appendBestPage(p, i, t, b, sc)
 			}
 		}
-		if n, ok := sc.lookup[h]; ok && h != zh && (theirs != nil || bytes.Equal(src.page(n, sc.t1), t)) {
-			p = append(p, pageRef)
-			p = binary.AppendUvarint(p, uint64(n))
-			continue
-		}
-		p = w.appendBestPage(p, i, t, b, sc)
 	}
 	sc.payload = p
 	// Prefix the entry count.
 	var cnt [binary.MaxVarintLen64]byte
 	cn := binary.PutUvarint(cnt[:], uint64(entries))
-	body := slices.Insert(p, 0, cnt[:cn]...)
-	sc.payload = body
+	sc.payload = slices.Insert(p, 0, cnt[:cn]...)
+	return sc.payload
+}
 
+// sameAs looks for a page of the receiver's equal to our page i (t): by
+// their hashes (mine is ours, src nil), or among src's pages, whose hash
+// lookup it builds on first use (lookupReady). The zero page never counts.
+func (w *World) sameAs(i int, t []byte, src *pageSource, mine []uint64, zh uint64, lookupReady *bool) (int, bool) {
+	sc := w.scratch()
+	var h uint64
+	if src == nil {
+		h = mine[i]
+	} else {
+		h = xxh3.Hash(t)
+		if !*lookupReady {
+			sc.hashes = src.pageHashes(sc.hashes[:0], sc.t1)
+			for j, bh := range sc.hashes {
+				if bh == zh {
+					continue
+				}
+				if _, ok := sc.lookup[bh]; !ok {
+					sc.lookup[bh] = j
+				}
+			}
+			*lookupReady = true
+		}
+	}
+	n, ok := sc.lookup[h]
+	if !ok || h == zh || (src != nil && !bytes.Equal(src.page(n, sc.t1), t)) {
+		return 0, false
+	}
+	return n, true
+}
+
+// frame appends the header (magic, kind, layout, base and world hashes)
+// and the payload body to dst, compressed as the world's Compression
+// says (CompressAuto: zstd when it gains, without the length prefix when
+// it does not).
+func (w *World) frame(dst []byte, kind byte, baseHash uint64, body []byte) []byte {
 	n := len(dst)
 	dst = append(dst, magic, 0)
-	dst = binary.LittleEndian.AppendUint64(dst, l.hash)
+	dst = binary.LittleEndian.AppendUint64(dst, w.layout.hash)
 	dst = binary.LittleEndian.AppendUint64(dst, baseHash)
 	dst = binary.LittleEndian.AppendUint64(dst, w.Hash())
 	c := w.compression

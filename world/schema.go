@@ -160,6 +160,37 @@ type region struct {
 	pages     int
 }
 
+// layoutMeta lays out the meta region of l after the layout hash and the
+// table lengths, each value aligned, records the free bytes between them
+// and the region itself, describes the values in d, and returns the
+// region's size.
+func (s *Schema) layoutMeta(l *Layout, d *strings.Builder) int {
+	off := 8 + 4*l.tables
+	var metaBools []int
+	for _, v := range s.values {
+		a := v.info.align
+		aligned := (off + a - 1) / a * a
+		if aligned > off {
+			l.metaFree = append(l.metaFree, [2]int{off, aligned})
+		}
+		off = aligned
+		v.off = off
+		for _, b := range v.info.bools {
+			metaBools = append(metaBools, off+b)
+		}
+		fmt.Fprintf(d, "value %q %s @%d\n", v.name, v.info.desc, off)
+		off += v.info.size
+	}
+	ps := s.pageSize
+	pagesFor := func(n int) int { return (n + ps - 1) / ps }
+	end := (off + 7) / 8 * 8
+	l.metaFree = append(l.metaFree, [2]int{off, pagesFor(end) * ps})
+	l.metaSize = end
+	l.regions = append(l.regions, region{name: "meta", kind: kindMeta, off: 0, capBytes: end, elem: end, count: 1,
+		lenOff: -1, bools: metaBools, stride: 0, firstPage: 0, pages: pagesFor(end)})
+	return end
+}
+
 // freeze computes the layout. Meta region: [layout hash u64][table lengths
 // u32 ...][values, each aligned].
 func (s *Schema) freeze() (*Layout, error) {
@@ -179,30 +210,9 @@ func (s *Schema) freeze() (*Layout, error) {
 		}
 	}
 	l.tables = ntables
-	off := 8 + 4*ntables
-	var metaBools []int
-	for _, v := range s.values {
-		a := v.info.align
-		aligned := (off + a - 1) / a * a
-		if aligned > off {
-			l.metaFree = append(l.metaFree, [2]int{off, aligned})
-		}
-		off = aligned
-		v.off = off
-		for _, b := range v.info.bools {
-			metaBools = append(metaBools, off+b)
-		}
-		fmt.Fprintf(&d, "value %q %s @%d\n", v.name, v.info.desc, off)
-		off += v.info.size
-	}
+	off := s.layoutMeta(l, &d)
 	ps := s.pageSize
 	pagesFor := func(n int) int { return (n + ps - 1) / ps }
-	end := (off + 7) / 8 * 8
-	l.metaFree = append(l.metaFree, [2]int{off, pagesFor(end) * ps})
-	off = end
-	l.metaSize = off
-	l.regions = append(l.regions, region{name: "meta", kind: kindMeta, off: 0, capBytes: off, elem: off, count: 1,
-		lenOff: -1, bools: metaBools, stride: 0, firstPage: 0, pages: pagesFor(off)})
 	pos := pagesFor(off) * ps
 	ti := 0
 	for _, r := range s.regions {
