@@ -121,57 +121,70 @@ func (c *UDPClient) handshake(ctx context.Context, addr string) error {
 		}
 		c.sendBuf = appendUDPHello(c.sendBuf[:0], c.cid, token)
 		c.stats.wrote(c.conn.Write(c.sendBuf))
-		for {
-			n, err := c.conn.Read(buf)
-			if err != nil {
-				if errors.Is(err, os.ErrDeadlineExceeded) {
-					break
-				}
-				lastErr = err // e.g. connection refused: nobody listens yet
-				if time.Now().Before(wait) {
-					continue
-				}
-				break
-			}
-			c.stats.datagramsIn.Add(1)
-			c.stats.bytesIn.Add(uint64(n))
-			f, err := parseUDPFrame(buf[:n])
-			if err != nil {
-				c.stats.malformed.Add(1)
-				continue
-			}
-			if f.id != c.cid {
-				c.stats.unknownConn.Add(1)
-				continue
-			}
-			switch f.typ {
-			case udpRetry:
-				c.stats.retries.Add(1)
-				token = append(token[:0], f.token...)
-			case udpWelcome:
-				c.sid = f.sid
-				c.stats.opened.Add(1)
-				mu.Lock()
-				over = true
-				mu.Unlock()
-				return c.conn.SetReadDeadline(time.Time{})
-			case udpRefuse:
-				reason := "full"
-				if f.reason == udpRefuseVersion {
-					reason = "protocol version"
-				}
-				return fmt.Errorf("transport: dial udp %s (%s): %w", addr, reason, ErrRefused)
-			default:
-				c.stats.malformed.Add(1)
-				continue
-			}
-			break // answer the RETRY at once
+		welcomed, err := c.answer(addr, buf, wait, &token, &lastErr)
+		if err != nil {
+			return err
+		}
+		if welcomed {
+			mu.Lock()
+			over = true
+			mu.Unlock()
+			return c.conn.SetReadDeadline(time.Time{})
 		}
 		if !time.Now().Before(deadline) {
 			if lastErr != nil {
 				return fmt.Errorf("transport: dial udp %s: no answer in %v (%v): %w", addr, c.cfg.HandshakeTimeout, lastErr, ErrHandshake)
 			}
 			return fmt.Errorf("transport: dial udp %s: no answer in %v: %w", addr, c.cfg.HandshakeTimeout, ErrHandshake)
+		}
+	}
+}
+
+// answer reads the server's answer to a HELLO until the read deadline
+// (wait): a RETRY's token, for the HELLO to go again at once; a WELCOME
+// (welcomed); or a REFUSE (the error). A read error other than the
+// deadline (nobody listens yet, say) is kept in lastErr.
+func (c *UDPClient) answer(addr string, buf []byte, wait time.Time, token *[]byte, lastErr *error) (welcomed bool, err error) {
+	for {
+		n, err := c.conn.Read(buf)
+		if err != nil {
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				return false, nil
+			}
+			*lastErr = err // e.g. connection refused: nobody listens yet
+			if time.Now().Before(wait) {
+				continue
+			}
+			return false, nil
+		}
+		c.stats.datagramsIn.Add(1)
+		c.stats.bytesIn.Add(uint64(n))
+		f, err := parseUDPFrame(buf[:n])
+		if err != nil {
+			c.stats.malformed.Add(1)
+			continue
+		}
+		if f.id != c.cid {
+			c.stats.unknownConn.Add(1)
+			continue
+		}
+		switch f.typ {
+		case udpRetry:
+			c.stats.retries.Add(1)
+			*token = append((*token)[:0], f.token...)
+			return false, nil // answer the RETRY at once
+		case udpWelcome:
+			c.sid = f.sid
+			c.stats.opened.Add(1)
+			return true, nil
+		case udpRefuse:
+			reason := "full"
+			if f.reason == udpRefuseVersion {
+				reason = "protocol version"
+			}
+			return false, fmt.Errorf("transport: dial udp %s (%s): %w", addr, reason, ErrRefused)
+		default:
+			c.stats.malformed.Add(1)
 		}
 	}
 }

@@ -115,31 +115,7 @@ func (h *Host) accept(id, sdp string, reply func(Signal)) error {
 			hp.sig.sendLocal(hp.reply, candidateSignal(c))
 		}
 	})
-	pc.OnDataChannel(func(dc *pion.DataChannel) {
-		// pion runs OnOpen on a goroutine of its own, so a datagram can
-		// arrive first: whichever comes first makes the peer.
-		var once sync.Once
-		open := func() {
-			once.Do(func() {
-				p, ok := h.addPeer(addr, dc)
-				if !ok {
-					return
-				}
-				hp.mu.Lock()
-				hp.peer = p
-				hp.mu.Unlock()
-				if h.OnPeerOpen != nil {
-					h.OnPeerOpen(addr)
-				}
-			})
-		}
-		dc.OnMessage(func(m pion.DataChannelMessage) {
-			open()
-			h.push(addr, m.Data)
-		})
-		dc.OnOpen(open)
-		dc.OnClose(func() { h.lost(hp) })
-	})
+	pc.OnDataChannel(func(dc *pion.DataChannel) { h.onDataChannel(hp, addr, dc) })
 	pc.OnConnectionStateChange(func(st pion.PeerConnectionState) {
 		if st == pion.PeerConnectionStateFailed || st == pion.PeerConnectionStateClosed {
 			h.lost(hp)
@@ -170,6 +146,35 @@ func (h *Host) accept(id, sdp string, reply func(Signal)) error {
 	hp.sig.remoteReady(pc)
 	hp.sig.described(reply, Signal{Kind: SignalAnswer, SDP: answer.SDP})
 	return nil
+}
+
+// onDataChannel wires the data channel a peer opened: its first message
+// or its open event, whichever comes first, makes the peer; its messages
+// are the peer's datagrams; its close loses the peer.
+func (h *Host) onDataChannel(hp *hostPeer, addr transport.Addr, dc *pion.DataChannel) {
+	// pion runs OnOpen on a goroutine of its own, so a datagram can
+	// arrive first: whichever comes first makes the peer.
+	var once sync.Once
+	open := func() {
+		once.Do(func() {
+			p, ok := h.addPeer(addr, dc)
+			if !ok {
+				return
+			}
+			hp.mu.Lock()
+			hp.peer = p
+			hp.mu.Unlock()
+			if h.OnPeerOpen != nil {
+				h.OnPeerOpen(addr)
+			}
+		})
+	}
+	dc.OnMessage(func(m pion.DataChannelMessage) {
+		open()
+		h.push(addr, m.Data)
+	})
+	dc.OnOpen(open)
+	dc.OnClose(func() { h.lost(hp) })
 }
 
 func (h *Host) closed() bool {
