@@ -143,6 +143,14 @@ func (t *refuseTap) Send(to transport.Addr, p []byte) error {
 	return t.Conn.Send(to, p)
 }
 
+// Prove implements transport.Prover when the Conn does: the server proves
+// the players it admits.
+func (t *refuseTap) Prove(a transport.Addr) {
+	if p, ok := t.Conn.(transport.Prover); ok {
+		p.Prove(a)
+	}
+}
+
 // log logs one "hello refused" line per reason seen since the last call
 // (n refusals in all, by the server's count), with the first address
 // refused for it, and forgets them.

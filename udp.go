@@ -51,6 +51,7 @@ func HostUDP[I any](g Game[I], addr string, opts HostOptions) (*Host[I], error) 
 	if ucfg.IdleTimeout <= 0 && opts.Server.PlayerTimeout > 0 {
 		ucfg.IdleTimeout = opts.Server.PlayerTimeout
 	}
+	ucfg.ProveExplicitly = true // the match proves the players it admits
 	udp, err := transport.ListenUDP(addr, ucfg)
 	if err != nil {
 		return nil, fmt.Errorf("rewind: host: %w", err)

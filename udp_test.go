@@ -3,6 +3,7 @@ package rewind_test
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/rewindnet/rewind/internal/testgame"
 	"github.com/rewindnet/rewind/internal/testutil"
 	"github.com/rewindnet/rewind/server"
+	"github.com/rewindnet/rewind/transport"
 )
 
 // TestHostUDPMatchesAndRestarts plays two players over UDP on 127.0.0.1
@@ -32,6 +34,9 @@ func TestHostUDPMatchesAndRestarts(t *testing.T) {
 	}
 	stopHost := runHost(ctx, t, h)
 
+	udp := h.Conn().(*transport.UDPServer)
+	var unproven atomic.Int64
+	unproven.Store(-1)
 	const until = 60
 	errs := make(chan error, 2)
 	for range 2 {
@@ -45,6 +50,10 @@ func TestHostUDPMatchesAndRestarts(t *testing.T) {
 				if sh := hashes.hash(tick); sh != hash {
 					errs <- fmt.Errorf("tick %d: %016x, host %016x", tick, hash, sh)
 					pcancel()
+				}
+				if tick == until/2 {
+					// Both players are in: the match proved their sessions.
+					unproven.Store(int64(udp.Unproven()))
 				}
 				if checked++; tick >= until {
 					pcancel()
@@ -71,6 +80,9 @@ func TestHostUDPMatchesAndRestarts(t *testing.T) {
 		if err := <-errs; err != nil {
 			t.Fatal(err)
 		}
+	}
+	if n := unproven.Load(); n != 0 {
+		t.Errorf("%d unproven UDP sessions in a running match of two, want 0", n)
 	}
 	testutil.WaitUntil(ctx, t, "the match to end after both players left", func() bool {
 		st := h.Stats()

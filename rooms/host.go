@@ -158,6 +158,7 @@ func listenUDP(addr string, opts rewind.HostOptions) (*transport.UDPServer, erro
 	if ucfg.IdleTimeout <= 0 && opts.Server.PlayerTimeout > 0 {
 		ucfg.IdleTimeout = opts.Server.PlayerTimeout
 	}
+	ucfg.ProveExplicitly = true // the match proves the players it admits
 	return transport.ListenUDP(addr, ucfg)
 }
 

@@ -123,6 +123,7 @@ func (s *Server[I]) onHello(now time.Time, from transport.Addr, b []byte, p *pla
 			delete(s.byAddr, q.addr)
 			q.addr = from
 			s.byAddr[from] = q
+			s.prove(from)
 			q.tag = s.nextTag()
 			q.lastHeard = now
 			s.stats.Rejoins++
@@ -147,8 +148,18 @@ func (s *Server[I]) onHello(now time.Time, from transport.Addr, b []byte, p *pla
 	p.tag = s.nextTag()
 	s.players[id] = p
 	s.byAddr[from] = p
+	s.prove(from)
 	s.joined++
 	s.startAt(now, p, true)
+}
+
+// prove tells the Conn, if it tells proven peers from unproven ones
+// (transport.Prover), that the peer at from is a player of the match: the
+// transport's caps for the unproven no longer apply to it.
+func (s *Server[I]) prove(from transport.Addr) {
+	if pv, ok := s.conn.(transport.Prover); ok {
+		pv.Prove(from)
+	}
 }
 
 func (s *Server[I]) nextTag() uint8 {

@@ -34,8 +34,22 @@ type UDPConfig struct {
 	HandshakeRetry time.Duration
 	// TokenLifetime is how long a retry token stays valid (default 10 s).
 	TokenLifetime time.Duration
-	// MaxSessions caps a server's sessions; more are refused (default 1024).
+	// MaxSessions caps a server's sessions (default 1024). With every
+	// session taken, a new one evicts the oldest unproven session, and
+	// is refused only when all are proven.
 	MaxSessions int
+	// MaxUnprovenPerIP caps the unproven sessions (handshake done, not
+	// yet proven: see Prover) of one source IP address (default 8): at
+	// the cap, a new one evicts that address's oldest unproven session.
+	MaxUnprovenPerIP int
+	// UnprovenTimeout ends a session still unproven this long after it
+	// opened, whatever it sends (default 3 s: a client sends its match
+	// hello as soon as it is welcomed).
+	UnprovenTimeout time.Duration
+	// ProveExplicitly makes a session proven only when the user calls
+	// Prove (rewind's Host does, once the match admitted the player).
+	// By default a session's first DATA frame proves it.
+	ProveExplicitly bool
 	// QueueLen is how many received datagrams wait for Recv before further
 	// ones are dropped (default 1024).
 	QueueLen int
@@ -62,6 +76,10 @@ func (c UDPConfig) WithDefaults() UDPConfig {
 	def(&c.HandshakeTimeout, 5*time.Second)
 	def(&c.HandshakeRetry, 250*time.Millisecond)
 	def(&c.TokenLifetime, 10*time.Second)
+	def(&c.UnprovenTimeout, 3*time.Second)
+	if c.MaxUnprovenPerIP <= 0 {
+		c.MaxUnprovenPerIP = 8
+	}
 	if c.MaxSessions <= 0 {
 		c.MaxSessions = 1024
 	}
@@ -100,6 +118,10 @@ type UDPStats struct {
 	// Opened counts sessions opened; EndedBye and EndedIdle those ended
 	// by a BYE and by the idle timeout.
 	Opened, EndedBye, EndedIdle uint64
+	// UnprovenEvicted counts unproven sessions ended to make room for a
+	// new one (MaxUnprovenPerIP, MaxSessions); UnprovenReaped those ended
+	// by UnprovenTimeout.
+	UnprovenEvicted, UnprovenReaped uint64
 }
 
 // udpCounters is UDPStats with atomic fields.
@@ -108,6 +130,7 @@ type udpCounters struct {
 	malformed, unknownConn, badToken, retries    atomic.Uint64
 	refused, queueDropped, sendErrors            atomic.Uint64
 	opened, endedBye, endedIdle                  atomic.Uint64
+	unprovenEvicted, unprovenReaped              atomic.Uint64
 }
 
 func (c *udpCounters) snapshot() UDPStats {
@@ -119,6 +142,7 @@ func (c *udpCounters) snapshot() UDPStats {
 		Refused: c.refused.Load(), QueueDropped: c.queueDropped.Load(),
 		SendErrors: c.sendErrors.Load(), Opened: c.opened.Load(),
 		EndedBye: c.endedBye.Load(), EndedIdle: c.endedIdle.Load(),
+		UnprovenEvicted: c.unprovenEvicted.Load(), UnprovenReaped: c.unprovenReaped.Load(),
 	}
 }
 

@@ -31,6 +31,7 @@ type UDPServer struct {
 	byAddr    map[Addr]*udpSession       // by the peer's Addr
 	byPeer    map[udpPeerKey]*udpSession // by (address, cid): HELLO repeats
 	num       uint64                     // sessions ever opened
+	unproven  udpUnproven                // sessions not proven yet
 	lastSweep atomic.Int64               // unix nanos of the last idle sweep
 
 	sendBuf []byte // Send's frame buffer (one caller at a time)
@@ -46,6 +47,11 @@ type udpSession struct {
 	from      netip.AddrPort
 	cid, sid  uint64
 	lastHeard atomic.Int64 // unix nanos
+	opened    int64        // unix nanos
+	proven    atomic.Bool  // written with the server's mu held
+	// prev and next thread the unproven sessions in the order they
+	// opened (udpUnproven).
+	prev, next *udpSession
 }
 
 var _ Conn = (*UDPServer)(nil)
@@ -173,6 +179,7 @@ func (s *UDPServer) Close() error {
 	clear(s.byID)
 	clear(s.byAddr)
 	clear(s.byPeer)
+	s.unproven = udpUnproven{}
 	s.mu.Unlock()
 	err := s.conn.Close()
 	<-s.done
@@ -182,17 +189,18 @@ func (s *UDPServer) Close() error {
 	return nil
 }
 
-// sweep ends idle sessions, if a quarter of IdleTimeout passed since the
-// last sweep.
+// sweep ends idle sessions, and unproven ones past UnprovenTimeout, if a
+// quarter of the shorter of the two passed since the last sweep.
 func (s *UDPServer) sweep(now time.Time) {
 	t := now.UnixNano()
 	last := s.lastSweep.Load()
-	if t-last < int64(s.cfg.IdleTimeout/4) || !s.lastSweep.CompareAndSwap(last, t) {
+	if t-last < int64(min(s.cfg.IdleTimeout, s.cfg.UnprovenTimeout)/4) || !s.lastSweep.CompareAndSwap(last, t) {
 		return
 	}
 	limit := t - int64(s.cfg.IdleTimeout)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.reapLocked(now)
 	for _, sess := range s.byID {
 		if sess.lastHeard.Load() < limit {
 			s.removeLocked(sess)
@@ -205,6 +213,9 @@ func (s *UDPServer) removeLocked(sess *udpSession) {
 	delete(s.byID, sess.sid)
 	delete(s.byAddr, sess.addr)
 	delete(s.byPeer, udpPeerKey{sess.from, sess.cid})
+	if !sess.proven.Load() {
+		s.unproven.remove(sess)
+	}
 }
 
 func (s *UDPServer) readLoop() {
@@ -246,6 +257,7 @@ func (s *UDPServer) handle(b []byte, from netip.AddrPort, out []byte) []byte {
 		sess.lastHeard.Store(now.UnixNano())
 		switch f.typ {
 		case udpData:
+			s.proveByData(sess)
 			if !s.q.push(sess.addr, f.payload) {
 				s.stats.queueDropped.Add(1)
 			}
@@ -303,7 +315,11 @@ func (s *UDPServer) open(cid uint64, from netip.AddrPort, now time.Time, out []b
 	s.mu.Lock()
 	sess := s.byPeer[udpPeerKey{from, cid}]
 	if sess == nil {
-		if len(s.byID) >= s.cfg.MaxSessions || s.closed.Load() {
+		var room bool
+		if !s.closed.Load() {
+			out, room = s.makeRoomLocked(from.Addr(), now, out)
+		}
+		if !room {
 			s.mu.Unlock()
 			s.stats.refused.Add(1)
 			out = appendUDPRefuse(out[:0], cid, udpRefuseFull)
@@ -317,8 +333,9 @@ func (s *UDPServer) open(cid uint64, from netip.AddrPort, now time.Time, out []b
 		s.num++
 		sess = &udpSession{
 			addr: Addr(UDPPrefix + from.String() + "#" + strconv.FormatUint(s.num, 10)),
-			from: from, cid: cid, sid: sid,
+			from: from, cid: cid, sid: sid, opened: now.UnixNano(),
 		}
+		s.unproven.add(sess)
 		s.byID[sid] = sess
 		s.byAddr[sess.addr] = sess
 		s.byPeer[udpPeerKey{from, cid}] = sess

@@ -374,7 +374,9 @@ func TestUDPQueueBounded(t *testing.T) {
 
 func TestUDPRefusedWhenFull(t *testing.T) {
 	s := udpListenTest(t, UDPConfig{MaxSessions: 1})
-	udpDialTest(t, s, UDPConfig{})
+	c := udpDialTest(t, s, UDPConfig{})
+	c.Send(c.RemoteAddr(), []byte("proof")) // a proven session is never evicted
+	udpWaitFor(t, "the session proven", func() bool { return s.Unproven() == 0 })
 	_, err := DialUDP(s.UDPAddr().String(), UDPConfig{})
 	if !errors.Is(err, ErrRefused) {
 		t.Fatalf("dial to a full server: %v", err)

@@ -1,0 +1,124 @@
+package transport
+
+import (
+	"net/netip"
+	"testing"
+	"time"
+)
+
+// udpOpenAt completes the handshake for (from, cid) by handing the server a
+// HELLO with a valid token, as its reader would, in the server's clock
+// time; it returns the session opened, or nil. from is a loopback address
+// nobody listens on: the server's answers stay on this machine.
+func udpOpenAt(s *UDPServer, from netip.AddrPort, cid uint64) *udpSession {
+	now := s.cfg.Clock.Now()
+	tok := s.tokens.issue(nil, now, from, cid)
+	s.handle(appendUDPHello(nil, cid, tok), from, nil)
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.byPeer[udpPeerKey{from, cid}]
+}
+
+func udpTestFrom(ip string, port uint16) netip.AddrPort {
+	return netip.AddrPortFrom(netip.MustParseAddr(ip), port)
+}
+
+func udpAlive(s *UDPServer, sess *udpSession) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return sess != nil && s.byID[sess.sid] == sess
+}
+
+func TestUDPUnprovenPerIPEvictsOldest(t *testing.T) {
+	clk := newUDPFakeClock()
+	s := udpListenTest(t, UDPConfig{Clock: clk, MaxUnprovenPerIP: 4})
+	var first []*udpSession
+	for i := range 4 {
+		first = append(first, udpOpenAt(s, udpTestFrom("127.0.0.2", uint16(1000+i)), uint64(i+1)))
+		clk.Advance(time.Millisecond)
+	}
+	other := udpOpenAt(s, udpTestFrom("127.0.0.3", 1000), 99)
+	if s.Unproven() != 5 || s.Sessions() != 5 {
+		t.Fatalf("%d unproven of %d sessions, want 5 of 5", s.Unproven(), s.Sessions())
+	}
+	// Proving one takes it off the cap.
+	s.Prove(first[3].addr)
+	s.Prove(first[3].addr) // twice: no effect
+	if s.Unproven() != 4 {
+		t.Fatalf("%d unproven after a proof, want 4", s.Unproven())
+	}
+	for i := range 3 {
+		udpOpenAt(s, udpTestFrom("127.0.0.2", uint16(2000+i)), uint64(100+i))
+	}
+	// 127.0.0.2 had 3 unproven; 3 more evicted its 2 oldest.
+	if udpAlive(s, first[0]) || udpAlive(s, first[1]) || !udpAlive(s, first[2]) || !udpAlive(s, first[3]) || !udpAlive(s, other) {
+		t.Fatalf("wrong sessions evicted: alive %v %v %v %v, other %v",
+			udpAlive(s, first[0]), udpAlive(s, first[1]), udpAlive(s, first[2]), udpAlive(s, first[3]), udpAlive(s, other))
+	}
+	if st := s.Stats(); st.UnprovenEvicted != 2 || s.Unproven() != 5 || s.Sessions() != 6 {
+		t.Fatalf("evicted %d, %d unproven of %d sessions, want 2, 5 of 6", st.UnprovenEvicted, s.Unproven(), s.Sessions())
+	}
+}
+
+func TestUDPFullOfUnprovenAdmitsNewcomer(t *testing.T) {
+	clk := newUDPFakeClock()
+	s := udpListenTest(t, UDPConfig{Clock: clk, MaxSessions: 4, MaxUnprovenPerIP: 100})
+	var held []*udpSession
+	for i := range 4 {
+		held = append(held, udpOpenAt(s, udpTestFrom("127.0.0.2", uint16(1000+i)), uint64(i+1)))
+		clk.Advance(time.Millisecond)
+	}
+	newcomer := udpOpenAt(s, udpTestFrom("127.0.0.4", 1000), 50)
+	if newcomer == nil || udpAlive(s, held[0]) || !udpAlive(s, held[1]) || s.Sessions() != 4 {
+		t.Fatalf("newcomer %v, oldest alive %v, %d sessions", newcomer != nil, udpAlive(s, held[0]), s.Sessions())
+	}
+	// All proven: a new one is refused.
+	for _, sess := range append(held[1:], newcomer) {
+		s.Prove(sess.addr)
+	}
+	if udpOpenAt(s, udpTestFrom("127.0.0.5", 1000), 60) != nil {
+		t.Fatal("a full server of proven sessions admitted another")
+	}
+	if st := s.Stats(); st.Refused != 1 || st.UnprovenEvicted != 1 || s.Unproven() != 0 {
+		t.Fatalf("refused %d evicted %d unproven %d", st.Refused, st.UnprovenEvicted, s.Unproven())
+	}
+}
+
+func TestUDPUnprovenReaped(t *testing.T) {
+	clk := newUDPFakeClock()
+	s := udpListenTest(t, UDPConfig{Clock: clk, UnprovenTimeout: time.Second, IdleTimeout: 10 * time.Second})
+	idler := udpOpenAt(s, udpTestFrom("127.0.0.2", 1000), 1)
+	player := udpOpenAt(s, udpTestFrom("127.0.0.2", 1001), 2)
+	// A DATA frame proves a session by default; PINGs never do.
+	s.handle(appendUDPShort(nil, udpData, player.sid, []byte("hello")), player.from, nil)
+	for range 8 {
+		clk.Advance(200 * time.Millisecond)
+		s.handle(appendUDPShort(nil, udpPing, idler.sid, nil), idler.from, nil)
+		s.handle(appendUDPShort(nil, udpPing, player.sid, nil), player.from, nil)
+	}
+	if udpAlive(s, idler) || !udpAlive(s, player) {
+		t.Fatalf("after 1.6 s: pinging unproven alive %v, proven alive %v", udpAlive(s, idler), udpAlive(s, player))
+	}
+	if st := s.Stats(); st.UnprovenReaped != 1 || st.EndedIdle != 0 {
+		t.Fatalf("reaped %d, idle %d", st.UnprovenReaped, st.EndedIdle)
+	}
+}
+
+func TestUDPProveExplicitly(t *testing.T) {
+	clk := newUDPFakeClock()
+	s := udpListenTest(t, UDPConfig{Clock: clk, ProveExplicitly: true})
+	sess := udpOpenAt(s, udpTestFrom("127.0.0.2", 1000), 1)
+	s.handle(appendUDPShort(nil, udpData, sess.sid, []byte("not a match hello")), sess.from, nil)
+	if s.Unproven() != 1 {
+		t.Fatal("DATA proved a session with ProveExplicitly")
+	}
+	m, err := NewMulti(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Prove(MultiAddr(0, sess.addr))
+	m.Prove("garbage")
+	if s.Unproven() != 0 {
+		t.Fatal("MultiConn.Prove did not reach its member")
+	}
+}
