@@ -22,11 +22,12 @@
 // Sends are paced: a datagram goes to the data channel at once while the
 // channel's buffered amount (bytes queued or in flight in SCTP) is under
 // HighWater; beyond that it waits in a bounded per-peer queue that a sender
-// goroutine drains as SCTP acknowledges, and a full queue drops. An unpaced
+// goroutine drains as SCTP acknowledges, and a full queue drops its oldest
+// datagram for the new one (pacer.go). An unpaced
 // burst overflows the receiver's socket and loses datagrams; see
 // docs/benchmarks.md, "Relay and WebRTC".
 //
-// Files: webrtc.go (shared by every GOOS), host.go, peer.go (also shared),
+// Files: webrtc.go (shared by every GOOS), pacer.go, host.go, peer.go (also shared),
 // api_native.go (the pion SettingEngine and the ICE UDP mux: !js only) and
 // api_js.go (the browser, where pion uses the browser's RTCPeerConnection
 // and has almost no settings). pion is imported as "pion".
@@ -107,8 +108,14 @@ type Config struct {
 	// peer's throughput is then at most about 32 KiB per round trip.
 	HighWater int
 	// SendQueue is the number of datagrams that may wait per peer for the
-	// data channel to drain; more are dropped. The queue grows on demand.
-	// Default 16384 (a burst of 10,000 small datagrams fits).
+	// data channel to drain; when it is full the oldest waiting datagram
+	// is dropped for the new one (Stats.SendDropped counts them). The
+	// queue grows on demand. Default 64: a few round trips of a match's
+	// traffic (about a second of 60 Hz ticks, four round trips of 250 ms),
+	// and one world transfer's window of 64 chunks in flight. Older
+	// datagrams are stale: the server resends a lost tick with the next
+	// ones anyway, and a congested association is better served the
+	// newest.
 	SendQueue int
 	// RecvQueue is the number of received datagrams that may wait for
 	// Recv; more are dropped. Default 16384.
@@ -121,8 +128,8 @@ type Config struct {
 const (
 	// DefaultHighWater is Config.HighWater's default, in bytes.
 	DefaultHighWater = 32 << 10
-	// DefaultSendQueue is Config.SendQueue's default.
-	DefaultSendQueue = 16384
+	// DefaultSendQueue is Config.SendQueue's default, in datagrams.
+	DefaultSendQueue = 64
 	// DefaultRecvQueue is Config.RecvQueue's default.
 	DefaultRecvQueue = 16384
 	// DefaultRelayAcceptanceMinWait is Config.RelayAcceptanceMinWait's
@@ -227,6 +234,8 @@ type dcConn struct {
 	head, size int
 	recvLimit  int
 	dropped    uint64
+
+	send sendCounters // of every peer's pacer, past and present
 }
 
 func newDCConn(cfg Config, local transport.Addr) *dcConn {
@@ -306,6 +315,18 @@ func (c *dcConn) Send(to transport.Addr, p []byte) error {
 	return nil
 }
 
+// Stats returns the Conn's counters.
+func (c *dcConn) Stats() Stats {
+	c.mu.Lock()
+	st := Stats{RecvDropped: c.dropped}
+	c.mu.Unlock()
+	st.SendQueued = c.send.queued.Load()
+	st.SendDropped = c.send.dropped.Load()
+	st.SendWaiting = c.send.waiting.Load()
+	st.SendWaitingMax = c.send.waitingMax.Load()
+	return st
+}
+
 // Ready implements transport.Conn.
 func (c *dcConn) Ready() <-chan struct{} { return c.ready }
 
@@ -315,7 +336,7 @@ func (c *dcConn) LocalAddr() transport.Addr { return c.local }
 // addPeer makes an open data channel a peer of the Conn. It reports false
 // if the Conn is closed.
 func (c *dcConn) addPeer(addr transport.Addr, dc *pion.DataChannel) (*dcPeer, bool) {
-	p := newDCPeer(dc, c.cfg)
+	p := newDCPeer(dc, c.cfg, &c.send)
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
@@ -362,110 +383,6 @@ func (c *dcConn) closeAll() bool {
 		p.stop()
 	}
 	return true
-}
-
-// dcPeer is one open data channel and its pacer.
-type dcPeer struct {
-	dc        *pion.DataChannel
-	highWater uint64
-	limit     int
-	wake      chan struct{}
-	low       chan struct{}
-	done      chan struct{}
-	stopOnce  sync.Once
-	finished  chan struct{}
-
-	// mu guards the queue: q[head:] waits, oldest first. It grows on
-	// demand up to limit datagrams, so an idle peer costs nothing.
-	mu   sync.Mutex
-	q    [][]byte
-	head int
-}
-
-func newDCPeer(dc *pion.DataChannel, cfg Config) *dcPeer {
-	p := &dcPeer{
-		dc:        dc,
-		highWater: uint64(cfg.HighWater),
-		limit:     cfg.SendQueue,
-		wake:      make(chan struct{}, 1),
-		low:       make(chan struct{}, 1),
-		done:      make(chan struct{}),
-		finished:  make(chan struct{}),
-	}
-	dc.SetBufferedAmountLowThreshold(uint64(cfg.HighWater / webrtcLowWaterDivisor))
-	dc.OnBufferedAmountLow(func() {
-		select {
-		case p.low <- struct{}{}:
-		default:
-		}
-	})
-	return p
-}
-
-// send sends b now if the channel has room and nothing waits, else queues a
-// copy (or drops it when the queue is full).
-func (p *dcPeer) send(b []byte) {
-	p.mu.Lock()
-	waiting := len(p.q) - p.head
-	if waiting == 0 && p.dc.BufferedAmount() < p.highWater {
-		p.mu.Unlock()
-		_ = p.dc.Send(b) // a closing channel drops, as the network would
-		return
-	}
-	if waiting >= p.limit {
-		p.mu.Unlock()
-		return // full: drop
-	}
-	p.q = append(p.q, append([]byte(nil), b...))
-	p.mu.Unlock()
-	if waiting == 0 {
-		select {
-		case p.wake <- struct{}{}:
-		default:
-		}
-	}
-}
-
-// sendLoop drains the queue while the channel has room.
-func (p *dcPeer) sendLoop() {
-	defer close(p.finished)
-	timer := time.NewTimer(webrtcPacerFallback)
-	defer timer.Stop()
-	for {
-		p.mu.Lock()
-		if p.head == len(p.q) {
-			p.q, p.head = p.q[:0], 0
-			p.mu.Unlock()
-			select {
-			case <-p.wake:
-				continue
-			case <-p.done:
-				return
-			}
-		}
-		b := p.q[p.head] // stays queued until sent, so send keeps order
-		p.mu.Unlock()
-		for p.dc.BufferedAmount() >= p.highWater {
-			timer.Reset(webrtcPacerFallback)
-			select {
-			case <-p.low:
-			case <-timer.C:
-			case <-p.done:
-				return
-			}
-		}
-		_ = p.dc.Send(b)
-		p.mu.Lock()
-		p.q[p.head] = nil
-		p.head++
-		p.mu.Unlock()
-	}
-}
-
-// stop ends the sender goroutine and waits for it.
-func (p *dcPeer) stop() {
-	p.stopOnce.Do(func() { close(p.done) })
-	<-p.finished
 }
 
 // signalOrder keeps signaling in order on one side of a connection: local
