@@ -64,6 +64,7 @@ type Client[I any] struct {
 	clock timing
 	join  joinState
 	fetch fetch
+	ho    handoverHeld // host migration data (handover.go)
 
 	rbuf, sbuf []byte
 	st         Stats

@@ -101,6 +101,9 @@ type Stats struct {
 	// Rebases counts welcomes that moved the client to a newer tick's
 	// world (it fell further behind than the server keeps ticks).
 	Rebases uint64
+	// Handovers counts handover data taken (newer versions of the
+	// server's host migration data).
+	Handovers uint64
 	// FetchRequests counts requests for page hashes or pages; PagesAsked
 	// the pages asked for; WholeWorlds the whole worlds asked for (or
 	// pushed); ChunksIn the world chunks taken; FetchFailures the fetched

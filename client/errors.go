@@ -18,6 +18,10 @@ var (
 	ErrTimeout = errors.New("client: server timed out")
 	// ErrKicked indicates the server ended the client's connection (a bye).
 	ErrKicked = errors.New("client: dropped by the server")
+	// ErrHostLeaving indicates the server said bye because it leaves
+	// while the match goes on at another host (codec.ReasonMigrate: host
+	// migration). The error also wraps ErrKicked, as every bye does.
+	ErrHostLeaving = errors.New("client: server leaving, the match goes on elsewhere")
 	// ErrClosed indicates a client that was closed or said bye.
 	ErrClosed = errors.New("client: closed")
 )

@@ -25,6 +25,8 @@ func FuzzClientDatagram(f *testing.F) {
 		&codec.Pong{Tag: 7, ID: 1, Time: 5},
 		&codec.Ping{Tag: 7, ID: 1, Time: 5},
 		&codec.Bye{Tag: 7, Reason: codec.ReasonKicked},
+		&codec.Bye{Tag: 7, Reason: codec.ReasonShutdown, Detail: codec.ReasonMigrate},
+		&codec.Handover{Tag: 7, Version: 3, TickRate: 60, Code: "ABC234", Players: []codec.HandoverPlayer{{ID: 0, Digests: make([][8]byte, 1)}}},
 		&codec.Refuse{Reason: codec.ReasonFull},
 		&codec.Welcome{Player: 3, Tag: 9, TickRate: 60, Roster: make([]byte, 8)},
 	} {
@@ -89,7 +91,7 @@ func helloClient(t *testing.T, g *testgame.Game) (c *client.Client[testgame.Inpu
 
 // tickBody is the body of tick 1 of a match the client joined alone: its
 // join and the hash of the world after it.
-func tickBody(f *testing.F) []byte {
+func tickBody(f testing.TB) []byte {
 	st, err := client.NewSyncTest[testgame.Input](&testgame.Game{}, 1, 1)
 	if err != nil {
 		f.Fatal(err)

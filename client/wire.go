@@ -114,7 +114,13 @@ func (c *Client[I]) handle(now time.Time, b []byte) error {
 			return err
 		}
 		c.phase = closed
-		return fmt.Errorf("client: server said bye (%v): %w", m.Reason, ErrKicked)
+		c.ho.bye = m.Why()
+		if m.Why() == codec.ReasonMigrate {
+			return fmt.Errorf("client: server said bye (%v): %w: %w", m.Why(), ErrHostLeaving, ErrKicked)
+		}
+		return fmt.Errorf("client: server said bye (%v): %w", m.Why(), ErrKicked)
+	case codec.TypeHandover:
+		return c.onHandover(b)
 	}
 	return nil
 }

@@ -48,7 +48,11 @@ func FuzzParseRefuse(f *testing.F) {
 }
 
 func FuzzParseBye(f *testing.F) {
-	fuzzMessage(f, []Bye{{Tag: 1, Reason: ReasonTimeout}}, ParseBye)
+	fuzzMessage(f, []Bye{{Tag: 1, Reason: ReasonTimeout}, NewBye(2, ReasonEnded), NewBye(3, ReasonMigrate)}, ParseBye)
+}
+
+func FuzzParseHandover(f *testing.F) {
+	fuzzMessage(f, []Handover{testHandover(), {TickRate: 60}}, ParseHandover)
 }
 
 func FuzzParsePing(f *testing.F) {

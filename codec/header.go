@@ -11,6 +11,11 @@ import (
 //
 //	1  first version (rewind 0.1): long-header handshake (Hello, Welcome,
 //	   Refuse), short-header match messages, 16-bit tick numbers on the wire.
+//	   Later additions within version 1, which receivers of before them
+//	   pass over: the Bye's optional detail byte (ReasonEnded,
+//	   ReasonMigrate; an older receiver reads the base reason and ignores
+//	   the rest) and the Handover message (type 0xB; an older receiver
+//	   counts it as a bad datagram and drops it).
 const ProtocolVersion = 1
 
 // magic opens every long-header datagram (Hello, Welcome, Refuse). Its
@@ -37,6 +42,7 @@ const (
 	TypePing            Type = 0x8 // either way: echo this
 	TypePong            Type = 0x9 // either way: the echo
 	TypeBye             Type = 0xA // either way: I am leaving / you are dropped
+	TypeHandover        Type = 0xB // server -> client: host migration data
 )
 
 // Long-header types: the datagram starts with Magic, then the type byte,
@@ -70,6 +76,8 @@ func (t Type) String() string {
 		return "Pong"
 	case TypeBye:
 		return "Bye"
+	case TypeHandover:
+		return "Handover"
 	case TypeHello:
 		return "Hello"
 	case TypeWelcome:
@@ -103,7 +111,7 @@ func Peek(b []byte) (Type, uint8, error) {
 		}
 		return 0, 0, fmt.Errorf("%w: long type %#x", ErrUnknownType, b[4])
 	}
-	if t < TypeClientInputs || t > TypeBye {
+	if t < TypeClientInputs || t > TypeHandover {
 		return 0, 0, fmt.Errorf("%w: %#x", ErrUnknownType, b[0])
 	}
 	return t, b[1], nil

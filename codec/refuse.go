@@ -19,6 +19,16 @@ const (
 	ReasonShutdown Reason = 6 // Bye: the server is stopping
 	ReasonKicked   Reason = 7 // Bye: dropped by the server (e.g. bad datagrams)
 	maxReason             = ReasonKicked
+
+	// The goodbye reasons below go only in a Bye's detail byte, after a
+	// base reason that receivers of before it know (ByeBase).
+
+	// ReasonEnded says the match ended on purpose (its host ended it).
+	ReasonEnded Reason = 8
+	// ReasonMigrate says the server is leaving but the match goes on
+	// elsewhere: a player of it hosts it next (host migration).
+	ReasonMigrate Reason = 9
+	maxDetail            = ReasonMigrate
 )
 
 // String names the reason.
@@ -40,6 +50,10 @@ func (r Reason) String() string {
 		return "shutdown"
 	case ReasonKicked:
 		return "kicked"
+	case ReasonEnded:
+		return "match ended"
+	case ReasonMigrate:
+		return "server leaving, match goes on elsewhere"
 	}
 	return fmt.Sprintf("Reason(%d)", uint8(r))
 }

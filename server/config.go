@@ -80,6 +80,16 @@ type Config struct {
 	// player that fell behind) is sent again until the player acknowledges
 	// a tick after it (default 250 ms).
 	WelcomeResend time.Duration
+	// HostMigration, if set, makes the server send every player the
+	// match's handover data (codec.Handover: Room, the players and the
+	// digests of their cookies, the tick rate), with every round of ticks
+	// for a second after it changes and once a second otherwise, so that
+	// a player can host the match if this server goes (docs/rooms.md,
+	// "Host migration"). Off by default.
+	HostMigration bool
+	// Room is the room the match is hosted in, for the handover data
+	// (HostMigration).
+	Room Room
 	// Schema, if not nil, is a schema the game has already registered into
 	// (a server and a client in one process share it); otherwise New calls
 	// the game's Register with a fresh schema.

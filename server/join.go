@@ -223,15 +223,22 @@ func (s *Server[I]) sendWelcome(p *player) {
 	_ = s.send(p.addr, w.Append(s.wire.sbuf[:0]))
 }
 
-// Shutdown says bye (ReasonShutdown, three times: a bye is not
-// acknowledged) to every player. The server keeps its state; the caller
-// stops calling Update and closes the Conn.
-func (s *Server[I]) Shutdown() error {
+// Shutdown says bye with ReasonShutdown (the server left, the match is
+// over): Goodbye(codec.ReasonShutdown).
+func (s *Server[I]) Shutdown() error { return s.Goodbye(codec.ReasonShutdown) }
+
+// Goodbye says bye to every player, three times (a bye is not
+// acknowledged), with reason r: codec.ReasonShutdown (the server left,
+// the match is over), codec.ReasonEnded (the match ended on purpose) or
+// codec.ReasonMigrate (the server leaves, the match goes on at another
+// host). The server keeps its state; the caller stops calling Update and
+// closes the Conn.
+func (s *Server[I]) Goodbye(r codec.Reason) error {
 	for _, p := range s.players {
 		if p == nil {
 			continue
 		}
-		b := codec.Bye{Tag: p.tag, Reason: codec.ReasonShutdown}
+		b := codec.NewBye(p.tag, r)
 		for range 3 {
 			if err := s.send(p.addr, b.Append(s.wire.sbuf[:0])); err != nil {
 				return err

@@ -77,6 +77,7 @@ type Server[I any] struct {
 	events  []game.Event
 
 	wire wireState
+	ho   handoverState // host migration data (handover.go)
 
 	// History of worlds (history.go): checkpoints, and the world at an
 	// earlier tick rebuilt from one.
@@ -138,6 +139,8 @@ type Stats struct {
 	// FetchesLimited counts page hash and page requests ignored for
 	// coming sooner than FetchInterval after the last one.
 	FetchesLimited uint64
+	// HandoversOut counts handover datagrams sent (Config.HostMigration).
+	HandoversOut uint64
 	// ReplayMismatches counts rebuilds of an earlier tick's world that
 	// did not hash as that tick did (a non-deterministic game).
 	ReplayMismatches uint64
@@ -269,7 +272,10 @@ func (s *Server[I]) Update(now time.Time) error {
 	// after the match ended).
 	if ran || (s.started && now.Sub(s.lastRound) >= s.dt) {
 		s.lastRound = now
-		return s.sendTicks(now)
+		if err := s.sendTicks(now); err != nil {
+			return err
+		}
+		return s.sendHandover(now)
 	}
 	return nil
 }

@@ -1,0 +1,38 @@
+package client
+
+import "github.com/rewindnet/rewind/codec"
+
+// handoverHeld is what the client keeps for host migration: the newest
+// handover data its server sent, and the reason of the server's bye.
+type handoverHeld struct {
+	msg  codec.Handover
+	have bool
+	bye  codec.Reason
+}
+
+// onHandover keeps a handover newer than the one held (in wrapping
+// version order); a malformed one is an error (counted and dropped by the
+// caller) and leaves the held one as it was.
+func (c *Client[I]) onHandover(b []byte) error {
+	m, _, err := codec.ParseHandover(b)
+	if err != nil {
+		return err
+	}
+	if c.ho.have && !codec.Newer(m.Version, c.ho.msg.Version) {
+		return nil
+	}
+	c.ho.msg, c.ho.have = m, true
+	c.st.Handovers++
+	return nil
+}
+
+// Handover returns the newest handover data the server sent (with
+// server.Config.HostMigration: the room, the players and their cookie
+// digests, the tick rate) and whether one came.
+func (c *Client[I]) Handover() (codec.Handover, bool) { return c.ho.msg, c.ho.have }
+
+// ByeReason returns why the server said bye (codec.ReasonMigrate: the
+// match goes on at another host; codec.ReasonEnded: it ended on purpose;
+// codec.ReasonShutdown: the server left, the match is over;
+// codec.ReasonKicked), or codec.ReasonNone if it did not.
+func (c *Client[I]) ByeReason() codec.Reason { return c.ho.bye }

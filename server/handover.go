@@ -1,0 +1,141 @@
+package server
+
+import (
+	"bytes"
+	"time"
+
+	"github.com/rewindnet/rewind/codec"
+	"github.com/rewindnet/rewind/game"
+)
+
+// Room is the room a match is hosted in, for the handover data a server
+// with Config.HostMigration sends its players.
+type Room struct {
+	// Code is the room's code, Key its key (as the relay gave them).
+	Code, Key string
+}
+
+// The handover's schedule: after a change it goes with every round of
+// ticks for handoverBurst, then once every handoverEvery.
+const (
+	handoverBurst = time.Second
+	handoverEvery = time.Second
+)
+
+// handoverState is what the server keeps of the handover data: the last
+// encoding (tag zero), its version, and when it changed and was last sent.
+type handoverState struct {
+	own       game.PlayerID
+	hasOwn    bool
+	version   uint32
+	enc       []byte // the last encoding, tag 0
+	scratch   []byte
+	msg       codec.Handover
+	changedAt time.Time
+	sentAt    time.Time
+}
+
+// SetOwnPlayer names the player of the server machine's own (a host that
+// also plays), or none with ok false, for the handover data: a new host
+// takes that player out of the match when it takes over.
+func (s *Server[I]) SetOwnPlayer(id game.PlayerID, ok bool) {
+	s.ho.own, s.ho.hasOwn = id, ok
+}
+
+// Handover returns the handover data the server sends now (its Tag is
+// zero) and whether it sends any (Config.HostMigration).
+func (s *Server[I]) Handover() (codec.Handover, bool) {
+	if !s.cfg.HostMigration {
+		return codec.Handover{}, false
+	}
+	s.buildHandover()
+	return s.ho.msg, true
+}
+
+// buildHandover fills s.ho.msg with the handover data as it is now:
+// every player in the match (loading ones too) with the digests of the
+// cookies of its welcomes, as many of the newest as fit one datagram.
+func (s *Server[I]) buildHandover() {
+	m := &s.ho.msg
+	m.Tag = 0
+	m.Version = s.ho.version
+	m.TickRate = uint32(s.tickRate)
+	m.Code, m.Key = s.cfg.Room.Code, s.cfg.Room.Key
+	m.Open = !s.ended() && s.freeID(s.lastNow) >= 0
+	m.Players = m.Players[:0]
+	n := 0
+	for _, p := range s.players {
+		if p != nil && !p.leaving && len(p.cookies) > 0 {
+			n++
+		}
+	}
+	m.HasOwn = s.ho.hasOwn && int(s.ho.own) < len(s.players) && s.players[s.ho.own] != nil && !s.players[s.ho.own].leaving
+	m.Own = uint8(s.ho.own)
+	fixed := m.Length() + n // the count byte of each player
+	k := codec.HandoverFit(fixed, n)
+	for _, p := range s.players {
+		if p == nil || p.leaving || len(p.cookies) == 0 {
+			continue
+		}
+		if len(m.Players) < cap(m.Players) {
+			m.Players = m.Players[:len(m.Players)+1]
+		} else {
+			m.Players = append(m.Players, codec.HandoverPlayer{})
+		}
+		hp := &m.Players[len(m.Players)-1]
+		hp.ID = uint8(p.id)
+		hp.Digests = hp.Digests[:0]
+		for _, sum := range p.cookies[max(0, len(p.cookies)-k):] {
+			hp.Digests = append(hp.Digests, codec.CookieDigest(&sum))
+		}
+	}
+	if m.HasOwn && !hasPlayer(m.Players, m.Own) {
+		m.HasOwn = false
+	}
+}
+
+func hasPlayer(ps []codec.HandoverPlayer, id uint8) bool {
+	for i := range ps {
+		if ps[i].ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// sendHandover sends the handover data to every player when it is due:
+// with every round for handoverBurst after it changed, then every
+// handoverEvery.
+func (s *Server[I]) sendHandover(now time.Time) error {
+	if !s.cfg.HostMigration {
+		return nil
+	}
+	ho := &s.ho
+	s.buildHandover()
+	ho.scratch = ho.msg.Append(ho.scratch[:0])
+	if !bytes.Equal(ho.scratch, ho.enc) {
+		// A change: a new version (the version is part of the encoding,
+		// so compare before bumping it).
+		ho.version++
+		ho.msg.Version = ho.version
+		ho.enc = ho.msg.Append(ho.enc[:0])
+		// enc holds the new version: the next comparison is against a
+		// build with the same version.
+		ho.changedAt = now
+	}
+	if now.Sub(ho.changedAt) >= handoverBurst && now.Sub(ho.sentAt) < handoverEvery {
+		return nil
+	}
+	ho.sentAt = now
+	for _, p := range s.players {
+		if p == nil || p.leaving || !p.welcomed {
+			continue
+		}
+		ho.msg.Tag = p.tag
+		s.stats.HandoversOut++
+		if err := s.send(p.addr, ho.msg.Append(s.wire.sbuf[:0])); err != nil {
+			return err
+		}
+	}
+	return nil
+}
