@@ -1,6 +1,10 @@
 package client
 
-import "github.com/rewindnet/rewind/codec"
+import (
+	"fmt"
+
+	"github.com/rewindnet/rewind/codec"
+)
 
 // handoverHeld is what the client keeps for host migration: the newest
 // handover data its server sent, and the reason of the server's bye.
@@ -36,3 +40,19 @@ func (c *Client[I]) Handover() (codec.Handover, bool) { return c.ho.msg, c.ho.ha
 // codec.ReasonShutdown: the server left, the match is over;
 // codec.ReasonKicked), or codec.ReasonNone if it did not.
 func (c *Client[I]) ByeReason() codec.Reason { return c.ho.bye }
+
+// onBye ends the connection at the server's bye, keeping its reason: a
+// "goes on elsewhere" goodbye is ErrHostLeaving (and ErrKicked), any
+// other ErrKicked.
+func (c *Client[I]) onBye(b []byte) error {
+	m, _, err := codec.ParseBye(b)
+	if err != nil {
+		return err
+	}
+	c.phase = closed
+	c.ho.bye = m.Why()
+	if m.Why() == codec.ReasonMigrate {
+		return fmt.Errorf("client: server said bye (%v): %w: %w", m.Why(), ErrHostLeaving, ErrKicked)
+	}
+	return fmt.Errorf("client: server said bye (%v): %w", m.Why(), ErrKicked)
+}

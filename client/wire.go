@@ -109,16 +109,7 @@ func (c *Client[I]) handle(now time.Time, b []byte) error {
 		p := codec.Pong{Tag: c.tag, ID: m.ID, Time: m.Time}
 		return c.send(p.Append(c.sbuf[:0]))
 	case codec.TypeBye:
-		m, _, err := codec.ParseBye(b)
-		if err != nil {
-			return err
-		}
-		c.phase = closed
-		c.ho.bye = m.Why()
-		if m.Why() == codec.ReasonMigrate {
-			return fmt.Errorf("client: server said bye (%v): %w: %w", m.Why(), ErrHostLeaving, ErrKicked)
-		}
-		return fmt.Errorf("client: server said bye (%v): %w", m.Why(), ErrKicked)
+		return c.onBye(b)
 	case codec.TypeHandover:
 		return c.onHandover(b)
 	}
