@@ -18,7 +18,7 @@ const untilTick = 1200
 
 // chromium starts headless Chromium with the flags loopback WebRTC needs,
 // and returns a context for it (its first tab).
-func chromium(t *testing.T) context.Context {
+func chromium(t testing.TB) context.Context {
 	t.Helper()
 	exe := need(t, "the browser test drives Debian's Chromium", "chromium", "chromium-browser")
 	opts := []chromedp.ExecAllocatorOption{
@@ -53,7 +53,7 @@ func chromium(t *testing.T) context.Context {
 }
 
 // tab opens url in a new window of the browser of parent.
-func tab(t *testing.T, parent context.Context, url string) context.Context {
+func tab(t testing.TB, parent context.Context, url string) context.Context {
 	t.Helper()
 	ctx, cancel := chromedp.NewContext(parent)
 	t.Cleanup(cancel)
@@ -64,7 +64,7 @@ func tab(t *testing.T, parent context.Context, url string) context.Context {
 }
 
 // eval evaluates a JavaScript expression in a tab.
-func eval[T any](t *testing.T, ctx context.Context, expr string) T {
+func eval[T any](t testing.TB, ctx context.Context, expr string) T {
 	t.Helper()
 	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
 	if err != nil {
@@ -74,13 +74,13 @@ func eval[T any](t *testing.T, ctx context.Context, expr string) T {
 }
 
 // status returns the fields of a tab's #status.
-func status(t *testing.T, ctx context.Context) map[string]string {
+func status(t testing.TB, ctx context.Context) map[string]string {
 	t.Helper()
 	return fields(eval[string](t, ctx, `document.getElementById("status").textContent`))
 }
 
 // waitStatus polls a tab's status until cond holds, failing after limit.
-func waitStatus(t *testing.T, ctx context.Context, what string, limit time.Duration, cond func(map[string]string) bool) map[string]string {
+func waitStatus(t testing.TB, ctx context.Context, what string, limit time.Duration, cond func(map[string]string) bool) map[string]string {
 	t.Helper()
 	deadline := time.Now().Add(limit)
 	for {
@@ -96,7 +96,7 @@ func waitStatus(t *testing.T, ctx context.Context, what string, limit time.Durat
 }
 
 // setWindowState minimizes or restores the window of a tab.
-func setWindowState(t *testing.T, ctx context.Context, state browser.WindowState) {
+func setWindowState(t testing.TB, ctx context.Context, state browser.WindowState) {
 	t.Helper()
 	id := chromedp.FromContext(ctx).Target.TargetID
 	w, err := chromedp.CallBrowser(ctx, browser.GetWindowForTarget, browser.GetWindowForTargetParams{TargetID: id})
@@ -110,7 +110,7 @@ func setWindowState(t *testing.T, ctx context.Context, state browser.WindowState
 	}
 }
 
-func num(t *testing.T, st map[string]string, key string) int {
+func num(t testing.TB, st map[string]string, key string) int {
 	t.Helper()
 	n, err := strconv.Atoi(st[key])
 	if err != nil {
@@ -127,21 +127,28 @@ func num(t *testing.T, st map[string]string, key string) int {
 // the Worker's timer. A screenshot of tab 1 is written to the test's
 // temp dir.
 func TestBrowserTabsAndBot(t *testing.T) {
-	d := startDemo(t)
+	// The match starts when all three have said hello (--players 3), so
+	// that all play the same 20 s and tab 2's hidden 10 s fall in the
+	// middle however long the pages take to load on a busy machine.
+	d := startDemo(t, "--players", "3")
 	b := chromium(t)
 	url := d.url + "?until-tick=" + strconv.Itoa(untilTick)
 	opened := time.Now()
 	tab1 := tab(t, b, url)
+	welcomed := func(st map[string]string) bool { return st["player"] != "-" }
+	waitStatus(t, tab1, "tab 1 joins", time.Minute, welcomed)
+	t.Logf("page open to joined (tab 1 alone): %v; tab 1's timeline in ms from navigation: %s", time.Since(opened).Round(time.Millisecond),
+		eval[string](t, tab1, `JSON.stringify(window.rewindTimes, (k, v) => typeof v == "number" ? Math.round(v) : v)`))
 	tab2 := tab(t, b, url+"&room="+d.code) // ?room= names the same room
-	playing := func(st map[string]string) bool { return st["state"] == "playing" && st["verified_tick"] != "0" }
-	waitStatus(t, tab1, "tab 1 verifies its first tick", time.Minute, playing)
-	t.Logf("page open to first verified tick (tab 1): %v", time.Since(opened).Round(time.Millisecond))
-	waitStatus(t, tab2, "tab 2 verifies its first tick", time.Minute, playing)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	bot := startPlayer(ctx, nil, rewindBin(t), "play", "--headless", "--join", d.code, "--relay", d.relay,
-		"--until-tick", strconv.Itoa(untilTick), "--status", "0", "--log-level", "warn")
+		"--until-tick", strconv.Itoa(untilTick), "--status", "0", "--log-level", "warn", "--timeout", "30s")
+	playing := func(st map[string]string) bool { return st["state"] == "playing" && st["verified_tick"] != "0" }
+	waitStatus(t, tab1, "tab 1 verifies its first tick", time.Minute, playing)
+	waitStatus(t, tab2, "tab 2 verifies its first tick", time.Minute, playing)
+	waitStatus(t, tab2, "tab 2 plays 4 s", time.Minute, func(st map[string]string) bool { return num(t, st, "tick") >= 240 })
 
 	// Tab 2 hidden for 10 s: its tick must keep the tick rate.
 	setWindowState(t, tab2, browser.WindowStateMinimized)

@@ -37,7 +37,7 @@ func required() bool { return os.Getenv("CI") != "" }
 
 // need returns the path of the first of names on PATH, or skips (fails in
 // CI) naming what is missing and why it is needed.
-func need(t *testing.T, why string, names ...string) string {
+func need(t testing.TB, why string, names ...string) string {
 	t.Helper()
 	for _, n := range names {
 		if p, err := exec.LookPath(n); err == nil {
@@ -63,7 +63,7 @@ type buildOnce struct {
 // build builds the package pkg (a path relative to dir, the module's
 // directory) into binDir once per test binary and returns the program's
 // path.
-func build(t *testing.T, name, dir, pkg string) string {
+func build(t testing.TB, name, dir, pkg string) string {
 	t.Helper()
 	goBin := need(t, "building "+name, "go")
 	v, _ := builds.LoadOrStore(name, &buildOnce{})
@@ -83,7 +83,7 @@ func build(t *testing.T, name, dir, pkg string) string {
 }
 
 // rewindBin returns the rewind command, built from the engine module.
-func rewindBin(t *testing.T) string {
+func rewindBin(t testing.TB) string {
 	return build(t, "rewind", filepath.Join("..", ".."), "./cmd/rewind")
 }
 
@@ -97,7 +97,7 @@ type demo struct {
 // wasm on its first run into the user's cache, which later runs reuse)
 // and waits for its room=, relay= and url= lines. It is interrupted at
 // the test's end.
-func startDemo(t *testing.T, args ...string) *demo {
+func startDemo(t testing.TB, args ...string) *demo {
 	t.Helper()
 	cmd := exec.Command(rewindBin(t), append([]string{"demo", "--http", "127.0.0.1:0", "--log-level", "warn"}, args...)...)
 	d := &demo{stderr: &lockedBuffer{}}
@@ -184,7 +184,7 @@ func startPlayer(ctx context.Context, env []string, bin string, args ...string) 
 
 // result waits for the player and returns its last line's key=value
 // fields.
-func (p *player) result(t *testing.T, what string) map[string]string {
+func (p *player) result(t testing.TB, what string) map[string]string {
 	t.Helper()
 	<-p.done
 	if p.err != nil {

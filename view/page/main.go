@@ -30,7 +30,16 @@ import (
 // joinTimeout bounds the join (signaling and the data channel opening).
 const joinTimeout = 30 * time.Second
 
+// mark records performance.now() as rewindTimes[name] (the page's
+// timeline: the e2e test and docs/benchmarks.md read it).
+func mark(name string) {
+	if t := js.Global().Get("rewindTimes"); t.Type() == js.TypeObject {
+		t.Set(name, js.Global().Get("performance").Call("now"))
+	}
+}
+
 func main() {
+	mark("main")
 	doc := js.Global().Get("document")
 	data := doc.Get("body").Get("dataset")
 	str := func(v js.Value) string {
@@ -61,7 +70,13 @@ func main() {
 	msg := "joining room " + room + " ..."
 	g.Waiting.Store(&msg)
 	g.Sound = view.NewSound()
-	go play(g, relayURL, room, side, uint32(until), rate, setStatus)
+	// Ebitengine starts once the join is through: its first frames (the
+	// WebGL context, shaders) keep the page's thread busy for seconds on a
+	// slow machine, and the join's WebSocket and data channel events wait
+	// for that thread.
+	joined := make(chan struct{})
+	go play(g, relayURL, room, side, uint32(until), rate, setStatus, joined)
+	<-joined
 
 	ebiten.SetRunnableOnUnfocused(true)
 	ebiten.SetWindowTitle("rewind: room " + room)
@@ -72,7 +87,15 @@ func main() {
 }
 
 // play joins the room and runs the player's ticks from a Worker's timer.
-func play(g *view.Game, relayURL, room string, side int, until uint32, rate int, setStatus func(string)) {
+// It closes joined once the join is through or has failed.
+func play(g *view.Game, relayURL, room string, side int, until uint32, rate int, setStatus func(string), joined chan struct{}) {
+	defer func() {
+		select {
+		case <-joined:
+		default:
+			close(joined)
+		}
+	}()
 	fail := func(err error) {
 		msg := fmt.Sprintf("cannot join room %s: %v", room, err)
 		g.Waiting.Store(&msg)
@@ -93,7 +116,9 @@ func play(g *view.Game, relayURL, room string, side int, until uint32, rate int,
 		fail(err)
 		return
 	}
+	mark("joined")
 	g.SetPlayer(p)
+	close(joined)
 	ticks := make(chan struct{}, 1)
 	period := time.Second / time.Duration(rate)
 	w := startWorker(max(period/2, time.Millisecond), func() {
@@ -102,9 +127,14 @@ func play(g *view.Game, relayURL, room string, side int, until uint32, rate int,
 		default:
 		}
 	})
+	verified := false
 	for range ticks {
 		p.Tick(time.Now())
 		setStatus(p.Status())
+		if !verified && p.Stats().Verified > 0 {
+			verified = true
+			mark("verified")
+		}
 		if p.Done() {
 			break
 		}
