@@ -44,6 +44,10 @@ var (
 	ErrHostGone = errors.New("relay: host gone")
 	// ErrRelayClosed indicates a relay connection that closed.
 	ErrRelayClosed = errors.New("relay: connection closed")
+	// ErrJoinTimeout indicates a joiner dropped from its room before its
+	// data channel opened: not within RoomConfig.JoinTimeout, or to make
+	// room for newer joiners (JoiningPerAddr, JoinGrace).
+	ErrJoinTimeout = errors.New("relay: data channel not open in time")
 	// ErrNoAnswer indicates a relay that did not answer a request in time.
 	ErrNoAnswer = errors.New("relay: no answer")
 )

@@ -24,6 +24,8 @@ type roomHub struct {
 	conns   map[uint64]*roomConn
 	perAddr map[string]int
 	rooms   map[string]*room
+	guard   roomGuard // pending joiners and failed joins (room_guard.go)
+	stats   hubStats
 }
 
 // Roles of a connection.
@@ -50,6 +52,7 @@ type roomConn struct {
 	room      *room
 	pid       string // player id in room
 	connected bool   // player's data channel open
+	joinedAt  time.Time
 	// freeSignals counts the host's signals to this joining player that
 	// were let through without rate limiting.
 	freeSignals int
@@ -130,6 +133,7 @@ func (h *roomHub) leaveRoom(c *roomConn, now time.Time, why string) {
 		delete(r.players, c.pid)
 		if !c.connected {
 			r.joining--
+			h.pendingDone(c)
 		}
 		h.send(r.host, &roomMsg{Type: RoomMsgLeft, ID: c.pid})
 	case roleHost:
@@ -161,6 +165,9 @@ func (h *roomHub) endRoom(r *room, now time.Time, why string) {
 	delete(h.rooms, r.code)
 	msg := &roomMsg{Type: RoomMsgEnded, Code: r.code, Reason: why}
 	for _, p := range r.players {
+		if !p.connected {
+			h.pendingDone(p)
+		}
 		h.send(p, msg)
 		p.room, p.role, p.pid, p.connected = nil, roleNone, "", false
 	}
@@ -265,8 +272,17 @@ func (h *roomHub) handle(c *roomConn, b []byte, now time.Time) {
 			return
 		}
 		if !c.connected {
+			r := c.room
+			if len(r.players)-r.joining >= r.maxPlayers {
+				// Joiners pending do not count against the room's
+				// players: one whose channel opens in a full room goes.
+				h.leaveRoom(c, now, "")
+				h.fail(c, m.Type, fmt.Errorf("%w: %d players", ErrRoomFull, r.maxPlayers))
+				return
+			}
 			c.connected = true
-			c.room.joining--
+			r.joining--
+			h.pendingDone(c)
 		}
 	case RoomMsgPong:
 		if c.role != roleHost {
@@ -349,22 +365,27 @@ func (h *roomHub) join(c *roomConn, m *roomMsg, now time.Time) {
 		h.fail(c, m.Type, fmt.Errorf("%w: already in a room", ErrBadMessage))
 		return
 	}
+	if h.throttled(c, m, now) {
+		return
+	}
 	rec, ok := h.cfg.Directory.Lookup(m.Code, now)
 	r := h.rooms[m.Code]
 	switch {
 	case ok && rec.Ended:
+		h.joinFailed(c, now)
 		h.fail(c, m.Type, fmt.Errorf("%w: %s", ErrRoomEnded, m.Code))
 		return
 	case !ok || r == nil:
 		// A room in the directory but not here is hosted by another relay
 		// process; forwarding between relays comes with the shared
 		// directory.
+		h.joinFailed(c, now)
 		h.fail(c, m.Type, fmt.Errorf("%w: %.6q", ErrNoRoom, m.Code))
 		return
-	case len(r.players) >= r.maxPlayers:
-		h.fail(c, m.Type, fmt.Errorf("%w: %d players", ErrRoomFull, len(r.players)))
+	case len(r.players)-r.joining >= r.maxPlayers:
+		h.fail(c, m.Type, fmt.Errorf("%w: %d players", ErrRoomFull, len(r.players)-r.joining))
 		return
-	case r.joining >= h.cfg.JoiningPerRoom:
+	case r.joining >= h.cfg.JoiningPerRoom && !h.makeJoinRoom(r, now):
 		h.fail(c, m.Type, fmt.Errorf("%w: %d joining", ErrRoomBusy, r.joining))
 		return
 	}
@@ -373,6 +394,7 @@ func (h *roomHub) join(c *roomConn, m *roomMsg, now time.Time) {
 	c.role, c.room = rolePlayer, r
 	r.players[c.pid] = c
 	r.joining++
+	h.addPending(c, now)
 	h.send(c, &roomMsg{Type: RoomMsgJoined, V: RoomProtocolVersion, Code: r.code, ID: c.pid,
 		ICE: h.ice(r.code+"-"+c.pid, now)})
 	h.send(r.host, &roomMsg{Type: RoomMsgPlayer, ID: c.pid})
@@ -395,11 +417,16 @@ func (h *roomHub) signal(c *roomConn, m *roomMsg) {
 }
 
 func (h *roomHub) end(c *roomConn, m *roomMsg, now time.Time) {
+	if h.throttled(c, m, now) {
+		return
+	}
 	rec, ok := h.cfg.Directory.Lookup(m.Code, now)
 	switch {
 	case !ok:
+		h.joinFailed(c, now)
 		h.fail(c, m.Type, fmt.Errorf("%w: %s", ErrNoRoom, m.Code))
 	case rec.Key != m.Key:
+		h.joinFailed(c, now)
 		h.fail(c, m.Type, fmt.Errorf("%w for room %s", ErrBadKey, m.Code))
 	case rec.Ended:
 		h.fail(c, m.Type, fmt.Errorf("%w: %s", ErrRoomEnded, m.Code))
@@ -451,6 +478,7 @@ func (h *roomHub) tick(now time.Time) {
 			h.kill(c, websocket.StatusPolicyViolation, RoomErrIdle+": no room and nothing sent")
 		}
 	}
+	h.tickGuards(now)
 	if s, ok := h.cfg.Directory.(interface{ Sweep(time.Time) }); ok {
 		s.Sweep(now)
 	}

@@ -3,6 +3,7 @@ package relay
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -144,9 +145,11 @@ func TestHubErrors(t *testing.T) {
 	wantErr(t, join("ZZZZZZ"), RoomErrNoRoom, false)
 	wantErr(t, join("lower!"), RoomErrNoRoom, false)
 	for range 2 {
-		if m := next(t, join(hosted.Code)); m.Type != RoomMsgJoined {
+		c := join(hosted.Code)
+		if m := next(t, c); m.Type != RoomMsgJoined {
 			t.Fatalf("got %+v", m)
 		}
+		sendMsg(h, c, roomMsg{Type: RoomMsgConnected}, t0)
 	}
 	wantErr(t, join(hosted.Code), RoomErrRoomFull, false)
 
@@ -256,7 +259,7 @@ func TestHubHostPingTimeout(t *testing.T) {
 }
 
 func TestHubRateLimit(t *testing.T) {
-	h := newTestHub(RoomConfig{})
+	h := newTestHub(RoomConfig{FailedJoinBurst: 1 << 20}) // the message rate, not failed joins
 	c := mustConnect(t, h, "10.0.0.9")
 	// The burst: 200 messages at one instant pass.
 	for range 200 {
@@ -298,8 +301,8 @@ func TestHubJoiningLimit(t *testing.T) {
 	h := newTestHub(RoomConfig{})
 	_, hosted := hostRoom(t, h, "")
 	var players []*roomConn
-	for range 32 {
-		c := mustConnect(t, h, "10.0.0.5")
+	for i := range 32 {
+		c := mustConnect(t, h, fmt.Sprintf("10.0.5.%d", i))
 		sendMsg(h, c, roomMsg{Type: RoomMsgJoin, V: 1, Code: hosted.Code}, t0)
 		if m := next(t, c); m.Type != RoomMsgJoined {
 			t.Fatalf("got %+v", m)
@@ -342,8 +345,8 @@ func TestHubJoinStorm(t *testing.T) {
 	h := newTestHub(RoomConfig{})
 	host, hosted := hostRoom(t, h, "")
 	var ids []string
-	for range 32 {
-		c := mustConnect(t, h, "10.0.0.5")
+	for i := range 32 {
+		c := mustConnect(t, h, fmt.Sprintf("10.0.5.%d", i))
 		sendMsg(h, c, roomMsg{Type: RoomMsgJoin, V: 1, Code: hosted.Code}, t0)
 		ids = append(ids, next(t, c).ID)
 		next(t, host)

@@ -79,6 +79,7 @@ const (
 	RoomErrSlow         = "slow"
 	RoomErrHostGone     = "host_gone"
 	RoomErrIdle         = "idle"
+	RoomErrJoinTimeout  = "join_timeout"
 )
 
 // roomErrs maps error codes to the package's errors.
@@ -99,6 +100,7 @@ var roomErrs = map[string]error{
 	RoomErrSlow:         ErrRelayClosed,
 	RoomErrHostGone:     ErrHostGone,
 	RoomErrIdle:         ErrRelayClosed,
+	RoomErrJoinTimeout:  ErrJoinTimeout,
 }
 
 // RoomError is an "error" message received from the relay. It unwraps to

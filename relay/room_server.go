@@ -43,9 +43,30 @@ type RoomConfig struct {
 	MsgRate  float64
 	MsgBurst int
 	// JoiningPerRoom limits players joining one room at once: joined but
-	// data channel not yet open (32).
+	// data channel not yet open (32). At the limit, the oldest of them
+	// goes if it has been joining for JoinGrace; otherwise the join is
+	// refused (room_busy).
 	JoiningPerRoom int
+	// JoiningPerAddr limits the players joining at once from one IP
+	// address, in all rooms (8): one more drops that address's oldest.
+	JoiningPerAddr int
+	// JoinTimeout drops a joiner whose data channel has not opened
+	// within it (20 s): it leaves the room, its connection is closed
+	// with join_timeout.
+	JoinTimeout time.Duration
+	// JoinGrace is how long a joiner may hold its place when the room
+	// has JoiningPerRoom joiners and another arrives (5 s).
+	JoinGrace time.Duration
+	// FailedJoinRate and FailedJoinBurst throttle failed joins and ends
+	// (no such room, bad key, room ended) per IP address (IPv6: per /64),
+	// across its connections: a token bucket of FailedJoinBurst (20)
+	// filling at FailedJoinRate per second (1). An address out of tokens
+	// has every join and end refused (rate_limited, closing the
+	// connection) until a token comes back.
+	FailedJoinRate  float64
+	FailedJoinBurst int
 	// MaxPlayers caps the players of a room (64); a host may ask fewer.
+	// Joiners whose data channel has not opened do not count.
 	MaxPlayers int
 	// SendQueue is the number of messages queued per connection (256); a
 	// connection that falls this far behind is closed as slow.
@@ -102,6 +123,13 @@ func (c RoomConfig) WithDefaults() RoomConfig {
 	}
 	def(&c.MsgBurst, 200)
 	def(&c.JoiningPerRoom, 32)
+	def(&c.JoiningPerAddr, 8)
+	defD(&c.JoinTimeout, 20*time.Second)
+	defD(&c.JoinGrace, 5*time.Second)
+	if c.FailedJoinRate <= 0 {
+		c.FailedJoinRate = 1
+	}
+	def(&c.FailedJoinBurst, 20)
 	def(&c.MaxPlayers, 64)
 	def(&c.SendQueue, 256)
 	defD(&c.PingInterval, time.Second)

@@ -256,6 +256,9 @@ func TestRoomErrorsOverWebSocket(t *testing.T) {
 	if _, b, err := p1.Read(ctx); err != nil || !strings.Contains(string(b), `"joined"`) {
 		t.Fatalf("join: %s %v", b, err)
 	}
+	// Its data channel open (joiners still waiting for theirs take no seat).
+	writeRaw(t, p1, `{"type":"connected"}`)
+	testutil.WaitUntil(ctx, t, "the raw player connected", func() bool { return r.srv.RoomStats().Pending == 0 })
 	if _, err := JoinRoom(ctx, JoinOptions{URL: r.url, Code: host.Code()}); !errors.Is(err, ErrRoomFull) {
 		t.Fatalf("full room: %v", err)
 	}

@@ -1,0 +1,195 @@
+package relay
+
+import (
+	"fmt"
+	"net/netip"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// The hub's guards against squatting and code guessing: joiners whose data
+// channel has not opened (pending) are capped per address and expire, and
+// failed joins are throttled per address across connections.
+
+// roomGuard is the hub's state for its guards. Guarded by the hub's mutex.
+type roomGuard struct {
+	// pending holds each address's pending joiners, oldest first.
+	pending map[string][]*roomConn
+	// failed holds a token bucket of failed joins per address key (an
+	// IPv4 address, or an IPv6 /64).
+	failed map[string]*failBucket
+}
+
+type failBucket struct {
+	tokens float64
+	last   time.Time
+}
+
+// failKey is the address key of the failed-join throttle: one IPv6 host
+// holds a whole /64, so that is its key.
+func failKey(addr string) string {
+	a, err := netip.ParseAddr(addr)
+	if err != nil || !a.Is6() || a.Is4In6() {
+		return addr
+	}
+	p, err := a.Prefix(64)
+	if err != nil {
+		return addr
+	}
+	return p.String()
+}
+
+// bucket returns addr's failed-join bucket refilled to now, or nil if it
+// has none (a full one).
+func (h *roomHub) bucket(addr string, now time.Time) *failBucket {
+	b := h.guard.failed[failKey(addr)]
+	if b == nil {
+		return nil
+	}
+	b.tokens += now.Sub(b.last).Seconds() * h.cfg.FailedJoinRate
+	b.tokens = min(b.tokens, float64(h.cfg.FailedJoinBurst))
+	b.last = now
+	return b
+}
+
+// throttled reports whether c's address has used up its failed joins, and
+// if so refuses m (rate_limited, closing c).
+func (h *roomHub) throttled(c *roomConn, m *roomMsg, now time.Time) bool {
+	if b := h.bucket(c.addr, now); b != nil && b.tokens < 1 {
+		h.stats.joinsThrottled++
+		h.fail(c, m.Type, fmt.Errorf("%w: over %d failed joins from %s, %g more per second",
+			ErrRateLimited, h.cfg.FailedJoinBurst, c.addr, h.cfg.FailedJoinRate))
+		return true
+	}
+	return false
+}
+
+// joinFailed counts a failed join (no such room, bad key, room ended)
+// against c's address.
+func (h *roomHub) joinFailed(c *roomConn, now time.Time) {
+	h.stats.joinsFailed++
+	b := h.bucket(c.addr, now)
+	if b == nil {
+		if h.guard.failed == nil {
+			h.guard.failed = make(map[string]*failBucket)
+		}
+		b = &failBucket{tokens: float64(h.cfg.FailedJoinBurst), last: now}
+		h.guard.failed[failKey(c.addr)] = b
+	}
+	b.tokens = max(b.tokens-1, 0)
+}
+
+// addPending notes c, which just joined a room, as pending: at
+// JoiningPerAddr pending joiners of its address, the oldest goes.
+func (h *roomHub) addPending(c *roomConn, now time.Time) {
+	if h.guard.pending == nil {
+		h.guard.pending = make(map[string][]*roomConn)
+	}
+	if list := h.guard.pending[c.addr]; len(list) >= h.cfg.JoiningPerAddr {
+		h.dropPending(list[0], now, "a newer join from the same address")
+	}
+	c.joinedAt = now
+	h.guard.pending[c.addr] = append(h.guard.pending[c.addr], c)
+}
+
+// pendingDone takes c off its address's pending joiners (its data channel
+// opened, or it left its room).
+func (h *roomHub) pendingDone(c *roomConn) {
+	list := h.guard.pending[c.addr]
+	for i, p := range list {
+		if p == c {
+			copy(list[i:], list[i+1:])
+			list[len(list)-1] = nil
+			if list = list[:len(list)-1]; len(list) == 0 {
+				delete(h.guard.pending, c.addr)
+			} else {
+				h.guard.pending[c.addr] = list
+			}
+			return
+		}
+	}
+}
+
+// dropPending ends a pending joiner: it leaves its room (the host is told)
+// and its connection closes with join_timeout.
+func (h *roomHub) dropPending(c *roomConn, now time.Time, why string) {
+	h.stats.pendingDropped++
+	h.leaveRoom(c, now, "")
+	h.send(c, ptr(errorMsg(RoomErrJoinTimeout, RoomMsgJoin, ErrJoinTimeout.Error()+": "+why)))
+	h.kill(c, websocket.StatusPolicyViolation, RoomErrJoinTimeout+": "+why)
+}
+
+// makeJoinRoom lets a joiner into r when JoiningPerRoom players are
+// already pending there, by dropping the oldest of them if it has been
+// pending for JoinGrace or more; false if none has.
+func (h *roomHub) makeJoinRoom(r *room, now time.Time) bool {
+	var oldest *roomConn
+	for _, p := range r.players {
+		if !p.connected && (oldest == nil || p.joinedAt.Before(oldest.joinedAt)) {
+			oldest = p
+		}
+	}
+	if oldest == nil || now.Sub(oldest.joinedAt) < h.cfg.JoinGrace {
+		return false
+	}
+	h.dropPending(oldest, now, "the room has joiners waiting")
+	return true
+}
+
+// tickGuards drops pending joiners older than JoinTimeout and forgets
+// failed-join buckets that have filled up again.
+func (h *roomHub) tickGuards(now time.Time) {
+	var late []*roomConn
+	for _, list := range h.guard.pending {
+		for _, c := range list {
+			if now.Sub(c.joinedAt) >= h.cfg.JoinTimeout {
+				late = append(late, c)
+			}
+		}
+	}
+	for _, c := range late {
+		h.dropPending(c, now, fmt.Sprintf("data channel not open within %v", h.cfg.JoinTimeout))
+	}
+	for k := range h.guard.failed {
+		if b := h.bucket(k, now); b != nil && b.tokens >= float64(h.cfg.FailedJoinBurst) {
+			delete(h.guard.failed, k)
+		}
+	}
+}
+
+// RoomStats counts what the relay's guards did.
+type RoomStats struct {
+	// Conns and Rooms are the open connections and live rooms.
+	Conns, Rooms int
+	// Pending is how many joiners wait for their data channel.
+	Pending int
+	// PendingDropped counts pending joiners dropped (JoinTimeout,
+	// JoiningPerAddr, JoinGrace).
+	PendingDropped uint64
+	// JoinsFailed counts joins that named no live room or a bad key;
+	// JoinsThrottled the joins refused because their address failed too
+	// often (FailedJoinRate, FailedJoinBurst).
+	JoinsFailed, JoinsThrottled uint64
+}
+
+// hubStats is the part of RoomStats the hub counts.
+type hubStats struct {
+	pendingDropped, joinsFailed, joinsThrottled uint64
+}
+
+// roomStats returns the hub's RoomStats.
+func (h *roomHub) roomStats() RoomStats {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	st := RoomStats{Conns: len(h.conns), Rooms: len(h.rooms),
+		PendingDropped: h.stats.pendingDropped, JoinsFailed: h.stats.joinsFailed,
+		JoinsThrottled: h.stats.joinsThrottled}
+	for _, list := range h.guard.pending {
+		st.Pending += len(list)
+	}
+	return st
+}
+
+// RoomStats returns the relay's counters.
+func (s *RoomServer) RoomStats() RoomStats { return s.hub.roomStats() }

@@ -1,0 +1,143 @@
+package relay
+
+import (
+	"fmt"
+	"testing"
+	"time"
+)
+
+// joinRoom sends a join for code from a new connection at addr at now.
+func joinRoom(t *testing.T, h *roomHub, addr, code string, now time.Time) *roomConn {
+	t.Helper()
+	c := mustConnect(t, h, addr)
+	sendMsg(h, c, roomMsg{Type: RoomMsgJoin, V: 1, Code: code}, now)
+	return c
+}
+
+func wantJoined(t *testing.T, c *roomConn) roomMsg {
+	t.Helper()
+	m := next(t, c)
+	if m.Type != RoomMsgJoined {
+		t.Fatalf("got %+v, want joined", m)
+	}
+	return m
+}
+
+func drain(c *roomConn) {
+	for {
+		select {
+		case <-c.out:
+		default:
+			return
+		}
+	}
+}
+
+func TestHubPendingJoinerExpires(t *testing.T) {
+	h := newTestHub(RoomConfig{HostTimeout: time.Hour, PingInterval: time.Hour})
+	host, hosted := hostRoom(t, h, "")
+	squat := joinRoom(t, h, "10.0.0.2", hosted.Code, t0)
+	id := wantJoined(t, squat).ID
+	drain(host)
+	h.tick(t0.Add(20*time.Second - time.Millisecond))
+	if squat.killed || squat.room == nil {
+		t.Fatal("joiner dropped before JoinTimeout")
+	}
+	h.tick(t0.Add(20 * time.Second))
+	wantErr(t, squat, RoomErrJoinTimeout, true)
+	if m := next(t, host); m.Type != RoomMsgLeft || m.ID != id {
+		t.Fatalf("host told %+v, want left %s", m, id)
+	}
+	if st := h.roomStats(); st.Pending != 0 || st.PendingDropped != 1 {
+		t.Fatalf("stats %+v", st)
+	}
+}
+
+// TestHubSquattersDoNotFillRoom: joiners that never open a data channel
+// do not count against the room's players; from one address only
+// JoiningPerAddr are kept, from many the oldest leaves after JoinGrace.
+func TestHubSquattersDoNotFillRoom(t *testing.T) {
+	h := newTestHub(RoomConfig{MaxPlayers: 16})
+	_, hosted := hostRoom(t, h, "")
+	for range 32 { // one address: the newest 8 stay
+		wantJoined(t, joinRoom(t, h, "10.0.0.2", hosted.Code, t0))
+	}
+	if st := h.roomStats(); st.Pending != 8 || st.PendingDropped != 24 {
+		t.Fatalf("stats %+v, want 8 pending, 24 dropped", st)
+	}
+	legit := joinRoom(t, h, "10.0.0.3", hosted.Code, t0)
+	wantJoined(t, legit)
+	sendMsg(h, legit, roomMsg{Type: RoomMsgConnected}, t0)
+	if !legit.connected || legit.killed {
+		t.Fatal("legit player not in")
+	}
+
+	// 32 addresses, one squatter each: the room is busy for JoinGrace.
+	h = newTestHub(RoomConfig{MaxPlayers: 16})
+	_, hosted = hostRoom(t, h, "")
+	var squat []*roomConn
+	for i := range 32 {
+		c := joinRoom(t, h, fmt.Sprintf("10.1.0.%d", i), hosted.Code, t0.Add(time.Duration(i)*time.Millisecond))
+		wantJoined(t, c)
+		squat = append(squat, c)
+	}
+	wantErr(t, joinRoom(t, h, "10.0.0.3", hosted.Code, t0.Add(time.Second)), RoomErrRoomBusy, false)
+	legit = joinRoom(t, h, "10.0.0.3", hosted.Code, t0.Add(5*time.Second))
+	wantJoined(t, legit)
+	sendMsg(h, legit, roomMsg{Type: RoomMsgConnected}, t0.Add(5*time.Second))
+	if !legit.connected || !squat[0].killed || squat[1].killed {
+		t.Fatalf("legit connected %v, oldest squatter killed %v, next %v", legit.connected, squat[0].killed, squat[1].killed)
+	}
+	wantErr(t, squat[0], RoomErrJoinTimeout, true)
+}
+
+// TestHubFullRoomRefusesLateChannel: a joiner whose data channel opens
+// once the room is full of connected players leaves with room_full.
+func TestHubFullRoomRefusesLateChannel(t *testing.T) {
+	h := newTestHub(RoomConfig{MaxPlayers: 1})
+	_, hosted := hostRoom(t, h, "")
+	a := joinRoom(t, h, "10.0.0.2", hosted.Code, t0)
+	b := joinRoom(t, h, "10.0.0.3", hosted.Code, t0)
+	wantJoined(t, a)
+	wantJoined(t, b)
+	sendMsg(h, a, roomMsg{Type: RoomMsgConnected}, t0)
+	sendMsg(h, b, roomMsg{Type: RoomMsgConnected}, t0)
+	wantErr(t, b, RoomErrRoomFull, false)
+	if !a.connected || b.room != nil || len(a.room.players) != 1 || a.room.joining != 0 {
+		t.Fatalf("a connected %v, b in a room %v, players %d, joining %d", a.connected, b.room != nil, len(a.room.players), a.room.joining)
+	}
+}
+
+// TestHubFailedJoinsThrottled: failed joins are counted per address across
+// connections; a new connection brings no fresh burst.
+func TestHubFailedJoinsThrottled(t *testing.T) {
+	h := newTestHub(RoomConfig{})
+	_, hosted := hostRoom(t, h, "")
+	for i := range 20 {
+		wantErr(t, joinRoom(t, h, "10.0.0.9", fmt.Sprintf("ZZZZ%c%c", 'A'+i%26, 'A'+i/26), t0), RoomErrNoRoom, false)
+	}
+	// Out of tokens: even a good code is refused, from a new connection.
+	wantErr(t, joinRoom(t, h, "10.0.0.9", hosted.Code, t0), RoomErrRateLimited, true)
+	c := mustConnect(t, h, "10.0.0.9")
+	sendMsg(h, c, roomMsg{Type: RoomMsgEnd, Code: hosted.Code, Key: "00000000000000000000000000000000"}, t0)
+	wantErr(t, c, RoomErrRateLimited, true)
+	// Another address is not affected; a second later one token is back.
+	wantJoined(t, joinRoom(t, h, "10.0.0.10", hosted.Code, t0))
+	wantJoined(t, joinRoom(t, h, "10.0.0.9", hosted.Code, t0.Add(time.Second)))
+	wantErr(t, joinRoom(t, h, "10.0.0.9", "ZZZZZZ", t0.Add(time.Second)), RoomErrNoRoom, false)
+	wantErr(t, joinRoom(t, h, "10.0.0.9", "ZZZZZZ", t0.Add(time.Second)), RoomErrRateLimited, true)
+	// IPv6: one /64 is one address.
+	for i := range 20 {
+		wantErr(t, joinRoom(t, h, fmt.Sprintf("2001:db8::%x", i+1), "ZZZZZZ", t0), RoomErrNoRoom, false)
+	}
+	wantErr(t, joinRoom(t, h, "2001:db8::ffff", hosted.Code, t0), RoomErrRateLimited, true)
+	wantJoined(t, joinRoom(t, h, "2001:db8:0:1::1", hosted.Code, t0))
+	if st := h.roomStats(); st.JoinsFailed != 41 || st.JoinsThrottled != 4 {
+		t.Fatalf("stats %+v", st)
+	}
+	// Full buckets are forgotten.
+	h.tick(t0.Add(time.Minute))
+	if n := len(h.guard.failed); n != 0 {
+		t.Fatalf("%d buckets kept after they filled up", n)
+	}
+}
