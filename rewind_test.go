@@ -9,6 +9,7 @@ import (
 
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/internal/testgame"
+	"github.com/rewindnet/rewind/internal/testutil"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport"
 	"github.com/rewindnet/rewind/world"
@@ -109,6 +110,7 @@ func (f updaterFunc) Update(now time.Time) error { return f(now) }
 
 // TestConnectRefused: a client of another game is refused, and says why.
 func TestConnectRefused(t *testing.T) {
+	testutil.SkipSockets(t)
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	net := transport.NewSimNetwork(1, start)
 	sconn, _ := net.Listen("server")

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
 	"github.com/rewindnet/rewind/internal/testutil"
 	"github.com/rewindnet/rewind/transport"
 	"github.com/rewindnet/rewind/transport/webrtc"
@@ -30,6 +31,7 @@ type testRelay struct {
 // end of the test.
 func startTestRelay(t testing.TB, cfg RoomConfig) *testRelay {
 	t.Helper()
+	testutil.SkipSockets(t)
 	turnSrv, err := StartTURN(TURNConfig{Listen: "127.0.0.1:0"})
 	if err != nil {
 		t.Fatal(err)
@@ -192,6 +194,7 @@ func TestRoomThroughTURN(t *testing.T) {
 // dialRaw opens a bare WebSocket to the relay.
 func dialRaw(t *testing.T, url string) *websocket.Conn {
 	t.Helper()
+	testutil.SkipSockets(t)
 	ws, _, err := websocket.Dial(testCtx(t), url, nil)
 	if err != nil {
 		t.Fatal(err)

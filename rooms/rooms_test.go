@@ -63,12 +63,14 @@ func runHost(ctx context.Context, t *testing.T, h interface{ Run(context.Context
 // of the test and returns its URL.
 func startRelay(t *testing.T) string {
 	t.Helper()
+	testutil.SkipSockets(t)
 	url, _ := startRelayServer(t)
 	return url
 }
 
 func startRelayServer(t *testing.T) (string, *relay.RoomServer) {
 	t.Helper()
+	testutil.SkipSockets(t)
 	rs := relay.NewRoomServer(relay.RoomConfig{})
 	mux := http.NewServeMux()
 	mux.Handle(relay.RoomPath, rs)

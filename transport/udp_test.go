@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/rewindnet/rewind/internal/testutil"
 )
 
 // udpFakeClock is a Clock that moves only when told to.
@@ -74,6 +76,7 @@ func udpCheckNoReaders(t *testing.T) {
 
 func udpListenTest(t *testing.T, cfg UDPConfig) *UDPServer {
 	t.Helper()
+	testutil.SkipSockets(t)
 	s, err := ListenUDP("127.0.0.1:0", cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -84,6 +87,7 @@ func udpListenTest(t *testing.T, cfg UDPConfig) *UDPServer {
 
 func udpDialTest(t *testing.T, s *UDPServer, cfg UDPConfig) *UDPClient {
 	t.Helper()
+	testutil.SkipSockets(t)
 	c, err := DialUDP(s.UDPAddr().String(), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -95,6 +99,7 @@ func udpDialTest(t *testing.T, s *UDPServer, cfg UDPConfig) *UDPClient {
 // udpRawSocket is a plain UDP socket aimed at the server, playing an attacker.
 func udpRawSocket(t *testing.T, s *UDPServer) *net.UDPConn {
 	t.Helper()
+	testutil.SkipSockets(t)
 	c, err := net.DialUDP("udp", nil, net.UDPAddrFromAddrPort(s.UDPAddr()))
 	if err != nil {
 		t.Fatal(err)
@@ -387,6 +392,7 @@ func TestUDPRefusedWhenFull(t *testing.T) {
 }
 
 func TestUDPDialNobody(t *testing.T) {
+	testutil.SkipSockets(t)
 	s, err := ListenUDP("127.0.0.1:0", UDPConfig{})
 	if err != nil {
 		t.Fatal(err)
@@ -431,6 +437,7 @@ func TestUDPCloseStopsReaders(t *testing.T) {
 }
 
 func TestUDPDialCanceled(t *testing.T) {
+	testutil.SkipSockets(t)
 	// A socket that never answers: the dial waits until ctx is canceled.
 	silent, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/rewindnet/rewind/internal/testutil"
 )
 
 // These tests run the room commands in-process, as a user would type them
@@ -123,6 +125,7 @@ func checkSameHash(t *testing.T, res []playResult, tick string) {
 // page naming the room, and two `rewind play --join` bots end with the
 // same hash at the same tick.
 func TestDemoCommand(t *testing.T) {
+	testutil.SkipSockets(t)
 	checkLeaks(t)
 	d := startCommand(t, demo, []string{"--http", "127.0.0.1:0", "--grid", "32", "--players", "2", "--no-page"}, "room", "relay", "url")
 	code, relayURL, pageURL := d.vals["room"], d.vals["relay"], d.vals["url"]
@@ -154,6 +157,7 @@ func TestDemoCommand(t *testing.T) {
 // over UDP, all into the same match at once, and all three print the same
 // hash for the same tick. A wrong code and bad flag sets are refused.
 func TestServeRelayAndUDP(t *testing.T) {
+	testutil.SkipSockets(t)
 	checkLeaks(t)
 	r := startCommand(t, serveRelay, []string{"--http", "127.0.0.1:0"}, "url")
 	relayURL := r.vals["url"]

@@ -27,6 +27,7 @@ import (
 // does (newRoomRelay), on 127.0.0.1, until the end of the test.
 func startTestRoomRelay(t *testing.T) (url string, rr *roomRelay) {
 	t.Helper()
+	testutil.SkipSockets(t)
 	rr, err := newRoomRelay("127.0.0.1", roomRelayOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -11,12 +11,15 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/rewindnet/rewind/internal/testutil"
 )
 
 // startServe runs `rewind serve` in-process with args until the returned
 // stop is called, and returns the udp= and http= addresses it printed.
 func startServe(t *testing.T, args ...string) (udp, httpAddr string, stop func() string) {
 	t.Helper()
+	testutil.SkipSockets(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)

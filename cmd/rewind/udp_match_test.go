@@ -31,6 +31,7 @@ type udpTestHost struct {
 
 func startUDPTestHost(t *testing.T, cfg server.Config, udp transport.UDPConfig) *udpTestHost {
 	t.Helper()
+	testutil.SkipSockets(t)
 	th := &udpTestHost{testHashes: newTestHashes()}
 	cfg.OnTick = th.onTick
 	h, err := rewind.HostUDP[sand.Input](sand.New(sandTestGrid), "127.0.0.1:0", rewind.HostOptions{Server: cfg, UDP: udp})
@@ -64,6 +65,7 @@ func startUDPTestPlayer(t *testing.T, addr string) *udpTestPlayer {
 // cookie (none if nil).
 func startUDPTestPlayerCookie(t *testing.T, addr string, cookie []byte) *udpTestPlayer {
 	t.Helper()
+	testutil.SkipSockets(t)
 	conn, err := transport.DialUDP(addr, transport.UDPConfig{HandshakeTimeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)

@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/rewindnet/rewind/internal/testutil"
 )
 
 // The page of the browser test: it fetches what WebDoom's page fetches
@@ -83,6 +85,7 @@ func testWAD(magic string, lumps ...[2]string) []byte {
 // HTTP is checked end to end (through the browser's own fetch, gzip
 // decoding, range and streaming wasm compilation).
 func TestWebDoomBrowser(t *testing.T) {
+	testutil.SkipSockets(t)
 	exe := needTool(t, "the WebDoom browser test drives Debian's Chromium", "chromium", "chromium-browser")
 	checkLeaks(t)
 	dir := t.TempDir()

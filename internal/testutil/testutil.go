@@ -48,3 +48,13 @@ func WaitUntil(ctx context.Context, t testing.TB, what string, cond func() bool)
 		}
 	}
 }
+
+// SkipSockets skips t under go test -short: the test opens real sockets
+// (on 127.0.0.1), which the quick local run leaves out. The README's test
+// command and CI run them.
+func SkipSockets(t testing.TB) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("opens real sockets: skipped under -short")
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/pion/ice/v4"
 	pion "github.com/pion/webrtc/v4"
 
+	"github.com/rewindnet/rewind/internal/testutil"
 	"github.com/rewindnet/rewind/transport"
 )
 
@@ -116,6 +117,7 @@ const oldSendQueue = 16384
 
 func newTransportPairConfig(tb testing.TB, cfg Config) *transportPair {
 	tb.Helper()
+	testutil.SkipSockets(tb)
 	host, err := NewHost(cfg)
 	if err != nil {
 		tb.Fatal(err)
@@ -164,6 +166,7 @@ type benchPairs struct {
 }
 
 func newBenchPairs(b *testing.B, echo bool) *benchPairs {
+	testutil.SkipSockets(b)
 	p := &benchPairs{raw: newRawPair(b), tr: newTransportPair(b), buf: make([]byte, transport.MaxDatagram), done: make(chan struct{})}
 	if echo {
 		p.wg.Add(2)

@@ -119,6 +119,7 @@ func TestPacerDropSparesTheOneBeingSent(t *testing.T) {
 // 3,000 datagrams: the peer's send queue stays within its bound, the
 // oldest waiting ones are dropped and counted, and the newest arrive.
 func TestWebRTCCongestedQueue(t *testing.T) {
+	testutil.SkipSockets(t)
 	testutil.CheckGoroutines(t, 5*time.Second)
 	const limit, n = 64, 3000
 	cfg := Config{Loopback: true, HighWater: 2048, SendQueue: limit}

@@ -67,6 +67,7 @@ func (sp *signalPipe) stop() { close(sp.done); <-sp.closed }
 // data channel to open.
 func webrtcConnect(t testing.TB, host *Host, cfg Config, id string) (*Peer, func()) {
 	t.Helper()
+	testutil.SkipSockets(t)
 	var peer *Peer
 	ready := make(chan struct{})
 	toPeer := newSignalPipe(func(s Signal) {
@@ -114,6 +115,7 @@ func webrtcRecv(t testing.TB, c transport.Conn, buf []byte) (int, transport.Addr
 }
 
 func TestWebRTCHostAndPeers(t *testing.T) {
+	testutil.SkipSockets(t)
 	testutil.CheckGoroutines(t, 5*time.Second)
 	cfg := Config{Loopback: true}
 	host, err := NewHost(cfg)
@@ -190,6 +192,7 @@ func TestWebRTCHostAndPeers(t *testing.T) {
 // BenchmarkWebRTCBurst measures both. With the default queue of a few
 // round trips the oldest are dropped instead: TestWebRTCCongestedQueue.)
 func TestWebRTCPacedBurst(t *testing.T) {
+	testutil.SkipSockets(t)
 	testutil.CheckGoroutines(t, 5*time.Second)
 	cfg := Config{Loopback: true, SendQueue: oldSendQueue}
 	host, err := NewHost(cfg)
