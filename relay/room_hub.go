@@ -33,6 +33,7 @@ const (
 	roleNone = iota
 	roleHost
 	rolePlayer
+	roleClaimant // waiting for a claim's probe (room_migrate.go)
 )
 
 // roomConn is one WebSocket connection as the hub sees it. The server's
@@ -71,6 +72,19 @@ type room struct {
 	lastPong   time.Time
 	lastPing   time.Time
 	pingN      uint64
+
+	// Host migration (room_migrate.go). migrate: the host asked for it;
+	// orphaned: its host vanished at orphanedAt, and the room waits for a
+	// claimant; takenAt: when a claimant last took it over; claims: the
+	// claimants waiting, in arrival order, for the answer to the probe
+	// (ping probeN) sent at probeAt.
+	migrate    bool
+	orphaned   bool
+	orphanedAt time.Time
+	takenAt    time.Time
+	claims     []*roomConn
+	probeN     uint64
+	probeAt    time.Time
 }
 
 func newRoomHub(cfg RoomConfig) *roomHub {
@@ -138,30 +152,41 @@ func (h *roomHub) leaveRoom(c *roomConn, now time.Time, why string) {
 		h.send(r.host, &roomMsg{Type: RoomMsgLeft, ID: c.pid})
 	case roleHost:
 		h.hostGone(r, now, why)
+	case roleClaimant:
+		r.dropClaim(c)
 	}
 	c.room, c.role, c.pid, c.connected = nil, roleNone, "", false
 }
 
-// hostGone handles a room whose host left or stopped answering pings.
-//
-// HOST MIGRATION SEAM: this is where a later issue moves the match instead
-// of ending it: pick a connected player, send it a "promote" message with
-// the room key and the other players' ids, make it r.host, and tell the
-// others to signal again to the new host; the room keeps its code and key.
-// Until then the room ends and its players are told why.
+// hostGone handles a room whose host left or stopped answering pings. A
+// room hosted for migration is orphaned (orphan, room_migrate.go): its
+// players are told and claim it. Any other room is forgotten, and its
+// players told it ended: only the host's explicit end makes the relay
+// remember a room as ended.
 func (h *roomHub) hostGone(r *room, now time.Time, why string) {
 	if r.host != nil {
 		host := r.host
 		r.host = nil
 		host.room, host.role = nil, roleNone
 	}
-	h.endRoom(r, now, why)
+	if r.migrate {
+		h.orphan(r, now)
+		return
+	}
+	h.cfg.Directory.Remove(r.code)
+	h.closeRoom(r, why)
 }
 
 // endRoom ends a live room: the directory remembers it as ended, and every
 // member is told.
 func (h *roomHub) endRoom(r *room, now time.Time, why string) {
 	h.cfg.Directory.End(r.code, now)
+	h.closeRoom(r, why)
+}
+
+// closeRoom takes a room out of the hub and tells every member (and
+// claimant) it ended, for why.
+func (h *roomHub) closeRoom(r *room, why string) {
 	delete(h.rooms, r.code)
 	msg := &roomMsg{Type: RoomMsgEnded, Code: r.code, Reason: why}
 	for _, p := range r.players {
@@ -172,6 +197,11 @@ func (h *roomHub) endRoom(r *room, now time.Time, why string) {
 		p.room, p.role, p.pid, p.connected = nil, roleNone, "", false
 	}
 	r.players = nil
+	for _, c := range r.claims {
+		h.send(c, msg)
+		c.room, c.role = nil, roleNone
+	}
+	r.claims = nil
 	if r.host != nil {
 		h.send(r.host, msg)
 		r.host.room, r.host.role = nil, roleNone
@@ -291,7 +321,10 @@ func (h *roomHub) handle(c *roomConn, b []byte, now time.Time) {
 		}
 		if m.N <= c.room.pingN {
 			c.room.lastPong = now
+			h.probeAnswered(c.room, m.N, now)
 		}
+	case RoomMsgClaim:
+		h.claim(c, &m, now)
 	case RoomMsgEnd:
 		h.end(c, &m, now)
 	}
@@ -353,6 +386,7 @@ func (h *roomHub) host(c *roomConn, m *roomMsg, now time.Time) {
 		players:    make(map[string]*roomConn),
 		maxPlayers: maxPlayers,
 		lastPong:   now, lastPing: now,
+		migrate: m.Migrate,
 	}
 	h.rooms[r.code] = r
 	c.role, c.room = roleHost, r
@@ -382,6 +416,9 @@ func (h *roomHub) join(c *roomConn, m *roomMsg, now time.Time) {
 		h.joinFailed(c, now)
 		h.fail(c, m.Type, fmt.Errorf("%w: %.6q", ErrNoRoom, m.Code))
 		return
+	case r.orphaned || len(r.claims) > 0:
+		h.fail(c, m.Type, fmt.Errorf("%w: its match is moving to a new host", ErrRoomBusy))
+		return
 	case len(r.players)-r.joining >= r.maxPlayers:
 		h.fail(c, m.Type, fmt.Errorf("%w: %d players", ErrRoomFull, len(r.players)-r.joining))
 		return
@@ -389,6 +426,12 @@ func (h *roomHub) join(c *roomConn, m *roomMsg, now time.Time) {
 		h.fail(c, m.Type, fmt.Errorf("%w: %d joining", ErrRoomBusy, r.joining))
 		return
 	}
+	h.admit(r, c, now, "")
+}
+
+// admit makes c a player of r: it gets its id (joined, with the claim's
+// outcome if it claimed), and the host is told.
+func (h *roomHub) admit(r *room, c *roomConn, now time.Time, claim string) {
 	r.nextPlayer++
 	c.pid = "p" + strconv.Itoa(r.nextPlayer)
 	c.role, c.room = rolePlayer, r
@@ -396,7 +439,7 @@ func (h *roomHub) join(c *roomConn, m *roomMsg, now time.Time) {
 	r.joining++
 	h.addPending(c, now)
 	h.send(c, &roomMsg{Type: RoomMsgJoined, V: RoomProtocolVersion, Code: r.code, ID: c.pid,
-		ICE: h.ice(r.code+"-"+c.pid, now)})
+		ICE: h.ice(r.code+"-"+c.pid, now), Claim: claim})
 	h.send(r.host, &roomMsg{Type: RoomMsgPlayer, ID: c.pid})
 }
 
@@ -457,6 +500,9 @@ func (h *roomHub) tick(now time.Time) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for _, r := range h.rooms {
+		if h.migrationTick(r, now) {
+			continue
+		}
 		if now.Sub(r.lastPong) >= h.cfg.HostTimeout {
 			host := r.host
 			h.hostGone(r, now, "host gone: no answer to ping")

@@ -204,7 +204,13 @@ func TestHubErrors(t *testing.T) {
 func TestHubEndedRoomRemembered(t *testing.T) {
 	h := newTestHub(RoomConfig{})
 	host, hosted := hostRoom(t, h, "")
-	h.disconnect(host, t0) // the host leaving ends the room
+	// Only the host's explicit end marks the room ended (a host that
+	// vanishes does not: TestHubVanishedHostDoesNotEnd).
+	sendMsg(h, host, roomMsg{Type: RoomMsgEnd, Code: hosted.Code, Key: hosted.Key}, t0)
+	if m := next(t, host); m.Type != RoomMsgEnded {
+		t.Fatalf("host got %+v", m)
+	}
+	h.disconnect(host, t0)
 	join := func(now time.Time) *roomConn {
 		c := mustConnect(t, h, "10.0.1.1")
 		sendMsg(h, c, roomMsg{Type: RoomMsgJoin, V: 1, Code: hosted.Code}, now)
@@ -250,12 +256,14 @@ func TestHubHostPingTimeout(t *testing.T) {
 	if !host.killed {
 		t.Fatal("host not gone after 3 s")
 	}
-	if m := next(t, p); m.Type != RoomMsgEnded {
+	if m := next(t, p); m.Type != RoomMsgEnded || m.Reason != "host gone: no answer to ping" {
 		t.Fatalf("player got %+v", m)
 	}
+	// A room without migration is forgotten, not remembered as ended:
+	// only the host's End does that.
 	c := mustConnect(t, h, "10.0.1.1")
 	sendMsg(h, c, roomMsg{Type: RoomMsgJoin, V: 1, Code: hosted.Code}, last.Add(3*time.Second))
-	wantErr(t, c, RoomErrRoomEnded, false)
+	wantErr(t, c, RoomErrNoRoom, false)
 }
 
 func TestHubRateLimit(t *testing.T) {

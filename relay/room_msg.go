@@ -21,6 +21,14 @@ package relay
 //	    <-- {"type":"left","id":"p1"}     (player's WebSocket closed)
 //	{"type":"end","code":"ABC234","key":K} --> {"type":"ended","reason":"ended"} -->
 //
+// Host migration (a room hosted with "migrate":true; room_migrate.go):
+//
+//	host's WebSocket closes, or no pong for HostTimeout:
+//	                                      {"type":"host_lost","code":"ABC234"} --> players
+//	                       <-- {"type":"claim","v":1,"code":"ABC234","key":K}   (each player)
+//	first claimant:  {"type":"hosted","claim":"host","code":..,"key":K} -->
+//	the others:      {"type":"joined","claim":"new","id":"p7"} --> and signal as a join
+//
 // Errors come as {"type":"error","error":CODE,"re":TYPE,"reason":TEXT}.
 // no_room, room_full, room_busy, room_ended, bad_key, code_taken, bad_code,
 // no_player leave the connection open; bad_message, bad_version,
@@ -30,7 +38,10 @@ package relay
 // Version history:
 //
 //	1  first version: host, join, signal, connected, ping/pong, end, left,
-//	   ended, error.
+//	   ended, error. Added later within version 1 (host migration):
+//	   host's "migrate" flag, claim, host_lost, and the "claim" field of
+//	   hosted and joined; a relay of before them answers a claim with
+//	   bad_message.
 
 import (
 	"encoding/json"
@@ -59,6 +70,21 @@ const (
 	RoomMsgEnd       = "end"       // anyone with the key → relay: end the room
 	RoomMsgEnded     = "ended"     // relay → players (and host): the room ended
 	RoomMsgError     = "error"     // relay → anyone
+	RoomMsgClaim     = "claim"     // player → relay: my host is gone, the match goes on (code, key)
+	RoomMsgHostLost  = "host_lost" // relay → players: the host's relay connection closed or it failed pings
+)
+
+// Outcomes of a claim, in the "claim" field of the "hosted" or "joined"
+// that answers it.
+const (
+	// RoomClaimHost: the claimant hosts the match now ("hosted").
+	RoomClaimHost = "host"
+	// RoomClaimSame: the host answered the relay's probe: the claimant
+	// goes back to the same host ("joined") and rejoins with its cookie.
+	RoomClaimSame = "same"
+	// RoomClaimNew: another claimant took the match over: the claimant
+	// is introduced to that new host ("joined").
+	RoomClaimNew = "new"
 )
 
 // Error codes of "error" messages.
@@ -167,6 +193,8 @@ type roomMsg struct {
 	Error      string             `json:"error,omitempty"`
 	Re         string             `json:"re,omitempty"`
 	Reason     string             `json:"reason,omitempty"`
+	Migrate    bool               `json:"migrate,omitempty"`
+	Claim      string             `json:"claim,omitempty"`
 }
 
 // decodeRoomMsg parses and checks a message a host or player sent to the
@@ -217,15 +245,18 @@ func (m *roomMsg) check() error {
 		if len(m.To) > roomMaxIDLen {
 			return badField(m.Type, "bad to")
 		}
-	case RoomMsgEnd:
+	case RoomMsgEnd, RoomMsgClaim:
 		if !ValidRoomCode(m.Code) || len(m.Key) != roomKeyHexLen {
 			return badField(m.Type, "needs code and key")
+		}
+		if m.Type == RoomMsgClaim && (m.MaxPlayers < 0 || m.MaxPlayers > roomMaxPlayers) {
+			return badField(m.Type, "maxPlayers out of range")
 		}
 	case RoomMsgConnected, RoomMsgPong:
 	default:
 		return badField("type", fmt.Sprintf("unknown type %.20q", m.Type))
 	}
-	if (m.Type == RoomMsgHost || m.Type == RoomMsgJoin) && m.V != RoomProtocolVersion {
+	if (m.Type == RoomMsgHost || m.Type == RoomMsgJoin || m.Type == RoomMsgClaim) && m.V != RoomProtocolVersion {
 		return fmt.Errorf("%w: %d (this relay speaks %d)", ErrBadVersion, m.V, RoomProtocolVersion)
 	}
 	return nil

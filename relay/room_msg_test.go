@@ -20,6 +20,8 @@ var validRoomMsgs = []roomMsg{
 	{Type: RoomMsgConnected},
 	{Type: RoomMsgPong, N: 3},
 	{Type: RoomMsgEnd, Code: "ABC234", Key: "0123456789abcdef0123456789abcdef"},
+	{Type: RoomMsgHost, V: 1, Migrate: true},
+	{Type: RoomMsgClaim, V: 1, Code: "ABC234", Key: "0123456789abcdef0123456789abcdef", MaxPlayers: 4},
 }
 
 func TestDecodeRoomMsgRoundTrip(t *testing.T) {

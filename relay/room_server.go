@@ -82,6 +82,17 @@ type RoomConfig struct {
 	IdleTimeout time.Duration
 	// EndedRemember is how long an ended room is remembered (5 min).
 	EndedRemember time.Duration
+	// ProbeTimeout is how long a host that still holds its relay
+	// connection has to answer the probe a claim sets off before the
+	// claimants take the match over (3 s).
+	ProbeTimeout time.Duration
+	// TakeoverWindow is how long after a claimant took a room over later
+	// claimants are introduced to it without a probe (3 s).
+	TakeoverWindow time.Duration
+	// OrphanWindow is how long a room whose migrating host vanished
+	// waits for a claimant (code and key kept) before it is forgotten
+	// (30 s).
+	OrphanWindow time.Duration
 	// TickInterval is how often the relay's timer runs (250 ms); negative
 	// means no timer goroutine (tests drive the hub's tick themselves).
 	TickInterval time.Duration
@@ -135,6 +146,9 @@ func (c RoomConfig) WithDefaults() RoomConfig {
 	defD(&c.PingInterval, time.Second)
 	defD(&c.HostTimeout, 3*time.Second)
 	defD(&c.IdleTimeout, 30*time.Second)
+	defD(&c.ProbeTimeout, 3*time.Second)
+	defD(&c.TakeoverWindow, 3*time.Second)
+	defD(&c.OrphanWindow, 30*time.Second)
 	defD(&c.TickInterval, 250*time.Millisecond)
 	defD(&c.WriteTimeout, 5*time.Second)
 	return c

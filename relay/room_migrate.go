@@ -1,0 +1,170 @@
+package relay
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// Host migration at the relay. A room hosted with "migrate" outlives its
+// host: when the host's relay connection closes, or it leaves pings
+// unanswered for HostTimeout, the room is orphaned (code and key kept for
+// OrphanWindow) and its players are told (host_lost). Each player then
+// claims the room with its code and key, and the relay decides, case by
+// case:
+//
+//	code ended on purpose (End) within EndedRemember  -> room_ended
+//	another key than the room's                       -> bad_key (another match)
+//	no live room here (orphaned, or none at all)      -> the claimant hosts it
+//	taken over less than TakeoverWindow ago           -> introduced to the new host
+//	a host that still holds its relay connection      -> probe it (a ping), then:
+//	    answered within ProbeTimeout  -> every claimant back to the same host
+//	    silent                        -> the old host is told it lost the room
+//	                                     (host_gone, closed); the claimants in
+//	                                     arrival order: the first hosts, the
+//	                                     others are introduced to it
+//
+// Only the host's explicit end marks a room ended; a vanished host never
+// does.
+
+// orphan makes r wait for a claimant: its players are told the host is
+// lost and leave the room (they come back with a claim).
+func (h *roomHub) orphan(r *room, now time.Time) {
+	r.orphaned, r.orphanedAt = true, now
+	msg := &roomMsg{Type: RoomMsgHostLost, Code: r.code}
+	for _, p := range r.players {
+		if !p.connected {
+			h.pendingDone(p)
+		}
+		h.send(p, msg)
+		p.room, p.role, p.pid, p.connected = nil, roleNone, "", false
+	}
+	clear(r.players)
+	r.joining = 0
+	// Claimants waiting on a probe of the host that just went: the first
+	// of them takes over at once.
+	if len(r.claims) > 0 {
+		h.replayClaims(r, now)
+	}
+}
+
+// claim handles a player's claim of a room whose host it lost.
+func (h *roomHub) claim(c *roomConn, m *roomMsg, now time.Time) {
+	if c.role == rolePlayer && c.room != nil && c.room.code == m.Code {
+		// Still a player of the room at the relay (its host holds its
+		// relay connection): it claims now, as a new member.
+		h.leaveRoom(c, now, "")
+	}
+	if c.role != roleNone {
+		h.fail(c, m.Type, fmt.Errorf("%w: already in a room", ErrBadMessage))
+		return
+	}
+	if h.throttled(c, m, now) {
+		return
+	}
+	rec, ok := h.cfg.Directory.Lookup(m.Code, now)
+	r := h.rooms[m.Code]
+	switch {
+	case ok && rec.Ended:
+		h.joinFailed(c, now)
+		h.fail(c, m.Type, fmt.Errorf("%w: %s", ErrRoomEnded, m.Code))
+	case ok && rec.Key != m.Key:
+		h.joinFailed(c, now)
+		h.fail(c, m.Type, fmt.Errorf("%w: room %s is another match", ErrBadKey, m.Code))
+	case r == nil:
+		if !ok {
+			if err := h.cfg.Directory.Claim(RoomRecord{Code: m.Code, Key: m.Key}, now); err != nil {
+				h.fail(c, m.Type, err)
+				return
+			}
+		}
+		maxPlayers := h.cfg.MaxPlayers
+		if m.MaxPlayers > 0 && m.MaxPlayers < maxPlayers {
+			maxPlayers = m.MaxPlayers
+		}
+		r = &room{code: m.Code, key: m.Key, players: make(map[string]*roomConn),
+			maxPlayers: maxPlayers, migrate: true, lastPong: now, lastPing: now}
+		h.rooms[r.code] = r
+		h.takeOver(r, c, now)
+	case r.orphaned:
+		h.takeOver(r, c, now)
+	case !r.takenAt.IsZero() && now.Sub(r.takenAt) < h.cfg.TakeoverWindow:
+		h.admit(r, c, now, RoomClaimNew)
+	default:
+		c.role, c.room = roleClaimant, r
+		r.claims = append(r.claims, c)
+		if len(r.claims) == 1 {
+			r.pingN++
+			r.probeN, r.probeAt, r.lastPing = r.pingN, now, now
+			h.send(r.host, &roomMsg{Type: RoomMsgPing, N: r.probeN})
+		}
+	}
+}
+
+// takeOver makes claimant c the host of r.
+func (h *roomHub) takeOver(r *room, c *roomConn, now time.Time) {
+	r.orphaned, r.takenAt = false, now
+	r.host, r.lastPong, r.lastPing = c, now, now
+	c.role, c.room = roleHost, r
+	h.send(c, &roomMsg{Type: RoomMsgHosted, V: RoomProtocolVersion, Code: r.code, Key: r.key,
+		MaxPlayers: r.maxPlayers, ICE: h.ice(r.code+"-host", now), Claim: RoomClaimHost})
+}
+
+// probeAnswered sends the waiting claimants back to the host that
+// answered ping n, if it is the probe's (or a later one).
+func (h *roomHub) probeAnswered(r *room, n uint64, now time.Time) {
+	if len(r.claims) == 0 || n < r.probeN {
+		return
+	}
+	claims := r.claims
+	r.claims = nil
+	for _, c := range claims {
+		c.role, c.room = roleNone, nil
+		h.admit(r, c, now, RoomClaimSame)
+	}
+}
+
+// replayClaims hands an orphaned room to its waiting claimants in arrival
+// order: the first hosts it, the others are introduced to it.
+func (h *roomHub) replayClaims(r *room, now time.Time) {
+	claims := r.claims
+	r.claims = nil
+	for i, c := range claims {
+		c.role, c.room = roleNone, nil
+		if i == 0 {
+			h.takeOver(r, c, now)
+		} else {
+			h.admit(r, c, now, RoomClaimNew)
+		}
+	}
+}
+
+// migrationTick runs r's migration timers at now: a probe left
+// unanswered for ProbeTimeout takes the room from its host; an orphaned
+// room no one claimed in OrphanWindow is forgotten. It reports whether r
+// has no host to ping (orphaned or gone).
+func (h *roomHub) migrationTick(r *room, now time.Time) bool {
+	if len(r.claims) > 0 && r.host != nil && now.Sub(r.probeAt) >= h.cfg.ProbeTimeout {
+		old := r.host
+		r.host = nil
+		old.room, old.role = nil, roleNone
+		h.send(old, ptr(errorMsg(RoomErrHostGone, RoomMsgPing, "another player hosts the match now: "+ErrHostGone.Error())))
+		h.kill(old, websocket.StatusPolicyViolation, "host did not answer the probe of a claim")
+		// Its players (if any are still here) claim too.
+		h.orphan(r, now)
+		return true
+	}
+	if r.orphaned && now.Sub(r.orphanedAt) >= h.cfg.OrphanWindow {
+		h.cfg.Directory.Remove(r.code)
+		h.closeRoom(r, "host gone: no player took the match over")
+		return true
+	}
+	return r.orphaned
+}
+
+// dropClaim forgets a claimant whose connection closed.
+func (r *room) dropClaim(c *roomConn) {
+	r.claims = slices.DeleteFunc(r.claims, func(x *roomConn) bool { return x == c })
+}
