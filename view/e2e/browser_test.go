@@ -89,7 +89,7 @@ func waitStatus(t testing.TB, ctx context.Context, what string, limit time.Durat
 			return st
 		}
 		if st["state"] == "failed" || time.Now().After(deadline) {
-			t.Fatalf("%s: not within %v; status: %v", what, limit, st)
+			t.Fatalf("%s: not within %v; status: %s", what, limit, eval[string](t, ctx, `document.getElementById("status").textContent`))
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -122,9 +122,9 @@ func num(t testing.TB, st map[string]string, key string) int {
 // TestBrowserTabsAndBot: `rewind demo` serves the page; two headless
 // Chromium tabs and one native `rewind play --headless` bot join its room,
 // play 20 s, and all three reach the same verified hash at tick 1200.
-// Tab 2's window is minimized for 10 s in the middle: its page is hidden
-// (no animation frames), and its tick goes on at the tick rate, driven by
-// the Worker's timer. A screenshot of tab 1 is written to the test's
+// Tab 2's window is minimized from its join on, and watched for 10 s of
+// the match: its page is hidden (no animation frames), and its tick goes
+// on at the tick rate, driven by the Worker's timer; then it is restored. A screenshot of tab 1 is written to the test's
 // temp dir.
 func TestBrowserTabsAndBot(t *testing.T) {
 	// The match starts when all three have said hello (--players 3), so
@@ -145,17 +145,21 @@ func TestBrowserTabsAndBot(t *testing.T) {
 	defer cancel()
 	bot := startPlayer(ctx, nil, rewindBin(t), "play", "--headless", "--join", d.code, "--relay", d.relay,
 		"--until-tick", strconv.Itoa(untilTick), "--status", "0", "--log-level", "warn", "--timeout", "30s")
-	playing := func(st map[string]string) bool { return st["state"] == "playing" && st["verified_tick"] != "0" }
-	waitStatus(t, tab1, "tab 1 verifies its first tick", time.Minute, playing)
-	waitStatus(t, tab2, "tab 2 verifies its first tick", time.Minute, playing)
-	waitStatus(t, tab2, "tab 2 plays 4 s", time.Minute, func(st map[string]string) bool { return num(t, st, "tick") >= 240 })
-
-	// Tab 2 hidden for 10 s: its tick must keep the tick rate.
+	// Tab 2 is minimized as soon as it has joined (the match starts when
+	// the bot joins too), so that its hidden 10 s fall early in the 20 s
+	// however slowly a loaded machine answers the DevTools calls.
+	waitStatus(t, tab2, "tab 2 joins", time.Minute, welcomed)
 	setWindowState(t, tab2, browser.WindowStateMinimized)
 	if v := eval[string](t, tab2, "document.visibilityState"); v != "hidden" {
 		t.Fatalf("minimized tab: visibilityState %q, want hidden", v)
 	}
+	playing := func(st map[string]string) bool { return st["state"] == "playing" && st["verified_tick"] != "0" }
+	waitStatus(t, tab2, "tab 2 verifies its first tick while hidden", time.Minute, playing)
+	waitStatus(t, tab1, "tab 1 verifies its first tick", time.Minute, playing)
+
+	// Tab 2 hidden for 10 s: its tick must keep the tick rate.
 	start, t0 := time.Now(), num(t, status(t, tab2), "tick")
+	runs0 := eval[int](t, tab2, "window.rewindHandlerRuns")
 	if t0 >= untilTick-600 {
 		t.Fatalf("tab 2 was already at tick %d when hidden: too late to watch 10 s of hidden play before %d", t0, untilTick)
 	}
@@ -167,17 +171,21 @@ func TestBrowserTabsAndBot(t *testing.T) {
 		}
 	}
 	hidden := time.Since(start)
+	runs := eval[int](t, tab2, "window.rewindHandlerRuns") - runs0
 	if v := eval[string](t, tab2, "document.visibilityState"); v != "hidden" {
 		t.Fatalf("tab 2 became %q while minimized", v)
 	}
 	advanced := last - t0
 	want := hidden.Seconds() * 60
-	t.Logf("hidden tab 2: tick %d → %d in %v (%.1f ticks/s), status changed in %d of %d samples",
-		t0, last, hidden.Round(time.Millisecond), float64(advanced)/hidden.Seconds(), changes, int(hidden/(250*time.Millisecond)))
-	// The tick rate, with room for a loaded machine: a page throttled to a
-	// 1/s timer would change its status in at most 1 of 4 samples.
-	if float64(advanced) < 0.85*want || changes < int(hidden/(250*time.Millisecond))*3/4 {
-		t.Errorf("hidden tab 2 advanced %d ticks in %v (want about %.0f) and changed in %d samples", advanced, hidden, want, changes)
+	t.Logf("hidden tab 2: tick %d → %d in %v (%.1f ticks/s); the tick handler ran %d times (%.1f/s); #status changed in %d of %d samples",
+		t0, last, hidden.Round(time.Millisecond), float64(advanced)/hidden.Seconds(), runs, float64(runs)/hidden.Seconds(),
+		changes, int(hidden/(250*time.Millisecond)))
+	// Its ticks keep the tick rate (with room for a loaded machine: a
+	// page whose ticks came from animation frames would stand still), and
+	// the Worker's timer runs the handler several times a second (a
+	// hidden page's own setInterval runs once a second).
+	if float64(advanced) < 0.7*want || float64(runs) < 3*hidden.Seconds() {
+		t.Errorf("hidden tab 2 advanced %d ticks in %v (want about %.0f), its handler ran %d times", advanced, hidden, want, runs)
 	}
 	setWindowState(t, tab2, browser.WindowStateNormal)
 	if v := eval[string](t, tab2, "document.visibilityState"); v != "visible" {

@@ -106,19 +106,8 @@ func play(g *view.Game, relayURL, room string, side int, until uint32, rate int,
 		fail(fmt.Errorf("the page names no relay or room (open the URL rewind demo printed, or add ?room=CODE)"))
 		return
 	}
-	p, err := view.NewPlayer(view.PlayerConfig{Room: room, Side: side, Until: until},
-		func(g rewind.Game[sand.Input], opts rewind.Options) (*rewind.Session[sand.Input], error) {
-			ctx, cancel := context.WithTimeout(context.Background(), joinTimeout)
-			defer cancel()
-			return rooms.Join(ctx, g, relayURL, room, rooms.JoinOptions{Options: opts})
-		})
-	if err != nil {
-		fail(err)
-		return
-	}
-	mark("joined")
-	g.SetPlayer(p)
-	close(joined)
+	// The Worker's ticks start now: while the join runs, the handler
+	// keeps #status fresh too.
 	ticks := make(chan struct{}, 1)
 	period := time.Second / time.Duration(rate)
 	w := startWorker(max(period/2, time.Millisecond), func() {
@@ -127,8 +116,42 @@ func play(g *view.Game, relayURL, room string, side int, until uint32, rate int,
 		default:
 		}
 	})
+	defer w.Call("terminate")
+	type joinResult struct {
+		p   *view.Player
+		err error
+	}
+	joins := make(chan joinResult, 1)
+	go func() {
+		p, err := view.NewPlayer(view.PlayerConfig{Room: room, Side: side, Until: until},
+			func(g rewind.Game[sand.Input], opts rewind.Options) (*rewind.Session[sand.Input], error) {
+				ctx, cancel := context.WithTimeout(context.Background(), joinTimeout)
+				defer cancel()
+				return rooms.Join(ctx, g, relayURL, room, rooms.JoinOptions{Options: opts})
+			})
+		joins <- joinResult{p, err}
+	}()
+	var p *view.Player
+	for p == nil {
+		select {
+		case r := <-joins:
+			if r.err != nil {
+				fail(r.err)
+				return
+			}
+			p = r.p
+		case <-ticks:
+			setStatus(view.WaitingStatus(room, "joining"))
+		}
+	}
+	mark("joined")
+	g.SetPlayer(p)
+	close(joined)
 	verified := false
+	runs := 0
 	for range ticks {
+		runs++
+		js.Global().Set("rewindHandlerRuns", runs) // for the hidden-tab test
 		p.Tick(time.Now())
 		setStatus(p.Status())
 		if !verified && p.Stats().Verified > 0 {
@@ -139,7 +162,6 @@ func play(g *view.Game, relayURL, room string, side int, until uint32, rate int,
 			break
 		}
 	}
-	w.Call("terminate")
 	p.Close()
 	if err := p.Err(); err != nil {
 		js.Global().Get("console").Call("error", "rewind: "+err.Error())
