@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/rewindnet/rewind/internal/netutil"
 	"github.com/rewindnet/rewind/transport"
 )
 
@@ -198,6 +199,15 @@ func (s *RoomServer) Stats() (conns, rooms int) { return s.hub.counts() }
 // ServeHTTP upgrades the request to a WebSocket and serves one host or
 // player on it until it closes.
 func (s *RoomServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// A frame declaring more than MaxMessageBytes is refused at once (the
+	// guard reads every frame header as it arrives).
+	var c *roomConn
+	tooLarge := func() {
+		if c != nil {
+			s.hub.tooLarge(c)
+		}
+	}
+	w = netutil.GuardWebSocket(w, int64(s.cfg.MaxMessageBytes), tooLarge)
 	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{
 		InsecureSkipVerify: len(s.cfg.OriginPatterns) == 0,
 		OriginPatterns:     s.cfg.OriginPatterns,
@@ -210,7 +220,7 @@ func (s *RoomServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		addr = r.RemoteAddr
 	}
-	c, err := s.hub.connect(addr, s.cfg.Clock.Now())
+	c, err = s.hub.connect(addr, s.cfg.Clock.Now())
 	if err != nil {
 		ctx, cancel := context.WithTimeout(r.Context(), s.cfg.WriteTimeout)
 		defer cancel()

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/internal/netutil"
 	"github.com/rewindnet/rewind/relay"
 	"github.com/rewindnet/rewind/rooms"
 )
@@ -92,10 +93,10 @@ func demo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		files.mount(mux)
 	}
 	mux.Handle("/{$}", page)
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	hs := netutil.HTTPLimits{}.Server(mux)
 	served := make(chan error, 1)
 	go func() {
-		err := hs.Serve(ln)
+		err := hs.Serve(netutil.HTTPLimits{}.Listener(ln))
 		if errors.Is(err, http.ErrServerClosed) {
 			err = nil
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/internal/netutil"
 	"github.com/rewindnet/rewind/transport"
 )
 
@@ -135,12 +136,12 @@ func startHTTP(addr string, reg *prometheus.Registry, log *slog.Logger) (*httpSe
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	h := &httpServer{
-		srv:  &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second},
+		srv:  netutil.HTTPLimits{}.Server(mux),
 		ln:   ln,
 		done: make(chan error, 1),
 	}
 	go func() {
-		err := h.srv.Serve(ln)
+		err := h.srv.Serve(netutil.HTTPLimits{}.Listener(ln))
 		if errors.Is(err, http.ErrServerClosed) {
 			err = nil
 		}

@@ -115,7 +115,7 @@ func serveRelay(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	defer rr.close()
 	mux := http.NewServeMux()
 	rr.mount(mux)
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	hs := netutil.HTTPLimits{}.Server(mux)
 	go func() {
 		<-ctx.Done()
 		rr.rooms.Close() // hijacked WebSockets are the relay's to close
@@ -127,7 +127,7 @@ func serveRelay(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fmt.Fprintf(stderr, "rewind relay: players and hosts pass --relay %s\n", wsURL(ln.Addr()))
 	keyValues(stdout, "relay", "listening", "url", wsURL(ln.Addr()), "http", net.JoinHostPort(host, port),
 		"turn", rr.turnURL(), "version", strconv.Itoa(relay.RoomProtocolVersion))
-	if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	if err := hs.Serve(netutil.HTTPLimits{}.Listener(ln)); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
 	return nil

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/rewindnet/rewind/internal/netutil"
 	"github.com/rewindnet/rewind/relay/webdoom/wire"
 )
 
@@ -139,10 +140,12 @@ func NewServer(cfg ServerConfig) *Server {
 		demos: newDemoStore(cfg.DemoMax, cfg.DemoTotal, cfg.DemoTTL, cfg.Now),
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
-	s.httpSrv = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second,
-		// net/http's own complaints (a client's broken request, accept
-		// errors) go to the structured log, never as bare stderr lines.
-		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	// Timeouts and a per-IP connection cap (internal/netutil.HTTPLimits'
+	// defaults; Serve applies the cap). net/http's own complaints (a
+	// client's broken request, accept errors) go to the structured log,
+	// never as bare stderr lines.
+	s.httpSrv = netutil.HTTPLimits{}.Server(s)
+	s.httpSrv.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelWarn)
 	s.wg.Add(1)
 	go s.run()
 	return s
@@ -337,7 +340,8 @@ func (s *Server) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	c, err := websocket.Accept(rw, r, &websocket.AcceptOptions{
+	// A frame declaring more than the limit is refused at once.
+	c, err := websocket.Accept(netutil.GuardWebSocket(rw, limit, nil), r, &websocket.AcceptOptions{
 		InsecureSkipVerify: true, // WebDoom accepts any origin (a LAN game)
 		CompressionMode:    websocket.CompressionDisabled,
 	})
@@ -435,7 +439,7 @@ func wdIsUpgrade(r *http.Request) bool {
 
 // Serve serves HTTP and the WebSocket endpoints on ln until Close.
 func (s *Server) Serve(ln net.Listener) error {
-	err := s.httpSrv.Serve(ln)
+	err := s.httpSrv.Serve(netutil.HTTPLimits{}.Listener(ln))
 	if errors.Is(err, http.ErrServerClosed) {
 		return nil
 	}
