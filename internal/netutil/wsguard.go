@@ -18,7 +18,9 @@ var ErrFrameTooLarge = errors.New("netutil: websocket frame larger than the read
 // GuardWebSocket wraps w for a WebSocket upgrade (coder/websocket's Accept
 // hijacks it): every frame header the client sends is read as it arrives,
 // and one that declares a payload over limit bytes fails the connection's
-// reads with ErrFrameTooLarge (after calling tooLarge, if not nil, once).
+// reads with ErrFrameTooLarge, after calling tooLarge once, or, if it is
+// nil, after writing the client a close frame with status 1009 (message
+// too big).
 // WebSocket libraries check a message's size only as its bytes arrive, so
 // a header declaring 2⁶³ bytes would otherwise hold the connection until
 // an idle timeout.
@@ -75,7 +77,12 @@ func (c *guardConn) Read(p []byte) (int, error) {
 		c.once.Do(func() {
 			if c.tooLarge != nil {
 				c.tooLarge()
+				return
 			}
+			// A close frame: FIN and opcode 8, status 1009, a reason.
+			reason := "message too big"
+			f := []byte{0x88, byte(2 + len(reason)), 1009 >> 8, 1009 & 0xff}
+			_, _ = c.Conn.Write(append(f, reason...))
 		})
 		return 0, gerr
 	}

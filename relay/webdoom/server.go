@@ -417,7 +417,7 @@ func (s *Server) discardLoop(w *webDoomWS) {
 }
 
 func (s *Server) readEnded(w *webDoomWS, err error) {
-	if strings.Contains(err.Error(), "read limited at") {
+	if errors.Is(err, netutil.ErrFrameTooLarge) || strings.Contains(err.Error(), "read limited at") {
 		s.core.stats.drop(DropOversize)
 		s.log.Info("webdoom: dropped", "conn", w.id, "reason", DropOversize)
 	}
