@@ -110,7 +110,9 @@ func BenchmarkStep(b *testing.B) {
 // the prediction window) on the 256×256 sand world after 30 s of play by 4
 // pouring players: restore the snapshot 60 ticks back, then simulate,
 // snapshot and hash each of the 60 ticks again. rewind.SyncTest does
-// exactly that after every tick it steps (plus that one tick). Reported:
+// exactly that after every tick it steps (plus that tick: predicted, and
+// simulated again when a guess of the other players' inputs was wrong, as
+// a client does). Reported:
 // ms/rollback of wall time and cpu-ms/rollback of the thread's CPU time
 // (the machine is shared: the CPU time is the steadier figure).
 func BenchmarkRollback60(b *testing.B) {
