@@ -159,6 +159,11 @@ func New[I any](g game.Game[I], conn transport.Conn, cfg Config) (*Client[I], er
 	}
 	c.cfg = cfg.withDefaults(c.dt)
 	w.SnapshotInto(&c.join.setup)
+	if cfg.Resume != nil {
+		if err := c.resume(cfg.Resume); err != nil {
+			return nil, err
+		}
+	}
 	return c, nil
 }
 

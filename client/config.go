@@ -34,6 +34,11 @@ type Config struct {
 	// asks to rejoin as the player it was given to: the same player id,
 	// and what the game kept for it.
 	Cookie []byte
+	// Resume, if set, rejoins a match that a new host took over (host
+	// migration): the client says hello with Resume.Cookie and starts
+	// from Resume.World, its last verified world, so that it loads only
+	// the pages of the new server's world that differ.
+	Resume *Handoff
 	// FetchRetry is how long a world transfer or repair waits for
 	// progress before asking again (default twice the round trip, 100 ms
 	// to 1 s).

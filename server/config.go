@@ -90,6 +90,9 @@ type Config struct {
 	// Room is the room the match is hosted in, for the handover data
 	// (HostMigration).
 	Room Room
+	// Resume, if set, starts the server from a match another server ran
+	// (host migration: resume.go) instead of from the world Setup makes.
+	Resume *Resume
 	// Schema, if not nil, is a schema the game has already registered into
 	// (a server and a client in one process share it); otherwise New calls
 	// the game's Register with a fresh schema.

@@ -65,7 +65,7 @@ func (s *Server[I]) buildHandover() {
 	m.Players = m.Players[:0]
 	n := 0
 	for _, p := range s.players {
-		if p != nil && !p.leaving && len(p.cookies) > 0 {
+		if p != nil && !p.leaving && len(p.cookies)+len(p.digests) > 0 {
 			n++
 		}
 	}
@@ -74,7 +74,7 @@ func (s *Server[I]) buildHandover() {
 	fixed := m.Length() + n // the count byte of each player
 	k := codec.HandoverFit(fixed, n)
 	for _, p := range s.players {
-		if p == nil || p.leaving || len(p.cookies) == 0 {
+		if p == nil || p.leaving || len(p.cookies)+len(p.digests) == 0 {
 			continue
 		}
 		if len(m.Players) < cap(m.Players) {
@@ -85,7 +85,10 @@ func (s *Server[I]) buildHandover() {
 		hp := &m.Players[len(m.Players)-1]
 		hp.ID = uint8(p.id)
 		hp.Digests = hp.Digests[:0]
-		for _, sum := range p.cookies[max(0, len(p.cookies)-k):] {
+		// A player awaited from a match taken over is listed with the
+		// digests it may come back with (resume.go).
+		hp.Digests = append(hp.Digests, p.digests[max(0, len(p.digests)-k):]...)
+		for _, sum := range p.cookies[max(0, len(p.cookies)-k+len(hp.Digests)):] {
 			hp.Digests = append(hp.Digests, codec.CookieDigest(&sum))
 		}
 	}

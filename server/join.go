@@ -51,7 +51,7 @@ func matchCookie(hashes [][sha256.Size]byte, sum *[sha256.Size]byte) bool {
 // match, or one that left within RejoinWindow.
 func (s *Server[I]) findCookie(now time.Time, cookie [codec.CookieSize]byte) (game.PlayerID, bool) {
 	sum := sha256.Sum256(cookie[:])
-	id, ok := game.PlayerID(0), false
+	id, ok := s.awaitedCookie(&sum)
 	for i, p := range s.players {
 		if p != nil && matchCookie(p.cookies, &sum) {
 			id, ok = game.PlayerID(i), true
@@ -118,8 +118,12 @@ func (s *Server[I]) onHello(now time.Time, from transport.Addr, b []byte, p *pla
 				return // it leaves in the next tick; the next hello rejoins
 			}
 			// The player is still in the match and speaks from a new
-			// address (a restarted client): it continues there, from the
-			// world of the last tick.
+			// address (a restarted client, or one back from a match this
+			// server took over): it continues there, from the world of
+			// the last tick. One back from a match taken over holds that
+			// match's world: it gets the pages it lacks.
+			fresh := q.awaitUntil.IsZero()
+			q.awaitUntil, q.digests = time.Time{}, nil
 			delete(s.byAddr, q.addr)
 			q.addr = from
 			s.byAddr[from] = q
@@ -129,7 +133,7 @@ func (s *Server[I]) onHello(now time.Time, from transport.Addr, b []byte, p *pla
 			s.stats.Rejoins++
 			s.stats.Rebases++
 			q.rebasing = true
-			s.startAt(now, q, true) // a new client: it holds the start world
+			s.startAt(now, q, fresh) // a new client holds the start world
 			return
 		}
 		id = int(cid)
@@ -235,7 +239,7 @@ func (s *Server[I]) Shutdown() error { return s.Goodbye(codec.ReasonShutdown) }
 // closes the Conn.
 func (s *Server[I]) Goodbye(r codec.Reason) error {
 	for _, p := range s.players {
-		if p == nil {
+		if p == nil || p.addr == "" {
 			continue
 		}
 		b := codec.NewBye(p.tag, r)

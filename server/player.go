@@ -19,12 +19,17 @@ type player struct {
 	tag  uint8
 	// cookies are the SHA-256 of the cookies its welcomes carried (the
 	// cookies themselves are never kept).
-	cookies   [][32]byte
-	welcomed  bool // heard from with its welcome's tag
-	present   bool // in the world (its join event has run)
-	leaving   bool // leaves in the next tick
-	joinTick  uint32
-	lastHeard time.Time
+	cookies [][32]byte
+	// awaitUntil, if not zero, marks a player of a match this server took
+	// over (resume.go) that has not come back yet: it stays in the world,
+	// its input repeated, until then; digests are its cookies' digests.
+	awaitUntil time.Time
+	digests    [][8]byte
+	welcomed   bool // heard from with its welcome's tag
+	present    bool // in the world (its join event has run)
+	leaving    bool // leaves in the next tick
+	joinTick   uint32
+	lastHeard  time.Time
 
 	q    [][]byte // packed input for tick t at t&qmask
 	qAt  []uint32 // the tick q[slot] holds (or whose late arrival was noted)

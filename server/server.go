@@ -78,6 +78,7 @@ type Server[I any] struct {
 
 	wire wireState
 	ho   handoverState // host migration data (handover.go)
+	rs   resumeState   // a match taken over (resume.go)
 
 	// History of worlds (history.go): checkpoints, and the world at an
 	// earlier tick rebuilt from one.
@@ -198,6 +199,11 @@ func New[I any](g game.Game[I], conn transport.Conn, cfg Config) (*Server[I], er
 	s.reserved = make([]reservation, cfg.MaxPlayers)
 	s.initWire()
 	s.initHistory()
+	if cfg.Resume != nil {
+		if err := s.resume(cfg.Resume); err != nil {
+			return nil, err
+		}
+	}
 	return s, nil
 }
 
@@ -250,6 +256,9 @@ func (s *Server[I]) Update(now time.Time) error {
 		now = s.lastNow
 	}
 	s.lastNow = now
+	if s.rs.pending {
+		s.startResumed(now)
+	}
 	if err := s.receive(now); err != nil {
 		return err
 	}
@@ -370,7 +379,14 @@ func (s *Server[I]) oldestKept() uint32 {
 // dropSilent marks players not heard from for PlayerTimeout as leaving.
 func (s *Server[I]) dropSilent(now time.Time) {
 	for _, p := range s.players {
-		if p != nil && !p.leaving && now.Sub(p.lastHeard) > s.cfg.PlayerTimeout {
+		if p == nil || p.leaving {
+			continue
+		}
+		if !p.awaitUntil.IsZero() {
+			p.leaving = !now.Before(p.awaitUntil) // a player taken over that did not come back
+			continue
+		}
+		if now.Sub(p.lastHeard) > s.cfg.PlayerTimeout {
 			p.leaving = true
 		}
 	}

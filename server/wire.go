@@ -209,8 +209,8 @@ func (s *Server[I]) takeInput(now time.Time, p *player, u uint32, in []byte) {
 func (s *Server[I]) sendTicks(now time.Time) error {
 	oldest := s.oldestKept()
 	for _, p := range s.players {
-		if p == nil || p.leaving {
-			continue
+		if p == nil || p.leaving || p.addr == "" {
+			continue // gone, or awaited (resume.go)
 		}
 		if int32(oldest-p.res.Base()) > 0 {
 			// The player lacks ticks no longer kept: it catches up from
