@@ -61,6 +61,10 @@ type HostStats struct {
 	// from the Conn, or a MultiConn's member, with a Stats method
 	// returning transport.UDPStats.
 	UDP transport.UDPStats
+	// RefusedBy counts the hellos refused in all matches by reason,
+	// indexed by Reason (ReasonFull, ReasonProtocol, ReasonGame,
+	// ReasonCookie).
+	RefusedBy [ReasonCookie + 1]uint64
 	// Peers is the number of players whose WebRTC data channel is open:
 	// the sum over the Conn, or a MultiConn's members, with a Peers
 	// method (webrtc.Host has one).
@@ -162,6 +166,7 @@ func (h *Host[I]) Stats() HostStats {
 	defer h.mu.Unlock()
 	var s HostStats
 	s.Matches, s.Running, s.Match, s.Total = h.m.stats()
+	s.RefusedBy = h.m.tap.total
 	for _, c := range members(h.conn) {
 		switch c := c.(type) {
 		case interface{ Stats() transport.UDPStats }:

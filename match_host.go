@@ -53,7 +53,9 @@ func (m *matchHost[I]) init(g Game[I], cfg server.Config, conn transport.Conn, l
 }
 
 func (m *matchHost[I]) newMatch() error {
-	m.tap = &refuseTap{Conn: m.conn}
+	if m.tap == nil { // one tap for every match: its counts and log times go on
+		m.tap = &refuseTap{Conn: m.conn}
+	}
 	srv, err := server.New(m.g, m.tap, m.cfg)
 	if err != nil {
 		return fmt.Errorf("rewind: host: %w", err)
@@ -80,8 +82,8 @@ func (m *matchHost[I]) update(now time.Time) error {
 	if st.Leaves > m.last.Leaves {
 		m.log.Info("player left", "match", m.matches, "tick", st.Tick, "players", st.Players, "leaves", st.Leaves-m.last.Leaves)
 	}
-	if st.Refused > m.last.Refused {
-		m.tap.log(m.log, st.Refused-m.last.Refused, "match", m.matches, "tick", st.Tick)
+	if st.Refused > m.last.Refused || m.tap.waiting {
+		m.tap.log(m.log, now, st.Refused-m.last.Refused, "match", m.matches, "tick", st.Tick)
 	}
 	m.last = st
 	if m.started && st.Players == 0 {
@@ -118,16 +120,26 @@ func addServerStats(a, b server.Stats) server.Stats {
 	return a
 }
 
+// refuseLogEvery is how often the host logs a line per refusal reason at
+// most: a flood of bad hellos costs one line per reason per second, with
+// the count, never a line per hello.
+const refuseLogEvery = time.Second
+
 // refuseTap is the Conn a host gives its server: it passes every datagram
 // through and notes the reason of each Refuse the server sends, which the
 // server's Stats count but do not break down, so that the host can log
 // why hellos were refused (full, incompatible protocol or game, bad
-// cookie). The server sends from the goroutine that updates it, which is
-// the one that reads the tap.
+// cookie) and count them by reason (HostStats.RefusedBy). The server sends
+// from the goroutine that updates it, which is the one that reads the tap.
 type refuseTap struct {
 	transport.Conn
-	reasons [codec.ReasonCookie + 1]uint64 // refusals by reason since the last log
+	reasons [codec.ReasonCookie + 1]uint64 // refusals by reason not logged yet
 	first   [codec.ReasonCookie + 1]transport.Addr
+	logged  [codec.ReasonCookie + 2]time.Time // last line per reason; the last: unknown
+	total   [codec.ReasonCookie + 1]uint64    // refusals by reason, ever
+	fresh   uint64                            // refusals seen since the last log call
+	unknown uint64                            // refusals the tap did not see, not logged yet
+	waiting bool                              // some refusals are not logged yet
 }
 
 // Send implements transport.Conn.
@@ -138,6 +150,9 @@ func (t *refuseTap) Send(to transport.Addr, p []byte) error {
 				t.first[m.Reason] = to
 			}
 			t.reasons[m.Reason]++
+			t.total[m.Reason]++
+			t.fresh++
+			t.waiting = true
 		}
 	}
 	return t.Conn.Send(to, p)
@@ -151,19 +166,34 @@ func (t *refuseTap) Prove(a transport.Addr) {
 	}
 }
 
-// log logs one "hello refused" line per reason seen since the last call
-// (n refusals in all, by the server's count), with the first address
-// refused for it, and forgets them.
-func (t *refuseTap) log(log *slog.Logger, n uint64, attrs ...any) {
-	var seen uint64
-	for r := range t.reasons {
-		if c := t.reasons[r]; c > 0 {
-			log.Warn("hello refused", append(attrs[:len(attrs):len(attrs)], "reason", codec.Reason(r).String(), "refusals", c, "addr", string(t.first[r]))...)
-			seen += c
-			t.reasons[r], t.first[r] = 0, ""
-		}
+// log logs one "hello refused" line per reason with refusals not logged
+// yet, with their count and the first address refused, unless that
+// reason's last line is under refuseLogEvery old (then they wait for a
+// later call). n is the server's count of refusals since the last call:
+// those the tap did not see are logged as reason "unknown".
+func (t *refuseTap) log(log *slog.Logger, now time.Time, n uint64, attrs ...any) {
+	if n > t.fresh {
+		t.unknown += n - t.fresh
 	}
-	if seen < n {
-		log.Warn("hello refused", append(attrs[:len(attrs):len(attrs)], "reason", "unknown", "refusals", n-seen)...)
+	t.fresh, t.waiting = 0, false
+	for r := range t.reasons {
+		c := t.reasons[r]
+		if c == 0 {
+			continue
+		}
+		if now.Sub(t.logged[r]) < refuseLogEvery {
+			t.waiting = true
+			continue
+		}
+		log.Warn("hello refused", append(attrs[:len(attrs):len(attrs)], "reason", codec.Reason(r).String(), "refusals", c, "addr", string(t.first[r]))...)
+		t.reasons[r], t.first[r], t.logged[r] = 0, "", now
+	}
+	if u := len(t.logged) - 1; t.unknown > 0 {
+		if now.Sub(t.logged[u]) < refuseLogEvery {
+			t.waiting = true
+			return
+		}
+		log.Warn("hello refused", append(attrs[:len(attrs):len(attrs)], "reason", "unknown", "refusals", t.unknown)...)
+		t.unknown, t.logged[u] = 0, now
 	}
 }

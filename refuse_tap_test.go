@@ -52,15 +52,33 @@ func TestRefuseTapLogsReasons(t *testing.T) {
 		t.Fatalf("%d datagrams passed through, want 4", got)
 	}
 	var out bytes.Buffer
-	tap.log(slog.New(slog.NewTextHandler(&out, nil)), 4, "match", 1)
+	log := slog.New(slog.NewTextHandler(&out, nil))
+	tap.log(log, start, 4, "match", 1)
 	for _, want := range []string{`reason="match full" refusals=2 addr=` + string(from), `reason="incompatible game" refusals=1 addr=` + string(from), `reason=unknown refusals=1`} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("log lacks %s:\n%s", want, out.String())
 		}
 	}
 	out.Reset()
-	tap.log(slog.New(slog.NewTextHandler(&out, nil)), 0)
+	tap.log(log, start.Add(2*time.Second), 0)
 	if out.Len() != 0 {
 		t.Errorf("reasons not forgotten:\n%s", out.String())
+	}
+	// A flood: one line per reason per second, with the count.
+	now := start.Add(2 * time.Second)
+	game := codec.Refuse{Reason: codec.ReasonGame}
+	for range 10000 {
+		if err := tap.Send(from, game.Append(nil)); err != nil {
+			t.Fatal(err)
+		}
+		now = now.Add(time.Millisecond)
+		tap.log(log, now, 1, "match", 1)
+	}
+	lines := strings.Count(out.String(), "\n")
+	if lines < 9 || lines > 11 || !strings.Contains(out.String(), `refusals=1000 `) {
+		t.Errorf("10,000 refusals in 10 s: %d lines, want 10 of 1000 (a line per second):\n%.600s", lines, out.String())
+	}
+	if tap.total[codec.ReasonGame] != 10001 || tap.total[codec.ReasonFull] != 2 {
+		t.Errorf("totals %v", tap.total)
 	}
 }

@@ -75,12 +75,26 @@ func registerHostMetrics[I any](reg *prometheus.Registry, h *rewind.Host[I]) {
 		"bad_tokens_total":              {"Hellos with a forged, stale or misaddressed retry token.", st(func(s rewind.HostStats) uint64 { return s.UDP.BadToken })},
 		"sessions_idle_ended_total":     {"UDP sessions ended by the idle timeout.", st(func(s rewind.HostStats) uint64 { return s.UDP.EndedIdle })},
 		"datagrams_queue_dropped_total": {"Datagrams dropped because the match fell behind reading them.", st(func(s rewind.HostStats) uint64 { return s.UDP.QueueDropped })},
+		"udp_unproven_evicted_total":    {"Unproven UDP sessions (no match hello admitted yet) ended to make room: per-IP cap or a full server.", st(func(s rewind.HostStats) uint64 { return s.UDP.UnprovenEvicted })},
+		"udp_unproven_reaped_total":     {"Unproven UDP sessions ended by the unproven timeout.", st(func(s rewind.HostStats) uint64 { return s.UDP.UnprovenReaped })},
 	}, map[string]metricFunc{
 		"players":      {"Players in the current match.", st(func(s rewind.HostStats) uint64 { return uint64(s.Match.Players) })},
 		"matches":      {"Matches running (0 or 1).", st(func(s rewind.HostStats) uint64 { return b2u(s.Running) })},
 		"tick":         {"The current match's last tick.", st(func(s rewind.HostStats) uint64 { return uint64(s.Match.Tick) })},
 		"udp_sessions": {"Open UDP sessions.", func() float64 { return float64(h.Conn().(*transport.UDPServer).Sessions()) }},
+		"udp_unproven_sessions": {"Open UDP sessions not proven yet (no match hello admitted).", func() float64 {
+			return float64(h.Conn().(*transport.UDPServer).Unproven())
+		}},
 	})
+	// Refusals by reason: the log has one line per reason per second at
+	// most, these count every one.
+	for r := rewind.ReasonFull; r <= rewind.ReasonCookie; r++ {
+		reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Namespace: metricsNamespace, Name: "refusals_by_reason_total",
+			Help:        "Hellos refused by the match, by reason.",
+			ConstLabels: prometheus.Labels{"reason": r.String()},
+		}, func() float64 { return float64(h.Stats().RefusedBy[r]) }))
+	}
 }
 
 // registerPlayerMetrics exports a player's counters: its ticks, ping,

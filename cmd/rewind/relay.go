@@ -39,6 +39,9 @@ type roomRelay struct {
 // is the host part of the HTTP listen address, used for TURN's default.
 func newRoomRelay(httpHost string, o roomRelayOptions) (*roomRelay, error) {
 	rr := &roomRelay{}
+	if o.turnIP != "" && net.ParseIP(o.turnIP) == nil {
+		return nil, usageError{fmt.Errorf("--turn-ip %q is not an IP address", o.turnIP)}
+	}
 	if o.turnAddr != "none" {
 		addr := o.turnAddr
 		if addr == "" {

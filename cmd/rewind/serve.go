@@ -132,6 +132,14 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := pf.check(); err != nil {
 		return err
 	}
+	udpSet := false
+	fs.Visit(func(f *flag.Flag) { udpSet = udpSet || f.Name == "udp" })
+	if udpSet && *udpAddr == "" {
+		return usageError{errors.New(`--udp "": give an address (0.0.0.0:7777 listens on every interface, 127.0.0.1:0 on loopback with a free port)`)}
+	}
+	if rf.timeout <= 0 {
+		return usageError{errors.New("--relay-timeout must be positive")}
+	}
 	if *duration < 0 || *status < 0 {
 		return usageError{errors.New("--duration and --status must not be negative")}
 	}

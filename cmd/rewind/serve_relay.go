@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -17,12 +18,14 @@ import (
 // roomFlags are serve's flags for hosting the match in a room of a rooms
 // relay (`rewind serve --relay URL [--room CODE]`).
 type roomFlags struct {
-	relay string
-	room  string
+	relay   string
+	room    string
+	timeout time.Duration
 }
 
 func (r *roomFlags) add(fs *flag.FlagSet) {
 	fs.StringVar(&r.relay, "relay", "", "host the match in a room of the rooms relay at this ws:// URL (as rewind relay prints it); players join with rewind play --join CODE; with --udp as well, the match takes both")
+	fs.DurationVar(&r.timeout, "relay-timeout", 15*time.Second, "with --relay: give up when the relay has not hosted the room within this long")
 	fs.StringVar(&r.room, "room", "", "with --relay: propose this room code (6 characters of 23456789ABCDEFGHJKLMNPQRSTUVWXYZ; default: the relay picks one)")
 }
 
@@ -49,7 +52,7 @@ func serveRoom(ctx context.Context, o roomServe, stdout io.Writer, log *slog.Log
 			udp = o.udp
 		}
 	})
-	hctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	hctx, cancel := context.WithTimeout(ctx, o.rooms.timeout)
 	host, err := rooms.Host(hctx, o.game.newGame(), rooms.HostOptions{
 		Relay:  o.rooms.relay,
 		Code:   o.rooms.room,
@@ -58,6 +61,9 @@ func serveRoom(ctx context.Context, o roomServe, stdout io.Writer, log *slog.Log
 		Log:    log.With("game", o.game.name, "grid", o.game.grid),
 	})
 	cancel()
+	if err != nil && errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+		return fmt.Errorf("the relay at %s did not host the room within %v (--relay-timeout): %w", o.rooms.relay, o.rooms.timeout, err)
+	}
 	if err != nil {
 		return err
 	}

@@ -153,6 +153,9 @@ func webDoomSettings(args []string, getenv func(string) string, stderr io.Writer
 	if port < 0 || port > 65535 {
 		return set, usageError{fmt.Errorf("--port %d out of range", port)}
 	}
+	if cfg.MaxHistoryTics < 0 {
+		return set, usageError{fmt.Errorf("--max-history %d: must be 0 (no cap) or more", cfg.MaxHistoryTics)}
+	}
 	set.cfg, set.addr = cfg, net.JoinHostPort(host, strconv.Itoa(port))
 	return set, nil
 }

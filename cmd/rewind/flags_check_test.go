@@ -1,0 +1,39 @@
+package main
+
+import (
+	"net"
+	"strings"
+	"testing"
+)
+
+// TestFlagChecks: flag values that used to be taken silently (issue 15,
+// point 6) are refused with one line, and a relay that never answers is
+// given up on after --relay-timeout.
+func TestFlagChecks(t *testing.T) {
+	// A TCP port that accepts (the kernel's backlog) and never answers.
+	silent, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.Close()
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"serve", "--udp", ""}, 2, `--udp ""`},
+		{[]string{"serve", "--relay", "ws://127.0.0.1:1/rooms", "--relay-timeout", "0s"}, 2, "--relay-timeout"},
+		{[]string{"relay", "--http", "127.0.0.1:0", "--turn-ip", "not.an.ip"}, 2, `--turn-ip "not.an.ip" is not an IP address`},
+		{[]string{"webdoom", "--port", "0", "--max-history", "-1"}, 2, "--max-history -1"},
+		{[]string{"serve", "--relay", "ws://" + silent.Addr().String() + "/rooms", "--relay-timeout", "300ms"}, 1, "did not host the room within 300ms (--relay-timeout)"},
+	} {
+		code, _, stderr := runCmd(c.args...)
+		last := lastLine(stderr)
+		if code != c.code || !strings.Contains(last, c.want) {
+			t.Errorf("%q: exit %d, last stderr line %q; want exit %d and %q", c.args, code, last, c.code, c.want)
+		}
+		if c.code == 2 && strings.Count(strings.TrimRight(stderr, "\n"), "\n") != 0 {
+			t.Errorf("%q: a usage error of more than one line:\n%s", c.args, stderr)
+		}
+	}
+}
