@@ -208,15 +208,15 @@ func webrtcConfig(base webrtc.Config, relayURL string, ice []webrtc.ICEServer) w
 	return base
 }
 
-// firstReply waits for the answer to a request: the message of type want,
-// or an error message, or the end of the connection or ctx.
+// firstReply waits for the answer to a request: the message of type want
+// (any type when want is empty), or an error message, or the end of the connection or ctx.
 func firstReply(ctx context.Context, rc *roomClient, replies <-chan roomMsg, want string) (roomMsg, error) {
 	select {
 	case m := <-replies:
 		if m.Type == RoomMsgError {
 			return m, &RoomError{Code: m.Error, Re: m.Re, Reason: m.Reason}
 		}
-		if m.Type != want {
+		if want != "" && m.Type != want {
 			return m, fmt.Errorf("%w: relay answered %q, want %q", ErrBadMessage, m.Type, want)
 		}
 		return m, nil

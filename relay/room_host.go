@@ -17,6 +17,10 @@ type HostOptions struct {
 	Code string
 	// MaxPlayers asks the relay to cap the room (0: the relay's cap).
 	MaxPlayers int
+	// Migrate asks the relay to keep the room for its players when this
+	// host vanishes (host migration: room_migrate.go), instead of
+	// forgetting it.
+	Migrate bool
 	// WebRTC configures the host's transport; the relay's TURN server is
 	// added to its ICE servers, and Loopback is turned on when the relay is
 	// on a loopback address.
@@ -52,21 +56,33 @@ func HostRoom(ctx context.Context, opts HostOptions) (*HostedRoom, error) {
 		return nil, err
 	}
 	h.rc = rc
-	rc.send(&roomMsg{Type: RoomMsgHost, V: RoomProtocolVersion, Code: opts.Code, MaxPlayers: opts.MaxPlayers})
+	rc.send(&roomMsg{Type: RoomMsgHost, V: RoomProtocolVersion, Code: opts.Code, MaxPlayers: opts.MaxPlayers, Migrate: opts.Migrate})
 	m, err := firstReply(ctx, rc, replies, RoomMsgHosted)
 	if err != nil {
 		rc.close()
 		return nil, fmt.Errorf("relay: hosting at %s: %w", opts.URL, err)
 	}
+	if err := h.start(rc, m, start); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// start sets the hosted room up from the relay's "hosted" answer m (to a
+// host or to a claim) and lets the reader hand it the later messages.
+func (h *HostedRoom) start(rc *roomClient, m roomMsg, start func()) error {
+	opts := h.opts
+	h.rc = rc
 	h.code, h.key = m.Code, m.Key
+	var err error
 	h.conn, err = webrtc.NewHost(webrtcConfig(opts.WebRTC, opts.URL, m.ICE))
 	if err != nil {
 		rc.close()
-		return nil, err
+		return err
 	}
 	h.conn.OnPeerOpen, h.conn.OnPeerClose = opts.OnPeerOpen, opts.OnPeerClose
 	start() // the reader only calls handle from now on
-	return h, nil
+	return nil
 }
 
 // handle runs on the reader goroutine for every message after "hosted".

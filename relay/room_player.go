@@ -31,31 +31,49 @@ type RoomPlayer struct {
 	signals chan webrtc.Signal
 	pump    sync.WaitGroup
 	end     roomEnd
+	lost    chan struct{} // closed at the relay's host_lost notice
+	lostOne sync.Once
 }
 
 // JoinRoom joins the room by code and returns once the data channel to the
 // host is open (or ctx ends, or the relay refuses: ErrNoRoom, ErrRoomFull,
 // ErrRoomBusy, ErrRoomEnded wrapped in a *RoomError).
 func JoinRoom(ctx context.Context, opts JoinOptions) (*RoomPlayer, error) {
-	p := &RoomPlayer{code: strings.ToUpper(strings.TrimSpace(opts.Code)), signals: make(chan webrtc.Signal, 256)}
+	p := newRoomPlayer(opts.Code)
 	rc, replies, start, err := dialRoomGated(ctx, opts.URL, p.handle)
 	if err != nil {
 		return nil, err
 	}
-	p.rc = rc
 	rc.send(&roomMsg{Type: RoomMsgJoin, V: RoomProtocolVersion, Code: p.code})
 	m, err := firstReply(ctx, rc, replies, RoomMsgJoined)
 	if err != nil {
 		rc.close()
 		return nil, fmt.Errorf("relay: joining %s at %s: %w", p.code, opts.URL, err)
 	}
+	if err := p.start(ctx, rc, m, start, opts); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func newRoomPlayer(code string) *RoomPlayer {
+	return &RoomPlayer{code: strings.ToUpper(strings.TrimSpace(code)), signals: make(chan webrtc.Signal, 256),
+		lost: make(chan struct{})}
+}
+
+// start connects the player to the host after the relay's "joined"
+// answer m (to a join or to a claim): it returns once the data channel is
+// open.
+func (p *RoomPlayer) start(ctx context.Context, rc *roomClient, m roomMsg, start func(), opts JoinOptions) error {
+	p.rc = rc
 	p.id = m.ID
 	start() // signals now go to p.signals, in order
+	var err error
 	p.conn, err = webrtc.Dial(webrtcConfig(opts.WebRTC, opts.URL, m.ICE), p.id,
 		func(s webrtc.Signal) { rc.send(&roomMsg{Type: RoomMsgSignal, Signal: &s}) })
 	if err != nil {
 		rc.close()
-		return nil, err
+		return err
 	}
 	p.pump.Add(1)
 	go p.pumpSignals()
@@ -63,17 +81,17 @@ func JoinRoom(ctx context.Context, opts JoinOptions) (*RoomPlayer, error) {
 	case <-p.conn.Open():
 	case <-rc.done:
 		p.Close()
-		return nil, fmt.Errorf("relay: joining %s: %w", p.code, p.Err())
+		return fmt.Errorf("relay: joining %s: %w", p.code, p.Err())
 	case <-ctx.Done():
 		p.Close()
-		return nil, fmt.Errorf("relay: joining %s: data channel: %w", p.code, ctx.Err())
+		return fmt.Errorf("relay: joining %s: data channel: %w", p.code, ctx.Err())
 	}
 	if err := p.conn.Wait(ctx); err != nil {
 		p.Close()
-		return nil, fmt.Errorf("relay: joining %s: %w", p.code, err)
+		return fmt.Errorf("relay: joining %s: %w", p.code, err)
 	}
 	rc.send(&roomMsg{Type: RoomMsgConnected})
-	return p, nil
+	return nil
 }
 
 // pumpSignals hands the host's signals to the transport, off the reader
@@ -100,6 +118,8 @@ func (p *RoomPlayer) handle(m roomMsg) {
 			case <-p.rc.done:
 			}
 		}
+	case RoomMsgHostLost:
+		p.lostOne.Do(func() { close(p.lost) })
 	case RoomMsgEnded:
 		p.end.set(fmt.Errorf("%w: %s", ErrRoomEnded, m.Reason))
 	case RoomMsgError:
@@ -116,6 +136,12 @@ func (p *RoomPlayer) Code() string { return p.code }
 
 // Conn is the player's transport, talking to the host.
 func (p *RoomPlayer) Conn() *webrtc.Peer { return p.conn }
+
+// HostLost is closed when the relay says the room's host is lost (its
+// relay connection closed, or it left the relay's pings unanswered) in a
+// room hosted for migration: the player should claim the room
+// (ClaimRoom). The relay connection stays open.
+func (p *RoomPlayer) HostLost() <-chan struct{} { return p.lost }
 
 // Done is closed when the relay connection ends.
 func (p *RoomPlayer) Done() <-chan struct{} { return p.rc.done }

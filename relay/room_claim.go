@@ -1,0 +1,72 @@
+package relay
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// ClaimOptions says how to claim a room whose host was lost (host
+// migration): the room's code and key, as the old host's handover data
+// gave them.
+type ClaimOptions struct {
+	// URL is the relay's WebSocket URL.
+	URL string
+	// Code and Key are the room's.
+	Code, Key string
+	// Host configures the room if the claimant hosts it (its URL, Code
+	// and Migrate are ignored: the room keeps its code and key, and
+	// migrates again). Its WebRTC is also the player's transport's
+	// configuration if the claimant joins.
+	Host HostOptions
+}
+
+// Claimed is the relay's answer to a claim. Outcome is RoomClaimHost (the
+// claimant hosts the room now: Host), RoomClaimSame (the old host answered
+// the relay's probe: Player is connected to it again) or RoomClaimNew
+// (another claimant took the room over: Player is connected to it).
+type Claimed struct {
+	Outcome string
+	Host    *HostedRoom
+	Player  *RoomPlayer
+}
+
+// ClaimRoom claims the room opts.Code with its key and returns once the
+// claimant hosts it, or is connected to its host over a data channel.
+// The relay's refusals come back as errors wrapping ErrRoomEnded (the
+// host ended the match on purpose), ErrBadKey (another match has the
+// code) and the like.
+func ClaimRoom(ctx context.Context, opts ClaimOptions) (*Claimed, error) {
+	code := strings.ToUpper(strings.TrimSpace(opts.Code))
+	var handle func(roomMsg)
+	rc, replies, start, err := dialRoomGated(ctx, opts.URL, func(m roomMsg) { handle(m) })
+	if err != nil {
+		return nil, err
+	}
+	rc.send(&roomMsg{Type: RoomMsgClaim, V: RoomProtocolVersion, Code: code, Key: opts.Key, MaxPlayers: opts.Host.MaxPlayers})
+	m, err := firstReply(ctx, rc, replies, "")
+	if err != nil {
+		rc.close()
+		return nil, fmt.Errorf("relay: claiming %s at %s: %w", code, opts.URL, err)
+	}
+	switch {
+	case m.Type == RoomMsgHosted && m.Claim == RoomClaimHost:
+		hopts := opts.Host
+		hopts.URL, hopts.Code, hopts.Migrate = opts.URL, code, true
+		h := &HostedRoom{opts: hopts}
+		handle = h.handle
+		if err := h.start(rc, m, start); err != nil {
+			return nil, err
+		}
+		return &Claimed{Outcome: RoomClaimHost, Host: h}, nil
+	case m.Type == RoomMsgJoined && (m.Claim == RoomClaimSame || m.Claim == RoomClaimNew):
+		p := newRoomPlayer(code)
+		handle = p.handle
+		if err := p.start(ctx, rc, m, start, JoinOptions{URL: opts.URL, Code: code, WebRTC: opts.Host.WebRTC}); err != nil {
+			return nil, err
+		}
+		return &Claimed{Outcome: m.Claim, Player: p}, nil
+	}
+	rc.close()
+	return nil, fmt.Errorf("relay: claiming %s: %w: answered %q (claim %q)", code, ErrBadMessage, m.Type, m.Claim)
+}
