@@ -12,7 +12,7 @@
 // The view draws the predicted world; avatars are drawn between the last
 // two ticks at the frame's fraction of a tick, so 60 Hz ticks look smooth
 // on a faster screen, and a rollback only changes what the next frame
-// draws. Ticks do not come from frames: whoever owns the Player calls its
+// draws. Ticks do not come from frames: whoever owns the seat.Player calls its
 // Tick (a Web Worker's timer on the page, so that a hidden tab, which gets
 // no frames, keeps playing).
 package view
@@ -29,6 +29,7 @@ import (
 	"github.com/hajimehoshi/ebiten/v2/vector"
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/examples/sand"
+	"github.com/rewindnet/rewind/view/seat"
 	"github.com/rewindnet/rewind/world"
 )
 
@@ -41,12 +42,12 @@ const hudHeight = 36
 // flashFrames is how many frames a pour's flash lasts.
 const flashFrames = 12
 
-// Game is the Ebitengine game of a sand Player: it implements
+// Game is the Ebitengine game of a sand seat.Player: it implements
 // ebiten.Game. Its Update reads the keyboard and mouse into the player's
 // input and takes the effects; its Draw draws the predicted world. Until
 // SetPlayer it shows Waiting's text.
 type Game struct {
-	player atomic.Pointer[Player]
+	player atomic.Pointer[seat.Player]
 	side   int
 	room   string
 
@@ -76,7 +77,7 @@ func New(side int) *Game {
 }
 
 // SetPlayer makes g draw and steer p.
-func (g *Game) SetPlayer(p *Player) { g.player.Store(p) }
+func (g *Game) SetPlayer(p *seat.Player) { g.player.Store(p) }
 
 // Stop makes the next Update end Ebitengine's loop (ebiten.Termination).
 func (g *Game) Stop() { g.stop = true }
@@ -101,7 +102,7 @@ func (g *Game) Update() error {
 	in := readControls(g.mat)
 	g.mat = in.Material
 	p.SetInput(in)
-	g.fx = p.sess.Effects(g.fx[:0])
+	g.fx = p.Session().Effects(g.fx[:0])
 	for _, e := range g.fx {
 		if e.Status == rewind.EffectPredicted && e.Effect.Kind == sand.EffectPour {
 			g.flashes[uint16(e.Effect.Args[0])] = flashFrames
@@ -170,13 +171,13 @@ func (g *Game) Draw(screen *ebiten.Image) {
 		g.frame(screen)
 		return
 	}
-	me, _ := p.sess.Player()
+	me, _ := p.Session().Player()
 	var players uint32
-	p.sess.ViewBetween(time.Now(), func(prev, cur *world.World, alpha float64) {
-		g.drawGrid(screen, p.game.Cells(cur))
-		players = p.game.State(cur).Players
-		before := p.game.Avatars(prev)
-		for _, a := range p.game.Avatars(cur) {
+	p.Session().ViewBetween(time.Now(), func(prev, cur *world.World, alpha float64) {
+		g.drawGrid(screen, p.Game().Cells(cur))
+		players = p.Game().State(cur).Players
+		before := p.Game().Avatars(prev)
+		for _, a := range p.Game().Avatars(cur) {
 			x, y := float64(a.X), float64(a.Y)
 			for _, b := range before {
 				if b.Player == a.Player {
@@ -242,10 +243,10 @@ func (g *Game) drawAvatar(screen *ebiten.Image, a sand.Avatar, x, y float64, own
 
 var materialNames = [4]string{"erase", "sand", "water", "wall"}
 
-func (g *Game) drawHUD(screen *ebiten.Image, p *Player, players uint32) {
+func (g *Game) drawHUD(screen *ebiten.Image, p *seat.Player, players uint32) {
 	st := p.Stats()
 	id := "-"
-	if me, ok := p.sess.Player(); ok {
+	if me, ok := p.Session().Player(); ok {
 		id = fmt.Sprint(me)
 	}
 	state := ""
@@ -256,7 +257,7 @@ func (g *Game) drawHUD(screen *ebiten.Image, p *Player, players uint32) {
 		state = "  done"
 	}
 	line1 := fmt.Sprintf("room %s  player %s  players %d  ping %.0f ms  [%s]%s",
-		p.roomName(), id, players, float64(st.Ping)/float64(time.Millisecond), materialNames[g.mat&3], state)
+		p.Room(), id, players, float64(st.Ping)/float64(time.Millisecond), materialNames[g.mat&3], state)
 	line2 := fmt.Sprintf("tick %d  verified %d  rollbacks %d  resyncs %d",
 		st.Predicted, st.Verified, st.Rollbacks, st.Resyncs)
 	ebitenutil.DebugPrintAt(screen, line1, 4, 2)

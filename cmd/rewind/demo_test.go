@@ -209,6 +209,7 @@ func TestRoomFlagErrors(t *testing.T) {
 		{[]string{"play", "--headless", "--join", "K3F9QX", "--relay", ""}, "--join needs --relay"},
 		{[]string{"play", "--headless"}, "--join CODE"},
 		{[]string{"demo", "--players", "0"}, "--players 0"},
+		{[]string{"play", "--join", "K3F9QX"}, "go run ./window --join CODE"},
 	} {
 		code, _, stderr := runCmd(tc.args...)
 		if code != 2 || !strings.Contains(stderr, tc.want) || strings.Count(stderr, "\n") != 1 {

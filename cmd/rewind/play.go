@@ -35,7 +35,7 @@ func play(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("play", "rewind play --headless --connect HOST:PORT [--until-tick T] [flags]\n       rewind play --headless --join CODE --relay URL [--until-tick T] [flags]", stderr)
 	var gf gameFlags
 	gf.add(fs)
-	headless := fs.Bool("headless", false, "play without a view (a bot); required: there is no windowed view yet")
+	headless := fs.Bool("headless", false, "play without a view (a bot); required: the windowed player is the view module's window (cd view && go run ./window --join CODE)")
 	addr := fs.String("connect", "", "the server's UDP address, HOST:PORT (as rewind serve printed it)")
 	input := fs.String("input", "scripted", "the bot's input: scripted (a deterministic script of --seed and the player id) or random (seeded by --seed)")
 	seed := fs.Uint64("seed", 0, "seed of the bot's input")
@@ -59,7 +59,7 @@ func play(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	switch {
 	case !*headless:
-		return usageError{errors.New("only --headless play exists yet (there is no windowed view)")}
+		return usageError{errors.New("rewind play is the headless bot (--headless); to play in a window: cd view && go run ./window --join CODE --relay URL (or --connect HOST:PORT)")}
 	case *addr == "" && jf.code == "":
 		return usageError{errors.New("--connect HOST:PORT is required (or --join CODE)")}
 	case *input != "scripted" && *input != "random":

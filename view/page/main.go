@@ -25,6 +25,7 @@ import (
 	"github.com/rewindnet/rewind/examples/sand"
 	"github.com/rewindnet/rewind/rooms"
 	"github.com/rewindnet/rewind/view"
+	"github.com/rewindnet/rewind/view/seat"
 )
 
 // joinTimeout bounds the join (signaling and the data channel opening).
@@ -64,7 +65,7 @@ func main() {
 	}
 	status := doc.Call("getElementById", "status")
 	setStatus := func(s string) { status.Set("textContent", s) }
-	setStatus(view.WaitingStatus(room, "joining"))
+	setStatus(seat.WaitingStatus(room, "joining"))
 
 	g := view.New(side)
 	msg := "joining room " + room + " ..."
@@ -99,7 +100,7 @@ func play(g *view.Game, relayURL, room string, side int, until uint32, rate int,
 	fail := func(err error) {
 		msg := fmt.Sprintf("cannot join room %s: %v", room, err)
 		g.Waiting.Store(&msg)
-		setStatus(view.WaitingStatus(room, "failed") + " error=" + strings.ReplaceAll(err.Error(), " ", "_"))
+		setStatus(seat.WaitingStatus(room, "failed") + " error=" + strings.ReplaceAll(err.Error(), " ", "_"))
 		js.Global().Get("console").Call("error", "rewind: "+msg)
 	}
 	if relayURL == "" || room == "" {
@@ -118,12 +119,12 @@ func play(g *view.Game, relayURL, room string, side int, until uint32, rate int,
 	})
 	defer w.Call("terminate")
 	type joinResult struct {
-		p   *view.Player
+		p   *seat.Player
 		err error
 	}
 	joins := make(chan joinResult, 1)
 	go func() {
-		p, err := view.NewPlayer(view.PlayerConfig{Room: room, Side: side, Until: until},
+		p, err := seat.NewPlayer(seat.Config{Room: room, Side: side, Until: until},
 			func(g rewind.Game[sand.Input], opts rewind.Options) (*rewind.Session[sand.Input], error) {
 				ctx, cancel := context.WithTimeout(context.Background(), joinTimeout)
 				defer cancel()
@@ -131,7 +132,7 @@ func play(g *view.Game, relayURL, room string, side int, until uint32, rate int,
 			})
 		joins <- joinResult{p, err}
 	}()
-	var p *view.Player
+	var p *seat.Player
 	for p == nil {
 		select {
 		case r := <-joins:
@@ -141,7 +142,7 @@ func play(g *view.Game, relayURL, room string, side int, until uint32, rate int,
 			}
 			p = r.p
 		case <-ticks:
-			setStatus(view.WaitingStatus(room, "joining"))
+			setStatus(seat.WaitingStatus(room, "joining"))
 		}
 	}
 	mark("joined")

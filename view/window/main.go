@@ -36,6 +36,7 @@ import (
 	"github.com/rewindnet/rewind/rooms"
 	"github.com/rewindnet/rewind/transport"
 	"github.com/rewindnet/rewind/view"
+	"github.com/rewindnet/rewind/view/seat"
 )
 
 func main() {
@@ -93,7 +94,7 @@ func run(args []string) error {
 		}
 		return s, nil
 	}
-	p, err := view.NewPlayer(view.PlayerConfig{Room: *code, Where: where, Side: *side, Until: uint32(*until), Timeout: *timeout}, connect)
+	p, err := seat.NewPlayer(seat.Config{Room: *code, Where: where, Side: *side, Until: uint32(*until), Timeout: *timeout}, connect)
 	if err != nil {
 		return err
 	}

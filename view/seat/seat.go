@@ -1,4 +1,9 @@
-package view
+// Package seat is one person's seat in a sand match (examples/sand): the
+// session, the tick handler that drives it, the stop at a verified tick,
+// and the status line the browser page writes into #status and the
+// window prints at the end. It does not draw (package view does) and does
+// not import Ebitengine, so its tests run without a display.
+package seat
 
 import (
 	"fmt"
@@ -10,9 +15,9 @@ import (
 	"github.com/rewindnet/rewind/examples/sand"
 )
 
-// PlayerConfig configures a Player. The zero value plays sand on the
+// Config configures a Player. The zero value plays sand on the
 // default 256-cell grid until closed.
-type PlayerConfig struct {
+type Config struct {
 	// Room is the room code the HUD and the status show ("" for a match
 	// joined by address: Where is shown instead).
 	Room string
@@ -59,7 +64,7 @@ type Connector func(g rewind.Game[sand.Input], opts rewind.Options) (*rewind.Ses
 
 // NewPlayer starts a sand session with connect, which the Player owns
 // from then on (Close ends it).
-func NewPlayer(cfg PlayerConfig, connect Connector) (*Player, error) {
+func NewPlayer(cfg Config, connect Connector) (*Player, error) {
 	g := sand.New(cfg.Side)
 	p := &Player{game: g, side: cfg.Side, room: cfg.Room, where: cfg.Where, until: cfg.Until}
 	if p.side <= 0 {
@@ -94,7 +99,7 @@ func (p *Player) onDesync(tick uint32, _, _ uint64) {
 }
 
 // Tick runs the session at now: everything that arrived and every tick
-// that is due. Once PlayerConfig.Until is verified (or the session fails)
+// that is due. Once Config.Until is verified (or the session fails)
 // it closes the session and does nothing more; Err says why it stopped.
 func (p *Player) Tick(now time.Time) {
 	p.mu.Lock()
@@ -161,6 +166,10 @@ func (p *Player) Stats() rewind.Stats {
 // Session returns the player's session (for drawing and effects).
 func (p *Player) Session() *rewind.Session[sand.Input] { return p.sess }
 
+// Game returns the player's sand game (its handles read the worlds the
+// session hands a view).
+func (p *Player) Game() *sand.Game { return p.game }
+
 // Close ends the session (says bye) if Tick has not already.
 func (p *Player) Close() error {
 	p.mu.Lock()
@@ -205,7 +214,7 @@ func (p *Player) Status() string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "room=%s player=%s tick=%d verified_tick=%d verified_hash=%016x rollbacks=%d resyncs=%d ping_ms=%.1f state=%s desyncs=%d",
-		p.roomName(), player, st.Predicted, tick, hash, st.Rollbacks, st.Resyncs,
+		p.Room(), player, st.Predicted, tick, hash, st.Rollbacks, st.Resyncs,
 		float64(st.Ping)/float64(time.Millisecond), state, st.Desyncs)
 	return b.String()
 }
@@ -219,7 +228,9 @@ func (p *Player) FinalLine() string {
 		st.Player, st.Predicted, st.MaxRollback, st.LateInputs, st.BytesIn, st.BytesOut)
 }
 
-func (p *Player) roomName() string {
+// Room returns what the HUD and the status name the match by: the room
+// code, else the server's address, else "-".
+func (p *Player) Room() string {
 	if p.room != "" {
 		return p.room
 	}
