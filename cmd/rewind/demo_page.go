@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -169,7 +170,45 @@ func loadPage(progress io.Writer) (*pageFiles, error) {
 	p.built, p.took = true, time.Since(start)
 	fmt.Fprintf(progress, "rewind demo: page built in %.0fs: wasm %.1f MB, %.1f MB zstd, %.1f MB gzip\n",
 		p.took.Seconds(), mb(len(p.wasm)), mb(len(p.zst)), mb(len(p.gz)))
+	pruneBuilds(filepath.Dir(p.dir), keepBuilds)
 	return p, nil
+}
+
+// keepBuilds is how many page builds the cache keeps (each of other
+// sources, about 35 MB): the newest, so that switching between two
+// checkouts does not rebuild every time.
+const keepBuilds = 3
+
+// pruneBuilds removes all but the keep most recently modified builds
+// from dir (and build-* leftovers of interrupted builds older than an
+// hour).
+func pruneBuilds(dir string, keep int) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	type build struct {
+		name string
+		mod  time.Time
+	}
+	var builds []build
+	for _, e := range entries {
+		info, err := e.Info()
+		if err != nil || !e.IsDir() {
+			continue
+		}
+		if strings.HasPrefix(e.Name(), "build-") {
+			if time.Since(info.ModTime()) > time.Hour {
+				os.RemoveAll(filepath.Join(dir, e.Name()))
+			}
+			continue
+		}
+		builds = append(builds, build{e.Name(), info.ModTime()})
+	}
+	sort.Slice(builds, func(i, j int) bool { return builds[i].mod.After(builds[j].mod) })
+	for _, b := range builds[min(keep, len(builds)):] {
+		os.RemoveAll(filepath.Join(dir, b.name))
+	}
 }
 
 func mb(n int) float64 { return float64(n) / 1e6 }

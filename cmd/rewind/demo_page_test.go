@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
@@ -135,5 +136,32 @@ func TestDemoPageErrors(t *testing.T) {
 	code, _, stderr := runCmd("demo", "--http", "127.0.0.1:0")
 	if code != 1 || !strings.Contains(stderr, "no `go` on PATH") || !strings.Contains(stderr, "--no-page") {
 		t.Errorf("without go: exit %d, %q", code, stderr)
+	}
+}
+
+// TestPruneBuilds keeps the newest builds and drops old leftovers.
+func TestPruneBuilds(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Now()
+	for i, name := range []string{"a", "b", "c", "d", "build-old", "build-new"} {
+		if err := os.Mkdir(filepath.Join(dir, name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		at := now.Add(-time.Duration(i) * time.Minute)
+		if name == "build-old" {
+			at = now.Add(-2 * time.Hour)
+		}
+		if err := os.Chtimes(filepath.Join(dir, name), at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pruneBuilds(dir, 3)
+	entries, _ := os.ReadDir(dir)
+	var got []string
+	for _, e := range entries {
+		got = append(got, e.Name())
+	}
+	if strings.Join(got, " ") != "a b build-new c" {
+		t.Errorf("left %v, want a b c and build-new", got)
 	}
 }
