@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -84,18 +85,7 @@ func (d *webDoomDemoStore) put(b []byte, wad string, now time.Time) (string, int
 		x.expires = now.Add(d.ttl)
 		return id, 0
 	}
-	for d.used+len(b) > d.total && len(d.demos) > 0 {
-		var oldest *webDoomDemo
-		var oldID string
-		for k, x := range d.demos {
-			if oldest == nil || x.expires.Before(oldest.expires) || x.expires.Equal(oldest.expires) && x.added < oldest.added {
-				oldest, oldID = x, k
-			}
-		}
-		d.used -= len(oldest.bytes)
-		delete(d.demos, oldID)
-	}
-	if d.used+len(b) > d.total {
+	if !d.evictFor(len(b), "") {
 		return "", http.StatusInsufficientStorage
 	}
 	d.seq++
@@ -104,11 +94,45 @@ func (d *webDoomDemoStore) put(b []byte, wad string, now time.Time) (string, int
 	return id, 0
 }
 
+// cost is what x counts against the store's total: its bytes and its
+// verify trace, 4 bytes an entry.
+func (x *webDoomDemo) cost() int {
+	c := len(x.bytes)
+	if x.attest != nil {
+		c += 4 * len(x.attest.trace)
+	}
+	return c
+}
+
+// evictFor evicts the demos that expire first (with their traces), never
+// keep, until need more bytes fit in the total; false if they cannot.
+// d.mu is held.
+func (d *webDoomDemoStore) evictFor(need int, keep string) bool {
+	for d.used+need > d.total {
+		var oldest *webDoomDemo
+		var oldID string
+		for k, x := range d.demos {
+			if k == keep {
+				continue
+			}
+			if oldest == nil || x.expires.Before(oldest.expires) || x.expires.Equal(oldest.expires) && x.added < oldest.added {
+				oldest, oldID = x, k
+			}
+		}
+		if oldest == nil {
+			return false
+		}
+		d.used -= oldest.cost()
+		delete(d.demos, oldID)
+	}
+	return true
+}
+
 // expire drops demos past their lifetime; d.mu is held.
 func (d *webDoomDemoStore) expire(now time.Time) {
 	for id, x := range d.demos {
 		if !now.Before(x.expires) {
-			d.used -= len(x.bytes)
+			d.used -= x.cost()
 			delete(d.demos, id)
 		}
 	}
@@ -230,8 +254,11 @@ func (d *webDoomDemoStore) postVerify(rw http.ResponseWriter, r *http.Request, i
 		d.expire(d.now())
 		if x := d.demos[id]; x == nil {
 			status, msg = http.StatusNotFound, "demo not found"
+		} else if old := x.cost(); !d.evictFor(len(x.bytes)+4*len(trace)-old, id) {
+			status, msg = http.StatusInsufficientStorage, "demo store quota exhausted"
 		} else {
 			x.attest = &webDoomAttestation{tics: tics, trace: trace, storedAt: d.now()}
+			d.used += x.cost() - old
 		}
 		d.mu.Unlock()
 	} else if status != http.StatusBadRequest || (msg != "invalid JSON body" && msg != wdAttestationNotObject) {
@@ -288,4 +315,50 @@ func parseAttestation(b []byte) (tics float64, trace []uint32, status int, msg s
 		trace[i] = uint32(f)
 	}
 	return tics, trace, http.StatusOK, ""
+}
+
+// uploadLimit is a token bucket per IP address for demo and verify
+// uploads (ServerConfig.DemoUploadRate, DemoUploadBurst).
+type uploadLimit struct {
+	rate, burst float64
+	now         func() time.Time
+
+	mu      sync.Mutex
+	buckets map[string]*uploadBucket
+}
+
+type uploadBucket struct {
+	tokens float64
+	last   time.Time
+}
+
+// allow takes a token for the address of remote ("IP:port"); false when
+// it has none left.
+func (u *uploadLimit) allow(remote string) bool {
+	ip, _, err := net.SplitHostPort(remote)
+	if err != nil {
+		ip = remote
+	}
+	now := u.now()
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if len(u.buckets) > 4096 { // forget the addresses whose buckets filled up
+		for k, b := range u.buckets {
+			if b.tokens+now.Sub(b.last).Seconds()*u.rate >= u.burst {
+				delete(u.buckets, k)
+			}
+		}
+	}
+	b := u.buckets[ip]
+	if b == nil {
+		b = &uploadBucket{tokens: u.burst, last: now}
+		u.buckets[ip] = b
+	}
+	b.tokens = min(u.burst, b.tokens+now.Sub(b.last).Seconds()*u.rate)
+	b.last = now
+	if b.tokens < 1 {
+		return false
+	}
+	b.tokens--
+	return true
 }

@@ -105,6 +105,8 @@ func (s *Server) serveHTTP(rw http.ResponseWriter, r *http.Request) {
 	switch {
 	case path == "/api/wads":
 		s.files.manifest(rw)
+	case strings.HasPrefix(path, "/api/demos") && r.Method == http.MethodPost && !s.uploads.allow(r.RemoteAddr):
+		wdSend(rw, http.StatusTooManyRequests, "", "too many uploads from this address — try again later")
 	case path == "/api/demos" && r.Method == http.MethodPost:
 		s.demos.post(rw, r)
 	case strings.HasPrefix(path, "/api/demos/"):

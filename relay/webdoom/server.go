@@ -33,8 +33,17 @@ type ServerConfig struct {
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 	// Demo store limits (WebDoom's: 1 MiB a demo, 128 MiB in all, 24 h).
+	// DemoTotal counts the demos and their verify traces (4 bytes an
+	// entry): a trace that does not fit evicts the oldest demos, with
+	// their traces.
 	DemoMax, DemoTotal int
 	DemoTTL            time.Duration
+	// DemoUploadRate and DemoUploadBurst limit the demo and verify
+	// uploads (POSTs) of one IP address: a token bucket of
+	// DemoUploadBurst (60) filling at DemoUploadRate per second (1);
+	// beyond, 429.
+	DemoUploadRate  float64
+	DemoUploadBurst int
 }
 
 // DefaultServerConfig returns WebDoom's defaults.
@@ -46,6 +55,9 @@ func DefaultServerConfig() ServerConfig {
 		DemoMax:      1 << 20,
 		DemoTotal:    128 << 20,
 		DemoTTL:      24 * time.Hour,
+
+		DemoUploadRate:  1,
+		DemoUploadBurst: 60,
 	}
 }
 
@@ -74,6 +86,7 @@ type Server struct {
 	mu      sync.Mutex // guards closed against wg.Add
 	closed  bool
 	httpSrv *http.Server
+	uploads *uploadLimit // demo and verify uploads per address
 	files   *webDoomFiles
 	demos   *webDoomDemoStore
 }
@@ -126,6 +139,9 @@ func NewServer(cfg ServerConfig) *Server {
 	if cfg.DemoMax <= 0 || cfg.DemoTotal <= 0 || cfg.DemoTTL <= 0 {
 		cfg.DemoMax, cfg.DemoTotal, cfg.DemoTTL = d.DemoMax, d.DemoTotal, d.DemoTTL
 	}
+	if cfg.DemoUploadRate <= 0 || cfg.DemoUploadBurst <= 0 {
+		cfg.DemoUploadRate, cfg.DemoUploadBurst = d.DemoUploadRate, d.DemoUploadBurst
+	}
 	if cfg.SendQueue <= 0 {
 		cfg.SendQueue = 1024
 	}
@@ -138,6 +154,8 @@ func NewServer(cfg ServerConfig) *Server {
 		events: make(chan webDoomEvent, 256), done: make(chan struct{}),
 		files: newFiles(cfg.Dir, log),
 		demos: newDemoStore(cfg.DemoMax, cfg.DemoTotal, cfg.DemoTTL, cfg.Now),
+		uploads: &uploadLimit{rate: cfg.DemoUploadRate, burst: float64(cfg.DemoUploadBurst),
+			now: cfg.Now, buckets: map[string]*uploadBucket{}},
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	// Timeouts and a per-IP connection cap (internal/netutil.HTTPLimits'
