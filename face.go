@@ -62,3 +62,14 @@ const (
 	// ReasonCookie: the rejoin cookie is unknown or expired.
 	ReasonCookie = codec.ReasonCookie
 )
+
+// Goodbye reasons a server says bye with (Host.SetGoodbye).
+const (
+	// ReasonShutdown: the server left, the match is over.
+	ReasonShutdown = codec.ReasonShutdown
+	// ReasonEnded: the match ended on purpose.
+	ReasonEnded = codec.ReasonEnded
+	// ReasonMigrate: the server leaves, the match goes on at another
+	// host (host migration).
+	ReasonMigrate = codec.ReasonMigrate
+)

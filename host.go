@@ -42,6 +42,7 @@ type Host[I any] struct {
 	conn   transport.Conn
 	m      matchHost[I]
 	closed bool
+	bye    Reason // Close's goodbye (SetGoodbye; zero: shutdown)
 }
 
 // HostStats is what a Host has done.
@@ -190,6 +191,20 @@ func (h *Host[I]) Close() error {
 	}
 	h.closed = true
 	h.m.log.Info("closing", "matches", h.m.matches)
-	_ = h.m.srv.Shutdown() // a bye to every player
+	if h.bye != 0 {
+		_ = h.m.srv.Goodbye(h.bye)
+	} else {
+		_ = h.m.srv.Shutdown() // a bye to every player
+	}
 	return h.conn.Close()
+}
+
+// SetGoodbye sets why Close says goodbye to the players: ReasonShutdown
+// (the default: the server left, the match is over), ReasonEnded (the
+// match ended on purpose) or ReasonMigrate (the server leaves, the match
+// goes on at another host).
+func (h *Host[I]) SetGoodbye(r Reason) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.bye = r
 }

@@ -47,6 +47,9 @@ const (
 	// timed out, dropped: Update failed, and Run returned the error). An
 	// error of Options.OnUpdate stops Run but does not end the session.
 	Ended
+	// Migrating: the session lost its server and moves to the match's
+	// next host (SetMigrator); it then plays again (Loading, Playing).
+	Migrating
 )
 
 // String names the state.
@@ -60,6 +63,8 @@ func (st State) String() string {
 		return "playing"
 	case Ended:
 		return "ended"
+	case Migrating:
+		return "migrating"
 	}
 	return fmt.Sprintf("State(%d)", uint8(st))
 }
@@ -89,6 +94,15 @@ type Session[I any] struct {
 	state atomic.Uint32
 
 	view view // the copies the view draws from (view.go)
+
+	// Host migration (migrate.go): the game and client settings a new
+	// client is made with, the input it is given, the state.
+	g       Game[I]
+	ccfg    ClientConfig
+	input   I
+	inputFn func(tick uint32) I
+	mig     migration[I]
+	lost    atomic.Bool
 }
 
 // Play starts a single-player session of g: a server and a client in this
@@ -127,7 +141,7 @@ func Play[I any](g Game[I], opts Options) (*Session[I], error) {
 		cconn.Close()
 		return nil, fmt.Errorf("rewind: %w", err)
 	}
-	return newSession(srv, cli, []transport.Conn{sconn, cconn}, tickPeriod(g), true, opts), nil
+	return newSession(g, srv, cli, []transport.Conn{sconn, cconn}, tickPeriod(g), true, opts), nil
 }
 
 // Connect starts a session of g as a client of the server at the other end
@@ -138,11 +152,12 @@ func Connect[I any](g Game[I], conn transport.Conn, opts Options) (*Session[I], 
 	if err != nil {
 		return nil, fmt.Errorf("rewind: %w", err)
 	}
-	return newSession(nil, cli, []transport.Conn{conn}, tickPeriod(g), false, opts), nil
+	return newSession(g, nil, cli, []transport.Conn{conn}, tickPeriod(g), false, opts), nil
 }
 
-func newSession[I any](srv *server.Server[I], cli *client.Client[I], conns []transport.Conn, period time.Duration, own bool, opts Options) *Session[I] {
-	s := &Session[I]{srv: srv, cli: cli, conns: conns, period: period, ownConn: own, onUpdate: opts.OnUpdate}
+func newSession[I any](g Game[I], srv *server.Server[I], cli *client.Client[I], conns []transport.Conn, period time.Duration, own bool, opts Options) *Session[I] {
+	s := &Session[I]{srv: srv, cli: cli, conns: conns, period: period, ownConn: own, onUpdate: opts.OnUpdate,
+		g: g, ccfg: opts.Client}
 	s.me.Store(-1)
 	return s
 }
@@ -179,13 +194,24 @@ func (s *Session[I]) update(now time.Time) error {
 	if s.closed {
 		return client.ErrClosed
 	}
+	if s.mig.running {
+		if err := s.finishMigration(); err != nil || s.mig.running {
+			return err
+		}
+	}
 	if s.srv != nil {
 		if err := s.srv.Update(now); err != nil {
 			return err
 		}
 	}
 	if err := s.cli.Update(now); err != nil {
+		if s.startMigration(err) {
+			return nil
+		}
 		return err
+	}
+	if s.startMigration(nil) {
+		return nil
 	}
 	if s.srv != nil {
 		// The client's inputs arrived during its Update (loopback): let
@@ -203,6 +229,8 @@ func (s *Session[I]) refresh() {
 	switch {
 	case s.closed || s.failed:
 		st = Ended
+	case s.mig.running:
+		st = Migrating
 	case s.cli.Playing():
 		st = Playing
 	case welcomed:
@@ -218,6 +246,7 @@ func (s *Session[I]) refresh() {
 // on, until changed.
 func (s *Session[I]) SetInput(in I) {
 	s.mu.Lock()
+	s.input = in
 	s.cli.SetInput(in)
 	s.mu.Unlock()
 }
@@ -229,13 +258,15 @@ func (s *Session[I]) SetInputFunc(fn func(tick uint32) I) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if fn == nil {
+		s.inputFn = nil
 		s.cli.SetInputFunc(nil)
 		return
 	}
-	s.cli.SetInputFunc(func(tick uint32) I {
+	s.inputFn = func(tick uint32) I {
 		s.refresh() // the welcome may have come in this very Update
 		return fn(tick)
-	})
+	}
+	s.cli.SetInputFunc(s.inputFn)
 }
 
 // World returns the client's live predicted world.
@@ -312,6 +343,7 @@ func (s *Session[I]) Close() error {
 	}
 	s.closed = true
 	err := s.cli.Close()
+	s.closeMigrated()
 	s.state.Store(uint32(Ended))
 	if s.ownConn {
 		for _, c := range s.conns {

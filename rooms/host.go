@@ -37,6 +37,13 @@ type HostOptions struct {
 	// UDPConfig configures that socket; its IdleTimeout defaults to
 	// Server.PlayerTimeout.
 	UDPConfig transport.UDPConfig
+	// HostMigration lets the match go on at one of its players' machines
+	// when this host goes (crashes, hangs or closes): the relay keeps the
+	// room for them, the server sends them the handover data, and Close
+	// says the match goes on elsewhere. Off by default: a relay in this
+	// very process would go with the host, and the players would have
+	// nowhere to meet again.
+	HostMigration bool
 	// Log, if set, gets the host's events (see rewind.HostOptions.Log),
 	// players' data channels opening and closing, and the relay
 	// connection ending.
@@ -53,9 +60,9 @@ type HostOptions struct {
 //
 // Match traffic goes straight between the players and the host: if the
 // relay connection ends (Room().Done), players already in keep playing,
-// but no new player can find the room; the host logs it. Host migration
-// (the relay moving the match to a new host when this one leaves) is not
-// built yet.
+// but no new player can find the room; the host logs it. With
+// HostOptions.HostMigration the match outlives this host: its players
+// move to one of them (docs/rooms.md, "Host migration").
 type Hosted[I any] struct {
 	*rewind.Host[I]
 	room *relay.HostedRoom
@@ -103,6 +110,7 @@ func Host[I any](ctx context.Context, g rewind.Game[I], opts HostOptions) (*Host
 		URL:         opts.Relay,
 		Code:        opts.Code,
 		MaxPlayers:  opts.Server.MaxPlayers,
+		Migrate:     opts.HostMigration,
 		WebRTC:      opts.WebRTC,
 		OnPeerOpen:  func(a transport.Addr) { log.Info("data channel open", "peer", string(a)) },
 		OnPeerClose: func(a transport.Addr) { log.Info("data channel closed", "peer", string(a)) },
@@ -111,6 +119,10 @@ func Host[I any](ctx context.Context, g rewind.Game[I], opts HostOptions) (*Host
 		return nil, fmt.Errorf("rooms: host: %w", err)
 	}
 	var conn transport.Conn = roomConn{Host: room.Conn(), room: room}
+	if opts.HostMigration {
+		opts.Server.HostMigration = true
+		opts.Server.Room = server.Room{Code: room.Code(), Key: room.Key()}
+	}
 	hopts := rewind.HostOptions{Server: opts.Server, UDP: opts.UDPConfig, Log: log}
 	if opts.UDP != "" {
 		udp, err := listenUDP(opts.UDP, hopts)
@@ -129,6 +141,9 @@ func Host[I any](ctx context.Context, g rewind.Game[I], opts HostOptions) (*Host
 	host, err := rewind.NewHost(g, conn, hopts) // closes conn if it fails
 	if err != nil {
 		return nil, err
+	}
+	if opts.HostMigration {
+		host.SetGoodbye(rewind.ReasonMigrate)
 	}
 	h := &Hosted[I]{Host: host, room: room, url: opts.Relay,
 		stop: make(chan struct{}), watched: make(chan struct{})}
@@ -184,8 +199,11 @@ func (h *Hosted[I]) Room() *relay.HostedRoom { return h.room }
 
 // End tells the relay the match is over: players coming with the code are
 // told it ended, for the relay's memory span (5 minutes). Players already
-// in play on until Close.
-func (h *Hosted[I]) End() { h.room.End() }
+// in play on until Close, whose goodbye then says the match ended.
+func (h *Hosted[I]) End() {
+	h.Host.SetGoodbye(rewind.ReasonEnded)
+	h.room.End()
+}
 
 // Close says goodbye to every player (see rewind.Host.Close), leaves the
 // relay (which ends the room) and closes the transports; players' clients

@@ -6,6 +6,7 @@ import (
 
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/relay"
+	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport/webrtc"
 )
 
@@ -41,6 +42,15 @@ type JoinOptions struct {
 	// WebRTC configures the player's transport (the relay adds its TURN
 	// server, and loopback mode when it is on a loopback address).
 	WebRTC webrtc.Config
+	// HostMigration makes the session move to the match's next host when
+	// it loses its host, in a room hosted with migration (the host's
+	// HostOptions.HostMigration): it claims the room with the handover
+	// data's code and key, and goes on as a player of the next host, or
+	// as that host (rewind.Session.SetMigrator, Migrations, Hosting).
+	HostMigration bool
+	// Server configures the match's server should this session host it
+	// after a migration (its Resume, Room and HostMigration are set).
+	Server server.Config
 }
 
 // Join joins the room code at the relay relayURL (see Dial), then starts a
@@ -51,5 +61,11 @@ func Join[I any](ctx context.Context, g rewind.Game[I], relayURL, code string, o
 	if err != nil {
 		return nil, err
 	}
-	return rewind.ConnectOwned(g, conn, opts.Options)
+	s, err := rewind.ConnectOwned(g, conn, opts.Options)
+	if err != nil || !opts.HostMigration {
+		return s, err
+	}
+	s.SetMigrator(migrator(g, relayURL, opts, func() *rewind.Session[I] { return s }))
+	go watchLost(conn.p, s)
+	return s, nil
 }

@@ -1,0 +1,79 @@
+package rooms
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/relay"
+	"github.com/rewindnet/rewind/server"
+	"github.com/rewindnet/rewind/transport"
+)
+
+// migrator returns the rewind.Migrator of a session that joined a room
+// at relayURL: it claims the room with the code and key of the handover
+// data (relay.ClaimRoom) and either hosts the match from the session's
+// handoff (a server resumed from it, over the room's WebRTC host and an
+// in-process loopback to the session's own client) or connects to the
+// host the relay introduces. Either way it watches the relay's notice
+// that the next host is lost in turn.
+func migrator[I any](g rewind.Game[I], relayURL string, opts JoinOptions, sess func() *rewind.Session[I]) rewind.Migrator[I] {
+	return func(ctx context.Context, h rewind.Handoff) (rewind.Migrated[I], error) {
+		c, err := relay.ClaimRoom(ctx, relay.ClaimOptions{URL: relayURL, Code: h.Handover.Code, Key: h.Handover.Key,
+			Host: relay.HostOptions{WebRTC: opts.WebRTC}})
+		if err != nil {
+			return rewind.Migrated[I]{}, fmt.Errorf("rooms: claim: %w", err)
+		}
+		if c.Player != nil {
+			go watchLost(c.Player, sess())
+			return rewind.Migrated[I]{Conn: &Conn{Peer: c.Player.Conn(), p: c.Player}}, nil
+		}
+		return hostResumed(g, c.Host, h, opts)
+	}
+}
+
+// hostResumed runs the match's next server over room (and a loopback to
+// the session's own client), resumed from h.
+func hostResumed[I any](g rewind.Game[I], room *relay.HostedRoom, h rewind.Handoff, opts JoinOptions) (rewind.Migrated[I], error) {
+	loop := transport.NewLoopback()
+	own, err := loop.Listen("host")
+	if err != nil {
+		room.Close()
+		return rewind.Migrated[I]{}, fmt.Errorf("rooms: host: %w", err)
+	}
+	cconn, err := loop.Dial("own", "host")
+	if err != nil {
+		own.Close()
+		room.Close()
+		return rewind.Migrated[I]{}, fmt.Errorf("rooms: host: %w", err)
+	}
+	multi, err := transport.NewMulti(roomConn{Host: room.Conn(), room: room}, own)
+	if err != nil { // cannot happen: both are server-side Conns
+		own.Close()
+		room.Close()
+		return rewind.Migrated[I]{}, fmt.Errorf("rooms: host: %w", err)
+	}
+	cfg := opts.Server
+	cfg.HostMigration = true
+	cfg.Room = server.Room{Code: room.Code(), Key: room.Key()}
+	cfg.Resume = &server.Resume{Tick: h.Tick, World: h.World, Roster: h.Roster, Handover: h.Handover}
+	cfg.Schema = nil
+	srv, err := server.New(g, multi, cfg)
+	if err != nil {
+		multi.Close()
+		cconn.Close()
+		return rewind.Migrated[I]{}, fmt.Errorf("rooms: host: %w", err)
+	}
+	return rewind.Migrated[I]{Conn: cconn, Server: srv, Closers: []io.Closer{multi}}, nil
+}
+
+// watchLost tells s when the relay says p's host is lost, until p's relay
+// connection ends.
+func watchLost[I any](p *relay.RoomPlayer, s *rewind.Session[I]) {
+	select {
+	case <-p.HostLost():
+		s.ServerLost()
+	case <-p.Done():
+	}
+}

@@ -1,0 +1,141 @@
+package rooms_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/internal/testgame"
+	"github.com/rewindnet/rewind/rooms"
+	"github.com/rewindnet/rewind/server"
+)
+
+// verifiedLog records a session's verified hashes; it is safe for
+// concurrent use.
+type verifiedLog struct {
+	mu sync.Mutex
+	m  map[uint32]uint64
+}
+
+func (v *verifiedLog) add(tick uint32, hash uint64) {
+	v.mu.Lock()
+	v.m[tick] = hash
+	v.mu.Unlock()
+}
+
+func (v *verifiedLog) get(tick uint32) (uint64, bool) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	h, ok := v.m[tick]
+	return h, ok
+}
+
+// TestHostMigrationOverRoom: over a real relay and WebRTC on 127.0.0.1, a
+// room hosted with migration and three players who join with it; the
+// host closes (its goodbye says the match goes on elsewhere, and its
+// relay connection closes). The players claim the room: one hosts the
+// match from its last verified world at the same tick numbers, the
+// others rejoin it with their cookies; every player keeps its id, counts
+// one migration, exactly one hosts, and they verify the same hashes past
+// the migration.
+func TestHostMigrationOverRoom(t *testing.T) {
+	url := startRelay(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	h, err := rooms.Host(ctx, &testgame.Game{}, rooms.HostOptions{Relay: url, HostMigration: true,
+		Server: server.Config{StartPlayers: 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopHost := runHost(ctx, t, h)
+	type seat struct {
+		s   *rewind.Session[testgame.Input]
+		log *verifiedLog
+		id  rewind.PlayerID
+		err chan error
+	}
+	var seats []*seat
+	for i := range 3 {
+		log := &verifiedLog{m: map[uint32]uint64{}}
+		s, err := rooms.Join(ctx, &testgame.Game{}, url, h.Code(), rooms.JoinOptions{HostMigration: true,
+			Options: rewind.Options{Client: rewind.ClientConfig{OnVerified: log.add}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.SetInputFunc(func(u uint32) testgame.Input { return testgame.Bot(rewind.PlayerID(i), u) })
+		st := &seat{s: s, log: log, err: make(chan error, 1)}
+		go func() { st.err <- s.Run(ctx) }()
+		seats = append(seats, st)
+	}
+	waitFor := func(what string, ok func() bool) {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for !ok() {
+			if time.Now().After(deadline) {
+				t.Fatalf("timed out waiting for %s", what)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	waitFor("every player past tick 60", func() bool {
+		for _, st := range seats {
+			if st.s.Stats().Verified < 60 {
+				return false
+			}
+		}
+		return true
+	})
+	for _, st := range seats {
+		st.id, _ = st.s.Player()
+	}
+	stopHost()
+	h.Close()
+	lastOld := h.Stats().Match.Tick
+	waitFor("every player 120 ticks past the old host's last", func() bool {
+		for _, st := range seats {
+			if st.s.Migrations() != 1 || st.s.Stats().Verified < lastOld+120 {
+				return false
+			}
+		}
+		return true
+	})
+	hosts := 0
+	for i, st := range seats {
+		if id, _ := st.s.Player(); id != st.id {
+			t.Fatalf("player %d was id %d, is %d", i, st.id, id)
+		}
+		if st.s.Hosting() {
+			hosts++
+		}
+	}
+	if hosts != 1 {
+		t.Fatalf("%d players host", hosts)
+	}
+	for tick := lastOld + 60; tick < lastOld+120; tick++ {
+		ref, ok := seats[0].log.get(tick)
+		if !ok {
+			t.Fatalf("player 0 did not verify tick %d", tick)
+		}
+		for i, st := range seats[1:] {
+			if got, ok := st.log.get(tick); !ok || got != ref {
+				t.Fatalf("tick %d: player %d %x (%v), player 0 %x", tick, i+1, got, ok, ref)
+			}
+		}
+	}
+	for _, st := range seats {
+		if !st.s.Hosting() {
+			st.s.Close()
+		}
+	}
+	for _, st := range seats {
+		if st.s.Hosting() {
+			st.s.Close()
+		}
+	}
+	cancel()
+	for _, st := range seats {
+		<-st.err
+	}
+}
