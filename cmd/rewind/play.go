@@ -77,7 +77,7 @@ func play(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	loop := &playLoop{until: uint32(*until), log: log, every: *status}
+	loop := &playLoop{until: uint32(*until), log: log, every: *status, stdout: stdout, timeout: *timeout}
 	opts := rewind.Options{
 		Client: rewind.ClientConfig{
 			InputDelay:    *delay,
@@ -121,16 +121,19 @@ func play(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if loop.desyncAtUntil {
 			return fmt.Errorf("tick %d desynced: verified_hash %016x differs from the server's", loop.until, loop.hash)
 		}
-		finalLine(stdout, loop.until, loop.hash, st)
+		finalLine(stdout, loop.until, loop.hash, st, s)
 		return nil
 	case err == nil: // interrupted (ctx ended)
-		finalLine(stdout, st.Verified, st.VerifiedHash, st)
+		finalLine(stdout, st.Verified, st.VerifiedHash, st, s)
 		return nil
 	}
 	return sessionError(*addr, *timeout, err)
 }
 
-func finalLine(w io.Writer, tick uint32, hash uint64, st rewind.Stats) {
+// finalLine prints play's last line; migrations and hosting come from s
+// (host migration: how many times it moved to a new host, and whether it
+// ends as the host).
+func finalLine(w io.Writer, tick uint32, hash uint64, st rewind.Stats, s *rewind.Session[sand.Input]) {
 	keyValues(w,
 		"verified_tick", tick,
 		"verified_hash", fmt.Sprintf("%016x", hash),
@@ -144,6 +147,8 @@ func finalLine(w io.Writer, tick uint32, hash uint64, st rewind.Stats) {
 		"late_inputs", st.LateInputs,
 		"bytes_in", st.BytesIn,
 		"bytes_out", st.BytesOut,
+		"migrations", s.Migrations(),
+		"hosting", s.Hosting(),
 	)
 }
 
@@ -187,6 +192,13 @@ type playLoop struct {
 	every  time.Duration
 	next   time.Time
 	joined bool
+	stdout io.Writer
+
+	// A play that hosts the match after a migration serves on past
+	// --until-tick until no other player is left for timeout.
+	timeout time.Duration
+	serving bool
+	alone   time.Time
 
 	desyncAtUntil bool
 }
@@ -211,22 +223,49 @@ func (p *playLoop) onUpdate(now time.Time, st rewind.Stats) error {
 		if id, ok := p.s.Player(); ok {
 			p.joined = true
 			p.log.Info("welcomed", "player", id)
+			fmt.Fprintf(p.stdout, "player=%d\n", id)
 		}
 	}
 	if p.every > 0 && !now.Before(p.next) {
 		p.next = now.Add(p.every)
 		p.log.Info("status", "tick", st.Predicted, "verified", st.Verified,
 			"ping_ms", fmt.Sprintf("%.1f", float64(st.Ping)/float64(time.Millisecond)),
-			"rollbacks", st.Rollbacks, "desyncs", st.Desyncs, "resyncs", st.Resyncs)
+			"rollbacks", st.Rollbacks, "desyncs", st.Desyncs, "resyncs", st.Resyncs,
+			"migrations", p.s.Migrations(), "hosting", p.s.Hosting(), "state", p.s.State())
 	}
 	if p.until == 0 {
 		return nil
 	}
 	if p.got {
-		return errReached
+		return p.stopOrServe(now)
 	}
 	if st.Verified > p.until {
 		return fmt.Errorf("verified tick %d is past --until-tick %d, which this player never verified", st.Verified, p.until)
+	}
+	return nil
+}
+
+// stopOrServe stops Run once --until-tick is verified, unless this play
+// hosts the match (it took the hosting over): then it serves on until no
+// other player has been in the match for --timeout, so that the others
+// are never stranded by the host's own stop.
+func (p *playLoop) stopOrServe(now time.Time) error {
+	if !p.s.Hosting() {
+		return errReached
+	}
+	if !p.serving {
+		p.serving = true
+		p.log.Info("serving on: this player hosts the match", "until", "no other player is left for --timeout")
+	}
+	if ss, ok := p.s.ServerStats(); ok && ss.Players > 1 {
+		p.alone = time.Time{}
+		return nil
+	}
+	if p.alone.IsZero() {
+		p.alone = now
+	}
+	if now.Sub(p.alone) >= p.timeout {
+		return errReached
 	}
 	return nil
 }

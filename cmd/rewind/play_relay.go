@@ -54,7 +54,10 @@ func (j *joinFlags) join(ctx context.Context, g rewind.Game[sand.Input], opts re
 	where = fmt.Sprintf("room %s (relay %s)", j.code, j.relay)
 	ctx, cancel := context.WithTimeout(ctx, j.joinWait)
 	defer cancel()
-	s, err = rooms.Join(ctx, g, j.relay, j.code, rooms.JoinOptions{Options: opts, WebRTC: webrtc.Config{RelayOnly: j.relayTo}})
+	// Host migration is on: it only acts in a room hosted with it (rewind
+	// serve --host-migration), whose server sends the handover data.
+	s, err = rooms.Join(ctx, g, j.relay, j.code, rooms.JoinOptions{Options: opts, WebRTC: webrtc.Config{RelayOnly: j.relayTo},
+		HostMigration: true, Server: rewind.ServerConfig{PlayerTimeout: opts.Client.ServerTimeout}})
 	if err != nil {
 		return nil, where, joinError(j.code, j.relay, j.joinWait, err)
 	}

@@ -21,11 +21,13 @@ type roomFlags struct {
 	relay   string
 	room    string
 	timeout time.Duration
+	migrate bool
 }
 
 func (r *roomFlags) add(fs *flag.FlagSet) {
 	fs.StringVar(&r.relay, "relay", "", "host the match in a room of the rooms relay at this ws:// URL (as rewind relay prints it); players join with rewind play --join CODE; with --udp as well, the match takes both")
 	fs.DurationVar(&r.timeout, "relay-timeout", 15*time.Second, "with --relay: give up when the relay has not hosted the room within this long")
+	fs.BoolVar(&r.migrate, "host-migration", false, "with --relay: when this server goes (killed, hung, stopped), the match goes on at one of its players (rewind play --join), from its last verified tick; without it, stopping ends the room's match")
 	fs.StringVar(&r.room, "room", "", "with --relay: propose this room code (6 characters of 23456789ABCDEFGHJKLMNPQRSTUVWXYZ; default: the relay picks one)")
 }
 
@@ -54,11 +56,12 @@ func serveRoom(ctx context.Context, o roomServe, stdout io.Writer, log *slog.Log
 	})
 	hctx, cancel := context.WithTimeout(ctx, o.rooms.timeout)
 	host, err := rooms.Host(hctx, o.game.newGame(), rooms.HostOptions{
-		Relay:  o.rooms.relay,
-		Code:   o.rooms.room,
-		Server: o.server,
-		UDP:    udp,
-		Log:    log.With("game", o.game.name, "grid", o.game.grid),
+		Relay:         o.rooms.relay,
+		Code:          o.rooms.room,
+		Server:        o.server,
+		UDP:           udp,
+		HostMigration: o.rooms.migrate,
+		Log:           log.With("game", o.game.name, "grid", o.game.grid),
 	})
 	cancel()
 	if err != nil && errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
@@ -89,6 +92,11 @@ func serveRoom(ctx context.Context, o roomServe, stdout io.Writer, log *slog.Log
 	})
 	err = host.Run(ctx)
 	stopStatus()
+	if !o.rooms.migrate {
+		// Stopped on purpose (interrupted, --duration): the match ends,
+		// and the relay says so to whoever comes with the code.
+		host.End()
+	}
 	s := host.Stats()
 	if cerr := host.Close(); err == nil && cerr != nil {
 		err = cerr

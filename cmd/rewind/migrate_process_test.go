@@ -1,0 +1,215 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rewindnet/rewind/internal/testutil"
+)
+
+// The host-migration test with real processes, as the issue's outside
+// check runs them: `rewind relay`, `rewind serve --relay URL
+// --host-migration --players 3`, three `rewind play --headless --join CODE
+// --until-tick T`; serve is killed (SIGKILL) or stopped (SIGSTOP: a hung
+// host) at about tick 600. Every player reaches T and prints the same
+// verified hash with the id it had, migrations=1; exactly one ends as the
+// host, and it serves on until the others have gone. The processes are
+// this test binary re-run as the rewind command (TestRewindProcess).
+// Waits are bounded by a context (a hang guard, not a speed assertion).
+
+// TestRewindProcess runs the rewind command with the arguments in
+// REWIND_PROCESS (separated by newlines) when set; alone it does nothing.
+func TestRewindProcess(t *testing.T) {
+	args := os.Getenv("REWIND_PROCESS")
+	if args == "" {
+		return
+	}
+	os.Exit(run(strings.Split(args, "\n"), os.Stdout, os.Stderr))
+}
+
+// proc is a rewind command running as a process: its stdout lines, and
+// the last verified= value of its stderr status lines.
+type proc struct {
+	cmd      *exec.Cmd
+	mu       sync.Mutex
+	lines    []string
+	verified int
+	done     chan error
+}
+
+func startProc(t *testing.T, args ...string) *proc {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestRewindProcess$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "REWIND_PROCESS="+strings.Join(args, "\n"))
+	stdout, _ := cmd.StdoutPipe()
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &proc{cmd: cmd, done: make(chan error, 1)}
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			p.mu.Lock()
+			p.lines = append(p.lines, sc.Text())
+			p.mu.Unlock()
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			line := sc.Text()
+			if i := strings.Index(line, " verified="); i >= 0 {
+				f := strings.Fields(line[i+1:])[0]
+				if v, err := strconv.Atoi(strings.TrimPrefix(f, "verified=")); err == nil {
+					p.mu.Lock()
+					p.verified = v
+					p.mu.Unlock()
+				}
+			}
+			if testing.Verbose() {
+				t.Log(args[0], line)
+			}
+		}
+		_, _ = io.Copy(io.Discard, stderr)
+	}()
+	go func() {
+		wg.Wait()
+		p.done <- cmd.Wait()
+	}()
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGCONT)
+		_ = cmd.Process.Kill()
+		<-p.done
+	})
+	return p
+}
+
+// line waits for a stdout line starting with prefix and returns it.
+func (p *proc) line(ctx context.Context, t *testing.T, prefix string) string {
+	t.Helper()
+	for {
+		p.mu.Lock()
+		for _, l := range p.lines {
+			if strings.HasPrefix(l, prefix) {
+				p.mu.Unlock()
+				return l
+			}
+		}
+		p.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			t.Fatalf("no %q line: %v", prefix, ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+func (p *proc) lastLine() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.lines) == 0 {
+		return ""
+	}
+	return p.lines[len(p.lines)-1]
+}
+
+func (p *proc) verifiedTick() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.verified
+}
+
+// keys parses a key=value line.
+func keys(line string) map[string]string {
+	m := map[string]string{}
+	for _, f := range strings.Fields(line) {
+		if k, v, ok := strings.Cut(f, "="); ok {
+			m[k] = v
+		}
+	}
+	return m
+}
+
+func TestHostMigrationProcesses(t *testing.T) {
+	testutil.SkipSockets(t)
+	for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGSTOP} {
+		t.Run(sig.String(), func(t *testing.T) { migrateProcesses(t, sig) })
+	}
+}
+
+func migrateProcesses(t *testing.T, sig syscall.Signal) {
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	relayProc := startProc(t, "relay", "--http", "127.0.0.1:0", "--turn", "none")
+	url := keys(relayProc.line(ctx, t, "relay=listening"))["url"]
+	serve := startProc(t, "serve", "--game", "sand", "--relay", url, "--host-migration", "--players", "3", "--status", "0")
+	code := strings.TrimPrefix(serve.line(ctx, t, "room="), "room=")
+	const until = "1000"
+	var players []*proc
+	for range 3 {
+		players = append(players, startProc(t, "play", "--headless", "--join", code, "--relay", url,
+			"--until-tick", until, "--status", "100ms"))
+	}
+	ids := make([]string, 3)
+	for i, p := range players {
+		ids[i] = strings.TrimPrefix(p.line(ctx, t, "player="), "player=")
+	}
+	for {
+		if players[0].verifiedTick() >= 600 {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("tick 600 not reached: %v", ctx.Err())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	if err := serve.cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range players {
+		select {
+		case err := <-p.done:
+			if err != nil {
+				t.Fatalf("player %d: %v", i, err)
+			}
+			p.done <- nil // for the cleanup
+		case <-ctx.Done():
+			t.Fatalf("player %d did not finish (last line %q): %v", i, p.lastLine(), ctx.Err())
+		}
+	}
+	var hash string
+	hosts := 0
+	for i, p := range players {
+		last := keys(p.lastLine())
+		t.Logf("player %d: %s", i, p.lastLine())
+		if last["verified_tick"] != until || last["player"] != ids[i] || last["migrations"] != "1" {
+			t.Fatalf("player %d (id %s) ended with %q", i, ids[i], p.lastLine())
+		}
+		if hash == "" {
+			hash = last["verified_hash"]
+		} else if last["verified_hash"] != hash {
+			t.Fatalf("player %d: verified_hash %s, player 0 %s", i, last["verified_hash"], hash)
+		}
+		if last["hosting"] == "true" {
+			hosts++
+		}
+	}
+	if hosts != 1 {
+		t.Fatalf("%d players end as the host", hosts)
+	}
+}
