@@ -97,6 +97,8 @@ type Core struct {
 	params  wire.Params
 	session *webDoomSession
 	out     []Action
+	now     time.Time // the time of the call being handled (for the refusal log)
+	refLog  refusalLog
 }
 
 // NewCore returns a core with no game running. Zero settings take
@@ -166,6 +168,7 @@ func (c *Core) NextDeadline() (time.Time, bool) {
 // stall/drop sweep.
 func (c *Core) Advance(now time.Time) []Action {
 	c.out = c.out[:0]
+	c.now = now
 	for s := c.session; s != nil && s == c.session && !s.launched && !now.Before(s.nextCountdown); {
 		c.countdownStep(now)
 	}
@@ -197,6 +200,7 @@ func wdEndpointName(ep webDoomEndpoint) string {
 // Closed reports that connection id's socket closed, for whatever reason.
 func (c *Core) Closed(id ConnID, now time.Time) []Action {
 	c.out = c.out[:0]
+	c.now = now
 	cn := c.conns[id]
 	if cn == nil {
 		return c.out
@@ -264,7 +268,7 @@ func (c *Core) refuse(id ConnID, cn *webDoomConn, reason string, attrs ...any) {
 		cn.closing = true
 	}
 	c.stats.refuse(reason)
-	c.log.Info("webdoom: refused", append([]any{"conn", id, "reason", reason}, attrs...)...)
+	c.refLog.log(c.log, c.now, reason, append([]any{"conn", id}, attrs...)...)
 	c.out = append(c.out, Action{Kind: Terminate, Conn: id, Reason: reason})
 }
 

@@ -13,6 +13,7 @@ import (
 // OpenLobby reports a new /ws/lobby socket.
 func (c *Core) OpenLobby(id ConnID, now time.Time) []Action {
 	c.out = c.out[:0]
+	c.now = now
 	cn := c.open(id, wdLobby)
 	if cn == nil {
 		return c.out
@@ -41,6 +42,7 @@ func (c *Core) OpenLobby(id ConnID, now time.Time) []Action {
 // LobbyMessage reports a message (text or binary) on a /ws/lobby socket.
 func (c *Core) LobbyMessage(id ConnID, msg []byte, now time.Time) []Action {
 	c.out = c.out[:0]
+	c.now = now
 	cn := c.incoming(id, wdLobby, now)
 	if cn == nil {
 		return c.out

@@ -87,6 +87,7 @@ type Server struct {
 	closed  bool
 	httpSrv *http.Server
 	uploads *uploadLimit // demo and verify uploads per address
+	refLog  refusalLog   // the HTTP side's refusals (the core has its own)
 	files   *webDoomFiles
 	demos   *webDoomDemoStore
 }
@@ -352,7 +353,7 @@ func (s *Server) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	default:
 		// WebDoom destroys the socket: no HTTP answer at all.
 		s.core.stats.refuse(RefuseBadPath)
-		s.log.Info("webdoom: refused", "reason", RefuseBadPath, "path", r.URL.EscapedPath(), "remote", r.RemoteAddr)
+		s.refLog.log(s.log, s.cfg.Now(), RefuseBadPath, "path", r.URL.EscapedPath(), "remote", r.RemoteAddr)
 		if conn, _, err := http.NewResponseController(rw).Hijack(); err == nil {
 			conn.Close()
 		}
@@ -428,7 +429,7 @@ func (s *Server) discardLoop(w *webDoomWS) {
 		}
 		if count++; count > s.cfg.RateCap {
 			s.core.stats.refuse(RefuseRateCap)
-			s.log.Info("webdoom: refused", "conn", w.id, "reason", RefuseRateCap, "endpoint", "spectate")
+			s.refLog.log(s.log, s.cfg.Now(), RefuseRateCap, "conn", w.id, "endpoint", "spectate")
 			return
 		}
 	}

@@ -104,6 +104,7 @@ func parseSlot(rawQuery string) (int, bool) {
 // OpenGame reports a new /ws/game socket; rawQuery is its URL's query.
 func (c *Core) OpenGame(id ConnID, rawQuery string, now time.Time) []Action {
 	c.out = c.out[:0]
+	c.now = now
 	cn := c.open(id, wdGame)
 	if cn == nil {
 		return c.out
@@ -143,6 +144,7 @@ func (c *Core) OpenGame(id ConnID, rawQuery string, now time.Time) []Action {
 // GameMessage reports a message on a /ws/game socket.
 func (c *Core) GameMessage(id ConnID, msg []byte, now time.Time) []Action {
 	c.out = c.out[:0]
+	c.now = now
 	cn := c.incoming(id, wdGame, now)
 	if cn == nil {
 		return c.out
@@ -190,6 +192,7 @@ func (c *Core) gameClosed(id ConnID, cn *webDoomConn) {
 // of anything a spectator sends: the endpoint has no message event.
 func (c *Core) OpenSpectator(id ConnID, now time.Time) []Action {
 	c.out = c.out[:0]
+	c.now = now
 	cn := c.open(id, wdSpectate)
 	if cn == nil {
 		return c.out
