@@ -65,6 +65,7 @@ type Client[I any] struct {
 	join  joinState
 	fetch fetch
 	ho    handoverHeld // host migration data (handover.go)
+	ls    lockstepState
 
 	rbuf, sbuf []byte
 	st         Stats
@@ -191,6 +192,10 @@ func (c *Client[I]) CopyWorldAt(t uint32, dst *world.World) bool {
 	if k == nil || t < k.verified || t > k.predicted {
 		return false
 	}
+	if k.lockstep {
+		// No snapshots: only the shown world itself.
+		return t == k.predicted && dst.CopyFrom(c.w) == nil
+	}
 	return dst.Restore(&k.snaps[t&k.mask]) == nil
 }
 
@@ -210,6 +215,9 @@ func (c *Client[I]) Alpha(now time.Time) float64 {
 	if c.core == nil || !c.clock.lead.started {
 		return 0
 	}
+	if c.cfg.Lockstep {
+		return 1 // the shown tick is the newest there is
+	}
 	if int64(c.core.predicted) < c.clock.lead.tick(now) {
 		return 1
 	}
@@ -222,6 +230,7 @@ func (c *Client[I]) Stats() Stats {
 	st.Player = c.me
 	st.Ping = c.clock.rtt
 	st.LeadCorrections = c.clock.lead.corrections
+	st.InputDelay = c.cfg.InputDelay
 	if k := c.core; k != nil {
 		st.Verified = k.verified
 		st.VerifiedHash = k.verifiedHash()
@@ -270,7 +279,7 @@ func (c *Client[I]) Update(now time.Time) error {
 	if err := c.fold(now); err != nil {
 		return err
 	}
-	if c.predict(now) || now.Sub(c.clock.lastSend) >= c.dt {
+	if c.advance(now) || now.Sub(c.clock.lastSend) >= c.dt {
 		if err := c.sendInputs(now); err != nil {
 			return err
 		}
@@ -340,6 +349,15 @@ func (c *Client[I]) fold(now time.Time) error {
 			return nil
 		}
 	}
+}
+
+// advance predicts (or, in lockstep, samples our input) and reports
+// whether there are new inputs to send.
+func (c *Client[I]) advance(now time.Time) bool {
+	if c.cfg.Lockstep {
+		return c.lockstepUpdate(now)
+	}
+	return c.predict(now)
 }
 
 // predict advances the predicted world to the lead's tick for now (our

@@ -7,12 +7,29 @@ import (
 	"github.com/rewindnet/rewind/world"
 )
 
+// DefaultLockstepDelay is a lockstep client's input delay in ticks when
+// Config.InputDelay is 0.
+const DefaultLockstepDelay = 2
+
 // Config holds a client's settings. The zero value of every field means
 // its default.
 type Config struct {
 	// InputDelay delays the client's own input by this many ticks, as GGPO
-	// offers: fewer rollbacks for a little latency (default 0).
+	// offers: fewer rollbacks for a little latency (default 0; in
+	// lockstep, 0 means 2 ticks, as PNEngine and WebDoom default to).
 	InputDelay int
+	// Lockstep makes the client a lockstep client (lockstep.go): it never
+	// predicts. Its world advances only through ticks the server has
+	// confirmed, each checked against the server's hash as it is shown;
+	// when the next tick has not come it stalls on the last one. It keeps
+	// no rollback snapshots. Its input for tick V+InputDelay is sampled
+	// when it shows tick V (later, when the round trip is longer than the
+	// delay: see docs/networking.md).
+	Lockstep bool
+	// AutoInputDelay, in lockstep, sets the input delay from the measured
+	// round trip at every ping, as WebDoom does: the ticks of a round
+	// trip, rounded up, plus three (at most MaxPrediction).
+	AutoInputDelay bool
 	// MaxPrediction is how far the client predicts past the verified tick
 	// before it waits for the server (default 1 s).
 	MaxPrediction time.Duration
@@ -60,6 +77,9 @@ type Config struct {
 
 func (c Config) withDefaults(dt time.Duration) Config {
 	c.InputDelay = max(c.InputDelay, 0)
+	if c.Lockstep && c.InputDelay == 0 {
+		c.InputDelay = DefaultLockstepDelay
+	}
 	if c.MaxPrediction <= 0 {
 		c.MaxPrediction = time.Second
 	}
@@ -120,8 +140,12 @@ type Stats struct {
 	// client's input in time.
 	LateInputs uint64
 	// Stalls counts updates in which prediction waited for the server at
-	// the MaxPrediction limit.
+	// the MaxPrediction limit; in lockstep, updates in which the next tick
+	// was due (by the client's clock of the server) and had not come.
 	Stalls uint64
+	// InputDelay is the input delay in use, in ticks (in lockstep with
+	// AutoInputDelay, the last one picked).
+	InputDelay int
 	// LeadCorrections counts corrections of the lead over the server.
 	LeadCorrections int
 	// Steps counts game steps run (predictions and resimulations).

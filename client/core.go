@@ -50,6 +50,9 @@ type core[I any] struct {
 	// (0: none): verification stops there until a repair (repairs on).
 	broken  uint32
 	repairs bool
+	// lockstep: no snapshots, no guesses; process steps confirmed ticks
+	// one at a time and checks each (lockstep.go).
+	lockstep bool
 
 	// hooks and counters
 	onVerified func(tick uint32, hash uint64)
@@ -102,6 +105,10 @@ func (c *core[I]) in(flat []byte, p int) []byte { return flat[p*c.size : (p+1)*c
 
 // save snapshots the world as tick t and records its hash.
 func (c *core[I]) save(t uint32) {
+	if c.lockstep {
+		c.hashes[t&c.mask] = c.w.Hash()
+		return
+	}
 	s := &c.snaps[t&c.mask]
 	c.w.SnapshotInto(s)
 	c.hashes[t&c.mask] = s.Hash()
@@ -218,6 +225,10 @@ func (c *core[I]) process() {
 	if c.confThru == c.verified || c.broken != 0 {
 		return
 	}
+	if c.lockstep {
+		c.processLockstep()
+		return
+	}
 	from := c.predicted + 1
 	if first := c.firstWrong(); first != 0 {
 		from = first
@@ -274,8 +285,11 @@ func (c *core[I]) resimulate(from, end uint32, present []bool) {
 // against the server's bits, reports it verified (or a desync), and
 // advances verified: to confThru, or to the first desynced tick when the
 // client repairs (which waits for the repair, fetch.go).
-func (c *core[I]) verifyConfirmed() {
-	for t := c.verified + 1; t <= c.confThru; t++ {
+func (c *core[I]) verifyConfirmed() { c.verifyThrough(c.confThru) }
+
+// verifyThrough is verifyConfirmed up to tick end (at most confThru).
+func (c *core[I]) verifyThrough(end uint32) {
+	for t := c.verified + 1; t <= end; t++ {
 		s := t & c.mask
 		applyEvents(c.presentV, c.confEv[s])
 		ours, theirs, bits := c.hashes[s], c.confHash[s], c.confBits[s]
@@ -302,8 +316,26 @@ func (c *core[I]) verifyConfirmed() {
 			c.onVerified(t, ours)
 		}
 	}
-	copy(c.lastConf, c.conf[c.confThru&c.mask])
-	c.verified = c.confThru
+	copy(c.lastConf, c.conf[end&c.mask])
+	c.verified = end
+}
+
+// processLockstep steps the confirmed ticks after the verified one, one at
+// a time with the server's inputs and events, and checks each as it is
+// stepped: the world is never ahead of what is verified, nothing is
+// guessed, nothing rolled back. At a tick whose hash differs it stops
+// there (the world at that tick) for the repair.
+func (c *core[I]) processLockstep() {
+	for c.verified < c.confThru && c.broken == 0 {
+		u := c.verified + 1
+		s := u & c.mask
+		copy(c.present, c.presentV)
+		applyEvents(c.present, c.confEv[s])
+		copy(c.inputs, c.conf[s])
+		c.step(u, c.confEv[s])
+		c.predicted = u
+		c.verifyThrough(u)
+	}
 }
 
 // advance predicts tick predicted+1 with our input for it.

@@ -109,6 +109,9 @@ func (c *Client[I]) newCoreAt(t uint32) {
 	k.onVerified = c.cfg.OnVerified
 	k.onDesync = c.cfg.OnDesync
 	k.repairs = !c.cfg.NoRepair
+	if k.lockstep = c.cfg.Lockstep; k.lockstep {
+		k.snaps = nil // a lockstep client keeps no snapshot
+	}
 	if t > 0 {
 		k.verified, k.confThru, k.predicted = t, t, t
 		k.save(t)
@@ -167,7 +170,9 @@ func (c *Client[I]) fetched(now time.Time) error {
 func (c *Client[I]) startRepair(now time.Time) {
 	k := c.core
 	t := k.broken
-	k.restore(t)
+	if !k.lockstep { // a lockstep world stopped at t
+		k.restore(t)
+	}
 	k.predicted = t
 	c.startFetch(now, t, 0, true)
 }

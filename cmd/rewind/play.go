@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -41,7 +42,8 @@ func play(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	seed := fs.Uint64("seed", 0, "seed of the bot's input")
 	until := fs.Uint("until-tick", 0, "stop once the verified tick reaches this (0: play until interrupted)")
 	timeout := fs.Duration("timeout", 5*time.Second, "give up when the server does not answer (or goes silent) for this long")
-	delay := fs.Int("input-delay", 0, "ticks of input delay (fewer rollbacks for a little latency)")
+	delayFlag := fs.String("input-delay", "", "ticks of input delay, 0..60 (fewer rollbacks for a little latency; default 0, with --lockstep 2) or auto (with --lockstep: from the round trip)")
+	lockstep := fs.Bool("lockstep", false, "play lockstep: never predict, show only the ticks the server verified, stall on a missing one")
 	status := fs.Duration("status", time.Second, "print a status line to standard error this often (0: never)")
 	httpAddr := fs.String("http", "", "serve Prometheus /metrics and /debug/pprof/ on this TCP address (empty: off)")
 	var lf logFlags
@@ -68,10 +70,12 @@ func play(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return usageError{fmt.Errorf("--until-tick %d: too large", *until)}
 	case *timeout <= 0:
 		return usageError{fmt.Errorf("--timeout %v: want a positive duration", *timeout)}
-	case *delay < 0 || *delay > 60:
-		return usageError{fmt.Errorf("--input-delay %d: want 0..60", *delay)}
 	case *status < 0:
 		return usageError{errors.New("--status must not be negative")}
+	}
+	delay, auto, err := parseInputDelay(*delayFlag, *lockstep)
+	if err != nil {
+		return err
 	}
 	log, err := lf.logger(stderr)
 	if err != nil {
@@ -80,10 +84,12 @@ func play(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	loop := &playLoop{until: uint32(*until), log: log, every: *status, stdout: stdout, timeout: *timeout}
 	opts := rewind.Options{
 		Client: rewind.ClientConfig{
-			InputDelay:    *delay,
-			ServerTimeout: *timeout,
-			OnVerified:    loop.onVerified,
-			OnDesync:      loop.onDesync,
+			InputDelay:     delay,
+			Lockstep:       *lockstep,
+			AutoInputDelay: auto,
+			ServerTimeout:  *timeout,
+			OnVerified:     loop.onVerified,
+			OnDesync:       loop.onDesync,
 		},
 		OnUpdate: loop.onUpdate,
 	}
@@ -150,6 +156,24 @@ func finalLine(w io.Writer, tick uint32, hash uint64, st rewind.Stats, s *rewind
 		"migrations", s.Migrations(),
 		"hosting", s.Hosting(),
 	)
+}
+
+// parseInputDelay reads --input-delay: empty (the default), a number of
+// ticks 0..60, or auto (lockstep only).
+func parseInputDelay(v string, lockstep bool) (delay int, auto bool, err error) {
+	switch {
+	case v == "":
+		return 0, false, nil
+	case v == "auto" && lockstep:
+		return 0, true, nil
+	case v == "auto":
+		return 0, false, usageError{errors.New("--input-delay auto: only with --lockstep")}
+	}
+	d, err := strconv.Atoi(v)
+	if err != nil || d < 0 || d > 60 {
+		return 0, false, usageError{fmt.Errorf("--input-delay %s: want 0..60 or auto", v)}
+	}
+	return d, false, nil
 }
 
 // botInput returns the bot's input function: sand's script for the

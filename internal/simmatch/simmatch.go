@@ -70,6 +70,9 @@ type Config[I any] struct {
 	// Server and Client are the settings of the machines.
 	Server server.Config
 	Client client.Config
+	// Lockstep, if set, makes client i a lockstep client (Client with
+	// Lockstep set); the rest predict.
+	Lockstep map[int]bool
 	// Trace, if set, logs every client's state this often.
 	Trace time.Duration
 	// Log, if set, gets progress lines.
@@ -117,6 +120,12 @@ type Result struct {
 	MaxRollback uint32
 	// Rollbacks sums the clients' rollbacks.
 	Rollbacks uint64
+	// ShownTicks counts the (lockstep client, tick) pairs shown: after
+	// every Update in which a lockstep client's world moved, its world's
+	// full hash was checked against the server's of the tick it shows;
+	// ShownMismatches counts those that differed, and ShownUnverified
+	// those in which the shown tick was not the verified one.
+	ShownTicks, ShownMismatches, ShownUnverified uint64
 	// Stalls sums the clients' stalls at the prediction limit (until the
 	// server's last tick).
 	Stalls uint64
@@ -429,6 +438,7 @@ type driver[I any] struct {
 	helloAt   time.Time
 	firstAt   time.Time // when it verified its first tick
 	leadN     int       // samples summed in Result.Lead[i]
+	shown     uint32    // a lockstep client's shown tick at the last check
 }
 
 // newClient dials the server as name and makes the client, with cookie to
@@ -443,6 +453,9 @@ func (d *driver[I]) newClient(name string, cookie []byte) (*client.Client[I], er
 	m.counted.client[conn.LocalAddr()] = d.i
 	ccfg := cfg.Client
 	ccfg.Cookie = cookie
+	if cfg.Lockstep[d.i] {
+		ccfg.Lockstep = true
+	}
 	userVerified := ccfg.OnVerified
 	ccfg.OnVerified = func(t uint32, h uint64) {
 		d.onVerified(conn.LocalAddr(), t, h)
@@ -518,6 +531,7 @@ func (d *driver[I]) step() (waiting bool, err error) {
 	if err := d.c.Update(m.now); err != nil {
 		return false, d.failed(err)
 	}
+	d.checkShown()
 	if m.res.Rejoined[d.i] == -2 {
 		if id, ok := d.c.Player(); ok {
 			m.res.Rejoined[d.i] = int(id)
@@ -529,6 +543,27 @@ func (d *driver[I]) step() (waiting bool, err error) {
 		d.leadN++
 	}
 	return d.verified < m.maxTicks, nil
+}
+
+// checkShown checks a lockstep client's shown world, when it moved,
+// against the server's hash of the tick it shows.
+func (d *driver[I]) checkShown() {
+	m := d.m
+	if !m.cfg.Lockstep[d.i] || !d.c.Playing() {
+		return
+	}
+	st := d.c.Stats()
+	if st.Predicted == d.shown || st.Predicted == 0 {
+		return
+	}
+	d.shown = st.Predicted
+	m.res.ShownTicks++
+	if st.Predicted != st.Verified {
+		m.res.ShownUnverified++
+	}
+	if int(st.Predicted) > len(m.hashes) || d.c.World().Hash() != m.hashes[st.Predicted-1] {
+		m.res.ShownMismatches++
+	}
 }
 
 // leaveOrRejoin closes the client at its Leave time and makes a new one at
