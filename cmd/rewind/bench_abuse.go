@@ -22,8 +22,9 @@ const benchAbuseKeys = `Each attack prints one line of key=value pairs on standa
 attack=NAME held=true|false and its figures; held=true means the legitimate
 players were not kept out or disturbed and what the attacker held stayed
 bounded. Attacks: ` + "unproven_sessions, room_squatters, code_guessing, demo_traces, demo_traces_quota, idle_http, refusal_logs, big_frame" + `.
-The full run takes about two minutes (idle_http waits out the 60 s idle
-timeout); --short runs the versions the tests run, in seconds.`
+The full run takes about four minutes (idle_http waits out the 60 s idle
+timeout, demo_traces_quota parses 600 traces of 200,000 entries); --short
+runs the versions the tests run, in seconds.`
 
 func runBenchAbuse(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("bench abuse", "rewind bench abuse [--short] [--attack NAME,...]\n\n"+benchAbuseKeys, stderr)
