@@ -62,6 +62,13 @@ type Config struct {
 	// page hashes and pages are served from for a repair or a world
 	// transfer.
 	Checkpoint time.Duration
+	// MaxPlayersPerIP, if positive, caps the players of the match whose
+	// Addr names one IP address (transport addresses "udp:IP:PORT#N",
+	// also inside a MultiConn's "N/…"); more from it are refused "match
+	// full". Zero means no cap (the default: players behind one NAT, and
+	// every loopback test, share an address). Addresses without an IP
+	// (WebRTC peers, the simulator) are never capped.
+	MaxPlayersPerIP int
 	// RejoinWindow is how long a player's id and cookie stay reserved
 	// after it left, for it to rejoin with its cookie (default 5 min).
 	RejoinWindow time.Duration

@@ -140,7 +140,7 @@ func (s *Server[I]) onHello(now time.Time, from transport.Addr, b []byte, p *pla
 		s.stats.Rejoins++
 	} else {
 		id = s.freeID(now)
-		if id < 0 {
+		if id < 0 || s.fullForIP(from) {
 			s.refuse(from, codec.ReasonFull)
 			return
 		}
