@@ -10,6 +10,5 @@ import (
 	_ "github.com/klauspost/compress/zstd"
 	_ "github.com/pion/turn/v5"
 	_ "github.com/pion/webrtc/v4"
-	_ "github.com/prometheus/client_golang/prometheus"
 	_ "github.com/zeebo/xxh3"
 )
