@@ -145,6 +145,7 @@ func webDoomSettings(args []string, getenv func(string) string, stderr io.Writer
 	fs.StringVar(&host, "host", host, "address to listen on ($DOOM_HOST)")
 	fs.IntVar(&port, "port", port, "port to listen on ($DOOM_PORT)")
 	fs.IntVar(&cfg.MaxHistoryTics, "max-history", cfg.MaxHistoryTics, "cap on sealed tics kept for drop-in and spectators, 0 = none ($WEBDOOM_MAX_HISTORY_TICS)")
+	fs.DurationVar(&cfg.LobbyIdle, "lobby-idle", 0, "free the lobby seat of a socket silent this long while no game runs (0: never, as WebDoom)")
 	fs.StringVar(&set.metrics, "metrics-http", "", "serve Prometheus /metrics and /debug/pprof/ on this separate TCP address, e.g. 127.0.0.1:9666 (empty: off; never on the game port)")
 	fs.BoolVar(&set.quiet, "quiet", false, "log only warnings")
 	if err := parseFlags(fs, args); err != nil {
@@ -152,6 +153,9 @@ func webDoomSettings(args []string, getenv func(string) string, stderr io.Writer
 	}
 	if port < 0 || port > 65535 {
 		return set, usageError{fmt.Errorf("--port %d out of range", port)}
+	}
+	if cfg.LobbyIdle < 0 {
+		return set, usageError{fmt.Errorf("--lobby-idle %v: must not be negative", cfg.LobbyIdle)}
 	}
 	if cfg.MaxHistoryTics < 0 {
 		return set, usageError{fmt.Errorf("--max-history %d: must be 0 (no cap) or more", cfg.MaxHistoryTics)}

@@ -46,6 +46,11 @@ type Config struct {
 	// MaxSpectators caps spectators per session; 0 means no cap, as the
 	// protocol (WEBDOOM_MAX_SPECTATORS).
 	MaxSpectators int
+	// LobbyIdle, if positive, frees the lobby seat of a socket that sent
+	// nothing (not even a ping) for this long while no game runs: it is
+	// terminated (RefuseLobbyIdle). 0, the default, keeps seats forever,
+	// as WebDoom's protocol does (4 silent sockets then lock the lobby).
+	LobbyIdle time.Duration
 }
 
 // DefaultConfig returns WebDoom's timers and limits.

@@ -83,8 +83,9 @@ type webDoomConn struct {
 }
 
 type webDoomSeat struct {
-	conn ConnID
-	name string // "" = the color name
+	conn  ConnID
+	name  string    // "" = the color name
+	heard time.Time // the seat's last message (Config.LobbyIdle)
 }
 
 // Core is the relay's state machine. Use one from one goroutine.
@@ -156,7 +157,7 @@ func (c *Core) NextDeadline() (time.Time, bool) {
 	s := c.session
 	switch {
 	case s == nil:
-		return time.Time{}, false
+		return c.lobbyDeadline()
 	case !s.launched:
 		return s.nextCountdown, true
 	default:
@@ -169,6 +170,9 @@ func (c *Core) NextDeadline() (time.Time, bool) {
 func (c *Core) Advance(now time.Time) []Action {
 	c.out = c.out[:0]
 	c.now = now
+	if c.session == nil {
+		c.lobbyIdle(now)
+	}
 	for s := c.session; s != nil && s == c.session && !s.launched && !now.Before(s.nextCountdown); {
 		c.countdownStep(now)
 	}

@@ -32,7 +32,7 @@ func (c *Core) OpenLobby(id ConnID, now time.Time) []Action {
 		return c.out
 	}
 	cn.seat = slot
-	c.seats[slot] = &webDoomSeat{conn: id}
+	c.seats[slot] = &webDoomSeat{conn: id, heard: now}
 	c.sendJSON(id, &wire.Welcome{Slot: slot})
 	c.castRoster()
 	c.log.Info("webdoom: lobby seat taken", "conn", id, "slot", slot, "color", wire.Color(slot))
@@ -50,6 +50,9 @@ func (c *Core) LobbyMessage(id ConnID, msg []byte, now time.Time) []Action {
 	m, err := wire.ParseLobbyRequest(msg)
 	if err != nil {
 		return c.out // JSON that does not parse is ignored
+	}
+	if cn.seat >= 0 && c.seats[cn.seat] != nil {
+		c.seats[cn.seat].heard = now
 	}
 	if m.Type == wire.TypePing {
 		c.sendJSON(id, &wire.Pong{T0: m.T0JSON()})
@@ -185,4 +188,38 @@ func (c *Core) inProgress() *wire.InProgress {
 		m.Players = append(m.Players, wire.LivePlayer{Slot: p.slot, Name: name, Live: p.ingame})
 	}
 	return m
+}
+
+// lobbyDeadline is when the next lobby seat goes idle (Config.LobbyIdle),
+// if one can.
+func (c *Core) lobbyDeadline() (time.Time, bool) {
+	if c.cfg.LobbyIdle <= 0 {
+		return time.Time{}, false
+	}
+	var next time.Time
+	for _, st := range c.seats {
+		if st == nil {
+			continue
+		}
+		if cn := c.conns[st.conn]; cn == nil || cn.closing {
+			continue
+		}
+		if at := st.heard.Add(c.cfg.LobbyIdle); next.IsZero() || at.Before(next) {
+			next = at
+		}
+	}
+	return next, !next.IsZero()
+}
+
+// lobbyIdle terminates the seated lobby sockets silent for LobbyIdle; the
+// seat is free once the socket has closed.
+func (c *Core) lobbyIdle(now time.Time) {
+	if c.cfg.LobbyIdle <= 0 {
+		return
+	}
+	for _, st := range c.seats {
+		if st != nil && now.Sub(st.heard) >= c.cfg.LobbyIdle {
+			c.refuse(st.conn, c.conns[st.conn], RefuseLobbyIdle, "silent", now.Sub(st.heard))
+		}
+	}
 }

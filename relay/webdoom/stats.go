@@ -26,6 +26,7 @@ const (
 	RefuseHistoryCap   = "history cap"
 	RefuseSpectatorCap = "spectator cap"
 	RefuseBadPath      = "bad upgrade path"
+	RefuseLobbyIdle    = "lobby seat idle" // Config.LobbyIdle
 )
 
 // Stats is a snapshot of what the relay did since it started: plain
