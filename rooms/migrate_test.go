@@ -8,6 +8,7 @@ import (
 
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/internal/testgame"
+	"github.com/rewindnet/rewind/internal/testutil"
 	"github.com/rewindnet/rewind/rooms"
 	"github.com/rewindnet/rewind/server"
 )
@@ -41,6 +42,7 @@ func (v *verifiedLog) get(tick uint32) (uint64, bool) {
 // one migration, exactly one hosts, and they verify the same hashes past
 // the migration.
 func TestHostMigrationOverRoom(t *testing.T) {
+	testutil.CheckGoroutines(t, 5*time.Second)
 	url := startRelay(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
