@@ -194,6 +194,12 @@ func TestServeRelayAndUDP(t *testing.T) {
 	if m := kv(lastLine(out)); m["room"] != "K3F9QX" || m["joins"] != "3" || m["matches"] != "1" {
 		t.Errorf("serve's last line %q", lastLine(out))
 	}
+	// Stopped without --host-migration, serve ended the room's match:
+	// the relay says so to whoever comes with the code.
+	code, _, stderr = runCmd("play", "--headless", "--join", "K3F9QX", "--relay", relayURL, "--status", "0")
+	if code != 1 || !strings.Contains(stderr, "has ended") {
+		t.Errorf("the code of a stopped serve: exit %d, %q", code, stderr)
+	}
 	r.stop(t)
 }
 
