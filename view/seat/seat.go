@@ -223,9 +223,10 @@ func (p *Player) Status() string {
 // keys in the same order.
 func (p *Player) FinalLine() string {
 	tick, hash, st := p.final()
-	return fmt.Sprintf("verified_tick=%d verified_hash=%016x rollbacks=%d resyncs=%d ping_ms=%.1f desyncs=%d player=%d predicted_tick=%d max_rollback=%d late_inputs=%d bytes_in=%d bytes_out=%d",
+	return fmt.Sprintf("verified_tick=%d verified_hash=%016x rollbacks=%d resyncs=%d ping_ms=%.1f desyncs=%d player=%d predicted_tick=%d max_rollback=%d late_inputs=%d bytes_in=%d bytes_out=%d migrations=%d hosting=%v",
 		tick, hash, st.Rollbacks, st.Resyncs, float64(st.Ping)/float64(time.Millisecond), st.Desyncs,
-		st.Player, st.Predicted, st.MaxRollback, st.LateInputs, st.BytesIn, st.BytesOut)
+		st.Player, st.Predicted, st.MaxRollback, st.LateInputs, st.BytesIn, st.BytesOut,
+		p.sess.Migrations(), p.sess.Hosting())
 }
 
 // Room returns what the HUD and the status name the match by: the room
