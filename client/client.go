@@ -58,14 +58,15 @@ type Client[I any] struct {
 	hashBits uint8
 	window   uint32 // MaxPrediction in ticks
 
-	core  *core[I]
-	rx    tickIntake[I]
-	tx    inputSend[I]
-	clock timing
-	join  joinState
-	fetch fetch
-	ho    handoverHeld // host migration data (handover.go)
-	ls    lockstepState
+	core    *core[I]
+	rx      tickIntake[I]
+	tx      inputSend[I]
+	clock   timing
+	join    joinState
+	fetch   fetch
+	ho      handoverHeld // host migration data (handover.go)
+	ls      lockstepState
+	waiting waitingState // the server's stall (lockstep.go)
 
 	rbuf, sbuf []byte
 	st         Stats
@@ -231,6 +232,7 @@ func (c *Client[I]) Stats() Stats {
 	st.Ping = c.clock.rtt
 	st.LeadCorrections = c.clock.lead.corrections
 	st.InputDelay = c.cfg.InputDelay
+	st.WaitingFor = c.waiting.set
 	if k := c.core; k != nil {
 		st.Verified = k.verified
 		st.VerifiedHash = k.verifiedHash()

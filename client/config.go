@@ -143,6 +143,11 @@ type Stats struct {
 	// the MaxPrediction limit; in lockstep, updates in which the next tick
 	// was due (by the client's clock of the server) and had not come.
 	Stalls uint64
+	// WaitingFor is the players the server holds the match for (bit p for
+	// player p; 0 when the match is not stalled), and WaitingHeard counts
+	// the server's Waiting messages taken.
+	WaitingFor   uint64
+	WaitingHeard uint64
 	// InputDelay is the input delay in use, in ticks (in lockstep with
 	// AutoInputDelay, the last one picked).
 	InputDelay int

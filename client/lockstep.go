@@ -1,6 +1,10 @@
 package client
 
-import "time"
+import (
+	"time"
+
+	"github.com/rewindnet/rewind/codec"
+)
 
 // lockstepState is what a lockstep client keeps besides the core: the
 // last tick whose input it sampled, and when the shown tick last moved.
@@ -76,3 +80,30 @@ func (c *Client[I]) lastOwn() uint32 {
 // lockstepMargin is the ticks a lockstep client's input is sent ahead of
 // the round trip (jitter, a lost datagram resent with the next).
 const lockstepMargin = 3
+
+// waitingState is the server's last word on a stall: whom the match
+// waits for, and the last tick run before it.
+type waitingState struct {
+	set  uint64
+	tick uint32
+}
+
+// onWaiting takes the server's Waiting: the match is held after its Tick
+// for the players of its set. A Waiting older than a tick already heard
+// of is stale.
+func (c *Client[I]) onWaiting(b []byte) error {
+	m, _, err := codec.ParseWaiting(b)
+	if err != nil {
+		return err
+	}
+	if c.rx.latest != 0 && int32(m.Tick-c.rx.latest) < 0 {
+		return nil
+	}
+	c.waiting.set, c.waiting.tick = m.Players, m.Tick
+	c.st.WaitingHeard++
+	return nil
+}
+
+// WaitingFor returns the players the server last said the match waits
+// for (bit p for player p), or 0 when it is not stalled.
+func (c *Client[I]) WaitingFor() uint64 { return c.waiting.set }

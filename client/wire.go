@@ -112,6 +112,8 @@ func (c *Client[I]) handle(now time.Time, b []byte) error {
 		return c.onBye(b)
 	case codec.TypeHandover:
 		return c.onHandover(b)
+	case codec.TypeWaiting:
+		return c.onWaiting(b)
 	}
 	return nil
 }
@@ -132,6 +134,9 @@ func (c *Client[I]) onTicks(now time.Time, b []byte) error {
 	for _, t := range m.Ticks {
 		if int32(t.Tick-c.rx.latest) > 0 {
 			c.rx.latest, c.rx.latestAt = t.Tick, now
+		}
+		if c.waiting.set != 0 && int32(t.Tick-c.waiting.tick) > 0 {
+			c.waiting.set = 0 // the match went on
 		}
 		d := t.Tick - c.rx.decodeNext
 		if int32(d) < 0 || d > c.rx.bmask {

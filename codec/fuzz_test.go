@@ -55,6 +55,10 @@ func FuzzParseHandover(f *testing.F) {
 	fuzzMessage(f, []Handover{testHandover(), {TickRate: 60}}, ParseHandover)
 }
 
+func FuzzParseWaiting(f *testing.F) {
+	fuzzMessage(f, []Waiting{{Tag: 1, Tick: 300, Players: 5}}, ParseWaiting)
+}
+
 func FuzzParsePing(f *testing.F) {
 	fuzzMessage(f, []Ping{{Tag: 1, ID: 300, Time: 12345}}, ParsePing)
 }

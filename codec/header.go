@@ -15,7 +15,8 @@ import (
 //	   pass over: the Bye's optional detail byte (ReasonEnded,
 //	   ReasonMigrate; an older receiver reads the base reason and ignores
 //	   the rest) and the Handover message (type 0xB; an older receiver
-//	   counts it as a bad datagram and drops it).
+//	   counts it as a bad datagram and drops it), and the Waiting message
+//	   (type 0xC, dropped by an older receiver the same way).
 const ProtocolVersion = 1
 
 // magic opens every long-header datagram (Hello, Welcome, Refuse). Its
@@ -43,6 +44,7 @@ const (
 	TypePong            Type = 0x9 // either way: the echo
 	TypeBye             Type = 0xA // either way: I am leaving / you are dropped
 	TypeHandover        Type = 0xB // server -> client: host migration data
+	TypeWaiting         Type = 0xC // server -> client: the match is stalled, waiting for these players
 )
 
 // Long-header types: the datagram starts with Magic, then the type byte,
@@ -78,6 +80,8 @@ func (t Type) String() string {
 		return "Bye"
 	case TypeHandover:
 		return "Handover"
+	case TypeWaiting:
+		return "Waiting"
 	case TypeHello:
 		return "Hello"
 	case TypeWelcome:
@@ -111,7 +115,7 @@ func Peek(b []byte) (Type, uint8, error) {
 		}
 		return 0, 0, fmt.Errorf("%w: long type %#x", ErrUnknownType, b[4])
 	}
-	if t < TypeClientInputs || t > TypeHandover {
+	if t < TypeClientInputs || t > TypeWaiting {
 		return 0, 0, fmt.Errorf("%w: %#x", ErrUnknownType, b[0])
 	}
 	return t, b[1], nil

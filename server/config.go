@@ -100,6 +100,13 @@ type Config struct {
 	// Resume, if set, starts the server from a match another server ran
 	// (host migration: resume.go) instead of from the world Setup makes.
 	Resume *Resume
+	// Stall is the stall policy (stall.go; default StallNever: a late
+	// input keeps the player's last one and the match never waits).
+	Stall Stall
+	// OnWaiting, if set, is called whenever the set of players the match
+	// is held for changes (players: bit p for player p; 0 when the hold
+	// ends), with the last tick run. It runs inside Update.
+	OnWaiting func(now time.Time, tick uint32, players uint64)
 	// Schema, if not nil, is a schema the game has already registered into
 	// (a server and a client in one process share it); otherwise New calls
 	// the game's Register with a fresh schema.
@@ -150,6 +157,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.WelcomeResend <= 0 {
 		c.WelcomeResend = 250 * time.Millisecond
+	}
+	if c.Stall.Kind == StallWait && c.Stall.Wait <= 0 {
+		c.Stall.Wait = 100 * time.Millisecond
 	}
 	if c.HashBits <= 0 || c.HashBits > 64 {
 		c.HashBits = 8

@@ -35,6 +35,9 @@ type player struct {
 	qAt  []uint32 // the tick q[slot] holds (or whose late arrival was noted)
 	last []byte   // the input applied in the last tick run
 	late uint64
+	// inputFrom is the first tick the player sent an input for (0: none
+	// yet); StallWait does not wait for a player's input before it.
+	inputFrom uint32
 
 	// inWin: the input ticks held (or settled without them), acknowledged
 	// in every ServerTicks.

@@ -76,9 +76,10 @@ type Server[I any] struct {
 	tk      game.Tick[I]
 	events  []game.Event
 
-	wire wireState
-	ho   handoverState // host migration data (handover.go)
-	rs   resumeState   // a match taken over (resume.go)
+	wire  wireState
+	ho    handoverState // host migration data (handover.go)
+	rs    resumeState   // a match taken over (resume.go)
+	stall stallState    // the hold of the next tick (stall.go)
 
 	// History of worlds (history.go): checkpoints, and the world at an
 	// earlier tick rebuilt from one.
@@ -142,6 +143,10 @@ type Stats struct {
 	FetchesLimited uint64
 	// HandoversOut counts handover datagrams sent (Config.HostMigration).
 	HandoversOut uint64
+	// Stalls counts holds of the match under the stall policy; StallTime
+	// is their time in all and LongestStall the longest.
+	Stalls                  uint64
+	StallTime, LongestStall time.Duration
 	// ReplayMismatches counts rebuilds of an earlier tick's world that
 	// did not hash as that tick did (a non-deterministic game).
 	ReplayMismatches uint64
@@ -241,6 +246,9 @@ func (s *Server[I]) NextDeadline() time.Time {
 	if !s.started {
 		return time.Time{}
 	}
+	if s.stall.held {
+		return s.lastNow.Add(s.dt) // look again in a tick (and at every datagram)
+	}
 	return s.tickTime(s.tick + 1)
 }
 
@@ -272,8 +280,11 @@ func (s *Server[I]) Update(now time.Time) error {
 		s.start = now
 	}
 	ran := false
-	for s.started && !s.ended() && !now.Before(s.tickTime(s.tick+1)) {
+	for s.started && !s.ended() && (s.stall.held || !now.Before(s.tickTime(s.tick+1))) {
 		s.dropSilent(now)
+		if s.hold(now) {
+			break
+		}
 		s.runTick()
 		ran = true
 	}
@@ -282,6 +293,9 @@ func (s *Server[I]) Update(now time.Time) error {
 	if ran || (s.started && now.Sub(s.lastRound) >= s.dt) {
 		s.lastRound = now
 		if err := s.sendTicks(now); err != nil {
+			return err
+		}
+		if err := s.sendWaiting(); err != nil {
 			return err
 		}
 		return s.sendHandover(now)

@@ -180,6 +180,9 @@ func (s *Server[I]) onInputs(now time.Time, p *player, b []byte) error {
 // takeInput queues player p's input for tick u, noting how early it came.
 // in may be nil for a tick that has run or whose input is held.
 func (s *Server[I]) takeInput(now time.Time, p *player, u uint32, in []byte) {
+	if p.inputFrom == 0 {
+		p.inputFrom = u
+	}
 	if int32(u-s.tick) <= 0 {
 		// Its tick has run: too late. Note how late the first copy was.
 		if s.started && p.qAt[u&s.qmask] != u && int32(s.tick-u) < int32(s.qmask) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -31,7 +32,7 @@ func (l *logFlags) logger(w io.Writer) (*slog.Logger, error) {
 	opts := &slog.HandlerOptions{Level: lv}
 	switch strings.ToLower(l.format) {
 	case "text":
-		return slog.New(slog.NewTextHandler(w, opts)), nil
+		return slog.New(slog.NewTextHandler(emptyWaiting{w}, opts)), nil
 	case "json":
 		return slog.New(slog.NewJSONHandler(w, opts)), nil
 	}
@@ -64,4 +65,19 @@ func parseQuiet(fs *flag.FlagSet, name string, args []string, stderr io.Writer) 
 		return usageError{fmt.Errorf("%w (rewind %s -h lists the flags)", u.err, name)}
 	}
 	return err
+}
+
+// emptyWaiting writes the text handler's lines with an empty waiting_for
+// as `waiting_for=` (the status lines' contract) rather than slog's
+// quoted `waiting_for=""`. The handler writes each line in one Write.
+type emptyWaiting struct{ w io.Writer }
+
+func (e emptyWaiting) Write(p []byte) (int, error) {
+	if q := bytes.ReplaceAll(p, []byte(` waiting_for=""`), []byte(` waiting_for=`)); len(q) != len(p) {
+		if _, err := e.w.Write(q); err != nil {
+			return 0, err
+		}
+		return len(p), nil
+	}
+	return e.w.Write(p)
 }

@@ -225,6 +225,7 @@ type playLoop struct {
 	alone   time.Time
 
 	desyncAtUntil bool
+	waiting       uint64 // the players the server last said it waits for
 }
 
 func (p *playLoop) onVerified(tick uint32, hash uint64) {
@@ -255,7 +256,12 @@ func (p *playLoop) onUpdate(now time.Time, st rewind.Stats) error {
 		p.log.Info("status", "tick", st.Predicted, "verified", st.Verified,
 			"ping_ms", fmt.Sprintf("%.1f", float64(st.Ping)/float64(time.Millisecond)),
 			"rollbacks", st.Rollbacks, "desyncs", st.Desyncs, "resyncs", st.Resyncs,
-			"migrations", p.s.Migrations(), "hosting", p.s.Hosting(), "state", p.s.State())
+			"migrations", p.s.Migrations(), "hosting", p.s.Hosting(), "state", p.s.State(),
+			"waiting_for", rewind.WaitingIDs(st.WaitingFor))
+	}
+	if st.WaitingFor != p.waiting {
+		p.waiting = st.WaitingFor
+		p.log.Info("waiting", "waiting_for", rewind.WaitingIDs(st.WaitingFor))
 	}
 	if p.until == 0 {
 		return nil

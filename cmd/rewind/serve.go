@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
@@ -119,6 +120,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	httpAddr := fs.String("http", "", "serve Prometheus /metrics and /debug/pprof/ on this TCP address (empty: off)")
 	duration := fs.Duration("duration", 0, "stop after this long (0: run until interrupted)")
 	status := fs.Duration("status", 10*time.Second, "log a status line this often (0: never)")
+	stallFlag := fs.String("stall", "never", "stall policy: never (a late input keeps its last value), wait:DURATION (hold a tick up to DURATION for a missing input) or acks:K (pause while a player has not acknowledged a tick K ticks old; acks alone: half the tick rate)")
 	var lf logFlags
 	lf.add(fs)
 	var rf roomFlags // serve_relay.go
@@ -143,10 +145,15 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if *duration < 0 || *status < 0 {
 		return usageError{errors.New("--duration and --status must not be negative")}
 	}
+	stall, err := rewind.ParseStall(*stallFlag)
+	if err != nil {
+		return usageError{fmt.Errorf("--stall %s: want never, wait:DURATION or acks:K", *stallFlag)}
+	}
 	log, err := lf.logger(stderr)
 	if err != nil {
 		return err
 	}
+	scfg := stallConfig(pf.config(), stall, log)
 	// Everything that can fail is bound before the first udp=/room=/http=
 	// line, so a caller reading standard output never sees an address of
 	// a command that then exits 1: the HTTP listener first (its metrics
@@ -165,10 +172,10 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return usageError{errors.New("--room needs --relay URL")}
 		}
 		return serveRoom(ctx, roomServe{fs: fs, rooms: rf, game: gf, udp: *udpAddr, reg: reg, http: hs, duration: *duration, status: *status,
-			server: pf.config()}, stdout, log)
+			server: scfg}, stdout, log)
 	}
 	host, err := rewind.HostUDP(gf.newGame(), *udpAddr, rewind.HostOptions{
-		Server: pf.config(),
+		Server: scfg,
 		Log:    log.With("game", gf.name, "grid", gf.grid),
 	})
 	if err != nil {
@@ -202,6 +209,17 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	pairs := append([]any{"udp", udpAddrPort}, totalPairs(s.Matches, s.Total, s.UDP)...)
 	keyValues(stdout, append(pairs, "udp_bytes_in", s.UDP.BytesIn, "udp_bytes_out", s.UDP.BytesOut)...)
 	return err
+}
+
+// stallConfig sets the stall policy on cfg and logs every change of the
+// set of players a stalled match waits for (waiting_for= empty when the
+// match goes on).
+func stallConfig(cfg rewind.ServerConfig, stall rewind.Stall, log *slog.Logger) rewind.ServerConfig {
+	cfg.Stall = stall
+	cfg.OnWaiting = func(_ time.Time, tick uint32, players uint64) {
+		log.Info("stall", "tick", tick, "waiting_for", rewind.WaitingIDs(players))
+	}
+	return cfg
 }
 
 // totalPairs are the key=value pairs of a host's totals that serve's last

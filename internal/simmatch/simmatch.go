@@ -126,6 +126,9 @@ type Result struct {
 	// ShownMismatches counts those that differed, and ShownUnverified
 	// those in which the shown tick was not the verified one.
 	ShownTicks, ShownMismatches, ShownUnverified uint64
+	// HeardWaiting is, per client, every player the server's stall
+	// messages named to it (bit p for player p, over the match).
+	HeardWaiting []uint64
 	// Stalls sums the clients' stalls at the prediction limit (until the
 	// server's last tick).
 	Stalls uint64
@@ -288,6 +291,7 @@ func newMatch[I any](cfg Config[I]) (*match[I], error) {
 	m.res.Rejoined = make([]int, n)
 	m.res.ClientVerifiedTicks = make([]uint64, n)
 	m.res.Lead = make([]float64, n)
+	m.res.HeardWaiting = make([]uint64, n)
 	for i := range n {
 		m.res.Rejoined[i] = -1
 		d := &driver[I]{m: m, i: i}
@@ -532,6 +536,7 @@ func (d *driver[I]) step() (waiting bool, err error) {
 		return false, d.failed(err)
 	}
 	d.checkShown()
+	m.res.HeardWaiting[d.i] |= d.c.WaitingFor()
 	if m.res.Rejoined[d.i] == -2 {
 		if id, ok := d.c.Player(); ok {
 			m.res.Rejoined[d.i] = int(id)
