@@ -96,4 +96,3 @@ func TestServeStallAcks(t *testing.T) {
 		t.Errorf("%d status lines held for player %s, %d not held; want both:\n%s", held, id, free, errOut)
 	}
 }
-
