@@ -138,7 +138,9 @@ func play(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 // finalLine prints play's last line; migrations and hosting come from s
 // (host migration: how many times it moved to a new host, and whether it
-// ends as the host).
+// ends as the host). The desktop window prints the same keys in the same
+// order (view/seat's Player.FinalLine; view/e2e's TestWindowAndBot
+// compares the two lines' keys): change both together.
 func finalLine(w io.Writer, tick uint32, hash uint64, st rewind.Stats, s *rewind.Session[sand.Input]) {
 	keyValues(w,
 		"verified_tick", tick,
