@@ -14,6 +14,11 @@ type ClaimOptions struct {
 	URL string
 	// Code and Key are the room's.
 	Code, Key string
+	// NoHost says the claimant cannot host the match (a browser tab): the
+	// relay never makes it the host, and it waits until a claimant that
+	// can host takes the room over, or the room goes (ctx bounds the
+	// wait).
+	NoHost bool
 	// Host configures the room if the claimant hosts it (its URL, Code
 	// and Migrate are ignored: the room keeps its code and key, and
 	// migrates again). Its WebRTC is also the player's transport's
@@ -43,8 +48,12 @@ func ClaimRoom(ctx context.Context, opts ClaimOptions) (*Claimed, error) {
 	if err != nil {
 		return nil, err
 	}
-	rc.send(&roomMsg{Type: RoomMsgClaim, V: RoomProtocolVersion, Code: code, Key: opts.Key, MaxPlayers: opts.Host.MaxPlayers})
+	rc.send(&roomMsg{Type: RoomMsgClaim, V: RoomProtocolVersion, Code: code, Key: opts.Key, MaxPlayers: opts.Host.MaxPlayers,
+		NoHost: opts.NoHost})
 	m, err := firstReply(ctx, rc, replies, "")
+	if err == nil && m.Type == RoomMsgEnded {
+		err = fmt.Errorf("%w: %s", ErrRoomEnded, m.Reason)
+	}
 	if err != nil {
 		rc.close()
 		return nil, fmt.Errorf("relay: claiming %s at %s: %w", code, opts.URL, err)

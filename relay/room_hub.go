@@ -52,6 +52,7 @@ type roomConn struct {
 	role      int
 	room      *room
 	pid       string // player id in room
+	noHost    bool   // a claimant that cannot host (room_migrate.go)
 	connected bool   // player's data channel open
 	joinedAt  time.Time
 	// freeSignals counts the host's signals to this joining player that

@@ -26,6 +26,10 @@ import (
 //	                                     arrival order: the first hosts, the
 //	                                     others are introduced to it
 //
+// A claimant that cannot host ("noHost": a browser tab) is never made the
+// host: where it would be, it waits (as long as the room is orphaned)
+// for a claimant that can, and is introduced to it.
+//
 // Only the host's explicit end marks a room ended; a vanished host never
 // does.
 
@@ -64,6 +68,7 @@ func (h *roomHub) claim(c *roomConn, m *roomMsg, now time.Time) {
 	if h.throttled(c, m, now) {
 		return
 	}
+	c.noHost = m.NoHost
 	rec, ok := h.cfg.Directory.Lookup(m.Code, now)
 	r := h.rooms[m.Code]
 	switch {
@@ -85,11 +90,12 @@ func (h *roomHub) claim(c *roomConn, m *roomMsg, now time.Time) {
 			maxPlayers = m.MaxPlayers
 		}
 		r = &room{code: m.Code, key: m.Key, players: make(map[string]*roomConn),
-			maxPlayers: maxPlayers, migrate: true, lastPong: now, lastPing: now}
+			maxPlayers: maxPlayers, migrate: true, lastPong: now, lastPing: now,
+			orphaned: true, orphanedAt: now}
 		h.rooms[r.code] = r
-		h.takeOver(r, c, now)
+		h.claimOrphan(r, c, now)
 	case r.orphaned:
-		h.takeOver(r, c, now)
+		h.claimOrphan(r, c, now)
 	case !r.takenAt.IsZero() && now.Sub(r.takenAt) < h.cfg.TakeoverWindow:
 		h.admit(r, c, now, RoomClaimNew)
 	default:
@@ -103,13 +109,31 @@ func (h *roomHub) claim(c *roomConn, m *roomMsg, now time.Time) {
 	}
 }
 
-// takeOver makes claimant c the host of r.
+// claimOrphan hands orphaned r to claimant c, or, if c cannot host, has
+// it wait for a claimant that can.
+func (h *roomHub) claimOrphan(r *room, c *roomConn, now time.Time) {
+	if c.noHost {
+		c.role, c.room = roleClaimant, r
+		r.claims = append(r.claims, c)
+		return
+	}
+	h.takeOver(r, c, now)
+}
+
+// takeOver makes claimant c the host of r; claimants that were waiting
+// for a host (they cannot host) are introduced to it.
 func (h *roomHub) takeOver(r *room, c *roomConn, now time.Time) {
 	r.orphaned, r.takenAt = false, now
 	r.host, r.lastPong, r.lastPing = c, now, now
 	c.role, c.room = roleHost, r
 	h.send(c, &roomMsg{Type: RoomMsgHosted, V: RoomProtocolVersion, Code: r.code, Key: r.key,
 		MaxPlayers: r.maxPlayers, ICE: h.ice(r.code+"-host", now), Claim: RoomClaimHost})
+	waiting := r.claims
+	r.claims = nil
+	for _, w := range waiting {
+		w.role, w.room = roleNone, nil
+		h.admit(r, w, now, RoomClaimNew)
+	}
 }
 
 // probeAnswered sends the waiting claimants back to the host that
@@ -127,16 +151,15 @@ func (h *roomHub) probeAnswered(r *room, n uint64, now time.Time) {
 }
 
 // replayClaims hands an orphaned room to its waiting claimants in arrival
-// order: the first hosts it, the others are introduced to it.
+// order: the first that can host hosts it, the others are introduced to
+// it (with none that can host, they all wait).
 func (h *roomHub) replayClaims(r *room, now time.Time) {
-	claims := r.claims
-	r.claims = nil
-	for i, c := range claims {
-		c.role, c.room = roleNone, nil
-		if i == 0 {
+	for i, c := range r.claims {
+		if !c.noHost {
+			r.claims = append(r.claims[:i:i], r.claims[i+1:]...)
+			c.role, c.room = roleNone, nil
 			h.takeOver(r, c, now)
-		} else {
-			h.admit(r, c, now, RoomClaimNew)
+			return
 		}
 	}
 }

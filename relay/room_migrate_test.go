@@ -276,3 +276,56 @@ func TestClaimMessageChecked(t *testing.T) {
 	sendMsg(h, c, roomMsg{Type: RoomMsgClaim, V: 2, Code: "ABC234", Key: testKey}, t0)
 	wantErr(t, c, RoomErrBadVersion, true)
 }
+
+// Case: a claimant that cannot host (a browser tab) is never made the
+// host: it waits for one that can, and is introduced to it; with none
+// in OrphanWindow, the room goes and it is told.
+func TestMigrateNoHostClaimant(t *testing.T) {
+	h := newTestHub(RoomConfig{})
+	host, hosted, ps := migratingRoom(t, h, 3)
+	h.disconnect(host, t0)
+	wantHostLost(t, ps, hosted.Code)
+	tab := claimMsg(hosted.Code, hosted.Key)
+	tab.NoHost = true
+	sendMsg(h, ps[0], tab, t0)
+	noMsg(t, ps[0])
+	sendMsg(h, ps[1], claimMsg(hosted.Code, hosted.Key), t0.Add(time.Second))
+	wantClaim(t, ps[1], hosted.Code, RoomClaimHost)
+	j := wantClaim(t, ps[0], hosted.Code, RoomClaimNew)
+	if m := next(t, ps[1]); m.Type != RoomMsgPlayer || m.ID != j.ID {
+		t.Fatalf("new host told %+v", m)
+	}
+
+	// Only tabs: they wait, then the room goes.
+	h2 := newTestHub(RoomConfig{})
+	host2, hosted2, ps2 := migratingRoom(t, h2, 2)
+	h2.disconnect(host2, t0)
+	wantHostLost(t, ps2, hosted2.Code)
+	tab2 := claimMsg(hosted2.Code, hosted2.Key)
+	tab2.NoHost = true
+	sendMsg(h2, ps2[0], tab2, t0)
+	sendMsg(h2, ps2[1], tab2, t0)
+	h2.tick(t0.Add(29 * time.Second))
+	noMsg(t, ps2[0])
+	h2.tick(t0.Add(30 * time.Second))
+	for _, p := range ps2 {
+		if m := next(t, p); m.Type != RoomMsgEnded {
+			t.Fatalf("tab got %+v", m)
+		}
+	}
+
+	// A tab among the claimants of a silent host: the first that can
+	// host hosts, though it came later.
+	h3 := newTestHub(RoomConfig{})
+	host3, hosted3, ps3 := migratingRoom(t, h3, 2)
+	tab3 := claimMsg(hosted3.Code, hosted3.Key)
+	tab3.NoHost = true
+	sendMsg(h3, ps3[0], tab3, t0)
+	sendMsg(h3, ps3[1], claimMsg(hosted3.Code, hosted3.Key), t0.Add(10*time.Millisecond))
+	h3.tick(t0.Add(3 * time.Second))
+	if !host3.killed {
+		t.Fatal("silent host kept the room")
+	}
+	wantClaim(t, ps3[1], hosted3.Code, RoomClaimHost)
+	wantClaim(t, ps3[0], hosted3.Code, RoomClaimNew)
+}

@@ -70,7 +70,7 @@ const (
 	RoomMsgEnd       = "end"       // anyone with the key → relay: end the room
 	RoomMsgEnded     = "ended"     // relay → players (and host): the room ended
 	RoomMsgError     = "error"     // relay → anyone
-	RoomMsgClaim     = "claim"     // player → relay: my host is gone, the match goes on (code, key)
+	RoomMsgClaim     = "claim"     // player → relay: my host is gone, the match goes on (code, key, noHost?)
 	RoomMsgHostLost  = "host_lost" // relay → players: the host's relay connection closed or it failed pings
 )
 
@@ -195,6 +195,7 @@ type roomMsg struct {
 	Reason     string             `json:"reason,omitempty"`
 	Migrate    bool               `json:"migrate,omitempty"`
 	Claim      string             `json:"claim,omitempty"`
+	NoHost     bool               `json:"noHost,omitempty"`
 }
 
 // decodeRoomMsg parses and checks a message a host or player sent to the

@@ -4,12 +4,19 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"runtime"
 
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/relay"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport"
 )
+
+// canHost says whether this build may host a match it takes over: not
+// in a browser tab (js/wasm), where hosting after a migration has not
+// been built; a tab claims with relay.ClaimOptions.NoHost and the relay
+// hands the hosting to a desktop or bot claimant (docs/rooms.md).
+const canHost = runtime.GOOS != "js"
 
 // migrator returns the rewind.Migrator of a session that joined a room
 // at relayURL: it claims the room with the code and key of the handover
@@ -21,7 +28,7 @@ import (
 func migrator[I any](g rewind.Game[I], relayURL string, opts JoinOptions, sess func() *rewind.Session[I]) rewind.Migrator[I] {
 	return func(ctx context.Context, h rewind.Handoff) (rewind.Migrated[I], error) {
 		c, err := relay.ClaimRoom(ctx, relay.ClaimOptions{URL: relayURL, Code: h.Handover.Code, Key: h.Handover.Key,
-			Host: relay.HostOptions{WebRTC: opts.WebRTC}})
+			NoHost: !canHost, Host: relay.HostOptions{WebRTC: opts.WebRTC}})
 		if err != nil {
 			return rewind.Migrated[I]{}, fmt.Errorf("rooms: claim: %w", err)
 		}
