@@ -242,6 +242,9 @@ func (c *Client[I]) Stats() Stats {
 		st.MaxRollback = k.maxDepth
 		st.Desyncs = k.desyncs
 		st.Steps = k.steps
+		for i := range k.snaps {
+			st.SnapshotBytes += uint64(k.snaps[i].Len())
+		}
 	}
 	return st
 }
@@ -406,6 +409,12 @@ func (c *Client[I]) sample(u uint32) {
 	if c.tx.inputFn != nil {
 		in = c.tx.inputFn(u)
 	}
+	shown := c.core.predicted + 1 // the tick about to be predicted
+	if c.cfg.Lockstep {
+		shown = c.core.verified
+	}
+	c.st.InputLatencySum += uint64(u - shown)
+	c.st.InputSamples++
 	p := c.it.Pack(c.tx.packed, &in)
 	if c.it.Sanitize(p) != nil {
 		clear(p) // an enum out of range: the server would refuse it too

@@ -148,6 +148,15 @@ type Stats struct {
 	// the server's Waiting messages taken.
 	WaitingFor   uint64
 	WaitingHeard uint64
+	// InputLatencySum and InputSamples measure input-to-screen latency:
+	// over every input sampled, the ticks from the tick on screen when it
+	// was sampled to the tick it applies to (a predicting client shows
+	// its own input in the next predicted tick, InputDelay later; a
+	// lockstep client when that tick is verified).
+	InputLatencySum, InputSamples uint64
+	// SnapshotBytes is the bytes of world snapshots the rollback ring
+	// holds (none in lockstep).
+	SnapshotBytes uint64
 	// InputDelay is the input delay in use, in ticks (in lockstep with
 	// AutoInputDelay, the last one picked).
 	InputDelay int

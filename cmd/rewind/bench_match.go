@@ -9,6 +9,7 @@ import (
 	"github.com/rewindnet/rewind/examples/sand"
 	"github.com/rewindnet/rewind/game"
 	"github.com/rewindnet/rewind/internal/simmatch"
+	"github.com/rewindnet/rewind/server"
 )
 
 func init() {
@@ -21,6 +22,9 @@ func runBenchMatch(args []string, stdout, stderr io.Writer) error {
 	blackout := fs.Duration("blackout", 0, "the lowest-id player hears and says nothing for this long, starting a third of the way in")
 	resend := fs.String("resend", "selective", "how the server resends ticks: selective (lost ones, plus the tick before each fresh one) or all (every unacknowledged tick in every datagram)")
 	verbose := fs.Bool("v", false, "log every client's state each second to stderr")
+	lockstep := fs.Int("lockstep", 0, "this many of the players (the first ones) play lockstep; the rest predict")
+	delay := fs.Int("input-delay", 0, "every client's input delay in ticks (0: rollback's 0, lockstep's 2)")
+	stallFlag := fs.String("stall", "never", "the server's stall policy: never, wait:DURATION or acks:K")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -32,6 +36,14 @@ func runBenchMatch(args []string, stdout, stderr io.Writer) error {
 		return usageError{fmt.Errorf("--resend %q: want selective or all", *resend)}
 	case *m.latency < 0 || *m.jitter < 0 || *blackout < 0:
 		return usageError{errors.New("--latency, --jitter and --blackout must not be negative")}
+	case *lockstep < 0 || *lockstep > *m.players:
+		return usageError{fmt.Errorf("--lockstep %d: want 0..--players", *lockstep)}
+	case *delay < 0 || *delay > 60:
+		return usageError{fmt.Errorf("--input-delay %d: want 0..60", *delay)}
+	}
+	stall, err := server.ParseStall(*stallFlag)
+	if err != nil {
+		return usageError{fmt.Errorf("--stall %s: want never, wait:DURATION or acks:K", *stallFlag)}
 	}
 	dur := m.duration()
 	cfg := simmatch.Config[sand.Input]{
@@ -45,6 +57,12 @@ func runBenchMatch(args []string, stdout, stderr io.Writer) error {
 		Log:      func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) },
 	}
 	cfg.Server.ResendAll = *resend == "all"
+	cfg.Server.Stall = stall
+	cfg.Client.InputDelay = *delay
+	cfg.Lockstep = map[int]bool{}
+	for i := range *lockstep {
+		cfg.Lockstep[i] = true
+	}
 	if *verbose {
 		cfg.Trace = time.Second
 	}
@@ -69,7 +87,7 @@ func runBenchMatch(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "%d of %d clients verified only part of the match (fewest: %d of %d ticks; %d dropped): verified_equal covers only the ticks they verified\n",
 			*m.players-res.FullyVerified, *m.players, minVerified, res.Ticks, res.Dropped)
 	}
-	keyValues(stdout,
+	keyValues(stdout, append([]any{
 		"players", *m.players,
 		"ticks", res.Ticks,
 		"desyncs", res.Desyncs,
@@ -89,13 +107,53 @@ func runBenchMatch(args []string, stdout, stderr io.Writer) error {
 		"stalls", res.Stalls,
 		"dropped", res.Dropped,
 		"grid", *m.grid,
-		"resend", *resend,
+		"resend", *resend}, benchMatchModes(res, *lockstep, dur, stall)...)...,
 	)
 	if !res.VerifiedEqual {
 		return fmt.Errorf("verified worlds differ from the server's: %d of %d (client, tick) pairs, smallest verified tick %d of %d",
 			res.Mismatches, res.VerifiedTicks, res.Verified, res.Ticks)
 	}
 	return nil
+}
+
+// benchMatchModes returns the keys (added at the end of the last line)
+// comparing the lockstep clients (the first n) with the predicting ones:
+// input-to-screen latency in ticks, bytes per client per second, client
+// CPU per tick and snapshot memory, each kind's mean; and the lockstep
+// clients' shown-world checks.
+func benchMatchModes(res simmatch.Result, n int, dur time.Duration, stall server.Stall) []any {
+	var kinds [2]struct {
+		lat, samples, bytes, snap, rollbacks uint64
+		cpu                                  time.Duration
+		clients                              int
+	}
+	for i, c := range res.Clients {
+		k := &kinds[0]
+		if i < n {
+			k = &kinds[1]
+		}
+		k.lat += c.InputLatencySum
+		k.samples += c.InputSamples
+		k.bytes += c.BytesIn + c.BytesOut
+		k.snap += c.SnapshotBytes
+		k.rollbacks += c.Rollbacks
+		k.cpu += res.ClientCPUs[i]
+		k.clients++
+	}
+	pairs := []any{"lockstep_clients", n, "stall", stall.String()}
+	for j, name := range []string{"rollback", "lockstep"} {
+		k := kinds[j]
+		if k.clients == 0 {
+			continue
+		}
+		pairs = append(pairs,
+			name+"_input_to_screen_ticks", fmt.Sprintf("%.1f", float64(k.lat)/float64(max(k.samples, 1))),
+			name+"_bytes_per_client_per_s", fmt.Sprintf("%.0f", float64(k.bytes)/float64(k.clients)/dur.Seconds()),
+			name+"_snapshot_bytes", k.snap/uint64(k.clients),
+			name+"_client_cpu_us_per_tick", fmt.Sprintf("%.2f", float64(k.cpu.Nanoseconds())/1e3/float64(k.clients)/float64(max(res.Ticks, 1))),
+			name+"_rollbacks", k.rollbacks)
+	}
+	return append(pairs, "shown_ticks", res.ShownTicks, "shown_mismatches", res.ShownMismatches, "server_stalls", res.Server.Stalls)
 }
 
 // benchMatchKeys is what bench match's help says of its result keys.

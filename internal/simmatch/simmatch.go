@@ -137,6 +137,10 @@ type Result struct {
 	// wall time.
 	ServerCPU         time.Duration
 	ServerCPUIsThread bool
+	// ClientCPU is the same measure of every client's Update, summed;
+	// ClientCPUs per client.
+	ClientCPU  time.Duration
+	ClientCPUs []time.Duration
 	// PlayerTicks is the server's ticks times players present.
 	PlayerTicks uint64
 	// ServerBytesOut is the bytes the server sent; ClientBytesIn and
@@ -292,6 +296,7 @@ func newMatch[I any](cfg Config[I]) (*match[I], error) {
 	m.res.ClientVerifiedTicks = make([]uint64, n)
 	m.res.Lead = make([]float64, n)
 	m.res.HeardWaiting = make([]uint64, n)
+	m.res.ClientCPUs = make([]time.Duration, n)
 	for i := range n {
 		m.res.Rejoined[i] = -1
 		d := &driver[I]{m: m, i: i}
@@ -532,7 +537,12 @@ func (d *driver[I]) step() (waiting bool, err error) {
 		cfg.CorruptFn(d.c.World())
 		m.logf("client %d's world corrupted at %v", d.i, into)
 	}
-	if err := d.c.Update(m.now); err != nil {
+	t0, _ := cputime.Thread()
+	err = d.c.Update(m.now)
+	t1, _ := cputime.Thread()
+	m.res.ClientCPU += t1 - t0
+	m.res.ClientCPUs[d.i] += t1 - t0
+	if err != nil {
 		return false, d.failed(err)
 	}
 	d.checkShown()
