@@ -40,7 +40,8 @@ func (v *verifiedLog) get(tick uint32) (uint64, bool) {
 // match from its last verified world at the same tick numbers, the
 // others rejoin it with their cookies; every player keeps its id, counts
 // one migration, exactly one hosts, and they verify the same hashes past
-// the migration.
+// the migration. Then that new host goes too, and the other two migrate
+// again.
 func TestHostMigrationOverRoom(t *testing.T) {
 	testutil.CheckGoroutines(t, 5*time.Second)
 	url := startRelay(t)
@@ -126,15 +127,48 @@ func TestHostMigrationOverRoom(t *testing.T) {
 			}
 		}
 	}
+	// The new host goes in turn (its session closes: its goodbye says the
+	// match goes on, its relay connection closes): the other two migrate
+	// a second time.
+	var rest []*seat
 	for _, st := range seats {
+		if st.s.Hosting() {
+			lastOld = st.s.Stats().Verified
+			st.s.Close()
+		} else {
+			rest = append(rest, st)
+		}
+	}
+	waitFor("the other two 120 ticks past the second migration", func() bool {
+		for _, st := range rest {
+			if st.s.Migrations() != 2 || st.s.Stats().Verified < lastOld+120 {
+				return false
+			}
+		}
+		return true
+	})
+	if rest[0].s.Hosting() == rest[1].s.Hosting() {
+		t.Fatalf("after the second migration: hosting %v and %v", rest[0].s.Hosting(), rest[1].s.Hosting())
+	}
+	for tick := lastOld + 60; tick < lastOld+120; tick++ {
+		a, okA := rest[0].log.get(tick)
+		b, okB := rest[1].log.get(tick)
+		if !okA || !okB || a != b {
+			t.Fatalf("tick %d after the second migration: %x (%v), %x (%v)", tick, a, okA, b, okB)
+		}
+	}
+	for i, st := range rest {
+		if id, _ := st.s.Player(); id != st.id {
+			t.Fatalf("player %d was id %d, is %d", i, st.id, id)
+		}
+	}
+	for _, st := range rest {
 		if !st.s.Hosting() {
 			st.s.Close()
 		}
 	}
-	for _, st := range seats {
-		if st.s.Hosting() {
-			st.s.Close()
-		}
+	for _, st := range rest {
+		st.s.Close()
 	}
 	cancel()
 	for _, st := range seats {
