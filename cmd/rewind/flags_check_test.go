@@ -1,6 +1,10 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
 	"net"
 	"strings"
 	"testing"
@@ -25,6 +29,8 @@ func TestFlagChecks(t *testing.T) {
 		{[]string{"serve", "--relay", "ws://127.0.0.1:1/rooms", "--relay-timeout", "0s"}, 2, "--relay-timeout"},
 		{[]string{"relay", "--http", "127.0.0.1:0", "--turn-ip", "not.an.ip"}, 2, `--turn-ip "not.an.ip" is not an IP address`},
 		{[]string{"webdoom", "--port", "0", "--max-history", "-1"}, 2, "--max-history -1"},
+		{[]string{"webdoom", "--port", "0", "--lobby-idle", "-1s"}, 2, "--lobby-idle -1s"},
+		{[]string{"serve", "--max-players-per-ip", "-1"}, 2, "--max-players-per-ip -1"},
 		{[]string{"serve", "--relay", "ws://" + silent.Addr().String() + "/rooms", "--relay-timeout", "300ms"}, 1, "did not host the room within 300ms (--relay-timeout)"},
 	} {
 		code, _, stderr := runCmd(c.args...)
@@ -36,4 +42,43 @@ func TestFlagChecks(t *testing.T) {
 			t.Errorf("%q: a usage error of more than one line:\n%s", c.args, stderr)
 		}
 	}
+}
+
+// TestServeMaxPlayersPerIP: with --max-players-per-ip 1, a second player
+// from 127.0.0.1 is refused "match full" while the first plays.
+func TestServeMaxPlayersPerIP(t *testing.T) {
+	udp, _, stop := startServe(t, "--udp", "127.0.0.1:0", "--grid", "32", "--max-players-per-ip", "1")
+	defer stop()
+	// The first player, until it is welcomed and then until told to go.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	welcomed := make(chan struct{})
+	done := make(chan error, 1)
+	pr, pw := io.Pipe()
+	go func() {
+		sc := bufio.NewScanner(pr)
+		once := false
+		for sc.Scan() {
+			if !once && strings.Contains(sc.Text(), "msg=welcomed") {
+				once = true
+				close(welcomed)
+			}
+		}
+	}()
+	go func() {
+		var o bytes.Buffer
+		done <- play(ctx, []string{"--headless", "--connect", udp, "--grid", "32"}, &o, pw)
+		pw.Close()
+	}()
+	select {
+	case <-welcomed:
+	case err := <-done:
+		t.Fatalf("first player: %v", err)
+	}
+	code, _, stderr := runCmd("play", "--headless", "--connect", udp, "--grid", "32", "--until-tick", "30", "--timeout", "10s")
+	if last := lastLine(stderr); code != 1 || !strings.Contains(last, "match full") {
+		t.Fatalf("a second player from the same address: exit %d, %q", code, last)
+	}
+	cancel()
+	<-done
 }

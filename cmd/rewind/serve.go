@@ -74,6 +74,7 @@ func (r ratedSand) TickRate() int { return r.rate }
 // a match takes and when one is dropped.
 type playerFlags struct {
 	maxPlayers, players int
+	perIP               int
 	timeout             time.Duration
 }
 
@@ -83,6 +84,7 @@ func (p *playerFlags) add(fs *flag.FlagSet, maxPlayersUsage, playersUsage string
 	fs.IntVar(&p.maxPlayers, "max-players", 16, maxPlayersUsage)
 	fs.IntVar(&p.players, "players", 1, playersUsage)
 	fs.DurationVar(&p.timeout, "player-timeout", 5*time.Second, "drop a player not heard from for this long")
+	fs.IntVar(&p.perIP, "max-players-per-ip", 0, "most players of one IP address in a match over UDP (0: no cap; players behind one NAT share an address)")
 }
 
 func (p *playerFlags) check() error {
@@ -93,13 +95,15 @@ func (p *playerFlags) check() error {
 		return usageError{fmt.Errorf("--players %d: want 1..--max-players (%d)", p.players, p.maxPlayers)}
 	case p.timeout <= 0:
 		return usageError{fmt.Errorf("--player-timeout %v: want a positive duration", p.timeout)}
+	case p.perIP < 0:
+		return usageError{fmt.Errorf("--max-players-per-ip %d: want 0 (no cap) or more", p.perIP)}
 	}
 	return nil
 }
 
 // config is the server configuration the flags ask for.
 func (p *playerFlags) config() rewind.ServerConfig {
-	return rewind.ServerConfig{MaxPlayers: p.maxPlayers, StartPlayers: p.players, PlayerTimeout: p.timeout}
+	return rewind.ServerConfig{MaxPlayers: p.maxPlayers, StartPlayers: p.players, PlayerTimeout: p.timeout, MaxPlayersPerIP: p.perIP}
 }
 
 func runServe(args []string, stdout, stderr io.Writer) error {
