@@ -66,6 +66,12 @@ func hostResumed[I any](g rewind.Game[I], room *relay.HostedRoom, h rewind.Hando
 	cfg.Room = server.Room{Code: room.Code(), Key: room.Key()}
 	cfg.Resume = &server.Resume{Tick: h.Tick, World: h.World, Roster: h.Roster, Handover: h.Handover}
 	cfg.Schema = nil
+	// Room for every id of the old match (its players keep their ids).
+	for _, p := range h.Handover.Players {
+		if int(p.ID) >= max(cfg.MaxPlayers, 16) {
+			cfg.MaxPlayers = int(p.ID) + 1
+		}
+	}
 	srv, err := server.New(g, multi, cfg)
 	if err != nil {
 		multi.Close()

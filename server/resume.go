@@ -79,6 +79,11 @@ func (s *Server[I]) resume(r *Resume) error {
 		rs.digests[game.PlayerID(hp.ID)] = hp.Digests
 	}
 	present := s.wire.enc.Roster().Present()
+	for id := len(s.players); id < codec.MaxPlayers; id++ {
+		if present.Has(uint8(id)) {
+			return fmt.Errorf("server: resume: player %d is in the match, MaxPlayers is %d: %w", id, len(s.players), ErrConfig)
+		}
+	}
 	for id := range min(len(s.players), codec.MaxPlayers) {
 		if !present.Has(uint8(id)) {
 			continue
