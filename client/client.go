@@ -67,6 +67,7 @@ type Client[I any] struct {
 	ho      handoverHeld // host migration data (handover.go)
 	ls      lockstepState
 	waiting waitingState // the server's stall (lockstep.go)
+	chat    chatState    // match messages (chat.go)
 
 	rbuf, sbuf []byte
 	st         Stats
@@ -288,6 +289,9 @@ func (c *Client[I]) Update(now time.Time) error {
 		if err := c.sendInputs(now); err != nil {
 			return err
 		}
+	}
+	if err := c.sendChat(now); err != nil {
+		return err
 	}
 	return c.ping(now)
 }

@@ -157,6 +157,9 @@ type Stats struct {
 	// SnapshotBytes is the bytes of world snapshots the rollback ring
 	// holds (none in lockstep).
 	SnapshotBytes uint64
+	// ChatIn counts match messages received; ChatDropped those dropped
+	// because 4,096 waited for Chat.
+	ChatIn, ChatDropped uint64
 	// InputDelay is the input delay in use, in ticks (in lockstep with
 	// AutoInputDelay, the last one picked).
 	InputDelay int

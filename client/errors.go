@@ -22,6 +22,10 @@ var (
 	// while the match goes on at another host (codec.ReasonMigrate: host
 	// migration). The error also wraps ErrKicked, as every bye does.
 	ErrHostLeaving = errors.New("client: server leaving, the match goes on elsewhere")
+	// ErrChatFull indicates a match message that cannot be queued: too
+	// long for the wire (codec.MaxChatText), or 64 messages already wait
+	// for the server's acknowledgement.
+	ErrChatFull = errors.New("client: match message too long or too many waiting")
 	// ErrClosed indicates a client that was closed or said bye.
 	ErrClosed = errors.New("client: closed")
 )

@@ -114,6 +114,8 @@ func (c *Client[I]) handle(now time.Time, b []byte) error {
 		return c.onHandover(b)
 	case codec.TypeWaiting:
 		return c.onWaiting(b)
+	case codec.TypeChat:
+		return c.onChat(now, b)
 	}
 	return nil
 }

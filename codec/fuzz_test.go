@@ -59,6 +59,10 @@ func FuzzParseWaiting(f *testing.F) {
 	fuzzMessage(f, []Waiting{{Tag: 1, Tick: 300, Players: 5}}, ParseWaiting)
 }
 
+func FuzzParseChat(f *testing.F) {
+	fuzzMessage(f, []Chat{{Tag: 1, Ack: reliable.Ack{Next: 3, Mask: 5}, Messages: []ChatMessage{{Seq: 1, Kind: ChatName, Text: []byte("ann")}, {Seq: 2, From: 3, Kind: ChatText, Text: []byte("hi")}}}}, ParseChat)
+}
+
 func FuzzParsePing(f *testing.F) {
 	fuzzMessage(f, []Ping{{Tag: 1, ID: 300, Time: 12345}}, ParsePing)
 }

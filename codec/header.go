@@ -15,8 +15,9 @@ import (
 //	   pass over: the Bye's optional detail byte (ReasonEnded,
 //	   ReasonMigrate; an older receiver reads the base reason and ignores
 //	   the rest) and the Handover message (type 0xB; an older receiver
-//	   counts it as a bad datagram and drops it), and the Waiting message
-//	   (type 0xC, dropped by an older receiver the same way).
+//	   counts it as a bad datagram and drops it), the Waiting message
+//	   (type 0xC) and the Chat message (type 0xD), dropped by an older
+//	   receiver the same way.
 const ProtocolVersion = 1
 
 // magic opens every long-header datagram (Hello, Welcome, Refuse). Its
@@ -45,6 +46,7 @@ const (
 	TypeBye             Type = 0xA // either way: I am leaving / you are dropped
 	TypeHandover        Type = 0xB // server -> client: host migration data
 	TypeWaiting         Type = 0xC // server -> client: the match is stalled, waiting for these players
+	TypeChat            Type = 0xD // either way: match messages (names, chat), reliable per sender
 )
 
 // Long-header types: the datagram starts with Magic, then the type byte,
@@ -82,6 +84,8 @@ func (t Type) String() string {
 		return "Handover"
 	case TypeWaiting:
 		return "Waiting"
+	case TypeChat:
+		return "Chat"
 	case TypeHello:
 		return "Hello"
 	case TypeWelcome:
@@ -115,7 +119,7 @@ func Peek(b []byte) (Type, uint8, error) {
 		}
 		return 0, 0, fmt.Errorf("%w: long type %#x", ErrUnknownType, b[4])
 	}
-	if t < TypeClientInputs || t > TypeWaiting {
+	if t < TypeClientInputs || t > TypeChat {
 		return 0, 0, fmt.Errorf("%w: %#x", ErrUnknownType, b[0])
 	}
 	return t, b[1], nil

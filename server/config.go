@@ -100,6 +100,13 @@ type Config struct {
 	// Resume, if set, starts the server from a match another server ran
 	// (host migration: resume.go) instead of from the world Setup makes.
 	Resume *Resume
+	// ChatMaxLen is the most bytes of a chat line (default 200, at most
+	// codec.MaxChatText); ChatRate and ChatBurst limit each player's
+	// lines: ChatRate a second on average (default 2), ChatBurst at once
+	// (default 5). Lines past them are refused with a reason.
+	ChatMaxLen int
+	ChatRate   float64
+	ChatBurst  int
 	// Stall is the stall policy (stall.go; default StallNever: a late
 	// input keeps the player's last one and the match never waits).
 	Stall Stall
@@ -157,6 +164,15 @@ func (c Config) withDefaults() Config {
 	}
 	if c.WelcomeResend <= 0 {
 		c.WelcomeResend = 250 * time.Millisecond
+	}
+	if c.ChatMaxLen <= 0 || c.ChatMaxLen > codec.MaxChatText {
+		c.ChatMaxLen = 200
+	}
+	if c.ChatRate <= 0 {
+		c.ChatRate = 2
+	}
+	if c.ChatBurst <= 0 {
+		c.ChatBurst = 5
 	}
 	if c.Stall.Kind == StallWait && c.Stall.Wait <= 0 {
 		c.Stall.Wait = 100 * time.Millisecond

@@ -38,6 +38,8 @@ type player struct {
 	// inputFrom is the first tick the player sent an input for (0: none
 	// yet); StallWait does not wait for a player's input before it.
 	inputFrom uint32
+	// chat is its match messages (chat.go).
+	chat chatState
 
 	// inWin: the input ticks held (or settled without them), acknowledged
 	// in every ServerTicks.

@@ -147,6 +147,10 @@ type Stats struct {
 	// is their time in all and LongestStall the longest.
 	Stalls                  uint64
 	StallTime, LongestStall time.Duration
+	// ChatLines counts chat lines relayed; ChatRefused the match messages
+	// refused (with a reason to the sender); ChatDropped the messages not
+	// queued for a player that acknowledged none of the last 64.
+	ChatLines, ChatRefused, ChatDropped uint64
 	// ReplayMismatches counts rebuilds of an earlier tick's world that
 	// did not hash as that tick did (a non-deterministic game).
 	ReplayMismatches uint64
@@ -296,6 +300,9 @@ func (s *Server[I]) Update(now time.Time) error {
 			return err
 		}
 		if err := s.sendWaiting(); err != nil {
+			return err
+		}
+		if err := s.sendChats(now); err != nil {
 			return err
 		}
 		return s.sendHandover(now)

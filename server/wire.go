@@ -107,6 +107,8 @@ func (s *Server[I]) handle(now time.Time, from transport.Addr, b []byte) {
 		}
 		pong := codec.Pong{Tag: p.tag, ID: m.ID, Time: m.Time}
 		_ = s.send(p.addr, pong.Append(s.wire.sbuf[:0]))
+	case codec.TypeChat:
+		s.onChat(now, p, b)
 	case codec.TypeBye:
 		if _, _, err := codec.ParseBye(b); err != nil {
 			s.stats.BadDatagrams++

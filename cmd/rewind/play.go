@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -43,6 +44,8 @@ func play(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	until := fs.Uint("until-tick", 0, "stop once the verified tick reaches this (0: play until interrupted)")
 	timeout := fs.Duration("timeout", 5*time.Second, "give up when the server does not answer (or goes silent) for this long")
 	delayFlag := fs.String("input-delay", "", "ticks of input delay, 0..60 (fewer rollbacks for a little latency; default 0, with --lockstep 2) or auto (with --lockstep: from the round trip)")
+	name := fs.String("name", "", "this player's name (1 to 32 bytes), shown to every player")
+	chatFile := fs.String("chat-file", "", "send each line of this file as chat, one line a second (received chat is logged on standard error: chat from=ID name=NAME text=...)")
 	lockstep := fs.Bool("lockstep", false, "play lockstep: never predict, show only the ticks the server verified, stall on a missing one")
 	status := fs.Duration("status", time.Second, "print a status line to standard error this often (0: never)")
 	httpAddr := fs.String("http", "", "serve Prometheus /metrics and /debug/pprof/ on this TCP address (empty: off)")
@@ -77,6 +80,13 @@ func play(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	chatLines, err := readChatFile(*chatFile)
+	if err != nil {
+		return err
+	}
+	if len(*name) > 32 {
+		return usageError{fmt.Errorf("--name: %d bytes, want at most 32", len(*name))}
+	}
 	log, err := lf.logger(stderr)
 	if err != nil {
 		return err
@@ -109,6 +119,10 @@ func play(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	defer s.Close()
 	loop.s = s
+	loop.chat = chatLines
+	if *name != "" {
+		_ = s.SetName(*name) // the stream is empty: it fits
+	}
 	s.SetInputFunc(botInput(s, *input, *seed))
 	if *httpAddr != "" {
 		reg := newRegistry()
@@ -158,6 +172,52 @@ func finalLine(w io.Writer, tick uint32, hash uint64, st rewind.Stats, s *rewind
 		"migrations", s.Migrations(),
 		"hosting", s.Hosting(),
 	)
+}
+
+// readChatFile reads --chat-file's lines (none without it); at most
+// 1 MiB.
+func readChatFile(path string) ([]string, error) {
+	if path == "" {
+		return nil, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, usageError{fmt.Errorf("--chat-file: %v", err)}
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, 1<<20+1))
+	if err != nil {
+		return nil, fmt.Errorf("--chat-file: %v", err)
+	}
+	if len(b) > 1<<20 {
+		return nil, usageError{errors.New("--chat-file: over 1 MiB")}
+	}
+	return strings.Split(strings.TrimRight(string(b), "\n"), "\n"), nil
+}
+
+// chatUpdate logs the match messages received and says the next line of
+// --chat-file once a second while playing.
+func (p *playLoop) chatUpdate(now time.Time) {
+	for _, m := range p.s.Chat() {
+		switch m.Kind {
+		case rewind.ChatRefused:
+			p.log.Warn("chat refused", "reason", m.Text)
+		case rewind.ChatName:
+			p.log.Info("name", "player", m.From, "name", m.Text)
+		default:
+			p.log.Info("chat", "from", m.From, "name", m.Name, "text", m.Text)
+		}
+	}
+	if len(p.chat) == 0 || now.Before(p.chatAt) || p.s.State() != rewind.Playing {
+		return
+	}
+	p.chatAt = now.Add(time.Second)
+	if err := p.s.Say(p.chat[0]); err != nil && len(p.chat[0]) <= 255 {
+		return // 64 lines wait for the server: try again in a second
+	} else if err != nil {
+		p.log.Warn("chat line too long for the wire, skipped", "bytes", len(p.chat[0]))
+	}
+	p.chat = p.chat[1:]
 }
 
 // parseInputDelay reads --input-delay: empty (the default), a number of
@@ -227,7 +287,9 @@ type playLoop struct {
 	alone   time.Time
 
 	desyncAtUntil bool
-	waiting       uint64 // the players the server last said it waits for
+	waiting       uint64    // the players the server last said it waits for
+	chat          []string  // --chat-file's lines still to say
+	chatAt        time.Time // when the next may be said
 }
 
 func (p *playLoop) onVerified(tick uint32, hash uint64) {
@@ -261,6 +323,7 @@ func (p *playLoop) onUpdate(now time.Time, st rewind.Stats) error {
 			"migrations", p.s.Migrations(), "hosting", p.s.Hosting(), "state", p.s.State(),
 			"waiting_for", rewind.WaitingIDs(st.WaitingFor))
 	}
+	p.chatUpdate(now)
 	if st.WaitingFor != p.waiting {
 		p.waiting = st.WaitingFor
 		p.log.Info("waiting", "waiting_for", rewind.WaitingIDs(st.WaitingFor))

@@ -1,0 +1,58 @@
+package rewind
+
+import (
+	"github.com/rewindnet/rewind/client"
+	"github.com/rewindnet/rewind/codec"
+)
+
+// ChatMessage is a match message the server relayed (a chat line, a
+// player's name, or the server's refusal of one of ours, with the
+// reason): see client.ChatMessage. Its Text is plain text, never markup.
+type ChatMessage = client.ChatMessage
+
+// Say queues a chat line for the match (reliable, in order with this
+// player's other match messages, relayed by the server to every player
+// or refused with a reason). It fails with a wrapped client.ErrChatFull
+// for a line longer than 255 bytes or when 64 messages wait for the
+// server's acknowledgement. A session that moves to a new host (host
+// migration) starts a new stream: lines not acknowledged by the old host
+// are lost.
+func (s *Session[I]) Say(text string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cli.Say(text)
+}
+
+// SetName queues this player's name (1 to 32 bytes), sent like a chat
+// line: every player learns it, later joiners too.
+func (s *Session[I]) SetName(name string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cli.SetName(name)
+}
+
+// Chat returns the match messages received since the last call, in the
+// server's order, and forgets them.
+func (s *Session[I]) Chat() []ChatMessage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cli.Chat()
+}
+
+// Name returns player p's name, "" if it has none (yet).
+func (s *Session[I]) Name(p PlayerID) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cli.Name(p)
+}
+
+// The kinds of match messages (ChatMessage.Kind).
+const (
+	// ChatText is a chat line.
+	ChatText = codec.ChatText
+	// ChatName is a player's new name.
+	ChatName = codec.ChatName
+	// ChatRefused is the server's refusal of one of our messages; Text
+	// is the reason.
+	ChatRefused = codec.ChatRefused
+)

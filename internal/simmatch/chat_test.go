@@ -1,0 +1,182 @@
+package simmatch
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rewindnet/rewind/client"
+	"github.com/rewindnet/rewind/codec"
+	"github.com/rewindnet/rewind/game"
+	"github.com/rewindnet/rewind/internal/testgame"
+	"github.com/rewindnet/rewind/server"
+	"github.com/rewindnet/rewind/transport"
+)
+
+// chatRig is a server and n clients over a simulated network, stepped a
+// millisecond at a time in made-up time, collecting what each client
+// receives of the match messages.
+type chatRig struct {
+	t       *testing.T
+	net     *transport.SimNetwork
+	srv     *server.Server[testgame.Input]
+	clients []*client.Client[testgame.Input]
+	got     [][]client.ChatMessage
+	now     time.Time
+}
+
+func newChatRig(t *testing.T, n int, link transport.LinkConfig, cfg server.Config) *chatRig {
+	t.Helper()
+	r := &chatRig{t: t, net: transport.NewSimNetwork(4, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))}
+	r.now = r.net.Now()
+	r.net.SetDefaultLink(link)
+	sconn, err := r.net.Listen("server")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sconn.Close() })
+	cfg.StartPlayers = n
+	if r.srv, err = server.New[testgame.Input](&testgame.Game{}, sconn, cfg); err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		conn, err := r.net.Dial(fmt.Sprintf("c%d", i), "server")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { conn.Close() })
+		c, err := client.New[testgame.Input](&testgame.Game{}, conn, client.Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.SetInputFunc(func(u uint32) testgame.Input { return testgame.Bot(game.PlayerID(i), u) })
+		r.clients = append(r.clients, c)
+	}
+	r.got = make([][]client.ChatMessage, n)
+	return r
+}
+
+// step runs everything for a millisecond, then calls each.
+func (r *chatRig) step(each func()) {
+	r.now = r.now.Add(time.Millisecond)
+	r.net.Advance(r.now)
+	if err := r.srv.Update(r.now); err != nil {
+		r.t.Fatal(err)
+	}
+	for i, c := range r.clients {
+		if err := c.Update(r.now); err != nil {
+			r.t.Fatalf("client %d: %v", i, err)
+		}
+		r.got[i] = append(r.got[i], c.Chat()...)
+	}
+	if each != nil {
+		each()
+	}
+}
+
+// TestChatThroughLoss: two clients say 500 lines each through 20 % loss
+// (50 ms ± 10 one way): each receives every line of both, once, in the
+// order each sender said them, with the senders' names. (A line said
+// before a player is in the match does not reach it: both are in first.)
+func TestChatThroughLoss(t *testing.T) {
+	r := newChatRig(t, 2, transport.LinkConfig{Latency: 50 * time.Millisecond, Jitter: 10 * time.Millisecond, Loss: 0.2},
+		server.Config{ChatRate: 1000, ChatBurst: 1000})
+	const lines = 500
+	for !r.clients[0].Playing() || !r.clients[1].Playing() {
+		r.step(nil)
+	}
+	said := []int{0, 0}
+	named := false
+	for end := r.now.Add(5 * time.Minute); r.now.Before(end); {
+		r.step(func() {
+			for i, c := range r.clients {
+				if !named {
+					_ = c.SetName(fmt.Sprintf("p%d", i))
+				}
+				for said[i] < lines && c.Say(fmt.Sprintf("line %d from %d", said[i], i)) == nil {
+					said[i]++
+				}
+			}
+			named = true
+		})
+		if len(r.got[0]) >= 2*lines+2 && len(r.got[1]) >= 2*lines+2 {
+			break
+		}
+	}
+	for recv, msgs := range r.got {
+		next := []int{0, 0}
+		for _, m := range msgs {
+			if m.Kind == codec.ChatName {
+				continue
+			}
+			from := -1
+			for i, c := range r.clients {
+				if id, _ := c.Player(); id == m.From {
+					from = i
+				}
+			}
+			if from < 0 || m.Kind != codec.ChatText || m.Text != fmt.Sprintf("line %d from %d", next[from], from) {
+				t.Fatalf("client %d: got %+v, want line %d from %d", recv, m, next[max(from, 0)], from)
+			}
+			if m.Name != fmt.Sprintf("p%d", from) {
+				t.Fatalf("client %d: line from %d named %q", recv, from, m.Name)
+			}
+			next[from]++
+		}
+		if next[0] != lines || next[1] != lines {
+			t.Errorf("client %d received %v lines, want %d from each", recv, next, lines)
+		}
+	}
+	if st := r.srv.Stats(); st.ChatLines != 2*lines || st.ChatRefused != 0 {
+		t.Errorf("server relayed %d lines, refused %d", st.ChatLines, st.ChatRefused)
+	}
+}
+
+// TestChatRefused: an oversized line, invalid UTF-8, a control character
+// and lines over the rate limit (2 a second, 5 at once) are refused with
+// a reason to the sender alone, which stays in the match.
+func TestChatRefused(t *testing.T) {
+	r := newChatRig(t, 2, transport.LinkConfig{Latency: 20 * time.Millisecond, Loss: 0.05}, server.Config{})
+	for !r.clients[0].Playing() || !r.clients[1].Playing() {
+		r.step(nil)
+	}
+	c := r.clients[0]
+	for _, s := range []string{strings.Repeat("x", 220), "bad \xff byte", "bell \a", "ok 1", "ok 2", "ok 3", "ok 4", "ok 5", "ok 6", "ok 7"} {
+		if err := c.Say(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.Say(strings.Repeat("y", 300)); err == nil {
+		t.Error("a 300-byte line was queued: it cannot go on the wire")
+	}
+	for range 2000 {
+		r.step(nil)
+	}
+	var reasons []string
+	ok := 0
+	for _, m := range r.got[0] {
+		switch m.Kind {
+		case codec.ChatRefused:
+			reasons = append(reasons, m.Text)
+		case codec.ChatText:
+			ok++
+		}
+	}
+	want := []string{"too long", "invalid UTF-8", "control characters", "too many lines: slow down", "too many lines: slow down"}
+	if strings.Join(reasons, "|") != strings.Join(want, "|") || ok != 5 {
+		t.Errorf("refused %q, %d relayed; want %q and 5", reasons, ok, want)
+	}
+	for _, m := range r.got[1] {
+		if m.Kind == codec.ChatRefused {
+			t.Errorf("client 1 heard client 0's refusal %q", m.Text)
+		}
+	}
+	before := c.Stats().Verified
+	for range 500 {
+		r.step(nil)
+	}
+	if !c.Playing() || c.Stats().Verified < before+25 {
+		t.Errorf("the refused sender is not playing on: verified %d then %d", before, c.Stats().Verified)
+	}
+}

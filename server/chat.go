@@ -1,0 +1,143 @@
+package server
+
+import (
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/rewindnet/rewind/codec"
+	"github.com/rewindnet/rewind/codec/reliable"
+)
+
+// chatQueue is how many match messages the server queues for one player
+// unacknowledged; past it, messages for that player are dropped (counted).
+const chatQueue = 4096
+
+// MaxNameLen is the most bytes of a player name.
+const MaxNameLen = 32
+
+// chatState is a player's match messages: the stream each way, its name,
+// and its rate limit's tokens.
+type chatState struct {
+	stream *reliable.Stream
+	name   string
+	tokens float64
+	at     time.Time // when tokens were last refilled
+}
+
+// onChat takes a player's Chat: the ack of what we sent it, and its
+// messages, handled in order, each once.
+func (s *Server[I]) onChat(now time.Time, p *player, b []byte) {
+	m, _, err := codec.ParseChat(b)
+	if err != nil {
+		s.stats.BadDatagrams++
+		return
+	}
+	st := s.chatOf(p)
+	st.stream.OnAck(m.Ack, now)
+	for _, c := range m.Messages {
+		st.stream.Receive(c.Seq, append([]byte{byte(c.Kind)}, c.Text...), func(msg []byte) {
+			s.takeChat(now, p, codec.ChatKind(msg[0]), msg[1:])
+		})
+	}
+}
+
+// chatOf returns the player's chat state, making it (with the names of
+// the players named so far queued for it) on first use.
+func (s *Server[I]) chatOf(p *player) *chatState {
+	if p.chat.stream == nil {
+		p.chat.stream = reliable.NewStream(chatQueue)
+		p.chat.tokens = float64(s.cfg.ChatBurst)
+		for _, q := range s.players {
+			if q != nil && q != p && q.chat.name != "" {
+				p.chat.stream.Push(chatEntry(uint8(q.id), codec.ChatName, []byte(q.chat.name)))
+			}
+		}
+	}
+	return &p.chat
+}
+
+// chatEntry is a message as a stream holds it: from, kind, text.
+func chatEntry(from uint8, kind codec.ChatKind, text []byte) []byte {
+	return append([]byte{from, byte(kind)}, text...)
+}
+
+// takeChat checks a player's message and relays it to every player (the
+// sender too, so that it sees the match's order), or tells the sender
+// why it was refused.
+func (s *Server[I]) takeChat(now time.Time, p *player, kind codec.ChatKind, text []byte) {
+	st := s.chatOf(p)
+	reason := s.checkChat(now, st, kind, text)
+	if reason != "" {
+		s.stats.ChatRefused++
+		st.stream.Push(chatEntry(uint8(p.id), codec.ChatRefused, []byte(reason)))
+		return
+	}
+	if kind == codec.ChatName {
+		st.name = string(text)
+	} else {
+		s.stats.ChatLines++
+	}
+	for _, q := range s.players {
+		if q != nil && !q.leaving {
+			if !s.chatOf(q).stream.Push(chatEntry(uint8(p.id), kind, text)) {
+				s.stats.ChatDropped++ // a player that acknowledges nothing
+			}
+		}
+	}
+}
+
+// checkChat returns why a message is refused ("" when it is not): a
+// refusal is the server's word to the sender, and the sender stays.
+func (s *Server[I]) checkChat(now time.Time, st *chatState, kind codec.ChatKind, text []byte) string {
+	switch {
+	case kind != codec.ChatText && kind != codec.ChatName:
+		return "not a message a player sends"
+	case !utf8.Valid(text):
+		return "invalid UTF-8"
+	case kind == codec.ChatName && (len(text) == 0 || len(text) > MaxNameLen):
+		return "name empty or too long"
+	case len(text) > s.cfg.ChatMaxLen:
+		return "too long"
+	}
+	for _, r := range string(text) {
+		if unicode.IsControl(r) || r == utf8.RuneError {
+			return "control characters"
+		}
+	}
+	if kind == codec.ChatText {
+		st.tokens = min(st.tokens+now.Sub(st.at).Seconds()*s.cfg.ChatRate, float64(s.cfg.ChatBurst))
+		st.at = now
+		if st.tokens < 1 {
+			return "too many lines: slow down"
+		}
+		st.tokens--
+	}
+	return ""
+}
+
+// sendChats sends every player whose stream has messages unacknowledged,
+// or owes an ack, a Chat.
+func (s *Server[I]) sendChats(now time.Time) error {
+	for _, p := range s.players {
+		if p == nil || p.addr == "" || p.chat.stream == nil {
+			continue
+		}
+		st := p.chat.stream
+		if st.Queued() == 0 && !st.AckOwed() {
+			continue
+		}
+		if err := s.send(p.addr, codec.AppendChat(s.wire.sbuf[:0], p.tag, st, now)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Name returns player id's name ("" if it has none, or no such player).
+func (s *Server[I]) Name(id int) string {
+	if id < 0 || id >= len(s.players) || s.players[id] == nil {
+		return ""
+	}
+	return s.players[id].chat.name
+}
