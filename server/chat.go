@@ -120,10 +120,10 @@ func (s *Server[I]) checkChat(now time.Time, st *chatState, kind codec.ChatKind,
 // or owes an ack, a Chat.
 func (s *Server[I]) sendChats(now time.Time) error {
 	for _, p := range s.players {
-		if p == nil || p.addr == "" || p.chat.stream == nil {
+		if p == nil || p.addr == "" || !p.welcomed {
 			continue
 		}
-		st := p.chat.stream
+		st := s.chatOf(p).stream // a newcomer's gets the names given so far
 		if st.Queued() == 0 && !st.AckOwed() {
 			continue
 		}

@@ -174,6 +174,22 @@ func finalLine(w io.Writer, tick uint32, hash uint64, st rewind.Stats, s *rewind
 	)
 }
 
+// waitingNames lists the names of a waiting set's players ("?" for a
+// player without one), comma-separated: "Waiting for: NAME…".
+func (p *playLoop) waitingNames(set uint64) string {
+	var names []string
+	for id := range 64 {
+		if set&(1<<id) != 0 {
+			n := p.s.Name(rewind.PlayerID(id))
+			if n == "" {
+				n = "?"
+			}
+			names = append(names, n)
+		}
+	}
+	return strings.Join(names, ",")
+}
+
 // readChatFile reads --chat-file's lines (none without it); at most
 // 1 MiB.
 func readChatFile(path string) ([]string, error) {
@@ -326,7 +342,11 @@ func (p *playLoop) onUpdate(now time.Time, st rewind.Stats) error {
 	p.chatUpdate(now)
 	if st.WaitingFor != p.waiting {
 		p.waiting = st.WaitingFor
-		p.log.Info("waiting", "waiting_for", rewind.WaitingIDs(st.WaitingFor))
+		if st.WaitingFor == 0 {
+			p.log.Info("waiting", "waiting_for", "")
+		} else {
+			p.log.Info("waiting", "waiting_for", rewind.WaitingIDs(st.WaitingFor), "names", p.waitingNames(st.WaitingFor))
+		}
 	}
 	if p.until == 0 {
 		return nil

@@ -58,6 +58,9 @@ func TestServeStallAcks(t *testing.T) {
 		t.Fatal("serve printed no udp= line")
 	}
 	gone := startUDPTestPlayer(t, udp)
+	gone.mu.Lock()
+	_ = gone.c.SetName("gone")
+	gone.mu.Unlock()
 	var out, errOut string
 	var code int
 	var wg sync.WaitGroup
@@ -77,6 +80,9 @@ func TestServeStallAcks(t *testing.T) {
 	id := itoa(int(goneID))
 	if !strings.Contains(serveErr.String(), "waiting_for="+id) {
 		t.Errorf("serve's log has no waiting_for=%s:\n%s", id, serveErr.String())
+	}
+	if !strings.Contains(errOut, "msg=waiting waiting_for="+id+" names=gone") {
+		t.Errorf("play did not log whom it waits for by name:\n%s", errOut)
 	}
 	held, free := 0, 0
 	for _, line := range strings.Split(errOut, "\n") {

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/rewindnet/rewind/client"
@@ -70,6 +71,8 @@ type Config[I any] struct {
 	// Server and Client are the settings of the machines.
 	Server server.Config
 	Client client.Config
+	// Names, if set, makes each client i name itself "p<i>" (SetName).
+	Names bool
 	// Lockstep, if set, makes client i a lockstep client (Client with
 	// Lockstep set); the rest predict.
 	Lockstep map[int]bool
@@ -129,6 +132,9 @@ type Result struct {
 	// HeardWaiting is, per client, every player the server's stall
 	// messages named to it (bit p for player p, over the match).
 	HeardWaiting []uint64
+	// HeardNames is, per client, the names it had for the players the
+	// stall messages named, when it heard them (each once).
+	HeardNames [][]string
 	// Stalls sums the clients' stalls at the prediction limit (until the
 	// server's last tick).
 	Stalls uint64
@@ -296,6 +302,7 @@ func newMatch[I any](cfg Config[I]) (*match[I], error) {
 	m.res.ClientVerifiedTicks = make([]uint64, n)
 	m.res.Lead = make([]float64, n)
 	m.res.HeardWaiting = make([]uint64, n)
+	m.res.HeardNames = make([][]string, n)
 	m.res.ClientCPUs = make([]time.Duration, n)
 	for i := range n {
 		m.res.Rejoined[i] = -1
@@ -480,6 +487,9 @@ func (d *driver[I]) newClient(name string, cookie []byte) (*client.Client[I], er
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Names {
+		_ = c.SetName(fmt.Sprintf("p%d", d.i)) // an empty stream: it fits
+	}
 	if cfg.Bot != nil {
 		c.SetInputFunc(func(t uint32) I {
 			id, _ := c.Player()
@@ -546,7 +556,7 @@ func (d *driver[I]) step() (waiting bool, err error) {
 		return false, d.failed(err)
 	}
 	d.checkShown()
-	m.res.HeardWaiting[d.i] |= d.c.WaitingFor()
+	d.heardWaiting()
 	if m.res.Rejoined[d.i] == -2 {
 		if id, ok := d.c.Player(); ok {
 			m.res.Rejoined[d.i] = int(id)
@@ -558,6 +568,22 @@ func (d *driver[I]) step() (waiting bool, err error) {
 		d.leadN++
 	}
 	return d.verified < m.maxTicks, nil
+}
+
+// heardWaiting notes whom the server's stall messages named to the
+// client, and the names it had for them.
+func (d *driver[I]) heardWaiting() {
+	res := &d.m.res
+	w := d.c.WaitingFor()
+	res.HeardWaiting[d.i] |= w
+	for p := range 64 {
+		if w&(1<<p) == 0 {
+			continue
+		}
+		if n := d.c.Name(game.PlayerID(p)); n != "" && !slices.Contains(res.HeardNames[d.i], n) {
+			res.HeardNames[d.i] = append(res.HeardNames[d.i], n)
+		}
+	}
 }
 
 // checkShown checks a lockstep client's shown world, when it moved,

@@ -1,7 +1,9 @@
 package simmatch
 
 import (
+	"fmt"
 	"math/bits"
+	"slices"
 	"testing"
 	"time"
 
@@ -39,6 +41,7 @@ func darkLinkMatch(t *testing.T, pol server.Stall, f *firstStall) Result {
 		Blackout: 3 * time.Second,
 		Seed:     5,
 		Lockstep: map[int]bool{2: true, 3: true},
+		Names:    true,
 		Server:   server.Config{Stall: pol, OnWaiting: f.hook},
 	})
 }
@@ -74,9 +77,15 @@ func TestStallAcksDarkLink(t *testing.T) {
 	if st.Stalls == 0 || st.LongestStall < 2500*time.Millisecond || st.LongestStall > 3*time.Second {
 		t.Errorf("%d stalls, longest %v: want one of about 3 s less 30 ticks", st.Stalls, st.LongestStall)
 	}
+	darkName := ""
+	for i, st := range res.Clients {
+		if st.Player == dark {
+			darkName = fmt.Sprintf("p%d", i)
+		}
+	}
 	for i, h := range res.HeardWaiting {
-		if h&(1<<dark) == 0 {
-			t.Errorf("client %d never heard the match wait for player %d (heard %b)", i, dark, h)
+		if h&(1<<dark) == 0 || !slices.Contains(res.HeardNames[i], darkName) {
+			t.Errorf("client %d never heard the match wait for player %d, %s (heard %b, %q)", i, dark, darkName, h, res.HeardNames[i])
 		}
 	}
 	if res.Dropped != 0 {
