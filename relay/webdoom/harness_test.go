@@ -189,7 +189,14 @@ func TestHarnessSession(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		ps[i].send(t, 0, int8(i+1))
 	}
-	ps[0].noBundleFor(t, 50*time.Millisecond, "three of four cmds")
+	// Once the core holds the three cmds it has decided: no seal yet, so
+	// no bundle is on its way (no sleeping for silence).
+	wdCmdsHeld(t, srv, 0, 0, 1, 2)
+	var sealed uint32
+	srv.query(func(c *Core) { sealed = c.session.next })
+	if sealed != 0 || ps[0].count() != 0 {
+		t.Fatalf("three of four cmds: next tic %d, %d bundles", sealed, ps[0].count())
+	}
 	sent3 := time.Now() // slot 3's last message
 	ps[3].send(t, 0, 4)
 	b := ps[0].waitCount(t, 1)
@@ -434,9 +441,19 @@ func TestHarnessMalformed(t *testing.T) {
 	p.c.SendBinary(ctx, make([]byte, 11))
 	p.c.SendBinary(ctx, make([]byte, 13))
 	p.send(t, 513, 1)
-	p.noBundleFor(t, 50*time.Millisecond, "bad cmds")
+	// One socket's messages reach the core in order: when the good cmd of
+	// tic 0 has sealed, the bad ones before it were handled, and had any
+	// been taken (a 13-byte one read as tic 0's cmd, tic 513 kept) it
+	// shows here, without sleeping for silence.
 	p.send(t, 0, 1)
-	p.waitCount(t, 1)
+	if b := p.waitCount(t, 1); b[0].Tic != 0 || b[0].Cmds[0].ForwardMove() != 1 {
+		t.Fatalf("bad cmds: tic 0 is %+v", b[0])
+	}
+	var kept bool
+	srv.query(func(c *Core) { _, kept = c.session.players[0].cmd(513) })
+	if kept {
+		t.Fatal("bad cmds: the out-of-window cmd of tic 513 was kept")
+	}
 	p.send(t, 0, 2) // already sealed
 	p.send(t, 1, 3)
 	if b := p.waitCount(t, 2); b[1].Cmds[0].ForwardMove() != 3 {

@@ -122,14 +122,23 @@ func wdHashes(bs []wire.Bundle) []uint64 {
 	return out
 }
 
-// noBundleFor checks that p receives nothing for d.
-func (p *wdPlayer) noBundleFor(t *testing.T, d time.Duration, what string) {
+// wdCmdsHeld waits until the core holds a cmd of tic for every slot.
+func wdCmdsHeld(t *testing.T, srv *Server, tic uint32, slots ...int) {
 	t.Helper()
-	n := p.count()
-	time.Sleep(d)
-	if p.count() != n {
-		t.Fatalf("%s: a bundle arrived", what)
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		held := true
+		srv.query(func(c *Core) {
+			for _, s := range slots {
+				if _, ok := c.session.players[s].cmd(tic); !ok {
+					held = false
+				}
+			}
+		})
+		if held {
+			return
+		}
 	}
+	t.Fatalf("the cmds of tic %d for slots %v never reached the core", tic, slots)
 }
 
 // wdSettled waits until p has every bundle the server sealed and returns
