@@ -11,7 +11,7 @@ import (
 
 // chatQueue is how many match messages the server queues for one player
 // unacknowledged; past it, messages for that player are dropped (counted).
-const chatQueue = 4096
+const chatQueue = 1024
 
 // MaxNameLen is the most bytes of a player name.
 const MaxNameLen = 32
