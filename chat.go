@@ -55,4 +55,18 @@ const (
 	// ChatRefused is the server's refusal of one of our messages; Text
 	// is the reason.
 	ChatRefused = codec.ChatRefused
+	// ChatReady is a player's readiness, Text "1" or "0".
+	ChatReady = codec.ChatReady
+	// ChatStart and ChatEnd are the host's start and end of the match
+	// (Host's server Announce); an end's Text is the results.
+	ChatStart = codec.ChatStart
+	ChatEnd   = codec.ChatEnd
 )
+
+// SetReady queues this player's readiness to start, relayed to every
+// player like a chat line.
+func (s *Session[I]) SetReady(ready bool) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cli.SetReady(ready)
+}

@@ -9,9 +9,10 @@ import (
 	"github.com/rewindnet/rewind/game"
 )
 
-// ChatMessage is a match message the server relayed: a chat line or a
-// name from player From, or (Refused) the server's reason for refusing
-// one of ours. Text is the sender's bytes, valid UTF-8 without control
+// ChatMessage is a match message the server relayed: a chat line, a
+// name or a ready ("1"/"0") from player From; (Refused) the server's
+// reason for refusing one of ours; or the server's own start or end of
+// the match (From codec.ChatServer; an end's Text is the results). Text is the sender's bytes, valid UTF-8 without control
 // characters (the server checked): plain text, never markup.
 type ChatMessage struct {
 	From game.PlayerID
@@ -49,6 +50,16 @@ func (c *Client[I]) Say(text string) error { return c.pushChat(codec.ChatText, t
 // SetName queues our player name (1 to 32 bytes of UTF-8), sent like a
 // chat line; every player learns it, and players who join later too.
 func (c *Client[I]) SetName(name string) error { return c.pushChat(codec.ChatName, name) }
+
+// SetReady queues our readiness to start (or not), relayed to every
+// player like a chat line; the server's Ready holds it.
+func (c *Client[I]) SetReady(ready bool) error {
+	v := "0"
+	if ready {
+		v = "1"
+	}
+	return c.pushChat(codec.ChatReady, v)
+}
 
 func (c *Client[I]) pushChat(kind codec.ChatKind, text string) error {
 	if len(text) > codec.MaxChatText || !c.chatStream().Push(append([]byte{0, byte(kind)}, text...)) {

@@ -20,7 +20,19 @@ const (
 	// ChatRefused (server to the sender only) says the sender's message
 	// was refused; Text is the reason.
 	ChatRefused ChatKind = 3
+	// ChatReady says the sender is ready to start ("1") or not ("0").
+	ChatReady ChatKind = 4
+	// ChatStart (server to every player, From ChatServer) says the match
+	// starts; Text is free (the host's words).
+	ChatStart ChatKind = 5
+	// ChatEnd (server to every player, From ChatServer) says the match
+	// ended; Text is the results as the host writes them (plain text).
+	ChatEnd ChatKind = 6
 )
+
+// ChatServer is the From of the messages the server itself sends
+// (ChatStart, ChatEnd): no player has this id.
+const ChatServer = 255
 
 // MaxChatText is the most bytes of a match message's text on the wire;
 // the server refuses longer lines (server.Config.ChatMaxLen, smaller).
@@ -49,7 +61,7 @@ type ChatMessage struct {
 //	1      connection tag
 //	2..    Ack.Next, varint; Ack.Mask, varint (of the peer's messages)
 //	       count, u8 (0..16)
-//	       per message: Seq varint, From u8, Kind u8 (1..3),
+//	       per message: Seq varint, From u8, Kind u8 (1..6),
 //	       text length varint (0..255), text bytes
 type Chat struct {
 	Tag      uint8
@@ -128,7 +140,7 @@ func readChatMessage(b []byte, p *int, c *ChatMessage) error {
 	}
 	c.From, c.Kind = b[*p], ChatKind(b[*p+1])
 	*p += 2
-	if c.Kind < ChatText || c.Kind > ChatRefused {
+	if c.Kind < ChatText || c.Kind > ChatEnd {
 		return errMalformedf("chat kind %d", c.Kind)
 	}
 	n, err := readUvarint(b, p)

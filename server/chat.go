@@ -1,6 +1,7 @@
 package server
 
 import (
+	"fmt"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -21,6 +22,7 @@ const MaxNameLen = 32
 type chatState struct {
 	stream *reliable.Stream
 	name   string
+	ready  bool
 	tokens float64
 	at     time.Time // when tokens were last refilled
 }
@@ -73,9 +75,12 @@ func (s *Server[I]) takeChat(now time.Time, p *player, kind codec.ChatKind, text
 		st.stream.Push(chatEntry(uint8(p.id), codec.ChatRefused, []byte(reason)))
 		return
 	}
-	if kind == codec.ChatName {
+	switch kind {
+	case codec.ChatName:
 		st.name = string(text)
-	} else {
+	case codec.ChatReady:
+		st.ready = text[0] == '1'
+	default:
 		s.stats.ChatLines++
 	}
 	for _, q := range s.players {
@@ -91,8 +96,10 @@ func (s *Server[I]) takeChat(now time.Time, p *player, kind codec.ChatKind, text
 // refusal is the server's word to the sender, and the sender stays.
 func (s *Server[I]) checkChat(now time.Time, st *chatState, kind codec.ChatKind, text []byte) string {
 	switch {
-	case kind != codec.ChatText && kind != codec.ChatName:
+	case kind != codec.ChatText && kind != codec.ChatName && kind != codec.ChatReady:
 		return "not a message a player sends"
+	case kind == codec.ChatReady && string(text) != "0" && string(text) != "1":
+		return "ready is 1 or 0"
 	case !utf8.Valid(text):
 		return "invalid UTF-8"
 	case kind == codec.ChatName && (len(text) == 0 || len(text) > MaxNameLen):
@@ -132,6 +139,34 @@ func (s *Server[I]) sendChats(now time.Time) error {
 		}
 	}
 	return nil
+}
+
+// Announce sends every player in the match a message of the server's own
+// (From codec.ChatServer): codec.ChatStart or codec.ChatEnd (Text: the
+// results, plain text), reliable and in order with the relayed ones. It
+// fails with ErrConfig for another kind or a text over ChatMaxLen bytes
+// or not valid UTF-8.
+func (s *Server[I]) Announce(kind codec.ChatKind, text string) error {
+	if (kind != codec.ChatStart && kind != codec.ChatEnd) || len(text) > s.cfg.ChatMaxLen || !utf8.ValidString(text) {
+		return fmt.Errorf("server: announce %d of %d bytes: %w", kind, len(text), ErrConfig)
+	}
+	for _, q := range s.players {
+		if q != nil && !q.leaving && !s.chatOf(q).stream.Push(chatEntry(codec.ChatServer, kind, []byte(text))) {
+			s.stats.ChatDropped++
+		}
+	}
+	return nil
+}
+
+// Ready returns the players who said they are ready (bit p for player p).
+func (s *Server[I]) Ready() uint64 {
+	var r uint64
+	for id, p := range s.players {
+		if p != nil && !p.leaving && p.chat.ready {
+			r |= 1 << id
+		}
+	}
+	return r
 }
 
 // Name returns player id's name ("" if it has none, or no such player).

@@ -180,3 +180,56 @@ func TestChatRefused(t *testing.T) {
 		t.Errorf("the refused sender is not playing on: verified %d then %d", before, c.Stats().Verified)
 	}
 }
+
+// TestReadyStartEnd: players say they are ready (the server's Ready holds
+// it and every player hears it), then the host announces the start and
+// the end with results: every player receives them in that order, from
+// codec.ChatServer; an announcement of another kind is refused.
+func TestReadyStartEnd(t *testing.T) {
+	r := newChatRig(t, 2, transport.LinkConfig{Latency: 30 * time.Millisecond, Loss: 0.2}, server.Config{})
+	for !r.clients[0].Playing() || !r.clients[1].Playing() {
+		r.step(nil)
+	}
+	for _, c := range r.clients {
+		if err := c.SetReady(true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 1000 {
+		r.step(nil)
+	}
+	if got := bitsCount(r.srv.Ready()); got != 2 {
+		t.Fatalf("server holds %d players ready (%b), want 2", got, r.srv.Ready())
+	}
+	if err := r.srv.Announce(codec.ChatStart, "go"); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.srv.Announce(codec.ChatEnd, "winner=1 score=3:2"); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.srv.Announce(codec.ChatText, "x"); err == nil {
+		t.Error("the server announced a chat line of its own")
+	}
+	for range 1000 {
+		r.step(nil)
+	}
+	for i, msgs := range r.got {
+		var seq []string
+		for _, m := range msgs {
+			seq = append(seq, fmt.Sprintf("%d:%d:%s", m.Kind, m.From, m.Text))
+		}
+		got := strings.Join(seq, " ")
+		if strings.Count(got, fmt.Sprintf("%d:", codec.ChatReady)) != 2 ||
+			!strings.HasSuffix(got, fmt.Sprintf("%d:255:go %d:255:winner=1 score=3:2", codec.ChatStart, codec.ChatEnd)) {
+			t.Errorf("client %d received %q", i, got)
+		}
+	}
+}
+
+func bitsCount(v uint64) int {
+	n := 0
+	for ; v != 0; v &= v - 1 {
+		n++
+	}
+	return n
+}
