@@ -29,6 +29,8 @@ func FuzzClientDatagram(f *testing.F) {
 		&codec.Handover{Tag: 7, Version: 3, TickRate: 60, Code: "ABC234", Players: []codec.HandoverPlayer{{ID: 0, Digests: make([][8]byte, 1)}}},
 		&codec.Refuse{Reason: codec.ReasonFull},
 		&codec.Welcome{Player: 3, Tag: 9, TickRate: 60, Roster: make([]byte, 8)},
+		&codec.Waiting{Tag: 7, Tick: 2, Players: 1},
+		&codec.Chat{Tag: 7, Ack: reliable.Ack{Next: 1}, Messages: []codec.ChatMessage{{Seq: 1, From: 2, Kind: codec.ChatName, Text: []byte("bob")}, {Seq: 2, From: 255, Kind: codec.ChatEnd, Text: []byte("w=2")}}},
 	} {
 		f.Add(m.Append(nil))
 	}

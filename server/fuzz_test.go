@@ -32,6 +32,7 @@ func FuzzServerDatagram(f *testing.F) {
 		&codec.PageHashRequest{Tag: 1, Tick: 1, First: 0, Count: 3},
 		&codec.PageRequest{Tag: 1, Tick: 1, Transfer: 9, Pages: []uint32{0, 2}},
 		&codec.PageRequest{Tag: 1, Tick: 0, Transfer: 10, Whole: true},
+		&codec.Chat{Tag: 1, Ack: reliable.Ack{Next: 1}, Messages: []codec.ChatMessage{{Seq: 1, Kind: codec.ChatName, Text: []byte("ann")}, {Seq: 2, Kind: codec.ChatText, Text: []byte("hi")}}},
 	} {
 		f.Add(m.Append(nil))
 	}
