@@ -8,7 +8,12 @@
 // from a Web Worker's timer posting to the page, so that a hidden tab,
 // which gets no animation frames and a 1/s setInterval, keeps playing.
 // The tick handler writes the #status element (see view.Player.Status);
-// ?until-tick=T stops the player once its verified tick reaches T.
+// ?until-tick=T stops the player once its verified tick reaches T;
+// ?relay=URL joins through another relay than the one the page names (the
+// ws:// URL `rewind relay` or `rewind serve --relay` used), for a room
+// hosted elsewhere. The page joins with host migration: when the match's
+// host goes, the tab claims the room again and goes on with the next host
+// (a tab never hosts; a desktop window or bot takes the hosting).
 package main
 
 import (
@@ -58,6 +63,9 @@ func main() {
 	q, _ := url.ParseQuery(strings.TrimPrefix(js.Global().Get("location").Get("search").String(), "?"))
 	if r := q.Get("room"); r != "" {
 		room = strings.ToUpper(r)
+	}
+	if r := q.Get("relay"); r != "" {
+		relayURL = r
 	}
 	var until uint64
 	if u := q.Get("until-tick"); u != "" {
@@ -128,7 +136,7 @@ func play(g *view.Game, relayURL, room string, side int, until uint32, rate int,
 			func(g rewind.Game[sand.Input], opts rewind.Options) (*rewind.Session[sand.Input], error) {
 				ctx, cancel := context.WithTimeout(context.Background(), joinTimeout)
 				defer cancel()
-				return rooms.Join(ctx, g, relayURL, room, rooms.JoinOptions{Options: opts})
+				return rooms.Join(ctx, g, relayURL, room, rooms.JoinOptions{Options: opts, HostMigration: true})
 			})
 		joins <- joinResult{p, err}
 	}()

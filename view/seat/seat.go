@@ -193,7 +193,8 @@ func (p *Player) final() (uint32, uint64, rewind.Stats) {
 // spaces, with at least room, player, tick (the predicted tick),
 // verified_tick, verified_hash (16 lowercase hex digits, as `rewind play`
 // prints it), rollbacks, resyncs and ping_ms; then state (connecting,
-// playing, done or failed) and desyncs. Once Until is reached,
+// playing, done or failed), desyncs and migrations (how many times the
+// session moved to a new host). Once Until is reached,
 // verified_tick is Until and verified_hash that tick's hash.
 func (p *Player) Status() string {
 	tick, hash, st := p.final()
@@ -213,9 +214,9 @@ func (p *Player) Status() string {
 		state = "done"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "room=%s player=%s tick=%d verified_tick=%d verified_hash=%016x rollbacks=%d resyncs=%d ping_ms=%.1f state=%s desyncs=%d",
+	fmt.Fprintf(&b, "room=%s player=%s tick=%d verified_tick=%d verified_hash=%016x rollbacks=%d resyncs=%d ping_ms=%.1f state=%s desyncs=%d migrations=%d",
 		p.Room(), player, st.Predicted, tick, hash, st.Rollbacks, st.Resyncs,
-		float64(st.Ping)/float64(time.Millisecond), state, st.Desyncs)
+		float64(st.Ping)/float64(time.Millisecond), state, st.Desyncs, p.sess.Migrations())
 	return b.String()
 }
 

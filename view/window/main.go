@@ -81,7 +81,7 @@ func run(args []string) error {
 		if *code != "" {
 			jctx, cancel := context.WithTimeout(ctx, *joinWait)
 			defer cancel()
-			s, err := rooms.Join(jctx, g, *relayURL, *code, rooms.JoinOptions{Options: opts})
+			s, err := rooms.Join(jctx, g, *relayURL, *code, rooms.JoinOptions{Options: opts, HostMigration: true})
 			if err != nil {
 				return nil, fmt.Errorf("cannot join room %s at %s: %w", *code, *relayURL, err)
 			}
