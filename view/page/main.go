@@ -173,6 +173,7 @@ func play(g *view.Game, relayURL, room string, side int, until uint32, rate int,
 	}
 	p.Close()
 	if err := p.Err(); err != nil {
+		setStatus(p.Status() + " error=" + strings.ReplaceAll(err.Error(), " ", "_"))
 		js.Global().Get("console").Call("error", "rewind: "+err.Error())
 	}
 }
