@@ -1,14 +1,13 @@
 package rewind_test
 
 import (
-	"context"
 	"errors"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/internal/testgame"
+	"github.com/rewindnet/rewind/internal/testutil"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport"
 	"github.com/rewindnet/rewind/world"
@@ -100,45 +99,6 @@ func TestMatchOverMulti(t *testing.T) {
 	}
 }
 
-// hostHashes records a host's hash of every tick of its first match
-// (onTick is its server.Config.OnTick). It is safe for concurrent use.
-type hostHashes struct {
-	mu sync.Mutex
-	m  map[uint32]uint64
-}
-
-func newHostHashes() *hostHashes { return &hostHashes{m: map[uint32]uint64{}} }
-
-func (hh *hostHashes) onTick(tick uint32, _ *world.World, hash uint64) {
-	hh.mu.Lock()
-	if _, ok := hh.m[tick]; !ok { // the first match only
-		hh.m[tick] = hash
-	}
-	hh.mu.Unlock()
-}
-
-// hash returns the host's hash of tick (0 if it did not run it).
-func (hh *hostHashes) hash(tick uint32) uint64 {
-	hh.mu.Lock()
-	defer hh.mu.Unlock()
-	return hh.m[tick]
-}
-
-// runHost runs h (a rewind.Host) in a goroutine until stop,
-// which waits for Run to return and fails the test if it failed.
-func runHost(ctx context.Context, t *testing.T, h interface{ Run(context.Context) error }) (stop func()) {
-	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- h.Run(ctx) }()
-	return func() {
-		t.Helper()
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("host: %v", err)
-		}
-	}
-}
-
 // TestHostOverMultiSaysGoodbye runs a Host over a MultiConn of two
 // simulated networks in made-up time: one player on each, a match that
 // starts with both, the host's counters, and a Close that says goodbye, so
@@ -161,9 +121,9 @@ func TestHostOverMultiSaysGoodbye(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hashes := newHostHashes()
+	hashes := testutil.NewHostHashes()
 	h, err := rewind.NewHost[testgame.Input](&testgame.Game{}, multi, rewind.HostOptions{
-		Server: server.Config{StartPlayers: 2, OnTick: hashes.onTick},
+		Server: server.Config{StartPlayers: 2, OnTick: hashes.OnTick},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -184,7 +144,7 @@ func TestHostOverMultiSaysGoodbye(t *testing.T) {
 		defer conn.Close()
 		var o rewind.Options
 		o.Client.OnVerified = func(tick uint32, hash uint64) {
-			if sh := hashes.hash(tick); sh != hash {
+			if sh := hashes.Hash(tick); sh != hash {
 				t.Errorf("player %d, tick %d: hash %016x, host %016x", i, tick, hash, sh)
 			}
 		}

@@ -21,9 +21,9 @@ func TestHostUDPMatchesAndRestarts(t *testing.T) {
 	testutil.SkipSockets(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	hashes := newHostHashes()
+	hashes := testutil.NewHostHashes()
 	var opts rewind.HostOptions
-	opts.Server = server.Config{StartPlayers: 2, OnTick: hashes.onTick}
+	opts.Server = server.Config{StartPlayers: 2, OnTick: hashes.OnTick}
 	h, err := rewind.HostUDP[testgame.Input](&testgame.Game{}, "127.0.0.1:0", opts)
 	if err != nil {
 		t.Fatal(err)
@@ -33,7 +33,7 @@ func TestHostUDPMatchesAndRestarts(t *testing.T) {
 	if !ok {
 		t.Fatal("HostUDP: no UDP address")
 	}
-	stopHost := runHost(ctx, t, h)
+	stopHost := testutil.RunHost(ctx, t, h)
 
 	udp := h.Conn().(*transport.UDPServer)
 	var unproven atomic.Int64
@@ -48,7 +48,7 @@ func TestHostUDPMatchesAndRestarts(t *testing.T) {
 			defer pcancel()
 			checked := 0
 			o.Client.OnVerified = func(tick uint32, hash uint64) {
-				if sh := hashes.hash(tick); sh != hash {
+				if sh := hashes.Hash(tick); sh != hash {
 					errs <- fmt.Errorf("tick %d: %016x, host %016x", tick, hash, sh)
 					pcancel()
 				}

@@ -53,7 +53,7 @@ func TestHostMigrationOverRoom(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stopHost := runHost(ctx, t, h)
+	stopHost := testutil.RunHost(ctx, t, h)
 	type seat struct {
 		s   *rewind.Session[testgame.Input]
 		log *verifiedLog

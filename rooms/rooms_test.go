@@ -17,47 +17,7 @@ import (
 	"github.com/rewindnet/rewind/rooms"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport/webrtc"
-	"github.com/rewindnet/rewind/world"
 )
-
-// hostHashes records a host's hash of every tick of its first match
-// (onTick is its server.Config.OnTick). It is safe for concurrent use.
-type hostHashes struct {
-	mu sync.Mutex
-	m  map[uint32]uint64
-}
-
-func newHostHashes() *hostHashes { return &hostHashes{m: map[uint32]uint64{}} }
-
-func (hh *hostHashes) onTick(tick uint32, _ *world.World, hash uint64) {
-	hh.mu.Lock()
-	if _, ok := hh.m[tick]; !ok { // the first match only
-		hh.m[tick] = hash
-	}
-	hh.mu.Unlock()
-}
-
-// hash returns the host's hash of tick (0 if it did not run it).
-func (hh *hostHashes) hash(tick uint32) uint64 {
-	hh.mu.Lock()
-	defer hh.mu.Unlock()
-	return hh.m[tick]
-}
-
-// runHost runs h (a rooms.Hosted) in a goroutine until stop,
-// which waits for Run to return and fails the test if it failed.
-func runHost(ctx context.Context, t *testing.T, h interface{ Run(context.Context) error }) (stop func()) {
-	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- h.Run(ctx) }()
-	return func() {
-		t.Helper()
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("host: %v", err)
-		}
-	}
-}
 
 // startRelay serves a rooms relay without TURN on 127.0.0.1 until the end
 // of the test and returns its URL.
@@ -92,11 +52,11 @@ func TestHostRoomBothWays(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second) // a hang guard
 	defer cancel()
 
-	hashes := newHostHashes()
+	hashes := testutil.NewHostHashes()
 	h, err := rooms.Host[testgame.Input](ctx, &testgame.Game{}, rooms.HostOptions{
 		Relay:  url,
 		UDP:    "127.0.0.1:0",
-		Server: server.Config{StartPlayers: 2, OnTick: hashes.onTick},
+		Server: server.Config{StartPlayers: 2, OnTick: hashes.OnTick},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -108,7 +68,7 @@ func TestHostRoomBothWays(t *testing.T) {
 	if !ok {
 		t.Fatal("no UDP address")
 	}
-	stopHost := runHost(ctx, t, h)
+	stopHost := testutil.RunHost(ctx, t, h)
 
 	if _, err := rooms.Dial(ctx, url, "ZZZZZZ", webrtc.Config{}); !errors.Is(err, relay.ErrNoRoom) {
 		t.Fatalf("wrong code: %v, want relay.ErrNoRoom", err)
@@ -117,7 +77,7 @@ func TestHostRoomBothWays(t *testing.T) {
 	check := func(name string) rewind.Options {
 		var o rewind.Options
 		o.Client.OnVerified = func(tick uint32, hash uint64) {
-			if sh := hashes.hash(tick); sh != hash {
+			if sh := hashes.Hash(tick); sh != hash {
 				t.Errorf("%s, tick %d: hash %016x, server %016x", name, tick, hash, sh)
 			}
 		}
@@ -181,7 +141,7 @@ func TestRoomMatchOutlivesRelay(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer h.Close()
-	stopHost := runHost(ctx, t, h)
+	stopHost := testutil.RunHost(ctx, t, h)
 	s, err := rooms.Join[testgame.Input](ctx, &testgame.Game{}, url, h.Code(), rooms.JoinOptions{})
 	if err != nil {
 		t.Fatal(err)
