@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -28,6 +29,10 @@ type roomClient struct {
 	mu     sync.Mutex
 	err    error
 	closed sync.Once
+	// unsent counts messages queued and not yet written: close flushes
+	// until it is 0 (the queue's length alone misses the one the writer
+	// has taken and is writing, such as a host's End).
+	unsent atomic.Int32
 }
 
 const (
@@ -95,6 +100,7 @@ func (rc *roomClient) writeLoop() {
 			ctx, cancel := context.WithTimeout(context.Background(), roomClientWrite)
 			err := rc.ws.Write(ctx, websocket.MessageText, b)
 			cancel()
+			rc.unsent.Add(-1)
 			if err != nil {
 				rc.fail(fmt.Errorf("%w: %w", ErrRelayClosed, err))
 				return
@@ -107,9 +113,11 @@ func (rc *roomClient) writeLoop() {
 
 // send queues m for the relay; it waits while the queue is full.
 func (rc *roomClient) send(m *roomMsg) {
+	rc.unsent.Add(1)
 	select {
 	case rc.out <- m.encode():
 	case <-rc.done:
+		rc.unsent.Add(-1)
 	}
 }
 
@@ -130,12 +138,12 @@ func (rc *roomClient) Err() error {
 	return rc.err
 }
 
-// close flushes queued messages (briefly), closes the WebSocket and waits
-// for the goroutines.
+// close flushes queued messages until each is written (for a second at
+// most), closes the WebSocket and waits for the goroutines.
 func (rc *roomClient) close() {
 	deadline := time.After(time.Second)
 flush:
-	for len(rc.out) > 0 {
+	for rc.unsent.Load() > 0 {
 		select {
 		case <-rc.done:
 			break flush
