@@ -93,7 +93,8 @@ type Session[I any] struct {
 	me    atomic.Int32
 	state atomic.Uint32
 
-	view view // the copies the view draws from (view.go)
+	view     view         // the copies the view draws from (view.go)
+	verified verifiedView // the verified world's copies (verified_view.go)
 
 	// Host migration (migrate.go): the game and client settings a new
 	// client is made with, the input it is given, the state.
@@ -178,6 +179,9 @@ func (s *Session[I]) Update(now time.Time) error {
 	s.refresh()
 	if err == nil && s.view.on.Load() {
 		s.publish(now)
+	}
+	if err == nil && s.verified.on.Load() {
+		s.publishVerified()
 	}
 	var st Stats
 	if err == nil && s.onUpdate != nil {
