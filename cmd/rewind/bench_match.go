@@ -7,9 +7,11 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind/examples/sand"
+	"github.com/rewindnet/rewind/examples/walkers"
 	"github.com/rewindnet/rewind/game"
 	"github.com/rewindnet/rewind/internal/simmatch"
 	"github.com/rewindnet/rewind/server"
+	"github.com/rewindnet/rewind/transport"
 )
 
 func init() {
@@ -25,6 +27,7 @@ func runBenchMatch(args []string, stdout, stderr io.Writer) error {
 	lockstep := fs.Int("lockstep", 0, "this many of the players (the first ones) play lockstep; the rest predict")
 	delay := fs.Int("input-delay", 0, "every client's input delay in ticks (0: rollback's 0, lockstep's 2)")
 	stallFlag := fs.String("stall", "never", "the server's stall policy: never, wait:DURATION or acks:K")
+	gameName := fs.String("game", "sand", "the game: sand (on --grid) or walkers")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -38,6 +41,8 @@ func runBenchMatch(args []string, stdout, stderr io.Writer) error {
 		return usageError{errors.New("--latency, --jitter and --blackout must not be negative")}
 	case *lockstep < 0 || *lockstep > *m.players:
 		return usageError{fmt.Errorf("--lockstep %d: want 0..--players", *lockstep)}
+	case *gameName != "sand" && *gameName != "walkers":
+		return usageError{fmt.Errorf("--game %q: want sand or walkers", *gameName)}
 	case *delay < 0 || *delay > 60:
 		return usageError{fmt.Errorf("--input-delay %d: want 0..60", *delay)}
 	}
@@ -46,30 +51,21 @@ func runBenchMatch(args []string, stdout, stderr io.Writer) error {
 		return usageError{fmt.Errorf("--stall %s: want never, wait:DURATION or acks:K", *stallFlag)}
 	}
 	dur := m.duration()
-	cfg := simmatch.Config[sand.Input]{
-		Players:  *m.players,
-		NewGame:  func() game.Game[sand.Input] { return sand.New(*m.grid) },
-		Bot:      sand.Bot,
-		Duration: dur,
-		Link:     m.link(),
-		Blackout: *blackout,
-		Seed:     *m.seed,
-		Log:      func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) },
+	opts := simOptions{players: *m.players, dur: dur, link: m.link(), blackout: *blackout, seed: *m.seed, resendAll: *resend == "all",
+		stall: stall, delay: *delay, lockstep: *lockstep, trace: *verbose, log: func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) }}
+	what := fmt.Sprintf("sand %dx%d", *m.grid, *m.grid)
+	if *gameName == "walkers" {
+		what = "walkers"
 	}
-	cfg.Server.ResendAll = *resend == "all"
-	cfg.Server.Stall = stall
-	cfg.Client.InputDelay = *delay
-	cfg.Lockstep = map[int]bool{}
-	for i := range *lockstep {
-		cfg.Lockstep[i] = true
-	}
-	if *verbose {
-		cfg.Trace = time.Second
-	}
-	fmt.Fprintf(stderr, "sand %dx%d, %d players, %v of match, latency %v ±%v, loss %g, dup %g, reorder %g, blackout %v, seed %d\n",
-		*m.grid, *m.grid, *m.players, dur, *m.latency, *m.jitter, *m.loss, *m.dup, *m.reorder, *blackout, *m.seed)
+	fmt.Fprintf(stderr, "%s, %d players, %v of match, latency %v ±%v, loss %g, dup %g, reorder %g, blackout %v, seed %d\n",
+		what, *m.players, dur, *m.latency, *m.jitter, *m.loss, *m.dup, *m.reorder, *blackout, *m.seed)
 	wall := time.Now()
-	res, err := simmatch.Run(cfg)
+	var res simmatch.Result
+	if *gameName == "walkers" {
+		res, err = runSim(func() game.Game[walkers.Input] { return walkers.New() }, walkers.Bot, opts)
+	} else {
+		res, err = runSim(func() game.Game[sand.Input] { return sand.New(*m.grid) }, sand.Bot, opts)
+	}
 	if err != nil {
 		return err
 	}
@@ -114,6 +110,48 @@ func runBenchMatch(args []string, stdout, stderr io.Writer) error {
 			res.Mismatches, res.VerifiedTicks, res.Verified, res.Ticks)
 	}
 	return nil
+}
+
+// simOptions are bench match's settings of a simulated match, whatever
+// the game.
+type simOptions struct {
+	players   int
+	dur       time.Duration
+	link      transport.LinkConfig
+	blackout  time.Duration
+	seed      int64
+	resendAll bool
+	stall     server.Stall
+	delay     int
+	lockstep  int // the first this many players play lockstep
+	trace     bool
+	log       func(format string, a ...any)
+}
+
+// runSim plays a simulated match of the game newGame makes, with bot's
+// inputs.
+func runSim[I any](newGame func() game.Game[I], bot func(game.PlayerID, uint32) I, o simOptions) (simmatch.Result, error) {
+	cfg := simmatch.Config[I]{
+		Players:  o.players,
+		NewGame:  newGame,
+		Bot:      bot,
+		Duration: o.dur,
+		Link:     o.link,
+		Blackout: o.blackout,
+		Seed:     o.seed,
+		Log:      o.log,
+	}
+	cfg.Server.ResendAll = o.resendAll
+	cfg.Server.Stall = o.stall
+	cfg.Client.InputDelay = o.delay
+	cfg.Lockstep = map[int]bool{}
+	for i := range o.lockstep {
+		cfg.Lockstep[i] = true
+	}
+	if o.trace {
+		cfg.Trace = time.Second
+	}
+	return simmatch.Run(cfg)
 }
 
 // benchMatchModes returns the keys (added at the end of the last line)

@@ -57,6 +57,9 @@ func demo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := gf.check(); err != nil {
 		return err
 	}
+	if gf.name != "sand" {
+		return usageError{fmt.Errorf("--game %s: demo plays sand (its page is sand's view); rewind serve --game %s hosts the others", gf.name, gf.name)}
+	}
 	if err := pf.check(); err != nil {
 		return err
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/examples/sand"
+	"github.com/rewindnet/rewind/examples/walkers"
 )
 
 func init() {
@@ -103,19 +104,14 @@ func play(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		},
 		OnUpdate: loop.onUpdate,
 	}
-	var s *rewind.Session[sand.Input]
-	if jf.code != "" {
-		if s, *addr, err = jf.join(ctx, gf.newGame(), opts); err != nil {
-			return err
-		}
+	var s playSession
+	if gf.name == "walkers" {
+		s, err = connectPlay(ctx, gf.newWalkers(), walkersBot(*input, *seed), &jf, addr, opts, *timeout)
 	} else {
-		s, err = rewind.ConnectUDP(ctx, gf.newGame(), *addr, rewind.UDPOptions{
-			Options: opts,
-			UDP:     rewind.UDPConfig{HandshakeTimeout: *timeout, IdleTimeout: *timeout},
-		})
-		if err != nil {
-			return dialError(*addr, *timeout, err)
-		}
+		s, err = connectPlay(ctx, gf.newGame(), sandBot(*input, *seed), &jf, addr, opts, *timeout)
+	}
+	if err != nil {
+		return err
 	}
 	defer s.Close()
 	loop.s = s
@@ -123,7 +119,6 @@ func play(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if *name != "" {
 		_ = s.SetName(*name) // the stream is empty: it fits
 	}
-	s.SetInputFunc(botInput(s, *input, *seed))
 	if *httpAddr != "" {
 		reg := newRegistry()
 		registerPlayerMetrics(reg, s.Stats)
@@ -155,7 +150,7 @@ func play(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 // ends as the host). The desktop window prints the same keys in the same
 // order (view/seat's Player.FinalLine; view/e2e's TestWindowAndBot
 // compares the two lines' keys): change both together.
-func finalLine(w io.Writer, tick uint32, hash uint64, st rewind.Stats, s *rewind.Session[sand.Input]) {
+func finalLine(w io.Writer, tick uint32, hash uint64, st rewind.Stats, s playSession) {
 	keyValues(w,
 		"verified_tick", tick,
 		"verified_hash", fmt.Sprintf("%016x", hash),
@@ -254,30 +249,98 @@ func parseInputDelay(v string, lockstep bool) (delay int, auto bool, err error) 
 	return d, false, nil
 }
 
-// botInput returns the bot's input function: sand's script for the
-// player's id (and the seed), or seeded random input that changes every
-// 10-40 ticks.
-func botInput(s *rewind.Session[sand.Input], kind string, seed uint64) func(uint32) sand.Input {
-	if kind == "scripted" {
-		return func(t uint32) sand.Input {
-			id, _ := s.Player() // lock-free: the input function runs inside Update
-			return sand.Bot(rewind.PlayerID(uint64(id)+seed), t)
+// playSession is what play uses of a rewind.Session, whatever the
+// game's input type.
+type playSession interface {
+	Player() (rewind.PlayerID, bool)
+	Name(p rewind.PlayerID) string
+	Chat() []rewind.ChatMessage
+	State() rewind.State
+	Say(text string) error
+	SetName(name string) error
+	Migrations() int
+	Hosting() bool
+	ServerStats() (rewind.ServerStats, bool)
+	Stats() rewind.Stats
+	Run(ctx context.Context) error
+	Close() error
+	LocalAddr() string
+}
+
+// connectPlay starts a session of g over UDP (--connect; *addr) or in a
+// room (--join; *addr becomes where the room is), with the bot's input
+// function bot makes for it.
+func connectPlay[I any](ctx context.Context, g rewind.Game[I], bot func(s *rewind.Session[I]) func(uint32) I,
+	jf *joinFlags, addr *string, opts rewind.Options, timeout time.Duration) (playSession, error) {
+	var s *rewind.Session[I]
+	var err error
+	if jf.code != "" {
+		if s, *addr, err = joinRoom(ctx, jf, g, opts); err != nil {
+			return nil, err
+		}
+	} else {
+		s, err = rewind.ConnectUDP(ctx, g, *addr, rewind.UDPOptions{
+			Options: opts,
+			UDP:     rewind.UDPConfig{HandshakeTimeout: timeout, IdleTimeout: timeout},
+		})
+		if err != nil {
+			return nil, dialError(*addr, timeout, err)
 		}
 	}
-	rng := rand.New(rand.NewPCG(seed, 0x72657769))
-	var in sand.Input
-	next := uint32(0)
-	return func(t uint32) sand.Input {
-		if t >= next {
-			in = sand.Input{
-				MoveX:    int8(rng.IntN(3)) - 1,
-				MoveY:    int8(rng.IntN(3)) - 1,
-				Pour:     rng.IntN(2) == 0,
-				Material: sand.Material(rng.IntN(4)),
+	s.SetInputFunc(bot(s))
+	return s, nil
+}
+
+// sandBot returns the sand bot's input function: sand's script for the
+// player's id (and the seed), or seeded random input that changes every
+// 10-40 ticks.
+func sandBot(kind string, seed uint64) func(s *rewind.Session[sand.Input]) func(uint32) sand.Input {
+	return func(s *rewind.Session[sand.Input]) func(uint32) sand.Input {
+		if kind == "scripted" {
+			return func(t uint32) sand.Input {
+				id, _ := s.Player() // lock-free: the input function runs inside Update
+				return sand.Bot(rewind.PlayerID(uint64(id)+seed), t)
 			}
-			next = t + 10 + uint32(rng.IntN(31))
 		}
-		return in
+		rng := rand.New(rand.NewPCG(seed, 0x72657769))
+		var in sand.Input
+		next := uint32(0)
+		return func(t uint32) sand.Input {
+			if t >= next {
+				in = sand.Input{
+					MoveX:    int8(rng.IntN(3)) - 1,
+					MoveY:    int8(rng.IntN(3)) - 1,
+					Pour:     rng.IntN(2) == 0,
+					Material: sand.Material(rng.IntN(4)),
+				}
+				next = t + 10 + uint32(rng.IntN(31))
+			}
+			return in
+		}
+	}
+}
+
+// walkersBot returns the walkers bot's input function: walkers' script
+// for the player's id (and the seed), or a seeded random destination
+// within ±20 m every 30-120 ticks.
+func walkersBot(kind string, seed uint64) func(s *rewind.Session[walkers.Input]) func(uint32) walkers.Input {
+	return func(s *rewind.Session[walkers.Input]) func(uint32) walkers.Input {
+		if kind == "scripted" {
+			return func(t uint32) walkers.Input {
+				id, _ := s.Player()
+				return walkers.Bot(rewind.PlayerID(uint64(id)+seed), t)
+			}
+		}
+		rng := rand.New(rand.NewPCG(seed, 0x72657769))
+		var in walkers.Input
+		next := uint32(0)
+		return func(t uint32) walkers.Input {
+			if t >= next {
+				in = walkers.Input{X: int32(rng.IntN(4001)) - 2000, Y: int32(rng.IntN(4001)) - 2000, Move: true}
+				next = t + 30 + uint32(rng.IntN(91))
+			}
+			return in
+		}
 	}
 }
 
@@ -286,7 +349,7 @@ func botInput(s *rewind.Session[sand.Input], kind string, seed uint64) func(uint
 // and logs the welcome and a status line every so often. Every method
 // runs on Run's goroutine.
 type playLoop struct {
-	s      *rewind.Session[sand.Input]
+	s      playSession
 	until  uint32
 	hash   uint64
 	got    bool

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind"
-	"github.com/rewindnet/rewind/examples/sand"
 	"github.com/rewindnet/rewind/relay"
 	"github.com/rewindnet/rewind/rooms"
 	"github.com/rewindnet/rewind/transport/webrtc"
@@ -47,10 +46,10 @@ func (j *joinFlags) check(connect string) error {
 	return nil
 }
 
-// join joins the room and starts a session of g as a client of its host
-// (rooms.Join: the session owns the data channel); where names the server
-// in later messages.
-func (j *joinFlags) join(ctx context.Context, g rewind.Game[sand.Input], opts rewind.Options) (s *rewind.Session[sand.Input], where string, err error) {
+// joinRoom joins j's room and starts a session of g as a client of its
+// host (rooms.Join: the session owns the data channel); where names the
+// server in later messages.
+func joinRoom[I any](ctx context.Context, j *joinFlags, g rewind.Game[I], opts rewind.Options) (s *rewind.Session[I], where string, err error) {
 	where = fmt.Sprintf("room %s (relay %s)", j.code, j.relay)
 	ctx, cancel := context.WithTimeout(ctx, j.joinWait)
 	defer cancel()

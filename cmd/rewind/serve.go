@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/netip"
 	"os"
 	"os/signal"
 	"syscall"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/examples/sand"
+	"github.com/rewindnet/rewind/examples/walkers"
 )
 
 func init() {
@@ -35,15 +37,15 @@ func (g *gameFlags) add(fs interface {
 	StringVar(*string, string, string, string)
 	IntVar(*int, string, int, string)
 }) {
-	fs.StringVar(&g.name, "game", "sand", "the game: sand")
+	fs.StringVar(&g.name, "game", "sand", "the game: sand or walkers")
 	fs.IntVar(&g.grid, "grid", 256, "side of the sand grid, in cells (server and players must agree)")
 	fs.IntVar(&g.tickRate, "tick-rate", rewind.DefaultTickRate, "ticks per second (server and players must agree)")
 }
 
 func (g *gameFlags) check() error {
 	switch {
-	case g.name != "sand":
-		return usageError{fmt.Errorf("--game %q: the only game is sand", g.name)}
+	case g.name != "sand" && g.name != "walkers":
+		return usageError{fmt.Errorf("--game %q: want sand or walkers", g.name)}
 	case g.grid < 8 || g.grid > 4096:
 		return usageError{fmt.Errorf("--grid %d: want 8..4096", g.grid)}
 	case g.tickRate < 1 || g.tickRate > 1000:
@@ -59,6 +61,22 @@ func (g *gameFlags) newGame() rewind.Game[sand.Input] {
 		return s
 	}
 	return ratedSand{s, g.tickRate}
+}
+
+// newWalkers returns the walkers game at the flags' tick rate.
+func (g *gameFlags) newWalkers() rewind.Game[walkers.Input] {
+	if g.tickRate == rewind.DefaultTickRate {
+		return walkers.New()
+	}
+	return walkers.Rated{Game: walkers.New(), Rate: g.tickRate}
+}
+
+// logger returns log with the game's attributes (the grid only for sand).
+func (g *gameFlags) logger(log *slog.Logger) *slog.Logger {
+	if g.name == "walkers" {
+		return log.With("game", g.name)
+	}
+	return log.With("game", g.name, "grid", g.grid)
 }
 
 // ratedSand is sand at another tick rate.
@@ -175,13 +193,19 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if rf.relay == "" {
 			return usageError{errors.New("--room needs --relay URL")}
 		}
-		return serveRoom(ctx, roomServe{fs: fs, rooms: rf, game: gf, udp: *udpAddr, reg: reg, http: hs, duration: *duration, status: *status,
-			server: scfg}, stdout, log)
+		o := roomServe{fs: fs, rooms: rf, game: gf, udp: *udpAddr, reg: reg, http: hs, duration: *duration, status: *status, server: scfg}
+		if gf.name == "walkers" {
+			return serveRoom(ctx, gf.newWalkers(), o, stdout, log)
+		}
+		return serveRoom(ctx, gf.newGame(), o, stdout, log)
 	}
-	host, err := rewind.HostUDP(gf.newGame(), *udpAddr, rewind.HostOptions{
-		Server: scfg,
-		Log:    log.With("game", gf.name, "grid", gf.grid),
-	})
+	opts := rewind.HostOptions{Server: scfg, Log: gf.logger(log)}
+	var host servedHost
+	if gf.name == "walkers" {
+		host, err = hostUDP(gf.newWalkers(), *udpAddr, opts, reg)
+	} else {
+		host, err = hostUDP(gf.newGame(), *udpAddr, opts, reg)
+	}
 	if err != nil {
 		return err
 	}
@@ -189,7 +213,6 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	udpAddrPort, _ := host.UDPAddr() // HostUDP's host has one
 	fmt.Fprintf(stdout, "udp=%s\n", udpAddrPort)
 	if hs != nil {
-		registerHostMetrics(reg, host)
 		fmt.Fprintf(stdout, "http=%s\n", hs.Addr())
 	}
 	if *duration > 0 {
@@ -213,6 +236,28 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	pairs := append([]any{"udp", udpAddrPort}, totalPairs(s.Matches, s.Total, s.UDP)...)
 	keyValues(stdout, append(pairs, "udp_bytes_in", s.UDP.BytesIn, "udp_bytes_out", s.UDP.BytesOut)...)
 	return err
+}
+
+// servedHost is what serve uses of a rewind.Host, whatever the game's
+// input type.
+type servedHost interface {
+	UDPAddr() (netip.AddrPort, bool)
+	Stats() rewind.HostStats
+	Run(ctx context.Context) error
+	Close() error
+}
+
+// hostUDP hosts g on a UDP socket at addr, its metrics registered in reg
+// (if not nil).
+func hostUDP[I any](g rewind.Game[I], addr string, opts rewind.HostOptions, reg *prometheus.Registry) (servedHost, error) {
+	host, err := rewind.HostUDP(g, addr, opts)
+	if err != nil {
+		return nil, err
+	}
+	if reg != nil {
+		registerHostMetrics(reg, host)
+	}
+	return host, nil
 }
 
 // stallConfig sets the stall policy on cfg and logs every change of the

@@ -47,7 +47,7 @@ type roomServe struct {
 // serveRoom hosts matches in a relay room (and on UDP too when --udp was
 // given) until ctx ends or --duration passes. It prints room=CODE (and
 // udp=, http=) on lines of their own, then one key=value line of totals.
-func serveRoom(ctx context.Context, o roomServe, stdout io.Writer, log *slog.Logger) error {
+func serveRoom[I any](ctx context.Context, g rewind.Game[I], o roomServe, stdout io.Writer, log *slog.Logger) error {
 	udp := ""
 	o.fs.Visit(func(f *flag.Flag) {
 		if f.Name == "udp" {
@@ -55,13 +55,13 @@ func serveRoom(ctx context.Context, o roomServe, stdout io.Writer, log *slog.Log
 		}
 	})
 	hctx, cancel := context.WithTimeout(ctx, o.rooms.timeout)
-	host, err := rooms.Host(hctx, o.game.newGame(), rooms.HostOptions{
+	host, err := rooms.Host(hctx, g, rooms.HostOptions{
 		Relay:         o.rooms.relay,
 		Code:          o.rooms.room,
 		Server:        o.server,
 		UDP:           udp,
 		HostMigration: o.rooms.migrate,
-		Log:           log.With("game", o.game.name, "grid", o.game.grid),
+		Log:           o.game.logger(log),
 	})
 	cancel()
 	if err != nil && errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
