@@ -30,12 +30,13 @@ type SyncTest[I any] struct {
 	n     int
 	size  int
 	mask  uint32
-	real  [][]byte       // the inputs of tick t, packed, n×size: what the "server" confirms
-	ev    [][]game.Event // the events of tick t
-	pres  [][]bool       // presence after tick t
-	prev  []uint64       // scratch: hashes of the rechecked ticks before the recheck
-	san   []I            // scratch: sanitized inputs
-	fx    []EffectEvent  // scratch: the effects queue, drained every tick
+	real  [][]byte         // the inputs of tick t, packed, n×size: what the "server" confirms
+	ev    [][]game.Event   // the events of tick t
+	pres  [][]bool         // presence after tick t
+	prev  []uint64         // scratch: hashes of the rechecked ticks before the recheck
+	san   []I              // scratch: sanitized inputs
+	fx    []EffectEvent    // scratch: the effects queue, drained every tick
+	first []world.Snapshot // the rechecked ticks' snapshots of their first simulation
 	off   bool
 	// Resimulated counts ticks simulated again by the check after every
 	// tick (the rollbacks of the machine itself, on a wrong guess, are
@@ -44,7 +45,15 @@ type SyncTest[I any] struct {
 	// FirstDiff is the first tick whose second simulation hashed
 	// otherwise than its first (0 while none has).
 	FirstDiff uint32
+	// Differences are the first differences (up to MaxDifferences)
+	// between the world of FirstDiff as first simulated (A, labelled
+	// "first") and as simulated again (B, "again"), field by field.
+	Differences []world.Difference
 }
+
+// MaxDifferences is how many differences SyncTest keeps (and the desync
+// debugger logs) of a world that differs.
+const MaxDifferences = 20
 
 // NewSyncTest sets up g's world for players players (all joining in tick 1)
 // and checks every tick by rolling back check ticks (at least 1).
@@ -64,11 +73,12 @@ func NewSyncTest[I any](g game.Game[I], players, check int) (*SyncTest[I], error
 	c := newCore(g, w, 0, players, it.Size(), check+1, it.Unpack)
 	st := &SyncTest[I]{
 		c: c, it: it, check: uint32(check), n: players, size: it.Size(), mask: c.mask,
-		real: make([][]byte, c.mask+1),
-		ev:   make([][]game.Event, c.mask+1),
-		pres: make([][]bool, c.mask+1),
-		prev: make([]uint64, c.mask+1),
-		san:  make([]I, players),
+		real:  make([][]byte, c.mask+1),
+		ev:    make([][]game.Event, c.mask+1),
+		pres:  make([][]bool, c.mask+1),
+		prev:  make([]uint64, c.mask+1),
+		first: make([]world.Snapshot, c.mask+1),
+		san:   make([]I, players),
 	}
 	for i := range st.real {
 		st.real[i] = make([]byte, players*it.Size())
@@ -138,6 +148,9 @@ func (s *SyncTest[I]) recheck() error {
 	}
 	for u := from; u <= c.predicted; u++ {
 		s.prev[u&s.mask] = c.hashes[u&s.mask]
+		// Keep the first simulation's snapshot (no copy: the ring takes
+		// the spare's buffers for the second).
+		s.first[u&s.mask], c.snaps[u&s.mask] = c.snaps[u&s.mask], s.first[u&s.mask]
 	}
 	c.restore(from - 1)
 	c.resimulate(from, c.predicted, s.pres[(from-1)&s.mask])
@@ -145,8 +158,24 @@ func (s *SyncTest[I]) recheck() error {
 		s.Resimulated++
 		if want, got := s.prev[u&s.mask], c.hashes[u&s.mask]; got != want {
 			s.FirstDiff = u
-			return fmt.Errorf("client: sync test: tick %d hashed %016x first and %016x when simulated again: %w", u, want, got, ErrNotDeterministic)
+			s.diff(u)
+			first := ""
+			if len(s.Differences) > 0 {
+				first = " (" + s.Differences[0].Format("first", "again") + ")"
+			}
+			return fmt.Errorf("client: sync test: tick %d hashed %016x first and %016x when simulated again%s: %w", u, want, got, first, ErrNotDeterministic)
 		}
 	}
 	return nil
+}
+
+// diff fills Differences with how tick u's world differed between its
+// two simulations.
+func (s *SyncTest[I]) diff(u uint32) {
+	l := s.c.w.Layout()
+	a, b := world.NewFromLayout(l), world.NewFromLayout(l)
+	if a.Restore(&s.first[u&s.mask]) != nil || b.Restore(&s.c.snaps[u&s.mask]) != nil {
+		return
+	}
+	s.Differences, _, _ = world.Diff(a, b, MaxDifferences)
 }

@@ -161,3 +161,36 @@ func TestSyncTestBadArguments(t *testing.T) {
 		t.Errorf("3 inputs for 2 players: %v", err)
 	}
 }
+
+// TestSyncTestNamesFirstDifference: the planted map-order bug is caught,
+// and the sync test names the tick, the table, the row and the field.
+func TestSyncTestNamesFirstDifference(t *testing.T) {
+	st, err := client.NewSyncTest[testgame.Input](&testgame.MapOrder{}, 4, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := make([]testgame.Input, 4)
+	for range 500 {
+		err = st.Step(in)
+		if err != nil {
+			break
+		}
+	}
+	if !errors.Is(err, client.ErrNotDeterministic) || st.FirstDiff == 0 {
+		t.Fatalf("planted bug not caught in 500 ticks: %v", err)
+	}
+	if len(st.Differences) < 2 {
+		t.Fatalf("differences %v, want the avatar pushed in each simulation", st.Differences)
+	}
+	for _, d := range st.Differences {
+		if d.Table == "avatars" && d.Field == "X" && d.Row >= 0 && d.Row < 4 {
+			continue
+		}
+		t.Errorf("difference %v: want table avatars field X", d)
+	}
+	t.Log(err)
+	first := st.Differences[0].Format("first", "again")
+	if !strings.Contains(err.Error(), first) || !strings.HasPrefix(first, "table=avatars row=") {
+		t.Fatalf("error %q does not name the first difference %q", err, first)
+	}
+}

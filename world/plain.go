@@ -12,6 +12,8 @@ type plainInfo struct {
 	align int
 	bools []int
 	desc  string // canonical description, part of the layout hash
+	// fields are the leaves, for diffs and dumps (not hashed)
+	fields []Field
 }
 
 // checkPlain verifies that t is plain fixed-size data with no padding and
@@ -28,6 +30,7 @@ func checkPlain(t reflect.Type) (plainInfo, error) {
 	info.size = int(t.Size())
 	info.align = t.Align()
 	info.desc = desc
+	info.fields = leafFields(t)
 	if info.size == 0 {
 		return info, fmt.Errorf("%w: type %s has size zero", ErrNotPlain, t)
 	}

@@ -143,6 +143,7 @@ type Layout struct {
 	metaFree   [][2]int // ranges of the meta pages that are always zero
 	emptyOnce  sync.Once
 	emptyHash  uint64 // Hash of an empty world
+	shape      *Shape // field by field, for diffs and dumps
 }
 
 // region is one contiguous, page-aligned part of the arena.
@@ -253,6 +254,7 @@ func (s *Schema) freeze() (*Layout, error) {
 	for _, v := range s.values {
 		v.lh = l.hash
 	}
+	l.shape = s.buildShape(l)
 	s.layout = l
 	return l, nil
 }
