@@ -14,6 +14,7 @@ type plainInfo struct {
 	desc  string // canonical description, part of the layout hash
 	// fields are the leaves, for diffs and dumps (not hashed)
 	fields []Field
+	typ    reflect.Type
 }
 
 // checkPlain verifies that t is plain fixed-size data with no padding and
@@ -31,6 +32,7 @@ func checkPlain(t reflect.Type) (plainInfo, error) {
 	info.align = t.Align()
 	info.desc = desc
 	info.fields = leafFields(t)
+	info.typ = t
 	if info.size == 0 {
 		return info, fmt.Errorf("%w: type %s has size zero", ErrNotPlain, t)
 	}

@@ -139,6 +139,7 @@ type Layout struct {
 	metaSize int
 	tables   int
 
+	values     []region // the single values, in registration order (json.go)
 	pageRegion []int32  // region index of every page
 	metaFree   [][2]int // ranges of the meta pages that are always zero
 	emptyOnce  sync.Once
@@ -159,6 +160,8 @@ type region struct {
 	stride    int   // row stride for row-difference coding
 	firstPage int
 	pages     int
+	typ       reflect.Type // element type (not the meta region's)
+	width     int          // grids: cells per row
 }
 
 // layoutMeta lays out the meta region of l after the layout hash and the
@@ -180,6 +183,7 @@ func (s *Schema) layoutMeta(l *Layout, d *strings.Builder) int {
 			metaBools = append(metaBools, off+b)
 		}
 		fmt.Fprintf(d, "value %q %s @%d\n", v.name, v.info.desc, off)
+		l.values = append(l.values, region{name: v.name, kind: kindValue, off: off, elem: v.info.size, count: 1, lenOff: -1, typ: v.info.typ})
 		off += v.info.size
 	}
 	ps := s.pageSize
@@ -218,7 +222,7 @@ func (s *Schema) freeze() (*Layout, error) {
 	ti := 0
 	for _, r := range s.regions {
 		rg := region{name: r.name, kind: r.kind, off: pos, capBytes: r.count * r.info.size, elem: r.info.size,
-			count: r.count, lenOff: -1, bools: r.info.bools, firstPage: pos / ps}
+			count: r.count, lenOff: -1, bools: r.info.bools, firstPage: pos / ps, typ: r.info.typ, width: r.width}
 		r.off = pos
 		switch r.kind {
 		case kindTable:
