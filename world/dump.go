@@ -107,14 +107,20 @@ func ParseDump(b []byte) (*Dump, error) {
 		return nil, fmt.Errorf("%w: world dump of another layout", ErrCorrupt)
 	}
 	rest = rest[sh.MetaSize:]
+	regionOf := make([]int, len(sh.Parts)) // part -> index in im.regions
 	for i := range sh.Parts {
 		p := &sh.Parts[i]
 		size := uint64(p.Elem) * uint64(p.Count)
 		if p.Kind == "value" {
 			continue
 		}
+		regionOf[i] = len(im.regions)
 		if p.Kind == "table" {
-			l := uint64(le.Uint32(im.meta[p.LenOff:]))
+			lens := im.meta
+			if p.LenPart != 0 {
+				lens = im.regions[regionOf[p.LenPart-1]] // a scene's meta region: whole, checked by Shape.check
+			}
+			l := uint64(le.Uint32(lens[p.LenOff:]))
 			if l > uint64(p.Count) {
 				return nil, fmt.Errorf("%w: world dump: table %q of %d rows, capacity %d", ErrCorrupt, p.Name, l, p.Count)
 			}

@@ -11,13 +11,14 @@ import (
 // in use. Methods do not allocate; coordinates out of range panic.
 type Grid[T any] struct{ s *slot }
 
-// AddGrid registers a grid named name of width × height cells of type T.
-func AddGrid[T any](s *Schema, name string, width, height int) Grid[T] {
+// AddGrid registers a grid named name of width × height cells of type T,
+// in the public scene or in the scene given (see Scene).
+func AddGrid[T any](s *Schema, name string, width, height int, in ...Scene) Grid[T] {
 	if width <= 0 || height <= 0 || width > MaxWorldBytes || height > MaxWorldBytes || int64(width)*int64(height) > MaxWorldBytes {
 		s.fail(fmt.Errorf("%w: grid %q: size %dx%d", ErrSchema, name, width, height))
 		return Grid[T]{&slot{name: name}}
 	}
-	return Grid[T]{s.add(name, kindGrid, reflect.TypeFor[T](), width*height, width, height)}
+	return Grid[T]{s.add(name, kindGrid, reflect.TypeFor[T](), width*height, width, height, in)}
 }
 
 // Width returns the number of columns.

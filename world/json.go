@@ -47,6 +47,9 @@ func (w *World) AppendJSON(dst []byte) []byte {
 	}
 	for i := 1; i < len(l.regions); i++ {
 		r := &l.regions[i]
+		if r.kind == kindSceneMeta {
+			continue // its values are listed with the others
+		}
 		key(r.name)
 		dst = append(dst, '[')
 		switch r.kind {

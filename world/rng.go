@@ -14,9 +14,11 @@ type rngState struct{ S [4]uint64 }
 // Methods do not allocate.
 type RNG struct{ v Value[rngState] }
 
-// AddRNG registers a random number generator named name.
-func AddRNG(s *Schema, name string) RNG {
-	return RNG{AddValue[rngState](s, name)}
+// AddRNG registers a random number generator named name, in the public
+// scene or in the scene given: a generator whose draws must stay secret
+// (a deck's shuffle) lives in a server-only scene (see Scene).
+func AddRNG(s *Schema, name string, in ...Scene) RNG {
+	return RNG{AddValue[rngState](s, name, in...)}
 }
 
 func splitmix64(x *uint64) uint64 {

@@ -38,6 +38,7 @@ type Schema struct {
 	names    map[string]bool
 	err      error
 	layout   *Layout
+	scenes   []*sceneSlot // private and server-only scenes (scene.go)
 }
 
 // slot is where a handle finds its data; it is filled when the schema is
@@ -52,6 +53,7 @@ type slot struct {
 	off    int // byte offset of the data in the arena
 	lenOff int // byte offset of the uint32 length (tables)
 	lh     uint64
+	scene  *sceneSlot // nil: the public scene
 }
 
 type regionKind uint8
@@ -61,6 +63,7 @@ const (
 	kindTable
 	kindGrid
 	kindValue
+	kindSceneMeta // a private or server scene's table lengths and values
 )
 
 // NewSchema returns an empty schema with DefaultPageSize.
@@ -98,9 +101,12 @@ func (s *Schema) frozenErr(what string) bool {
 	return false
 }
 
-func (s *Schema) add(name string, kind regionKind, t reflect.Type, count, width, height int) *slot {
+func (s *Schema) add(name string, kind regionKind, t reflect.Type, count, width, height int, in []Scene) *slot {
 	sl := &slot{name: name, kind: kind, count: count, width: width, height: height}
 	if s.frozenErr(fmt.Sprintf("%q", name)) {
+		return sl
+	}
+	if sl.scene = s.sceneOf(name, in); s.err != nil {
 		return sl
 	}
 	if name == "" || s.names[name] {
@@ -137,7 +143,11 @@ type Layout struct {
 	hash     uint64
 	desc     string
 	metaSize int
-	tables   int
+	tables   int // tables whose length lives in the public meta region
+
+	// Scenes (scene.go); all zero for a world without them.
+	scenes     []sceneDesc // index 0 is the public scene
+	fixedBytes int         // snapshot bytes of the meta regions, which come first
 
 	values     []region // the single values, in registration order (json.go)
 	pageRegion []int32  // region index of every page
@@ -162,6 +172,11 @@ type region struct {
 	pages     int
 	typ       reflect.Type // element type (not the meta region's)
 	width     int          // grids: cells per row
+
+	scene      int    // 0: public; else the index in Layout.scenes
+	snapOff    int    // meta regions: where a snapshot keeps them; else -1
+	lenSnap    int    // tables: where a snapshot keeps the length
+	hiddenHash uint64 // scene regions: the region's hash when hidden (empty, zero)
 }
 
 // layoutMeta lays out the meta region of l after the layout hash and the
@@ -172,6 +187,9 @@ func (s *Schema) layoutMeta(l *Layout, d *strings.Builder) int {
 	off := 8 + 4*l.tables
 	var metaBools []int
 	for _, v := range s.values {
+		if v.scene != nil {
+			continue
+		}
 		a := v.info.align
 		aligned := (off + a - 1) / a * a
 		if aligned > off {
@@ -192,7 +210,8 @@ func (s *Schema) layoutMeta(l *Layout, d *strings.Builder) int {
 	l.metaFree = append(l.metaFree, [2]int{off, pagesFor(end) * ps})
 	l.metaSize = end
 	l.regions = append(l.regions, region{name: "meta", kind: kindMeta, off: 0, capBytes: end, elem: end, count: 1,
-		lenOff: -1, bools: metaBools, stride: 0, firstPage: 0, pages: pagesFor(end)})
+		lenOff: -1, bools: metaBools, stride: 0, firstPage: 0, pages: pagesFor(end), lenSnap: -1})
+	l.fixedBytes = end
 	return end
 }
 
@@ -210,7 +229,7 @@ func (s *Schema) freeze() (*Layout, error) {
 	fmt.Fprintf(&d, "rewind/world v1 page=%d\n", s.pageSize)
 	ntables := 0
 	for _, r := range s.regions {
-		if r.kind == kindTable {
+		if r.kind == kindTable && r.scene == nil {
 			ntables++
 		}
 	}
@@ -221,27 +240,18 @@ func (s *Schema) freeze() (*Layout, error) {
 	pos := pagesFor(off) * ps
 	ti := 0
 	for _, r := range s.regions {
-		rg := region{name: r.name, kind: r.kind, off: pos, capBytes: r.count * r.info.size, elem: r.info.size,
-			count: r.count, lenOff: -1, bools: r.info.bools, firstPage: pos / ps, typ: r.info.typ, width: r.width}
-		r.off = pos
-		switch r.kind {
-		case kindTable:
-			r.lenOff = 8 + 4*ti
-			rg.lenOff = r.lenOff
-			rg.stride = r.info.size
-			ti++
-			fmt.Fprintf(&d, "table %q %s cap=%d\n", r.name, r.info.desc, r.count)
-		case kindGrid:
-			rg.stride = r.width * r.info.size
-			fmt.Fprintf(&d, "grid %q %s %dx%d\n", r.name, r.info.desc, r.width, r.height)
+		if r.scene != nil {
+			continue
 		}
-		rg.pages = pagesFor(rg.capBytes)
-		pos += rg.pages * ps
-		if pos > MaxWorldBytes {
-			s.fail(fmt.Errorf("%w: world larger than %d bytes", ErrSchema, MaxWorldBytes))
+		if pos = s.placeRegion(l, &d, r, pos, 8+4*ti); pos < 0 {
 			return nil, s.err
 		}
-		l.regions = append(l.regions, rg)
+		if r.kind == kindTable {
+			ti++
+		}
+	}
+	if pos = s.layoutScenes(l, &d, pos); pos < 0 {
+		return nil, s.err
 	}
 	l.size = pos
 	l.pageRegion = make([]int32, pos/ps)
@@ -259,8 +269,38 @@ func (s *Schema) freeze() (*Layout, error) {
 		v.lh = l.hash
 	}
 	l.shape = s.buildShape(l)
+	s.freezeScenes(l.hash)
 	s.layout = l
 	return l, nil
+}
+
+// placeRegion lays out table or grid r at pos (page aligned; a table's
+// length at lenOff), describes it in d and returns the next free page's
+// offset, or -1 past MaxWorldBytes.
+func (s *Schema) placeRegion(l *Layout, d *strings.Builder, r *slot, pos, lenOff int) int {
+	ps := s.pageSize
+	rg := region{name: r.name, kind: r.kind, off: pos, capBytes: r.count * r.info.size, elem: r.info.size,
+		count: r.count, lenOff: -1, bools: r.info.bools, firstPage: pos / ps, snapOff: -1, lenSnap: -1,
+		typ: r.info.typ, width: r.width}
+	r.off = pos
+	switch r.kind {
+	case kindTable:
+		r.lenOff = lenOff
+		rg.lenOff, rg.lenSnap = lenOff, lenOff
+		rg.stride = r.info.size
+		fmt.Fprintf(d, "table %q %s cap=%d\n", r.name, r.info.desc, r.count)
+	case kindGrid:
+		rg.stride = r.width * r.info.size
+		fmt.Fprintf(d, "grid %q %s %dx%d\n", r.name, r.info.desc, r.width, r.height)
+	}
+	rg.pages = (rg.capBytes + ps - 1) / ps
+	pos += rg.pages * ps
+	if pos > MaxWorldBytes {
+		s.fail(fmt.Errorf("%w: world larger than %d bytes", ErrSchema, MaxWorldBytes))
+		return -1
+	}
+	l.regions = append(l.regions, rg)
+	return pos
 }
 
 // EmptyHash returns the hash of an empty world of this layout.

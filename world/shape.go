@@ -43,8 +43,13 @@ type Part struct {
 	// Width is a grid's number of columns (0 otherwise).
 	Width int `json:"width,omitempty"`
 	// LenOff is the byte offset of a table's uint32 length in the world
-	// (0 for grids and values).
+	// (0 for grids and values), or, when LenPart is set, within that part.
 	LenOff int `json:"len_off,omitempty"`
+	// LenPart is, for a table of a private or server scene, 1 + the index
+	// of the part holding its length: the scene's meta region, described
+	// as a grid of one raw cell named "scene:NAME" (its values are not
+	// listed one by one). 0: the length is in the meta region.
+	LenPart int `json:"len_part,omitempty"`
 	// Fields are the leaves of the record type.
 	Fields []Field `json:"fields"`
 }
@@ -71,12 +76,32 @@ func (l *Layout) Shape() *Shape { return l.shape }
 func (s *Schema) buildShape(l *Layout) *Shape {
 	sh := &Shape{LayoutHash: l.hash, MetaSize: l.metaSize}
 	for _, v := range s.values {
-		sh.Parts = append(sh.Parts, Part{Name: v.name, Kind: "value", Off: v.off, Elem: v.info.size, Count: 1, Fields: v.info.fields})
+		if v.scene == nil {
+			sh.Parts = append(sh.Parts, Part{Name: v.name, Kind: "value", Off: v.off, Elem: v.info.size, Count: 1, Fields: v.info.fields})
+		}
 	}
+	// Tables and grids in layout order (the public ones, then each
+	// scene's meta region and its tables and grids).
+	byOff := make(map[int]*slot, len(s.regions))
 	for _, r := range s.regions {
+		byOff[r.off] = r
+	}
+	meta := 0 // 1 + the part of the current scene's meta region
+	for i := 1; i < len(l.regions); i++ {
+		rg := &l.regions[i]
+		if rg.kind == kindSceneMeta {
+			sh.Parts = append(sh.Parts, Part{Name: rg.name, Kind: "grid", Off: rg.off, Elem: rg.capBytes, Count: 1, Width: 1,
+				Fields: []Field{{Kind: 'x', Size: rg.capBytes, Count: 1}}})
+			meta = len(sh.Parts)
+			continue
+		}
+		r := byOff[rg.off]
 		p := Part{Name: r.name, Off: r.off, Elem: r.info.size, Count: r.count, Fields: r.info.fields}
 		if r.kind == kindTable {
 			p.Kind, p.LenOff = "table", r.lenOff
+			if rg.scene != 0 {
+				p.LenPart, p.LenOff = meta, r.lenOff-sh.Parts[meta-1].Off
+			}
 		} else {
 			p.Kind, p.Width = "grid", r.width
 		}
@@ -169,6 +194,13 @@ func (sh *Shape) check() error {
 				return fmt.Errorf("%w: shape: value %q outside the meta region", ErrCorrupt, p.Name)
 			}
 		case "table":
+			if p.LenPart != 0 {
+				if p.LenPart < 0 || p.LenPart > i || sh.Parts[p.LenPart-1].Kind != "grid" || sh.Parts[p.LenPart-1].Count != 1 ||
+					p.LenOff < 0 || p.LenOff+4 > sh.Parts[p.LenPart-1].Elem {
+					return fmt.Errorf("%w: shape: table %q length outside its scene's meta region", ErrCorrupt, p.Name)
+				}
+				break
+			}
 			if p.LenOff < 8 || p.LenOff+4 > sh.MetaSize {
 				return fmt.Errorf("%w: shape: table %q length outside the meta region", ErrCorrupt, p.Name)
 			}

@@ -2,7 +2,6 @@ package world
 
 import (
 	"fmt"
-	"unsafe"
 
 	"github.com/zeebo/xxh3"
 )
@@ -26,10 +25,16 @@ func (w *World) SnapshotInto(s *Snapshot) {
 		s.buf = alignedBytes(n + n/4)
 	}
 	s.buf = s.buf[:n]
-	pos := 0
+	// The meta regions first (fixed places: a table's length is found
+	// without walking), then every table and grid in layout order.
+	pos := w.layout.fixedBytes
 	for i := range w.layout.regions {
 		r := &w.layout.regions[i]
 		u := w.used(r)
+		if r.snapOff >= 0 {
+			copy(s.buf[r.snapOff:r.snapOff+u], w.mem[r.off:r.off+u])
+			continue
+		}
 		pos += copy(s.buf[pos:pos+u], w.mem[r.off:r.off+u])
 	}
 	s.layout = w.layout
@@ -52,15 +57,15 @@ func (w *World) Restore(s *Snapshot) error {
 		return fmt.Errorf("world: restore: %w", ErrLayout)
 	}
 	l := w.layout
-	// Tables and grids first (their old lengths are still in w's meta),
-	// then the meta region with the snapshot's lengths.
-	pos := l.metaSize
+	// Tables and grids first (their old lengths are still in w's meta
+	// regions), then the meta regions with the snapshot's lengths.
+	pos := l.fixedBytes
 	for i := 1; i < len(l.regions); i++ {
 		r := &l.regions[i]
-		nu := r.capBytes
-		if r.lenOff >= 0 {
-			nu = int(*(*uint32)(unsafe.Pointer(&s.buf[r.lenOff]))) * r.elem
+		if r.snapOff >= 0 {
+			continue
 		}
+		nu := snapUsed(s, r)
 		ou := w.used(r)
 		copy(w.mem[r.off:r.off+nu], s.buf[pos:pos+nu])
 		if ou > nu {
@@ -68,7 +73,11 @@ func (w *World) Restore(s *Snapshot) error {
 		}
 		pos += nu
 	}
-	copy(w.mem[:l.metaSize], s.buf[:l.metaSize])
+	for i := range l.regions {
+		if r := &l.regions[i]; r.snapOff >= 0 {
+			copy(w.mem[r.off:r.off+r.capBytes], s.buf[r.snapOff:r.snapOff+r.capBytes])
+		}
+	}
 	return nil
 }
 
@@ -78,9 +87,14 @@ func (s *Snapshot) Hash() uint64 {
 	if !s.hashed && s.layout != nil {
 		l := s.layout
 		h := xxh3.Hash(s.buf[:l.metaSize])
-		pos := l.metaSize
+		pos := l.fixedBytes
 		for i := 1; i < len(l.regions); i++ {
-			n := snapUsed(s, &l.regions[i])
+			r := &l.regions[i]
+			n := snapUsed(s, r)
+			if r.snapOff >= 0 {
+				h = chainHash(h, xxh3.Hash(s.buf[r.snapOff:r.snapOff+n]))
+				continue
+			}
 			h = chainHash(h, xxh3.Hash(s.buf[pos:pos+n]))
 			pos += n
 		}

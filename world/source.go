@@ -13,7 +13,7 @@ type pageSource struct {
 	empty *Layout
 	snap  *Snapshot
 	world *World
-	pos   []int // snapshot: start of each region in snap.buf, then the end
+	pos   []int // snapshot: start of each region in snap.buf
 }
 
 // snapUsed returns the bytes in use of region r in snapshot s.
@@ -21,7 +21,7 @@ func snapUsed(s *Snapshot, r *region) int {
 	if r.lenOff < 0 {
 		return r.capBytes
 	}
-	return int(*(*uint32)(unsafe.Pointer(&s.buf[r.lenOff]))) * r.elem
+	return int(*(*uint32)(unsafe.Pointer(&s.buf[r.lenSnap]))) * r.elem
 }
 
 func (src *pageSource) layout() *Layout {
@@ -50,18 +50,22 @@ func (src *pageSource) page(i int, tmp []byte) []byte {
 		return tmp
 	}
 	if src.pos == nil {
-		src.pos = make([]int, 0, len(l.regions)+1)
-		p := 0
+		src.pos = make([]int, 0, len(l.regions))
+		p := l.fixedBytes
 		for ri := range l.regions {
+			r := &l.regions[ri]
+			if r.snapOff >= 0 {
+				src.pos = append(src.pos, r.snapOff)
+				continue
+			}
 			src.pos = append(src.pos, p)
-			p += snapUsed(src.snap, &l.regions[ri])
+			p += snapUsed(src.snap, r)
 		}
-		src.pos = append(src.pos, p)
 	}
 	ri := l.pageRegion[i]
 	r := &l.regions[ri]
 	start := src.pos[ri]
-	used := src.pos[ri+1] - start
+	used := snapUsed(src.snap, r)
 	o := i*ps - r.off
 	n := 0
 	if o < used {

@@ -18,10 +18,11 @@ import (
 type Table[T any] struct{ s *slot }
 
 // AddTable registers a table named name holding up to capacity records of
-// type T. T must be plain data (see package doc); otherwise the schema
-// records an error naming the type and field.
-func AddTable[T any](s *Schema, name string, capacity int) Table[T] {
-	return Table[T]{s.add(name, kindTable, reflect.TypeFor[T](), capacity, 0, 0)}
+// type T, in the public scene or in the scene given (see Scene). T must be
+// plain data (see package doc); otherwise the schema records an error
+// naming the type and field.
+func AddTable[T any](s *Schema, name string, capacity int, in ...Scene) Table[T] {
+	return Table[T]{s.add(name, kindTable, reflect.TypeFor[T](), capacity, 0, 0, in)}
 }
 
 // Len returns the number of records in use.

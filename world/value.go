@@ -9,9 +9,10 @@ import (
 // score, a tick counter, a game phase). Methods do not allocate.
 type Value[T any] struct{ s *slot }
 
-// AddValue registers a single value named name of type T, initially zero.
-func AddValue[T any](s *Schema, name string) Value[T] {
-	return Value[T]{s.add(name, kindValue, reflect.TypeFor[T](), 1, 0, 0)}
+// AddValue registers a single value named name of type T, initially zero,
+// in the public scene or in the scene given (see Scene).
+func AddValue[T any](s *Schema, name string, in ...Scene) Value[T] {
+	return Value[T]{s.add(name, kindValue, reflect.TypeFor[T](), 1, 0, 0, in)}
 }
 
 // Ptr returns a pointer to the value inside w.

@@ -58,7 +58,8 @@ func (w *World) Layout() *Layout { return w.layout }
 
 // Reset empties the world: every table empty, every cell and value zero.
 func (w *World) Reset() {
-	for i := range w.layout.regions {
+	// Backwards: tables before the meta regions holding their lengths.
+	for i := len(w.layout.regions) - 1; i >= 0; i-- {
 		r := &w.layout.regions[i]
 		clear(w.mem[r.off : r.off+w.used(r)])
 	}
@@ -121,17 +122,24 @@ func (w *World) CopyFrom(src *World) error {
 	if src.layout.hash != w.layout.hash {
 		return fmt.Errorf("world: copy: %w", ErrLayout)
 	}
-	// Meta last: w's old lengths are needed to zero its old tails.
+	// Meta regions last: w's old lengths are needed to zero its old tails.
 	l := w.layout
 	for i := 1; i < len(l.regions); i++ {
 		r := &l.regions[i]
+		if r.snapOff >= 0 {
+			continue
+		}
 		nu, ou := src.used(r), w.used(r)
 		copy(w.mem[r.off:r.off+nu], src.mem[r.off:r.off+nu])
 		if ou > nu {
 			clear(w.mem[r.off+nu : r.off+ou])
 		}
 	}
-	copy(w.mem[:l.metaSize], src.mem[:l.metaSize])
+	for i := len(l.regions) - 1; i >= 0; i-- {
+		if r := &l.regions[i]; r.snapOff >= 0 {
+			copy(w.mem[r.off:r.off+r.capBytes], src.mem[r.off:r.off+r.capBytes])
+		}
+	}
 	return nil
 }
 
