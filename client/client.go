@@ -64,6 +64,7 @@ type Client[I any] struct {
 	clock   timing
 	join    joinState
 	fetch   fetch
+	debug   debugDesync  // the desync debugger (debug.go)
 	ho      handoverHeld // host migration data (handover.go)
 	ls      lockstepState
 	waiting waitingState // the server's stall (lockstep.go)

@@ -73,6 +73,16 @@ type Config struct {
 	// OnDesync, if set, is called for every verified tick whose hash
 	// differs from the server's (in the bits the server sends).
 	OnDesync func(tick uint32, ours, theirs uint64)
+	// DebugDesync, if set, turns the desync debugger on: the repair of a
+	// desynced tick asks for the server's whole world of that tick (not
+	// only the pages that differ), and once it came DebugDesync is called
+	// with the client's own world of the tick (as the client computed it)
+	// and the server's, both valid only during the call (world.Diff names
+	// the fields that differ; World.AppendDump writes them for rewind
+	// diff). It needs repairs (NoRepair unset); it is not called when the
+	// server cannot rebuild its world of that tick (it sends a newer
+	// tick's world instead, and the client starts over from that).
+	DebugDesync func(tick uint32, ours, server *world.World)
 }
 
 func (c Config) withDefaults(dt time.Duration) Config {

@@ -141,6 +141,7 @@ func (c *Client[I]) newCoreAt(t uint32) {
 func (c *Client[I]) fetched(now time.Time) error {
 	f := &c.fetch
 	t := f.tick
+	c.debugCompare(t, f.repair)
 	if f.repair {
 		k := c.core
 		k.save(t)
@@ -174,6 +175,10 @@ func (c *Client[I]) startRepair(now time.Time) {
 		k.restore(t)
 	}
 	k.predicted = t
+	if c.cfg.DebugDesync != nil {
+		c.debugRepair(now, t)
+		return
+	}
 	c.startFetch(now, t, 0, true)
 }
 

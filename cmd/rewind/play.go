@@ -52,6 +52,8 @@ func play(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	httpAddr := fs.String("http", "", "serve Prometheus /metrics and /debug/pprof/ on this TCP address (empty: off)")
 	var lf logFlags
 	lf.add(fs)
+	var df desyncFlags // desync.go
+	df.add(fs)
 	var jf joinFlags // play_relay.go
 	jf.add(fs)
 	if err := parseQuiet(fs, "play", args, stderr); err != nil {
@@ -101,6 +103,7 @@ func play(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			ServerTimeout:  *timeout,
 			OnVerified:     loop.onVerified,
 			OnDesync:       loop.onDesync,
+			DebugDesync:    df.debugger(log),
 		},
 		OnUpdate: loop.onUpdate,
 	}

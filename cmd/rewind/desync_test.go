@@ -1,0 +1,74 @@
+package main
+
+import (
+	"bytes"
+	"log/slog"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rewindnet/rewind/game"
+	"github.com/rewindnet/rewind/internal/simmatch"
+	"github.com/rewindnet/rewind/internal/testgame"
+	"github.com/rewindnet/rewind/transport"
+)
+
+// TestDebugDesyncLogAndDiff: the planted map-order bug played with play's
+// desync debugger logs "desync tick=… table=avatars row=… field=X ours=…
+// server=…" and dumps both worlds; rewind diff on the dumps prints the
+// same differences and exits 1, and 0 with nothing on a dump and itself.
+func TestDebugDesyncLogAndDiff(t *testing.T) {
+	dir := t.TempDir()
+	var logs bytes.Buffer
+	df := desyncFlags{on: true, dir: dir}
+	cfg := simmatch.Config[testgame.Input]{
+		Players:  2,
+		NewGame:  func() game.Game[testgame.Input] { return &testgame.MapOrder{From: 20} },
+		Bot:      testgame.Bot,
+		Duration: time.Second,
+		Link:     transport.LinkConfig{Latency: 10 * time.Millisecond},
+		Seed:     1,
+	}
+	cfg.Server.Checkpoint = time.Second / 60
+	cfg.Client.DebugDesync = df.debugger(slog.New(slog.NewTextHandler(&logs, nil)))
+	res, err := simmatch.Run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Desyncs == 0 {
+		t.Fatal("the planted bug did not desync")
+	}
+	re := regexp.MustCompile(`msg=desync tick=(\d+) table=avatars row=\d+ field=X ours=-?\d+ server=-?\d+`)
+	m := re.FindStringSubmatch(logs.String())
+	if m == nil {
+		t.Fatalf("no desync line naming table avatars and field X in:\n%.2000s", logs.String())
+	}
+	tick := m[1]
+	var logged []string
+	for _, l := range strings.Split(logs.String(), "\n") {
+		if i := strings.Index(l, "msg=desync tick="+tick+" "); i >= 0 {
+			logged = append(logged, strings.TrimPrefix(l[i:], "msg=desync "))
+			if len(logged) == 2 {
+				break // the first client's two differences
+			}
+		}
+	}
+	ours := filepath.Join(dir, "desync-"+tick+"-ours.world")
+	server := filepath.Join(dir, "desync-"+tick+"-server.world")
+	code, out, stderr := runCmd("diff", ours, server)
+	if code != 1 {
+		t.Fatalf("rewind diff: exit %d, stderr %q", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 2 || lines[0] != logged[0] || lines[1] != logged[1] {
+		t.Fatalf("rewind diff printed\n%q\nthe log said\n%q", lines, logged)
+	}
+	if code, out, stderr := runCmd("diff", ours, ours); code != 0 || out != "" {
+		t.Fatalf("rewind diff of a dump and itself: exit %d, %q %q", code, out, stderr)
+	}
+	if code, _, _ := runCmd("diff", ours); code != 2 {
+		t.Fatalf("rewind diff with one file: exit %d", code)
+	}
+}
