@@ -37,4 +37,10 @@ var (
 	// ErrPeerGone indicates a session that ended: the peer said bye or was
 	// silent for longer than the idle timeout.
 	ErrPeerGone = errors.New("transport: peer gone")
+	// ErrServerKey indicates a UDP server that proved a static key other
+	// than the one the client pinned (UDPConfig.ServerKey).
+	ErrServerKey = errors.New("transport: server key is not the pinned one")
+	// ErrReplayed indicates a sealed UDP frame whose counter the receiver
+	// took already or that fell out of its replay window; it is dropped.
+	ErrReplayed = errors.New("transport: replayed udp frame")
 )

@@ -53,6 +53,25 @@ type UDPConfig struct {
 	// QueueLen is how many received datagrams wait for Recv before further
 	// ones are dropped (default 1024).
 	QueueLen int
+	// StaticKey is a server's long-term key: its identity, which clients
+	// may pin (ServerKey). Nil means a new random key per server (see
+	// UDPServer.PublicKey); keep one to let clients pin it across
+	// restarts.
+	StaticKey *StaticKey
+	// ServerKey, on a client, pins the server's public key: a server
+	// that proves another key is refused with ErrServerKey. The zero
+	// value takes any key (VerifyServerKey still sees it).
+	ServerKey PublicKey
+	// VerifyServerKey, on a client, is called during the handshake with
+	// the server's proven public key (after the ServerKey check); an
+	// error fails the dial with that error. Nil accepts the key.
+	VerifyServerKey func(PublicKey) error
+	// Plaintext speaks framing version 1: no handshake keys, nothing
+	// sealed, so that anyone on the path may read, forge and replay
+	// frames. For measuring the cost of encryption and for networks
+	// trusted as a whole; both ends must set it (one that does not is
+	// refused for its protocol version).
+	Plaintext bool
 	// TokenKey is the secret that signs retry tokens (32 bytes). Servers
 	// behind one address must share it; nil means a random key per server.
 	TokenKey []byte
@@ -104,8 +123,14 @@ type UDPStats struct {
 	// UnknownConn counts well-formed frames for a connection id with no
 	// session, or from an address other than the session's, dropped.
 	UnknownConn uint64
-	// BadToken counts HELLOs with a forged, stale or misaddressed token.
+	// BadToken counts HELLOs with a forged, stale or misaddressed token,
+	// or whose handshake failed (a bad key, a repeat with another key).
 	BadToken uint64
+	// BadSeal counts sealed frames of a session that did not open:
+	// forged, corrupted or under another key. Replayed counts sealed
+	// frames whose counter was taken already or fell out of the replay
+	// window. Both are dropped.
+	BadSeal, Replayed uint64
 	// Retries counts RETRYs sent (server) or received (client).
 	Retries uint64
 	// Refused counts HELLOs refused because the server was full or spoke
@@ -128,6 +153,7 @@ type UDPStats struct {
 type udpCounters struct {
 	datagramsIn, bytesIn, datagramsOut, bytesOut atomic.Uint64
 	malformed, unknownConn, badToken, retries    atomic.Uint64
+	badSeal, replayed                            atomic.Uint64
 	refused, queueDropped, sendErrors            atomic.Uint64
 	opened, endedBye, endedIdle                  atomic.Uint64
 	unprovenEvicted, unprovenReaped              atomic.Uint64
@@ -139,6 +165,7 @@ func (c *udpCounters) snapshot() UDPStats {
 		DatagramsOut: c.datagramsOut.Load(), BytesOut: c.bytesOut.Load(),
 		Malformed: c.malformed.Load(), UnknownConn: c.unknownConn.Load(),
 		BadToken: c.badToken.Load(), Retries: c.retries.Load(),
+		BadSeal: c.badSeal.Load(), Replayed: c.replayed.Load(),
 		Refused: c.refused.Load(), QueueDropped: c.queueDropped.Load(),
 		SendErrors: c.sendErrors.Load(), Opened: c.opened.Load(),
 		EndedBye: c.endedBye.Load(), EndedIdle: c.endedIdle.Load(),
@@ -216,8 +243,9 @@ const udpTokenLen = 8 + 16
 
 // udpTokens issues and checks stateless retry tokens: the time of issue
 // and an HMAC-SHA-256 (truncated to 128 bits) over it, the client's
-// address and port, and its connection id. Only a client that receives
-// datagrams at that address can present a valid token from it.
+// address and port, its connection id and (version 2) its handshake's
+// ephemeral key. Only a client that receives datagrams at that address
+// can present a valid token from it.
 type udpTokens struct {
 	key      [32]byte
 	lifetime time.Duration
@@ -238,35 +266,36 @@ func newUDPTokens(key []byte, lifetime time.Duration) (*udpTokens, error) {
 	return t, nil
 }
 
-func (t *udpTokens) mac(dst []byte, issued uint64, from netip.AddrPort, cid uint64) []byte {
-	var msg [8 + 16 + 2 + 8]byte
+func (t *udpTokens) mac(dst []byte, issued uint64, from netip.AddrPort, cid uint64, e []byte) []byte {
+	var msg [8 + 16 + 2 + 8 + noiseKeyLen]byte
 	binary.BigEndian.PutUint64(msg[0:], issued)
 	ip := from.Addr().As16()
 	copy(msg[8:], ip[:])
 	binary.BigEndian.PutUint16(msg[24:], from.Port())
 	binary.BigEndian.PutUint64(msg[26:], cid)
+	copy(msg[34:], e) // none (version 1): zeros
 	h := hmac.New(sha256.New, t.key[:])
 	h.Write(msg[:])
 	var sum [sha256.Size]byte
 	return append(dst, h.Sum(sum[:0])[:16]...)
 }
 
-// issue appends a token for (from, cid) issued at now.
-func (t *udpTokens) issue(dst []byte, now time.Time, from netip.AddrPort, cid uint64) []byte {
+// issue appends a token for (from, cid, e) issued at now.
+func (t *udpTokens) issue(dst []byte, now time.Time, from netip.AddrPort, cid uint64, e []byte) []byte {
 	issued := uint64(now.UnixNano())
 	dst = binary.BigEndian.AppendUint64(dst, issued)
-	return t.mac(dst, issued, from, cid)
+	return t.mac(dst, issued, from, cid, e)
 }
 
-// check reports whether tok is authentic for (from, cid), and whether it
-// is still fresh at now.
-func (t *udpTokens) check(tok []byte, now time.Time, from netip.AddrPort, cid uint64) (authentic, fresh bool) {
+// check reports whether tok is authentic for (from, cid, e), and whether
+// it is still fresh at now.
+func (t *udpTokens) check(tok []byte, now time.Time, from netip.AddrPort, cid uint64, e []byte) (authentic, fresh bool) {
 	if len(tok) != udpTokenLen {
 		return false, false
 	}
 	issued := binary.BigEndian.Uint64(tok)
 	var buf [16]byte
-	if !hmac.Equal(t.mac(buf[:0], issued, from, cid), tok[8:]) {
+	if !hmac.Equal(t.mac(buf[:0], issued, from, cid, e), tok[8:]) {
 		return false, false
 	}
 	age := now.Sub(time.Unix(0, int64(issued)))

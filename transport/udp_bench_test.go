@@ -44,7 +44,7 @@ func BenchmarkUDPSendVsRaw(b *testing.B) {
 		b.Run(fmt.Sprintf("client/%dB", size), func(b *testing.B) {
 			_, c, _ := udpBenchPair(b)
 			p := make([]byte, size)
-			frame := appendUDPShort(nil, udpData, c.sid, p)
+			frame := c.seal.seal(nil, udpSealedData, c.sid, p) // the bytes Send writes
 			to := c.RemoteAddr()
 			udpCompare(b,
 				func() { c.conn.Write(frame) },
@@ -53,7 +53,7 @@ func BenchmarkUDPSendVsRaw(b *testing.B) {
 		b.Run(fmt.Sprintf("server/%dB", size), func(b *testing.B) {
 			s, c, peer := udpBenchPair(b)
 			p := make([]byte, size)
-			frame := appendUDPShort(nil, udpData, c.cid, p)
+			frame := udpTestSealed(udpSealedData, c.cid, p) // as long as what Send writes
 			s.mu.RLock()
 			dst := s.byAddr[peer].from
 			s.mu.RUnlock()

@@ -2,6 +2,9 @@ package transport
 
 import (
 	"context"
+	"crypto/ecdh"
+	"crypto/rand"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"net"
@@ -32,6 +35,13 @@ type UDPClient struct {
 	heard    atomic.Int64 // unix nanos of the last frame from the server
 	sent     int64        // unix nanos of the last frame sent (Send's goroutine)
 	sendBuf  []byte
+	// Version 2: the handshake in progress, then the session's keys and
+	// the server's proven key.
+	noise     *noiseInitiator
+	msg1      []byte // the client's handshake message: e
+	seal      *udpSealKey
+	open      *udpOpenKey
+	serverKey PublicKey
 }
 
 var _ Conn = (*UDPClient)(nil)
@@ -68,6 +78,15 @@ func DialUDPContext(ctx context.Context, addr string, cfg UDPConfig) (*UDPClient
 		q:       newUDPQueue(cfg.QueueLen),
 		done:    make(chan struct{}),
 		sendBuf: make([]byte, 0, udpMaxFrame),
+	}
+	if !cfg.Plaintext {
+		e, err := ecdh.X25519().GenerateKey(rand.Reader)
+		if err != nil {
+			conn.Close()
+			return nil, fmt.Errorf("transport: dial udp %s: %w", addr, err)
+		}
+		c.noise = newNoiseInitiator(udpPrologue(c.cid), e)
+		c.msg1 = c.noise.writeMessage1(nil, nil)
 	}
 	if err := c.handshake(ctx, addr); err != nil {
 		conn.Close()
@@ -119,7 +138,11 @@ func (c *UDPClient) handshake(ctx context.Context, addr string) error {
 		if err != nil {
 			return fmt.Errorf("transport: dial udp %s: %w", addr, err)
 		}
-		c.sendBuf = appendUDPHello(c.sendBuf[:0], c.cid, token)
+		if c.noise != nil {
+			c.sendBuf = appendUDPHelloSealed(c.sendBuf[:0], c.cid, c.msg1, token)
+		} else {
+			c.sendBuf = appendUDPHello(c.sendBuf[:0], c.cid, token)
+		}
 		c.stats.wrote(c.conn.Write(c.sendBuf))
 		welcomed, err := c.answer(addr, buf, wait, &token, &lastErr)
 		if err != nil {
@@ -168,13 +191,27 @@ func (c *UDPClient) answer(addr string, buf []byte, wait time.Time, token *[]byt
 			c.stats.unknownConn.Add(1)
 			continue
 		}
+		if f.typ != udpRefuse && f.version != c.version() {
+			c.stats.malformed.Add(1)
+			continue
+		}
 		switch f.typ {
 		case udpRetry:
 			c.stats.retries.Add(1)
 			*token = append((*token)[:0], f.token...)
 			return false, nil // answer the RETRY at once
 		case udpWelcome:
-			c.sid = f.sid
+			if c.noise != nil {
+				if err := c.finish(f); err != nil {
+					if errors.Is(err, ErrMalformed) { // forged or corrupted: wait on
+						c.stats.badToken.Add(1)
+						continue
+					}
+					return false, fmt.Errorf("transport: dial udp %s: %w", addr, err)
+				}
+			} else {
+				c.sid = f.sid
+			}
 			c.stats.opened.Add(1)
 			return true, nil
 		case udpRefuse:
@@ -187,6 +224,55 @@ func (c *UDPClient) answer(addr string, buf []byte, wait time.Time, token *[]byt
 			c.stats.malformed.Add(1)
 		}
 	}
+}
+
+// finish reads the server's half of the handshake in a WELCOME of
+// version 2: the session id and keys, and the server's key, checked
+// against the pinned one and by VerifyServerKey.
+func (c *UDPClient) finish(f udpFrame) error {
+	// A copy: a forged WELCOME must not spend the handshake's state.
+	ini := *c.noise
+	rs, payload, send, recv, err := ini.readMessage2(nil, f.noise)
+	if err != nil {
+		return err
+	}
+	if len(payload) != 8 || binary.BigEndian.Uint64(payload) == 0 {
+		return fmt.Errorf("transport: udp welcome payload of %d bytes: %w", len(payload), ErrMalformed)
+	}
+	if !c.cfg.ServerKey.IsZero() && rs != c.cfg.ServerKey {
+		return fmt.Errorf("server key %s, pinned %s: %w", rs, c.cfg.ServerKey, ErrServerKey)
+	}
+	if c.cfg.VerifyServerKey != nil {
+		if err := c.cfg.VerifyServerKey(rs); err != nil {
+			return err
+		}
+	}
+	c.sid = binary.BigEndian.Uint64(payload)
+	c.serverKey = rs
+	c.seal, c.open = newUDPKeys(send, recv)
+	c.noise, c.msg1 = nil, nil
+	return nil
+}
+
+// version is the framing version the client speaks.
+func (c *UDPClient) version() byte {
+	if c.cfg.Plaintext {
+		return udpVersion
+	}
+	return udpVersionSealed
+}
+
+// ServerKey returns the public key the server proved in the handshake
+// (the zero key with UDPConfig.Plaintext).
+func (c *UDPClient) ServerKey() PublicKey { return c.serverKey }
+
+// short appends a short frame of plaintext type typ to the server: sealed
+// under the session's key, or plain in version 1.
+func (c *UDPClient) short(b []byte, typ byte, payload []byte) []byte {
+	if c.seal == nil {
+		return appendUDPShort(b, typ, c.sid, payload)
+	}
+	return c.seal.seal(b, typ-udpData+udpSealedData, c.sid, payload)
 }
 
 // Stats returns the client's counters.
@@ -203,7 +289,7 @@ func (c *UDPClient) Send(to Addr, p []byte) error {
 	if len(p) > MaxDatagram {
 		return fmt.Errorf("transport: udp send %d bytes to %s: %w", len(p), to, ErrTooLarge)
 	}
-	c.sendBuf = appendUDPShort(c.sendBuf[:0], udpData, c.sid, p)
+	c.sendBuf = c.short(c.sendBuf[:0], udpData, p)
 	c.stats.wrote(c.conn.Write(c.sendBuf))
 	c.sent = c.cfg.Clock.Now().UnixNano()
 	return nil
@@ -249,7 +335,7 @@ func (c *UDPClient) alive() error {
 // ping sends a PING if nothing was sent for KeepAlive.
 func (c *UDPClient) ping(now int64) {
 	if now-c.sent >= int64(c.cfg.KeepAlive) {
-		c.sendBuf = appendUDPShort(c.sendBuf[:0], udpPing, c.sid, nil)
+		c.sendBuf = c.short(c.sendBuf[:0], udpPing, nil)
 		c.stats.wrote(c.conn.Write(c.sendBuf))
 		c.sent = now
 	}
@@ -272,7 +358,7 @@ func (c *UDPClient) Close() error {
 		return fmt.Errorf("transport: udp close %s: %w", c.local, ErrClosed)
 	}
 	if !c.gone.Load() {
-		b := appendUDPShort(nil, udpBye, c.sid, nil)
+		b := c.short(nil, udpBye, nil)
 		c.stats.wrote(c.conn.Write(b))
 	}
 	err := c.conn.Close()
@@ -307,10 +393,23 @@ func (c *UDPClient) handle(b []byte) {
 		return
 	}
 	switch f.typ {
-	case udpData, udpPong, udpBye:
+	case udpData, udpPong, udpBye, udpSealedData, udpSealedPong, udpSealedBye:
+		sealed := f.typ >= udpSealedData
+		if sealed != (c.open != nil) { // the other version's frame
+			c.stats.malformed.Add(1)
+			return
+		}
 		if f.id != c.cid {
 			c.stats.unknownConn.Add(1)
 			return
+		}
+		if sealed {
+			p, err := c.open.open(&f)
+			if err != nil {
+				c.stats.countOpenError(err)
+				return
+			}
+			f.typ, f.payload = udpUnsealedType(f.typ), p
 		}
 	case udpRetry, udpWelcome:
 		return // a late answer to a repeated HELLO: harmless

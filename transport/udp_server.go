@@ -1,6 +1,10 @@
 package transport
 
 import (
+	"bytes"
+	"crypto/ecdh"
+	"crypto/rand"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"net"
@@ -21,6 +25,7 @@ type UDPServer struct {
 	local  Addr
 	port   netip.AddrPort
 	tokens *udpTokens
+	key    *StaticKey // nil with cfg.Plaintext
 	q      *udpQueue
 	stats  udpCounters
 	done   chan struct{}
@@ -49,6 +54,12 @@ type udpSession struct {
 	lastHeard atomic.Int64 // unix nanos
 	opened    int64        // unix nanos
 	proven    atomic.Bool  // written with the server's mu held
+	// Version 2: the session's keys, the client's handshake key (to know
+	// a repeated HELLO) and the WELCOME to repeat to it.
+	seal    *udpSealKey
+	open    *udpOpenKey
+	ce      [noiseKeyLen]byte
+	welcome []byte
 	// prev and next thread the unproven sessions in the order they
 	// opened (udpUnproven).
 	prev, next *udpSession
@@ -63,6 +74,15 @@ func ListenUDP(addr string, cfg UDPConfig) (*UDPServer, error) {
 	tokens, err := newUDPTokens(cfg.TokenKey, cfg.TokenLifetime)
 	if err != nil {
 		return nil, err
+	}
+	key := cfg.StaticKey
+	if key == nil && !cfg.Plaintext {
+		if key, err = GenerateStaticKey(); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.Plaintext {
+		key = nil
 	}
 	ua, err := net.ResolveUDPAddr("udp", addr)
 	if err != nil {
@@ -83,6 +103,7 @@ func ListenUDP(addr string, cfg UDPConfig) (*UDPServer, error) {
 		local:   Addr(UDPPrefix + port.String()),
 		port:    port,
 		tokens:  tokens,
+		key:     key,
 		q:       newUDPQueue(cfg.QueueLen),
 		done:    make(chan struct{}),
 		byID:    make(map[uint64]*udpSession),
@@ -112,6 +133,32 @@ func setBuffers(conn *net.UDPConn, cfg UDPConfig) error {
 // UDPAddr returns the socket's address, e.g. to print "udp=HOST:PORT".
 func (s *UDPServer) UDPAddr() netip.AddrPort { return s.port }
 
+// PublicKey returns the server's public key, which clients may pin
+// (UDPConfig.ServerKey); the zero key with UDPConfig.Plaintext.
+func (s *UDPServer) PublicKey() PublicKey {
+	if s.key == nil {
+		return PublicKey{}
+	}
+	return s.key.Public()
+}
+
+// version is the framing version the server speaks.
+func (s *UDPServer) version() byte {
+	if s.key == nil {
+		return udpVersion
+	}
+	return udpVersionSealed
+}
+
+// short appends a short frame of plaintext type typ to sess: sealed under
+// the session's key, or plain in version 1.
+func (sess *udpSession) short(b []byte, typ byte, payload []byte) []byte {
+	if sess.seal == nil {
+		return appendUDPShort(b, typ, sess.cid, payload)
+	}
+	return sess.seal.seal(b, typ-udpData+udpSealedData, sess.cid, payload)
+}
+
 // Sessions returns how many sessions are open.
 func (s *UDPServer) Sessions() int {
 	s.mu.RLock()
@@ -136,7 +183,7 @@ func (s *UDPServer) Send(to Addr, p []byte) error {
 	if sess == nil {
 		return fmt.Errorf("transport: udp send to %s: %w", to, ErrUnknownPeer)
 	}
-	s.sendBuf = appendUDPShort(s.sendBuf[:0], udpData, sess.cid, p)
+	s.sendBuf = sess.short(s.sendBuf[:0], udpData, p)
 	s.stats.wrote(s.conn.WriteToUDPAddrPort(s.sendBuf, sess.from))
 	return nil
 }
@@ -173,7 +220,7 @@ func (s *UDPServer) Close() error {
 	s.mu.Lock()
 	var b []byte
 	for _, sess := range s.byID {
-		b = appendUDPShort(b[:0], udpBye, sess.cid, nil)
+		b = sess.short(b[:0], udpBye, nil)
 		s.stats.wrote(s.conn.WriteToUDPAddrPort(b, sess.from))
 	}
 	clear(s.byID)
@@ -246,13 +293,26 @@ func (s *UDPServer) handle(b []byte, from netip.AddrPort, out []byte) []byte {
 	}
 	now := s.cfg.Clock.Now()
 	switch f.typ {
-	case udpData, udpPing, udpBye:
+	case udpData, udpPing, udpBye, udpSealedData, udpSealedPing, udpSealedBye:
+		sealed := f.typ >= udpSealedData
+		if sealed != (s.key != nil) { // the other version's frame
+			s.stats.malformed.Add(1)
+			return out
+		}
 		s.mu.RLock()
 		sess := s.byID[f.id]
 		s.mu.RUnlock()
 		if sess == nil || sess.from != from {
 			s.stats.unknownConn.Add(1)
 			return out
+		}
+		if sealed {
+			p, err := sess.open.open(&f)
+			if err != nil {
+				s.stats.countOpenError(err)
+				return out
+			}
+			f.typ, f.payload = udpUnsealedType(f.typ), p
 		}
 		sess.lastHeard.Store(now.UnixNano())
 		switch f.typ {
@@ -262,7 +322,7 @@ func (s *UDPServer) handle(b []byte, from netip.AddrPort, out []byte) []byte {
 				s.stats.queueDropped.Add(1)
 			}
 		case udpPing:
-			out = appendUDPShort(out[:0], udpPong, sess.cid, nil)
+			out = sess.short(out[:0], udpPong, nil)
 			s.stats.wrote(s.conn.WriteToUDPAddrPort(out, from))
 		case udpBye:
 			s.mu.Lock()
@@ -285,35 +345,55 @@ func (s *UDPServer) handle(b []byte, from netip.AddrPort, out []byte) []byte {
 // its source address, the only answers are RETRY and REFUSE, both far
 // smaller than the padded HELLO, and no state is kept.
 func (s *UDPServer) hello(f udpFrame, from netip.AddrPort, now time.Time, out []byte) []byte {
-	if f.version != udpVersion {
+	v := s.version()
+	if f.version != v {
 		s.stats.refused.Add(1)
-		out = appendUDPRefuse(out[:0], f.id, udpRefuseVersion)
+		out = appendUDPRefuse(out[:0], v, f.id, udpRefuseVersion)
 		s.stats.wrote(s.conn.WriteToUDPAddrPort(out, from))
 		return out
 	}
 	if len(f.token) > 0 {
-		authentic, fresh := s.tokens.check(f.token, now, from, f.id)
+		authentic, fresh := s.tokens.check(f.token, now, from, f.id, f.ephemeral)
 		if !authentic {
 			s.stats.badToken.Add(1)
 			return out // forged or meant for another address: silence
 		}
 		if fresh {
-			return s.open(f.id, from, now, out)
+			return s.open(f, from, now, out)
 		}
 		s.stats.badToken.Add(1) // stale but authentic: a new token below
 	}
 	var tok [udpTokenLen]byte
-	out = appendUDPRetry(out[:0], f.id, s.tokens.issue(tok[:0], now, from, f.id))
+	out = appendUDPRetry(out[:0], v, f.id, s.tokens.issue(tok[:0], now, from, f.id, f.ephemeral))
 	s.stats.retries.Add(1)
 	s.stats.wrote(s.conn.WriteToUDPAddrPort(out, from))
 	return out
 }
 
 // open opens (or, for a repeated HELLO, finds) the session of a verified
-// peer and sends it a WELCOME.
-func (s *UDPServer) open(cid uint64, from netip.AddrPort, now time.Time, out []byte) []byte {
-	s.mu.Lock()
+// peer and sends it a WELCOME. In version 2 the server's half of the
+// handshake runs first, outside the lock; a repeated HELLO must carry
+// the same key as the first and gets the same WELCOME.
+func (s *UDPServer) open(f udpFrame, from netip.AddrPort, now time.Time, out []byte) []byte {
+	cid := f.id
+	s.mu.RLock()
 	sess := s.byPeer[udpPeerKey{from, cid}]
+	s.mu.RUnlock()
+	var fresh *udpSession
+	if sess == nil && s.key != nil {
+		var err error
+		if fresh, err = s.respond(f, from); err != nil {
+			s.stats.badToken.Add(1)
+			return out
+		}
+	}
+	s.mu.Lock()
+	sess = s.byPeer[udpPeerKey{from, cid}]
+	if sess != nil && s.key != nil && !bytes.Equal(sess.ce[:], f.ephemeral) {
+		s.mu.Unlock()
+		s.stats.badToken.Add(1) // the same peer and id with another key
+		return out
+	}
 	if sess == nil {
 		var room bool
 		if !s.closed.Load() {
@@ -322,19 +402,22 @@ func (s *UDPServer) open(cid uint64, from netip.AddrPort, now time.Time, out []b
 		if !room {
 			s.mu.Unlock()
 			s.stats.refused.Add(1)
-			out = appendUDPRefuse(out[:0], cid, udpRefuseFull)
+			out = appendUDPRefuse(out[:0], s.version(), cid, udpRefuseFull)
 			s.stats.wrote(s.conn.WriteToUDPAddrPort(out, from))
 			return out
 		}
-		sid := udpRandomID()
-		for s.byID[sid] != nil {
-			sid = udpRandomID()
+		if fresh == nil {
+			fresh = &udpSession{from: from, cid: cid, sid: udpRandomID()}
+		}
+		if s.byID[fresh.sid] != nil { // a 64-bit collision: the client retries
+			s.mu.Unlock()
+			return out
 		}
 		s.num++
-		sess = &udpSession{
-			addr: Addr(UDPPrefix + from.String() + "#" + strconv.FormatUint(s.num, 10)),
-			from: from, cid: cid, sid: sid, opened: now.UnixNano(),
-		}
+		sess = fresh
+		sess.addr = Addr(UDPPrefix + from.String() + "#" + strconv.FormatUint(s.num, 10))
+		sess.opened = now.UnixNano()
+		sid := sess.sid
 		s.unproven.add(sess)
 		s.byID[sid] = sess
 		s.byAddr[sess.addr] = sess
@@ -343,7 +426,49 @@ func (s *UDPServer) open(cid uint64, from netip.AddrPort, now time.Time, out []b
 	}
 	sess.lastHeard.Store(now.UnixNano())
 	s.mu.Unlock()
-	out = appendUDPWelcome(out[:0], cid, sess.sid)
+	if sess.welcome != nil {
+		out = append(out[:0], sess.welcome...)
+	} else {
+		out = appendUDPWelcome(out[:0], cid, sess.sid)
+	}
 	s.stats.wrote(s.conn.WriteToUDPAddrPort(out, from))
 	return out
+}
+
+// respond runs the server's half of the handshake for a proven HELLO of
+// version 2: a new session (not yet registered) with its id, keys and
+// WELCOME.
+func (s *UDPServer) respond(f udpFrame, from netip.AddrPort) (*udpSession, error) {
+	e, err := ecdh.X25519().GenerateKey(rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	sess := &udpSession{from: from, cid: f.id, sid: udpRandomID()}
+	copy(sess.ce[:], f.ephemeral)
+	var payload [8]byte
+	binary.BigEndian.PutUint64(payload[:], sess.sid)
+	welcome := appendUDPWelcomeSealed(make([]byte, 0, 10+noiseMsg2Len), f.id, nil)
+	welcome, send, recv, err := noiseRespond(udpPrologue(f.id), s.key, e, f.ephemeral, welcome, payload[:])
+	if err != nil {
+		return nil, err
+	}
+	sess.welcome = welcome
+	sess.seal, sess.open = newUDPKeys(send, recv)
+	return sess, nil
+}
+
+// udpPrologue is the handshake's prologue: the framing version and the
+// client's connection id.
+func udpPrologue(cid uint64) []byte {
+	b := append([]byte("rewind-udp"), udpVersionSealed)
+	return binary.BigEndian.AppendUint64(b, cid)
+}
+
+// countOpenError counts a sealed frame that did not open.
+func (c *udpCounters) countOpenError(err error) {
+	if errors.Is(err, ErrReplayed) {
+		c.replayed.Add(1)
+	} else {
+		c.badSeal.Add(1)
+	}
 }

@@ -2,6 +2,8 @@ package transport
 
 import (
 	"bytes"
+	"crypto/ecdh"
+	"crypto/rand"
 	"context"
 	"errors"
 	"fmt"
@@ -184,6 +186,7 @@ func TestUDPHandshakeAndData(t *testing.T) {
 // opens, and tokens do not work from another address or when forged.
 func TestUDPSpoofedHello(t *testing.T) {
 	s := udpListenTest(t, UDPConfig{})
+	e := udpTestEphemeral(t)
 	victim := udpRawSocket(t, s)
 	attacker := udpRawSocket(t, s)
 	var sentToServer, gotFromServer int
@@ -210,14 +213,14 @@ func TestUDPSpoofedHello(t *testing.T) {
 	// the victim's address arrives first and would show as the answer.
 	probe := func(cid uint64) {
 		t.Helper()
-		send(victim, appendUDPHello(nil, cid, nil))
+		send(victim, appendUDPHelloSealed(nil, cid, e, nil))
 		f, err := parseUDPFrame(read())
 		if err != nil || f.typ != udpRetry || f.id != cid {
 			t.Fatalf("probe %d answered with %+v, %v", cid, f, err)
 		}
 	}
 
-	send(victim, appendUDPHello(nil, 1, nil))
+	send(victim, appendUDPHelloSealed(nil, 1, e, nil))
 	f, err := parseUDPFrame(read())
 	if err != nil || f.typ != udpRetry || f.id != 1 {
 		t.Fatalf("hello answered with %+v, %v", f, err)
@@ -225,21 +228,21 @@ func TestUDPSpoofedHello(t *testing.T) {
 	token := append([]byte(nil), f.token...)
 
 	// The victim's token, replayed from another address, opens nothing.
-	send(attacker, appendUDPHello(nil, 1, token))
+	send(attacker, appendUDPHelloSealed(nil, 1, e, token))
 	udpWaitFor(t, "bad token counted", func() bool { return s.Stats().BadToken == 1 })
 	// A forged token, a token for another connection id, a short HELLO:
 	// no answer at all.
 	forged := bytes.Clone(token)
 	forged[len(forged)-1] ^= 1
-	send(victim, appendUDPHello(nil, 1, forged))
-	send(victim, appendUDPHello(nil, 2, token))
-	send(victim, appendUDPHello(nil, 3, nil)[:100])
+	send(victim, appendUDPHelloSealed(nil, 1, e, forged))
+	send(victim, appendUDPHelloSealed(nil, 2, e, token))
+	send(victim, appendUDPHelloSealed(nil, 3, e, nil)[:100])
 	probe(4)
 	if st := s.Stats(); st.BadToken != 3 || st.Malformed != 1 || st.Opened != 0 || s.Sessions() != 0 {
 		t.Fatalf("stats %+v, %d sessions", st, s.Sessions())
 	}
 	// Data for a connection id that no handshake made: dropped, no answer.
-	send(victim, appendUDPShort(nil, udpData, 12345, []byte("x")))
+	send(victim, udpTestSealed(udpSealedData, 12345, []byte("x")))
 	probe(5)
 	if st := s.Stats(); st.UnknownConn != 1 || s.Sessions() != 0 {
 		t.Fatalf("stats %+v", st)
@@ -249,19 +252,31 @@ func TestUDPSpoofedHello(t *testing.T) {
 	}
 	// The same token from the right address does open a session: the
 	// check above failed for the right reasons.
-	send(victim, appendUDPHello(nil, 1, token))
+	send(victim, appendUDPHelloSealed(nil, 1, e, token))
 	if f, err := parseUDPFrame(read()); err != nil || f.typ != udpWelcome || s.Sessions() != 1 {
 		t.Fatalf("genuine token answered with %+v, %v", f, err)
 	}
+}
+
+// udpTestEphemeral returns a client's handshake message (its public
+// ephemeral key).
+func udpTestEphemeral(t *testing.T) []byte {
+	t.Helper()
+	e, err := ecdh.X25519().GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e.PublicKey().Bytes()
 }
 
 func TestUDPStaleToken(t *testing.T) {
 	clk := newUDPFakeClock()
 	s := udpListenTest(t, UDPConfig{Clock: clk, TokenLifetime: time.Second})
 	raw := udpRawSocket(t, s)
+	e := udpTestEphemeral(t)
 	buf := make([]byte, 2048)
 	ask := func(token []byte) udpFrame {
-		raw.Write(appendUDPHello(nil, 1, token))
+		raw.Write(appendUDPHelloSealed(nil, 1, e, token))
 		raw.SetReadDeadline(time.Now().Add(10 * time.Second))
 		n, err := raw.Read(buf)
 		if err != nil {
@@ -336,7 +351,8 @@ func TestUDPMalformedDropped(t *testing.T) {
 		make([]byte, 1500),
 		append([]byte{udpData}, make([]byte, 1300)...),
 		appendUDPWelcome(nil, 1, 2), // a server never receives these
-		appendUDPRetry(nil, 1, []byte{1}),
+		appendUDPRetry(nil, udpVersionSealed, 1, []byte{1}),
+		appendUDPShort(nil, udpData, 1, []byte("plaintext to a sealed server")),
 		append(appendUDPShort(nil, udpBye, 1, nil), 0),
 	}
 	for i, b := range junk {
@@ -351,7 +367,7 @@ func TestUDPMalformedDropped(t *testing.T) {
 		t.Fatalf("malformed %d of %d, %d sessions", st.Malformed, len(junk), s.Sessions())
 	}
 	// Data with the session's id from another address is dropped too.
-	raw.Write(appendUDPShort(nil, udpData, c.sid, []byte("hijack")))
+	raw.Write(c.seal.seal(nil, udpSealedData, c.sid, []byte("hijack")))
 	c.Send(c.RemoteAddr(), []byte("real"))
 	if got, _ := udpRecvWait(t, s); string(got) != "real" || s.Stats().UnknownConn != 1 {
 		t.Fatalf("got %q, stats %+v", got, s.Stats())

@@ -130,7 +130,7 @@ func (s *UDPServer) proveByData(sess *udpSession) {
 func (s *UDPServer) evictLocked(sess *udpSession, out []byte) []byte {
 	s.removeLocked(sess)
 	s.stats.unprovenEvicted.Add(1)
-	out = appendUDPShort(out[:0], udpBye, sess.cid, nil)
+	out = sess.short(out[:0], udpBye, nil)
 	s.stats.wrote(s.conn.WriteToUDPAddrPort(out, sess.from))
 	return out
 }

@@ -1,6 +1,8 @@
 package transport
 
 import (
+	"crypto/ecdh"
+	"crypto/rand"
 	"net/netip"
 	"testing"
 	"time"
@@ -10,29 +12,59 @@ import (
 // HELLO with a valid token, as its reader would, in the server's clock
 // time; it returns the session opened, or nil. from is a loopback address
 // nobody listens on: the server's answers stay on this machine.
-func udpOpenAt(s *UDPServer, from netip.AddrPort, cid uint64) *udpSession {
+func udpOpenAt(s *UDPServer, from netip.AddrPort, cid uint64) *udpTestPeer {
 	now := s.cfg.Clock.Now()
-	tok := s.tokens.issue(nil, now, from, cid)
-	s.handle(appendUDPHello(nil, cid, tok), from, nil)
+	e, err := ecdh.X25519().GenerateKey(rand.Reader)
+	if err != nil {
+		panic(err)
+	}
+	ini := newNoiseInitiator(udpPrologue(cid), e)
+	msg1 := ini.writeMessage1(nil, nil)
+	tok := s.tokens.issue(nil, now, from, cid, msg1)
+	s.handle(appendUDPHelloSealed(nil, cid, msg1, tok), from, nil)
 	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return s.byPeer[udpPeerKey{from, cid}]
+	sess := s.byPeer[udpPeerKey{from, cid}]
+	s.mu.RUnlock()
+	if sess == nil {
+		return nil
+	}
+	f, err := parseUDPFrame(sess.welcome)
+	if err != nil {
+		panic(err)
+	}
+	_, _, send, recv, err := ini.readMessage2(nil, f.noise)
+	if err != nil {
+		panic(err)
+	}
+	seal, _ := newUDPKeys(send, recv)
+	return &udpTestPeer{udpSession: sess, seal: seal}
+}
+
+// udpTestPeer is a session opened by udpOpenAt with the client's key.
+type udpTestPeer struct {
+	*udpSession
+	seal *udpSealKey
+}
+
+// frame returns a sealed frame of plaintext type typ from the peer.
+func (p *udpTestPeer) frame(typ byte, payload []byte) []byte {
+	return p.seal.seal(nil, typ-udpData+udpSealedData, p.sid, payload)
 }
 
 func udpTestFrom(ip string, port uint16) netip.AddrPort {
 	return netip.AddrPortFrom(netip.MustParseAddr(ip), port)
 }
 
-func udpAlive(s *UDPServer, sess *udpSession) bool {
+func udpAlive(s *UDPServer, p *udpTestPeer) bool {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return sess != nil && s.byID[sess.sid] == sess
+	return p != nil && s.byID[p.sid] == p.udpSession
 }
 
 func TestUDPUnprovenPerIPEvictsOldest(t *testing.T) {
 	clk := newUDPFakeClock()
 	s := udpListenTest(t, UDPConfig{Clock: clk, MaxUnprovenPerIP: 4})
-	var first []*udpSession
+	var first []*udpTestPeer
 	for i := range 4 {
 		first = append(first, udpOpenAt(s, udpTestFrom("127.0.0.2", uint16(1000+i)), uint64(i+1)))
 		clk.Advance(time.Millisecond)
@@ -63,7 +95,7 @@ func TestUDPUnprovenPerIPEvictsOldest(t *testing.T) {
 func TestUDPFullOfUnprovenAdmitsNewcomer(t *testing.T) {
 	clk := newUDPFakeClock()
 	s := udpListenTest(t, UDPConfig{Clock: clk, MaxSessions: 4, MaxUnprovenPerIP: 100})
-	var held []*udpSession
+	var held []*udpTestPeer
 	for i := range 4 {
 		held = append(held, udpOpenAt(s, udpTestFrom("127.0.0.2", uint16(1000+i)), uint64(i+1)))
 		clk.Advance(time.Millisecond)
@@ -90,11 +122,11 @@ func TestUDPUnprovenReaped(t *testing.T) {
 	idler := udpOpenAt(s, udpTestFrom("127.0.0.2", 1000), 1)
 	player := udpOpenAt(s, udpTestFrom("127.0.0.2", 1001), 2)
 	// A DATA frame proves a session by default; PINGs never do.
-	s.handle(appendUDPShort(nil, udpData, player.sid, []byte("hello")), player.from, nil)
+	s.handle(player.frame(udpData, []byte("hello")), player.from, nil)
 	for range 8 {
 		clk.Advance(200 * time.Millisecond)
-		s.handle(appendUDPShort(nil, udpPing, idler.sid, nil), idler.from, nil)
-		s.handle(appendUDPShort(nil, udpPing, player.sid, nil), player.from, nil)
+		s.handle(idler.frame(udpPing, nil), idler.from, nil)
+		s.handle(player.frame(udpPing, nil), player.from, nil)
 	}
 	if udpAlive(s, idler) || !udpAlive(s, player) {
 		t.Fatalf("after 1.6 s: pinging unproven alive %v, proven alive %v", udpAlive(s, idler), udpAlive(s, player))
@@ -108,7 +140,7 @@ func TestUDPProveExplicitly(t *testing.T) {
 	clk := newUDPFakeClock()
 	s := udpListenTest(t, UDPConfig{Clock: clk, ProveExplicitly: true})
 	sess := udpOpenAt(s, udpTestFrom("127.0.0.2", 1000), 1)
-	s.handle(appendUDPShort(nil, udpData, sess.sid, []byte("not a match hello")), sess.from, nil)
+	s.handle(sess.frame(udpData, []byte("not a match hello")), sess.from, nil)
 	if s.Unproven() != 1 {
 		t.Fatal("DATA proved a session with ProveExplicitly")
 	}

@@ -30,10 +30,31 @@ import (
 // the server says to an address it has not verified (RETRY, REFUSE) is
 // far smaller than what it heard: a spoofed source gains no amplification.
 //
+// Version 2 (the default) runs a Noise handshake in HELLO and WELCOME
+// (noise.go) and seals every later frame (seal.go):
+//
+//	client                                server
+//	HELLO  2 cid e, no token, padded ---->  (keeps no state)
+//	                                <----  RETRY 2 cid token(address, cid, e)
+//	HELLO  2 cid e token, padded    ---->  checks token: address proven;
+//	                                       Noise: e, ee, s, es; opens sid
+//	                                <----  WELCOME 2 cid e' {s} {sid}
+//	client checks s (pinned key?), derives the session keys
+//	DATA'  sid ctr {payload}        <--->  DATA' cid ctr {payload}
+//	PING'  sid ctr {}  /  PONG' cid ctr {}  /  BYE' id ctr {}
+//
+// where {x} is sealed (ChaCha20-Poly1305) and DATA', PING', PONG', BYE'
+// are the sealed frame types. Nothing after the handshake is in clear but
+// the type, the receiver's id and the counter.
+//
 // Version history:
 //
 //	1  first version: plaintext, 64-bit connection ids, HMAC-SHA-256 retry
-//	   tokens.
+//	   tokens. Still spoken with UDPConfig.Plaintext.
+//	2  Noise_NX_25519_ChaChaPoly_SHA256 handshake in HELLO and WELCOME,
+//	   sealed short frames (types 0x20-0x23) with replay windows; the
+//	   retry token also binds the client's ephemeral key; HELLOs padded
+//	   to the largest sealed frame.
 const (
 	// HELLO: type(1)=0x01 version(1) cid(8) tokenLen(1) token(tokenLen)
 	//        zero padding to at least udpHelloSize bytes.
@@ -52,15 +73,34 @@ const (
 	udpPing = 0x12
 	// PONG: type(1)=0x13 cid(8)
 	udpPong = 0x13
+
+	// Version 2. HELLO: type(1)=0x01 version(1)=2 cid(8) e(32)
+	//        tokenLen(1) token(tokenLen) zero padding to udpHelloSize.
+	// WELCOME: type(1)=0x03 version(1)=2 cid(8) noise(noiseMsg2Len): the
+	//        server's e(32), its static key sealed (48), sid sealed (24).
+	// RETRY and REFUSE: as in version 1, with version 2.
+	// Sealed short frames: type(1) id(8) counter(8) sealed payload and
+	// tag(16), the types below (seal.go).
+
+	// DATA': a sealed DATA, payload 0..MaxDatagram.
+	udpSealedData = 0x20
+	// BYE': a sealed BYE, empty payload.
+	udpSealedBye = 0x21
+	// PING': a sealed PING, empty payload.
+	udpSealedPing = 0x22
+	// PONG': a sealed PONG, empty payload.
+	udpSealedPong = 0x23
 )
 
 const (
-	// udpVersion is the framing version this code speaks.
+	// udpVersion is the plaintext framing version (UDPConfig.Plaintext).
 	udpVersion = 1
-	// udpDataOverhead is the DATA header: type and connection id.
+	// udpVersionSealed is the sealed framing version (the default).
+	udpVersionSealed = 2
+	// udpDataOverhead is the plaintext DATA header: type and connection id.
 	udpDataOverhead = 1 + 8
-	// udpMaxFrame is the largest valid frame: a full DATA frame.
-	udpMaxFrame = udpDataOverhead + MaxDatagram
+	// udpMaxFrame is the largest valid frame: a full sealed DATA frame.
+	udpMaxFrame = udpSealedOverhead + MaxDatagram
 	// udpHelloSize is the smallest valid HELLO.
 	udpHelloSize = udpMaxFrame
 	// udpMaxToken bounds a token's length.
@@ -75,14 +115,22 @@ const (
 
 // udpFrame is a parsed frame. token and payload alias the parsed bytes.
 type udpFrame struct {
-	typ     byte
-	version byte
-	id      uint64 // cid in handshake frames; the addressed id otherwise
-	sid     uint64 // WELCOME only
-	reason  byte   // REFUSE only
-	token   []byte // HELLO, RETRY
-	payload []byte // DATA
+	typ       byte
+	version   byte
+	id        uint64 // cid in handshake frames; the addressed id otherwise
+	sid       uint64 // WELCOME of version 1 only
+	reason    byte   // REFUSE only
+	token     []byte // HELLO, RETRY
+	payload   []byte // DATA
+	ephemeral []byte // HELLO of version 2: the client's Noise e
+	noise     []byte // WELCOME of version 2: the server's Noise message
+	counter   uint64 // sealed frames
+	header    []byte // sealed frames: the clear header (associated data)
+	sealed    []byte // sealed frames: ciphertext and tag
 }
+
+// udpUnsealedType maps a sealed frame type to its plaintext twin.
+func udpUnsealedType(typ byte) byte { return typ - udpSealedData + udpData }
 
 // parseUDPFrame decodes one datagram. It never allocates.
 func parseUDPFrame(b []byte) (udpFrame, error) {
@@ -95,8 +143,18 @@ func parseUDPFrame(b []byte) (udpFrame, error) {
 	}
 	f.typ = b[0]
 	switch f.typ {
+	case udpSealedData, udpSealedBye, udpSealedPing, udpSealedPong:
+		if len(b) < udpSealedOverhead {
+			return f, fmt.Errorf("transport: udp frame 0x%02x of %d bytes: %w", f.typ, len(b), ErrMalformed)
+		}
+		if f.typ != udpSealedData && len(b) != udpSealedOverhead {
+			return f, fmt.Errorf("transport: udp frame 0x%02x with %d payload bytes: %w", f.typ, len(b)-udpSealedOverhead, ErrMalformed)
+		}
+		f.id = binary.BigEndian.Uint64(b[1:9])
+		f.counter = binary.BigEndian.Uint64(b[9:17])
+		f.header, f.sealed = b[:udpSealedHeader], b[udpSealedHeader:]
 	case udpData, udpBye, udpPing, udpPong:
-		if len(b) < udpDataOverhead {
+		if len(b) < udpDataOverhead || len(b) > udpDataOverhead+MaxDatagram {
 			return f, fmt.Errorf("transport: udp frame 0x%02x of %d bytes: %w", f.typ, len(b), ErrMalformed)
 		}
 		f.id = binary.BigEndian.Uint64(b[1:9])
@@ -112,7 +170,8 @@ func parseUDPFrame(b []byte) (udpFrame, error) {
 		f.version = b[1]
 		f.id = binary.BigEndian.Uint64(b[2:10])
 		rest := b[10:]
-		if f.typ == udpHello && f.version != udpVersion {
+		known := f.version == udpVersion || f.version == udpVersionSealed
+		if f.typ == udpHello && !known {
 			// Another version's HELLO: only its version-independent head
 			// (type, version, cid) is read, so that it can be refused.
 			if len(b) < udpHelloSize || f.id == 0 {
@@ -120,8 +179,14 @@ func parseUDPFrame(b []byte) (udpFrame, error) {
 			}
 			return f, nil
 		}
-		if f.version != udpVersion {
+		if !known {
 			return f, fmt.Errorf("transport: udp frame 0x%02x of version %d: %w", f.typ, f.version, ErrMalformed)
+		}
+		if f.typ == udpHello && f.version == udpVersionSealed {
+			if len(rest) < noiseKeyLen {
+				return f, fmt.Errorf("transport: udp hello without a key: %w", ErrMalformed)
+			}
+			f.ephemeral, rest = rest[:noiseKeyLen], rest[noiseKeyLen:]
 		}
 		switch f.typ {
 		case udpHello, udpRetry:
@@ -137,6 +202,13 @@ func parseUDPFrame(b []byte) (udpFrame, error) {
 				return f, fmt.Errorf("transport: udp hello of %d bytes, under %d: %w", len(b), udpHelloSize, ErrMalformed)
 			}
 		case udpWelcome:
+			if f.version == udpVersionSealed {
+				if len(rest) != noiseMsg2Len {
+					return f, fmt.Errorf("transport: udp welcome of %d bytes: %w", len(b), ErrMalformed)
+				}
+				f.noise = rest
+				break
+			}
 			if len(rest) != 8 {
 				return f, fmt.Errorf("transport: udp welcome of %d bytes: %w", len(b), ErrMalformed)
 			}
@@ -147,7 +219,7 @@ func parseUDPFrame(b []byte) (udpFrame, error) {
 			}
 			f.reason = rest[0]
 		}
-		if f.id == 0 || (f.typ == udpWelcome && f.sid == 0) {
+		if f.id == 0 || (f.typ == udpWelcome && f.version == udpVersion && f.sid == 0) {
 			return f, fmt.Errorf("transport: udp connection id 0: %w", ErrMalformed)
 		}
 	default:
@@ -156,11 +228,22 @@ func parseUDPFrame(b []byte) (udpFrame, error) {
 	return f, nil
 }
 
-// appendUDPHello appends a HELLO padded to udpHelloSize.
+// appendUDPHello appends a HELLO of version 1 padded to udpHelloSize.
 func appendUDPHello(b []byte, cid uint64, token []byte) []byte {
+	return appendUDPHelloV(b, udpVersion, cid, nil, token)
+}
+
+// appendUDPHelloSealed appends a HELLO of version 2 with the client's
+// ephemeral key e, padded to udpHelloSize.
+func appendUDPHelloSealed(b []byte, cid uint64, e, token []byte) []byte {
+	return appendUDPHelloV(b, udpVersionSealed, cid, e, token)
+}
+
+func appendUDPHelloV(b []byte, v byte, cid uint64, e, token []byte) []byte {
 	start := len(b)
-	b = append(b, udpHello, udpVersion)
+	b = append(b, udpHello, v)
 	b = binary.BigEndian.AppendUint64(b, cid)
+	b = append(b, e...)
 	b = append(b, byte(len(token)))
 	b = append(b, token...)
 	for len(b)-start < udpHelloSize {
@@ -169,30 +252,38 @@ func appendUDPHello(b []byte, cid uint64, token []byte) []byte {
 	return b
 }
 
-// appendUDPRetry appends a RETRY.
-func appendUDPRetry(b []byte, cid uint64, token []byte) []byte {
-	b = append(b, udpRetry, udpVersion)
+// appendUDPRetry appends a RETRY of version v.
+func appendUDPRetry(b []byte, v byte, cid uint64, token []byte) []byte {
+	b = append(b, udpRetry, v)
 	b = binary.BigEndian.AppendUint64(b, cid)
 	b = append(b, byte(len(token)))
 	return append(b, token...)
 }
 
-// appendUDPWelcome appends a WELCOME.
+// appendUDPWelcome appends a WELCOME of version 1.
 func appendUDPWelcome(b []byte, cid, sid uint64) []byte {
 	b = append(b, udpWelcome, udpVersion)
 	b = binary.BigEndian.AppendUint64(b, cid)
 	return binary.BigEndian.AppendUint64(b, sid)
 }
 
-// appendUDPRefuse appends a REFUSE.
-func appendUDPRefuse(b []byte, cid uint64, reason byte) []byte {
-	b = append(b, udpRefuse, udpVersion)
+// appendUDPWelcomeSealed appends a WELCOME of version 2 carrying the
+// server's Noise message.
+func appendUDPWelcomeSealed(b []byte, cid uint64, noise []byte) []byte {
+	b = append(b, udpWelcome, udpVersionSealed)
+	b = binary.BigEndian.AppendUint64(b, cid)
+	return append(b, noise...)
+}
+
+// appendUDPRefuse appends a REFUSE of version v.
+func appendUDPRefuse(b []byte, v byte, cid uint64, reason byte) []byte {
+	b = append(b, udpRefuse, v)
 	b = binary.BigEndian.AppendUint64(b, cid)
 	return append(b, reason)
 }
 
-// appendUDPShort appends a DATA, BYE, PING or PONG frame. This is where a
-// later version would seal the payload (see docs/transport.md).
+// appendUDPShort appends a plaintext DATA, BYE, PING or PONG frame
+// (version 1; udpSealKey.seal writes version 2's).
 func appendUDPShort(b []byte, typ byte, id uint64, payload []byte) []byte {
 	b = append(b, typ)
 	b = binary.BigEndian.AppendUint64(b, id)

@@ -9,12 +9,24 @@ import (
 
 func udpValidFrames() map[string][]byte {
 	tok := bytes.Repeat([]byte{0xAB}, udpTokenLen)
+	e := bytes.Repeat([]byte{0xEE}, noiseKeyLen)
 	return map[string][]byte{
-		"hello":       appendUDPHello(nil, 7, nil),
-		"hello+token": appendUDPHello(nil, 7, tok),
-		"retry":       appendUDPRetry(nil, 7, tok),
-		"welcome":     appendUDPWelcome(nil, 7, 9),
-		"refuse":      appendUDPRefuse(nil, 7, udpRefuseFull),
+		"hello":          appendUDPHello(nil, 7, nil),
+		"hello+token":    appendUDPHello(nil, 7, tok),
+		"hello2":         appendUDPHelloSealed(nil, 7, e, nil),
+		"hello2+token":   appendUDPHelloSealed(nil, 7, e, tok),
+		"retry":          appendUDPRetry(nil, udpVersion, 7, tok),
+		"retry2":         appendUDPRetry(nil, udpVersionSealed, 7, tok),
+		"welcome":        appendUDPWelcome(nil, 7, 9),
+		"welcome2":       appendUDPWelcomeSealed(nil, 7, bytes.Repeat([]byte{0x77}, noiseMsg2Len)),
+		"refuse":         appendUDPRefuse(nil, udpVersion, 7, udpRefuseFull),
+		"refuse2":        appendUDPRefuse(nil, udpVersionSealed, 7, udpRefuseVersion),
+		"sealed-data":    udpTestSealed(udpSealedData, 9, []byte("payload")),
+		"sealed-empty":   udpTestSealed(udpSealedData, 9, nil),
+		"sealed-full":    udpTestSealed(udpSealedData, 9, make([]byte, MaxDatagram)),
+		"sealed-bye":     udpTestSealed(udpSealedBye, 9, nil),
+		"sealed-ping":    udpTestSealed(udpSealedPing, 9, nil),
+		"sealed-pong":    udpTestSealed(udpSealedPong, 7, nil),
 		"data":        appendUDPShort(nil, udpData, 9, []byte("payload")),
 		"data-empty":  appendUDPShort(nil, udpData, 9, nil),
 		"data-full":   appendUDPShort(nil, udpData, 9, make([]byte, MaxDatagram)),
@@ -24,17 +36,28 @@ func udpValidFrames() map[string][]byte {
 	}
 }
 
+// udpTestSealed returns a sealed frame under a fixed key.
+func udpTestSealed(typ byte, id uint64, payload []byte) []byte {
+	k, _ := newUDPKeys([32]byte{1}, [32]byte{2})
+	return k.seal(nil, typ, id, payload)
+}
+
 // reencode writes f back out.
 func (f udpFrame) reencode() []byte {
 	switch f.typ {
 	case udpHello:
-		return appendUDPHello(nil, f.id, f.token)
+		return appendUDPHelloV(nil, f.version, f.id, f.ephemeral, f.token)
 	case udpRetry:
-		return appendUDPRetry(nil, f.id, f.token)
+		return appendUDPRetry(nil, f.version, f.id, f.token)
 	case udpWelcome:
+		if f.version == udpVersionSealed {
+			return appendUDPWelcomeSealed(nil, f.id, f.noise)
+		}
 		return appendUDPWelcome(nil, f.id, f.sid)
 	case udpRefuse:
-		return appendUDPRefuse(nil, f.id, f.reason)
+		return appendUDPRefuse(nil, f.version, f.id, f.reason)
+	case udpSealedData, udpSealedBye, udpSealedPing, udpSealedPong:
+		return append(bytes.Clone(f.header), f.sealed...)
 	default:
 		return appendUDPShort(nil, f.typ, f.id, f.payload)
 	}
@@ -58,7 +81,7 @@ func TestUDPFrameRoundTrip(t *testing.T) {
 		t.Fatalf("hello with token is %d bytes, want %d", n, udpHelloSize)
 	}
 	// What a server says to an unverified address is far smaller.
-	if n := len(appendUDPRetry(nil, 1, make([]byte, udpTokenLen))); 3*n > udpHelloSize {
+	if n := len(appendUDPRetry(nil, udpVersionSealed, 1, make([]byte, udpTokenLen))); 3*n > udpHelloSize {
 		t.Fatalf("retry of %d bytes", n)
 	}
 }
@@ -70,6 +93,13 @@ func TestUDPFrameTruncations(t *testing.T) {
 			if f.typ == udpData && i >= udpDataOverhead {
 				// A shorter DATA frame is a DATA frame with a shorter payload.
 				if err != nil || !bytes.Equal(f.payload, b[udpDataOverhead:i]) {
+					t.Fatalf("%s[:%d]: %v", name, i, err)
+				}
+				continue
+			}
+			if f.typ == udpSealedData && i >= udpSealedOverhead {
+				// Parses; the opener refuses it (TestUDPSealOpen).
+				if err != nil {
 					t.Fatalf("%s[:%d]: %v", name, i, err)
 				}
 				continue
@@ -89,11 +119,16 @@ func TestUDPFrameInvalid(t *testing.T) {
 		"unknown type":   {0x7F, 0, 0, 0, 0, 0, 0, 0, 1},
 		"oversize data":  appendUDPShort(nil, udpData, 9, make([]byte, MaxDatagram+1)),
 		"bye trailing":   append(appendUDPShort(nil, udpBye, 9, nil), 0),
-		"retry trailing": append(appendUDPRetry(nil, 7, []byte{1}), 0),
+		"retry trailing": append(appendUDPRetry(nil, udpVersion, 7, []byte{1}), 0),
+		"oversize plain": appendUDPShort(nil, udpData, 9, make([]byte, MaxDatagram+1)),
+		"oversize seal":  udpTestSealed(udpSealedData, 9, make([]byte, MaxDatagram+1)),
+		"sealed ping+1":  udpTestSealed(udpSealedPing, 9, []byte{1}),
+		"welcome2 short": appendUDPWelcomeSealed(nil, 7, make([]byte, noiseMsg2Len-1)),
+		"hello2 no key":  appendUDPHelloSealed(nil, 7, nil, nil)[:11],
 		"welcome sid 0":  appendUDPWelcome(nil, 7, 0),
 		"hello cid 0":    appendUDPHello(nil, 0, nil),
-		"token too long": appendUDPRetry(nil, 7, make([]byte, udpMaxToken+1)),
-		"token overruns": appendUDPRetry(nil, 7, []byte{1, 2, 3})[:12],
+		"token too long": appendUDPRetry(nil, udpVersion, 7, make([]byte, udpMaxToken+1)),
+		"token overruns": appendUDPRetry(nil, udpVersion, 7, []byte{1, 2, 3})[:12],
 		"short hello":    appendUDPHello(nil, 7, nil)[:udpHelloSize-1],
 	} {
 		if f, err := parseUDPFrame(b); !errors.Is(err, ErrMalformed) {
@@ -109,15 +144,18 @@ func TestUDPFrameInvalid(t *testing.T) {
 func FuzzUDPFrame(f *testing.F) {
 	for name, b := range udpValidFrames() {
 		switch {
-		case strings.HasPrefix(name, "hello"):
+		case name == "hello" || name == "hello+token":
 			b = b[:11+int(b[10])] // unpadded: the harness pads it
-		case name == "data-full":
+		case strings.HasPrefix(name, "hello2"):
+			b = b[:43+int(b[42])]
+		case name == "data-full" || name == "sealed-full":
 			continue
 		}
 		f.Add(b)
 	}
 	f.Add([]byte{})
 	f.Add([]byte{udpRetry, 1, 0, 0, 0, 0, 0, 0, 0, 1, 200})
+	f.Add([]byte{udpRetry, 2, 0, 0, 0, 0, 0, 0, 0, 1, 200})
 	f.Add([]byte{udpHello, 9, 0, 0, 0, 0, 0, 0, 0, 1}) // another version
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if len(b) > 0 && b[0] == udpHello && len(b) < udpHelloSize {
@@ -132,7 +170,10 @@ func FuzzUDPFrame(f *testing.F) {
 			t.Fatalf("re-encoding of a valid frame does not parse: %v", err)
 		}
 		if again.typ != fr.typ || again.id != fr.id || again.sid != fr.sid || again.reason != fr.reason ||
-			!bytes.Equal(again.token, fr.token) || !bytes.Equal(again.payload, fr.payload) {
+			again.version != fr.version || again.counter != fr.counter ||
+			!bytes.Equal(again.token, fr.token) || !bytes.Equal(again.payload, fr.payload) ||
+			!bytes.Equal(again.ephemeral, fr.ephemeral) || !bytes.Equal(again.noise, fr.noise) ||
+			!bytes.Equal(again.sealed, fr.sealed) {
 			t.Fatalf("round trip changed %+v into %+v", fr, again)
 		}
 	})
