@@ -33,6 +33,10 @@ var (
 	// version of the UDP framing): the socket's refusal, before any
 	// match. A match that refuses the player is ErrRefused instead.
 	ErrConnRefused = transport.ErrRefused
+	// ErrServerKey indicates that ConnectUDP's server proved a key other
+	// than the one pinned (UDPConfig.ServerKey): someone else answered at
+	// the address, or the server's key changed.
+	ErrServerKey = transport.ErrServerKey
 	// ErrPeerGone indicates a connection that ended below the match: the
 	// server's socket said bye or went silent past the idle timeout
 	// (UDPConfig.IdleTimeout).

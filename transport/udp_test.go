@@ -2,9 +2,9 @@ package transport
 
 import (
 	"bytes"
+	"context"
 	"crypto/ecdh"
 	"crypto/rand"
-	"context"
 	"errors"
 	"fmt"
 	"net"

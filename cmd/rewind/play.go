@@ -40,6 +40,8 @@ func play(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	gf.add(fs)
 	headless := fs.Bool("headless", false, "play without a view (a bot); required: the windowed player is the view module's window (cd view && go run ./window --join CODE)")
 	addr := fs.String("connect", "", "the server's UDP address, HOST:PORT (as rewind serve printed it)")
+	serverKey := fs.String("server-key", "", "with --connect: the server's key (64 hex digits, as serve printed server_key=); a server proving another key is refused (without it, any key is taken and logged)")
+	knownServers := fs.String("known-servers", "", "with --connect: a file of HOST:PORT KEY lines; a listed server must prove its key, an unlisted one's key is added (trust on first use)")
 	input := fs.String("input", "scripted", "the bot's input: scripted (a deterministic script of --seed and the player id) or random (seeded by --seed)")
 	seed := fs.Uint64("seed", 0, "seed of the bot's input")
 	until := fs.Uint("until-tick", 0, "stop once the verified tick reaches this (0: play until interrupted)")
@@ -107,11 +109,17 @@ func play(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		},
 		OnUpdate: loop.onUpdate,
 	}
+	var keys *serverKeyCheck // serverkey.go
+	if jf.code == "" {
+		if keys, err = newServerKeyCheck(*addr, *serverKey, *knownServers, log); err != nil {
+			return err
+		}
+	}
 	var s playSession
 	if gf.name == "walkers" {
-		s, err = connectPlay(ctx, gf.newWalkers(), walkersBot(*input, *seed), &jf, addr, opts, *timeout)
+		s, err = connectPlay(ctx, gf.newWalkers(), walkersBot(*input, *seed), &jf, addr, opts, *timeout, keys)
 	} else {
-		s, err = connectPlay(ctx, gf.newGame(), sandBot(*input, *seed), &jf, addr, opts, *timeout)
+		s, err = connectPlay(ctx, gf.newGame(), sandBot(*input, *seed), &jf, addr, opts, *timeout, keys)
 	}
 	if err != nil {
 		return err
@@ -270,11 +278,11 @@ type playSession interface {
 	LocalAddr() string
 }
 
-// connectPlay starts a session of g over UDP (--connect; *addr) or in a
-// room (--join; *addr becomes where the room is), with the bot's input
-// function bot makes for it.
+// connectPlay starts a session of g over UDP (--connect; *addr, the
+// server's key checked by keys) or in a room (--join; *addr becomes where
+// the room is), with the bot's input function bot makes for it.
 func connectPlay[I any](ctx context.Context, g rewind.Game[I], bot func(s *rewind.Session[I]) func(uint32) I,
-	jf *joinFlags, addr *string, opts rewind.Options, timeout time.Duration) (playSession, error) {
+	jf *joinFlags, addr *string, opts rewind.Options, timeout time.Duration, keys *serverKeyCheck) (playSession, error) {
 	var s *rewind.Session[I]
 	var err error
 	if jf.code != "" {
@@ -284,10 +292,15 @@ func connectPlay[I any](ctx context.Context, g rewind.Game[I], bot func(s *rewin
 	} else {
 		s, err = rewind.ConnectUDP(ctx, g, *addr, rewind.UDPOptions{
 			Options: opts,
-			UDP:     rewind.UDPConfig{HandshakeTimeout: timeout, IdleTimeout: timeout},
+			UDP: rewind.UDPConfig{HandshakeTimeout: timeout, IdleTimeout: timeout,
+				ServerKey: keys.pin, VerifyServerKey: keys.verify},
 		})
 		if err != nil {
 			return nil, dialError(*addr, timeout, err)
+		}
+		if err := keys.connected(); err != nil {
+			s.Close()
+			return nil, err
 		}
 	}
 	s.SetInputFunc(bot(s))
@@ -460,6 +473,8 @@ func dialError(addr string, timeout time.Duration, err error) error {
 		return fmt.Errorf("the server at %s refused the connection: %v", addr, err)
 	case errors.Is(err, context.Canceled):
 		return fmt.Errorf("interrupted while connecting to %s", addr)
+	case errors.Is(err, rewind.ErrServerKey):
+		return fmt.Errorf("the server at %s is not the one pinned (--server-key, --known-servers): %v", addr, err)
 	}
 	return fmt.Errorf("cannot connect to %s: %v", addr, err)
 }

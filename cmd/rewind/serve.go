@@ -18,6 +18,7 @@ import (
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/examples/sand"
 	"github.com/rewindnet/rewind/examples/walkers"
+	"github.com/rewindnet/rewind/transport"
 )
 
 func init() {
@@ -142,6 +143,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	httpAddr := fs.String("http", "", "serve Prometheus /metrics and /debug/pprof/ on this TCP address (empty: off)")
 	duration := fs.Duration("duration", 0, "stop after this long (0: run until interrupted)")
 	status := fs.Duration("status", 10*time.Second, "log a status line this often (0: never)")
+	keyFile := fs.String("key-file", "", "the server's long-term UDP key: read from this file, or created there (mode 0600) if missing; without it a new key each run (the line server_key=KEY on standard output says which; players pin it with play --server-key)")
 	stallFlag := fs.String("stall", "never", "stall policy: never (a late input keeps its last value), wait:DURATION (hold a tick up to DURATION for a missing input) or acks:K (pause while a player has not acknowledged a tick K ticks old; acks alone: half the tick rate)")
 	var lf logFlags
 	lf.add(fs)
@@ -176,6 +178,17 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	scfg := stallConfig(pf.config(), stall, log)
+	var ucfg rewind.UDPConfig
+	if *keyFile != "" {
+		key, created, err := loadKeyFile(*keyFile)
+		if err != nil {
+			return err
+		}
+		if created {
+			log.Info("server key created", "key_file", *keyFile, "server_key", key.Public().String())
+		}
+		ucfg.StaticKey = key
+	}
 	// Everything that can fail is bound before the first udp=/room=/http=
 	// line, so a caller reading standard output never sees an address of
 	// a command that then exits 1: the HTTP listener first (its metrics
@@ -193,13 +206,13 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if rf.relay == "" {
 			return usageError{errors.New("--room needs --relay URL")}
 		}
-		o := roomServe{fs: fs, rooms: rf, game: gf, udp: *udpAddr, reg: reg, http: hs, duration: *duration, status: *status, server: scfg}
+		o := roomServe{fs: fs, rooms: rf, game: gf, udp: *udpAddr, reg: reg, http: hs, duration: *duration, status: *status, server: scfg, udpConfig: ucfg}
 		if gf.name == "walkers" {
 			return serveRoom(ctx, gf.newWalkers(), o, stdout, log)
 		}
 		return serveRoom(ctx, gf.newGame(), o, stdout, log)
 	}
-	opts := rewind.HostOptions{Server: scfg, Log: gf.logger(log)}
+	opts := rewind.HostOptions{Server: scfg, UDP: ucfg, Log: gf.logger(log)}
 	var host servedHost
 	if gf.name == "walkers" {
 		host, err = hostUDP(gf.newWalkers(), *udpAddr, opts, reg)
@@ -212,6 +225,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	defer host.Close()
 	udpAddrPort, _ := host.UDPAddr() // HostUDP's host has one
 	fmt.Fprintf(stdout, "udp=%s\n", udpAddrPort)
+	printServerKey(stdout, host.Conn())
 	if hs != nil {
 		fmt.Fprintf(stdout, "http=%s\n", hs.Addr())
 	}
@@ -242,6 +256,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 // input type.
 type servedHost interface {
 	UDPAddr() (netip.AddrPort, bool)
+	Conn() transport.Conn
 	Stats() rewind.HostStats
 	Run(ctx context.Context) error
 	Close() error
@@ -258,6 +273,23 @@ func hostUDP[I any](g rewind.Game[I], addr string, opts rewind.HostOptions, reg 
 		registerHostMetrics(reg, host)
 	}
 	return host, nil
+}
+
+// printServerKey prints server_key=KEY on a line of its own for the UDP
+// socket among conn (a UDPServer, or a MultiConn with one), if it seals.
+func printServerKey(stdout io.Writer, conn transport.Conn) {
+	conns := []transport.Conn{conn}
+	if m, ok := conn.(*transport.MultiConn); ok {
+		conns = conns[:0]
+		for i := range m.Members() {
+			conns = append(conns, m.Member(i))
+		}
+	}
+	for _, c := range conns {
+		if u, ok := c.(*transport.UDPServer); ok && !u.PublicKey().IsZero() {
+			fmt.Fprintf(stdout, "server_key=%s\n", u.PublicKey())
+		}
+	}
 }
 
 // stallConfig sets the stall policy on cfg and logs every change of the

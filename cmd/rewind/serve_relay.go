@@ -33,15 +33,16 @@ func (r *roomFlags) add(fs *flag.FlagSet) {
 
 // roomServe is what serve's flags say, for the relay branch.
 type roomServe struct {
-	fs       *flag.FlagSet // to tell whether --udp was given
-	rooms    roomFlags
-	game     gameFlags
-	server   rewind.ServerConfig
-	udp      string
-	reg      *prometheus.Registry // with http: the registry it serves
-	http     *httpServer          // already listening, or nil
-	duration time.Duration
-	status   time.Duration
+	fs        *flag.FlagSet // to tell whether --udp was given
+	rooms     roomFlags
+	game      gameFlags
+	server    rewind.ServerConfig
+	udp       string
+	udpConfig rewind.UDPConfig     // the UDP socket's key
+	reg       *prometheus.Registry // with http: the registry it serves
+	http      *httpServer          // already listening, or nil
+	duration  time.Duration
+	status    time.Duration
 }
 
 // serveRoom hosts matches in a relay room (and on UDP too when --udp was
@@ -60,6 +61,7 @@ func serveRoom[I any](ctx context.Context, g rewind.Game[I], o roomServe, stdout
 		Code:          o.rooms.room,
 		Server:        o.server,
 		UDP:           udp,
+		UDPConfig:     o.udpConfig,
 		HostMigration: o.rooms.migrate,
 		Log:           o.game.logger(log),
 	})
@@ -74,6 +76,7 @@ func serveRoom[I any](ctx context.Context, g rewind.Game[I], o roomServe, stdout
 	fmt.Fprintf(stdout, "room=%s\n", host.Code())
 	if a, ok := host.UDPAddr(); ok {
 		fmt.Fprintf(stdout, "udp=%s\n", a)
+		printServerKey(stdout, host.Conn()) // serve.go
 	}
 	if o.http != nil {
 		registerRoomMetrics(o.reg, host)
