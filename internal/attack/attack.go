@@ -20,6 +20,11 @@ type Config struct {
 	Short bool
 	// Log, if set, gets progress lines.
 	Log *slog.Logger
+	// Plaintext runs the on-path attacks (sniffed_cookie,
+	// forged_from_address) against UDP's plaintext framing
+	// (transport.UDPConfig.Plaintext), as it was before issue 15 sealed
+	// it: they break there, which shows they can.
+	Plaintext bool
 }
 
 func (c Config) log() *slog.Logger {
@@ -92,6 +97,8 @@ var All = []Attack{
 	{"idle_http", IdleHTTP},
 	{"refusal_logs", RefusalLogs},
 	{"big_frame", BigFrame},
+	{"sniffed_cookie", SniffedCookie},
+	{"forged_from_address", ForgedFromAddress},
 }
 
 // lineCounter is a slog.Handler counting the records at or above a level.

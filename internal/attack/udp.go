@@ -25,6 +25,8 @@ type udpTarget struct {
 	wg     sync.WaitGroup
 	pair   []*rewind.Session[testgame.Input]
 	errs   chan error
+	// plaintext: the host speaks the plaintext framing (Config.Plaintext)
+	plaintext bool
 }
 
 func startUDPTarget(ctx context.Context, opts rewind.HostOptions) (*udpTarget, error) {
@@ -34,7 +36,8 @@ func startUDPTarget(ctx context.Context, opts rewind.HostOptions) (*udpTarget, e
 		return nil, err
 	}
 	ap, _ := h.UDPAddr()
-	t := &udpTarget{host: h, udp: h.Conn().(*transport.UDPServer), addr: ap.String(), errs: make(chan error, 4)}
+	t := &udpTarget{host: h, udp: h.Conn().(*transport.UDPServer), addr: ap.String(), errs: make(chan error, 4),
+		plaintext: opts.UDP.Plaintext}
 	ctx, t.cancel = context.WithCancel(ctx)
 	t.wg.Add(1)
 	go func() {
@@ -66,6 +69,7 @@ func (t *udpTarget) join(ctx context.Context) (*rewind.Session[testgame.Input], 
 func (t *udpTarget) joinWith(ctx context.Context, onUpdate func(time.Time, rewind.Stats) error) (*rewind.Session[testgame.Input], error) {
 	var o rewind.UDPOptions
 	o.OnUpdate = onUpdate
+	o.UDP.Plaintext = t.plaintext
 	s, err := rewind.ConnectUDP[testgame.Input](ctx, &testgame.Game{}, t.addr, o)
 	if err != nil {
 		return nil, err
