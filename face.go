@@ -61,6 +61,9 @@ const (
 	ReasonGame = codec.ReasonGame
 	// ReasonCookie: the rejoin cookie is unknown or expired.
 	ReasonCookie = codec.ReasonCookie
+	// ReasonNoRoom: no match of the server has the room code asked for
+	// (a MultiHost).
+	ReasonNoRoom = codec.ReasonNoRoom
 )
 
 // Goodbye reasons a server says bye with (Host.SetGoodbye).

@@ -40,6 +40,7 @@ type HostOptions struct {
 type Host[I any] struct {
 	mu     sync.Mutex
 	conn   transport.Conn
+	batch  *batchConn // over conn when it is a transport.Batcher, else nil
 	m      matchHost[I]
 	closed bool
 	bye    Reason // Close's goodbye (SetGoodbye; zero: shutdown)
@@ -83,7 +84,14 @@ func NewHost[I any](g Game[I], conn transport.Conn, opts HostOptions) (*Host[I],
 		return nil, err
 	}
 	h := &Host[I]{conn: conn}
-	if err := h.m.init(g, cfg, conn, log); err != nil {
+	mconn := conn
+	if b, ok := conn.(transport.Batcher); ok {
+		// A tick's datagrams to every player leave in one batch (one
+		// sendmmsg on Linux), flushed at the end of each Update.
+		h.batch = &batchConn{Conn: conn, b: b.NewBatch()}
+		mconn = h.batch
+	}
+	if err := h.m.init(g, cfg, mconn, log); err != nil {
 		conn.Close()
 		return nil, err
 	}
@@ -132,7 +140,22 @@ func (h *Host[I]) Update(now time.Time) error {
 	if h.closed {
 		return fmt.Errorf("rewind: host %s: %w", h.conn.LocalAddr(), transport.ErrClosed)
 	}
-	return h.m.update(now)
+	err := h.m.update(now)
+	if ferr := h.flush(); err == nil {
+		err = ferr
+	}
+	return err
+}
+
+// flush sends the datagrams batched since the last flush.
+func (h *Host[I]) flush() error {
+	if h.batch == nil {
+		return nil
+	}
+	if err := h.batch.b.Flush(); err != nil {
+		return fmt.Errorf("rewind: host: %w", err)
+	}
+	return nil
 }
 
 // NextDeadline returns when the current match's next tick is due, or the
@@ -196,6 +219,7 @@ func (h *Host[I]) Close() error {
 	} else {
 		_ = h.m.srv.Shutdown() // a bye to every player
 	}
+	_ = h.flush()
 	return h.conn.Close()
 }
 
@@ -207,4 +231,21 @@ func (h *Host[I]) SetGoodbye(r Reason) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.bye = r
+}
+
+// batchConn is a Conn whose Send goes into a batch, which its owner
+// flushes.
+type batchConn struct {
+	transport.Conn
+	b transport.Batch
+}
+
+// Send implements transport.Conn.
+func (c *batchConn) Send(to transport.Addr, p []byte) error { return c.b.Send(to, p) }
+
+// Prove implements transport.Prover when the Conn does.
+func (c *batchConn) Prove(a transport.Addr) {
+	if p, ok := c.Conn.(transport.Prover); ok {
+		p.Prove(a)
+	}
 }

@@ -144,6 +144,9 @@ func New[I any](g game.Game[I], conn transport.Conn, cfg Config) (*Client[I], er
 	if conn.RemoteAddr() == "" {
 		return nil, fmt.Errorf("client: conn has no remote address: %w", ErrConfig)
 	}
+	if !validRoom(cfg.Room) {
+		return nil, fmt.Errorf("client: room %q: want 6 printable ASCII characters: %w", cfg.Room, ErrConfig)
+	}
 	it, err := inputs.NewType[I]()
 	if err != nil {
 		return nil, fmt.Errorf("client: input type: %w", err)
@@ -311,6 +314,23 @@ func (c *Client[I]) tick(now time.Time) time.Time {
 	return now
 }
 
+// validRoom reports whether room is empty or a code a Hello can carry:
+// RoomCodeSize printable ASCII characters.
+func validRoom(room string) bool {
+	if room == "" {
+		return true
+	}
+	if len(room) != codec.RoomCodeSize {
+		return false
+	}
+	for i := range len(room) {
+		if room[i] < '!' || room[i] > '~' {
+			return false
+		}
+	}
+	return true
+}
+
 // hello sends a hello every HelloInterval until the server answers.
 func (c *Client[I]) hello(now time.Time) error {
 	if !c.clock.helloSent.IsZero() && now.Sub(c.clock.helloSent) < c.cfg.HelloInterval {
@@ -321,6 +341,10 @@ func (c *Client[I]) hello(now time.Time) error {
 	if len(c.cfg.Cookie) == codec.CookieSize {
 		h.HasCookie = true
 		copy(h.Cookie[:], c.cfg.Cookie)
+	}
+	if c.cfg.Room != "" {
+		h.HasRoom = true
+		copy(h.Room[:], c.cfg.Room)
 	}
 	return c.send(h.Append(c.sbuf[:0]))
 }

@@ -51,6 +51,12 @@ type Config struct {
 	// asks to rejoin as the player it was given to: the same player id,
 	// and what the game kept for it.
 	Cookie []byte
+	// Room, if set, is the code of the room (the match) to join on a
+	// server that hosts many matches on one socket (rewind.MultiHost):
+	// 6 characters, sent in every hello (codec.Hello.Room). A server
+	// with one match ignores it. New refuses a Room that is not 6
+	// printable ASCII characters.
+	Room string
 	// Resume, if set, rejoins a match that a new host took over (host
 	// migration): the client says hello with Resume.Cookie and starts
 	// from Resume.World, its last verified world, so that it loads only

@@ -36,7 +36,8 @@ func fuzzMessage[M any](f *testing.F, seeds []M, parse func([]byte) (M, int, err
 }
 
 func FuzzParseHello(f *testing.F) {
-	fuzzMessage(f, []Hello{{Game: 5}, {Game: 1 << 60, HasCookie: true, Cookie: [16]byte{1, 2}}}, ParseHello)
+	fuzzMessage(f, []Hello{{Game: 5}, {Game: 1 << 60, HasCookie: true, Cookie: [16]byte{1, 2}},
+		{Game: 9, HasCookie: true, HasRoom: true, Room: [6]byte{'K', '3', 'F', '9', 'Q', 'X'}}}, ParseHello)
 }
 
 func FuzzParseWelcome(f *testing.F) {

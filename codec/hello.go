@@ -15,8 +15,17 @@ const CookieSize = 16
 //	4      type 0xF1
 //	5..6   protocol version, uint16 LE (ProtocolVersion)
 //	7..14  game fingerprint, uint64 LE
-//	15     flags: bit 0 = a cookie follows; other bits 0
+//	15     flags: bit 0 = a cookie follows; bit 1 = a room code follows;
+//	       other bits 0
 //	16..31 rejoin cookie (only with flag bit 0)
+//	+6     room code, 6 ASCII bytes (only with flag bit 1; after the
+//	       cookie when both are set)
+//
+// The room code (flag bit 1) was added within version 1: a server that
+// hosts many matches on one socket (rewind.MultiHost) sends the hello to
+// the match of that room; a server with one match ignores it. A server
+// older than the room code refuses such a hello as malformed (it is
+// dropped, and the client times out).
 type Hello struct {
 	// Version is the client's protocol version (Append writes
 	// ProtocolVersion when it is 0); ParseHello reports what the datagram
@@ -30,31 +39,54 @@ type Hello struct {
 	HasCookie bool
 	// Cookie is the rejoin cookie from an earlier Welcome.
 	Cookie [CookieSize]byte
+	// HasRoom says a room code follows.
+	HasRoom bool
+	// Room is the code of the room (the match) the client asks for, when
+	// HasRoom: 6 bytes of printable ASCII, checked by ParseHello (which
+	// match a code names is the server's business).
+	Room [RoomCodeSize]byte
 }
+
+// RoomCodeSize is the length of a room code in a Hello.
+const RoomCodeSize = 6
 
 // Length returns the encoded length.
 func (m *Hello) Length() int {
+	n := longHeaderLen + 9
 	if m.HasCookie {
-		return longHeaderLen + 9 + CookieSize
+		n += CookieSize
 	}
-	return longHeaderLen + 9
+	if m.HasRoom {
+		n += RoomCodeSize
+	}
+	return n
 }
 
 // Append appends the encoding to b.
 func (m *Hello) Append(b []byte) []byte {
 	b = appendLongHeader(b, TypeHello, m.Version)
 	b = appendU64(b, m.Game)
+	var flags byte
 	if m.HasCookie {
-		b = append(b, 1)
-		return append(b, m.Cookie[:]...)
+		flags |= 1
 	}
-	return append(b, 0)
+	if m.HasRoom {
+		flags |= 2
+	}
+	b = append(b, flags)
+	if m.HasCookie {
+		b = append(b, m.Cookie[:]...)
+	}
+	if m.HasRoom {
+		b = append(b, m.Room[:]...)
+	}
+	return b
 }
 
 // ParseHello parses a Hello from the start of b and returns it with its
 // length. A version other than ProtocolVersion is not an error here (the
 // server answers it with a Refuse); a bad magic, a truncation or unknown
-// flags are.
+// flags are, and so is a room code with a byte outside printable ASCII.
 func ParseHello(b []byte) (Hello, int, error) {
 	var m Hello
 	v, err := parseLongHeader(b, TypeHello)
@@ -67,7 +99,7 @@ func ParseHello(b []byte) (Hello, int, error) {
 	}
 	m.Game = readU64(b[longHeaderLen:])
 	flags := b[longHeaderLen+8]
-	if flags&^1 != 0 {
+	if flags&^3 != 0 {
 		return m, 0, fmt.Errorf("%w: hello flags %#x", ErrMalformed, flags)
 	}
 	n := longHeaderLen + 9
@@ -78,6 +110,19 @@ func ParseHello(b []byte) (Hello, int, error) {
 		m.HasCookie = true
 		copy(m.Cookie[:], b[n:])
 		n += CookieSize
+	}
+	if flags&2 != 0 {
+		if len(b) < n+RoomCodeSize {
+			return m, 0, io.ErrUnexpectedEOF
+		}
+		for _, c := range b[n : n+RoomCodeSize] {
+			if c < '!' || c > '~' {
+				return m, 0, fmt.Errorf("%w: hello room code byte %#x", ErrMalformed, c)
+			}
+		}
+		m.HasRoom = true
+		copy(m.Room[:], b[n:])
+		n += RoomCodeSize
 	}
 	return m, n, nil
 }

@@ -6,14 +6,21 @@ func TestHello(t *testing.T) {
 	for _, m := range []Hello{
 		{Version: ProtocolVersion, Game: 0x0123456789abcdef},
 		{Version: ProtocolVersion, Game: 1, HasCookie: true, Cookie: [16]byte{1, 2, 3, 15: 9}},
+		{Version: ProtocolVersion, Game: 2, HasRoom: true, Room: [6]byte{'K', '3', 'F', '9', 'Q', 'X'}},
+		{Version: ProtocolVersion, Game: 3, HasCookie: true, Cookie: [16]byte{7}, HasRoom: true, Room: [6]byte{'A', 'B', 'C', 'D', 'E', 'F'}},
 	} {
 		b := checkMessage(t, &m, ParseHello)
 		bad := append([]byte{}, b...)
 		bad[1] = 'X'
 		mustFail(t, "magic", bad, ParseHello, ErrBadMagic)
 		bad = append([]byte{}, b...)
-		bad[15] |= 2
+		bad[15] |= 4
 		mustFail(t, "flags", bad, ParseHello, ErrMalformed)
+		if m.HasRoom {
+			bad = append([]byte{}, b...)
+			bad[len(bad)-1] = ' '
+			mustFail(t, "room byte", bad, ParseHello, ErrMalformed)
+		}
 		bad = append([]byte{}, b...)
 		bad[4] = byte(TypeWelcome)
 		mustFail(t, "type", bad, ParseHello, ErrWrongType)

@@ -29,6 +29,11 @@ const (
 	// elsewhere: a player of it hosts it next (host migration).
 	ReasonMigrate Reason = 9
 	maxDetail            = ReasonMigrate
+	// ReasonNoRoom, in a Refuse, says no match of the server has the room
+	// code of the Hello (added within version 1, for servers that host
+	// many matches on one socket; an older client reads such a Refuse as
+	// malformed and times out).
+	ReasonNoRoom Reason = 10
 )
 
 // String names the reason.
@@ -54,6 +59,8 @@ func (r Reason) String() string {
 		return "match ended"
 	case ReasonMigrate:
 		return "server leaving, match goes on elsewhere"
+	case ReasonNoRoom:
+		return "no such room"
 	}
 	return fmt.Sprintf("Reason(%d)", uint8(r))
 }
@@ -65,7 +72,8 @@ func (r Reason) String() string {
 //	0..3  Magic 0xF5 'R' 'W' 'N'
 //	4     type 0xF3
 //	5..6  the server's protocol version, uint16 LE
-//	7     reason (ReasonFull, ReasonProtocol, ReasonGame, ReasonCookie)
+//	7     reason (ReasonFull, ReasonProtocol, ReasonGame, ReasonCookie,
+//	      ReasonNoRoom)
 type Refuse struct {
 	// Version is the server's protocol version (Append writes
 	// ProtocolVersion when it is 0).
@@ -96,7 +104,7 @@ func ParseRefuse(b []byte) (Refuse, int, error) {
 	}
 	m.Version = v
 	m.Reason = Reason(b[longHeaderLen])
-	if m.Reason < ReasonFull || m.Reason > ReasonCookie {
+	if (m.Reason < ReasonFull || m.Reason > ReasonCookie) && m.Reason != ReasonNoRoom {
 		return m, 0, fmt.Errorf("%w: refuse reason %d", ErrMalformed, m.Reason)
 	}
 	return m, longHeaderLen + 1, nil

@@ -3,7 +3,7 @@ package codec
 import "testing"
 
 func TestRefuse(t *testing.T) {
-	for r := ReasonFull; r <= ReasonCookie; r++ {
+	for _, r := range []Reason{ReasonFull, ReasonProtocol, ReasonGame, ReasonCookie, ReasonNoRoom} {
 		m := Refuse{Version: ProtocolVersion, Reason: r}
 		b := checkMessage(t, &m, ParseRefuse)
 		if r.String() == "" {
@@ -13,5 +13,7 @@ func TestRefuse(t *testing.T) {
 		mustFail(t, "reason 0", b, ParseRefuse, ErrMalformed)
 		b[7] = 99
 		mustFail(t, "reason 99", b, ParseRefuse, ErrMalformed)
+		b[7] = byte(ReasonMigrate)
+		mustFail(t, "a goodbye-only reason", b, ParseRefuse, ErrMalformed)
 	}
 }

@@ -55,6 +55,22 @@ func registerHostMetrics[I any](reg *prometheus.Registry, h *rewind.Host[I]) {
 	st := func(f func(s rewind.HostStats) uint64) func() float64 {
 		return func() float64 { return float64(f(h.Stats())) }
 	}
+	registerUDPHostCounters(reg, h.Stats, h.Conn().(*transport.UDPServer))
+	registerFuncs(reg, nil, map[string]metricFunc{
+		"players": {"Players in the current match.", st(func(s rewind.HostStats) uint64 { return uint64(s.Match.Players) })},
+		"matches": {"Matches running (0 or 1).", st(func(s rewind.HostStats) uint64 { return b2u(s.Running) })},
+		"tick":    {"The current match's last tick.", st(func(s rewind.HostStats) uint64 { return uint64(s.Match.Tick) })},
+	})
+}
+
+// registerUDPHostCounters exports the counters a UDP host of one match and
+// one of many (serve --rooms) share: matches, ticks, bytes, refusals,
+// joins, the transport's drops, and the socket's sessions. stats must be
+// safe to call from the HTTP server's goroutines.
+func registerUDPHostCounters(reg *prometheus.Registry, stats func() rewind.HostStats, udp *transport.UDPServer) {
+	st := func(f func(s rewind.HostStats) uint64) func() float64 {
+		return func() float64 { return float64(f(stats())) }
+	}
 	registerFuncs(reg, map[string]metricFunc{
 		"matches_total":                 {"Matches started.", st(func(s rewind.HostStats) uint64 { return s.Matches })},
 		"ticks_total":                   {"Ticks run, in all matches.", st(func(s rewind.HostStats) uint64 { return uint64(s.Total.Tick) })},
@@ -78,13 +94,8 @@ func registerHostMetrics[I any](reg *prometheus.Registry, h *rewind.Host[I]) {
 		"udp_unproven_evicted_total":    {"Unproven UDP sessions (no match hello admitted yet) ended to make room: per-IP cap or a full server.", st(func(s rewind.HostStats) uint64 { return s.UDP.UnprovenEvicted })},
 		"udp_unproven_reaped_total":     {"Unproven UDP sessions ended by the unproven timeout.", st(func(s rewind.HostStats) uint64 { return s.UDP.UnprovenReaped })},
 	}, map[string]metricFunc{
-		"players":      {"Players in the current match.", st(func(s rewind.HostStats) uint64 { return uint64(s.Match.Players) })},
-		"matches":      {"Matches running (0 or 1).", st(func(s rewind.HostStats) uint64 { return b2u(s.Running) })},
-		"tick":         {"The current match's last tick.", st(func(s rewind.HostStats) uint64 { return uint64(s.Match.Tick) })},
-		"udp_sessions": {"Open UDP sessions.", func() float64 { return float64(h.Conn().(*transport.UDPServer).Sessions()) }},
-		"udp_unproven_sessions": {"Open UDP sessions not proven yet (no match hello admitted).", func() float64 {
-			return float64(h.Conn().(*transport.UDPServer).Unproven())
-		}},
+		"udp_sessions":          {"Open UDP sessions.", func() float64 { return float64(udp.Sessions()) }},
+		"udp_unproven_sessions": {"Open UDP sessions not proven yet (no match hello admitted).", func() float64 { return float64(udp.Unproven()) }},
 	})
 	// Refusals by reason: the log has one line per reason per second at
 	// most, these count every one.
@@ -93,7 +104,7 @@ func registerHostMetrics[I any](reg *prometheus.Registry, h *rewind.Host[I]) {
 			Namespace: metricsNamespace, Name: "refusals_by_reason_total",
 			Help:        "Hellos refused by the match, by reason.",
 			ConstLabels: prometheus.Labels{"reason": r.String()},
-		}, func() float64 { return float64(h.Stats().RefusedBy[r]) }))
+		}, func() float64 { return float64(stats().RefusedBy[r]) }))
 	}
 }
 

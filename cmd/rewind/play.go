@@ -35,13 +35,14 @@ var errReached = errors.New("until-tick reached")
 // play joins a match and plays until --until-tick is verified, ctx ends
 // or the session fails; it ends with one key=value line on stdout.
 func play(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("play", "rewind play --headless --connect HOST:PORT [--until-tick T] [flags]\n       rewind play --headless --join CODE --relay URL [--until-tick T] [flags]", stderr)
+	fs := newFlags("play", "rewind play --headless --connect HOST:PORT [--room CODE] [--until-tick T] [flags]\n       rewind play --headless --join CODE --relay URL [--until-tick T] [flags]", stderr)
 	var gf gameFlags
 	gf.add(fs)
 	headless := fs.Bool("headless", false, "play without a view (a bot); required: the windowed player is the view module's window (cd view && go run ./window --join CODE)")
 	addr := fs.String("connect", "", "the server's UDP address, HOST:PORT (as rewind serve printed it)")
 	serverKey := fs.String("server-key", "", "with --connect: the server's key (64 hex digits, as serve printed server_key=); a server proving another key is refused (without it, any key is taken and logged)")
 	knownServers := fs.String("known-servers", "", "with --connect: a file of HOST:PORT KEY lines; a listed server must prove its key, an unlisted one's key is added (trust on first use)")
+	room := fs.String("room", "", "with --connect: join the match of this room code on a server of many matches (rewind serve --rooms N printed one room=CODE line each); without it, the server's first room")
 	input := fs.String("input", "scripted", "the bot's input: scripted (a deterministic script of --seed and the player id) or random (seeded by --seed)")
 	seed := fs.Uint64("seed", 0, "seed of the bot's input")
 	until := fs.Uint("until-tick", 0, "stop once the verified tick reaches this (0: play until interrupted)")
@@ -72,6 +73,10 @@ func play(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return usageError{errors.New("rewind play is the headless bot (--headless); to play in a window: cd view && go run ./window --join CODE --relay URL (or --connect HOST:PORT)")}
 	case *addr == "" && jf.code == "":
 		return usageError{errors.New("--connect HOST:PORT is required (or --join CODE)")}
+	case *room != "" && *addr == "":
+		return usageError{errors.New("--room CODE goes with --connect HOST:PORT (to join by code through a relay: --join CODE)")}
+	case *room != "" && len(*room) != 6:
+		return usageError{fmt.Errorf("--room %q: a room code is 6 characters of %s", *room, rewind.RoomAlphabet)}
 	case *input != "scripted" && *input != "random":
 		return usageError{fmt.Errorf("--input %q: want scripted or random", *input)}
 	case *until > 1<<31:
@@ -103,6 +108,7 @@ func play(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			Lockstep:       *lockstep,
 			AutoInputDelay: auto,
 			ServerTimeout:  *timeout,
+			Room:           strings.ToUpper(*room),
 			OnVerified:     loop.onVerified,
 			OnDesync:       loop.onDesync,
 			DebugDesync:    df.debugger(log),

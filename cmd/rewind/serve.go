@@ -149,6 +149,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	lf.add(fs)
 	var rf roomFlags // serve_relay.go
 	rf.add(fs)
+	var mf multiFlags // serve_multi.go
+	mf.add(fs)
 	if err := parseQuiet(fs, "serve", args, stderr); err != nil {
 		return err
 	}
@@ -156,6 +158,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if err := pf.check(); err != nil {
+		return err
+	}
+	if err := mf.check(); err != nil {
 		return err
 	}
 	udpSet := false
@@ -202,9 +207,12 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		defer hs.close()
 	}
-	if rf.relay != "" || rf.room != "" {
+	if rf.relay != "" || (rf.room != "" && !mf.on()) {
 		if rf.relay == "" {
 			return usageError{errors.New("--room needs --relay URL")}
+		}
+		if mf.on() {
+			return usageError{errors.New("--rooms and --max-matches host matches on the UDP port (players join with --connect HOST:PORT --room CODE); with --relay, one room per process")}
 		}
 		o := roomServe{fs: fs, rooms: rf, game: gf, udp: *udpAddr, reg: reg, http: hs, duration: *duration, status: *status, server: scfg, udpConfig: ucfg}
 		if gf.name == "walkers" {
@@ -213,6 +221,14 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return serveRoom(ctx, gf.newGame(), o, stdout, log)
 	}
 	opts := rewind.HostOptions{Server: scfg, UDP: ucfg, Log: gf.logger(log)}
+	if mf.on() {
+		o := multiServe{multi: mf, game: gf, opts: opts, udp: *udpAddr, room: rf.room, reg: reg, http: hs, duration: *duration,
+			status: func(ctx context.Context, fn func()) func() { return logStatus(ctx, *status, fn) }}
+		if gf.name == "walkers" {
+			return serveMulti(ctx, gf.newWalkers(), o, stdout, log)
+		}
+		return serveMulti(ctx, gf.newGame(), o, stdout, log)
+	}
 	var host servedHost
 	if gf.name == "walkers" {
 		host, err = hostUDP(gf.newWalkers(), *udpAddr, opts, reg)
@@ -228,11 +244,6 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	printServerKey(stdout, host.Conn())
 	if hs != nil {
 		fmt.Fprintf(stdout, "http=%s\n", hs.Addr())
-	}
-	if *duration > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, *duration)
-		defer cancel()
 	}
 	stopStatus := logStatus(ctx, *status, func() {
 		s := host.Stats()

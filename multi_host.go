@@ -1,0 +1,449 @@
+package rewind
+
+import (
+	"crypto/rand"
+	"fmt"
+	"log/slog"
+	"net/netip"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rewindnet/rewind/codec"
+	"github.com/rewindnet/rewind/server"
+	"github.com/rewindnet/rewind/transport"
+)
+
+// RoomAlphabet is the alphabet of room codes: 32 letters and digits
+// without 0/O and 1/I (the relay's, docs/rooms.md). A MultiHost draws its
+// codes from it and refuses proposed codes that are not 6 of them.
+const RoomAlphabet = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
+
+// MultiHostOptions configures a MultiHost. The zero value hosts with every
+// default.
+type MultiHostOptions struct {
+	// HostOptions configures every match as it does a Host's: Server for
+	// each match, UDP for the socket HostUDPMulti opens, Log for events
+	// (each room's lines carry room=CODE).
+	HostOptions
+	// MaxMatches caps the rooms open at once, each with its match
+	// (default 64). Open fails with ErrTooManyMatches beyond it.
+	MaxMatches int
+	// Workers is how many goroutines run the matches' updates (default
+	// runtime.GOMAXPROCS(0): one per core), however many matches there
+	// are.
+	Workers int
+	// QueueLen is how many received datagrams wait per match before
+	// further ones for it are dropped (default 128).
+	QueueLen int
+	// FreeEnded closes a room once its match has ended (its last player
+	// left), freeing its slot; by default a room starts a new match for
+	// the next player, as a Host does.
+	FreeEnded bool
+}
+
+func (o MultiHostOptions) withDefaults() MultiHostOptions {
+	if o.MaxMatches <= 0 {
+		o.MaxMatches = 64
+	}
+	if o.Workers <= 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	if o.QueueLen <= 0 {
+		o.QueueLen = 128
+	}
+	return o
+}
+
+// MultiHost hosts many matches of one game over one server-side Conn (one
+// UDP socket: HostUDPMulti), a match per room code. A player chooses the
+// match by the room code in its hello (ClientConfig.Room; rewind play
+// --connect HOST:PORT --room CODE); a hello without a code goes to the
+// first room opened, a hello with a code no room has is refused
+// (ReasonNoRoom). Every later datagram of a peer goes to the match its
+// hello chose. Each room runs matches as a Host does (a new one when the
+// last player has left, unless FreeEnded), with its own server, history
+// and players; all share the socket, the timers and the logger.
+//
+// Run drives every match from one dispatcher goroutine, which reads the
+// socket and keeps the matches' deadlines, and Workers goroutines that run
+// the matches' updates: not a goroutine per match. Open, CloseRoom, Stats
+// and Rooms may be called from any goroutine meanwhile.
+type MultiHost[I any] struct {
+	g       Game[I]
+	cfg     server.Config
+	opts    MultiHostOptions
+	conn    transport.Conn
+	log     *slog.Logger
+	period  time.Duration
+	idle    time.Duration // a peer's route is forgotten after this silence
+	batcher transport.Batcher
+
+	sendMu sync.Mutex // serializes sends on conn outside a batch
+
+	mu       sync.Mutex
+	rooms    map[string]*roomMatch[I]
+	order    []*roomMatch[I] // in the order opened; order[0] takes hellos without a code
+	byAddr   map[transport.Addr]route[I]
+	fresh    []*roomMatch[I] // opened since the dispatcher last looked
+	closed   bool
+	gone     hostTotals // the sums of closed rooms
+	noRoom   uint64     // hellos refused: no room has the code
+	unrouted uint64     // datagrams of unknown peers that were not hellos
+	dropped  uint64     // datagrams dropped: a match's queue was full
+	wake     chan struct{}
+	lag      lagHistogram
+}
+
+// route is where a peer's datagrams go, and when it was last heard.
+type route[I any] struct {
+	m    *roomMatch[I]
+	last int64 // unix nanos
+}
+
+// hostTotals are the sums of closed rooms' matches.
+type hostTotals struct {
+	matches   uint64
+	total     server.Stats
+	refusedBy [ReasonCookie + 1]uint64
+}
+
+// roomMatch is one room of a MultiHost: its code, its matches (a
+// matchHost over its own Conn) and the dispatcher's bookkeeping.
+type roomMatch[I any] struct {
+	code string
+	sub  *subConn
+
+	mu sync.Mutex // guards m: a worker updates it, Stats reads it
+	m  matchHost[I]
+
+	// Written by the worker that ran the update, read by the dispatcher
+	// after the worker hands the room back (a channel send orders them).
+	next  time.Time
+	ended bool  // the match ended (FreeEnded closes the room)
+	err   error // the update failed
+
+	// Owned by the dispatcher.
+	deadline time.Time // when the room is due next (zero: only a datagram)
+	index    int       // in the deadline heap, -1 when not in it
+	busy     bool      // queued for or being run by a worker
+	pending  bool      // a datagram came while busy: run again after
+	closed   atomic.Bool
+}
+
+// NewMultiHost hosts matches of g over conn, a server-side Conn, which the
+// MultiHost owns from now on, also when NewMultiHost fails. It opens no
+// room: Open does.
+func NewMultiHost[I any](g Game[I], conn transport.Conn, opts MultiHostOptions) (*MultiHost[I], error) {
+	opts = opts.withDefaults()
+	cfg, log, err := hostSetup(g, opts.Server, opts.Log)
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
+	idle := cfg.PlayerTimeout
+	if idle <= 0 {
+		idle = 5 * time.Second
+	}
+	h := &MultiHost[I]{
+		g: g, cfg: cfg, opts: opts, conn: conn, log: log, period: tickPeriod(g),
+		idle:   2 * idle,
+		rooms:  make(map[string]*roomMatch[I]),
+		byAddr: make(map[transport.Addr]route[I]),
+		wake:   make(chan struct{}, 1),
+	}
+	h.batcher, _ = conn.(transport.Batcher)
+	return h, nil
+}
+
+// HostUDPMulti opens a UDP socket on addr ("127.0.0.1:0" picks a free
+// port; UDPAddr says which) and hosts many matches of g on it (see
+// NewMultiHost). The socket takes up to MaxMatches × the server's
+// MaxPlayers sessions unless opts.UDP says otherwise.
+func HostUDPMulti[I any](g Game[I], addr string, opts MultiHostOptions) (*MultiHost[I], error) {
+	opts = opts.withDefaults()
+	ucfg := opts.UDP
+	if ucfg.IdleTimeout <= 0 && opts.Server.PlayerTimeout > 0 {
+		ucfg.IdleTimeout = opts.Server.PlayerTimeout
+	}
+	if ucfg.MaxSessions <= 0 {
+		ucfg.MaxSessions = max(1024, opts.MaxMatches*max(opts.Server.MaxPlayers, 16))
+	}
+	if ucfg.QueueLen <= 0 {
+		ucfg.QueueLen = max(1024, 16*opts.MaxMatches)
+	}
+	ucfg.ProveExplicitly = true // the matches prove the players they admit
+	udp, err := transport.ListenUDP(addr, ucfg)
+	if err != nil {
+		return nil, fmt.Errorf("rewind: host: %w", err)
+	}
+	h, err := NewMultiHost(g, udp, opts)
+	if err != nil {
+		return nil, err
+	}
+	h.log.Info("listening", "udp", udp.UDPAddr().String(), "max_matches", opts.MaxMatches, "workers", opts.Workers)
+	return h, nil
+}
+
+// Conn returns the Conn the matches share (the MultiHost owns it).
+func (h *MultiHost[I]) Conn() transport.Conn { return h.conn }
+
+// UDPAddr returns the UDP socket's address, and false without one.
+func (h *MultiHost[I]) UDPAddr() (netip.AddrPort, bool) {
+	for _, c := range members(h.conn) {
+		if u, ok := c.(interface{ UDPAddr() netip.AddrPort }); ok {
+			return u.UDPAddr(), true
+		}
+	}
+	return netip.AddrPort{}, false
+}
+
+// Open opens a room with its match and returns its code: code if given
+// (6 characters of RoomAlphabet, upper-cased), else a random free one. It
+// fails with ErrBadRoom, ErrRoomTaken, ErrTooManyMatches, or ErrClosed
+// once the MultiHost is closed.
+func (h *MultiHost[I]) Open(code string) (string, error) {
+	if code != "" {
+		var ok bool
+		if code, ok = normalRoom(code); !ok {
+			return "", fmt.Errorf("rewind: room %q: %w", code, ErrBadRoom)
+		}
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	switch {
+	case h.closed:
+		return "", fmt.Errorf("rewind: open room: %w", ErrClosed)
+	case len(h.rooms) >= h.opts.MaxMatches:
+		return "", fmt.Errorf("rewind: open room (%d open): %w", len(h.rooms), ErrTooManyMatches)
+	case code != "" && h.rooms[code] != nil:
+		return "", fmt.Errorf("rewind: room %s: %w", code, ErrRoomTaken)
+	}
+	for code == "" || h.rooms[code] != nil {
+		code = randomRoom()
+	}
+	r := &roomMatch[I]{code: code, index: -1}
+	r.sub = newSubConn(h, h.opts.QueueLen)
+	if err := r.m.init(h.g, h.cfg, r.sub, h.log.With("room", code)); err != nil {
+		return "", err
+	}
+	h.rooms[code] = r
+	h.order = append(h.order, r)
+	h.fresh = append(h.fresh, r)
+	h.signal()
+	h.log.Info("room opened", "room", code, "rooms", len(h.rooms))
+	return code, nil
+}
+
+// CloseRoom says goodbye to the players of the room's match and closes
+// the room, freeing its slot. It fails with ErrNoRoom if no room has the
+// code.
+func (h *MultiHost[I]) CloseRoom(code string) error {
+	code, _ = normalRoom(code)
+	h.mu.Lock()
+	r := h.rooms[code]
+	h.mu.Unlock()
+	if r == nil {
+		return fmt.Errorf("rewind: room %q: %w", code, ErrNoRoom)
+	}
+	h.closeRoom(r, ReasonShutdown)
+	return nil
+}
+
+// closeRoom ends r's match with a goodbye for reason and removes r.
+func (h *MultiHost[I]) closeRoom(r *roomMatch[I], reason Reason) {
+	if r.closed.Swap(true) {
+		return
+	}
+	r.mu.Lock()
+	_ = r.m.srv.Goodbye(reason)
+	matches, _, _, total := r.m.stats()
+	refused := r.m.tap.total
+	r.mu.Unlock()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	delete(h.rooms, r.code)
+	h.order = slices.DeleteFunc(h.order, func(x *roomMatch[I]) bool { return x == r })
+	for a, rt := range h.byAddr {
+		if rt.m == r {
+			delete(h.byAddr, a)
+		}
+	}
+	h.gone.matches += matches
+	h.gone.total = addServerStats(h.gone.total, total)
+	for i, n := range refused {
+		h.gone.refusedBy[i] += n
+	}
+	h.log.Info("room closed", "room", r.code, "matches", matches, "rooms", len(h.rooms))
+}
+
+// Rooms returns the codes of the open rooms, in the order opened.
+func (h *MultiHost[I]) Rooms() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make([]string, len(h.order))
+	for i, r := range h.order {
+		out[i] = r.code
+	}
+	return out
+}
+
+// MultiHostStats is what a MultiHost has done.
+type MultiHostStats struct {
+	// Rooms is the number of open rooms, Running the number of their
+	// matches that have started, Players the players in them.
+	Rooms, Running, Players int
+	// Matches counts matches started in every room, closed ones included.
+	Matches uint64
+	// Total sums every match's counters, closed rooms' included; its Tick
+	// is the number of ticks run and its Players the players now.
+	Total server.Stats
+	// UDP is the socket's counters (zero without one).
+	UDP transport.UDPStats
+	// RefusedBy counts the hellos refused by the matches, by reason
+	// (indexed by Reason, as HostStats.RefusedBy).
+	RefusedBy [ReasonCookie + 1]uint64
+	// NoRoom counts hellos refused because no room had their code.
+	NoRoom uint64
+	// Unrouted counts datagrams of peers no match knows that were not a
+	// hello (dropped).
+	Unrouted uint64
+	// QueueDropped counts datagrams dropped because their match's queue
+	// was full (it fell behind).
+	QueueDropped uint64
+	// Routes is the number of peers whose match is known.
+	Routes int
+	// TopPlayers holds the player counts of the (up to) 5 fullest
+	// running matches, largest first: a bounded view of the matches for
+	// metrics, never a figure per room code.
+	TopPlayers []int
+}
+
+// Stats returns the host's counters. It is safe to call while Run runs.
+func (h *MultiHost[I]) Stats() MultiHostStats {
+	h.mu.Lock()
+	rooms := slices.Clone(h.order)
+	s := MultiHostStats{
+		Rooms: len(h.rooms), Matches: h.gone.matches, Total: h.gone.total, RefusedBy: h.gone.refusedBy,
+		NoRoom: h.noRoom, Unrouted: h.unrouted, QueueDropped: h.dropped, Routes: len(h.byAddr),
+	}
+	h.mu.Unlock()
+	s.Total.Players = 0
+	for _, r := range rooms {
+		r.mu.Lock()
+		matches, running, cur, total := r.m.stats()
+		refused := r.m.tap.total
+		r.mu.Unlock()
+		s.Matches += matches
+		s.Total = addServerStats(s.Total, total)
+		s.Players += cur.Players
+		if running {
+			s.Running++
+			s.TopPlayers = append(s.TopPlayers, cur.Players)
+		}
+		for i, n := range refused {
+			s.RefusedBy[i] += n
+		}
+	}
+	s.Total.Players = s.Players
+	slices.SortFunc(s.TopPlayers, func(a, b int) int { return b - a })
+	s.TopPlayers = s.TopPlayers[:min(len(s.TopPlayers), 5)]
+	for _, c := range members(h.conn) {
+		if u, ok := c.(interface{ Stats() transport.UDPStats }); ok {
+			s.UDP = u.Stats()
+		}
+	}
+	return s
+}
+
+// RoomStats returns the counters of the room with the code (as a Host's),
+// and false if no room has it.
+func (h *MultiHost[I]) RoomStats(code string) (HostStats, bool) {
+	code, _ = normalRoom(code)
+	h.mu.Lock()
+	r := h.rooms[code]
+	h.mu.Unlock()
+	if r == nil {
+		return HostStats{}, false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var s HostStats
+	s.Matches, s.Running, s.Match, s.Total = r.m.stats()
+	s.RefusedBy = r.m.tap.total
+	return s, true
+}
+
+// TickLag returns the histogram of how late the matches' updates started
+// after their ticks were due, over every update of a running match since
+// the MultiHost was made: the jitter of the ticks' timing.
+func (h *MultiHost[I]) TickLag() Lag { return h.lag.snapshot() }
+
+// Close says goodbye to the players of every match and closes the Conn.
+// Run must have returned (or never run). Closing a closed MultiHost does
+// nothing.
+func (h *MultiHost[I]) Close() error {
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return nil
+	}
+	h.closed = true
+	rooms := slices.Clone(h.order)
+	h.mu.Unlock()
+	for _, r := range rooms {
+		h.closeRoom(r, ReasonShutdown)
+	}
+	h.log.Info("closing", "rooms", len(rooms))
+	return h.conn.Close()
+}
+
+// signal wakes the dispatcher (a room opened).
+func (h *MultiHost[I]) signal() {
+	select {
+	case h.wake <- struct{}{}:
+	default:
+	}
+}
+
+// normalRoom upper-cases code and reports whether it is 6 characters of
+// RoomAlphabet.
+func normalRoom(code string) (string, bool) {
+	b := []byte(code)
+	for i, c := range b {
+		if c >= 'a' && c <= 'z' {
+			b[i] = c - 'a' + 'A'
+		}
+	}
+	code = string(b)
+	if len(code) != codec.RoomCodeSize {
+		return code, false
+	}
+	for _, c := range b {
+		if !containsByte(RoomAlphabet, c) {
+			return code, false
+		}
+	}
+	return code, true
+}
+
+func containsByte(s string, c byte) bool {
+	for i := range len(s) {
+		if s[i] == c {
+			return true
+		}
+	}
+	return false
+}
+
+// randomRoom draws a room code with crypto/rand.
+func randomRoom() string {
+	var b [codec.RoomCodeSize]byte
+	rand.Read(b[:]) // never fails (crypto/rand panics rather)
+	for i := range b {
+		b[i] = RoomAlphabet[b[i]%byte(len(RoomAlphabet))] // 256 is a multiple of 32: uniform
+	}
+	return string(b[:])
+}

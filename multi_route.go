@@ -1,0 +1,197 @@
+package rewind
+
+import (
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/rewindnet/rewind/codec"
+	"github.com/rewindnet/rewind/transport"
+)
+
+// route finds the room of a datagram from from, read at now, and queues
+// the datagram there. A peer's first datagram must be a hello: its room
+// code (or, without one, the first room) decides. It returns the room, or
+// nil when the datagram was dropped (or answered with a Refuse).
+func (h *MultiHost[I]) route(from transport.Addr, p []byte, now time.Time) *roomMatch[I] {
+	h.mu.Lock()
+	rt, ok := h.byAddr[from]
+	if ok {
+		if rt.m.closed.Load() {
+			delete(h.byAddr, from)
+			ok = false
+		} else if now.UnixNano()-rt.last > int64(time.Second) {
+			rt.last = now.UnixNano() // refreshed once a second at most: a map write per datagram costs
+			h.byAddr[from] = rt
+		}
+	}
+	if !ok {
+		r, refuse := h.roomOfHello(p)
+		if r == nil {
+			h.mu.Unlock()
+			if refuse {
+				var b [16]byte
+				m := codec.Refuse{Reason: codec.ReasonNoRoom}
+				h.send(from, m.Append(b[:0]))
+			}
+			return nil
+		}
+		rt = route[I]{m: r, last: now.UnixNano()}
+		h.byAddr[from] = rt
+	}
+	h.mu.Unlock()
+	if !rt.m.sub.push(from, p) {
+		h.mu.Lock()
+		h.dropped++
+		h.mu.Unlock()
+		return nil
+	}
+	return rt.m
+}
+
+// roomOfHello returns the room a peer's first datagram p asks for; with
+// none, refuse says whether to answer ReasonNoRoom (a hello with a code
+// no room has). h.mu is held.
+func (h *MultiHost[I]) roomOfHello(p []byte) (r *roomMatch[I], refuse bool) {
+	typ, _, err := codec.Peek(p)
+	if err != nil || typ != codec.TypeHello {
+		h.unrouted++
+		return nil, false
+	}
+	hello, _, err := codec.ParseHello(p)
+	if err != nil {
+		h.unrouted++
+		return nil, false
+	}
+	if !hello.HasRoom {
+		if len(h.order) == 0 {
+			h.noRoom++
+			return nil, true
+		}
+		return h.order[0], false
+	}
+	code, _ := normalRoom(string(hello.Room[:]))
+	if r = h.rooms[code]; r == nil {
+		h.noRoom++
+		return nil, true
+	}
+	return r, false
+}
+
+// forget drops the routes of peers silent for longer than h.idle (their
+// sessions are gone: the UDP idle timeout is shorter).
+func (h *MultiHost[I]) forget(now time.Time) {
+	limit := now.UnixNano() - int64(h.idle)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for a, rt := range h.byAddr {
+		if rt.last < limit || rt.m.closed.Load() {
+			delete(h.byAddr, a)
+		}
+	}
+}
+
+// send sends p to a peer on the shared Conn, outside any batch.
+func (h *MultiHost[I]) send(to transport.Addr, p []byte) error {
+	h.sendMu.Lock()
+	defer h.sendMu.Unlock()
+	return h.conn.Send(to, p)
+}
+
+// subConn is a room's view of the MultiHost's Conn: the datagrams routed
+// to the room, and sends through the shared Conn (into the running
+// worker's batch when it has one).
+type subConn struct {
+	parent interface {
+		send(to transport.Addr, p []byte) error
+	}
+	conn  transport.Conn // the shared Conn (LocalAddr, Prove)
+	batch transport.Batch
+
+	mu         sync.Mutex
+	slots      []subSlot
+	head, size int
+	ready      chan struct{}
+}
+
+type subSlot struct {
+	from transport.Addr
+	buf  []byte
+}
+
+var _ transport.Conn = (*subConn)(nil)
+
+func newSubConn[I any](h *MultiHost[I], queue int) *subConn {
+	return &subConn{parent: h, conn: h.conn, slots: make([]subSlot, queue), ready: make(chan struct{}, 1)}
+}
+
+// push queues a copy of p from from; false if the queue is full. A slot's
+// buffer is allocated when it is first too small, then reused.
+func (c *subConn) push(from transport.Addr, p []byte) bool {
+	c.mu.Lock()
+	if c.size == len(c.slots) {
+		c.mu.Unlock()
+		return false
+	}
+	s := &c.slots[(c.head+c.size)%len(c.slots)]
+	if cap(s.buf) < len(p) { // most datagrams of a player are small: grow to fit
+		s.buf = make([]byte, 0, max(len(p), 128))
+	}
+	s.from, s.buf = from, append(s.buf[:0], p...)
+	c.size++
+	c.mu.Unlock()
+	select {
+	case c.ready <- struct{}{}:
+	default:
+	}
+	return true
+}
+
+// Recv implements transport.Conn.
+func (c *subConn) Recv(p []byte) (int, transport.Addr, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.size == 0 {
+		return 0, "", transport.ErrWouldBlock
+	}
+	s := &c.slots[c.head]
+	n, from := copy(p, s.buf), s.from
+	c.head = (c.head + 1) % len(c.slots)
+	c.size--
+	return n, from, nil
+}
+
+// Send implements transport.Conn: into the running worker's batch, or
+// straight through the shared Conn.
+func (c *subConn) Send(to transport.Addr, p []byte) error {
+	if c.batch != nil {
+		return c.batch.Send(to, p)
+	}
+	return c.parent.send(to, p)
+}
+
+// Prove implements transport.Prover when the shared Conn does.
+func (c *subConn) Prove(a transport.Addr) {
+	if p, ok := c.conn.(transport.Prover); ok {
+		p.Prove(a)
+	}
+}
+
+// Ready implements transport.Conn: signaled when a datagram is queued
+// (the MultiHost's dispatcher does not need it: it routes them).
+func (c *subConn) Ready() <-chan struct{} { return c.ready }
+
+// LocalAddr implements transport.Conn: the shared Conn's.
+func (c *subConn) LocalAddr() transport.Addr { return c.conn.LocalAddr() }
+
+// RemoteAddr implements transport.Conn: "" (a server has many peers).
+func (c *subConn) RemoteAddr() transport.Addr { return "" }
+
+// Close implements transport.Conn. The shared Conn stays open (the
+// MultiHost closes it).
+func (c *subConn) Close() error { return nil }
+
+// errRoomUpdate wraps a room's failed update for the log.
+func errRoomUpdate(code string, err error) error {
+	return fmt.Errorf("rewind: room %s: %w", code, err)
+}

@@ -1,0 +1,75 @@
+package transport
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/rewindnet/rewind/internal/testutil"
+)
+
+// TestUDPBatch sends through a Batch to three clients, more datagrams than
+// a batch holds (so that it flushes by itself), on an IPv4 socket and on
+// a dual-stack one (0.0.0.0 opens an IPv6 socket that takes IPv4 peers):
+// every datagram arrives, in order per client, and the stats count them.
+func TestUDPBatch(t *testing.T) {
+	for _, listen := range []string{"127.0.0.1:0", "0.0.0.0:0"} {
+		t.Run(listen, func(t *testing.T) {
+			testutil.SkipSockets(t)
+			s, err := ListenUDP(listen, UDPConfig{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			var clients []*UDPClient
+			var peers []Addr
+			for range 3 {
+				c, err := DialUDP(fmt.Sprintf("127.0.0.1:%d", s.UDPAddr().Port()), UDPConfig{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer c.Close()
+				if err := c.Send(c.RemoteAddr(), []byte("hi")); err != nil {
+					t.Fatal(err)
+				}
+				_, peer := udpRecvWait(t, s)
+				clients, peers = append(clients, c), append(peers, peer)
+			}
+			before := s.Stats()
+			b := s.NewBatch()
+			const per = 30 // 90 datagrams: more than udpBatchLen
+			for i := range per {
+				for j, p := range peers {
+					if err := b.Send(p, []byte{byte(j), byte(i)}); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			if err := b.Send("udp:127.0.0.1:1#9", []byte("x")); !errors.Is(err, ErrUnknownPeer) {
+				t.Errorf("send to no session: %v", err)
+			}
+			if err := b.Send(peers[0], make([]byte, MaxDatagram+1)); !errors.Is(err, ErrTooLarge) {
+				t.Errorf("oversized send: %v", err)
+			}
+			if err := b.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			for j, c := range clients {
+				for i := range per {
+					got, _ := udpRecvWait(t, c)
+					if len(got) != 2 || got[0] != byte(j) || got[1] != byte(i) {
+						t.Fatalf("client %d datagram %d: %v", j, i, got)
+					}
+				}
+			}
+			after := s.Stats()
+			if n := after.DatagramsOut - before.DatagramsOut; n < 3*per || after.SendErrors != 0 {
+				t.Errorf("datagrams out %d (want at least %d), send errors %d", n, 3*per, after.SendErrors)
+			}
+			s.Close()
+			if err := b.Send(peers[0], []byte("x")); !errors.Is(err, ErrClosed) {
+				t.Errorf("send after close: %v", err)
+			}
+		})
+	}
+}
