@@ -103,15 +103,29 @@ func newCore[I any](g game.Game[I], w *world.World, me game.PlayerID, players, i
 // in returns player p's packed input in a flat n×size slice.
 func (c *core[I]) in(flat []byte, p int) []byte { return flat[p*c.size : (p+1)*c.size] }
 
-// save snapshots the world as tick t and records its hash.
+// save snapshots the world as tick t and records its hash: with private
+// scenes, the hash of what this player sees (world.ViewHash), which is
+// what the server sends it (docs/scenes.md).
 func (c *core[I]) save(t uint32) {
 	if c.lockstep {
-		c.hashes[t&c.mask] = c.w.Hash()
+		c.hashes[t&c.mask] = c.hash()
 		return
 	}
 	s := &c.snaps[t&c.mask]
 	c.w.SnapshotInto(s)
+	if c.w.Layout().HasScenes() {
+		c.hashes[t&c.mask] = c.w.ViewHash(c.w.ViewOf(int(c.me)))
+		return
+	}
 	c.hashes[t&c.mask] = s.Hash()
+}
+
+// hash returns the world's hash as the server sends it to this player.
+func (c *core[I]) hash() uint64 {
+	if c.w.Layout().HasScenes() {
+		return c.w.ViewHash(c.w.ViewOf(int(c.me)))
+	}
+	return c.w.Hash()
 }
 
 // restore puts the world back to tick t, which must be in the ring.

@@ -34,6 +34,7 @@ type TickEncoder struct {
 	late     PlayerSet
 	next     [MaxPlayers][inputs.MaxSize]byte
 	w        inputs.BitWriter
+	hashAt   int // bit offset of the hash in the last body (tick_hash.go)
 }
 
 // NewTickEncoder returns an encoder with an empty roster whose ticks carry
@@ -164,6 +165,7 @@ func (e *TickEncoder) AppendTick(b []byte, hash uint64) []byte {
 			w.WriteBits(uint64(late>>bits.TrailingZeros64(set))&1, 1)
 		}
 	}
+	e.hashAt = w.BitLen() - 8*len(b)
 	w.WriteBits(hash, uint(e.hashBits))
 	e.nev, e.staged, e.late = 0, 0, 0
 	return w.Bytes()

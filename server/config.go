@@ -36,7 +36,8 @@ type Config struct {
 	// HashBits is how many low bits of each tick's world hash go to the
 	// clients (default 8: a desync persists, so it shows within a tick or
 	// two with odds of missing it of 2^-8 per tick and 2^-32 over four; see
-	// docs/networking.md and docs/wire.md).
+	// docs/networking.md and docs/wire.md); ScenesHashBits (32) for a
+	// world with private scenes (docs/scenes.md).
 	HashBits int
 	// Redundancy is how many unacknowledged ticks before the fresh one
 	// ride along in every datagram (default 1; negative: none), so that a
@@ -121,6 +122,11 @@ type Config struct {
 	// OnTick, if set, is called after every tick with the tick number, the
 	// world and its full hash. It must not keep or change the world.
 	OnTick func(tick uint32, w *world.World, hash uint64)
+	// Secret is the 32 bytes of secret randomness given to a game that
+	// implements game.SecretSetup (docs/scenes.md); zero (the default):
+	// read from crypto/rand when the server is made. Tests set it to
+	// play the same match twice.
+	Secret [32]byte
 }
 
 func (c Config) withDefaults() Config {

@@ -77,6 +77,7 @@ type Server[I any] struct {
 	events  []game.Event
 
 	wire  wireState
+	scn   sceneState    // private scenes (scenes.go)
 	ho    handoverState // host migration data (handover.go)
 	rs    resumeState   // a match taken over (resume.go)
 	stall stallState    // the hold of the next tick (stall.go)
@@ -103,7 +104,8 @@ type record struct {
 	inputs []byte   // every player's packed input in this tick, n×size
 	late   []uint64 // bit p: player p's input was late and repeated
 	hash   uint64
-	body   []byte // the tick body every client gets (codec.TickEncoder)
+	body   []byte     // the tick body every client gets (codec.TickEncoder)
+	vb     viewBodies // with scenes: the body per view (scenes.go)
 }
 
 // Stats counts what a server did.
@@ -160,6 +162,7 @@ type Stats struct {
 // registered (unless cfg.Schema is given) and set up; the first tick runs
 // once cfg.StartPlayers players have said hello.
 func New[I any](g game.Game[I], conn transport.Conn, cfg Config) (*Server[I], error) {
+	hashBits := cfg.HashBits // 0: the default, which depends on scenes
 	cfg = cfg.withDefaults()
 	it, err := inputs.NewType[I]()
 	if err != nil {
@@ -203,6 +206,9 @@ func New[I any](g game.Game[I], conn transport.Conn, cfg Config) (*Server[I], er
 	s.cur = make([]byte, cfg.MaxPlayers*s.size)
 	s.present = make([]bool, cfg.MaxPlayers)
 	s.typed = make([]I, cfg.MaxPlayers)
+	if err := s.initScenes(hashBits); err != nil {
+		return nil, err
+	}
 	s.hist[0].hash = w.Hash()
 	w.SnapshotInto(&s.setup)
 	s.reserved = make([]reservation, cfg.MaxPlayers)
@@ -379,6 +385,9 @@ func (s *Server[I]) runTick() {
 	copy(rec.inputs, s.cur)
 	rec.hash = s.w.Hash()
 	rec.body = s.wire.enc.AppendTick(rec.body[:0], rec.hash)
+	if s.scn.on {
+		s.viewBodies(rec)
+	}
 	s.tick = t
 	if t%s.ckEvery == 0 {
 		s.checkpoint(t)

@@ -111,7 +111,7 @@ func (s *Server[I]) onPageHashRequest(now time.Time, p *player, b []byte) error 
 		return nil
 	}
 	s.stats.PageHashRequests++
-	hs, ok := s.pageHashesAt(m.Tick)
+	hs, ok := s.pageHashesFor(m.Tick, int(p.id))
 	if !ok {
 		s.rebase(now, p)
 		return nil
@@ -167,6 +167,7 @@ func (s *Server[I]) onPageRequest(now time.Time, p *player, b []byte) error {
 		s.rebase(now, p)
 		return nil
 	}
+	w = s.viewWorld(w, int(p.id))
 	var blob []byte
 	if m.Whole {
 		blob = w.AppendWorld(nil)
@@ -202,22 +203,23 @@ func (s *Server[I]) pushWorld(now time.Time, p *player, fresh bool) {
 	if s.tick == 0 {
 		return // the world every client sets up itself
 	}
+	w := s.viewWorld(s.w, int(p.id))
 	if fresh {
-		blob, err := s.w.AppendDelta(nil, &s.setup)
+		blob, err := w.AppendDelta(nil, s.viewSetup(s.w.ViewOf(int(p.id))))
 		if err == nil {
 			s.startTransfer(now, p, p.welcomeID, s.tick, blob)
 			return
 		}
 	}
-	if s.w.UsedBytes() <= smallWorld {
-		whole := s.w.AppendWorld(nil)
+	if w.UsedBytes() <= smallWorld {
+		whole := w.AppendWorld(nil)
 		if len(whole) <= chunkData {
 			s.stats.WholeWorlds++
 			s.startTransfer(now, p, p.welcomeID, s.tick, whole)
 			return
 		}
 	}
-	hs, _ := s.pageHashesAt(s.tick)
+	hs, _ := s.pageHashesFor(s.tick, int(p.id))
 	s.sendPageHashes(p, s.tick, hs, 0, uint32(len(hs)))
 }
 

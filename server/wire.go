@@ -256,7 +256,10 @@ func (s *Server[I]) sendTo(now time.Time, p *player) error {
 	s.wire.due = p.gaps(now, s.dt, s.wire.due)
 	size := 24 // header, ack, margin, count: generous
 	add := func(t uint32) bool {
-		body := s.hist[t&s.hmask].body
+		body := s.hist[t&s.hmask].bodyFor(int(p.id), s.scn.on)
+		if body == nil {
+			return true // not this player's tick (scenes.go)
+		}
 		if size+len(body)+8 > transport.MaxDatagram || len(m.Ticks) == codec.MaxTicksPerMessage {
 			return false
 		}

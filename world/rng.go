@@ -90,3 +90,20 @@ func (r RNG) Bool(w *World) bool { return r.Uint64(w)>>63 == 1 }
 
 // Name returns the name the generator was registered under.
 func (r RNG) Name() string { return r.v.Name() }
+
+// SeedBytes resets the generator's state from 32 bytes (all 256 bits of
+// the state: a secret seed from crypto/rand keeps its full strength, where
+// Seed's 64 bits could be searched), each 8 bytes mixed with splitmix64.
+func (r RNG) SeedBytes(w *World, seed [32]byte) {
+	st := r.v.Ptr(w)
+	for i := range st.S {
+		x := uint64(seed[8*i]) | uint64(seed[8*i+1])<<8 | uint64(seed[8*i+2])<<16 | uint64(seed[8*i+3])<<24 |
+			uint64(seed[8*i+4])<<32 | uint64(seed[8*i+5])<<40 | uint64(seed[8*i+6])<<48 | uint64(seed[8*i+7])<<56
+		x += uint64(i) // distinct lanes even for equal words
+		st.S[i] = splitmix64(&x)
+	}
+}
+
+// State returns the generator's four state words (for tests and tools:
+// a generator's state is as secret as what it will draw).
+func (r RNG) State(w *World) [4]uint64 { return r.v.Ptr(w).S }

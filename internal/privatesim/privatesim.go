@@ -1,0 +1,362 @@
+// Package privatesim plays the cards example (examples/cards) in the
+// network simulator with every datagram the server sends captured, and
+// checks what each player was sent against what it may know: the
+// measurement behind `rewind bench private` and the capture tests of
+// private scenes (docs/scenes.md).
+//
+// Leaks are searched for, not assumed away: every card the server's world
+// holds carries a random 32-bit nonce followed by its value, so the five
+// bytes of a card a player may not know are searched for in every
+// datagram sent to it and in its client's world after every update; so
+// are the dealer's generator's state words (8 bytes each). A card the
+// player was allowed to know at some tick (on the table, in the hand it
+// held) is not counted afterwards: what it once saw it may keep.
+package privatesim
+
+import (
+	"encoding/binary"
+	"fmt"
+	"runtime"
+	"time"
+
+	"github.com/rewindnet/rewind/client"
+	"github.com/rewindnet/rewind/examples/cards"
+	"github.com/rewindnet/rewind/game"
+	"github.com/rewindnet/rewind/internal/cputime"
+	"github.com/rewindnet/rewind/server"
+	"github.com/rewindnet/rewind/transport"
+	"github.com/rewindnet/rewind/world"
+)
+
+// Config is a match to play. The zero value of a field means its default.
+type Config struct {
+	// Players is the seats (default 4, at most cards.MaxPlayers).
+	Players int
+	// Ticks is the ticks to play (default 2000).
+	Ticks uint32
+	// Loss is every link's loss (0 to 1); Latency and Jitter its delay
+	// (default 30 ms ± 5 ms).
+	Loss            float64
+	Latency, Jitter time.Duration
+	// Seed seeds the network simulator and the server's secret.
+	Seed int64
+	// Public plays cards.NewPublic: everything sent to everyone (the
+	// leak search then finds the secrets it is meant to find).
+	Public bool
+	// OnTick, if set, is called after every server tick with the
+	// server's world.
+	OnTick func(tick uint32, w *world.World)
+}
+
+// Result is what the match showed.
+type Result struct {
+	Players int
+	Public  bool
+	Ticks   uint32
+	Seconds float64
+	// LeakedBytes counts bytes of hidden values found where a player may
+	// not see them: in datagrams sent to it (LeakedDatagram) and in its
+	// client's world (LeakedWorld); LeakedValues counts the finds.
+	LeakedBytes, LeakedDatagram, LeakedWorld, LeakedValues int
+	// VerifiedTicks counts client-ticks verified; Unequal those whose hash
+	// differed from the server's hash of that client's view.
+	VerifiedTicks, Unequal int
+	// Desyncs counts verified ticks whose hash differed first (hidden
+	// reads mispredicted); Repairs the repairs that fixed them; Rebases
+	// the clients moved to a newer world.
+	Desyncs, Repairs, Rebases uint64
+	// BytesToClients counts every byte the server sent; Datagrams them.
+	BytesToClients, Datagrams uint64
+	// ServerCPU is the server's thread CPU time; ViewHashes the view
+	// hashes it computed.
+	ServerCPU  time.Duration
+	ViewHashes uint64
+	// Secrets counts the distinct hidden values searched for.
+	Secrets int
+	// Swaps counts the hands that changed viewers (cards.Swap) in the
+	// server's world; HandsMatch says whether every client's verified
+	// world at the last tick showed it the cards the server's did (its
+	// hand and the table).
+	Swaps      int
+	HandsMatch bool
+}
+
+// BytesPerClientPerSecond returns the server's bytes per client per
+// second of match time.
+func (r Result) BytesPerClientPerSecond() float64 {
+	if r.Players == 0 || r.Seconds == 0 {
+		return 0
+	}
+	return float64(r.BytesToClients) / float64(r.Players) / r.Seconds
+}
+
+// CPUPerPlayerTick returns the server's CPU time per player-tick.
+func (r Result) CPUPerPlayerTick() time.Duration {
+	if r.Players == 0 || r.Ticks == 0 {
+		return 0
+	}
+	return r.ServerCPU / time.Duration(uint64(r.Players)*uint64(r.Ticks))
+}
+
+// VerifiedEqual reports whether every verified tick of every client
+// hashed as the server's view of that client.
+func (r Result) VerifiedEqual() bool { return r.Unequal == 0 && r.VerifiedTicks > 0 }
+
+// String is the result's key=value line.
+func (r Result) String() string {
+	return fmt.Sprintf("players=%d ticks=%d public=%v secrets=%d leaked_values=%d leaked_in_datagrams=%d leaked_in_worlds=%d verified_ticks=%d desyncs=%d repairs=%d rebases=%d view_hashes=%d server_cpu_per_player_tick_ns=%d leaked_bytes=%d verified_equal=%v hidden_read_repairs=%d bytes_per_client_per_s=%.0f",
+		r.Players, r.Ticks, r.Public, r.Secrets, r.LeakedValues, r.LeakedDatagram, r.LeakedWorld, r.VerifiedTicks, r.Desyncs, r.Repairs, r.Rebases,
+		r.ViewHashes, r.CPUPerPlayerTick().Nanoseconds(), r.LeakedBytes, r.VerifiedEqual(), r.Repairs, r.BytesPerClientPerSecond())
+}
+
+// secrets is what the search knows: every card ever in the server's world
+// (by its five signature bytes) and generator state word, and per player
+// which of them it was allowed to know.
+type secrets struct {
+	cards   map[uint64]bool   // signature -> known
+	words   map[uint64]bool   // generator state words
+	allowed []map[uint64]bool // per player: signatures it may know
+}
+
+// sig returns a card's signature: its nonce's 4 bytes and its value.
+func sig(c cards.Card) uint64 { return uint64(c.Nonce) | uint64(c.Value)<<32 }
+
+// note records the server's world after a tick: every card and state
+// word as a secret, and what each player may know now.
+func (s *secrets) note(g *cards.Game, w *world.World, players int, buf []cards.Card) []cards.Card {
+	for p := range players {
+		buf = g.Secrets(w, p, buf[:0])
+		for _, c := range buf {
+			s.cards[sig(c)] = true
+		}
+		buf = g.Visible(w, p, buf[:0])
+		for _, c := range buf {
+			s.allowed[p][sig(c)] = true
+		}
+	}
+	for _, x := range g.RNGState(w) {
+		s.words[x] = true
+	}
+	return buf
+}
+
+// search returns how many bytes of values hidden from player p b holds,
+// and how many values.
+func (s *secrets) search(p int, b []byte) (bytes, values int) {
+	for i := 0; i+5 <= len(b); i++ {
+		k := uint64(binary.LittleEndian.Uint32(b[i:])) | uint64(b[i+4])<<32
+		if s.cards[k] && (p >= len(s.allowed) || !s.allowed[p][k]) {
+			bytes += 5
+			values++
+		}
+		if i+8 <= len(b) && s.words[binary.LittleEndian.Uint64(b[i:])] {
+			bytes += 8
+			values++
+		}
+	}
+	return bytes, values
+}
+
+// capture is the server's Conn, searching every datagram it sends.
+type capture struct {
+	transport.Conn
+	on func(to transport.Addr, p []byte)
+}
+
+// Send searches p, then sends it.
+func (c *capture) Send(to transport.Addr, p []byte) error {
+	c.on(to, p)
+	return c.Conn.Send(to, p)
+}
+
+// Run plays the match and returns what it showed.
+func Run(cfg Config) (Result, error) {
+	cfg = withDefaults(cfg)
+	res := Result{Players: cfg.Players, Ticks: cfg.Ticks, Public: cfg.Public}
+	runtime.LockOSThread() // the server's CPU time is this thread's
+	defer runtime.UnlockOSThread()
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	net := transport.NewSimNetwork(cfg.Seed, start)
+	net.SetDefaultLink(transport.LinkConfig{Latency: cfg.Latency, Jitter: cfg.Jitter, Loss: cfg.Loss})
+	newGame := cards.New
+	if cfg.Public {
+		newGame = cards.NewPublic
+	}
+	sg := newGame()
+	sec := &secrets{cards: map[uint64]bool{}, words: map[uint64]bool{}}
+	for range cfg.Players {
+		sec.allowed = append(sec.allowed, map[uint64]bool{})
+	}
+	views := map[uint32][]uint64{} // tick -> each player's view hash
+	var buf []cards.Card
+	sconn, err := net.Listen("server")
+	if err != nil {
+		return res, err
+	}
+	defer sconn.Close()
+	byAddr := map[transport.Addr]*client.Client[cards.Input]{}
+	capt := &capture{Conn: sconn, on: func(to transport.Addr, p []byte) {
+		res.Datagrams++
+		res.BytesToClients += uint64(len(p))
+		if c, ok := byAddr[to]; ok {
+			id, welcomed := c.Player() // the id the server gave it: whose view it gets
+			if !welcomed {
+				id = 0xff
+			}
+			n, v := sec.search(int(id), p)
+			res.LeakedDatagram += n
+			res.LeakedBytes += n
+			res.LeakedValues += v
+		}
+	}}
+	var handOf [cards.MaxPlayers]int
+	for i := range handOf {
+		handOf[i] = i
+	}
+	var secret [32]byte
+	binary.LittleEndian.PutUint64(secret[:], uint64(cfg.Seed)^0x5eed)
+	scfg := server.Config{MaxPlayers: cards.MaxPlayers, StartPlayers: cfg.Players, MaxTicks: cfg.Ticks, Secret: secret,
+		OnTick: func(t uint32, w *world.World, _ uint64) {
+			buf = sec.note(sg, w, cfg.Players, buf)
+			hs := make([]uint64, cfg.Players)
+			for p := range hs {
+				hs[p] = w.ViewHash(w.ViewOf(p))
+			}
+			views[t] = hs
+			for p := range handOf {
+				if h := sg.HandOf(w, p); h != handOf[p] {
+					res.Swaps++
+					handOf[p] = h
+				}
+			}
+			if cfg.OnTick != nil {
+				cfg.OnTick(t, w)
+			}
+		}}
+	srv, err := server.New[cards.Input](sg, capt, scfg)
+	if err != nil {
+		return res, err
+	}
+	clis := make([]*client.Client[cards.Input], cfg.Players)
+	for i := range clis {
+		conn, err := net.Dial(fmt.Sprintf("c%d", i), "server")
+		if err != nil {
+			return res, err
+		}
+		defer conn.Close()
+		var c *client.Client[cards.Input]
+		ccfg := client.Config{OnVerified: func(t uint32, h uint64) {
+			res.VerifiedTicks++
+			id, _ := c.Player()
+			if hs, ok := views[t]; !ok || int(id) >= len(hs) || hs[id] != h {
+				res.Unequal++
+			}
+		}}
+		c, err = client.New[cards.Input](newGame(), conn, ccfg)
+		if err != nil {
+			return res, err
+		}
+		byAddr[conn.LocalAddr()] = c
+		c.SetInputFunc(func(t uint32) cards.Input {
+			id, _ := c.Player()
+			return cards.Bot(id, t)
+		})
+		clis[i] = c
+	}
+	if err := loop(cfg, net, srv, clis, sec, &res, start); err != nil {
+		return res, err
+	}
+	res.HandsMatch = handsMatch(sg, srv.World(), clis, cfg.Ticks)
+	return res, nil
+}
+
+// handsMatch reports whether every client's verified world at tick shows
+// it the cards the server's world w does.
+func handsMatch(g *cards.Game, w *world.World, clis []*client.Client[cards.Input], tick uint32) bool {
+	vw := world.NewFromLayout(w.Layout())
+	for _, c := range clis {
+		id, _ := c.Player()
+		if t, ok := c.CopyVerified(vw); !ok || t != tick {
+			return false
+		}
+		want := g.Visible(w, int(id), nil)
+		got := g.Visible(vw, int(id), nil)
+		if len(want) != len(got) {
+			return false
+		}
+		for i := range want {
+			if want[i] != got[i] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// loop runs the match in made-up time, a millisecond a step, until every
+// client verified the last tick (or a minute past it).
+func loop(cfg Config, net *transport.SimNetwork, srv *server.Server[cards.Input], clis []*client.Client[cards.Input],
+	sec *secrets, res *Result, start time.Time) error {
+	var snap world.Snapshot
+	var bytes []byte
+	end := start.Add(time.Duration(cfg.Ticks)*time.Second/time.Duration(game.RateOf(cards.New())) + time.Minute)
+	for now := start; now.Before(end); now = now.Add(time.Millisecond) {
+		net.Advance(now)
+		t0, _ := cputime.Thread()
+		if err := srv.Update(now); err != nil {
+			return err
+		}
+		t1, _ := cputime.Thread()
+		res.ServerCPU += t1 - t0
+		done := srv.Ended()
+		for i, c := range clis {
+			if err := c.Update(now); err != nil {
+				return fmt.Errorf("client %d: %w", i, err)
+			}
+			if now.Sub(start)%(10*time.Millisecond) == 0 && c.Playing() {
+				c.World().SnapshotInto(&snap)
+				bytes = snap.AppendBytes(bytes[:0])
+				id, _ := c.Player()
+				n, v := sec.search(int(id), bytes)
+				res.LeakedWorld += n
+				res.LeakedBytes += n
+				res.LeakedValues += v
+			}
+			t, ok := c.VerifiedTick() // not while a repair is under way
+			done = done && ok && t >= cfg.Ticks
+		}
+		if done {
+			res.Seconds = float64(cfg.Ticks) / float64(game.RateOf(cards.New()))
+			break
+		}
+	}
+	for _, c := range clis {
+		st := c.Stats()
+		res.Desyncs += st.Desyncs
+		res.Repairs += st.Resyncs
+		res.Rebases += st.Rebases
+	}
+	res.ViewHashes = srv.ViewHashes()
+	res.Secrets = len(sec.cards) + len(sec.words)
+	if res.Seconds == 0 {
+		return fmt.Errorf("privatesim: the clients did not verify tick %d within a minute of it", cfg.Ticks)
+	}
+	return nil
+}
+
+func withDefaults(c Config) Config {
+	if c.Players <= 0 {
+		c.Players = 4
+	}
+	c.Players = min(c.Players, cards.MaxPlayers)
+	if c.Ticks == 0 {
+		c.Ticks = 2000
+	}
+	if c.Latency == 0 {
+		c.Latency = 30 * time.Millisecond
+	}
+	if c.Jitter == 0 {
+		c.Jitter = 5 * time.Millisecond
+	}
+	return c
+}
