@@ -137,7 +137,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("serve", "rewind serve --game sand --udp ADDR [flags]\n       rewind serve --game sand --relay URL [--room CODE] [--udp ADDR] [flags]", stderr)
 	var gf gameFlags
 	gf.add(fs)
-	udpAddr := fs.String("udp", "0.0.0.0:7777", "UDP address to listen on (port 0 picks a free one; the line udp=HOST:PORT on standard output says which)")
+	udpAddr := fs.String("udp", "0.0.0.0:7777", "UDP address to listen on (port 0 picks a free one; the line udp=HOST:PORT on standard output says which); with --json, UDP only if given")
+	jsonAddr := fs.String("json", "", "also serve the JSON lockstep gateway (docs/gateway.md) over WebSocket on this TCP address (the line json=ws://HOST:PORT/ on standard output says which)")
 	var pf playerFlags
 	pf.add(fs, "most players in a match", "players that must have connected before the match's first tick; later ones join while the server still keeps every tick since the start (4 s)")
 	httpAddr := fs.String("http", "", "serve Prometheus /metrics and /debug/pprof/ on this TCP address (empty: off)")
@@ -214,6 +215,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if mf.on() {
 			return usageError{errors.New("--rooms and --max-matches host matches on the UDP port (players join with --connect HOST:PORT --room CODE); with --relay, one room per process")}
 		}
+		if *jsonAddr != "" {
+			return usageError{errors.New("--json serves a match of its own: not with --relay")}
+		}
 		o := roomServe{fs: fs, rooms: rf, game: gf, udp: *udpAddr, reg: reg, http: hs, duration: *duration, status: *status, server: scfg, udpConfig: ucfg}
 		if gf.name == "walkers" {
 			return serveRoom(ctx, gf.newWalkers(), o, stdout, log)
@@ -221,6 +225,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return serveRoom(ctx, gf.newGame(), o, stdout, log)
 	}
 	opts := rewind.HostOptions{Server: scfg, UDP: ucfg, Log: gf.logger(log)}
+	if mf.on() && *jsonAddr != "" {
+		return usageError{errors.New("--json serves one match: not with --rooms or --max-matches")}
+	}
 	if mf.on() {
 		o := multiServe{multi: mf, game: gf, opts: opts, udp: *udpAddr, room: rf.room, reg: reg, http: hs, duration: *duration,
 			status: func(ctx context.Context, fn func()) func() { return logStatus(ctx, *status, fn) }}
@@ -229,19 +236,29 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		return serveMulti(ctx, gf.newGame(), o, stdout, log)
 	}
+	plan := matchPlan{udp: *jsonAddr == "" || udpSet, udpAddr: *udpAddr, json: *jsonAddr, reg: reg, log: gf.logger(log), opts: opts}
 	var host servedHost
+	var js *jsonServe
 	if gf.name == "walkers" {
-		host, err = hostUDP(gf.newWalkers(), *udpAddr, opts, reg)
+		host, js, err = hostMatch(gf.newWalkers(), walkersDestination, walkers.HalfField, plan)
 	} else {
-		host, err = hostUDP(gf.newGame(), *udpAddr, opts, reg)
+		host, js, err = hostMatch(gf.newGame(), nil, 0, plan)
 	}
 	if err != nil {
 		return err
 	}
 	defer host.Close()
-	udpAddrPort, _ := host.UDPAddr() // HostUDP's host has one
-	fmt.Fprintf(stdout, "udp=%s\n", udpAddrPort)
-	printServerKey(stdout, host.Conn())
+	if js != nil {
+		defer js.close()
+	}
+	udpAddrPort, hasUDP := host.UDPAddr()
+	if hasUDP {
+		fmt.Fprintf(stdout, "udp=%s\n", udpAddrPort)
+		printServerKey(stdout, host.Conn())
+	}
+	if js != nil {
+		fmt.Fprintf(stdout, "json=%s\n", js.url)
+	}
 	if hs != nil {
 		fmt.Fprintf(stdout, "http=%s\n", hs.Addr())
 	}
@@ -258,8 +275,20 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if cerr := host.Close(); err == nil && cerr != nil {
 		err = cerr
 	}
-	pairs := append([]any{"udp", udpAddrPort}, totalPairs(s.Matches, s.Total, s.UDP)...)
-	keyValues(stdout, append(pairs, "udp_bytes_in", s.UDP.BytesIn, "udp_bytes_out", s.UDP.BytesOut)...)
+	var pairs []any
+	if hasUDP {
+		pairs = append(pairs, "udp", udpAddrPort)
+	}
+	pairs = append(pairs, totalPairs(s.Matches, s.Total, s.UDP)...)
+	if hasUDP {
+		pairs = append(pairs, "udp_bytes_in", s.UDP.BytesIn, "udp_bytes_out", s.UDP.BytesOut)
+	}
+	if js != nil {
+		j := js.stats()
+		pairs = append(pairs, "json", js.url, "json_connections", j.Connections, "json_resumes", j.Resumes,
+			"json_bytes_in", j.BytesIn, "json_bytes_out", j.BytesOut, "json_errors", j.Errors)
+	}
+	keyValues(stdout, pairs...)
 	return err
 }
 
