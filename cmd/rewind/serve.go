@@ -262,6 +262,11 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if hs != nil {
 		fmt.Fprintf(stdout, "http=%s\n", hs.Addr())
 	}
+	if *duration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, *duration)
+		defer cancel()
+	}
 	stopStatus := logStatus(ctx, *status, func() {
 		s := host.Stats()
 		log.Info("status", "match", s.Matches, "running", s.Running, "tick", s.Match.Tick,
