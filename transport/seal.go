@@ -83,16 +83,23 @@ func (k *udpOpenKey) open(f *udpFrame) ([]byte, error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if !k.win.fresh(f.counter) {
-		return nil, fmt.Errorf("transport: udp frame counter %d: %w", f.counter, ErrReplayed)
+		return nil, errUDPReplayed
 	}
 	binary.LittleEndian.PutUint64(k.nonce[4:], f.counter)
 	p, err := k.aead.Open(f.sealed[:0], k.nonce[:], f.sealed, f.header)
 	if err != nil {
-		return nil, fmt.Errorf("transport: udp frame does not open: %w", ErrMalformed)
+		return nil, errUDPBadSeal
 	}
 	k.win.take(f.counter)
 	return p, nil
 }
+
+// The opener's errors, made once: a flood of forged frames allocates
+// nothing.
+var (
+	errUDPReplayed = fmt.Errorf("transport: udp frame counter taken or too old: %w", ErrReplayed)
+	errUDPBadSeal  = fmt.Errorf("transport: udp frame does not open: %w", ErrMalformed)
+)
 
 // udpReplay is a sliding window of the counters taken: the newest (top-1)
 // and, as bits, the udpReplayWindow below it.

@@ -39,9 +39,12 @@
 // ListenUDP (a server, many peers) and DialUDP (a client) carry datagrams
 // over real UDP sockets with a small framing of their own: connection ids,
 // a stateless retry-token handshake that keeps spoofed source addresses
-// from opening sessions or drawing more bytes than they sent, and sessions
-// that end on bye or after an idle timeout. It is not encrypted yet;
-// docs/transport.md says what it protects against and what it does not.
+// from opening sessions or drawing more bytes than they sent, then a
+// Noise handshake (Noise_NX_25519_ChaChaPoly_SHA256) that authenticates
+// the server's long-term key (StaticKey; clients may pin it), after which
+// every datagram is sealed with ChaCha20-Poly1305 and taken once; and
+// sessions that end on bye or after an idle timeout. docs/transport.md
+// says what it protects against and what it does not.
 package transport
 
 import "time"

@@ -43,7 +43,7 @@ func BenchmarkUDPServerCPU(b *testing.B) {
 	const players, rounds = 8, 2
 	var rw, raw, ratio []float64
 	for range rounds {
-		r := benchRewindServer(b, players)
+		r := benchRewindServer(b, players, false)
 		inSize := int(r.bytesIn / max(r.dgIn, 1))
 		outSize := int(r.bytesOut / max(r.dgOut, 1))
 		w := benchRawServer(b, players, inSize, outSize)
@@ -117,9 +117,36 @@ func stopBenchBots(cmds []*exec.Cmd) {
 	}
 }
 
-func benchRewindServer(b *testing.B, players int) udpBenchRun {
+// BenchmarkUDPSealedCPU measures what sealing costs the server: the
+// rewind run of BenchmarkUDPServerCPU over sealed UDP (the default) and
+// over the plaintext framing (UDPConfig.Plaintext), alternately, in
+// rounds. It reports each one's CPU per player-tick, their ratio, and the
+// mean bytes per datagram in and out of each. Run with -benchtime=1x.
+func BenchmarkUDPSealedCPU(b *testing.B) {
+	const players, rounds = 8, 3
+	var sealed, plain, ratio []float64
+	var sIn, sOut, pIn, pOut uint64
+	for range rounds {
+		p := benchRewindServer(b, players, true)
+		s := benchRewindServer(b, players, false)
+		perS := s.cpu.Seconds() / float64(s.playerTicks) * 1e6
+		perP := p.cpu.Seconds() / float64(p.playerTicks) * 1e6
+		sealed, plain, ratio = append(sealed, perS), append(plain, perP), append(ratio, perS/perP)
+		sIn, sOut = s.bytesIn/max(s.dgIn, 1), s.bytesOut/max(s.dgOut, 1)
+		pIn, pOut = p.bytesIn/max(p.dgIn, 1), p.bytesOut/max(p.dgOut, 1)
+		b.Logf("sealed %.2f µs/player-tick (%d B in, %d B out per datagram); plaintext %.2f µs/player-tick (%d B in, %d B out); ratio %.2f",
+			perS, sIn, sOut, perP, pIn, pOut, perS/perP)
+	}
+	b.ReportMetric(median(sealed), "sealed-us/player-tick")
+	b.ReportMetric(median(plain), "plain-us/player-tick")
+	b.ReportMetric(median(ratio), "x-plain")
+	b.ReportMetric(float64(sOut)-float64(pOut), "B-overhead/datagram")
+}
+
+func benchRewindServer(b *testing.B, players int, plaintext bool) udpBenchRun {
 	h, err := rewind.HostUDP[testgame.Input](&testgame.Game{}, "127.0.0.1:0", rewind.HostOptions{
 		Server: server.Config{StartPlayers: players},
+		UDP:    rewind.UDPConfig{Plaintext: plaintext},
 	})
 	if err != nil {
 		b.Fatal(err)
@@ -128,7 +155,11 @@ func benchRewindServer(b *testing.B, players int) udpBenchRun {
 	done := make(chan error, 1)
 	go func() { done <- h.Run(ctx) }()
 	addr, _ := h.UDPAddr() // HostUDP's host has one
-	bots := startBenchBots(b, players, "rewind "+addr.String())
+	kind := "rewind "
+	if plaintext {
+		kind = "rewind-plain "
+	}
+	bots := startBenchBots(b, players, kind+addr.String())
 	defer func() {
 		stopBenchBots(bots)
 		cancel()
@@ -252,8 +283,8 @@ func TestUDPBenchHelper(t *testing.T) {
 	}
 	ctx := context.Background()
 	switch spec[0] {
-	case "rewind":
-		conn, err := transport.DialUDP(spec[1], transport.UDPConfig{})
+	case "rewind", "rewind-plain":
+		conn, err := transport.DialUDP(spec[1], transport.UDPConfig{Plaintext: spec[0] == "rewind-plain"})
 		if err != nil {
 			t.Fatal(err)
 		}

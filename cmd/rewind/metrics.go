@@ -89,6 +89,8 @@ func registerUDPHostCounters(reg *prometheus.Registry, stats func() rewind.HostS
 		"malformed_datagrams_total":     {"Datagrams dropped as malformed: by the UDP framing or by the match.", st(func(s rewind.HostStats) uint64 { return s.UDP.Malformed + s.Total.BadDatagrams })},
 		"unknown_conn_total":            {"Well-formed UDP frames for no session (or from the wrong address), dropped.", st(func(s rewind.HostStats) uint64 { return s.UDP.UnknownConn })},
 		"bad_tokens_total":              {"Hellos with a forged, stale or misaddressed retry token.", st(func(s rewind.HostStats) uint64 { return s.UDP.BadToken })},
+		"udp_bad_seal_total":            {"Sealed UDP frames of a session that did not open (forged, corrupted, another key), dropped.", st(func(s rewind.HostStats) uint64 { return s.UDP.BadSeal })},
+		"udp_replayed_total":            {"Sealed UDP frames whose counter was taken already or fell out of the replay window, dropped.", st(func(s rewind.HostStats) uint64 { return s.UDP.Replayed })},
 		"sessions_idle_ended_total":     {"UDP sessions ended by the idle timeout.", st(func(s rewind.HostStats) uint64 { return s.UDP.EndedIdle })},
 		"datagrams_queue_dropped_total": {"Datagrams dropped because the match fell behind reading them.", st(func(s rewind.HostStats) uint64 { return s.UDP.QueueDropped })},
 		"udp_unproven_evicted_total":    {"Unproven UDP sessions (no match hello admitted yet) ended to make room: per-IP cap or a full server.", st(func(s rewind.HostStats) uint64 { return s.UDP.UnprovenEvicted })},
