@@ -78,6 +78,10 @@ type UDPConfig struct {
 	// ReadBuffer and WriteBuffer set the socket's buffer sizes in bytes;
 	// zero leaves the system's default.
 	ReadBuffer, WriteBuffer int
+	// LocalAddr, if set, is the address a client's socket binds to
+	// ("127.0.0.5:0": load generators on distinct loopback addresses);
+	// by default the system picks one. A server ignores it.
+	LocalAddr string
 	// Clock reads the time for idle timeouts, keep-alives and tokens
 	// (default the wall clock). It must be safe for concurrent use.
 	Clock Clock

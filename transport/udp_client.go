@@ -61,7 +61,13 @@ func DialUDPContext(ctx context.Context, addr string, cfg UDPConfig) (*UDPClient
 	if err != nil {
 		return nil, fmt.Errorf("transport: dial udp %s: %w", addr, err)
 	}
-	conn, err := net.DialUDP("udp", nil, ua)
+	var la *net.UDPAddr
+	if cfg.LocalAddr != "" {
+		if la, err = net.ResolveUDPAddr("udp", cfg.LocalAddr); err != nil {
+			return nil, fmt.Errorf("transport: dial udp %s from %s: %w", addr, cfg.LocalAddr, err)
+		}
+	}
+	conn, err := net.DialUDP("udp", la, ua)
 	if err != nil {
 		return nil, fmt.Errorf("transport: dial udp %s: %w", addr, err)
 	}

@@ -1,0 +1,333 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/game"
+	"github.com/rewindnet/rewind/internal/testgame"
+	"github.com/rewindnet/rewind/server"
+	"github.com/rewindnet/rewind/transport"
+)
+
+func init() {
+	registerBench("fleet", "M matches × P load bots on one UDP port: server CPU per player-tick as the matches grow, tick jitter, memory", runBenchFleet)
+}
+
+// benchFleetKeys is what bench fleet's help says of its output.
+const benchFleetKeys = `One line per step (1, 10, 100, ... matches, then --matches), the last
+line for --matches: matches, players (in all), player_ticks measured,
+server_us_per_player_tick (the server process's CPU, user+system by
+getrusage, over the window, per tick of a player present: the bots run in
+child processes), vs_one_match (that figure over the 1-match step's, in
+the same run), tick_jitter_p99_ms (99th percentile of how late a match's
+tick started after it was due), late_inputs (per thousand player-ticks),
+rss_mb (resident memory of the server process), heap_per_match_kb (live
+heap after a GC over the empty process's, per match), server_cpu_pct (of
+one core), load1 (the machine's 1-minute load average), sustained (every
+player stayed, jitter p99 under a tick). With --raw, the last step is also
+measured against a raw socket loop (one read and one write(2) per
+datagram, no batching, scaled to the same datagrams): raw_us_per_player_tick
+and vs_raw.`
+
+// fleetFlags are bench fleet's flags.
+type fleetFlags struct {
+	matches, players, procs, workers int
+	seconds                          float64
+	steps                            string
+	raw                              bool
+	// The bot process (internal): --bot-server ADDR --bot-local IP
+	// --bot-rooms CODE,CODE,... (or --bot-raw SIZE).
+	botServer, botLocal, botRooms string
+	botRaw, botCount              int
+}
+
+func (f *fleetFlags) add(fs *flag.FlagSet) {
+	fs.IntVar(&f.matches, "matches", 100, "the most matches (the last step)")
+	fs.IntVar(&f.players, "players", 4, "load bots per match")
+	fs.Float64Var(&f.seconds, "seconds", 5, "measured window of each step, in seconds (after a 1 s warm-up)")
+	fs.StringVar(&f.steps, "steps", "", "comma-separated match counts to measure (default 1, 10, 100, ... below --matches, and --matches)")
+	fs.IntVar(&f.procs, "bot-procs", 4, "child processes running the load bots, each on its own 127.0.0.x address")
+	fs.IntVar(&f.workers, "workers", 0, "the server's worker goroutines (default one per core)")
+	fs.BoolVar(&f.raw, "raw", true, "also measure a raw socket loop at the last step, for vs_raw")
+	fs.StringVar(&f.botServer, "bot-server", "", "internal: run as a bot process of bench fleet, against this server")
+	fs.StringVar(&f.botLocal, "bot-local", "127.0.0.1", "internal: the bot process's local IP")
+	fs.StringVar(&f.botRooms, "bot-rooms", "", "internal: the room of each load bot")
+	fs.IntVar(&f.botRaw, "bot-raw", 0, "internal: raw bots sending datagrams of this size")
+	fs.IntVar(&f.botCount, "bot-count", 0, "internal: raw bots in this process")
+}
+
+func (f *fleetFlags) stepList() ([]int, error) {
+	if f.steps != "" {
+		var out []int
+		for _, s := range strings.Split(f.steps, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(s))
+			if err != nil || n < 1 {
+				return nil, usageError{fmt.Errorf("--steps %q: want positive counts", f.steps)}
+			}
+			out = append(out, n)
+		}
+		return out, nil
+	}
+	var out []int
+	for n := 1; n < f.matches; n *= 10 {
+		out = append(out, n)
+	}
+	return append(out, f.matches), nil
+}
+
+// fleetStep is one step's measurement.
+type fleetStep struct {
+	matches, players   int
+	playerTicks        uint64
+	cpu, wall          time.Duration
+	lateInputs         uint64
+	jitterP99          time.Duration
+	rssMB              float64
+	heapPerMatchKB     float64
+	dgIn, dgOut        uint64
+	bytesIn, bytesOut  uint64
+	sustained          bool
+	usPerPlayerTick    float64
+	rawUsPerPlayerTick float64
+}
+
+func runBenchFleet(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("bench fleet", "rewind bench fleet --matches M --players P --seconds S [flags]\n\n"+benchFleetKeys, stderr)
+	var f fleetFlags
+	f.add(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if f.botServer != "" {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		if f.botRaw > 0 {
+			return runRawBots(ctx, f.botServer, f.botLocal, f.botCount, f.botRaw, fleetTickRate)
+		}
+		return runLoadBots(ctx, f.botServer, f.botLocal, splitRooms(f.botRooms), fleetTickRate)
+	}
+	switch {
+	case f.matches < 1 || f.matches > 5000:
+		return usageError{fmt.Errorf("--matches %d: want 1..5000", f.matches)}
+	case f.players < 1 || f.players > 64:
+		return usageError{fmt.Errorf("--players %d: want 1..64", f.players)}
+	case f.seconds <= 0:
+		return usageError{errors.New("--seconds must be positive")}
+	case f.procs < 1 || f.procs > 200:
+		return usageError{fmt.Errorf("--bot-procs %d: want 1..200", f.procs)}
+	}
+	steps, err := f.stepList()
+	if err != nil {
+		return err
+	}
+	runtime.GC()
+	base := heapInuse()
+	var first *fleetStep
+	for i, m := range steps {
+		st, err := fleetRun(f, m, base, stderr)
+		if err != nil {
+			return fmt.Errorf("%d matches: %w", m, err)
+		}
+		if first == nil {
+			first = &st
+		}
+		if f.raw && i == len(steps)-1 {
+			if err := fleetRaw(f, &st, stderr); err != nil {
+				return fmt.Errorf("raw loop: %w", err)
+			}
+		}
+		printFleetStep(stdout, st, first)
+	}
+	return nil
+}
+
+// printFleetStep prints one step's key=value line.
+func printFleetStep(w io.Writer, st fleetStep, first *fleetStep) {
+	pairs := []any{
+		"matches", st.matches,
+		"players", st.players,
+		"player_ticks", st.playerTicks,
+		"server_us_per_player_tick", fmt.Sprintf("%.2f", st.usPerPlayerTick),
+		"vs_one_match", fmt.Sprintf("%.2f", st.usPerPlayerTick/first.usPerPlayerTick),
+		"tick_jitter_p99_ms", ms(st.jitterP99),
+		"late_inputs_per_1000", fmt.Sprintf("%.1f", float64(st.lateInputs)*1000/float64(max(st.playerTicks, 1))),
+		"rss_mb", fmt.Sprintf("%.1f", st.rssMB),
+		"heap_per_match_kb", fmt.Sprintf("%.1f", st.heapPerMatchKB),
+		"server_cpu_pct", fmt.Sprintf("%.1f", 100*st.cpu.Seconds()/st.wall.Seconds()),
+		"load1", loadAvg(),
+		"sustained", st.sustained,
+	}
+	if st.rawUsPerPlayerTick > 0 {
+		pairs = append(pairs, "raw_us_per_player_tick", fmt.Sprintf("%.2f", st.rawUsPerPlayerTick),
+			"vs_raw", fmt.Sprintf("%.2f", st.usPerPlayerTick/st.rawUsPerPlayerTick))
+	}
+	keyValues(w, pairs...)
+}
+
+// fleetRun measures m matches of f.players load bots each.
+func fleetRun(f fleetFlags, m int, baseHeap uint64, stderr io.Writer) (fleetStep, error) {
+	var ucfg transport.UDPConfig
+	ucfg.MaxUnprovenPerIP = 64 // the bots' handshakes come 16 at a time per address
+	h, err := rewind.HostUDPMulti[testgame.Input](&testgame.Game{}, "127.0.0.1:0", rewind.MultiHostOptions{
+		HostOptions: rewind.HostOptions{Server: server.Config{StartPlayers: f.players, MaxPlayers: f.players}, UDP: ucfg},
+		MaxMatches:  m,
+		Workers:     f.workers,
+	})
+	if err != nil {
+		return fleetStep{}, err
+	}
+	defer h.Close()
+	rooms := make([]string, m)
+	for i := range rooms {
+		if rooms[i], err = h.Open(""); err != nil {
+			return fleetStep{}, err
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- h.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	addr, _ := h.UDPAddr()
+	// The bots: every room P times, dealt round the processes.
+	per := make([][]string, min(f.procs, m*f.players))
+	k := 0
+	for _, r := range rooms {
+		for range f.players {
+			per[k%len(per)] = append(per[k%len(per)], r)
+			k++
+		}
+	}
+	var bots []*exec.Cmd
+	defer func() { stopBots(bots) }()
+	for i, rs := range per {
+		cmd, err := startBotProc(stderr, "--bot-server", addr.String(), "--bot-local", botIP(i), "--bot-rooms", strings.Join(rs, ","))
+		if err != nil {
+			return fleetStep{}, err
+		}
+		bots = append(bots, cmd)
+	}
+	want := m * f.players
+	deadline := time.Now().Add(60*time.Second + time.Duration(want)*5*time.Millisecond)
+	for s := h.Stats(); s.Players < want || s.Running < m; s = h.Stats() {
+		if time.Now().After(deadline) {
+			return fleetStep{}, fmt.Errorf("the bots did not all join: %d of %d players, %d of %d matches running", s.Players, want, s.Running, m)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(time.Second) // warm-up
+	window := time.Duration(f.seconds * float64(time.Second))
+	s0, l0, c0, t0 := h.Stats(), h.TickLag(), selfCPU(), time.Now()
+	time.Sleep(window)
+	s1, l1, c1, t1 := h.Stats(), h.TickLag(), selfCPU(), time.Now()
+	lag := l1.Sub(l0)
+	runtime.GC()
+	st := fleetStep{
+		matches: m, players: s1.Players,
+		playerTicks: s1.Total.PlayerTicks - s0.Total.PlayerTicks,
+		cpu:         c1 - c0, wall: t1.Sub(t0),
+		lateInputs: s1.Total.LateInputs - s0.Total.LateInputs,
+		jitterP99:  lag.Quantile(0.99),
+		rssMB:      rssMB(),
+		dgIn:       s1.UDP.DatagramsIn - s0.UDP.DatagramsIn,
+		dgOut:      s1.UDP.DatagramsOut - s0.UDP.DatagramsOut,
+		bytesIn:    s1.UDP.BytesIn - s0.UDP.BytesIn,
+		bytesOut:   s1.UDP.BytesOut - s0.UDP.BytesOut,
+	}
+	st.heapPerMatchKB = float64(int64(heapInuse())-int64(baseHeap)) / 1024 / float64(m)
+	st.usPerPlayerTick = st.cpu.Seconds() * 1e6 / float64(max(st.playerTicks, 1))
+	st.sustained = s1.Players == want && st.jitterP99 < time.Second/fleetTickRate
+	fmt.Fprintf(stderr, "bench fleet: %d matches: %d player-ticks in %v, %v CPU, %d datagrams in, %d out\n",
+		m, st.playerTicks, st.wall.Round(time.Millisecond), st.cpu.Round(time.Millisecond), st.dgIn, st.dgOut)
+	return st, nil
+}
+
+// botIP is the loopback address of the i-th bot process.
+func botIP(i int) string { return fmt.Sprintf("127.0.%d.%d", 1+i/250, 2+i%250) }
+
+// botCommand returns the command of a bot process of bench fleet: this
+// binary, as `rewind bench fleet ARGS` (tests run their own binary).
+var botCommand = func(args ...string) (*exec.Cmd, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	return exec.Command(exe, append([]string{"bench", "fleet"}, args...)...), nil
+}
+
+// startBotProc starts a bot process of bench fleet.
+func startBotProc(stderr io.Writer, args ...string) (*exec.Cmd, error) {
+	cmd, err := botCommand(args...)
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	return cmd, nil
+}
+
+// stopBots ends the bot processes (SIGTERM, then SIGKILL after 3 s) and
+// waits for them.
+func stopBots(cmds []*exec.Cmd) {
+	for _, c := range cmds {
+		c.Process.Signal(syscall.SIGTERM)
+	}
+	for _, c := range cmds {
+		t := time.AfterFunc(3*time.Second, func() { c.Process.Kill() })
+		c.Wait()
+		t.Stop()
+	}
+}
+
+// heapInuse returns the live heap in use after a GC.
+func heapInuse() uint64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapInuse
+}
+
+// rssMB returns this process's resident memory (VmRSS), in MiB.
+func rssMB() float64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
+			return kb / 1024
+		}
+	}
+	return 0
+}
+
+// loadAvg returns the machine's 1-minute load average, or "?".
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	if f := strings.Fields(string(b)); len(f) > 0 {
+		return f[0]
+	}
+	return "?"
+}
+
+// fleetTickRate is the tick rate of bench fleet's game (the light test
+// game at the default rate).
+const fleetTickRate = game.DefaultTickRate

@@ -1,0 +1,228 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rewindnet/rewind/codec"
+	"github.com/rewindnet/rewind/codec/inputs"
+	"github.com/rewindnet/rewind/codec/reliable"
+	"github.com/rewindnet/rewind/game"
+	"github.com/rewindnet/rewind/internal/testgame"
+	"github.com/rewindnet/rewind/transport"
+)
+
+// loadBot is a player of bench fleet that does not simulate: it speaks
+// the match protocol (hello with a room code, world transfer acks, tick
+// acks, pongs) and sends the same input every tick a few ticks ahead of
+// the last tick it received, so that the server does all of a real
+// player's work for it while the bot costs almost nothing.
+type loadBot struct {
+	conn     *transport.UDPClient
+	hello    []byte
+	tag      uint8
+	welcomed bool
+	gone     bool
+	got      reliable.RecvWindow // server ticks held
+	last     uint32              // the highest server tick received
+	next     uint32              // the first input tick the server lacks
+	chunks   reliable.RecvWindow // world chunks held, of transfer xfer
+	xfer     uint32
+	helloAt  time.Time
+	buf, out []byte
+}
+
+// loadProto is what every load bot of a process shares: the game's
+// fingerprint and the coded constant input in runs of 1..8.
+type loadProto struct {
+	fp       uint64
+	payloads [9][]byte
+}
+
+// loadBotLead is how many ticks ahead of the last received tick a load
+// bot sends its input (the real client's lead on loopback is about that).
+const loadBotLead = 3
+
+func newLoadProto() (*loadProto, error) {
+	it, err := inputs.NewType[testgame.Input]()
+	if err != nil {
+		return nil, err
+	}
+	_, w, err := game.NewWorld[testgame.Input](&testgame.Game{}, nil)
+	if err != nil {
+		return nil, err
+	}
+	g := &testgame.Game{}
+	p := &loadProto{fp: game.Fingerprint(it.Fingerprint(), w.Layout().Hash(), game.RateOf(g))}
+	in := make([]byte, it.Size())
+	for n := 1; n < len(p.payloads); n++ {
+		ins := make([][]byte, n)
+		for i := range ins {
+			ins[i] = in
+		}
+		p.payloads[n] = it.AppendInputs(nil, ins)
+	}
+	return p, nil
+}
+
+// dialLoadBot opens the bot's UDP session from local to server.
+func dialLoadBot(ctx context.Context, p *loadProto, server, local, room string) (*loadBot, error) {
+	conn, err := transport.DialUDPContext(ctx, server, transport.UDPConfig{LocalAddr: local, QueueLen: 64, HandshakeTimeout: 20 * time.Second})
+	if err != nil {
+		return nil, err
+	}
+	h := codec.Hello{Game: p.fp, HasRoom: true}
+	copy(h.Room[:], room)
+	return &loadBot{conn: conn, hello: h.Append(nil), buf: make([]byte, transport.MaxDatagram+1), out: make([]byte, 0, transport.MaxDatagram)}, nil
+}
+
+// step reads what arrived and sends what is due at now (called at the
+// tick rate).
+func (b *loadBot) step(p *loadProto, now time.Time) {
+	if b.gone {
+		return
+	}
+	for {
+		n, _, err := b.conn.Recv(b.buf)
+		if err != nil {
+			if err != transport.ErrWouldBlock {
+				b.gone = true
+				return
+			}
+			break
+		}
+		b.take(b.buf[:n])
+	}
+	if !b.welcomed {
+		if now.Sub(b.helloAt) >= 250*time.Millisecond {
+			b.helloAt = now
+			b.send(b.hello)
+		}
+		return
+	}
+	target := b.last + loadBotLead
+	first := b.next
+	if int32(target-first) < 0 {
+		first = target
+	}
+	count := min(int(target-first)+1, len(p.payloads)-1)
+	m := codec.ClientInputs{Tag: b.tag, First: first, Ack: b.got.Ack(), Count: count, Payload: p.payloads[count]}
+	b.send(m.Append(b.out[:0]))
+}
+
+// take handles one datagram from the server.
+func (b *loadBot) take(d []byte) {
+	typ, _, err := codec.Peek(d)
+	if err != nil {
+		return
+	}
+	switch typ {
+	case codec.TypeWelcome:
+		w, _, err := codec.ParseWelcome(d)
+		if err != nil || b.welcomed {
+			return
+		}
+		b.welcomed, b.tag = true, w.Tag
+		b.got.Reset(w.Tick + 1)
+		b.last, b.next = w.Tick, w.Tick+1
+	case codec.TypeServerTicks:
+		m, _, err := codec.ParseServerTicks(d, b.last)
+		if err != nil {
+			return
+		}
+		for _, t := range m.Ticks {
+			b.got.Add(t.Tick)
+			if int32(t.Tick-b.last) > 0 {
+				b.last = t.Tick
+			}
+		}
+		if int32(m.Ack.Next-b.next) > 0 {
+			b.next = m.Ack.Next
+		}
+	case codec.TypeWorldChunk:
+		c, _, err := codec.ParseWorldChunk(d)
+		if err != nil {
+			return
+		}
+		if c.Transfer != b.xfer {
+			b.xfer = c.Transfer
+			b.chunks.Reset(0)
+		}
+		b.chunks.Add(c.Index)
+		a := codec.WorldAck{Tag: b.tag, Transfer: c.Transfer, Ack: b.chunks.Ack()}
+		b.send(a.Append(b.out[:0]))
+	case codec.TypePing:
+		pi, _, err := codec.ParsePing(d)
+		if err != nil {
+			return
+		}
+		po := codec.Pong{Tag: pi.Tag, ID: pi.ID, Time: pi.Time}
+		b.send(po.Append(b.out[:0]))
+	case codec.TypeBye:
+		b.gone = true
+	}
+}
+
+func (b *loadBot) send(p []byte) {
+	if err := b.conn.Send(b.conn.RemoteAddr(), p); err != nil {
+		b.gone = true
+	}
+}
+
+// runLoadBots is a bot process of bench fleet: it opens a load bot per
+// room code in rooms (each code as many times as it appears) from local
+// (an IP address) to server, and drives them all at rate Hz until ctx
+// ends.
+func runLoadBots(ctx context.Context, server, local string, rooms []string, rate int) error {
+	p, err := newLoadProto()
+	if err != nil {
+		return err
+	}
+	bots := make([]*loadBot, len(rooms))
+	var wg sync.WaitGroup
+	errs := make(chan error, len(rooms))
+	sem := make(chan struct{}, 16) // handshakes at once
+	for i, room := range rooms {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			b, err := dialLoadBot(ctx, p, server, local+":0", room)
+			if err != nil {
+				errs <- fmt.Errorf("bot %d (room %s): %w", i, room, err)
+				return
+			}
+			bots[i] = b
+		})
+	}
+	wg.Wait()
+	defer func() {
+		for _, b := range bots {
+			if b != nil {
+				b.conn.Close()
+			}
+		}
+	}()
+	select {
+	case err := <-errs:
+		return err
+	default:
+	}
+	t := time.NewTicker(time.Second / time.Duration(rate))
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case now := <-t.C:
+			for _, b := range bots {
+				b.step(p, now)
+			}
+		}
+	}
+}
+
+// splitRooms parses the bot process's --bot-rooms list.
+func splitRooms(s string) []string { return strings.Split(s, ",") }

@@ -1,0 +1,53 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/rewindnet/rewind/internal/testutil"
+)
+
+// TestBenchFleetCommand runs `rewind bench fleet` small (1 and 2 matches
+// of 2 load bots, in two bot processes that are this test binary re-run
+// as the rewind command, and the raw loop): every step's line has the
+// keys the command contract names, the bots all joined, and the last line
+// is the 2-match step. The figures themselves are the benchmark's
+// business, not this test's.
+func TestBenchFleetCommand(t *testing.T) {
+	testutil.SkipSockets(t)
+	checkLeaks(t)
+	old := botCommand
+	botCommand = func(args ...string) (*exec.Cmd, error) {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestRewindProcess$", "-test.count=1")
+		cmd.Env = append(os.Environ(), "REWIND_PROCESS="+strings.Join(append([]string{"bench", "fleet"}, args...), "\n"))
+		return cmd, nil
+	}
+	defer func() { botCommand = old }()
+	code, stdout, stderr := runCmd("bench", "fleet", "--matches", "2", "--players", "2", "--seconds", "0.5", "--bot-procs", "2")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("want a line per step (1, 2): %q", stdout)
+	}
+	for i, l := range lines {
+		m := kv(l)
+		for _, k := range []string{"matches", "server_us_per_player_tick", "vs_one_match", "tick_jitter_p99_ms", "rss_mb"} {
+			if m[k] == "" {
+				t.Errorf("line %d %q lacks %s=", i, l, k)
+			}
+		}
+		if want := []string{"2", "4"}[i]; m["players"] != want {
+			t.Errorf("line %d: players=%s, want %s", i, m["players"], want)
+		}
+	}
+	if m := kv(lines[1]); m["matches"] != "2" || m["vs_raw"] == "" {
+		t.Errorf("last line %q: want matches=2 and vs_raw=", lines[1])
+	}
+	if code, _, stderr := runCmd("bench", "fleet", "--matches", "0"); code != 2 || !strings.Contains(stderr, "--matches 0") {
+		t.Errorf("--matches 0: exit %d, %q", code, stderr)
+	}
+}
