@@ -11,7 +11,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
 )
 
 // fleetRaw measures the raw socket loop for st's datagrams: a server with
