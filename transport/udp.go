@@ -46,6 +46,15 @@ type UDPConfig struct {
 	// opened, whatever it sends (default 3 s: a client sends its match
 	// hello as soon as it is welcomed).
 	UnprovenTimeout time.Duration
+	// HandshakeRate and HandshakeBurst cap the sessions one source
+	// address (IPv6: one /64) may open: a token bucket of HandshakeBurst
+	// (default 200) refilled at HandshakeRate a second (default 100),
+	// checked only once the retry token proved the address and before
+	// the handshake's public-key work; a HELLO beyond it is dropped
+	// unanswered (counted in Throttled) and the client's next repeat may
+	// pass. A negative HandshakeRate turns the limit off.
+	HandshakeRate  float64
+	HandshakeBurst int
 	// ProveExplicitly makes a session proven only when the user calls
 	// Prove (rewind's Host does, once the match admitted the player).
 	// By default a session's first DATA frame proves it.
@@ -103,6 +112,12 @@ func (c UDPConfig) WithDefaults() UDPConfig {
 	if c.MaxUnprovenPerIP <= 0 {
 		c.MaxUnprovenPerIP = 8
 	}
+	if c.HandshakeRate == 0 {
+		c.HandshakeRate = 100
+	}
+	if c.HandshakeBurst <= 0 {
+		c.HandshakeBurst = 200
+	}
 	if c.MaxSessions <= 0 {
 		c.MaxSessions = 1024
 	}
@@ -151,6 +166,9 @@ type UDPStats struct {
 	// new one (MaxUnprovenPerIP, MaxSessions); UnprovenReaped those ended
 	// by UnprovenTimeout.
 	UnprovenEvicted, UnprovenReaped uint64
+	// Throttled counts proven HELLOs of new sessions dropped because
+	// their address opened too many (HandshakeRate, HandshakeBurst).
+	Throttled uint64
 }
 
 // udpCounters is UDPStats with atomic fields.
@@ -160,7 +178,7 @@ type udpCounters struct {
 	badSeal, replayed                            atomic.Uint64
 	refused, queueDropped, sendErrors            atomic.Uint64
 	opened, endedBye, endedIdle                  atomic.Uint64
-	unprovenEvicted, unprovenReaped              atomic.Uint64
+	unprovenEvicted, unprovenReaped, throttled   atomic.Uint64
 }
 
 func (c *udpCounters) snapshot() UDPStats {
@@ -174,6 +192,7 @@ func (c *udpCounters) snapshot() UDPStats {
 		SendErrors: c.sendErrors.Load(), Opened: c.opened.Load(),
 		EndedBye: c.endedBye.Load(), EndedIdle: c.endedIdle.Load(),
 		UnprovenEvicted: c.unprovenEvicted.Load(), UnprovenReaped: c.unprovenReaped.Load(),
+		Throttled: c.throttled.Load(),
 	}
 }
 

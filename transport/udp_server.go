@@ -26,6 +26,7 @@ type UDPServer struct {
 	port   netip.AddrPort
 	tokens *udpTokens
 	key    *StaticKey // nil with cfg.Plaintext
+	rate   *udpRate   // sessions opened per source address
 	q      *udpQueue
 	stats  udpCounters
 	done   chan struct{}
@@ -104,6 +105,7 @@ func ListenUDP(addr string, cfg UDPConfig) (*UDPServer, error) {
 		port:    port,
 		tokens:  tokens,
 		key:     key,
+		rate:    newUDPRate(cfg.HandshakeRate, cfg.HandshakeBurst),
 		q:       newUDPQueue(cfg.QueueLen),
 		done:    make(chan struct{}),
 		byID:    make(map[uint64]*udpSession),
@@ -379,6 +381,10 @@ func (s *UDPServer) open(f udpFrame, from netip.AddrPort, now time.Time, out []b
 	s.mu.RLock()
 	sess := s.byPeer[udpPeerKey{from, cid}]
 	s.mu.RUnlock()
+	if sess == nil && !s.rate.allow(from.Addr(), now) {
+		s.stats.throttled.Add(1)
+		return out
+	}
 	var fresh *udpSession
 	if sess == nil && s.key != nil {
 		var err error

@@ -3,6 +3,7 @@ package transport
 import (
 	"crypto/ecdh"
 	"crypto/rand"
+	"fmt"
 	"net/netip"
 	"testing"
 	"time"
@@ -152,5 +153,49 @@ func TestUDPProveExplicitly(t *testing.T) {
 	m.Prove("garbage")
 	if s.Unproven() != 0 {
 		t.Fatal("MultiConn.Prove did not reach its member")
+	}
+}
+
+func TestUDPHandshakeRate(t *testing.T) {
+	clk := newUDPFakeClock()
+	s := udpListenTest(t, UDPConfig{Clock: clk, HandshakeRate: 1, HandshakeBurst: 3, MaxUnprovenPerIP: 100})
+	for i := range 3 {
+		if udpOpenAt(s, udpTestFrom("127.0.0.2", uint16(1000+i)), uint64(i+1)) == nil {
+			t.Fatalf("session %d of the burst refused", i)
+		}
+	}
+	if udpOpenAt(s, udpTestFrom("127.0.0.2", 1100), 10) != nil || s.Stats().Throttled != 1 {
+		t.Fatalf("a fourth session within the second opened (throttled %d)", s.Stats().Throttled)
+	}
+	if udpOpenAt(s, udpTestFrom("127.0.0.3", 1000), 11) == nil {
+		t.Fatal("another address was throttled")
+	}
+	clk.Advance(time.Second)
+	if udpOpenAt(s, udpTestFrom("127.0.0.2", 1101), 12) == nil {
+		t.Fatal("no session a second later")
+	}
+	// IPv6 addresses share their /64's bucket.
+	for i := range 3 {
+		udpOpenAt(s, udpTestFrom(fmt.Sprintf("2001:db8::%d", i+1), 1000), uint64(20+i))
+	}
+	if udpOpenAt(s, udpTestFrom("2001:db8::ff", 1000), 30) != nil {
+		t.Fatal("a fourth address of one /64 opened a session")
+	}
+	if udpOpenAt(s, udpTestFrom("2001:db8:0:1::1", 1000), 31) == nil {
+		t.Fatal("another /64 was throttled")
+	}
+	// A bounded table: beyond it only refilled buckets make way.
+	r := newUDPRate(1, 1)
+	r.max = 2
+	now := clk.Now()
+	a, b, c := netip.MustParseAddr("10.0.0.1"), netip.MustParseAddr("10.0.0.2"), netip.MustParseAddr("10.0.0.3")
+	if !r.allow(a, now) || !r.allow(b, now) || r.allow(c, now) {
+		t.Fatal("table bound")
+	}
+	if !r.allow(c, now.Add(2*time.Second)) || len(r.buckets) > 2 {
+		t.Fatalf("refilled buckets not forgotten: %d", len(r.buckets))
+	}
+	if newUDPRate(-1, 0).allow(a, now) != true {
+		t.Fatal("a negative rate limits")
 	}
 }

@@ -90,6 +90,7 @@ func registerUDPHostCounters(reg *prometheus.Registry, stats func() rewind.HostS
 		"unknown_conn_total":            {"Well-formed UDP frames for no session (or from the wrong address), dropped.", st(func(s rewind.HostStats) uint64 { return s.UDP.UnknownConn })},
 		"bad_tokens_total":              {"Hellos with a forged, stale or misaddressed retry token.", st(func(s rewind.HostStats) uint64 { return s.UDP.BadToken })},
 		"udp_bad_seal_total":            {"Sealed UDP frames of a session that did not open (forged, corrupted, another key), dropped.", st(func(s rewind.HostStats) uint64 { return s.UDP.BadSeal })},
+		"udp_throttled_total":           {"Proven UDP hellos of new sessions dropped because their address opened too many (HandshakeRate).", st(func(s rewind.HostStats) uint64 { return s.UDP.Throttled })},
 		"udp_replayed_total":            {"Sealed UDP frames whose counter was taken already or fell out of the replay window, dropped.", st(func(s rewind.HostStats) uint64 { return s.UDP.Replayed })},
 		"sessions_idle_ended_total":     {"UDP sessions ended by the idle timeout.", st(func(s rewind.HostStats) uint64 { return s.UDP.EndedIdle })},
 		"datagrams_queue_dropped_total": {"Datagrams dropped because the match fell behind reading them.", st(func(s rewind.HostStats) uint64 { return s.UDP.QueueDropped })},

@@ -206,6 +206,7 @@ func UnprovenSessions(ctx context.Context, cfg Config) Result {
 	r.add("max_sessions", 64)
 	r.add("unproven_evicted", st.UnprovenEvicted)
 	r.add("unproven_reaped", st.UnprovenReaped)
+	r.add("handshakes_throttled", st.Throttled)
 	r.add("legit_join_ms", joinTime.Milliseconds())
 	r.add("pair_ticks_during", after-before)
 	if joinErr != nil {
