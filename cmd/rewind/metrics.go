@@ -16,6 +16,7 @@ import (
 
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/internal/netutil"
+	"github.com/rewindnet/rewind/relay"
 	"github.com/rewindnet/rewind/transport"
 )
 
@@ -109,6 +110,24 @@ func registerUDPHostCounters(reg *prometheus.Registry, stats func() rewind.HostS
 			ConstLabels: prometheus.Labels{"reason": r.String()},
 		}, func() float64 { return float64(stats().RefusedBy[r]) }))
 	}
+}
+
+// registerRelayMetrics exports a rooms relay's counters (relay.RoomStats):
+// connections, rooms, joiners waiting for their data channel, and the
+// joins dropped, failed and throttled (issue 15's limits).
+func registerRelayMetrics(reg *prometheus.Registry, stats func() relay.RoomStats) {
+	st := func(f func(s relay.RoomStats) uint64) func() float64 {
+		return func() float64 { return float64(f(stats())) }
+	}
+	registerFuncs(reg, map[string]metricFunc{
+		"relay_pending_dropped_total": {"Joiners dropped before their data channel opened (join timeout, per-address and per-room caps).", st(func(s relay.RoomStats) uint64 { return s.PendingDropped })},
+		"relay_joins_failed_total":    {"Joins that named no live room or a bad key.", st(func(s relay.RoomStats) uint64 { return s.JoinsFailed })},
+		"relay_joins_throttled_total": {"Joins refused because their address failed too often (rate_limited).", st(func(s relay.RoomStats) uint64 { return s.JoinsThrottled })},
+	}, map[string]metricFunc{
+		"relay_conns":           {"Open WebSocket connections.", st(func(s relay.RoomStats) uint64 { return uint64(s.Conns) })},
+		"relay_rooms":           {"Live rooms.", st(func(s relay.RoomStats) uint64 { return uint64(s.Rooms) })},
+		"relay_pending_joiners": {"Joiners waiting for their data channel to open.", st(func(s relay.RoomStats) uint64 { return uint64(s.Pending) })},
+	})
 }
 
 // registerPlayerMetrics exports a player's counters: its ticks, ping,

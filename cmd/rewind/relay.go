@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -96,8 +97,9 @@ func runRelay(args []string, stdout, stderr io.Writer) error {
 
 // serveRelay serves the rooms relay and TURN until ctx ends.
 func serveRelay(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("relay", "rewind relay [--http ADDR] [--turn ADDR|none] [--turn-ip IP]", stderr)
+	fs := newFlags("relay", "rewind relay [--http ADDR] [--turn ADDR|none] [--turn-ip IP] [--metrics ADDR]", stderr)
 	httpAddr := fs.String("http", "127.0.0.1:8080", "HTTP address of the relay's WebSocket endpoint ("+relay.RoomPath+")")
+	metricsAddr := fs.String("metrics", "", "serve Prometheus /metrics (the relay's rooms, connections, joiners, failed and throttled joins) and /debug/pprof/ on this TCP address (empty: off)")
 	var o roomRelayOptions
 	fs.StringVar(&o.turnAddr, "turn", "", `UDP address of the TURN server (default: the --http host, a free port; "none" turns TURN off)`)
 	fs.StringVar(&o.turnIP, "turn-ip", "", "public IP handed out for TURN (default: the --turn IP, or this machine's first non-loopback IPv4)")
@@ -116,6 +118,18 @@ func serveRelay(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	defer rr.close()
+	var metrics []any
+	if *metricsAddr != "" {
+		reg := newRegistry()
+		registerRelayMetrics(reg, rr.rooms.RoomStats)
+		ms, err := startHTTP(*metricsAddr, reg, slog.New(slog.DiscardHandler))
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("--metrics %s: %w", *metricsAddr, errors.Unwrap(err))
+		}
+		defer ms.close()
+		metrics = []any{"metrics", ms.Addr()}
+	}
 	mux := http.NewServeMux()
 	rr.mount(mux)
 	hs := netutil.HTTPLimits{}.Server(mux)
@@ -128,8 +142,8 @@ func serveRelay(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}()
 	_, port, _ := net.SplitHostPort(ln.Addr().String())
 	fmt.Fprintf(stderr, "rewind relay: players and hosts pass --relay %s\n", wsURL(ln.Addr()))
-	keyValues(stdout, "relay", "listening", "url", wsURL(ln.Addr()), "http", net.JoinHostPort(host, port),
-		"turn", rr.turnURL(), "version", strconv.Itoa(relay.RoomProtocolVersion))
+	keyValues(stdout, append([]any{"relay", "listening", "url", wsURL(ln.Addr()), "http", net.JoinHostPort(host, port),
+		"turn", rr.turnURL(), "version", strconv.Itoa(relay.RoomProtocolVersion)}, metrics...)...)
 	if err := hs.Serve(netutil.HTTPLimits{}.Listener(ln)); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"io"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -20,7 +21,7 @@ func TestRelayCommand(t *testing.T) {
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		done <- serveRelay(ctx, []string{"--http", "127.0.0.1:0"}, pw, io.Discard)
+		done <- serveRelay(ctx, []string{"--http", "127.0.0.1:0", "--metrics", "127.0.0.1:0"}, pw, io.Discard)
 		pw.Close()
 	}()
 	line, err := bufio.NewReader(pr).ReadString('\n')
@@ -31,10 +32,13 @@ func TestRelayCommand(t *testing.T) {
 	if !strings.Contains(line, "listening") {
 		t.Fatalf("first line %q lacks listening", line)
 	}
-	var url string
+	var url, metrics string
 	for _, f := range strings.Fields(line) {
 		if v, ok := strings.CutPrefix(f, "url="); ok {
 			url = v
+		}
+		if v, ok := strings.CutPrefix(f, "metrics="); ok {
+			metrics = v
 		}
 	}
 	if !strings.HasPrefix(url, "ws://127.0.0.1:") {
@@ -52,6 +56,18 @@ func TestRelayCommand(t *testing.T) {
 	defer p.Close()
 	if l, r := p.Conn().PathTypes(); l != "relay" {
 		t.Fatalf("relay-only path through the command's TURN is %s-%s", l, r)
+	}
+	// --metrics: the relay's counters, with the room and both connections.
+	resp, err := http.Get("http://" + metrics + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{"rewind_relay_rooms 1", "rewind_relay_conns 2", "rewind_relay_joins_failed_total 0", "rewind_relay_joins_throttled_total 0", "rewind_relay_pending_joiners", "rewind_relay_pending_dropped_total"} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("/metrics lacks %q", want)
+		}
 	}
 	cancel()
 	if err := <-done; err != nil {
