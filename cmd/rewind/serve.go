@@ -38,15 +38,15 @@ func (g *gameFlags) add(fs interface {
 	StringVar(*string, string, string, string)
 	IntVar(*int, string, int, string)
 }) {
-	fs.StringVar(&g.name, "game", "sand", "the game: sand or walkers")
+	fs.StringVar(&g.name, "game", "sand", "the game: sand, walkers or cards")
 	fs.IntVar(&g.grid, "grid", 256, "side of the sand grid, in cells (server and players must agree)")
 	fs.IntVar(&g.tickRate, "tick-rate", rewind.DefaultTickRate, "ticks per second (server and players must agree)")
 }
 
 func (g *gameFlags) check() error {
 	switch {
-	case g.name != "sand" && g.name != "walkers":
-		return usageError{fmt.Errorf("--game %q: want sand or walkers", g.name)}
+	case g.name != "sand" && g.name != "walkers" && g.name != "cards":
+		return usageError{fmt.Errorf("--game %q: want sand, walkers or cards", g.name)}
 	case g.grid < 8 || g.grid > 4096:
 		return usageError{fmt.Errorf("--grid %d: want 8..4096", g.grid)}
 	case g.tickRate < 1 || g.tickRate > 1000:
@@ -74,7 +74,7 @@ func (g *gameFlags) newWalkers() rewind.Game[walkers.Input] {
 
 // logger returns log with the game's attributes (the grid only for sand).
 func (g *gameFlags) logger(log *slog.Logger) *slog.Logger {
-	if g.name == "walkers" {
+	if g.name != "sand" {
 		return log.With("game", g.name)
 	}
 	return log.With("game", g.name, "grid", g.grid)
@@ -219,8 +219,11 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return usageError{errors.New("--json serves a match of its own: not with --relay")}
 		}
 		o := roomServe{fs: fs, rooms: rf, game: gf, udp: *udpAddr, reg: reg, http: hs, duration: *duration, status: *status, server: scfg, udpConfig: ucfg}
-		if gf.name == "walkers" {
+		switch gf.name {
+		case "walkers":
 			return serveRoom(ctx, gf.newWalkers(), o, stdout, log)
+		case "cards":
+			return serveRoom(ctx, gf.newCards(), o, stdout, log)
 		}
 		return serveRoom(ctx, gf.newGame(), o, stdout, log)
 	}
@@ -231,17 +234,23 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if mf.on() {
 		o := multiServe{multi: mf, game: gf, opts: opts, udp: *udpAddr, room: rf.room, reg: reg, http: hs, duration: *duration,
 			status: func(ctx context.Context, fn func()) func() { return logStatus(ctx, *status, fn) }}
-		if gf.name == "walkers" {
+		switch gf.name {
+		case "walkers":
 			return serveMulti(ctx, gf.newWalkers(), o, stdout, log)
+		case "cards":
+			return serveMulti(ctx, gf.newCards(), o, stdout, log)
 		}
 		return serveMulti(ctx, gf.newGame(), o, stdout, log)
 	}
 	plan := matchPlan{udp: *jsonAddr == "" || udpSet, udpAddr: *udpAddr, json: *jsonAddr, reg: reg, log: gf.logger(log), opts: opts}
 	var host servedHost
 	var js *jsonServe
-	if gf.name == "walkers" {
+	switch gf.name {
+	case "walkers":
 		host, js, err = hostMatch(gf.newWalkers(), walkersDestination, walkers.HalfField, plan)
-	} else {
+	case "cards":
+		host, js, err = hostMatch(gf.newCards(), nil, 0, plan)
+	default:
 		host, js, err = hostMatch(gf.newGame(), nil, 0, plan)
 	}
 	if err != nil {
