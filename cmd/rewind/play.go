@@ -391,7 +391,7 @@ type playLoop struct {
 	alone   time.Time
 
 	desyncAtUntil bool
-	scenes        bool // the game has private scenes (--game cards)
+	scenes        bool      // the game has private scenes (--game cards)
 	waiting       uint64    // the players the server last said it waits for
 	chat          []string  // --chat-file's lines still to say
 	chatAt        time.Time // when the next may be said
