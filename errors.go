@@ -26,6 +26,9 @@ var (
 	ErrKicked = client.ErrKicked
 	// ErrClosed indicates a closed session.
 	ErrClosed = client.ErrClosed
+	// ErrReplayGame indicates a replay recorded with another game (its
+	// fingerprint or input size differs from the game's).
+	ErrReplayGame = errors.New("rewind: replay of another game")
 
 	// ErrHandshake indicates that nobody answered ConnectUDP's handshake
 	// within UDPConfig.HandshakeTimeout (no server at the address).

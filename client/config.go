@@ -89,6 +89,9 @@ type Config struct {
 	// server cannot rebuild its world of that tick (it sends a newer
 	// tick's world instead, and the client starts over from that).
 	DebugDesync func(tick uint32, ours, server *world.World)
+	// Record, if set, records the ticks the client verifies for a replay
+	// (record.go).
+	Record Recorder
 }
 
 func (c Config) withDefaults(dt time.Duration) Config {

@@ -57,6 +57,7 @@ type core[I any] struct {
 	// hooks and counters
 	onVerified func(tick uint32, hash uint64)
 	onDesync   func(tick uint32, ours, theirs uint64)
+	record     Recorder
 	rollbacks  uint64
 	rolledBack uint64 // ticks resimulated in all
 	maxDepth   uint32
@@ -329,6 +330,7 @@ func (c *core[I]) verifyThrough(end uint32) {
 		if c.onVerified != nil {
 			c.onVerified(t, ours)
 		}
+		c.recordTick(t)
 	}
 	copy(c.lastConf, c.conf[end&c.mask])
 	c.verified = end

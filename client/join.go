@@ -133,6 +133,7 @@ func (c *Client[I]) newCoreAt(t uint32) {
 		old.fx.discard(0)
 		k.fx.takeQueue(&old.fx)
 	}
+	c.recordStart(k, t)
 	c.core = k
 }
 
@@ -154,6 +155,7 @@ func (c *Client[I]) fetched(now time.Time) error {
 		if k.onVerified != nil {
 			k.onVerified(t, k.hashes[t&k.mask])
 		}
+		k.recordTick(t)
 		return c.decode(now)
 	}
 	c.newCoreAt(t)

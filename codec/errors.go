@@ -36,6 +36,16 @@ var (
 	// ErrTag indicates a short-header datagram whose connection tag is not
 	// the receiver's: a stray or stale datagram.
 	ErrTag = errors.New("codec: connection tag mismatch")
+
+	// Errors of replay files (replay.go).
+
+	// ErrReplayCorrupt indicates replay bytes that are all there but
+	// wrong: a bad magic or version, a header or frame failing its
+	// checksum, a payload that does not decompress or decode.
+	ErrReplayCorrupt = errors.New("codec: corrupt replay")
+	// ErrReplayTruncated indicates a replay file that ends inside its
+	// header or a frame: the tail of a recorder that stopped mid-write.
+	ErrReplayTruncated = errors.New("codec: replay ends inside a frame")
 )
 
 func errMalformedf(format string, args ...any) error {

@@ -127,6 +127,13 @@ type Config struct {
 	// read from crypto/rand when the server is made. Tests set it to
 	// play the same match twice.
 	Secret [32]byte
+	// Record, if set, records the match for a replay (record.go): its
+	// start before the first tick, then every tick. It runs inside Update.
+	Record Recorder
+	// NewRecorder, if set, is called once by every server made with this
+	// config (a host making a match each) for the recorder of its match;
+	// it takes the place of Record.
+	NewRecorder func() Recorder
 }
 
 func (c Config) withDefaults() Config {

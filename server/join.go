@@ -238,6 +238,7 @@ func (s *Server[I]) Shutdown() error { return s.Goodbye(codec.ReasonShutdown) }
 // host). The server keeps its state; the caller stops calling Update and
 // closes the Conn.
 func (s *Server[I]) Goodbye(r codec.Reason) error {
+	s.recordEnd()
 	for _, p := range s.players {
 		if p == nil || p.addr == "" {
 			continue

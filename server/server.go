@@ -54,10 +54,12 @@ type Server[I any] struct {
 	dt       time.Duration
 	size     int // packed input bytes
 
-	started bool
-	start   time.Time // tick t runs at start + t*dt
-	tick    uint32    // the last tick run (0: none yet)
-	lastNow time.Time
+	started   bool
+	rec       Recorder  // Config.Record or NewRecorder's (record.go)
+	recording bool      // rec was picked (and has its start)
+	start     time.Time // tick t runs at start + t*dt
+	tick      uint32    // the last tick run (0: none yet)
+	lastNow   time.Time
 	// lastRound is when ticks were last sent.
 	lastRound time.Time
 
@@ -326,6 +328,7 @@ func (s *Server[I]) Ended() bool { return s.ended() }
 // runTick runs tick s.tick+1: joins and leaves, every player's input (or
 // its last one, marked late), the game's Step, the hash, the record.
 func (s *Server[I]) runTick() {
+	s.recordStart()
 	t := s.tick + 1
 	rec := &s.hist[t&s.hmask]
 	rec.tick = t
@@ -394,6 +397,9 @@ func (s *Server[I]) runTick() {
 	}
 	if s.cfg.OnTick != nil {
 		s.cfg.OnTick(t, s.w, rec.hash)
+	}
+	if s.rec != nil {
+		s.rec.RecordTick(t, rec.events, rec.inputs, rec.hash, s.w)
 	}
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -10,7 +11,9 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/client"
+	"github.com/rewindnet/rewind/internal/replayrun"
 	"github.com/rewindnet/rewind/world"
 )
 
@@ -138,9 +141,13 @@ func parseWithFiles(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// diffFiles diffs two world dumps, printing "tick=T table=… row=… field=…
-// ours=… server=…" per difference (A is "ours", B "server").
+// diffFiles diffs two world dumps, or two replays (diffReplays), printing
+// "tick=T table=… row=… field=… ours=… server=…" per difference (A is
+// "ours", B "server").
 func diffFiles(a, b []byte, na, nb string, stdout, stderr io.Writer) error {
+	if isReplay(a) || isReplay(b) {
+		return diffReplays(a, b, na, nb, stdout, stderr)
+	}
 	da, err := world.ParseDump(a)
 	if err != nil {
 		return fmt.Errorf("%s: %w", na, err)
@@ -168,4 +175,75 @@ func printDiffs(w io.Writer, tick uint32, ds []world.Difference) {
 	for _, d := range ds {
 		fmt.Fprintf(w, "tick=%d %s\n", tick, d)
 	}
+}
+
+// isReplay reports whether b starts like a replay file.
+func isReplay(b []byte) bool { return bytes.HasPrefix(b, []byte("RWREPLAY")) }
+
+// diffReplays simulates both replays again, finds the first tick both
+// reach whose worlds hash differently, and diffs the two worlds of that
+// tick.
+func diffReplays(a, b []byte, na, nb string, stdout, stderr io.Writer) error {
+	hashes := func(r []byte, name string) (map[uint32]uint64, error) {
+		m := map[uint32]uint64{}
+		res, err := replayrun.Verify(r, rewind.ReplayOptions{OnTick: func(t uint32, w *world.World) error {
+			m[t] = w.Hash()
+			return nil
+		}})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		if !res.Verified {
+			fmt.Fprintf(stderr, "rewind diff: note: %s does not verify from tick %d (%s): compared up to there\n", name, res.FirstBad, res.Reason)
+		}
+		return m, nil
+	}
+	ha, err := hashes(a, na)
+	if err != nil {
+		return err
+	}
+	hb, err := hashes(b, nb)
+	if err != nil {
+		return err
+	}
+	first, common := uint32(0), 0
+	for t, h := range ha {
+		if g, ok := hb[t]; ok {
+			common++
+			if g != h && (first == 0 || t < first) {
+				first = t
+			}
+		}
+	}
+	fmt.Fprintf(stderr, "rewind diff: %d ticks in both replays\n", common)
+	if first == 0 {
+		return nil
+	}
+	worldAt := func(r []byte) (*world.Dump, error) {
+		var dump []byte
+		_, err := replayrun.Verify(r, rewind.ReplayOptions{UntilTick: first, OnTick: func(t uint32, w *world.World) error {
+			if t == first {
+				dump = w.AppendDump(nil, t)
+			}
+			return nil
+		}})
+		if err != nil {
+			return nil, err
+		}
+		return world.ParseDump(dump)
+	}
+	da, err := worldAt(a)
+	if err != nil {
+		return err
+	}
+	db, err := worldAt(b)
+	if err != nil {
+		return err
+	}
+	ds, n, err := world.DiffDumps(da, db, 0)
+	if err != nil {
+		return err
+	}
+	printDiffs(stdout, first, ds)
+	return fmt.Errorf("tick %d: %d differences: %w", first, n, errDiffer)
 }

@@ -57,6 +57,8 @@ func play(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	lf.add(fs)
 	var df desyncFlags // desync.go
 	df.add(fs)
+	var rf recordFlags // replay.go
+	rf.add(fs, "record the ticks this player verifies into a replay file (rewind replay FILE verifies it)")
 	var jf joinFlags // play_relay.go
 	jf.add(fs)
 	if err := parseQuiet(fs, "play", args, stderr); err != nil {
@@ -120,6 +122,10 @@ func play(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if keys, err = newServerKeyCheck(*addr, *serverKey, *knownServers, log); err != nil {
 			return err
 		}
+	}
+	if rec := rf.recorder(&gf, log); rec != nil {
+		opts.Client.Record = rec
+		defer closeRecorder(rec, log) // after the session's close
 	}
 	var s playSession
 	switch gf.name {

@@ -152,6 +152,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	rf.add(fs)
 	var mf multiFlags // serve_multi.go
 	mf.add(fs)
+	var recf recordFlags // replay.go
+	recf.add(fs, "record every match into this directory: a replay file per match, created at its first tick, named by its start (names sort in start order; each path is logged)")
 	if err := parseQuiet(fs, "serve", args, stderr); err != nil {
 		return err
 	}
@@ -184,6 +186,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	scfg := stallConfig(pf.config(), stall, log)
+	if scfg.NewRecorder, err = recf.perMatch(&gf, log); err != nil {
+		return err
+	}
 	var ucfg rewind.UDPConfig
 	if *keyFile != "" {
 		key, created, err := loadKeyFile(*keyFile)

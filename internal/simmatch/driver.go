@@ -45,6 +45,9 @@ func (d *driver[I]) newClient(name string, cookie []byte) (*client.Client[I], er
 	if cfg.Lockstep[d.i] {
 		ccfg.Lockstep = true
 	}
+	if cfg.ClientConfig != nil {
+		cfg.ClientConfig(d.i, &ccfg)
+	}
 	userVerified := ccfg.OnVerified
 	ccfg.OnVerified = func(t uint32, h uint64) {
 		d.onVerified(conn.LocalAddr(), t, h)

@@ -69,6 +69,9 @@ type Config[I any] struct {
 	// Server and Client are the settings of the machines.
 	Server server.Config
 	Client client.Config
+	// ClientConfig, if set, adjusts client i's settings (a copy of Client)
+	// before it is made.
+	ClientConfig func(i int, c *client.Config)
 	// Names, if set, makes each client i name itself "p<i>" (SetName).
 	Names bool
 	// Lockstep, if set, makes client i a lockstep client (Client with

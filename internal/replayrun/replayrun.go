@@ -1,0 +1,109 @@
+// Package replayrun verifies a replay file with the game its header names
+// (sand or walkers, with the settings the recorder wrote): the code behind
+// `rewind replay`, shared with the js/wasm verifier (replaycheck) that
+// proves a replay recorded natively verifies in a browser's Go too.
+package replayrun
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/codec"
+	"github.com/rewindnet/rewind/examples/sand"
+	"github.com/rewindnet/rewind/examples/walkers"
+)
+
+// Settings returns the settings text a recorder writes for game (sand's
+// grid side, the tick rate).
+func Settings(game string, grid, tickRate int) string {
+	if game == "walkers" {
+		return "tick-rate=" + strconv.Itoa(tickRate)
+	}
+	return "grid=" + strconv.Itoa(grid) + " tick-rate=" + strconv.Itoa(tickRate)
+}
+
+// parseSettings reads Settings' text.
+func parseSettings(s string) (grid, rate int, err error) {
+	grid, rate = 256, rewind.DefaultTickRate
+	for _, kv := range strings.Fields(s) {
+		k, v, _ := strings.Cut(kv, "=")
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return 0, 0, fmt.Errorf("replay settings %q: %v", kv, err)
+		}
+		switch k {
+		case "grid":
+			grid = n
+		case "tick-rate":
+			rate = n
+		}
+	}
+	if grid < 8 || grid > 4096 || rate < 1 || rate > 1000 {
+		return 0, 0, fmt.Errorf("replay settings %q out of range", s)
+	}
+	return grid, rate, nil
+}
+
+// ratedSand is sand at another tick rate.
+type ratedSand struct {
+	*sand.Game
+	rate int
+}
+
+// TickRate implements game.TickRater.
+func (r ratedSand) TickRate() int { return r.rate }
+
+// Header reads the header of the replay in b.
+func Header(b []byte) (codec.ReplayHeader, error) {
+	rr, err := codec.NewReplayReader(bytes.NewReader(b))
+	if err != nil {
+		return codec.ReplayHeader{}, err
+	}
+	return rr.Header(), nil
+}
+
+// Verify verifies the replay in b with the game its header names.
+func Verify(b []byte, opts rewind.ReplayOptions) (rewind.ReplayResult, error) {
+	h, err := Header(b)
+	if err != nil {
+		return rewind.ReplayResult{Verified: false, FirstBad: 1, Reason: err.Error()}, err
+	}
+	grid, rate, err := parseSettings(h.Settings)
+	if err != nil {
+		return rewind.ReplayResult{Header: h}, err
+	}
+	switch h.Game {
+	case "sand":
+		var g rewind.Game[sand.Input] = sand.New(grid)
+		if rate != rewind.DefaultTickRate {
+			g = ratedSand{sand.New(grid), rate}
+		}
+		return rewind.VerifyReplay(g, bytes.NewReader(b), opts)
+	case "walkers":
+		var g rewind.Game[walkers.Input] = walkers.New()
+		if rate != rewind.DefaultTickRate {
+			g = walkers.Rated{Game: walkers.New(), Rate: rate}
+		}
+		return rewind.VerifyReplay(g, bytes.NewReader(b), opts)
+	}
+	return rewind.ReplayResult{Header: h}, fmt.Errorf("replay of game %q: this build knows sand and walkers", h.Game)
+}
+
+// VerifyFile is Verify on the file at path.
+func VerifyFile(path string, opts rewind.ReplayOptions) (rewind.ReplayResult, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return rewind.ReplayResult{}, err
+	}
+	return Verify(b, opts)
+}
+
+// Line returns the result's last line: "replay_ticks=N verified=true|false
+// first_bad_tick=K".
+func Line(r rewind.ReplayResult) string {
+	return fmt.Sprintf("replay_ticks=%d verified=%t first_bad_tick=%d", r.Ticks, r.Verified, r.FirstBad)
+}
