@@ -45,7 +45,8 @@ func (s *Server[I]) onChat(now time.Time, p *player, b []byte) {
 }
 
 // chatOf returns the player's chat state, making it (with the names of
-// the players named so far queued for it) on first use.
+// the players named so far and the chat backlog queued for it) on first
+// use.
 func (s *Server[I]) chatOf(p *player) *chatState {
 	if p.chat.stream == nil {
 		p.chat.stream = reliable.NewStream(chatQueue)
@@ -54,6 +55,9 @@ func (s *Server[I]) chatOf(p *player) *chatState {
 			if q != nil && q != p && q.chat.name != "" {
 				p.chat.stream.Push(chatEntry(uint8(q.id), codec.ChatName, []byte(q.chat.name)))
 			}
+		}
+		for _, e := range s.chatBacklog {
+			p.chat.stream.Push(e)
 		}
 	}
 	return &p.chat
@@ -83,12 +87,19 @@ func (s *Server[I]) takeChat(now time.Time, p *player, kind codec.ChatKind, text
 	default:
 		s.stats.ChatLines++
 	}
+	e := chatEntry(uint8(p.id), kind, text)
 	for _, q := range s.players {
 		if q != nil && !q.leaving {
-			if !s.chatOf(q).stream.Push(chatEntry(uint8(p.id), kind, text)) {
+			if !s.chatOf(q).stream.Push(e) {
 				s.stats.ChatDropped++ // a player that acknowledges nothing
 			}
 		}
+	}
+	if kind == codec.ChatText && s.cfg.ChatBacklog > 0 {
+		if len(s.chatBacklog) == s.cfg.ChatBacklog {
+			s.chatBacklog = append(s.chatBacklog[:0], s.chatBacklog[1:]...)
+		}
+		s.chatBacklog = append(s.chatBacklog, e)
 	}
 }
 

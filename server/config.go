@@ -108,6 +108,11 @@ type Config struct {
 	ChatMaxLen int
 	ChatRate   float64
 	ChatBurst  int
+	// ChatBacklog is how many of the latest chat lines a newcomer is sent
+	// when it joins, before the lines said after (default 32; negative:
+	// none), so that a line said just before a player's arrival is not
+	// lost to it.
+	ChatBacklog int
 	// Stall is the stall policy (stall.go; default StallNever: a late
 	// input keeps the player's last one and the match never waits).
 	Stall Stall
@@ -183,6 +188,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.ChatRate <= 0 {
 		c.ChatRate = 2
+	}
+	if c.ChatBacklog == 0 {
+		c.ChatBacklog = 32
 	}
 	if c.ChatBurst <= 0 {
 		c.ChatBurst = 5

@@ -84,6 +84,8 @@ type Server[I any] struct {
 	rs    resumeState   // a match taken over (resume.go)
 	stall stallState    // the hold of the next tick (stall.go)
 
+	chatBacklog [][]byte // the latest chat lines, for newcomers (chat.go)
+
 	// History of worlds (history.go): checkpoints, and the world at an
 	// earlier tick rebuilt from one.
 	ckEvery      uint32

@@ -164,66 +164,74 @@ func parseUDPFrame(b []byte) (udpFrame, error) {
 			return f, fmt.Errorf("transport: udp frame 0x%02x with %d trailing bytes: %w", f.typ, len(b)-9, ErrMalformed)
 		}
 	case udpHello, udpRetry, udpWelcome, udpRefuse:
-		if len(b) < 10 {
-			return f, fmt.Errorf("transport: udp handshake frame of %d bytes: %w", len(b), ErrMalformed)
-		}
-		f.version = b[1]
-		f.id = binary.BigEndian.Uint64(b[2:10])
-		rest := b[10:]
-		known := f.version == udpVersion || f.version == udpVersionSealed
-		if f.typ == udpHello && !known {
-			// Another version's HELLO: only its version-independent head
-			// (type, version, cid) is read, so that it can be refused.
-			if len(b) < udpHelloSize || f.id == 0 {
-				return f, fmt.Errorf("transport: udp hello of version %d: %w", f.version, ErrMalformed)
-			}
-			return f, nil
-		}
-		if !known {
-			return f, fmt.Errorf("transport: udp frame 0x%02x of version %d: %w", f.typ, f.version, ErrMalformed)
-		}
-		if f.typ == udpHello && f.version == udpVersionSealed {
-			if len(rest) < noiseKeyLen {
-				return f, fmt.Errorf("transport: udp hello without a key: %w", ErrMalformed)
-			}
-			f.ephemeral, rest = rest[:noiseKeyLen], rest[noiseKeyLen:]
-		}
-		switch f.typ {
-		case udpHello, udpRetry:
-			if len(rest) < 1 || int(rest[0]) > len(rest)-1 || rest[0] > udpMaxToken {
-				return f, fmt.Errorf("transport: udp token length: %w", ErrMalformed)
-			}
-			f.token = rest[1 : 1+rest[0]]
-			rest = rest[1+rest[0]:]
-			if f.typ == udpRetry && len(rest) != 0 {
-				return f, fmt.Errorf("transport: udp retry with trailing bytes: %w", ErrMalformed)
-			}
-			if f.typ == udpHello && len(b) < udpHelloSize {
-				return f, fmt.Errorf("transport: udp hello of %d bytes, under %d: %w", len(b), udpHelloSize, ErrMalformed)
-			}
-		case udpWelcome:
-			if f.version == udpVersionSealed {
-				if len(rest) != noiseMsg2Len {
-					return f, fmt.Errorf("transport: udp welcome of %d bytes: %w", len(b), ErrMalformed)
-				}
-				f.noise = rest
-				break
-			}
-			if len(rest) != 8 {
-				return f, fmt.Errorf("transport: udp welcome of %d bytes: %w", len(b), ErrMalformed)
-			}
-			f.sid = binary.BigEndian.Uint64(rest)
-		case udpRefuse:
-			if len(rest) != 1 {
-				return f, fmt.Errorf("transport: udp refuse of %d bytes: %w", len(b), ErrMalformed)
-			}
-			f.reason = rest[0]
-		}
-		if f.id == 0 || (f.typ == udpWelcome && f.version == udpVersion && f.sid == 0) {
-			return f, fmt.Errorf("transport: udp connection id 0: %w", ErrMalformed)
-		}
+		return parseUDPHandshake(f, b)
 	default:
 		return f, fmt.Errorf("transport: udp frame type 0x%02x: %w", f.typ, ErrMalformed)
+	}
+	return f, nil
+}
+
+// parseUDPHandshake decodes the rest of a handshake frame (HELLO, RETRY,
+// WELCOME, REFUSE) whose type f.typ parseUDPFrame has read. It never
+// allocates.
+func parseUDPHandshake(f udpFrame, b []byte) (udpFrame, error) {
+	if len(b) < 10 {
+		return f, fmt.Errorf("transport: udp handshake frame of %d bytes: %w", len(b), ErrMalformed)
+	}
+	f.version = b[1]
+	f.id = binary.BigEndian.Uint64(b[2:10])
+	rest := b[10:]
+	known := f.version == udpVersion || f.version == udpVersionSealed
+	if f.typ == udpHello && !known {
+		// Another version's HELLO: only its version-independent head
+		// (type, version, cid) is read, so that it can be refused.
+		if len(b) < udpHelloSize || f.id == 0 {
+			return f, fmt.Errorf("transport: udp hello of version %d: %w", f.version, ErrMalformed)
+		}
+		return f, nil
+	}
+	if !known {
+		return f, fmt.Errorf("transport: udp frame 0x%02x of version %d: %w", f.typ, f.version, ErrMalformed)
+	}
+	if f.typ == udpHello && f.version == udpVersionSealed {
+		if len(rest) < noiseKeyLen {
+			return f, fmt.Errorf("transport: udp hello without a key: %w", ErrMalformed)
+		}
+		f.ephemeral, rest = rest[:noiseKeyLen], rest[noiseKeyLen:]
+	}
+	switch f.typ {
+	case udpHello, udpRetry:
+		if len(rest) < 1 || int(rest[0]) > len(rest)-1 || rest[0] > udpMaxToken {
+			return f, fmt.Errorf("transport: udp token length: %w", ErrMalformed)
+		}
+		f.token = rest[1 : 1+rest[0]]
+		rest = rest[1+rest[0]:]
+		if f.typ == udpRetry && len(rest) != 0 {
+			return f, fmt.Errorf("transport: udp retry with trailing bytes: %w", ErrMalformed)
+		}
+		if f.typ == udpHello && len(b) < udpHelloSize {
+			return f, fmt.Errorf("transport: udp hello of %d bytes, under %d: %w", len(b), udpHelloSize, ErrMalformed)
+		}
+	case udpWelcome:
+		if f.version == udpVersionSealed {
+			if len(rest) != noiseMsg2Len {
+				return f, fmt.Errorf("transport: udp welcome of %d bytes: %w", len(b), ErrMalformed)
+			}
+			f.noise = rest
+			break
+		}
+		if len(rest) != 8 {
+			return f, fmt.Errorf("transport: udp welcome of %d bytes: %w", len(b), ErrMalformed)
+		}
+		f.sid = binary.BigEndian.Uint64(rest)
+	case udpRefuse:
+		if len(rest) != 1 {
+			return f, fmt.Errorf("transport: udp refuse of %d bytes: %w", len(b), ErrMalformed)
+		}
+		f.reason = rest[0]
+	}
+	if f.id == 0 || (f.typ == udpWelcome && f.version == udpVersion && f.sid == 0) {
+		return f, fmt.Errorf("transport: udp connection id 0: %w", ErrMalformed)
 	}
 	return f, nil
 }

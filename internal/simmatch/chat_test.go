@@ -77,8 +77,9 @@ func (r *chatRig) step(each func()) {
 
 // TestChatThroughLoss: two clients say 500 lines each through 20 % loss
 // (50 ms ± 10 one way): each receives every line of both, once, in the
-// order each sender said them, with the senders' names. (A line said
-// before a player is in the match does not reach it: both are in first.)
+// order each sender said them, with the senders' names. (Both are in
+// first: a line said before a player joins reaches it only through the
+// backlog, TestChatBacklog.)
 func TestChatThroughLoss(t *testing.T) {
 	r := newChatRig(t, 2, transport.LinkConfig{Latency: 50 * time.Millisecond, Jitter: 10 * time.Millisecond, Loss: 0.2},
 		server.Config{ChatRate: 1000, ChatBurst: 1000})
@@ -232,4 +233,56 @@ func bitsCount(v uint64) int {
 		n++
 	}
 	return n
+}
+
+// TestChatBacklog: lines said before a player joins reach it when it
+// joins (the server's ChatBacklog, here 2: only the latest two), before
+// the lines said after, each once.
+func TestChatBacklog(t *testing.T) {
+	r := newChatRig(t, 1, transport.LinkConfig{Latency: 20 * time.Millisecond, Loss: 0.1},
+		server.Config{ChatBacklog: 2, ChatRate: 100, ChatBurst: 100})
+	for !r.clients[0].Playing() {
+		r.step(nil)
+	}
+	for i := range 3 {
+		if err := r.clients[0].Say(fmt.Sprintf("before %d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for len(r.got[0]) < 3 {
+		r.step(nil)
+	}
+	conn, err := r.net.Dial("late", "server")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	late, err := client.New[testgame.Input](&testgame.Game{}, conn, client.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	late.SetInputFunc(func(u uint32) testgame.Input { return testgame.Bot(1, u) })
+	r.clients = append(r.clients, late)
+	r.got = append(r.got, nil)
+	for !late.Playing() {
+		r.step(nil)
+	}
+	if err := r.clients[0].Say("after"); err != nil {
+		t.Fatal(err)
+	}
+	for end := r.now.Add(time.Minute); r.now.Before(end) && len(r.got[1]) < 3; {
+		r.step(nil)
+	}
+	for range 500 {
+		r.step(nil) // nothing more arrives
+	}
+	var got []string
+	for _, m := range r.got[1] {
+		if m.Kind == codec.ChatText {
+			got = append(got, m.Text)
+		}
+	}
+	if want := "before 1|before 2|after"; strings.Join(got, "|") != want {
+		t.Errorf("the late player got %q, want %q", strings.Join(got, "|"), want)
+	}
 }
