@@ -85,7 +85,9 @@ func TestHTTPLimitsWriteStall(t *testing.T) {
 	testutil.CheckGoroutines(t, 5*time.Second)
 	body := bytes.Repeat([]byte("x"), 32<<20)
 	werr := make(chan error, 2)
-	addr, _ := serveTest(t, HTTPLimits{WriteStall: 200 * time.Millisecond}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	// 2 s without progress: long enough that a reader starved of the CPU
+	// on a loaded machine is not taken for a stalled one (200 ms was not).
+	addr, _ := serveTest(t, HTTPLimits{WriteStall: 2 * time.Second}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, err := w.Write(body)
 		werr <- err
 	}))
