@@ -41,7 +41,11 @@ func TestPlayLockstep(t *testing.T) {
 		if m["verified_tick"] != "120" || m["verified_hash"] != first["verified_hash"] || m["desyncs"] != "0" {
 			t.Errorf("player %d: %q (player 0: %q)", i, line, out[0])
 		}
-		if i < 2 && (m["rollbacks"] != "0" || m["predicted_tick"] != "120") {
+		// A lockstep client never predicts: no rollback, ever. (Its shown
+		// tick may be past 120 when several verified ticks arrived in one
+		// update under load; that it never runs ahead of the verified tick
+		// is checked in made-up time, internal/simmatch.)
+		if i < 2 && (m["rollbacks"] != "0" || m["max_rollback"] != "0") {
 			t.Errorf("lockstep player %d: %q", i, line)
 		}
 	}
