@@ -2,10 +2,13 @@ package attack
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/internal/testgame"
 	"github.com/rewindnet/rewind/internal/testutil"
 )
 
@@ -63,5 +66,51 @@ func TestOnPathBreaksPlaintext(t *testing.T) {
 				t.Errorf("held over plaintext: %s", r.Line())
 			}
 		})
+	}
+}
+
+// TestSealedRejoinKeepsSeat: the legitimate way to move address over
+// sealed UDP: a new socket, a fresh sealed session, and the cookie of the
+// welcome (read from the session, never from the wire) rejoin as the
+// same player, who then verifies ticks there.
+func TestSealedRejoinKeepsSeat(t *testing.T) {
+	testutil.SkipSockets(t)
+	testutil.CheckGoroutines(t, 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	tg, err := startUDPTarget(ctx, rewind.HostOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.stop()
+	old := tg.pair[0]
+	cookie, ok := old.Cookie()
+	for deadline := time.Now().Add(10 * time.Second); !ok && time.Now().Before(deadline); cookie, ok = old.Cookie() {
+		time.Sleep(5 * time.Millisecond) // welcomed after the UDP handshake
+	}
+	if !ok {
+		t.Fatal("no cookie")
+	}
+	id, _ := old.Player()
+	var s *rewind.Session[testgame.Input]
+	var o rewind.UDPOptions
+	o.Client.Cookie = cookie[:]
+	o.OnUpdate = func(_ time.Time, st rewind.Stats) error {
+		if st.Verified > 0 {
+			return errVerified
+		}
+		return nil
+	}
+	s, err = rewind.ConnectUDP[testgame.Input](ctx, &testgame.Game{}, tg.addr, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	s.SetInputFunc(func(tick uint32) testgame.Input { return testgame.Bot(1, tick) })
+	if err := s.Run(ctx); !errors.Is(err, errVerified) {
+		t.Fatalf("rejoin: %v", err)
+	}
+	if got, _ := s.Player(); got != id || tg.host.Stats().Match.Rejoins != 1 {
+		t.Fatalf("rejoined as %d (was %d), rejoins %d", got, id, tg.host.Stats().Match.Rejoins)
 	}
 }
