@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -38,7 +39,7 @@ func destination(x, y int32) walkers.Input { return walkers.Input{X: x, Y: y, Mo
 // newMatch starts a walkers match for at most maxPlayers players, its
 // gateway configured by cfg (Destination is set), and extra members (UDP)
 // beside the gateway's Conn.
-func newMatch(t *testing.T, maxPlayers int, cfg gateway.Config[walkers.Input], extra ...transport.Conn) *match {
+func newMatch(t testing.TB, maxPlayers int, cfg gateway.Config[walkers.Input], extra ...transport.Conn) *match {
 	t.Helper()
 	cfg.Destination, cfg.DestinationBound = destination, walkers.HalfField
 	g := walkers.New()
@@ -61,12 +62,15 @@ func newMatch(t *testing.T, maxPlayers int, cfg gateway.Config[walkers.Input], e
 	stopHost := testutil.RunHost(context.Background(), t, host)
 	srv := httptest.NewServer(gw)
 	m := &match{gw: gw, host: host, srv: srv, url: "ws" + strings.TrimPrefix(srv.URL, "http") + "/", hashes: hh}
+	var once sync.Once
 	m.stop = func() {
-		srv.CloseClientConnections()
-		_ = gw.Close()
-		srv.Close()
-		stopHost()
-		_ = host.Close()
+		once.Do(func() {
+			srv.CloseClientConnections()
+			_ = gw.Close()
+			srv.Close()
+			stopHost()
+			_ = host.Close()
+		})
 	}
 	t.Cleanup(m.stop)
 	return m
