@@ -91,7 +91,8 @@ func TestReplayVerifiesServerAndClients(t *testing.T) {
 		if code != 0 || kv["verified"] != "true" || kv["first_bad_tick"] != "0" || kv["replay_ticks"] == "0" {
 			t.Fatalf("rewind replay %s: exit %d, %q\n%s", filepath.Base(f), code, lastLine(out), stderr)
 		}
-		t.Logf("%s: %s", filepath.Base(f), lastLine(out))
+		fi, _ := os.Stat(f)
+		t.Logf("%s: %d bytes, %s", filepath.Base(f), fi.Size(), lastLine(out))
 	}
 	if code, out, _ := runCmd("replay", r.server, "--until-tick", "600"); code != 0 || lastLine(out) != "replay_ticks=600 verified=true first_bad_tick=0" {
 		t.Fatalf("--until-tick 600: exit %d, %q", code, lastLine(out))

@@ -152,6 +152,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	rf.add(fs)
 	var mf multiFlags // serve_multi.go
 	mf.add(fs)
+	checkpoint := fs.Duration("checkpoint", 0, "how often the server snapshots its world (0: the default, 250ms); one tick (e.g. 16ms at 60 Hz) lets a play --debug-desync player get the server's world of any desynced tick even when the game's own replay of it differs (a non-deterministic game)")
 	var recf recordFlags // replay.go
 	recf.add(fs, "record every match into this directory: a replay file per match, created at its first tick, named by its start (names sort in start order; each path is logged)")
 	if err := parseQuiet(fs, "serve", args, stderr); err != nil {
@@ -189,6 +190,10 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if scfg.NewRecorder, err = recf.perMatch(&gf, log); err != nil {
 		return err
 	}
+	if *checkpoint < 0 {
+		return usageError{errors.New("--checkpoint must not be negative")}
+	}
+	scfg.Checkpoint = *checkpoint
 	var ucfg rewind.UDPConfig
 	if *keyFile != "" {
 		key, created, err := loadKeyFile(*keyFile)
