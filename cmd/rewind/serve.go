@@ -252,6 +252,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		return serveMulti(ctx, gf.newGame(), o, stdout, log)
 	}
+	if gf.name == "cards" && *jsonAddr != "" {
+		return usageError{errors.New("--json: the JSON gateway sends whole worlds, which would show cards' hidden hands and deck (docs/scenes.md)")}
+	}
 	plan := matchPlan{udp: *jsonAddr == "" || udpSet, udpAddr: *udpAddr, json: *jsonAddr, reg: reg, log: gf.logger(log), opts: opts}
 	var host servedHost
 	var js *jsonServe
