@@ -115,15 +115,17 @@ func (d *MemoryRoomDirectory) Len() int {
 	return len(d.rooms)
 }
 
-// newRoomCode draws a code from rnd: 6 characters of RoomCodeAlphabet,
-// whose 32 letters take 5 bits each, so every code is equally likely.
-func newRoomCode(rnd io.Reader) (string, error) {
-	var b [roomCodeLen]byte
-	if _, err := io.ReadFull(rnd, b[:]); err != nil {
+// newRoomCode draws a code of n characters (6 to 12) of
+// RoomCodeAlphabet from rnd, whose 32 letters take 5 bits each, so every
+// code is equally likely.
+func newRoomCode(rnd io.Reader, n int) (string, error) {
+	var buf [roomCodeMaxLen]byte
+	b := buf[:min(max(n, roomCodeLen), roomCodeMaxLen)]
+	if _, err := io.ReadFull(rnd, b); err != nil {
 		return "", fmt.Errorf("relay: drawing a room code: %w", err)
 	}
 	for i := range b {
 		b[i] = RoomCodeAlphabet[b[i]&31]
 	}
-	return string(b[:]), nil
+	return string(b), nil
 }

@@ -366,7 +366,7 @@ func (h *roomHub) host(c *roomConn, m *roomMsg, now time.Time) {
 		err = h.cfg.Directory.Claim(rec, now)
 	} else {
 		for range 16 { // 32^6 codes: a few tries find a free one
-			if rec.Code, err = newRoomCode(h.cfg.Rand); err != nil {
+			if rec.Code, err = newRoomCode(h.cfg.Rand, h.cfg.CodeLength); err != nil {
 				break
 			}
 			if err = h.cfg.Directory.Claim(rec, now); !errors.Is(err, ErrCodeTaken) {

@@ -376,3 +376,39 @@ func TestHubJoinStorm(t *testing.T) {
 		sendMsg(h, host, roomMsg{Type: RoomMsgSignal, To: ids[0], Signal: cand}, t0)
 	}
 }
+
+// TestHubLongCodes: with RoomConfig.CodeLength the relay draws longer
+// codes; a room of such a code is joined and ended like any; hosts may
+// propose codes of 6 to 12 characters, not more.
+func TestHubLongCodes(t *testing.T) {
+	h := newTestHub(RoomConfig{CodeLength: 10})
+	host := mustConnect(t, h, "10.0.0.1")
+	sendMsg(h, host, roomMsg{Type: RoomMsgHost, V: 1}, t0)
+	hosted := next(t, host)
+	if hosted.Type != RoomMsgHosted || len(hosted.Code) != 10 || !validRoomCodeLen(hosted.Code) || ValidRoomCode(hosted.Code) {
+		t.Fatalf("hosted: %+v", hosted)
+	}
+	p := mustConnect(t, h, "10.0.0.2")
+	sendMsg(h, p, roomMsg{Type: RoomMsgJoin, V: 1, Code: hosted.Code}, t0)
+	if m := next(t, p); m.Type != RoomMsgJoined {
+		t.Fatalf("joined: %+v", m)
+	}
+	next(t, host) // the player
+	sendMsg(h, p, roomMsg{Type: RoomMsgEnd, Code: hosted.Code, Key: hosted.Key}, t0)
+	if m := next(t, p); m.Type != RoomMsgEnded {
+		t.Fatalf("end: %+v", m)
+	}
+	h2 := mustConnect(t, h, "10.0.0.3")
+	sendMsg(h, h2, roomMsg{Type: RoomMsgHost, V: 1, Code: "ABCDEFGH"}, t0)
+	if m := next(t, h2); m.Type != RoomMsgHosted || m.Code != "ABCDEFGH" {
+		t.Fatalf("proposed 8: %+v", m)
+	}
+	if _, err := decodeRoomMsg([]byte(`{"type":"host","v":1,"code":"ABCDEFGHJKLMN"}`)); !errors.Is(err, ErrBadCode) {
+		t.Fatalf("13 characters: %v", err)
+	}
+	for n, want := range map[int]int{0: 6, 3: 6, 6: 6, 12: 12, 40: 12} {
+		if got := (RoomConfig{CodeLength: n}).WithDefaults().CodeLength; got != want {
+			t.Errorf("CodeLength %d -> %d, want %d", n, got, want)
+		}
+	}
+}

@@ -154,6 +154,7 @@ func (e *RoomError) Unwrap() error {
 // keep.
 const (
 	roomCodeLen    = 6
+	roomCodeMaxLen = 12
 	roomKeyHexLen  = 32
 	roomMaxIDLen   = 16
 	roomMaxReason  = 200
@@ -166,6 +167,20 @@ const RoomCodeAlphabet = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
 // ValidRoomCode reports whether code is 6 characters of RoomCodeAlphabet.
 func ValidRoomCode(code string) bool {
 	if len(code) != roomCodeLen {
+		return false
+	}
+	for i := 0; i < len(code); i++ {
+		if strings.IndexByte(RoomCodeAlphabet, code[i]) < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// validRoomCodeLen reports whether code is 6 to 12 characters of
+// RoomCodeAlphabet (RoomConfig.CodeLength).
+func validRoomCodeLen(code string) bool {
+	if len(code) < roomCodeLen || len(code) > roomCodeMaxLen {
 		return false
 	}
 	for i := 0; i < len(code); i++ {
@@ -220,7 +235,7 @@ func badField(typ, what string) error {
 func (m *roomMsg) check() error {
 	switch m.Type {
 	case RoomMsgHost:
-		if m.Code != "" && !ValidRoomCode(m.Code) {
+		if m.Code != "" && !validRoomCodeLen(m.Code) {
 			return fmt.Errorf("%w: %q", ErrBadCode, m.Code)
 		}
 		if m.MaxPlayers < 0 || m.MaxPlayers > roomMaxPlayers {
@@ -247,7 +262,7 @@ func (m *roomMsg) check() error {
 			return badField(m.Type, "bad to")
 		}
 	case RoomMsgEnd, RoomMsgClaim:
-		if !ValidRoomCode(m.Code) || len(m.Key) != roomKeyHexLen {
+		if !validRoomCodeLen(m.Code) || len(m.Key) != roomKeyHexLen {
 			return badField(m.Type, "needs code and key")
 		}
 		if m.Type == RoomMsgClaim && (m.MaxPlayers < 0 || m.MaxPlayers > roomMaxPlayers) {

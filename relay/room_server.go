@@ -103,6 +103,12 @@ type RoomConfig struct {
 	// connect (coder/websocket patterns); empty allows any origin (the
 	// relay holds no cookies or ambient authority).
 	OriginPatterns []string
+	// CodeLength is the length of the room codes the relay draws: 6 to
+	// 12 characters of RoomCodeAlphabet (default 6, about 10^9 codes;
+	// each more character makes a code 32 times harder to guess). Longer
+	// ones are taken to 12, shorter ones to 6. Codes of any length in
+	// that range are accepted from hosts and joiners.
+	CodeLength int
 }
 
 // WithDefaults returns c with zero fields set to their defaults.
@@ -143,6 +149,7 @@ func (c RoomConfig) WithDefaults() RoomConfig {
 	}
 	def(&c.FailedJoinBurst, 20)
 	def(&c.MaxPlayers, 64)
+	c.CodeLength = min(max(c.CodeLength, roomCodeLen), roomCodeMaxLen)
 	def(&c.SendQueue, 256)
 	defD(&c.PingInterval, time.Second)
 	defD(&c.HostTimeout, 3*time.Second)

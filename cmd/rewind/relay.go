@@ -27,6 +27,7 @@ type roomRelayOptions struct {
 	turnAddr   string // UDP address for TURN; "" = the HTTP host, port 0; "none" = no TURN
 	turnIP     string // public IP for TURN ("" = derived)
 	turnSecret string // shared secret ("" = random)
+	codeLength int    // room code length (0 = the relay's default, 6)
 }
 
 // roomRelay is the rooms relay plus its TURN server, ready to be mounted at
@@ -54,7 +55,7 @@ func newRoomRelay(httpHost string, o roomRelayOptions) (*roomRelay, error) {
 		}
 		rr.turn = t
 	}
-	rr.rooms = relay.NewRoomServer(relay.RoomConfig{TURN: rr.turn})
+	rr.rooms = relay.NewRoomServer(relay.RoomConfig{TURN: rr.turn, CodeLength: o.codeLength})
 	return rr, nil
 }
 
@@ -103,9 +104,13 @@ func serveRelay(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	var o roomRelayOptions
 	fs.StringVar(&o.turnAddr, "turn", "", `UDP address of the TURN server (default: the --http host, a free port; "none" turns TURN off)`)
 	fs.StringVar(&o.turnIP, "turn-ip", "", "public IP handed out for TURN (default: the --turn IP, or this machine's first non-loopback IPv4)")
+	fs.IntVar(&o.codeLength, "code-length", 6, "length of the room codes the relay draws, 6 to 12 (each more character makes guessing a code 32 times slower; codes of 6 to 12 are accepted whatever this is)")
 	o.turnSecret = os.Getenv("REWIND_TURN_SECRET")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if o.codeLength < 6 || o.codeLength > 12 {
+		return usageError{fmt.Errorf("--code-length %d: want 6 to 12", o.codeLength)}
 	}
 	ln, err := net.Listen("tcp", *httpAddr)
 	if err != nil {

@@ -13,15 +13,16 @@ import (
 	"github.com/rewindnet/rewind/transport/webrtc"
 )
 
-// TestRelayCommand runs `rewind relay --http 127.0.0.1:0`, reads the URL
-// from its listening line, and connects a host and a player through it.
+// TestRelayCommand runs `rewind relay --http 127.0.0.1:0` (with --metrics
+// and 8-character codes), reads the URL from its listening line, and
+// connects a host and a player through it.
 func TestRelayCommand(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		done <- serveRelay(ctx, []string{"--http", "127.0.0.1:0", "--metrics", "127.0.0.1:0"}, pw, io.Discard)
+		done <- serveRelay(ctx, []string{"--http", "127.0.0.1:0", "--metrics", "127.0.0.1:0", "--code-length", "8"}, pw, io.Discard)
 		pw.Close()
 	}()
 	line, err := bufio.NewReader(pr).ReadString('\n')
@@ -49,6 +50,9 @@ func TestRelayCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer host.Close()
+	if len(host.Code()) != 8 {
+		t.Fatalf("--code-length 8: code %q", host.Code())
+	}
 	p, err := relay.JoinRoom(ctx, relay.JoinOptions{URL: url, Code: host.Code(), WebRTC: webrtc.Config{RelayOnly: true}})
 	if err != nil {
 		t.Fatal(err)
