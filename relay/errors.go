@@ -22,8 +22,8 @@ var (
 	// ErrCodeTaken indicates a proposed room code that is in use (or
 	// remembered as ended).
 	ErrCodeTaken = errors.New("relay: room code taken")
-	// ErrBadCode indicates a room code that is not 6 characters of the
-	// code alphabet.
+	// ErrBadCode indicates a room code that is not 6 to 12 characters of
+	// the code alphabet.
 	ErrBadCode = errors.New("relay: bad room code")
 	// ErrBadMessage indicates a relay message that is not valid JSON, has
 	// an unknown type, lacks a field or does not fit the connection's state.

@@ -73,7 +73,7 @@ func joinError(code, url string, wait time.Duration, err error) error {
 	case errors.Is(err, relay.ErrRoomFull):
 		return fmt.Errorf("room %s is full", code)
 	case errors.Is(err, relay.ErrBadCode):
-		return usageError{fmt.Errorf("--join %q: a room code is 6 characters of 23456789ABCDEFGHJKLMNPQRSTUVWXYZ", code)}
+		return usageError{fmt.Errorf("--join %q: a room code is 6 to 12 characters of 23456789ABCDEFGHJKLMNPQRSTUVWXYZ", code)}
 	case errors.Is(err, context.DeadlineExceeded):
 		return fmt.Errorf("could not reach the host of room %s within %v (--join-timeout): %v", code, wait, err)
 	case errors.Is(err, context.Canceled):

@@ -28,7 +28,7 @@ func (r *roomFlags) add(fs *flag.FlagSet) {
 	fs.StringVar(&r.relay, "relay", "", "host the match in a room of the rooms relay at this ws:// URL (as rewind relay prints it); players join with rewind play --join CODE; with --udp as well, the match takes both")
 	fs.DurationVar(&r.timeout, "relay-timeout", 15*time.Second, "with --relay: give up when the relay has not hosted the room within this long")
 	fs.BoolVar(&r.migrate, "host-migration", false, "with --relay: when this server goes (killed, hung, stopped), the match goes on at one of its players (rewind play --join), from its last verified tick; without it, stopping ends the room's match")
-	fs.StringVar(&r.room, "room", "", "with --relay: propose this room code (6 characters of 23456789ABCDEFGHJKLMNPQRSTUVWXYZ; default: the relay picks one); with --rooms: the first room's code")
+	fs.StringVar(&r.room, "room", "", "with --relay: propose this room code (6 to 12 characters of 23456789ABCDEFGHJKLMNPQRSTUVWXYZ; default: the relay picks one); with --rooms: the first room's code")
 }
 
 // roomServe is what serve's flags say, for the relay branch.
