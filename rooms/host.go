@@ -37,6 +37,11 @@ type HostOptions struct {
 	// UDPConfig configures that socket; its IdleTimeout defaults to
 	// Server.PlayerTimeout.
 	UDPConfig transport.UDPConfig
+	// Extra are more server-side Conns the match also runs over, after the
+	// WebRTC host and the UDP socket in the transport.MultiConn (e.g. a
+	// package gateway's Conn: JSON players in the same match). The Host
+	// owns them.
+	Extra []transport.Conn
 	// HostMigration lets the match go on at one of its players' machines
 	// when this host goes (crashes, hangs or closes): the relay keeps the
 	// room for them, the server sends them the handover data, and Close
@@ -124,16 +129,21 @@ func Host[I any](ctx context.Context, g rewind.Game[I], opts HostOptions) (*Host
 		opts.Server.Room = server.Room{Code: room.Code(), Key: room.Key()}
 	}
 	hopts := rewind.HostOptions{Server: opts.Server, UDP: opts.UDPConfig, Log: log}
+	members := []transport.Conn{conn}
 	if opts.UDP != "" {
 		udp, err := listenUDP(opts.UDP, hopts)
 		if err != nil {
 			conn.Close()
+			closeAll(opts.Extra)
 			return nil, fmt.Errorf("rooms: host: %w", err)
 		}
-		multi, err := transport.NewMulti(conn, udp)
-		if err != nil { // cannot happen: both are server-side Conns
-			udp.Close()
-			conn.Close()
+		members = append(members, udp)
+	}
+	members = append(members, opts.Extra...)
+	if len(members) > 1 {
+		multi, err := transport.NewMulti(members...)
+		if err != nil { // a Conn that is not server-side
+			closeAll(members)
 			return nil, fmt.Errorf("rooms: host: %w", err)
 		}
 		conn = multi
@@ -155,6 +165,13 @@ func Host[I any](ctx context.Context, g rewind.Game[I], opts HostOptions) (*Host
 	log.Info("room hosted", args...)
 	go h.watchRelay(log)
 	return h, nil
+}
+
+// closeAll closes every Conn of cs.
+func closeAll(cs []transport.Conn) {
+	for _, c := range cs {
+		c.Close()
+	}
 }
 
 // register registers g's schema, as rewind.NewHost would.

@@ -14,9 +14,12 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/examples/sand"
+	"github.com/rewindnet/rewind/gateway"
 	"github.com/rewindnet/rewind/internal/netutil"
 	"github.com/rewindnet/rewind/relay"
 	"github.com/rewindnet/rewind/rooms"
+	"github.com/rewindnet/rewind/transport"
 )
 
 func init() {
@@ -90,8 +93,17 @@ func demo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	relayURL := wsURL(ln.Addr())
 	pageURL := "http" + strings.TrimSuffix(strings.TrimPrefix(relayURL, "ws"), relay.RoomPath) + "/"
 	page := &demoPage{relay: relayURL, play: files != nil}
+	g := gf.newGame()
+	gw, err := gateway.New(g, gateway.Config[sand.Input]{Log: log.With("part", "json")})
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer gw.Close()
+	lockstepURL := strings.TrimSuffix(relayURL, relay.RoomPath) + "/lockstep"
 	mux := http.NewServeMux()
 	rr.mount(mux)
+	mux.Handle("/lockstep", gw) // the JSON lockstep gateway (docs/gateway.md)
 	if files != nil {
 		files.mount(mux)
 	}
@@ -114,10 +126,13 @@ func demo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}()
 
 	hctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-	room, err := rooms.Host(hctx, gf.newGame(), rooms.HostOptions{
+	scfg := pf.config()
+	scfg.Schema = gw.Schema()
+	room, err := rooms.Host(hctx, g, rooms.HostOptions{
 		Relay:  relayURL,
 		Code:   *code,
-		Server: pf.config(),
+		Server: scfg,
+		Extra:  []transport.Conn{gw.Conn()},
 		Log:    log.With("game", gf.name, "grid", gf.grid),
 	})
 	cancel()
@@ -130,6 +145,7 @@ func demo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "room=%s\n", room.Code())
 	fmt.Fprintf(stdout, "relay=%s\n", relayURL)
 	fmt.Fprintf(stdout, "url=%s\n", pageURL)
+	fmt.Fprintf(stdout, "lockstep=%s\n", lockstepURL)
 	log.Info("demo", "room", room.Code(), "url", pageURL, "relay", relayURL, "turn", rr.turnURL(), "http", net.JoinHostPort(host, port))
 
 	if *duration > 0 {

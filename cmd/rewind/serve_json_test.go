@@ -4,11 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"os/exec"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/coder/websocket"
 
 	"github.com/rewindnet/rewind/internal/testutil"
 )
@@ -89,4 +92,62 @@ func TestServeJSONNode(t *testing.T) {
 	if _, ok := end["udp"]; ok || end["json"] != url || end["json_resumes"] != "1" || end["json_connections"] != "2" {
 		t.Fatalf("serve's last line: %v", end)
 	}
+}
+
+// TestDemoLockstep: `rewind demo` serves the JSON gateway at /lockstep on
+// its HTTP port (printed as lockstep=): a JSON client plays sand in the
+// room's match, its input scheduled with its sequence.
+func TestDemoLockstep(t *testing.T) {
+	testutil.SkipSockets(t)
+	checkLeaks(t)
+	d := startCommand(t, demo, []string{"--http", "127.0.0.1:0", "--grid", "32", "--players", "1", "--no-page"}, "room", "lockstep")
+	url := d.vals["lockstep"]
+	if !strings.HasPrefix(url, "ws://127.0.0.1:") || !strings.HasSuffix(url, "/lockstep") {
+		t.Fatalf("lockstep=%s", url)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	ws, _, err := websocket.Dial(ctx, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.CloseNow()
+	ws.SetReadLimit(1 << 20)
+	read := func() (string, json.RawMessage) {
+		_, b, err := ws.Read(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m struct {
+			Type    string          `json:"type"`
+			Payload json.RawMessage `json:"payload"`
+		}
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		return m.Type, m.Payload
+	}
+	typ, p := read()
+	var in struct {
+		PlayerID int                        `json:"playerId"`
+		State    map[string]json.RawMessage `json:"state"`
+	}
+	if err := json.Unmarshal(p, &in); typ != "initial_state" || err != nil || in.PlayerID != 0 || in.State["cells"] == nil {
+		t.Fatalf("%s %s (%v)", typ, p, err)
+	}
+	msg := `{"protocolVersion":2,"type":"input","payload":{"sequence":1,"input":{"MoveX":1,"MoveY":0,"Pour":true,"Material":2}}}`
+	if err := ws.Write(ctx, websocket.MessageText, []byte(msg)); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		typ, p := read()
+		if typ != "tick" {
+			t.Fatalf("%s %s", typ, p)
+		}
+		if strings.Contains(string(p), `"commands":[{"playerId":0,"sequence":1,"input":{"MoveX":1,"MoveY":0,"Pour":true,"Material":2}}]`) {
+			break
+		}
+	}
+	ws.Close(websocket.StatusNormalClosure, "")
+	d.stop(t)
 }
