@@ -206,7 +206,9 @@ func (c *Client[I]) CopyWorldAt(t uint32, dst *world.World) bool {
 }
 
 // Player returns the client's player id and whether it was welcomed yet.
-func (c *Client[I]) Player() (game.PlayerID, bool) { return c.me, c.phase != connecting }
+func (c *Client[I]) Player() (game.PlayerID, bool) {
+	return c.me, c.phase != connecting && !c.cfg.Spectate
+}
 
 // Playing reports whether the client has been welcomed and is in the match.
 func (c *Client[I]) Playing() bool { return c.phase == playing }
@@ -345,6 +347,10 @@ func (c *Client[I]) hello(now time.Time) error {
 	if c.cfg.Room != "" {
 		h.HasRoom = true
 		copy(h.Room[:], c.cfg.Room)
+	}
+	if c.cfg.Spectate {
+		h.Spectator = true
+		h.Delay = uint32(min(c.cfg.SpectateDelay.Milliseconds(), 1<<31))
 	}
 	return c.send(h.Append(c.sbuf[:0]))
 }

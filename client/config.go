@@ -92,10 +92,20 @@ type Config struct {
 	// Record, if set, records the ticks the client verifies for a replay
 	// (record.go).
 	Record Recorder
+	// Spectate makes the client a spectator: it asks for no player slot,
+	// sends no input (only acknowledgements), never predicts and shows
+	// only the ticks the server verified (lockstep), no earlier than
+	// SpectateDelay after the server ran them (the server holds them
+	// back; at most three quarters of its History).
+	Spectate      bool
+	SpectateDelay time.Duration
 }
 
 func (c Config) withDefaults(dt time.Duration) Config {
 	c.InputDelay = max(c.InputDelay, 0)
+	if c.Spectate {
+		c.Lockstep = true
+	}
 	if c.Lockstep && c.InputDelay == 0 {
 		c.InputDelay = DefaultLockstepDelay
 	}

@@ -48,6 +48,9 @@ func (c *Client[I]) onWelcome(now time.Time, b []byte) error {
 	if int(m.TickRate) != c.rate {
 		return fmt.Errorf("client: server ticks at %d Hz, the game at %d: %w", m.TickRate, c.rate, ErrRefused)
 	}
+	if (m.Player == codec.SpectatorID) != c.cfg.Spectate {
+		return fmt.Errorf("client: welcome as player %d (spectating: %t): %w", m.Player, c.cfg.Spectate, ErrRefused)
+	}
 	c.me, c.tag, c.hashBits, c.join.cookie = game.PlayerID(m.Player), m.Tag, m.HashBits, m.Cookie
 	// The round trip from the first hello: too long if hellos were lost,
 	// but never too short (which would make our first inputs late); pings

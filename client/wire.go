@@ -232,6 +232,9 @@ func (c *Client[I]) decode(now time.Time) error {
 // sendInputs sends every input the server has not acknowledged, up to the
 // newest one, with our ack of the server's ticks.
 func (c *Client[I]) sendInputs(now time.Time) error {
+	if c.cfg.Spectate {
+		return c.sendAcks(now) // a spectator has no input
+	}
 	last := c.lastOwn()
 	// Ticks before firstOwn ran on the server before we played: it
 	// settled them without us, and sending them would only say how late

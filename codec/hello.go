@@ -16,10 +16,17 @@ const CookieSize = 16
 //	5..6   protocol version, uint16 LE (ProtocolVersion)
 //	7..14  game fingerprint, uint64 LE
 //	15     flags: bit 0 = a cookie follows; bit 1 = a room code follows;
-//	       other bits 0
+//	       bit 2 = a spectator (a delay follows); other bits 0
 //	16..31 rejoin cookie (only with flag bit 0)
 //	+6     room code, 6 ASCII bytes (only with flag bit 1; after the
 //	       cookie when both are set)
+//	+4     spectator's delay in milliseconds, uint32 LE (only with flag
+//	       bit 2; last)
+//
+// The spectator flag (bit 2) was added within version 1: the server
+// admits the client without a player slot (its welcome's player is
+// SpectatorID) and sends it every tick no earlier than the delay after it
+// ran. A server older than it drops such a hello as malformed.
 //
 // The room code (flag bit 1) was added within version 1: a server that
 // hosts many matches on one socket (rewind.MultiHost) sends the hello to
@@ -45,7 +52,14 @@ type Hello struct {
 	// HasRoom: 6 bytes of printable ASCII, checked by ParseHello (which
 	// match a code names is the server's business).
 	Room [RoomCodeSize]byte
+	// Spectator asks to watch without a player slot; Delay is how far
+	// behind the match, in milliseconds, the spectator is to be kept.
+	Spectator bool
+	Delay     uint32
 }
+
+// SpectatorID is the player id a spectator's welcome carries.
+const SpectatorID = 0xFF
 
 // RoomCodeSize is the length of a room code in a Hello.
 const RoomCodeSize = 6
@@ -58,6 +72,9 @@ func (m *Hello) Length() int {
 	}
 	if m.HasRoom {
 		n += RoomCodeSize
+	}
+	if m.Spectator {
+		n += 4
 	}
 	return n
 }
@@ -73,12 +90,18 @@ func (m *Hello) Append(b []byte) []byte {
 	if m.HasRoom {
 		flags |= 2
 	}
+	if m.Spectator {
+		flags |= 4
+	}
 	b = append(b, flags)
 	if m.HasCookie {
 		b = append(b, m.Cookie[:]...)
 	}
 	if m.HasRoom {
 		b = append(b, m.Room[:]...)
+	}
+	if m.Spectator {
+		b = appendU32(b, m.Delay)
 	}
 	return b
 }
@@ -99,7 +122,7 @@ func ParseHello(b []byte) (Hello, int, error) {
 	}
 	m.Game = readU64(b[longHeaderLen:])
 	flags := b[longHeaderLen+8]
-	if flags&^3 != 0 {
+	if flags&^7 != 0 {
 		return m, 0, fmt.Errorf("%w: hello flags %#x", ErrMalformed, flags)
 	}
 	n := longHeaderLen + 9
@@ -123,6 +146,13 @@ func ParseHello(b []byte) (Hello, int, error) {
 		m.HasRoom = true
 		copy(m.Room[:], b[n:])
 		n += RoomCodeSize
+	}
+	if flags&4 != 0 {
+		if len(b) < n+4 {
+			return m, 0, io.ErrUnexpectedEOF
+		}
+		m.Spectator, m.Delay = true, readU32(b[n:])
+		n += 4
 	}
 	return m, n, nil
 }

@@ -8,15 +8,17 @@ func TestHello(t *testing.T) {
 		{Version: ProtocolVersion, Game: 1, HasCookie: true, Cookie: [16]byte{1, 2, 3, 15: 9}},
 		{Version: ProtocolVersion, Game: 2, HasRoom: true, Room: [6]byte{'K', '3', 'F', '9', 'Q', 'X'}},
 		{Version: ProtocolVersion, Game: 3, HasCookie: true, Cookie: [16]byte{7}, HasRoom: true, Room: [6]byte{'A', 'B', 'C', 'D', 'E', 'F'}},
+		{Version: ProtocolVersion, Game: 4, Spectator: true, Delay: 3000},
+		{Version: ProtocolVersion, Game: 5, HasRoom: true, Room: [6]byte{'K', '3', 'F', '9', 'Q', 'X'}, Spectator: true},
 	} {
 		b := checkMessage(t, &m, ParseHello)
 		bad := append([]byte{}, b...)
 		bad[1] = 'X'
 		mustFail(t, "magic", bad, ParseHello, ErrBadMagic)
 		bad = append([]byte{}, b...)
-		bad[15] |= 4
+		bad[15] |= 8
 		mustFail(t, "flags", bad, ParseHello, ErrMalformed)
-		if m.HasRoom {
+		if m.HasRoom && !m.Spectator {
 			bad = append([]byte{}, b...)
 			bad[len(bad)-1] = ' '
 			mustFail(t, "room byte", bad, ParseHello, ErrMalformed)

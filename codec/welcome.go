@@ -13,7 +13,7 @@ import (
 //	0..3    Magic 0xF5 'R' 'W' 'N'
 //	4       type 0xF2
 //	5..6    protocol version, uint16 LE
-//	7       player id (0..MaxPlayers-1)
+//	7       player id (0..MaxPlayers-1; SpectatorID for a spectator)
 //	8       connection tag (nonzero; every later short-header datagram of
 //	        this connection carries it in its second byte)
 //	9..24   cookie (16 bytes) to rejoin as this player
@@ -103,7 +103,7 @@ func ParseWelcome(b []byte) (Welcome, int, error) {
 	m.Roster = b[p : p+int(n)]
 	p += int(n)
 	switch {
-	case int(m.Player) >= MaxPlayers:
+	case int(m.Player) >= MaxPlayers && m.Player != SpectatorID:
 		return m, 0, fmt.Errorf("%w: welcome player %d", ErrPlayer, m.Player)
 	case m.Tag == 0:
 		return m, 0, fmt.Errorf("%w: welcome with tag 0", ErrMalformed)

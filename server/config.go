@@ -132,6 +132,9 @@ type Config struct {
 	// read from crypto/rand when the server is made. Tests set it to
 	// play the same match twice.
 	Secret [32]byte
+	// MaxSpectators is how many spectators the match takes (default 64;
+	// negative: none). Spectators do not count against MaxPlayers.
+	MaxSpectators int
 	// Record, if set, records the match for a replay (record.go): its
 	// start before the first tick, then every tick. It runs inside Update.
 	Record Recorder
@@ -155,6 +158,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.InputWindow <= 0 {
 		c.InputWindow = time.Second
+	}
+	if c.MaxSpectators == 0 {
+		c.MaxSpectators = 64
 	}
 	if c.PlayerTimeout <= 0 {
 		c.PlayerTimeout = 5 * time.Second

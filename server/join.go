@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
+	"slices"
 	"time"
 
 	"github.com/rewindnet/rewind/codec"
@@ -101,9 +102,16 @@ func (s *Server[I]) onHello(now time.Time, from transport.Addr, b []byte, p *pla
 		return
 	}
 	if p != nil {
-		// A repeated hello (its welcome was lost): the same welcome again.
+		// A repeated hello (its welcome was lost): the same welcome again
+		// (a delayed spectator's comes when its time came).
 		p.lastHeard = now
-		s.sendWelcome(p)
+		if p.specAt.IsZero() {
+			s.sendWelcome(p)
+		}
+		return
+	}
+	if h.Spectator {
+		s.onSpectatorHello(now, from, h)
 		return
 	}
 	id := -1
@@ -239,7 +247,7 @@ func (s *Server[I]) Shutdown() error { return s.Goodbye(codec.ReasonShutdown) }
 // closes the Conn.
 func (s *Server[I]) Goodbye(r codec.Reason) error {
 	s.recordEnd()
-	for _, p := range s.players {
+	for _, p := range slices.Concat(s.players, s.specs) {
 		if p == nil || p.addr == "" {
 			continue
 		}

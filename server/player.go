@@ -26,10 +26,17 @@ type player struct {
 	awaitUntil time.Time
 	digests    [][8]byte
 	welcomed   bool // heard from with its welcome's tag
-	present    bool // in the world (its join event has run)
-	leaving    bool // leaves in the next tick
-	joinTick   uint32
-	lastHeard  time.Time
+	// spectator: no slot, receive-only (spectator.go); delay: how long
+	// after a tick ran it may be sent; specAt, if not zero, is when a
+	// delayed spectator's welcome (at tick specFrom) is due.
+	spectator bool
+	delay     time.Duration
+	specFrom  uint32
+	specAt    time.Time
+	present   bool // in the world (its join event has run)
+	leaving   bool // leaves in the next tick
+	joinTick  uint32
+	lastHeard time.Time
 
 	q    [][]byte // packed input for tick t at t&qmask
 	qAt  []uint32 // the tick q[slot] holds (or whose late arrival was noted)

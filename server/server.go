@@ -64,6 +64,7 @@ type Server[I any] struct {
 	lastRound time.Time
 
 	players []*player // by id
+	specs   []*player // spectators (spectator.go)
 	byAddr  map[transport.Addr]*player
 	joined  int // players with an id
 
@@ -160,6 +161,11 @@ type Stats struct {
 	// ReplayMismatches counts rebuilds of an earlier tick's world that
 	// did not hash as that tick did (a non-deterministic game).
 	ReplayMismatches uint64
+	// Spectators counts spectators admitted; SpectatorDropped counts
+	// what spectators sent that the server does not read (inputs, chat,
+	// anything but acks, pings, bye and world transfer messages).
+	Spectators       uint64
+	SpectatorDropped uint64
 }
 
 // New returns a server for game g that talks through conn. The world is

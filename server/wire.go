@@ -93,6 +93,15 @@ func (s *Server[I]) handle(now time.Time, from transport.Addr, b []byte) {
 		return
 	}
 	p.welcomed = true // it speaks with the tag of its welcome
+	if p.spectator {
+		s.onSpectator(now, p, typ, b)
+		return
+	}
+	s.handlePlayer(now, p, typ, b)
+}
+
+// handlePlayer handles a datagram of type typ from p.
+func (s *Server[I]) handlePlayer(now time.Time, p *player, typ codec.Type, b []byte) {
 	switch typ {
 	case codec.TypeClientInputs:
 		if s.onInputs(now, p, b) != nil {
@@ -239,10 +248,14 @@ func (s *Server[I]) sendTicks(now time.Time) error {
 			return err
 		}
 	}
-	return nil
+	return s.sendSpectators(now)
 }
 
-func (s *Server[I]) sendTo(now time.Time, p *player) error {
+// sendTo sends p the ticks it lacks up to the last run.
+func (s *Server[I]) sendTo(now time.Time, p *player) error { return s.sendUpTo(now, p, s.tick) }
+
+// sendUpTo sends p the ticks it lacks up to tick upto.
+func (s *Server[I]) sendUpTo(now time.Time, p *player, upto uint32) error {
 	m := &s.wire.msg
 	m.Tag = p.tag
 	m.Ticks = m.Ticks[:0]
@@ -287,7 +300,7 @@ func (s *Server[I]) sendTo(now time.Time, p *player) error {
 		}
 		full = !add(t)
 	}
-	for t := fresh; !full && int32(t-s.tick) <= 0; t++ {
+	for t := fresh; !full && int32(t-upto) <= 0; t++ {
 		if !add(t) {
 			break
 		}

@@ -35,7 +35,17 @@ var errReached = errors.New("until-tick reached")
 // play joins a match and plays until --until-tick is verified, ctx ends
 // or the session fails; it ends with one key=value line on stdout.
 func play(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	return playAs(ctx, false, args, stdout, stderr)
+}
+
+// playAs is play, or with watch rewind watch: a spectator (watch.go).
+func playAs(ctx context.Context, watch bool, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("play", "rewind play --headless --connect HOST:PORT [--room CODE] [--until-tick T] [flags]\n       rewind play --headless --join CODE --relay URL [--until-tick T] [flags]", stderr)
+	var spectateDelay *time.Duration
+	if watch {
+		fs = newFlags("watch", watchUsage, stderr)
+		spectateDelay = fs.Duration("delay", 0, "watch this far behind the match: the server sends a tick no earlier than this after it ran it (for tournaments; at most 3 s with the server's default 4 s history)")
+	}
 	var gf gameFlags
 	gf.add(fs)
 	headless := fs.Bool("headless", false, "play without a view (a bot); required: the windowed player is the view module's window (cd view && go run ./window --join CODE)")
@@ -61,7 +71,7 @@ func play(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	rf.add(fs, "record the ticks this player verifies into a replay file (rewind replay FILE verifies it)")
 	var jf joinFlags // play_relay.go
 	jf.add(fs)
-	if err := parseQuiet(fs, "play", args, stderr); err != nil {
+	if err := parseQuiet(fs, fs.Name(), args, stderr); err != nil {
 		return err
 	}
 	if err := gf.check(); err != nil {
@@ -114,8 +124,15 @@ func play(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			OnVerified:     loop.onVerified,
 			OnDesync:       loop.onDesync,
 			DebugDesync:    df.debugger(log),
+			Spectate:       watch,
 		},
 		OnUpdate: loop.onUpdate,
+	}
+	if watch {
+		if *spectateDelay < 0 {
+			return usageError{errors.New("--delay must not be negative")}
+		}
+		opts.Client.SpectateDelay = *spectateDelay
 	}
 	var keys *serverKeyCheck // serverkey.go
 	if jf.code == "" {

@@ -1,0 +1,101 @@
+package simmatch
+
+import (
+	"testing"
+	"time"
+
+	"github.com/rewindnet/rewind/client"
+	"github.com/rewindnet/rewind/internal/testgame"
+	"github.com/rewindnet/rewind/transport"
+	"github.com/rewindnet/rewind/world"
+)
+
+// TestSpectators: 4 players and 8 spectators through 10% loss: every tick
+// a spectator verified or showed hashed as the server's world did, every
+// spectator followed the match to its end, and the spectators took no
+// slot (the server counts 4 players).
+func TestSpectators(t *testing.T) {
+	cfg := Config[testgame.Input]{
+		Players:  12,
+		NewGame:  newTestGame,
+		Bot:      testgame.Bot,
+		Duration: 10 * time.Second,
+		Link:     transport.LinkConfig{Latency: 40 * time.Millisecond, Jitter: 10 * time.Millisecond, Loss: 0.10},
+		Seed:     11,
+	}
+	cfg.Server.StartPlayers = 4
+	cfg.Server.MaxPlayers = 4
+	cfg.ClientConfig = func(i int, c *client.Config) { c.Spectate = i >= 4 }
+	res := play(t, cfg)
+	if res.Mismatches != 0 || !res.VerifiedEqual || res.ShownMismatches != 0 {
+		t.Fatalf("%d verified and %d shown ticks differed from the server's", res.Mismatches, res.ShownMismatches)
+	}
+	if res.Server.Players != 4 || res.Server.Spectators != 8 {
+		t.Fatalf("server: %d players, %d spectators admitted", res.Server.Players, res.Server.Spectators)
+	}
+	for i := 4; i < 12; i++ {
+		if res.ClientVerifiedTicks[i] < uint64(res.Ticks)*9/10 {
+			t.Errorf("spectator %d verified %d of %d ticks", i, res.ClientVerifiedTicks[i], res.Ticks)
+		}
+		if res.Clients[i].Rollbacks != 0 {
+			t.Errorf("spectator %d rolled back %d times: it predicted", i, res.Clients[i].Rollbacks)
+		}
+	}
+	var pb, sb uint64
+	for i, st := range res.Clients {
+		if i < 4 {
+			pb += st.BytesIn
+		} else {
+			sb += st.BytesIn
+		}
+	}
+	t.Logf("%d ticks; bytes a player received %d, a spectator %d (means)", res.Ticks, pb/4, sb/8)
+}
+
+// TestSpectatorDelay: a spectator 3 s behind verifies tick T only once the
+// server has run tick T+180 (T ran at least 3 s before; checked while the
+// server still ticks: after the match's last tick the server's tick no
+// longer tells the time), and follows the match with every tick hashed as
+// the server's.
+func TestSpectatorDelay(t *testing.T) {
+	var serverTick uint32
+	early, verified, checked := 0, 0, 0
+	cfg := Config[testgame.Input]{
+		Players:  3,
+		NewGame:  newTestGame,
+		Bot:      testgame.Bot,
+		Duration: 10 * time.Second,
+		Link:     transport.LinkConfig{Latency: 20 * time.Millisecond, Loss: 0.05},
+		JoinAt:   map[int]time.Duration{2: time.Second},
+		Seed:     5,
+	}
+	cfg.Server.StartPlayers = 2
+	cfg.Server.OnTick = func(tick uint32, _ *world.World, _ uint64) { serverTick = tick }
+	cfg.ClientConfig = func(i int, c *client.Config) {
+		if i != 2 {
+			return
+		}
+		c.Spectate, c.SpectateDelay = true, 3*time.Second
+		c.OnVerified = func(tick uint32, _ uint64) {
+			verified++
+			if serverTick >= 600 {
+				return // the match is over: the server's tick stopped
+			}
+			checked++
+			if serverTick < tick+180 {
+				early++
+				if early == 1 {
+					t.Errorf("tick %d verified when the server was at tick %d: less than 3 s after it ran", tick, serverTick)
+				}
+			}
+		}
+	}
+	res := play(t, cfg)
+	if res.Mismatches != 0 || !res.VerifiedEqual {
+		t.Fatalf("%d verified ticks differed from the server's", res.Mismatches)
+	}
+	if verified < 500 || checked < 200 || early != 0 {
+		t.Fatalf("the spectator verified %d ticks (%d checked), %d of them early", verified, checked, early)
+	}
+	t.Logf("the spectator verified %d ticks of %d; %d checked, none earlier than 3 s after the server ran it", verified, res.Ticks, checked)
+}

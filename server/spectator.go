@@ -1,0 +1,164 @@
+package server
+
+import (
+	"time"
+
+	"github.com/rewindnet/rewind/codec"
+	"github.com/rewindnet/rewind/codec/reliable"
+	"github.com/rewindnet/rewind/game"
+	"github.com/rewindnet/rewind/transport"
+)
+
+// Spectators. A spectator says hello with the spectator flag and is
+// admitted without a player slot: it is not in the world (no join event,
+// no input), it does not count against MaxPlayers but against
+// MaxSpectators, and its welcome carries codec.SpectatorID. It is sent
+// what a player is sent — the world, then every tick, the same encoded
+// tick bodies (an extra spectator costs a send, not an encode) — and, with
+// a delay, nothing before the delay has passed since the tick ran: its
+// welcome waits until the world of the tick it starts from is that old,
+// and then comes from the server's history.
+//
+// Receive-only by construction: from a spectator the server takes the
+// acknowledgement of a ClientInputs (never its inputs), pings, its bye, and
+// the world transfer's own messages (WorldAck, PageHashRequest,
+// PageRequest: a spectator that fell behind gets the world again, like a
+// player); everything else is dropped without effect, counted as
+// SpectatorDropped.
+
+// onSpectatorHello admits a spectator, or refuses it (spectators full; a
+// game with private scenes, whose tick bodies are per player).
+func (s *Server[I]) onSpectatorHello(now time.Time, from transport.Addr, h codec.Hello) {
+	if len(s.specs) >= s.cfg.MaxSpectators || s.scn.on {
+		s.refuse(from, codec.ReasonFull)
+		return
+	}
+	delay := min(time.Duration(h.Delay)*time.Millisecond, s.cfg.History-s.cfg.History/4)
+	rc := s.cfg.Resend
+	rc.Selective = !s.cfg.ResendAll
+	p := newPlayer(game.PlayerID(codec.SpectatorID), from, 1, s.size, s.cfg.MarginWindow, rc, now)
+	p.spectator, p.delay = true, delay
+	p.tag = s.nextTag()
+	s.specs = append(s.specs, p)
+	s.byAddr[from] = p
+	s.prove(from)
+	s.stats.Spectators++
+	if delay == 0 || s.tick == 0 {
+		s.startAt(now, p, true)
+		return
+	}
+	// Start from the world of this tick, once it is delay old.
+	p.specFrom = s.tick
+	p.welcomeRoster = s.wire.enc.Roster().AppendSnapshot(p.welcomeRoster[:0])
+	p.specAt = s.tickTime(s.tick).Add(delay)
+}
+
+// startSpectator welcomes a delayed spectator at the tick it was told to
+// start from, now that tick is delay old, and pushes its world from the
+// history (page hashes; the spectator asks for the pages).
+func (s *Server[I]) startSpectator(now time.Time, p *player) {
+	t := p.specFrom
+	p.specAt = time.Time{}
+	hs, ok := s.pageHashesAt(t)
+	if !ok {
+		s.startAt(now, p, true) // out of reach: the last tick, at once
+		return
+	}
+	rc := s.cfg.Resend
+	rc.Selective = !s.cfg.ResendAll
+	p.res = reliable.NewResender(rc, t+1)
+	p.lastAck = reliable.Ack{}
+	p.inWin.Reset(t + 1)
+	s.wire.xferIDs += 1 << 16
+	p.welcomeID = s.wire.xferIDs
+	p.welcomeTick = t
+	p.welcomeSent = now
+	p.xfer = nil
+	s.sendWelcome(p)
+	s.sendPageHashes(p, t, hs, 0, uint32(len(hs)))
+}
+
+// onSpectator handles a datagram from spectator p: acks, pings, its bye
+// and its world transfer; nothing else.
+func (s *Server[I]) onSpectator(now time.Time, p *player, typ codec.Type, b []byte) {
+	switch typ {
+	case codec.TypeClientInputs:
+		m, _, err := codec.ParseClientInputs(b, s.tick)
+		if err != nil {
+			s.stats.BadDatagrams++
+			return
+		}
+		if m.Count > 0 {
+			s.stats.SpectatorDropped++ // its inputs are not read
+		}
+		if p.res != nil && int32(m.Ack.Next-p.res.Base()) >= 0 {
+			p.res.OnAck(m.Ack, now)
+			p.lastAck = m.Ack
+		}
+	case codec.TypePing, codec.TypeBye, codec.TypeWorldAck, codec.TypePageHashRequest, codec.TypePageRequest:
+		if !p.specAt.IsZero() {
+			return // not welcomed yet: nothing to answer
+		}
+		s.handlePlayer(now, p, typ, b)
+		return
+	default:
+		s.stats.SpectatorDropped++
+		return
+	}
+	p.lastHeard = now
+}
+
+// delayedTick returns the newest tick spectator p may be sent: the last
+// tick run, or, with a delay, the last that ran at least the delay ago.
+func (s *Server[I]) delayedTick(now time.Time, p *player) uint32 {
+	if p.delay == 0 {
+		return s.tick
+	}
+	d := now.Sub(s.start) - p.delay
+	if d < 0 {
+		return 0
+	}
+	return min(uint32(d/s.dt), s.tick)
+}
+
+// sendSpectators welcomes the delayed spectators whose time came, sends
+// every spectator the ticks it lacks, and forgets those that said bye or
+// went silent for PlayerTimeout.
+func (s *Server[I]) sendSpectators(now time.Time) error {
+	oldest := s.oldestKept()
+	kept := s.specs[:0]
+	for _, p := range s.specs {
+		if p.leaving || now.Sub(p.lastHeard) > s.cfg.PlayerTimeout {
+			delete(s.byAddr, p.addr)
+			continue
+		}
+		kept = append(kept, p)
+		if !p.specAt.IsZero() {
+			if !now.Before(p.specAt) {
+				s.startSpectator(now, p)
+			}
+			continue
+		}
+		if int32(oldest-p.res.Base()) > 0 {
+			s.rebase(now, p)
+		}
+		if p.rebasing {
+			if int32(p.res.Base()-(p.welcomeTick+1)) > 0 {
+				p.rebasing = false
+			} else if now.Sub(p.welcomeSent) >= s.cfg.WelcomeResend {
+				p.welcomeSent = now
+				s.sendWelcome(p)
+			}
+		}
+		silent := now.Sub(p.lastHeard) > 4*s.dt+p.res.RTT()
+		if silent && now.Sub(p.lastSend) < s.cfg.SilentResend {
+			continue
+		}
+		if err := s.sendUpTo(now, p, s.delayedTick(now, p)); err != nil {
+			return err
+		}
+	}
+	clear(s.specs[len(kept):])
+	s.specs = kept
+	return nil
+}
