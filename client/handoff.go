@@ -77,6 +77,6 @@ func (c *Client[I]) resume(h *Handoff) error {
 		return fmt.Errorf("client: resume: %w", err)
 	}
 	c.cfg.Cookie = append([]byte(nil), h.Cookie[:]...)
-	c.ho.msg, c.ho.have = h.Handover, true
+	c.ho.msg, c.ho.have, c.ho.inherited = h.Handover, true, true
 	return nil
 }

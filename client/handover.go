@@ -8,24 +8,32 @@ import (
 
 // handoverHeld is what the client keeps for host migration: the newest
 // handover data its server sent, and the reason of the server's bye.
+// inherited says the data held came from the match's previous server
+// (Config.Resume), whose versions are not this server's.
 type handoverHeld struct {
-	msg  codec.Handover
-	have bool
-	bye  codec.Reason
+	msg       codec.Handover
+	have      bool
+	inherited bool
+	bye       codec.Reason
 }
 
 // onHandover keeps a handover newer than the one held (in wrapping
 // version order); a malformed one is an error (counted and dropped by the
-// caller) and leaves the held one as it was.
+// caller) and leaves the held one as it was. The first handover of a
+// server that took the match over replaces the one the client carried
+// from the previous server, whatever the versions: each server counts
+// its own from the start, and the previous server's data lists the
+// digests of cookies this server no longer takes (a player that came
+// back got a fresh cookie with its welcome).
 func (c *Client[I]) onHandover(b []byte) error {
 	m, _, err := codec.ParseHandover(b)
 	if err != nil {
 		return err
 	}
-	if c.ho.have && !codec.Newer(m.Version, c.ho.msg.Version) {
+	if c.ho.have && !c.ho.inherited && !codec.Newer(m.Version, c.ho.msg.Version) {
 		return nil
 	}
-	c.ho.msg, c.ho.have = m, true
+	c.ho.msg, c.ho.have, c.ho.inherited = m, true, false
 	c.st.Handovers++
 	return nil
 }

@@ -2,7 +2,9 @@ package client_test
 
 import (
 	"errors"
+	"github.com/rewindnet/rewind/transport"
 	"testing"
+	"time"
 
 	"github.com/rewindnet/rewind/client"
 	"github.com/rewindnet/rewind/codec"
@@ -75,5 +77,65 @@ func TestClientKeepsNewestHandover(t *testing.T) {
 	}
 	if m, ok := c.Handover(); !ok || m.Code != "BBBBBB" {
 		t.Fatal("the handover is gone after the goodbye")
+	}
+}
+
+// TestResumedClientTakesNewServersHandover: a client that rejoins a match
+// a new host took over (Config.Resume) carries the old server's handover
+// data, and replaces it with the new server's first one whatever its
+// version (each server counts its own versions, and the old data lists
+// the digests of cookies the new server replaced); after that it keeps
+// the newest again.
+func TestResumedClientTakesNewServersHandover(t *testing.T) {
+	st, err := client.NewSyncTest[testgame.Input](&testgame.Game{}, 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ho := func(v uint32, code string) codec.Handover {
+		return codec.Handover{Tag: 7, Version: v, TickRate: 60, Code: code,
+			Players: []codec.HandoverPlayer{{ID: 0, Digests: make([][codec.HandoverDigestSize]byte, 1)}}}
+	}
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	net := transport.NewSimNetwork(1, t0)
+	srv, _ := net.Listen("server")
+	defer srv.Close()
+	conn, _ := net.Dial("c", "server")
+	defer conn.Close()
+	c, err := client.New[testgame.Input](&testgame.Game{}, conn, client.Config{
+		Resume: &client.Handoff{World: st.World(), Handover: ho(40, "OLDOLD"), Cookie: [codec.CookieSize]byte{1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := t0
+	held := func() codec.Handover {
+		t.Helper()
+		now = now.Add(time.Millisecond)
+		net.Advance(now)
+		if err := c.Update(now); err != nil {
+			t.Fatal(err)
+		}
+		m, _ := c.Handover()
+		return m
+	}
+	if got := held(); got.Code != "OLDOLD" {
+		t.Fatalf("held %+v before the new server's", got)
+	}
+	send := func(m codec.Handover) { _ = srv.Send(conn.LocalAddr(), m.Append(nil)) }
+	w := codec.Welcome{Player: 0, Tag: 7, TickRate: 60, HashBits: 16, Roster: make([]byte, 8)}
+	_ = srv.Send(conn.LocalAddr(), w.Append(nil))
+	if got := held(); got.Code != "OLDOLD" {
+		t.Fatalf("held %+v after the new server's welcome", got)
+	}
+	send(ho(1, "NEWNEW")) // the new server's first: older by number
+	if got := held(); got.Code != "NEWNEW" || got.Version != 1 {
+		t.Fatalf("held %+v after the new server's first handover", got)
+	}
+	send(ho(0, "STALE0")) // older than the new server's first
+	if got := held(); got.Code != "NEWNEW" {
+		t.Fatalf("held %+v after an older one of the new server", got)
+	}
+	send(ho(2, "NEWER2"))
+	if got := held(); got.Code != "NEWER2" {
+		t.Fatalf("held %+v after a newer one", got)
 	}
 }

@@ -2,9 +2,14 @@ package relay
 
 import (
 	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/coder/websocket"
 	"github.com/rewindnet/rewind/internal/testutil"
 	"github.com/rewindnet/rewind/transport/webrtc"
 )
@@ -81,5 +86,127 @@ func TestClaimRoomOverSockets(t *testing.T) {
 			t.Fatalf("claim after the end: %v", err)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestClaimRoomHostHearsWaitingClaimants: over a real relay on 127.0.0.1,
+// claimants that cannot host wait on an orphaned room; another takes it
+// over, and the relay introduces them to it right behind its "hosted"
+// answer. The new host hears every one of those messages (its reader
+// must not stall on them, as it once did on the second): every waiting
+// claimant's data channel to it opens, and it keeps answering the
+// relay's pings.
+func TestClaimRoomHostHearsWaitingClaimants(t *testing.T) {
+	testutil.CheckGoroutines(t, 5*time.Second)
+	r := startTestRelay(t, RoomConfig{PingInterval: 50 * time.Millisecond, HostTimeout: 10 * time.Second,
+		TickInterval: 10 * time.Millisecond})
+	ctx := testCtx(t)
+	host, err := HostRoom(ctx, HostOptions{URL: r.url, Migrate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, key := host.Code(), host.Key()
+	host.Close()
+	type claimed struct {
+		c   *Claimed
+		err error
+	}
+	const n = 6
+	waiting := make(chan claimed, n)
+	for range n {
+		go func() {
+			c, err := ClaimRoom(ctx, ClaimOptions{URL: r.url, Code: code, Key: key, NoHost: true})
+			waiting <- claimed{c, err}
+		}()
+	}
+	testutil.WaitUntil(ctx, t, "the claimants waiting", func() bool {
+		r.srv.hub.mu.Lock()
+		defer r.srv.hub.mu.Unlock()
+		room := r.srv.hub.rooms[code]
+		return room != nil && room.orphaned && len(room.claims) == n
+	})
+	first, err := ClaimRoom(ctx, ClaimOptions{URL: r.url, Code: code, Key: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Host.Close()
+	if first.Outcome != RoomClaimHost {
+		t.Fatalf("hosting claim: %+v", first)
+	}
+	for range n {
+		w := <-waiting
+		if w.err != nil {
+			t.Fatalf("waiting claimant: %v", w.err)
+		}
+		defer w.c.Player.Close()
+		if w.c.Outcome != RoomClaimNew {
+			t.Fatalf("waiting claimant: %+v", w.c)
+		}
+	}
+	// Pings every 50 ms: the new host's last pong is recent for a while.
+	r.srv.hub.mu.Lock()
+	pinged := r.srv.hub.rooms[code].pingN
+	r.srv.hub.mu.Unlock()
+	testutil.WaitUntil(ctx, t, "the new host answering 5 more pings", func() bool {
+		r.srv.hub.mu.Lock()
+		defer r.srv.hub.mu.Unlock()
+		room := r.srv.hub.rooms[code]
+		return room.pingN >= pinged+5 && room.lastPong.After(room.lastPing.Add(-60*time.Millisecond))
+	})
+}
+
+// TestGatedReaderKeepsMessagesBehindTheAnswer: the relay's messages that
+// arrive right behind its answer to a host's or claimant's first request,
+// before the caller is ready for them (a claimant that takes a room over
+// hears at once of the claimants introduced to it, while it still sets
+// up its WebRTC host), all reach the handler, in order, once it starts;
+// the reader never stalls on them. (It once put the second in the
+// answer's channel and blocked on the third: the new host then answered
+// no ping and lost the room.)
+func TestGatedReaderKeepsMessagesBehindTheAnswer(t *testing.T) {
+	testutil.CheckGoroutines(t, 5*time.Second)
+	testutil.SkipSockets(t)
+	const n = 5
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ws, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer ws.CloseNow()
+		msgs := []*roomMsg{{Type: RoomMsgHosted, V: RoomProtocolVersion, Code: "ABCDEF"}}
+		for i := range n {
+			msgs = append(msgs, &roomMsg{Type: RoomMsgPlayer, ID: fmt.Sprintf("p%d", i+1)})
+		}
+		for _, m := range msgs {
+			if err := ws.Write(r.Context(), websocket.MessageText, m.encode()); err != nil {
+				return
+			}
+		}
+		_, _, _ = ws.Read(r.Context()) // until the client closes
+	}))
+	defer hs.Close()
+	ctx := testCtx(t)
+	got := make(chan string, n)
+	rc, replies, start, err := dialRoomGated(ctx, "ws"+strings.TrimPrefix(hs.URL, "http"), func(m roomMsg) { got <- m.ID })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.close()
+	if m, err := firstReply(ctx, rc, replies, RoomMsgHosted); err != nil || m.Code != "ABCDEF" {
+		t.Fatalf("first reply %+v, %v", m, err)
+	}
+	// Not a synchronization: it lets the later messages reach the reader
+	// before start, the order that stalled it.
+	time.Sleep(100 * time.Millisecond)
+	start()
+	for i := range n {
+		select {
+		case id := <-got:
+			if want := fmt.Sprintf("p%d", i+1); id != want {
+				t.Fatalf("message %d: %s, want %s", i+1, id, want)
+			}
+		case <-ctx.Done():
+			t.Fatalf("%d of %d messages behind the answer reached the handler", i, n)
+		}
 	}
 }

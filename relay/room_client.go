@@ -41,32 +41,46 @@ const (
 	roomClientWrite     = 5 * time.Second
 )
 
-func dialRoom(ctx context.Context, rawURL string, handle func(roomMsg)) (*roomClient, error) {
+// dialRoom dials the relay; the reader goroutine hands every message to
+// the handler that newHandle makes for the connection.
+func dialRoom(ctx context.Context, rawURL string, newHandle func(*roomClient) func(roomMsg)) (*roomClient, error) {
 	ws, _, err := websocket.Dial(ctx, rawURL, nil)
 	if err != nil {
 		return nil, fmt.Errorf("relay: dial %s: %w", rawURL, err)
 	}
 	ws.SetReadLimit(roomClientReadLimit)
 	rc := &roomClient{ws: ws, out: make(chan []byte, roomClientQueue), done: make(chan struct{})}
+	handle := newHandle(rc)
 	rc.wg.Add(2)
 	go rc.readLoop(handle)
 	go rc.writeLoop()
 	return rc, nil
 }
 
-// dialRoomGated dials the relay for a host or a player: the messages that
-// arrive before start is called go to replies (where firstReply reads the
-// answer to the first request), and every later one to handle, on the
-// reader goroutine.
+// dialRoomGated dials the relay for a host or a player: the first message
+// (the answer to the first request) goes to replies, where firstReply
+// reads it; every later one waits until start is called (or the
+// connection ends), then goes to handle, in order, on the reader
+// goroutine. The relay may send more right behind its answer (a
+// claimant that takes a room over hears of the claimants introduced to
+// it at once): they wait in order, none is dropped, and the reader never
+// blocks on replies.
 func dialRoomGated(ctx context.Context, rawURL string, handle func(roomMsg)) (rc *roomClient, replies <-chan roomMsg, start func(), err error) {
 	ch := make(chan roomMsg, 1)
 	ready := make(chan struct{})
-	rc, err = dialRoom(ctx, rawURL, func(m roomMsg) {
-		select {
-		case <-ready:
-			handle(m)
-		default:
-			ch <- m
+	rc, err = dialRoom(ctx, rawURL, func(rc *roomClient) func(roomMsg) {
+		first := true // only the reader goroutine reads and writes it
+		return func(m roomMsg) {
+			if first {
+				first = false
+				ch <- m // never blocks: ch holds one, and this is the first
+				return
+			}
+			select {
+			case <-ready:
+				handle(m)
+			case <-rc.done:
+			}
 		}
 	})
 	if err != nil {

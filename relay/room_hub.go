@@ -165,6 +165,7 @@ func (h *roomHub) leaveRoom(c *roomConn, now time.Time, why string) {
 // players told it ended: only the host's explicit end makes the relay
 // remember a room as ended.
 func (h *roomHub) hostGone(r *room, now time.Time, why string) {
+	h.cfg.Log.Debug("relay: host gone", "room", r.code, "why", why, "migrate", r.migrate)
 	if r.host != nil {
 		host := r.host
 		r.host = nil
@@ -438,6 +439,7 @@ func (h *roomHub) admit(r *room, c *roomConn, now time.Time, claim string) {
 	c.role, c.room = rolePlayer, r
 	r.players[c.pid] = c
 	r.joining++
+	h.cfg.Log.Debug("relay: player admitted", "room", r.code, "conn", c.id, "player", c.pid, "claim", claim)
 	h.addPending(c, now)
 	h.send(c, &roomMsg{Type: RoomMsgJoined, V: RoomProtocolVersion, Code: r.code, ID: c.pid,
 		ICE: h.ice(r.code+"-"+c.pid, now), Claim: claim})

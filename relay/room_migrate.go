@@ -36,6 +36,7 @@ import (
 // orphan makes r wait for a claimant: its players are told the host is
 // lost and leave the room (they come back with a claim).
 func (h *roomHub) orphan(r *room, now time.Time) {
+	h.cfg.Log.Debug("relay: room orphaned", "room", r.code, "players", len(r.players), "claims", len(r.claims))
 	r.orphaned, r.orphanedAt = true, now
 	msg := &roomMsg{Type: RoomMsgHostLost, Code: r.code}
 	for _, p := range r.players {
@@ -71,14 +72,20 @@ func (h *roomHub) claim(c *roomConn, m *roomMsg, now time.Time) {
 	c.noHost = m.NoHost
 	rec, ok := h.cfg.Directory.Lookup(m.Code, now)
 	r := h.rooms[m.Code]
+	log := func(decision string) {
+		h.cfg.Log.Debug("relay: claim", "room", m.Code, "conn", c.id, "no_host", c.noHost, "decision", decision)
+	}
 	switch {
 	case ok && rec.Ended:
+		log("ended")
 		h.joinFailed(c, now)
 		h.fail(c, m.Type, fmt.Errorf("%w: %s", ErrRoomEnded, m.Code))
 	case ok && rec.Key != m.Key:
+		log("bad_key")
 		h.joinFailed(c, now)
 		h.fail(c, m.Type, fmt.Errorf("%w: room %s is another match", ErrBadKey, m.Code))
 	case r == nil:
+		log("no_live_room")
 		if !ok {
 			if err := h.cfg.Directory.Claim(RoomRecord{Code: m.Code, Key: m.Key}, now); err != nil {
 				h.fail(c, m.Type, err)
@@ -95,10 +102,13 @@ func (h *roomHub) claim(c *roomConn, m *roomMsg, now time.Time) {
 		h.rooms[r.code] = r
 		h.claimOrphan(r, c, now)
 	case r.orphaned:
+		log("orphaned")
 		h.claimOrphan(r, c, now)
 	case !r.takenAt.IsZero() && now.Sub(r.takenAt) < h.cfg.TakeoverWindow:
+		log("just_taken_over")
 		h.admit(r, c, now, RoomClaimNew)
 	default:
+		log("probe_host")
 		c.role, c.room = roleClaimant, r
 		r.claims = append(r.claims, c)
 		if len(r.claims) == 1 {
@@ -123,6 +133,7 @@ func (h *roomHub) claimOrphan(r *room, c *roomConn, now time.Time) {
 // takeOver makes claimant c the host of r; claimants that were waiting
 // for a host (they cannot host) are introduced to it.
 func (h *roomHub) takeOver(r *room, c *roomConn, now time.Time) {
+	h.cfg.Log.Debug("relay: room taken over", "room", r.code, "conn", c.id, "waiting", len(r.claims))
 	r.orphaned, r.takenAt = false, now
 	r.host, r.lastPong, r.lastPing = c, now, now
 	c.role, c.room = roleHost, r
@@ -144,6 +155,7 @@ func (h *roomHub) probeAnswered(r *room, n uint64, now time.Time) {
 	}
 	claims := r.claims
 	r.claims = nil
+	h.cfg.Log.Debug("relay: probe answered: claimants back to the same host", "room", r.code, "claims", len(claims))
 	for _, c := range claims {
 		c.role, c.room = roleNone, nil
 		h.admit(r, c, now, RoomClaimSame)
@@ -170,6 +182,7 @@ func (h *roomHub) replayClaims(r *room, now time.Time) {
 // has no host to ping (orphaned or gone).
 func (h *roomHub) migrationTick(r *room, now time.Time) bool {
 	if len(r.claims) > 0 && r.host != nil && now.Sub(r.probeAt) >= h.cfg.ProbeTimeout {
+		h.cfg.Log.Debug("relay: probe unanswered: the host loses the room", "room", r.code, "claims", len(r.claims))
 		old := r.host
 		r.host = nil
 		old.room, old.role = nil, roleNone

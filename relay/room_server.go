@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"sync"
@@ -109,6 +110,10 @@ type RoomConfig struct {
 	// ones are taken to 12, shorter ones to 6. Codes of any length in
 	// that range are accepted from hosts and joiners.
 	CodeLength int
+	// Log, if set, gets the relay's room events at debug level: rooms
+	// hosted, orphaned, taken over and closed, and every decision on a
+	// claim (host migration). Default: discarded.
+	Log *slog.Logger
 }
 
 // WithDefaults returns c with zero fields set to their defaults.
@@ -159,6 +164,9 @@ func (c RoomConfig) WithDefaults() RoomConfig {
 	defD(&c.OrphanWindow, 30*time.Second)
 	defD(&c.TickInterval, 250*time.Millisecond)
 	defD(&c.WriteTimeout, 5*time.Second)
+	if c.Log == nil {
+		c.Log = slog.New(slog.DiscardHandler)
+	}
 	return c
 }
 

@@ -3,6 +3,7 @@ package rooms
 import (
 	"context"
 	"fmt"
+	"log/slog"
 
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/relay"
@@ -51,6 +52,10 @@ type JoinOptions struct {
 	// Server configures the match's server should this session host it
 	// after a migration (its Resume, Room and HostMigration are set).
 	Server server.Config
+	// Log, if set, gets the session's host-migration steps at debug
+	// level: the claim, the relay's answer, hosting or reconnecting.
+	// Default: discarded.
+	Log *slog.Logger
 }
 
 // Join joins the room code at the relay relayURL (see Dial), then starts a

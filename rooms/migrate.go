@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"runtime"
 
 	"github.com/rewindnet/rewind"
@@ -26,12 +27,19 @@ const canHost = runtime.GOOS != "js"
 // host the relay introduces. Either way it watches the relay's notice
 // that the next host is lost in turn.
 func migrator[I any](g rewind.Game[I], relayURL string, opts JoinOptions, sess func() *rewind.Session[I]) rewind.Migrator[I] {
+	log := opts.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	return func(ctx context.Context, h rewind.Handoff) (rewind.Migrated[I], error) {
+		log.Debug("rooms: claiming", "room", h.Handover.Code, "player", h.Player, "tick", h.Tick)
 		c, err := relay.ClaimRoom(ctx, relay.ClaimOptions{URL: relayURL, Code: h.Handover.Code, Key: h.Handover.Key,
 			NoHost: !canHost, Host: relay.HostOptions{WebRTC: opts.WebRTC}})
 		if err != nil {
+			log.Debug("rooms: claim failed", "room", h.Handover.Code, "player", h.Player, "err", err)
 			return rewind.Migrated[I]{}, fmt.Errorf("rooms: claim: %w", err)
 		}
+		log.Debug("rooms: claimed", "room", h.Handover.Code, "player", h.Player, "outcome", c.Outcome)
 		if c.Player != nil {
 			go watchLost(c.Player, sess())
 			return rewind.Migrated[I]{Conn: &Conn{Peer: c.Player.Conn(), p: c.Player}}, nil

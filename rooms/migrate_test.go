@@ -9,6 +9,7 @@ import (
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/internal/testgame"
 	"github.com/rewindnet/rewind/internal/testutil"
+	"github.com/rewindnet/rewind/relay"
 	"github.com/rewindnet/rewind/rooms"
 	"github.com/rewindnet/rewind/server"
 )
@@ -45,11 +46,12 @@ func (v *verifiedLog) get(tick uint32) (uint64, bool) {
 func TestHostMigrationOverRoom(t *testing.T) {
 	testutil.SkipMigrationE2E(t)
 	testutil.CheckGoroutines(t, 5*time.Second)
-	url := startRelay(t)
+	log := testutil.DebugLog(t)
+	url, _ := startRelayWith(t, relay.RoomConfig{Log: log})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	h, err := rooms.Host(ctx, &testgame.Game{}, rooms.HostOptions{Relay: url, HostMigration: true,
-		Server: server.Config{StartPlayers: 3}})
+		Server: server.Config{StartPlayers: 3}, Log: log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,14 +64,15 @@ func TestHostMigrationOverRoom(t *testing.T) {
 	}
 	var seats []*seat
 	for i := range 3 {
-		log := &verifiedLog{m: map[uint32]uint64{}}
+		vlog := &verifiedLog{m: map[uint32]uint64{}}
 		s, err := rooms.Join(ctx, &testgame.Game{}, url, h.Code(), rooms.JoinOptions{HostMigration: true,
-			Options: rewind.Options{Client: rewind.ClientConfig{OnVerified: log.add}}})
+			Options: rewind.Options{Client: rewind.ClientConfig{OnVerified: vlog.add}},
+			Log:     log.With("seat", i)})
 		if err != nil {
 			t.Fatal(err)
 		}
 		s.SetInputFunc(func(u uint32) testgame.Input { return testgame.Bot(rewind.PlayerID(i), u) })
-		st := &seat{s: s, log: log, err: make(chan error, 1)}
+		st := &seat{s: s, log: vlog, err: make(chan error, 1)}
 		go func() { st.err <- s.Run(ctx) }()
 		seats = append(seats, st)
 	}
@@ -78,6 +81,17 @@ func TestHostMigrationOverRoom(t *testing.T) {
 		deadline := time.Now().Add(30 * time.Second)
 		for !ok() {
 			if time.Now().After(deadline) {
+				for i, st := range seats {
+					id, _ := st.s.Player()
+					var runErr error
+					select {
+					case runErr = <-st.err:
+						st.err <- runErr
+					default:
+					}
+					t.Logf("seat %d: id %d state %v migrations %d hosting %v stats %+v run %v", i, id,
+						st.s.State(), st.s.Migrations(), st.s.Hosting(), st.s.Stats(), runErr)
+				}
 				t.Fatalf("timed out waiting for %s", what)
 			}
 			time.Sleep(10 * time.Millisecond)

@@ -30,8 +30,15 @@ func startRelay(t *testing.T) string {
 
 func startRelayServer(t *testing.T) (string, *relay.RoomServer) {
 	t.Helper()
+	return startRelayWith(t, relay.RoomConfig{})
+}
+
+// startRelayWith serves a rooms relay configured by cfg, as
+// startRelayServer.
+func startRelayWith(t *testing.T, cfg relay.RoomConfig) (string, *relay.RoomServer) {
+	t.Helper()
 	testutil.SkipSockets(t)
-	rs := relay.NewRoomServer(relay.RoomConfig{})
+	rs := relay.NewRoomServer(cfg)
 	mux := http.NewServeMux()
 	mux.Handle(relay.RoomPath, rs)
 	hs := httptest.NewServer(mux)
