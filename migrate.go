@@ -31,13 +31,18 @@ type Migrated[I any] struct {
 	Server *server.Server[I]
 	// Closers are closed with the session (the server's transports).
 	Closers []io.Closer
+	// Lost, if set, is closed when the next server is known lost in turn
+	// (the relay's notice about the next host): the session then
+	// migrates again, as at ServerLost.
+	Lost <-chan struct{}
 }
 
 // Migrator moves a session to the match's next host: it claims the match
 // where its players meet again (package rooms: the relay's room) and
 // returns the connection to the next server, or that server when this
 // session is to host it. It runs on a goroutine of its own; ctx ends when
-// the session is closed.
+// the session is closed, and it must then return soon: Close waits for
+// it, and closes what it returns.
 type Migrator[I any] func(ctx context.Context, h Handoff) (Migrated[I], error)
 
 // migration is a session's host-migration state.
@@ -50,6 +55,7 @@ type migration[I any] struct {
 	hosting bool
 	handoff Handoff
 	closers []io.Closer
+	lost    <-chan struct{} // the current server's Migrated.Lost
 }
 
 type migrationResult[I any] struct {
@@ -73,7 +79,9 @@ func (s *Session[I]) SetMigrator(fn Migrator[I]) {
 // ServerLost tells the session its server is gone (the relay's notice
 // that the host's relay connection closed or failed its pings): with a
 // Migrator, the session migrates at its next Update. It may be called
-// from any goroutine.
+// from any goroutine. A notice that comes while the session migrates
+// concerns the server it left, and is dropped once it moved: the next
+// server's loss is told through Migrated.Lost.
 func (s *Session[I]) ServerLost() { s.lost.Store(true) }
 
 // Migrations returns how many times the session moved to a new host (the
@@ -100,6 +108,13 @@ func (s *Session[I]) startMigration(err error) bool {
 		return false
 	}
 	lost := s.lost.Swap(false)
+	if s.mig.lost != nil {
+		select {
+		case <-s.mig.lost:
+			lost = true
+		default:
+		}
+	}
 	if err != nil && !errors.Is(err, client.ErrTimeout) && !errors.Is(err, client.ErrHostLeaving) {
 		return false
 	}
@@ -157,6 +172,10 @@ func (s *Session[I]) finishMigration() error {
 	s.conns = append(s.conns, r.m.Conn)
 	s.mig.closers = append(s.mig.closers, r.m.Closers...)
 	s.mig.count++
+	// Notices of a lost server that came until now were about the
+	// servers left behind; the new one's come through r.m.Lost.
+	s.lost.Store(false)
+	s.mig.lost = r.m.Lost
 	if r.m.Server != nil {
 		s.srv, s.mig.hosting = r.m.Server, true
 		s.srv.SetOwnPlayer(h.Player, true)
@@ -170,6 +189,17 @@ func (s *Session[I]) finishMigration() error {
 func (s *Session[I]) closeMigrated() {
 	if s.mig.cancel != nil {
 		s.mig.cancel()
+	}
+	if s.mig.running {
+		// The Migrator ends with its context; what it made is closed
+		// with the session.
+		s.mig.running = false
+		if r := <-s.mig.done; r.err == nil {
+			r.m.Conn.Close()
+			for _, c := range r.m.Closers {
+				c.Close()
+			}
+		}
 	}
 	if s.mig.hosting && s.srv != nil {
 		_ = s.srv.Goodbye(codec.ReasonMigrate)

@@ -40,7 +40,9 @@ type Claimed struct {
 // claimant hosts it, or is connected to its host over a data channel.
 // The relay's refusals come back as errors wrapping ErrRoomEnded (the
 // host ended the match on purpose), ErrBadKey (another match has the
-// code) and the like.
+// code) and the like; a claimant introduced to a host that the relay
+// then says is lost too (before the data channel opened) gets
+// ErrHostGone, and may claim again.
 func ClaimRoom(ctx context.Context, opts ClaimOptions) (*Claimed, error) {
 	code := strings.ToUpper(strings.TrimSpace(opts.Code))
 	var handle func(roomMsg)

@@ -210,3 +210,66 @@ func TestGatedReaderKeepsMessagesBehindTheAnswer(t *testing.T) {
 		}
 	}
 }
+
+// TestClaimToAHostThatGoes: over a real relay on 127.0.0.1, a claimant
+// is sent back to the room's host, which answered the relay's probe, but
+// that host goes before the claimant's data channel to it opens (a host
+// that answers pings while it leaves: here a raw WebSocket host that
+// never answers an offer). The relay orphans the room and tells the
+// claimant: its claim fails with ErrHostGone instead of waiting for a
+// data channel that cannot open, and a second claim hosts the room.
+func TestClaimToAHostThatGoes(t *testing.T) {
+	testutil.CheckGoroutines(t, 5*time.Second)
+	r := startTestRelay(t, RoomConfig{})
+	ctx := testCtx(t)
+	ws := dialRaw(t, r.url)
+	writeRaw(t, ws, string((&roomMsg{Type: RoomMsgHost, V: RoomProtocolVersion, Migrate: true}).encode()))
+	_, b, err := ws.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hosted, _ := decodeReply(b)
+	if hosted.Type != RoomMsgHosted {
+		t.Fatalf("got %s, want hosted", b)
+	}
+	claimErr := make(chan error, 1)
+	go func() {
+		c, err := ClaimRoom(ctx, ClaimOptions{URL: r.url, Code: hosted.Code, Key: hosted.Key})
+		if err == nil {
+			c.Player.Close()
+		}
+		claimErr <- err
+	}()
+	// The host answers the probe, then leaves once the claimant's offer
+	// is in.
+	for {
+		_, b, err := ws.Read(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, _ := decodeReply(b)
+		if m.Type == RoomMsgPing {
+			writeRaw(t, ws, string((&roomMsg{Type: RoomMsgPong, N: m.N}).encode()))
+		}
+		if m.Type == RoomMsgSignal {
+			break
+		}
+	}
+	ws.CloseNow()
+	select {
+	case err := <-claimErr:
+		if !errors.Is(err, ErrHostGone) {
+			t.Fatalf("claim to the host that went: %v, want ErrHostGone", err)
+		}
+	case <-ctx.Done():
+		t.Fatal("the claim still waits for the data channel of a host that went")
+	}
+	again, err := ClaimRoom(ctx, ClaimOptions{URL: r.url, Code: hosted.Code, Key: hosted.Key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Host.Close()
+	if again.Outcome != RoomClaimHost {
+		t.Fatalf("second claim: %+v", again)
+	}
+}

@@ -37,7 +37,8 @@ type RoomPlayer struct {
 
 // JoinRoom joins the room by code and returns once the data channel to the
 // host is open (or ctx ends, or the relay refuses: ErrNoRoom, ErrRoomFull,
-// ErrRoomBusy, ErrRoomEnded wrapped in a *RoomError).
+// ErrRoomBusy, ErrRoomEnded wrapped in a *RoomError; or the relay says the
+// host of a room hosted for migration is lost first: ErrHostGone).
 func JoinRoom(ctx context.Context, opts JoinOptions) (*RoomPlayer, error) {
 	p := newRoomPlayer(opts.Code)
 	rc, replies, start, err := dialRoomGated(ctx, opts.URL, p.handle)
@@ -82,6 +83,12 @@ func (p *RoomPlayer) start(ctx context.Context, rc *roomClient, m roomMsg, start
 	case <-rc.done:
 		p.Close()
 		return fmt.Errorf("relay: joining %s: %w", p.code, p.Err())
+	case <-p.lost:
+		// The host went while this player joined it (a claimant sent to
+		// a host that was leaving): its data channel will never open.
+		// The room is orphaned; a claimant claims again.
+		p.Close()
+		return fmt.Errorf("relay: joining %s: %w: lost while the data channel opened", p.code, ErrHostGone)
 	case <-ctx.Done():
 		p.Close()
 		return fmt.Errorf("relay: joining %s: data channel: %w", p.code, ctx.Err())

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/relay"
@@ -52,11 +53,19 @@ type JoinOptions struct {
 	// Server configures the match's server should this session host it
 	// after a migration (its Resume, Room and HostMigration are set).
 	Server server.Config
+	// MigrationTimeout bounds a host migration: how long the session
+	// keeps claiming the room until it hosts the match or is connected
+	// to its next host (default DefaultMigrationTimeout). The next host
+	// keeps a place for the old players for 20 s (server.Resume.Wait).
+	MigrationTimeout time.Duration
 	// Log, if set, gets the session's host-migration steps at debug
 	// level: the claim, the relay's answer, hosting or reconnecting.
 	// Default: discarded.
 	Log *slog.Logger
 }
+
+// DefaultMigrationTimeout is JoinOptions.MigrationTimeout's default.
+const DefaultMigrationTimeout = 30 * time.Second
 
 // Join joins the room code at the relay relayURL (see Dial), then starts a
 // session of g as a client of the room's host (see rewind.Connect). The
@@ -70,7 +79,17 @@ func Join[I any](ctx context.Context, g rewind.Game[I], relayURL, code string, o
 	if err != nil || !opts.HostMigration {
 		return s, err
 	}
-	s.SetMigrator(migrator(g, relayURL, opts, func() *rewind.Session[I] { return s }))
+	s.SetMigrator(migrator(g, relayURL, opts))
 	go watchLost(conn.p, s)
 	return s, nil
+}
+
+// watchLost tells s when the relay says p's host is lost, until p's relay
+// connection ends.
+func watchLost[I any](p *relay.RoomPlayer, s *rewind.Session[I]) {
+	select {
+	case <-p.HostLost():
+		s.ServerLost()
+	case <-p.Done():
+	}
 }

@@ -2,10 +2,12 @@ package rooms
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"runtime"
+	"time"
 
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/relay"
@@ -24,27 +26,61 @@ const canHost = runtime.GOOS != "js"
 // data (relay.ClaimRoom) and either hosts the match from the session's
 // handoff (a server resumed from it, over the room's WebRTC host and an
 // in-process loopback to the session's own client) or connects to the
-// host the relay introduces. Either way it watches the relay's notice
-// that the next host is lost in turn.
-func migrator[I any](g rewind.Game[I], relayURL string, opts JoinOptions, sess func() *rewind.Session[I]) rewind.Migrator[I] {
+// host the relay introduces, whose loss the relay's notice tells
+// (Migrated.Lost). A claim that fails for any reason but the room's end
+// or another match's key is made again, until opts.MigrationTimeout: the
+// host it was sent to may have gone in the meantime (the relay then
+// orphans the room and the next claim takes it over), or the relay may
+// have been busy.
+func migrator[I any](g rewind.Game[I], relayURL string, opts JoinOptions) rewind.Migrator[I] {
 	log := opts.Log
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	timeout := opts.MigrationTimeout
+	if timeout <= 0 {
+		timeout = DefaultMigrationTimeout
+	}
 	return func(ctx context.Context, h rewind.Handoff) (rewind.Migrated[I], error) {
-		log.Debug("rooms: claiming", "room", h.Handover.Code, "player", h.Player, "tick", h.Tick)
-		c, err := relay.ClaimRoom(ctx, relay.ClaimOptions{URL: relayURL, Code: h.Handover.Code, Key: h.Handover.Key,
-			NoHost: !canHost, Host: relay.HostOptions{WebRTC: opts.WebRTC}})
+		ctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		c, err := claim(ctx, relayURL, h, opts, log)
 		if err != nil {
-			log.Debug("rooms: claim failed", "room", h.Handover.Code, "player", h.Player, "err", err)
 			return rewind.Migrated[I]{}, fmt.Errorf("rooms: claim: %w", err)
 		}
-		log.Debug("rooms: claimed", "room", h.Handover.Code, "player", h.Player, "outcome", c.Outcome)
 		if c.Player != nil {
-			go watchLost(c.Player, sess())
-			return rewind.Migrated[I]{Conn: &Conn{Peer: c.Player.Conn(), p: c.Player}}, nil
+			return rewind.Migrated[I]{Conn: &Conn{Peer: c.Player.Conn(), p: c.Player}, Lost: c.Player.HostLost()}, nil
 		}
 		return hostResumed(g, c.Host, h, opts)
+	}
+}
+
+// claim claims the room of h's handover data until the relay answers
+// with a host or a connected player, the room ended or is another
+// match's, or ctx ends; between tries it waits a little longer each
+// time (100 ms, doubling up to a second).
+func claim(ctx context.Context, relayURL string, h rewind.Handoff, opts JoinOptions, log *slog.Logger) (*relay.Claimed, error) {
+	pause := 100 * time.Millisecond
+	for try := 1; ; try++ {
+		log.Debug("rooms: claiming", "room", h.Handover.Code, "player", h.Player, "tick", h.Tick, "try", try)
+		c, err := relay.ClaimRoom(ctx, relay.ClaimOptions{URL: relayURL, Code: h.Handover.Code, Key: h.Handover.Key,
+			NoHost: !canHost, Host: relay.HostOptions{WebRTC: opts.WebRTC}})
+		if err == nil {
+			log.Debug("rooms: claimed", "room", h.Handover.Code, "player", h.Player, "outcome", c.Outcome)
+			return c, nil
+		}
+		log.Debug("rooms: claim failed", "room", h.Handover.Code, "player", h.Player, "err", err)
+		if errors.Is(err, relay.ErrRoomEnded) || errors.Is(err, relay.ErrBadKey) || ctx.Err() != nil {
+			return nil, err
+		}
+		t := time.NewTimer(pause)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, err
+		case <-t.C:
+		}
+		pause = min(2*pause, time.Second)
 	}
 }
 
@@ -87,14 +123,4 @@ func hostResumed[I any](g rewind.Game[I], room *relay.HostedRoom, h rewind.Hando
 		return rewind.Migrated[I]{}, fmt.Errorf("rooms: host: %w", err)
 	}
 	return rewind.Migrated[I]{Conn: cconn, Server: srv, Closers: []io.Closer{multi}}, nil
-}
-
-// watchLost tells s when the relay says p's host is lost, until p's relay
-// connection ends.
-func watchLost[I any](p *relay.RoomPlayer, s *rewind.Session[I]) {
-	select {
-	case <-p.HostLost():
-		s.ServerLost()
-	case <-p.Done():
-	}
 }

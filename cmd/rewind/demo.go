@@ -73,6 +73,7 @@ func demo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	o.log = log
 	var files *pageFiles // demo_page.go
 	if !*noPage {
 		if files, err = loadPage(stderr); err != nil {

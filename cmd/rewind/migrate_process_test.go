@@ -42,6 +42,7 @@ type proc struct {
 	cmd      *exec.Cmd
 	mu       sync.Mutex
 	lines    []string
+	stderr   []string
 	verified int
 	done     chan error
 }
@@ -80,9 +81,9 @@ func startProc(t *testing.T, args ...string) *proc {
 					p.mu.Unlock()
 				}
 			}
-			if testing.Verbose() {
-				t.Log(args[0], line)
-			}
+			p.mu.Lock()
+			p.stderr = append(p.stderr, line)
+			p.mu.Unlock()
 		}
 		_, _ = io.Copy(io.Discard, stderr)
 	}()
@@ -94,6 +95,11 @@ func startProc(t *testing.T, args ...string) *proc {
 		_ = cmd.Process.Signal(syscall.SIGCONT)
 		_ = cmd.Process.Kill()
 		<-p.done
+		if t.Failed() || testing.Verbose() {
+			p.mu.Lock()
+			t.Logf("%s's standard error:\n%s", args[0], strings.Join(p.stderr, "\n"))
+			p.mu.Unlock()
+		}
 	})
 	return p
 }
@@ -155,15 +161,16 @@ func TestHostMigrationProcesses(t *testing.T) {
 func migrateProcesses(t *testing.T, sig syscall.Signal) {
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
-	relayProc := startProc(t, "relay", "--http", "127.0.0.1:0", "--turn", "none")
+	relayProc := startProc(t, "relay", "--http", "127.0.0.1:0", "--turn", "none", "--log-level", "debug")
 	url := keys(relayProc.line(ctx, t, "relay=listening"))["url"]
-	serve := startProc(t, "serve", "--game", "sand", "--relay", url, "--host-migration", "--players", "3", "--status", "0")
+	serve := startProc(t, "serve", "--game", "sand", "--relay", url, "--host-migration", "--players", "3", "--status", "0",
+		"--log-level", "debug")
 	code := strings.TrimPrefix(serve.line(ctx, t, "room="), "room=")
 	const until = "1000"
 	var players []*proc
 	for range 3 {
 		players = append(players, startProc(t, "play", "--headless", "--join", code, "--relay", url,
-			"--until-tick", until, "--status", "100ms"))
+			"--until-tick", until, "--status", "100ms", "--log-level", "debug"))
 	}
 	ids := make([]string, 3)
 	for i, p := range players {

@@ -135,6 +135,7 @@ func playAs(ctx context.Context, watch bool, args []string, stdout, stderr io.Wr
 		opts.Client.SpectateDelay = *spectateDelay
 	}
 	var keys *serverKeyCheck // serverkey.go
+	jf.log = log
 	if jf.code == "" {
 		if keys, err = newServerKeyCheck(*addr, *serverKey, *knownServers, log); err != nil {
 			return err

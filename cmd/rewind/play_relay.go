@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/rewindnet/rewind"
@@ -24,6 +25,7 @@ type joinFlags struct {
 	relay    string
 	relayTo  bool // force every path through the relay's TURN server
 	joinWait time.Duration
+	log      *slog.Logger // the host migration's steps, at debug level (nil: none)
 }
 
 func (j *joinFlags) add(fs *flag.FlagSet) {
@@ -56,7 +58,7 @@ func joinRoom[I any](ctx context.Context, j *joinFlags, g rewind.Game[I], opts r
 	// Host migration is on: it only acts in a room hosted with it (rewind
 	// serve --host-migration), whose server sends the handover data.
 	s, err = rooms.Join(ctx, g, j.relay, j.code, rooms.JoinOptions{Options: opts, WebRTC: webrtc.Config{RelayOnly: j.relayTo},
-		HostMigration: true, Server: rewind.ServerConfig{PlayerTimeout: opts.Client.ServerTimeout}})
+		HostMigration: true, Server: rewind.ServerConfig{PlayerTimeout: opts.Client.ServerTimeout}, Log: j.log})
 	if err != nil {
 		return nil, where, joinError(j.code, j.relay, j.joinWait, err)
 	}

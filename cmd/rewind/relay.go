@@ -24,10 +24,11 @@ func init() {
 
 // roomRelayOptions configures the rooms relay and its TURN server.
 type roomRelayOptions struct {
-	turnAddr   string // UDP address for TURN; "" = the HTTP host, port 0; "none" = no TURN
-	turnIP     string // public IP for TURN ("" = derived)
-	turnSecret string // shared secret ("" = random)
-	codeLength int    // room code length (0 = the relay's default, 6)
+	turnAddr   string       // UDP address for TURN; "" = the HTTP host, port 0; "none" = no TURN
+	turnIP     string       // public IP for TURN ("" = derived)
+	turnSecret string       // shared secret ("" = random)
+	codeLength int          // room code length (0 = the relay's default, 6)
+	log        *slog.Logger // the relay's room events at debug level (nil: none)
 }
 
 // roomRelay is the rooms relay plus its TURN server, ready to be mounted at
@@ -55,7 +56,7 @@ func newRoomRelay(httpHost string, o roomRelayOptions) (*roomRelay, error) {
 		}
 		rr.turn = t
 	}
-	rr.rooms = relay.NewRoomServer(relay.RoomConfig{TURN: rr.turn, CodeLength: o.codeLength})
+	rr.rooms = relay.NewRoomServer(relay.RoomConfig{TURN: rr.turn, CodeLength: o.codeLength, Log: o.log})
 	return rr, nil
 }
 
@@ -106,12 +107,19 @@ func serveRelay(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.StringVar(&o.turnIP, "turn-ip", "", "public IP handed out for TURN (default: the --turn IP, or this machine's first non-loopback IPv4)")
 	fs.IntVar(&o.codeLength, "code-length", 6, "length of the room codes the relay draws, 6 to 12 (each more character makes guessing a code 32 times slower; codes of 6 to 12 are accepted whatever this is)")
 	o.turnSecret = os.Getenv("REWIND_TURN_SECRET")
+	var lf logFlags
+	lf.add(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if o.codeLength < 6 || o.codeLength > 12 {
 		return usageError{fmt.Errorf("--code-length %d: want 6 to 12", o.codeLength)}
 	}
+	log, err := lf.logger(stderr)
+	if err != nil {
+		return err
+	}
+	o.log = log
 	ln, err := net.Listen("tcp", *httpAddr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", *httpAddr, err)
