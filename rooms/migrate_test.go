@@ -44,7 +44,6 @@ func (v *verifiedLog) get(tick uint32) (uint64, bool) {
 // the migration. Then that new host goes too, and the other two migrate
 // again.
 func TestHostMigrationOverRoom(t *testing.T) {
-	testutil.SkipMigrationE2E(t)
 	testutil.CheckGoroutines(t, 5*time.Second)
 	log := testutil.DebugLog(t)
 	url, _ := startRelayWith(t, relay.RoomConfig{Log: log})

@@ -15,7 +15,7 @@ import (
 
 // maxCookies is how many cookie hashes a player keeps: every welcome sent
 // again (a lost welcome, a rebase) carries a fresh cookie, and the client
-// keeps whichever welcome reached it first.
+// keeps the newest that reached it.
 const maxCookies = 4
 
 // reservation keeps a player's id and cookie hashes after it left, for it

@@ -152,7 +152,6 @@ func keys(line string) map[string]string {
 
 func TestHostMigrationProcesses(t *testing.T) {
 	testutil.SkipSockets(t)
-	testutil.SkipMigrationE2E(t)
 	for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGSTOP} {
 		t.Run(sig.String(), func(t *testing.T) { migrateProcesses(t, sig) })
 	}

@@ -153,3 +153,34 @@ func TestHandoverReachesEveryPlayer(t *testing.T) {
 		}
 	}
 }
+
+// TestCookieKnownAfterRepeatedWelcomes: over a link of 1.5 s each way,
+// a client sends a hello every 250 ms until the first welcome arrives, and
+// the server answers each with the same welcome and a fresh cookie,
+// keeping (and listing in its handover data) only the digests of the
+// newest few. The client keeps the newest it receives: the cookie it
+// would rejoin or migrate with is one its handover data lists. (It kept
+// the first, which the server had long forgotten: a player that joined
+// over a long round trip could not come back.)
+func TestCookieKnownAfterRepeatedWelcomes(t *testing.T) {
+	r := newHandoverRig(t, 1, transport.LinkConfig{Latency: 1500 * time.Millisecond})
+	r.run(8 * time.Second)
+	c := r.clients[0]
+	if r.errs[0] != nil {
+		t.Fatal(r.errs[0])
+	}
+	cookie, ok := c.Cookie()
+	me, _ := c.Player()
+	ho, hok := c.Handover()
+	if !ok || !hok {
+		t.Fatalf("welcomed %v, handover %v", ok, hok)
+	}
+	sum := sha256.Sum256(cookie[:])
+	d := codec.CookieDigest(&sum)
+	for _, p := range ho.Players {
+		if p.ID == uint8(me) && slices.Contains(p.Digests, d) {
+			return
+		}
+	}
+	t.Fatalf("the client's cookie (digest %x) is not in its handover data %+v", d, ho.Players)
+}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"io"
 	"net/url"
-	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -85,9 +84,6 @@ const migrateUntil = 1500
 // cannot host), the tab migrates to it, keeps its player id, and both
 // reach the same verified hash at tick 1500.
 func TestTabMigrates(t *testing.T) {
-	if os.Getenv("REWIND_MIGRATION_E2E") == "" {
-		t.Skip("known intermittent failure (issue 13; see internal/testutil.SkipMigrationE2E); set REWIND_MIGRATION_E2E=1 to run")
-	}
 	relayProc := startLines(t, "relay", "--http", "127.0.0.1:0", "--turn", "none")
 	relayURL := fields(relayProc.line(t, "relay=listening", time.Minute))["url"]
 	if relayURL == "" {
