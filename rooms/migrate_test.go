@@ -46,11 +46,15 @@ func (v *verifiedLog) get(tick uint32) (uint64, bool) {
 func TestHostMigrationOverRoom(t *testing.T) {
 	testutil.CheckGoroutines(t, 5*time.Second)
 	log := testutil.DebugLog(t)
-	url, _ := startRelayWith(t, relay.RoomConfig{Log: log})
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	// Generous timeouts for a loaded machine: every host here leaves by
+	// closing its relay connection and saying goodbye, which start the
+	// migrations at once; a host slow to answer a ping, or a client slow
+	// to hear its server, must not start one.
+	url, _ := startRelayWith(t, relay.RoomConfig{Log: log, HostTimeout: 15 * time.Second})
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	h, err := rooms.Host(ctx, &testgame.Game{}, rooms.HostOptions{Relay: url, HostMigration: true,
-		Server: server.Config{StartPlayers: 3}, Log: log})
+		Server: server.Config{StartPlayers: 3, PlayerTimeout: 15 * time.Second}, Log: log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,17 +66,30 @@ func TestHostMigrationOverRoom(t *testing.T) {
 		err chan error
 	}
 	var seats []*seat
+	var running sync.WaitGroup
+	t.Cleanup(func() { // before the leak check, also after a failure
+		cancel()
+		for _, st := range seats {
+			st.s.Close()
+		}
+		running.Wait()
+	})
 	for i := range 3 {
 		vlog := &verifiedLog{m: map[uint32]uint64{}}
 		s, err := rooms.Join(ctx, &testgame.Game{}, url, h.Code(), rooms.JoinOptions{HostMigration: true,
-			Options: rewind.Options{Client: rewind.ClientConfig{OnVerified: vlog.add}},
+			Options: rewind.Options{Client: rewind.ClientConfig{OnVerified: vlog.add, ServerTimeout: 15 * time.Second}},
+			Server:  server.Config{PlayerTimeout: 15 * time.Second},
 			Log:     log.With("seat", i)})
 		if err != nil {
 			t.Fatal(err)
 		}
 		s.SetInputFunc(func(u uint32) testgame.Input { return testgame.Bot(rewind.PlayerID(i), u) })
 		st := &seat{s: s, log: vlog, err: make(chan error, 1)}
-		go func() { st.err <- s.Run(ctx) }()
+		running.Add(1)
+		go func() {
+			defer running.Done()
+			st.err <- s.Run(ctx)
+		}()
 		seats = append(seats, st)
 	}
 	waitFor := func(what string, ok func() bool) {
