@@ -90,6 +90,7 @@ type tickIntake[I any] struct {
 	latest     uint32    // highest tick number heard of
 	latestAt   time.Time // when it arrived
 	conf       []byte    // scratch: a tick's confirmed inputs, n×size
+	priv       []byte    // our input as the server last had it: its private fields (private.go)
 	events     []game.Event
 }
 

@@ -209,6 +209,9 @@ func (c *Client[I]) decode(now time.Time) error {
 		if c.rx.tk.Late.Has(uint8(c.me)) {
 			c.st.LateInputs++
 		}
+		if c.it.Schema.HasPrivate() {
+			c.ownPrivate(t) // private.go
+		}
 		c.core.confirm(t, c.rx.events, c.rx.conf, c.rx.tk.Hash, c.hashBits)
 		// The body is spent: its buffer serves the next tick to arrive,
 		// so the ring holds only as many buffers as bodies wait at once.

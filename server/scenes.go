@@ -30,6 +30,7 @@ type sceneState struct {
 	setup  *world.World // the setup world, for a view's base (viewSetup)
 	snap   world.Snapshot
 	hashes []uint64
+	relay  []byte // an input as relayed: private fields zero (relayed)
 	// viewHashes counts view hashes computed (ticks × distinct views).
 	viewHashes uint64
 }
@@ -176,3 +177,16 @@ func (s *Server[I]) pageHashesFor(t uint32, id int) ([]uint64, bool) {
 // ViewHashes returns how many view hashes the server has computed: one
 // per distinct view per tick (0 for a world without scenes).
 func (s *Server[I]) ViewHashes() uint64 { return s.scn.viewHashes }
+
+// relayed returns the packed input in as the other players are sent it:
+// with its private fields zero (codec/inputs: HidePrivate), or in itself
+// when the input type has none. The server's own Step uses in.
+func (s *Server[I]) relayed(in []byte) []byte {
+	sc := s.it.Schema
+	if !sc.HasPrivate() {
+		return in
+	}
+	s.scn.relay = append(s.scn.relay[:0], in...)
+	sc.HidePrivate(s.scn.relay)
+	return s.scn.relay
+}

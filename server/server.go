@@ -369,7 +369,7 @@ func (s *Server[I]) runTick() {
 		slot := t & s.qmask
 		if p.qAt[slot] == t {
 			copy(p.last, p.q[slot])
-			s.mustEncode(s.wire.enc.SetInput(uint8(id), p.last))
+			s.mustEncode(s.wire.enc.SetInput(uint8(id), s.relayed(p.last)))
 		} else {
 			rec.late[id/64] |= 1 << (id % 64)
 			s.wire.enc.SetLate(uint8(id))

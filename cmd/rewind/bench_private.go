@@ -20,7 +20,10 @@ simulator in made-up time: with its private scenes, then with everything
 public (the public_ keys) to measure what hiding costs. Every datagram the
 server sends is searched for the bytes of every card that player may not
 know (the deck, the hole card, the others' hands) and of the dealer's
-generator state, and so is every client's world every 10 ms.
+generator state and of the other players' private notes (an input field
+tagged private), and so is every client's world every 10 ms; every tick
+body each player is sent is decoded as a modified client would, counting
+other players' private input fields that show (private_inputs_seen).
 
 The last line of standard output is key=value pairs: leaked_bytes (bytes
 of hidden values found where a player may not see them: must be 0; the
@@ -80,6 +83,8 @@ func runBenchPrivate(args []string, stdout, stderr io.Writer) error {
 		"public_server_cpu_ns_per_player_tick", pub.CPUPerPlayerTick().Nanoseconds(),
 		"public_repairs", pub.Repairs,
 		"public_leaked_bytes", pub.LeakedBytes,
+		"relayed_ticks", res.RelayedTicks,
+		"private_inputs_seen", res.PrivateInputsSeen,
 		"leaked_bytes", res.LeakedBytes,
 		"verified_equal", res.VerifiedEqual(),
 		"hidden_read_repairs", res.Repairs,
@@ -87,6 +92,9 @@ func runBenchPrivate(args []string, stdout, stderr io.Writer) error {
 	)
 	if res.LeakedBytes != 0 {
 		return fmt.Errorf("%d bytes of hidden values reached players that may not see them", res.LeakedBytes)
+	}
+	if res.PrivateInputsSeen != 0 {
+		return fmt.Errorf("%d private inputs of other players in the tick bodies sent", res.PrivateInputsSeen)
 	}
 	if !res.VerifiedEqual() {
 		return fmt.Errorf("%d of %d verified client-ticks differ from the server's view", res.Unequal, res.VerifiedTicks)

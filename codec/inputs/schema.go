@@ -36,6 +36,7 @@ type field struct {
 	goOff   uintptr // offset in the Go struct
 	off     uint16  // offset in the packed form
 	enum    bool    // out-of-range values are refused instead of clamped
+	private bool    // never relayed to other players (private.go)
 	bounded bool
 	imin    int64 // bounds for kindInt (and enum)
 	imax    int64
@@ -66,6 +67,7 @@ type Schema struct {
 	size   int
 	goSize uintptr
 	fp     uint64
+	priv   [][2]uint16 // packed byte ranges of the private fields
 }
 
 // NewSchema reads the fields of the struct type t and returns its
@@ -110,6 +112,10 @@ func NewSchema(t reflect.Type) (*Schema, error) {
 		}
 		fmt.Fprintf(&desc, "|%s:%d:%d:%v:%v:%d:%d:%d:%d:%g:%g", f.name, f.kind, f.width, f.enum, f.bounded,
 			f.imin, f.imax, f.umin, f.umax, f.fmin, f.fmax)
+		if f.private {
+			desc.WriteString(":private") // only then: public schemas keep their fingerprints
+			s.priv = append(s.priv, [2]uint16{f.off, f.off + uint16(f.width)})
+		}
 		s.fields = append(s.fields, f)
 		s.size += int(f.width)
 	}
@@ -132,6 +138,8 @@ func parseTag(f *field, tag string) error {
 		switch {
 		case part == "enum":
 			f.enum = true
+		case part == "private":
+			f.private = true
 		case strings.HasPrefix(part, "min="):
 			hasMin, minS = true, part[4:]
 		case strings.HasPrefix(part, "max="):
@@ -148,7 +156,7 @@ func parseTag(f *field, tag string) error {
 		return fmt.Errorf("enum needs min and max")
 	}
 	if !hasMin && !hasMax {
-		return nil
+		return nil // (private alone)
 	}
 	f.bounded = true
 	switch f.kind {

@@ -23,6 +23,9 @@
 //  4. End of a round: when the deck holds fewer than 10 cards, the hole
 //     card is shown on the table, the hands are emptied and the next tick
 //     deals again (rule 2, the generator going on).
+//  5. Every present player's private Note is written into the hand it
+//     holds: the note goes from the player to the server only, and back
+//     only to whoever holds that hand.
 //
 // A client sees zeros where the deck and the hole card are, and the hands
 // of the others empty: its Step deals from a deck it does not know and
@@ -63,11 +66,14 @@ const (
 )
 
 // Input is one player's input: an action, done once each time Seq
-// changes.
+// changes, and a private note that goes to the server only (never
+// relayed to the other players) and is kept in the hand the player
+// holds, for its holder's eyes.
 type Input struct {
 	Action uint8 `rewind:"max=3"`
 	Arg    uint8 `rewind:"max=11"`
 	Seq    uint8
+	Note   uint32 `rewind:"private"`
 }
 
 // Card is one card (8 bytes): its value, the seat that played it (on the
@@ -98,6 +104,7 @@ type Game struct {
 	table  world.Table[Card]
 	hands  [MaxPlayers]world.Scene
 	hand   [MaxPlayers]world.Table[Card]
+	note   [MaxPlayers]world.Value[uint32] // the holder's private note, in the hand's scene
 	secret world.Scene
 	deck   world.Table[Card]
 	hole   world.Value[Card]
@@ -130,6 +137,7 @@ func (g *Game) Register(s *world.Schema) error {
 			g.hands[i] = s.AddScene(fmt.Sprintf("hand%d", i), world.ScenePrivate)
 		}
 		g.hand[i] = world.AddTable[Card](s, fmt.Sprintf("hand%d", i), HandCap, g.hands[i])
+		g.note[i] = world.AddValue[uint32](s, fmt.Sprintf("note%d", i), g.hands[i])
 	}
 	if !g.public {
 		g.secret = s.AddScene("dealer", world.SceneServer)
@@ -188,6 +196,11 @@ func (g *Game) Step(w *world.World, t *rewind.Tick[Input]) {
 	}
 	if st.Dealt != 0 && st.DeckLeft < LowDeck {
 		g.endRound(w, st)
+	}
+	for p := 0; p < MaxPlayers && p < len(t.Inputs); p++ {
+		if t.Present[p] {
+			g.note[st.HandOf[p]].Set(w, t.Inputs[p].Note)
+		}
 	}
 }
 
@@ -292,7 +305,7 @@ func (g *Game) endRound(w *world.World, st *State) {
 // seat, draw, play.
 func Bot(p rewind.PlayerID, t uint32) Input {
 	k := (t + uint32(p)*7) / 40
-	in := Input{Seq: uint8(k)}
+	in := Input{Seq: uint8(k), Note: BotNote(p, k)}
 	switch k % 6 {
 	case 0, 2, 4:
 		in.Action = Draw
@@ -303,6 +316,11 @@ func Bot(p rewind.PlayerID, t uint32) Input {
 	}
 	return in
 }
+
+// BotNote is the bot's private note for seat p's k-th action: a
+// recognizable value (0xC0DE in the high half) that a leak test searches
+// for in what the other players are sent.
+func BotNote(p rewind.PlayerID, k uint32) uint32 { return 0xC0DE0000 | uint32(p)<<8 | k&0xff }
 
 // ViewHash returns the hash of what seat p sees of w: the hash the server
 // sends p each tick.
@@ -370,3 +388,6 @@ func (g *Game) RNGState(w *world.World) [4]uint64 { return g.rng.State(w) }
 
 // HandOf returns the hand seat p holds in w (hands are swapped by Swap).
 func (g *Game) HandOf(w *world.World, p int) int { return int(g.state.Get(w).HandOf[p]) }
+
+// Note returns the private note kept in the hand seat p holds.
+func (g *Game) Note(w *world.World, p int) uint32 { return g.note[g.state.Get(w).HandOf[p]].Get(w) }

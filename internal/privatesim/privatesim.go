@@ -73,10 +73,15 @@ type Result struct {
 	ViewHashes uint64
 	// Secrets counts the distinct hidden values searched for.
 	Secrets int
+	// PrivateInputsSeen counts, over every tick body each player was
+	// sent and decoded as a modified client would, the inputs of other
+	// players whose private field (cards.Input.Note) was not zero;
+	// RelayedTicks counts the ticks so decoded.
+	PrivateInputsSeen, RelayedTicks int
 	// Swaps counts the hands that changed viewers (cards.Swap) in the
 	// server's world; HandsMatch says whether every client's verified
 	// world at the last tick showed it the cards the server's did (its
-	// hand and the table).
+	// hand and the table) and its own private note.
 	Swaps      int
 	HandsMatch bool
 }
@@ -102,10 +107,14 @@ func (r Result) CPUPerPlayerTick() time.Duration {
 // hashed as the server's view of that client.
 func (r Result) VerifiedEqual() bool { return r.Unequal == 0 && r.VerifiedTicks > 0 }
 
+// Leaked returns the hidden values found in all: bytes of hidden cards,
+// generator words and notes, and private inputs decoded.
+func (r Result) Leaked() int { return r.LeakedBytes + r.PrivateInputsSeen }
+
 // String is the result's key=value line.
 func (r Result) String() string {
-	return fmt.Sprintf("players=%d ticks=%d public=%v secrets=%d leaked_values=%d leaked_in_datagrams=%d leaked_in_worlds=%d verified_ticks=%d desyncs=%d repairs=%d rebases=%d view_hashes=%d server_cpu_per_player_tick_ns=%d leaked_bytes=%d verified_equal=%v hidden_read_repairs=%d bytes_per_client_per_s=%.0f",
-		r.Players, r.Ticks, r.Public, r.Secrets, r.LeakedValues, r.LeakedDatagram, r.LeakedWorld, r.VerifiedTicks, r.Desyncs, r.Repairs, r.Rebases,
+	return fmt.Sprintf("private_inputs_seen=%d relayed_ticks=%d players=%d ticks=%d public=%v secrets=%d leaked_values=%d leaked_in_datagrams=%d leaked_in_worlds=%d verified_ticks=%d desyncs=%d repairs=%d rebases=%d view_hashes=%d server_cpu_per_player_tick_ns=%d leaked_bytes=%d verified_equal=%v hidden_read_repairs=%d bytes_per_client_per_s=%.0f",
+		r.PrivateInputsSeen, r.RelayedTicks, r.Players, r.Ticks, r.Public, r.Secrets, r.LeakedValues, r.LeakedDatagram, r.LeakedWorld, r.VerifiedTicks, r.Desyncs, r.Repairs, r.Rebases,
 		r.ViewHashes, r.CPUPerPlayerTick().Nanoseconds(), r.LeakedBytes, r.VerifiedEqual(), r.Repairs, r.BytesPerClientPerSecond())
 }
 
@@ -116,6 +125,7 @@ type secrets struct {
 	cards   map[uint64]bool   // signature -> known
 	words   map[uint64]bool   // generator state words
 	allowed []map[uint64]bool // per player: signatures it may know
+	notes   map[uint32]int    // the bots' private notes -> the seat that wrote it
 }
 
 // sig returns a card's signature: its nonce's 4 bytes and its value.
@@ -147,6 +157,10 @@ func (s *secrets) search(p int, b []byte) (bytes, values int) {
 		k := uint64(binary.LittleEndian.Uint32(b[i:])) | uint64(b[i+4])<<32
 		if s.cards[k] && (p >= len(s.allowed) || !s.allowed[p][k]) {
 			bytes += 5
+			values++
+		}
+		if owner, ok := s.notes[binary.LittleEndian.Uint32(b[i:])]; ok && owner != p {
+			bytes += 4
 			values++
 		}
 		if i+8 <= len(b) && s.words[binary.LittleEndian.Uint64(b[i:])] {
@@ -183,9 +197,16 @@ func Run(cfg Config) (Result, error) {
 		newGame = cards.NewPublic
 	}
 	sg := newGame()
-	sec := &secrets{cards: map[uint64]bool{}, words: map[uint64]bool{}}
-	for range cfg.Players {
+	sec := &secrets{cards: map[uint64]bool{}, words: map[uint64]bool{}, notes: map[uint32]int{}}
+	for p := range cfg.Players {
 		sec.allowed = append(sec.allowed, map[uint64]bool{})
+		for k := range cfg.Ticks/40 + 2*cards.MaxPlayers {
+			sec.notes[cards.BotNote(game.PlayerID(p), k)] = p
+		}
+	}
+	relay, err := newRelayLog(cfg.Public)
+	if err != nil {
+		return res, err
 	}
 	views := map[uint32][]uint64{} // tick -> each player's view hash
 	var buf []cards.Card
@@ -212,6 +233,7 @@ func Run(cfg Config) (Result, error) {
 				id = 0xff
 			}
 			n, v := sec.search(int(id), p)
+			res.PrivateInputsSeen += relay.take(to, id, p)
 			res.LeakedDatagram += n
 			res.LeakedBytes += n
 			res.LeakedValues += v
@@ -276,6 +298,7 @@ func Run(cfg Config) (Result, error) {
 	if err := loop(cfg, net, srv, clis, sec, &res, start); err != nil {
 		return res, err
 	}
+	res.RelayedTicks = relay.decoded
 	res.HandsMatch = handsMatch(sg, srv.World(), clis, cfg.Ticks)
 	return res, nil
 }
@@ -288,6 +311,9 @@ func handsMatch(g *cards.Game, w *world.World, clis []*client.Client[cards.Input
 		id, _ := c.Player()
 		if t, ok := c.CopyVerified(vw); !ok || t != tick {
 			return false
+		}
+		if g.Note(w, int(id)) != g.Note(vw, int(id)) {
+			return false // its own private input, back through the world
 		}
 		want := g.Visible(w, int(id), nil)
 		got := g.Visible(vw, int(id), nil)

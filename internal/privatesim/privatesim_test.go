@@ -14,6 +14,9 @@ import (
 // is every client's world every 10 ms. Nothing may be found, and every
 // client's verified hash must be the server's hash of that client's view
 // on every verified tick; the repairs hidden reads caused are reported.
+// Every tick body each player is sent is also decoded as a modified
+// client would: no other player's private note (cards.Input.Note) may
+// show, while each player's own note comes back to it through its hand.
 func TestCardsNothingHiddenLeaks(t *testing.T) {
 	testutil.CheckGoroutines(t, time.Second)
 	r, err := Run(Config{Players: 4, Ticks: 2000, Loss: 0.1, Seed: 7})
@@ -31,7 +34,10 @@ func TestCardsNothingHiddenLeaks(t *testing.T) {
 		t.Errorf("the match did not exercise what it tests: %d secrets, %d repairs, %d swaps", r.Secrets, r.Repairs, r.Swaps)
 	}
 	if !r.HandsMatch {
-		t.Error("a client's verified world does not show it the server's cards")
+		t.Error("a client's verified world does not show it the server's cards and its own note")
+	}
+	if r.PrivateInputsSeen != 0 || r.RelayedTicks < 4*2000 {
+		t.Errorf("decoding the %d tick bodies sent, a modified client saw %d private inputs of others", r.RelayedTicks, r.PrivateInputsSeen)
 	}
 }
 
