@@ -41,6 +41,9 @@ type decoder struct {
 	// ±destBound) into an input; without it destination_input is refused.
 	dest      func(x, y int32) []byte
 	destBound int32
+	// compat is the game's compatibility fingerprint: a message that
+	// names another one is refused as incompatible.
+	compat uint64
 }
 
 // maxSafe is the largest integer a JSON number carries exactly (2⁵³).
@@ -58,7 +61,7 @@ func (d *decoder) decode(b []byte) (clientMsg, *protoError) {
 	if err != nil {
 		return m, err
 	}
-	if err := only(env, "message", "protocolVersion", "type", "payload"); err != nil {
+	if err := only(env, "message", "protocolVersion", "type", "payload", "compatibility"); err != nil {
 		return m, err
 	}
 	v, ok := env["protocolVersion"]
@@ -67,6 +70,19 @@ func (d *decoder) decode(b []byte) (clientMsg, *protoError) {
 	}
 	if n, err := integer(v, "protocolVersion", 0, math.MaxUint32); err != nil || n != ProtocolVersion {
 		return m, &protoError{code: CodeIncompatible, msg: fmt.Sprintf("protocolVersion %s: this server speaks 2", v)}
+	}
+	if raw, ok := env["compatibility"]; ok {
+		var c string
+		if err := json.Unmarshal(raw, &c); err != nil {
+			return m, invalid("compatibility: want 16 hex digits")
+		}
+		v, err := hex64(c, "compatibility")
+		if err != nil {
+			return m, err
+		}
+		if v != d.compat {
+			return m, &protoError{code: CodeIncompatible, msg: fmt.Sprintf("compatibility %016x: this match plays %016x (another build of the game)", v, d.compat)}
+		}
 	}
 	var typ string
 	if err := json.Unmarshal(env["type"], &typ); err != nil || env["type"] == nil {

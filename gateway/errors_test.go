@@ -18,7 +18,7 @@ import (
 func TestRefusals(t *testing.T) {
 	testutil.SkipSockets(t)
 	testutil.CheckGoroutines(t, 5*time.Second)
-	m := newMatch(t, 4, gateway.Config[walkers.Input]{})
+	m := newMatch(t, 4, gateway.Config[walkers.Input]{Rate: 1000, Burst: 1000}) // the rate limit: TestRateAndSize
 	ctx := timeout(t, 20*time.Second)
 	c := newJSONClient(t, dial(ctx, t, m.url))
 	if _, err := c.next(ctx, "initial_state"); err != nil {
@@ -29,6 +29,8 @@ func TestRefusals(t *testing.T) {
 		{"not an object", `[1,2]`, gateway.CodeInvalidInput},
 		{"version 1", `{"protocolVersion":1,"type":"input","payload":{}}`, gateway.CodeIncompatible},
 		{"no version", `{"type":"input","payload":{}}`, gateway.CodeIncompatible},
+		{"another build", `{"protocolVersion":2,"compatibility":"0000000000000001","type":"input","payload":{}}`, gateway.CodeIncompatible},
+		{"compatibility malformed", `{"protocolVersion":2,"compatibility":7,"type":"input","payload":{}}`, gateway.CodeInvalidInput},
 		{"version as text", `{"protocolVersion":"2","type":"input","payload":{}}`, gateway.CodeIncompatible},
 		{"unknown type", `{"protocolVersion":2,"type":"teleport","payload":{}}`, gateway.CodeInvalidInput},
 		{"unknown envelope field", `{"protocolVersion":2,"type":"input","payload":{},"x":1}`, gateway.CodeInvalidInput},
@@ -72,7 +74,15 @@ func TestRefusals(t *testing.T) {
 		code string
 	}{{7, 1, ""}, {7, 5, gateway.CodeInvalidInput}, {6, 6, gateway.CodeInvalidInput}, {8, 2, ""}} {
 		c.seq = tc.seq - 1
-		if err := c.goTo(ctx, tc.x, 0); err != nil {
+		var err error
+		if tc.seq == 7 { // with the right compatibility: accepted
+			c.seq++
+			err = c.sendRaw(ctx, `{"protocolVersion":2,"compatibility":"`+c.init.Compatibility+
+				`","type":"destination_input","payload":{"sequence":7,"target":{"x":1,"y":0}}}`)
+		} else {
+			err = c.goTo(ctx, tc.x, 0)
+		}
+		if err != nil {
 			t.Fatal(err)
 		}
 		if tc.code != "" {

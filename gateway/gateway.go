@@ -113,7 +113,7 @@ func New[I any](g game.Game[I], cfg Config[I]) (*Gateway[I], error) {
 		tokens: map[string]*player[I]{},
 		net:    transport.NewLoopback(),
 	}
-	gw.dec = decoder{schema: it.Schema}
+	gw.dec = decoder{schema: it.Schema, compat: gw.compat}
 	if cfg.Destination != nil {
 		if cfg.DestinationBound <= 0 {
 			return nil, fmt.Errorf("gateway: %w: Destination needs a positive DestinationBound", ErrConfig)
