@@ -50,4 +50,7 @@ var (
 	ErrJoinTimeout = errors.New("relay: data channel not open in time")
 	// ErrNoAnswer indicates a relay that did not answer a request in time.
 	ErrNoAnswer = errors.New("relay: no answer")
+	// ErrRedis indicates a Redis (RedisRoomDirectory) that could not be
+	// reached or failed a command.
+	ErrRedis = errors.New("relay: redis")
 )

@@ -15,14 +15,17 @@ type RoomRecord struct {
 	Code string
 	// Key is the room's 128-bit key, as 32 hex digits.
 	Key string
+	// Owner is the ID of the relay process whose hub holds the room's
+	// host (RedisRoomDirectory.Self); empty in a directory of one process.
+	Owner string
 	// Ended is set once the room's match has ended; EndedAt says when.
 	Ended   bool
 	EndedAt time.Time
 }
 
 // RoomDirectory maps room codes to rooms. The relay keeps it in memory
-// (MemoryRoomDirectory); a later version shares it between relay processes
-// (Redis). Methods are safe for concurrent use.
+// (MemoryRoomDirectory) by default; RedisRoomDirectory shares it between
+// the relay processes of a fleet. Methods are safe for concurrent use.
 type RoomDirectory interface {
 	// Claim records a new room under rec.Code, failing with ErrCodeTaken if
 	// the code names a live room or an ended one still remembered at now.

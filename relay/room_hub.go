@@ -26,6 +26,7 @@ type roomHub struct {
 	rooms   map[string]*room
 	guard   roomGuard // pending joiners and failed joins (room_guard.go)
 	stats   hubStats
+	fleet   *fleetLink // the other relays, with a RedisRoomDirectory (room_fleet.go); else nil
 }
 
 // Roles of a connection.
@@ -54,6 +55,7 @@ type roomConn struct {
 	pid       string // player id in room
 	noHost    bool   // a claimant that cannot host (room_migrate.go)
 	connected bool   // player's data channel open
+	fwd       string // roleForward: the relay that hosts the room (room_fleet.go)
 	joinedAt  time.Time
 	// freeSignals counts the host's signals to this joining player that
 	// were let through without rate limiting.
@@ -132,6 +134,9 @@ func (h *roomHub) disconnect(c *roomConn, now time.Time) {
 	delete(h.conns, c.id)
 	if h.perAddr[c.addr]--; h.perAddr[c.addr] <= 0 {
 		delete(h.perAddr, c.addr)
+	}
+	if c.role == roleForward {
+		h.fleet.gone(c)
 	}
 	h.leaveRoom(c, now, "host left")
 	h.kill(c, websocket.StatusNormalClosure, "")
@@ -268,6 +273,10 @@ func (h *roomHub) handle(c *roomConn, b []byte, now time.Time) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if c.killed {
+		return
+	}
+	if c.role == roleForward { // the room's relay checks it, limits included
+		h.fleet.up(c, b)
 		return
 	}
 	m, err := decodeRoomMsg(b)
@@ -411,10 +420,12 @@ func (h *roomHub) join(c *roomConn, m *roomMsg, now time.Time) {
 		h.joinFailed(c, now)
 		h.fail(c, m.Type, fmt.Errorf("%w: %s", ErrRoomEnded, m.Code))
 		return
+	case ok && r == nil && h.fleet.remoteOwner(rec):
+		// Hosted by another relay process of the fleet: from now on
+		// this connection's messages go there (room_fleet.go).
+		h.fleet.forward(c, rec.Owner, m)
+		return
 	case !ok || r == nil:
-		// A room in the directory but not here is hosted by another relay
-		// process; forwarding between relays comes with the shared
-		// directory.
 		h.joinFailed(c, now)
 		h.fail(c, m.Type, fmt.Errorf("%w: %.6q", ErrNoRoom, m.Code))
 		return
@@ -528,6 +539,9 @@ func (h *roomHub) tick(now time.Time) {
 		}
 	}
 	h.tickGuards(now)
+	if h.fleet != nil {
+		h.fleet.refresh(now)
+	}
 	if s, ok := h.cfg.Directory.(interface{ Sweep(time.Time) }); ok {
 		s.Sweep(now)
 	}

@@ -187,6 +187,9 @@ type RoomServer struct {
 func NewRoomServer(cfg RoomConfig) *RoomServer {
 	cfg = cfg.WithDefaults()
 	s := &RoomServer{cfg: cfg, hub: newRoomHub(cfg), stop: make(chan struct{})}
+	if d, ok := cfg.Directory.(*RedisRoomDirectory); ok {
+		s.hub.fleet = newFleetLink(d, s.hub) // players reach hosts at the fleet's other relays
+	}
 	if cfg.TickInterval > 0 {
 		s.wg.Add(1)
 		go s.timer()
@@ -359,5 +362,8 @@ func (s *RoomServer) Close() error {
 	s.mu.Unlock()
 	s.hub.closeAll()
 	s.wg.Wait()
+	if s.hub.fleet != nil {
+		s.hub.fleet.close()
+	}
 	return nil
 }

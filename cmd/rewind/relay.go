@@ -29,6 +29,7 @@ type roomRelayOptions struct {
 	turnSecret string       // shared secret ("" = random)
 	codeLength int          // room code length (0 = the relay's default, 6)
 	log        *slog.Logger // the relay's room events at debug level (nil: none)
+	redisURL   string       // the fleet's shared room directory ("" = in memory)
 }
 
 // roomRelay is the rooms relay plus its TURN server, ready to be mounted at
@@ -36,6 +37,7 @@ type roomRelayOptions struct {
 type roomRelay struct {
 	rooms *relay.RoomServer
 	turn  *relay.TURNServer
+	dir   *relay.RedisRoomDirectory // with --redis, else nil
 }
 
 // newRoomRelay starts TURN (unless turned off) and the rooms relay. httpHost
@@ -56,7 +58,19 @@ func newRoomRelay(httpHost string, o roomRelayOptions) (*roomRelay, error) {
 		}
 		rr.turn = t
 	}
-	rr.rooms = relay.NewRoomServer(relay.RoomConfig{TURN: rr.turn, CodeLength: o.codeLength, Log: o.log})
+	cfg := relay.RoomConfig{TURN: rr.turn, CodeLength: o.codeLength, Log: o.log}
+	if o.redisURL != "" {
+		// A relay started beside its Redis waits for it (about 10 s).
+		dir, err := relay.NewRedisRoomDirectory(context.Background(), o.redisURL, relay.RedisConfig{})
+		if err != nil {
+			if rr.turn != nil {
+				rr.turn.Close()
+			}
+			return nil, fmt.Errorf("--redis: %w", err)
+		}
+		rr.dir, cfg.Directory = dir, dir
+	}
+	rr.rooms = relay.NewRoomServer(cfg)
 	return rr, nil
 }
 
@@ -68,6 +82,9 @@ func (rr *roomRelay) close() {
 	rr.rooms.Close()
 	if rr.turn != nil {
 		rr.turn.Close()
+	}
+	if rr.dir != nil {
+		rr.dir.Close()
 	}
 }
 
@@ -99,13 +116,14 @@ func runRelay(args []string, stdout, stderr io.Writer) error {
 
 // serveRelay serves the rooms relay and TURN until ctx ends.
 func serveRelay(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("relay", "rewind relay [--http ADDR] [--turn ADDR|none] [--turn-ip IP] [--metrics ADDR] [--log-level LEVEL]", stderr)
+	fs := newFlags("relay", "rewind relay [--http ADDR] [--turn ADDR|none] [--turn-ip IP] [--metrics ADDR] [--log-level LEVEL] [--redis redis://HOST:PORT/DB]", stderr)
 	httpAddr := fs.String("http", "127.0.0.1:8080", "HTTP address of the relay's WebSocket endpoint ("+relay.RoomPath+")")
 	metricsAddr := fs.String("metrics", "", "serve Prometheus /metrics (the relay's rooms, connections, joiners, failed and throttled joins) and /debug/pprof/ on this TCP address (empty: off)")
 	var o roomRelayOptions
 	fs.StringVar(&o.turnAddr, "turn", "", `UDP address of the TURN server (default: the --http host, a free port; "none" turns TURN off)`)
 	fs.StringVar(&o.turnIP, "turn-ip", "", "public IP handed out for TURN (default: the --turn IP, or this machine's first non-loopback IPv4)")
 	fs.IntVar(&o.codeLength, "code-length", 6, "length of the room codes the relay draws, 6 to 12 (each more character makes guessing a code 32 times slower; codes of 6 to 12 are accepted whatever this is)")
+	fs.StringVar(&o.redisURL, "redis", "", "share the room directory with the other relays of a fleet through this Redis (redis://HOST:PORT/DB; retried for about 10 s at start): a player joining through any of them reaches a host on any other (default: rooms in this process's memory)")
 	o.turnSecret = os.Getenv("REWIND_TURN_SECRET")
 	var lf logFlags
 	lf.add(fs)

@@ -1,0 +1,259 @@
+package relay
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/redis/go-redis/v9"
+)
+
+// roleForward is the role of a player's connection whose room is hosted
+// by another relay process of the fleet: every message it sends is
+// forwarded there, every message from there is written to it.
+const roleForward = roleClaimant + 1
+
+// fleetMsg is what relay processes tell each other over Redis pub/sub,
+// on the channel of the receiving relay (PREFIX "relay:" ID). A player's
+// connection at relay A whose room is hosted at relay B is stood in for
+// at B by a connection of B's hub (the stand-in), which runs the room
+// protocol exactly as for a local player (limits included):
+//
+//	A → B  open  {f: A, c: id, a: addr, d: the join}   B makes the stand-in
+//	A → B  up    {f: A, c: id, d: a message}           the player said d
+//	A → B  gone  {f: A, c: id}                         the player's WebSocket closed
+//	B → A  down  {c: id, d: a message}                 write d to the player
+//	B → A  close {c: id, s: status, r: reason}         close the player's WebSocket
+//
+// Redis delivers a channel's messages in the order published, and each
+// relay publishes from one goroutine, so a player's messages keep their
+// order both ways.
+type fleetMsg struct {
+	K string `json:"k"`
+	F string `json:"f,omitempty"`
+	C uint64 `json:"c"`
+	A string `json:"a,omitempty"`
+	D string `json:"d,omitempty"`
+	S int    `json:"s,omitempty"`
+	R string `json:"r,omitempty"`
+}
+
+// fleetLink connects a hub to the other relays of its fleet.
+type fleetLink struct {
+	dir  *RedisRoomDirectory
+	hub  *roomHub
+	ps   *redis.PubSub
+	out  chan fleetOut // to the publisher goroutine, in order
+	stop chan struct{}
+	once sync.Once
+	wg   sync.WaitGroup
+
+	// Guarded by hub.mu.
+	standIns    map[string]*roomConn // "RELAY/ID" → the stand-in here
+	lastRefresh time.Time
+}
+
+type fleetOut struct {
+	relay string
+	msg   fleetMsg
+}
+
+// fleetQueue is how many messages wait for the publisher; a relay that
+// falls this far behind closes the connection whose message did not fit
+// ("slow"), as a full send queue does.
+const fleetQueue = 4096
+
+func (l *fleetLink) channel(relay string) string { return l.dir.cfg.Prefix + "relay:" + relay }
+
+// newFleetLink subscribes to this relay's channel and starts the
+// publisher and the subscriber goroutines.
+func newFleetLink(dir *RedisRoomDirectory, hub *roomHub) *fleetLink {
+	l := &fleetLink{dir: dir, hub: hub, out: make(chan fleetOut, fleetQueue), stop: make(chan struct{}),
+		standIns: make(map[string]*roomConn)}
+	l.ps = dir.rdb.Subscribe(context.Background(), l.channel(dir.self))
+	ctx, cancel := context.WithTimeout(context.Background(), dir.cfg.ConnectWait)
+	_, _ = l.ps.Receive(ctx) // the subscription's confirmation (go-redis resubscribes if it failed)
+	cancel()
+	l.wg.Add(2)
+	go l.publish()
+	go l.receive()
+	return l
+}
+
+// close stops the goroutines (the hub has closed every connection); a
+// second close waits for the first.
+func (l *fleetLink) close() {
+	l.once.Do(func() {
+		close(l.stop)
+		l.ps.Close()
+	})
+	l.wg.Wait()
+}
+
+// send queues m for relay; false if the queue is full. hub.mu may be held.
+func (l *fleetLink) send(relay string, m fleetMsg) bool {
+	select {
+	case l.out <- fleetOut{relay, m}:
+		return true
+	default:
+		return false
+	}
+}
+
+func (l *fleetLink) publish() {
+	defer l.wg.Done()
+	for {
+		select {
+		case <-l.stop:
+			return
+		case o := <-l.out:
+			b, _ := json.Marshal(o.msg)
+			ctx, cancel := context.WithTimeout(context.Background(), l.dir.cfg.OpTimeout)
+			l.dir.rdb.Publish(ctx, l.channel(o.relay), b)
+			cancel()
+		}
+	}
+}
+
+func (l *fleetLink) receive() {
+	defer l.wg.Done()
+	ch := l.ps.Channel()
+	for {
+		select {
+		case <-l.stop:
+			return
+		case pm, ok := <-ch:
+			if !ok {
+				return
+			}
+			var m fleetMsg
+			if json.Unmarshal([]byte(pm.Payload), &m) != nil {
+				continue
+			}
+			l.take(m, l.hub.cfg.Clock.Now())
+		}
+	}
+}
+
+// take handles a message from another relay.
+func (l *fleetLink) take(m fleetMsg, now time.Time) {
+	h := l.hub
+	key := m.F + "/" + strconv.FormatUint(m.C, 10)
+	switch m.K {
+	case "open":
+		c, err := h.connect(m.A, now)
+		if err != nil {
+			d := errorMsg(RoomErrTooManyConns, "", err.Error())
+			l.send(m.F, fleetMsg{K: "down", C: m.C, D: string(d.encode())})
+			l.send(m.F, fleetMsg{K: "close", C: m.C, S: int(websocket.StatusTryAgainLater), R: RoomErrTooManyConns})
+			return
+		}
+		h.mu.Lock()
+		l.standIns[key] = c
+		h.mu.Unlock()
+		l.wg.Add(1)
+		go l.pump(c, m.F, m.C)
+		h.handle(c, []byte(m.D), now)
+	case "up":
+		h.mu.Lock()
+		c := l.standIns[key]
+		h.mu.Unlock()
+		if c != nil {
+			h.handle(c, []byte(m.D), now)
+		}
+	case "gone":
+		h.mu.Lock()
+		c := l.standIns[key]
+		delete(l.standIns, key)
+		h.mu.Unlock()
+		if c != nil {
+			h.disconnect(c, now)
+		}
+	case "down", "close":
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		c := h.conns[m.C]
+		if c == nil || c.role != roleForward {
+			return
+		}
+		if m.K == "down" {
+			select {
+			case c.out <- []byte(m.D):
+			default:
+				h.kill(c, websocket.StatusPolicyViolation, "slow: send queue full")
+			}
+			return
+		}
+		h.kill(c, websocket.StatusCode(m.S), m.R)
+	}
+}
+
+// pump carries a stand-in's messages back to the player's relay, and its
+// close once the hub kills it.
+func (l *fleetLink) pump(c *roomConn, relay string, id uint64) {
+	defer l.wg.Done()
+	for {
+		select {
+		case <-l.stop:
+			return
+		case b := <-c.out:
+			l.send(relay, fleetMsg{K: "down", C: id, D: string(b)})
+		case <-c.dead:
+			for more := true; more; {
+				select {
+				case b := <-c.out:
+					l.send(relay, fleetMsg{K: "down", C: id, D: string(b)})
+				default:
+					more = false
+				}
+			}
+			l.hub.mu.Lock()
+			status, reason := c.status, c.reason
+			l.hub.mu.Unlock()
+			l.send(relay, fleetMsg{K: "close", C: id, S: int(status), R: reason})
+			return
+		}
+	}
+}
+
+// forward makes c, which asked to join a room hosted by relay owner,
+// a forwarded connection, and sends its join there. hub.mu is held.
+func (l *fleetLink) forward(c *roomConn, owner string, join *roomMsg) {
+	c.role, c.fwd = roleForward, owner
+	if !l.send(owner, fleetMsg{K: "open", F: l.dir.self, C: c.id, A: c.addr, D: string(join.encode())}) {
+		l.hub.kill(c, websocket.StatusPolicyViolation, "slow: relay fleet queue full")
+	}
+}
+
+// up forwards a message of a forwarded connection. hub.mu is held.
+func (l *fleetLink) up(c *roomConn, b []byte) {
+	if !l.send(c.fwd, fleetMsg{K: "up", F: l.dir.self, C: c.id, D: string(b)}) {
+		l.hub.kill(c, websocket.StatusPolicyViolation, "slow: relay fleet queue full")
+	}
+}
+
+// gone tells the host's relay that a forwarded connection closed. hub.mu
+// is held.
+func (l *fleetLink) gone(c *roomConn) { l.send(c.fwd, fleetMsg{K: "gone", F: l.dir.self, C: c.id}) }
+
+// refresh extends the TTL of this relay's rooms when due. hub.mu is held.
+func (l *fleetLink) refresh(now time.Time) {
+	if now.Sub(l.lastRefresh) < l.dir.RefreshEvery() {
+		return
+	}
+	l.lastRefresh = now
+	codes := make([]string, 0, len(l.hub.rooms))
+	for code := range l.hub.rooms {
+		codes = append(codes, code)
+	}
+	_ = l.dir.Refresh(codes) // a failed refresh is retried at the next
+}
+
+// remoteOwner reports whether rec is a live room hosted by another relay
+// of the fleet.
+func (l *fleetLink) remoteOwner(rec RoomRecord) bool {
+	return l != nil && !rec.Ended && rec.Owner != "" && rec.Owner != l.dir.self
+}

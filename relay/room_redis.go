@@ -1,0 +1,206 @@
+package relay
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// RedisConfig configures a RedisRoomDirectory. The zero value means every
+// default.
+type RedisConfig struct {
+	// TTL is how long a live room stays in the directory without its
+	// relay refreshing it (default 15 s): a relay that dies takes its
+	// rooms with it within TTL. The owning relay refreshes every TTL/3.
+	TTL time.Duration
+	// Remember is how long an ended room is remembered (default 5 min,
+	// RoomConfig.EndedRemember's default).
+	Remember time.Duration
+	// Prefix begins every key and channel (default "rewind:").
+	Prefix string
+	// ConnectWait is how long NewRedisRoomDirectory retries a Redis that
+	// does not answer yet (default 10 s).
+	ConnectWait time.Duration
+	// OpTimeout bounds one Redis command (default 2 s).
+	OpTimeout time.Duration
+}
+
+func (c RedisConfig) withDefaults() RedisConfig {
+	if c.TTL <= 0 {
+		c.TTL = 15 * time.Second
+	}
+	if c.Remember <= 0 {
+		c.Remember = 5 * time.Minute
+	}
+	if c.Prefix == "" {
+		c.Prefix = "rewind:"
+	}
+	if c.ConnectWait <= 0 {
+		c.ConnectWait = 10 * time.Second
+	}
+	if c.OpTimeout <= 0 {
+		c.OpTimeout = 2 * time.Second
+	}
+	return c
+}
+
+// RedisRoomDirectory is a RoomDirectory in Redis, shared by every relay
+// process of a fleet: code → the room's key, its owning relay (the one
+// its host is connected to), whether it ended. A live room's entry
+// expires TTL after its owner last refreshed it; an ended room's after
+// Remember. Each relay process has its own ID (Self), which the rooms it
+// hosts carry as their Owner; a relay that finds a room owned by another
+// forwards the player's signaling there over Redis pub/sub (room_fleet.go).
+// Methods are safe for concurrent use.
+type RedisRoomDirectory struct {
+	cfg  RedisConfig
+	rdb  *redis.Client
+	self string
+}
+
+// redisRecord is a room's entry, as JSON.
+type redisRecord struct {
+	Key     string `json:"key"`
+	Owner   string `json:"owner,omitempty"`
+	Ended   bool   `json:"ended,omitempty"`
+	EndedAt int64  `json:"endedAt,omitempty"` // unix ms
+}
+
+// NewRedisRoomDirectory connects to the Redis at url
+// ("redis://HOST:PORT/DB"), retrying for cfg.ConnectWait while it does
+// not answer (a relay started beside its Redis), and returns a directory
+// with a fresh relay ID. It fails with an error wrapping ErrRedis.
+func NewRedisRoomDirectory(ctx context.Context, url string, cfg RedisConfig) (*RedisRoomDirectory, error) {
+	cfg = cfg.withDefaults()
+	opts, err := redis.ParseURL(url)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrRedis, url, err)
+	}
+	opts.MaxRetries = 1
+	rdb := redis.NewClient(opts)
+	deadline := time.Now().Add(cfg.ConnectWait)
+	for {
+		pctx, cancel := context.WithTimeout(ctx, cfg.OpTimeout)
+		err = rdb.Ping(pctx).Err()
+		cancel()
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			rdb.Close()
+			return nil, fmt.Errorf("%w: %s did not answer within %v: %v", ErrRedis, url, cfg.ConnectWait, err)
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	var id [8]byte
+	rand.Read(id[:]) // never fails (crypto/rand panics rather)
+	return &RedisRoomDirectory{cfg: cfg, rdb: rdb, self: hex.EncodeToString(id[:])}, nil
+}
+
+// Self returns this relay process's ID, the Owner of the rooms it hosts.
+func (d *RedisRoomDirectory) Self() string { return d.self }
+
+// Client returns the Redis client (the fleet's pub/sub uses it).
+func (d *RedisRoomDirectory) Client() *redis.Client { return d.rdb }
+
+// Close closes the connection to Redis. The rooms this relay owns stay
+// until their TTL runs out.
+func (d *RedisRoomDirectory) Close() error { return d.rdb.Close() }
+
+func (d *RedisRoomDirectory) key(code string) string { return d.cfg.Prefix + "room:" + code }
+
+func (d *RedisRoomDirectory) ctx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), d.cfg.OpTimeout)
+}
+
+// Claim implements RoomDirectory: the entry is set only if no entry has
+// the code (SET NX), live for TTL, owned by this relay unless rec.Owner
+// says otherwise.
+func (d *RedisRoomDirectory) Claim(rec RoomRecord, now time.Time) error {
+	owner := rec.Owner
+	if owner == "" {
+		owner = d.self
+	}
+	b, _ := json.Marshal(redisRecord{Key: rec.Key, Owner: owner})
+	ctx, cancel := d.ctx()
+	defer cancel()
+	ok, err := d.rdb.SetNX(ctx, d.key(rec.Code), b, d.cfg.TTL).Result()
+	switch {
+	case err != nil:
+		return fmt.Errorf("%w: claim %s: %v", ErrRedis, rec.Code, err)
+	case !ok:
+		return fmt.Errorf("%w: %s", ErrCodeTaken, rec.Code)
+	}
+	return nil
+}
+
+// Lookup implements RoomDirectory. A Redis that fails to answer is taken
+// as no room (and the player is told no_room).
+func (d *RedisRoomDirectory) Lookup(code string, now time.Time) (RoomRecord, bool) {
+	ctx, cancel := d.ctx()
+	defer cancel()
+	b, err := d.rdb.Get(ctx, d.key(code)).Bytes()
+	if err != nil {
+		return RoomRecord{}, false
+	}
+	var r redisRecord
+	if json.Unmarshal(b, &r) != nil {
+		return RoomRecord{}, false
+	}
+	rec := RoomRecord{Code: code, Key: r.Key, Owner: r.Owner, Ended: r.Ended}
+	if r.Ended {
+		rec.EndedAt = time.UnixMilli(r.EndedAt)
+	}
+	return rec, true
+}
+
+// End implements RoomDirectory: the entry is marked ended and kept for
+// Remember.
+func (d *RedisRoomDirectory) End(code string, now time.Time) {
+	rec, ok := d.Lookup(code, now)
+	if !ok || rec.Ended {
+		return
+	}
+	b, _ := json.Marshal(redisRecord{Key: rec.Key, Owner: rec.Owner, Ended: true, EndedAt: now.UnixMilli()})
+	ctx, cancel := d.ctx()
+	defer cancel()
+	d.rdb.Set(ctx, d.key(code), b, d.cfg.Remember)
+}
+
+// Remove implements RoomDirectory.
+func (d *RedisRoomDirectory) Remove(code string) {
+	ctx, cancel := d.ctx()
+	defer cancel()
+	d.rdb.Del(ctx, d.key(code))
+}
+
+// Refresh extends the TTL of the live rooms this relay hosts (the hub
+// calls it every TTL/3 with its rooms' codes).
+func (d *RedisRoomDirectory) Refresh(codes []string) error {
+	if len(codes) == 0 {
+		return nil
+	}
+	ctx, cancel := d.ctx()
+	defer cancel()
+	_, err := d.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for _, c := range codes {
+			p.PExpire(ctx, d.key(c), d.cfg.TTL)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("%w: refresh: %v", ErrRedis, err)
+	}
+	return nil
+}
+
+// RefreshEvery returns how often the owner refreshes its rooms: TTL/3.
+func (d *RedisRoomDirectory) RefreshEvery() time.Duration { return d.cfg.TTL / 3 }
