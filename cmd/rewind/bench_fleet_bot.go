@@ -175,51 +175,58 @@ func (b *loadBot) send(p []byte) {
 // runLoadBots is a bot process of bench fleet: it opens a load bot per
 // room code in rooms (each code as many times as it appears) from local
 // (an IP address) to server, and drives them all at rate Hz until ctx
-// ends.
+// ends. Each bot plays from the tick after its handshake (a session
+// whose match hello waits is reaped by the server as unproven).
 func runLoadBots(ctx context.Context, server, local string, rooms []string, rate int) error {
 	p, err := newLoadProto()
 	if err != nil {
 		return err
 	}
-	bots := make([]*loadBot, len(rooms))
-	var wg sync.WaitGroup
+	var (
+		mu   sync.Mutex
+		bots []*loadBot
+		wg   sync.WaitGroup
+	)
 	errs := make(chan error, len(rooms))
-	sem := make(chan struct{}, 16) // handshakes at once
+	sem := make(chan struct{}, 8) // handshakes at once
 	for i, room := range rooms {
 		wg.Go(func() {
-			sem <- struct{}{}
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
 			defer func() { <-sem }()
 			b, err := dialLoadBot(ctx, p, server, local+":0", room)
 			if err != nil {
 				errs <- fmt.Errorf("bot %d (room %s): %w", i, room, err)
 				return
 			}
-			bots[i] = b
+			mu.Lock()
+			bots = append(bots, b)
+			mu.Unlock()
 		})
 	}
-	wg.Wait()
 	defer func() {
+		wg.Wait()
 		for _, b := range bots {
-			if b != nil {
-				b.conn.Close()
-			}
+			b.conn.Close()
 		}
 	}()
-	select {
-	case err := <-errs:
-		return err
-	default:
-	}
 	t := time.NewTicker(time.Second / time.Duration(rate))
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
+		case err := <-errs:
+			return err
 		case now := <-t.C:
+			mu.Lock()
 			for _, b := range bots {
 				b.step(p, now)
 			}
+			mu.Unlock()
 		}
 	}
 }
