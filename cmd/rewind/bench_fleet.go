@@ -220,10 +220,17 @@ func fleetRun(f fleetFlags, m int, baseHeap uint64, stderr io.Writer) (fleetStep
 		bots = append(bots, cmd)
 	}
 	want := m * f.players
-	deadline := time.Now().Add(60*time.Second + time.Duration(want)*5*time.Millisecond)
+	// Bots that lose their session (reaped as unproven on a starved
+	// machine) dial again; past the deadline the step is measured with
+	// the players there, and says so (players=, sustained=false).
+	deadline := time.Now().Add(30*time.Second + time.Duration(want)*20*time.Millisecond)
 	for s := h.Stats(); s.Players < want || s.Running < m; s = h.Stats() {
 		if time.Now().After(deadline) {
-			return fleetStep{}, fmt.Errorf("the bots did not all join: %d of %d players, %d of %d matches running", s.Players, want, s.Running, m)
+			if s.Players < want/2 {
+				return fleetStep{}, fmt.Errorf("the bots did not join: %d of %d players, %d of %d matches running", s.Players, want, s.Running, m)
+			}
+			fmt.Fprintf(stderr, "bench fleet: %d matches: measuring with %d of %d players (%d matches running)\n", m, s.Players, want, s.Running)
+			break
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rewindnet/rewind/codec"
@@ -21,6 +22,9 @@ import (
 // the last tick it received, so that the server does all of a real
 // player's work for it while the bot costs almost nothing.
 type loadBot struct {
+	server   string
+	local    string
+	redial   atomic.Bool // a goroutine is dialing again (the session ended)
 	conn     *transport.UDPClient
 	hello    []byte
 	tag      uint8
@@ -76,7 +80,28 @@ func dialLoadBot(ctx context.Context, p *loadProto, server, local, room string) 
 	}
 	h := codec.Hello{Game: p.fp, HasRoom: true}
 	copy(h.Room[:], room)
-	return &loadBot{conn: conn, hello: h.Append(nil), buf: make([]byte, transport.MaxDatagram+1), out: make([]byte, 0, transport.MaxDatagram)}, nil
+	return &loadBot{server: server, local: local, conn: conn, hello: h.Append(nil), buf: make([]byte, transport.MaxDatagram+1), out: make([]byte, 0, transport.MaxDatagram)}, nil
+}
+
+// again dials a new session for a bot whose session ended and starts it
+// over (a hello with its room); called with the process's lock held, it
+// dials in a goroutine and swaps the session in under that lock.
+func (b *loadBot) again(ctx context.Context, mu *sync.Mutex, wg *sync.WaitGroup) {
+	if !b.redial.CompareAndSwap(false, true) {
+		return
+	}
+	old := b.conn
+	wg.Go(func() {
+		old.Close()
+		conn, err := transport.DialUDPContext(ctx, b.server, transport.UDPConfig{LocalAddr: b.local, QueueLen: 64, HandshakeTimeout: 20 * time.Second})
+		mu.Lock()
+		defer mu.Unlock()
+		if err == nil {
+			b.conn = conn
+			b.welcomed, b.gone, b.helloAt = false, false, time.Time{}
+			b.redial.Store(false)
+		}
+	})
 }
 
 // step reads what arrived and sends what is due at now (called at the
@@ -224,6 +249,10 @@ func runLoadBots(ctx context.Context, server, local string, rooms []string, rate
 		case now := <-t.C:
 			mu.Lock()
 			for _, b := range bots {
+				if b.gone {
+					b.again(ctx, &mu, &wg)
+					continue
+				}
 				b.step(p, now)
 			}
 			mu.Unlock()
