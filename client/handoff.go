@@ -30,11 +30,17 @@ type Handoff struct {
 
 // Handoff returns what the client carries to the match's next server,
 // and false if it cannot: it holds no handover data, had no world yet (it
-// was still loading), or its world is broken (a desync being repaired).
-// It first folds in every tick the server confirmed, so that the world
-// and the roster are of the same tick. The client must not be updated
-// afterwards.
+// was still loading its first), or its world is broken (a desync being
+// repaired). It first folds in every tick the server confirmed, so that
+// the world and the roster are of the same tick. A client loading a newer
+// world after a rebase hands off from the tick it had verified before.
+// The client must not be updated afterwards.
 func (c *Client[I]) Handoff() (Handoff, bool) {
+	if c.phase == loading && c.ho.rebased != nil && c.ho.have {
+		h := *c.ho.rebased
+		h.Handover, h.Cookie = c.ho.msg, c.join.cookie
+		return h, true
+	}
 	k := c.core
 	if !c.ho.have || k == nil || c.fetch.active || c.phase == connecting || c.phase == loading {
 		return Handoff{}, false

@@ -10,11 +10,17 @@ import (
 // handover data its server sent, and the reason of the server's bye.
 // inherited says the data held came from the match's previous server
 // (Config.Resume), whose versions are not this server's.
+//
+// rebased is what the client would have handed off when a newer welcome
+// took it back to loading (a rebase: it fell further behind than the
+// server keeps ticks): its last verified tick and world stay the ones to
+// go on from until the new world is in.
 type handoverHeld struct {
 	msg       codec.Handover
 	have      bool
 	inherited bool
 	bye       codec.Reason
+	rebased   *Handoff
 }
 
 // onHandover keeps a handover newer than the one held (in wrapping

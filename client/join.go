@@ -47,6 +47,14 @@ func (c *Client[I]) onWelcome(now time.Time, b []byte) error {
 		if m.Player != uint8(c.me) || int32(m.Transfer-c.join.welcomeID) <= 0 || int32(m.Tick-c.join.welcomeTick) <= 0 {
 			return nil
 		}
+		if c.phase == playing {
+			// Should the server go while the new world loads, the
+			// client hands off from where it was (Handoff).
+			c.ho.rebased = nil
+			if h, ok := c.Handoff(); ok {
+				c.ho.rebased = &h
+			}
+		}
 		c.tag, c.join.cookie = m.Tag, m.Cookie
 		c.st.Rebases++
 		return c.begin(now, &m)
@@ -176,6 +184,7 @@ func (c *Client[I]) fetched(now time.Time) error {
 		c.cfg.OnVerified(t, c.core.hashes[t&c.core.mask])
 	}
 	c.phase = playing
+	c.ho.rebased = nil
 	return c.decode(now)
 }
 

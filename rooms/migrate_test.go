@@ -2,6 +2,7 @@ package rooms_test
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -32,6 +33,20 @@ func (v *verifiedLog) get(tick uint32) (uint64, bool) {
 	defer v.mu.Unlock()
 	h, ok := v.m[tick]
 	return h, ok
+}
+
+// firstAfter returns the first tick after t that was verified, and false
+// if none was.
+func (v *verifiedLog) firstAfter(t uint32) (uint32, bool) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	first, ok := uint32(0), false
+	for tick := range v.m {
+		if tick > t && (!ok || tick < first) {
+			first, ok = tick, true
+		}
+	}
+	return first, ok
 }
 
 // TestHostMigrationOverRoom: over a real relay and WebRTC on 127.0.0.1, a
@@ -92,7 +107,33 @@ func TestHostMigrationOverRoom(t *testing.T) {
 		}()
 		seats = append(seats, st)
 	}
-	waitFor := func(what string, ok func() bool) {
+	// window returns the first of 60 ticks after a migration that every
+	// one of on verified, once they all have: from 60 ticks past last
+	// (the old host's last tick), or later if a player rejoined later (a
+	// rejoiner verifies from the tick of its welcome on: on a loaded
+	// machine the new host may have run a second of ticks by then).
+	var waitFor func(what string, ok func() bool)
+	window := func(on []*seat, last uint32) uint32 {
+		t.Helper()
+		from := last + 60
+		for i, st := range on {
+			first, ok := st.log.firstAfter(last + 59)
+			if !ok {
+				t.Fatalf("player %d verified no tick after %d", i, last+59)
+			}
+			from = max(from, first)
+		}
+		waitFor(fmt.Sprintf("every player past tick %d", from+60), func() bool {
+			for _, st := range on {
+				if st.s.Stats().Verified < from+60 {
+					return false
+				}
+			}
+			return true
+		})
+		return from
+	}
+	waitFor = func(what string, ok func() bool) {
 		t.Helper()
 		deadline := time.Now().Add(30 * time.Second)
 		for !ok() {
@@ -147,7 +188,8 @@ func TestHostMigrationOverRoom(t *testing.T) {
 	if hosts != 1 {
 		t.Fatalf("%d players host", hosts)
 	}
-	for tick := lastOld + 60; tick < lastOld+120; tick++ {
+	from := window(seats, lastOld)
+	for tick := from; tick < from+60; tick++ {
 		ref, ok := seats[0].log.get(tick)
 		if !ok {
 			t.Fatalf("player 0 did not verify tick %d", tick)
@@ -181,7 +223,8 @@ func TestHostMigrationOverRoom(t *testing.T) {
 	if rest[0].s.Hosting() == rest[1].s.Hosting() {
 		t.Fatalf("after the second migration: hosting %v and %v", rest[0].s.Hosting(), rest[1].s.Hosting())
 	}
-	for tick := lastOld + 60; tick < lastOld+120; tick++ {
+	from = window(rest, lastOld)
+	for tick := from; tick < from+60; tick++ {
 		a, okA := rest[0].log.get(tick)
 		b, okB := rest[1].log.get(tick)
 		if !okA || !okB || a != b {

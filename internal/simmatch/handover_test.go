@@ -184,3 +184,40 @@ func TestCookieKnownAfterRepeatedWelcomes(t *testing.T) {
 	}
 	t.Fatalf("the client's cookie (digest %x) is not in its handover data %+v", d, ho.Players)
 }
+
+// TestHandoffWhileRebasing: a client blacked out for longer than the
+// server keeps ticks is rebased (a newer welcome, back to loading a
+// world). Should its server go before that world is in, the client still
+// hands off, from the tick it had verified and its world then, with its
+// newest cookie: a loaded player falling behind just before its host dies
+// migrates instead of ending (the tab test once failed so, its ping over
+// 6 s).
+func TestHandoffWhileRebasing(t *testing.T) {
+	r := newHandoverRig(t, 2, transport.LinkConfig{Latency: 20 * time.Millisecond})
+	r.run(2 * time.Second)
+	c := r.clients[0]
+	r.net.Blackout("c0", r.now, r.now.Add(4500*time.Millisecond))
+	var last client.Stats
+	for guard := 0; !c.Loading(); guard++ {
+		if guard > 20000 {
+			t.Fatal("the client was not rebased")
+		}
+		last = c.Stats()
+		r.run(time.Millisecond)
+		if r.errs[0] != nil {
+			t.Fatal(r.errs[0])
+		}
+	}
+	h, ok := c.Handoff()
+	if !ok {
+		t.Fatal("no handoff while loading the rebase's world")
+	}
+	cookie, _ := c.Cookie()
+	if h.Tick != last.Verified || h.World.Hash() != last.VerifiedHash || h.Cookie != cookie || h.Handover.Code != "ABC234" {
+		t.Fatalf("handoff at tick %d hash %x, cookie ok %v; the client had verified tick %d, hash %x",
+			h.Tick, h.World.Hash(), h.Cookie == cookie, last.Verified, last.VerifiedHash)
+	}
+	if st := c.Stats(); st.Rebases != 1 {
+		t.Fatalf("%d rebases", st.Rebases)
+	}
+}
