@@ -320,9 +320,20 @@ func (gw *Gateway[I]) route(ctx context.Context, s *socket, p *player[I], b []by
 		s.refuse(perr.code, perr.msg)
 		return
 	}
-	if m.kind == msgResume {
+	switch m.kind {
+	case msgResume:
 		s.refuse(CodeInvalidInput, "resume only as a connection's first message")
 		return
+	case msgInput:
+		if last := p.lastSeq.Load(); m.seq <= last || !p.lastSeq.CompareAndSwap(last, m.seq) {
+			s.refuse(CodeInvalidInput, "sequence must increase: this one is not past the last one taken")
+			return
+		}
+	case msgDesync:
+		if m.tickID > p.sentTick.Load() {
+			s.refuse(CodeInvalidInput, "desync: tickId is a tick not sent yet")
+			return
+		}
 	}
 	p.post(ctx, event{kind: evMsg, sock: s, msg: m})
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -50,7 +51,11 @@ type player[I any] struct {
 
 	cur     I      // the input now
 	curSeq  uint64 // the sequence that set it
-	lastSeq uint64 // the newest sequence taken
+	// lastSeq is the newest sequence taken and sentTick the newest tick
+	// made: the socket's reader checks messages against them (atomics),
+	// so that every refusal comes from one goroutine, in message order.
+	lastSeq  atomic.Uint64
+	sentTick atomic.Uint32
 
 	sent       bool   // an initial_state went to the current socket
 	checkpoint bool   // a desync asked for one
@@ -240,17 +245,9 @@ func (p *player[I]) handle(e event) {
 func (p *player[I]) message(m clientMsg) {
 	switch m.kind {
 	case msgInput:
-		if m.seq <= p.lastSeq {
-			p.sock.refuse(CodeInvalidInput, "sequence must increase: this one is not past the last one taken")
-			return
-		}
-		p.lastSeq, p.curSeq = m.seq, m.seq
+		p.curSeq = m.seq
 		p.gw.it.Unpack(m.input, &p.cur)
 	case msgDesync:
-		if m.tickID > p.lastTick {
-			p.sock.refuse(CodeInvalidInput, "desync: tickId is a tick not sent yet")
-			return
-		}
 		p.gw.st.checkpoints.Add(1)
 		p.checkpoint = true
 	}
@@ -342,6 +339,7 @@ func (p *player[I]) onVerified(tick uint32, hash uint64) {
 	h.msg = appendTick(h.msg[:0:0], tick, p.body, hash)
 	p.histN++
 	p.lastTick = tick
+	p.sentTick.Store(tick)
 	if p.sock != nil && p.sent {
 		p.gw.st.ticksOut.Add(1)
 		p.sock.send(h.msg)
