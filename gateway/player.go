@@ -49,8 +49,8 @@ type player[I any] struct {
 	sock *socket
 	away time.Time // when the last socket ended (zero: attached)
 
-	cur     I      // the input now
-	curSeq  uint64 // the sequence that set it
+	cur    I      // the input now
+	curSeq uint64 // the sequence that set it
 	// lastSeq is the newest sequence taken and sentTick the newest tick
 	// made: the socket's reader checks messages against them (atomics),
 	// so that every refusal comes from one goroutine, in message order.
