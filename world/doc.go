@@ -71,6 +71,14 @@
 //	enc, err = w.AppendPageList(nil, diff)
 //	err = w2.ApplyPages(enc)           // checks the result hashes as w
 //
+// Scenes. State only some players may see goes into a private scene
+// (Schema.AddScene with ScenePrivate; who sees it is a public value the
+// game sets in Step: Scene.SetViewers), state no player may see into a
+// server-only scene (SceneServer): pass the scene as the last argument of
+// AddTable, AddGrid, AddValue or AddRNG. A scene is whole pages;
+// World.ViewOf, ViewHash and CopyView give what one player sees
+// (docs/scenes.md).
+//
 // Decoding any bytes whatsoever returns an error (leaving the world as it
 // was) or a valid world; allocation is bounded by the layout.
 //
