@@ -1,9 +1,17 @@
 package main
 
 import (
+	"context"
+	"fmt"
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/rewindnet/rewind/examples/sand"
+	"github.com/rewindnet/rewind/rooms"
+	"github.com/rewindnet/rewind/server"
+	"github.com/rewindnet/rewind/transport/webrtc"
 )
 
 // TestWatch: rewind watch follows a match as a spectator (a delayed one
@@ -50,4 +58,36 @@ func TestWatch(t *testing.T) {
 			t.Fatalf("play %d: exit %d %q\n%s", i, codes[i], lines[i], errs[i])
 		}
 	}
+}
+
+// TestWatchByRoomCode: rewind watch --join CODE --relay URL watches a room's
+// match over WebRTC as a spectator; its verified_hash at --until-tick is
+// the server's hash of that tick, and the host counts it as no player.
+func TestWatchByRoomCode(t *testing.T) {
+	checkLeaks(t)
+	url, _ := startTestRoomRelay(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	hashes := newTestHashes()
+	h, err := rooms.Host[sand.Input](ctx, sand.New(sandTestGrid), rooms.HostOptions{
+		Relay:  url,
+		Server: server.Config{StartPlayers: 1, OnTick: hashes.onTick},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := runTestHost(ctx, h)
+	p := joinTestRoom(ctx, t, url, h.Code(), webrtc.Config{})
+	code, out, stderr := runCmd("watch", "--headless", "--join", h.Code(), "--relay", url, "--grid", fmt.Sprint(sandTestGrid),
+		"--until-tick", "300", "--status", "0")
+	got := kv(lastLine(out))
+	want, ok := hashes.hash(300)
+	if code != 0 || !ok || got["verified_tick"] != "300" || got["verified_hash"] != fmt.Sprintf("%016x", want) {
+		t.Fatalf("watch: exit %d %q; the server's hash of tick 300 %016x (%v)\n%s", code, lastLine(out), want, ok, stderr)
+	}
+	if st := h.Stats(); st.Match.Joins != 1 || st.Match.Spectators != 1 {
+		t.Errorf("host: %d joins, %d spectators", st.Match.Joins, st.Match.Spectators)
+	}
+	p.close(t)
+	run.stop(t)
 }
