@@ -17,7 +17,7 @@ import (
 // input afterwards is scheduled).
 func TestRefusals(t *testing.T) {
 	testutil.SkipSockets(t)
-	testutil.CheckGoroutines(t, 5*time.Second)
+	testutil.CheckGoroutines(t, 10*time.Second)
 	m := newMatch(t, 4, gateway.Config[walkers.Input]{Rate: 1000, Burst: 1000}) // the rate limit: TestRateAndSize
 	ctx := timeout(t, 20*time.Second)
 	c := newJSONClient(t, dial(ctx, t, m.url))
@@ -117,7 +117,7 @@ func TestRefusals(t *testing.T) {
 // then the connection closes.
 func TestFull(t *testing.T) {
 	testutil.SkipSockets(t)
-	testutil.CheckGoroutines(t, 5*time.Second)
+	testutil.CheckGoroutines(t, 10*time.Second)
 	m := newMatch(t, 1, gateway.Config[walkers.Input]{})
 	ctx := timeout(t, 20*time.Second)
 	a := newJSONClient(t, dial(ctx, t, m.url))
@@ -141,7 +141,7 @@ func TestFull(t *testing.T) {
 // closes the connection.
 func TestRateAndSize(t *testing.T) {
 	testutil.SkipSockets(t)
-	testutil.CheckGoroutines(t, 5*time.Second)
+	testutil.CheckGoroutines(t, 10*time.Second)
 	m := newMatch(t, 4, gateway.Config[walkers.Input]{})
 	ctx := timeout(t, 20*time.Second)
 	c := newJSONClient(t, dial(ctx, t, m.url))

@@ -14,7 +14,7 @@ import (
 // own simulation and to the host's.
 func TestPlay(t *testing.T) {
 	testutil.SkipSockets(t)
-	testutil.CheckGoroutines(t, 5*time.Second)
+	testutil.CheckGoroutines(t, 10*time.Second)
 	m := newMatch(t, 4, gateway.Config[walkers.Input]{})
 	ctx := timeout(t, 20*time.Second)
 	c := newJSONClient(t, dial(ctx, t, m.url))

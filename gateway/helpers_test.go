@@ -147,6 +147,7 @@ func dial(ctx context.Context, t testing.TB, url string) *websocket.Conn {
 		t.Fatal(err)
 	}
 	ws.SetReadLimit(1 << 20)
+	t.Cleanup(func() { _ = ws.CloseNow() })
 	return ws
 }
 

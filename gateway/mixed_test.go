@@ -61,7 +61,7 @@ func goClientStats(ctx context.Context, t testing.TB, conn transport.Conn, locks
 // the host's.
 func TestMixedMatch(t *testing.T) {
 	testutil.SkipSockets(t)
-	testutil.CheckGoroutines(t, 5*time.Second)
+	testutil.CheckGoroutines(t, 10*time.Second)
 	lb := transport.NewLoopback()
 	srvConn, err := lb.Listen("server")
 	if err != nil {

@@ -37,8 +37,8 @@ func (c *jsonClient) reconnect(ctx context.Context, url string, d time.Duration)
 // initial_state in the same slot.
 func TestResume(t *testing.T) {
 	testutil.SkipSockets(t)
-	testutil.CheckGoroutines(t, 5*time.Second)
-	m := newMatch(t, 4, gateway.Config[walkers.Input]{History: time.Second})
+	testutil.CheckGoroutines(t, 10*time.Second)
+	m := newMatch(t, 4, gateway.Config[walkers.Input]{History: 2 * time.Second})
 	ctx := timeout(t, 30*time.Second)
 	c := newJSONClient(t, dial(ctx, t, m.url))
 	if _, err := c.next(ctx, "initial_state"); err != nil {
@@ -66,7 +66,7 @@ func TestResume(t *testing.T) {
 		t.Fatalf("stats %+v", s)
 	}
 
-	c.reconnect(ctx, m.url, 1500*time.Millisecond) // past the 1 s history
+	c.reconnect(ctx, m.url, 3*time.Second) // past the 2 s history
 	if _, err := c.next(ctx, "initial_state"); err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestResume(t *testing.T) {
 // is refused and the connection plays in a new slot.
 func TestResumeExpired(t *testing.T) {
 	testutil.SkipSockets(t)
-	testutil.CheckGoroutines(t, 5*time.Second)
+	testutil.CheckGoroutines(t, 10*time.Second)
 	m := newMatch(t, 4, gateway.Config[walkers.Input]{RejoinWindow: 200 * time.Millisecond})
 	ctx := timeout(t, 30*time.Second)
 	keep := newJSONClient(t, dial(ctx, t, m.url)) // keeps the match going
@@ -115,7 +115,7 @@ func TestResumeExpired(t *testing.T) {
 // fresh initial_state at a completed tick) and ticks from there.
 func TestDesync(t *testing.T) {
 	testutil.SkipSockets(t)
-	testutil.CheckGoroutines(t, 5*time.Second)
+	testutil.CheckGoroutines(t, 10*time.Second)
 	m := newMatch(t, 4, gateway.Config[walkers.Input]{})
 	ctx := timeout(t, 30*time.Second)
 	c := newJSONClient(t, dial(ctx, t, m.url))
