@@ -281,6 +281,7 @@ func startBotProc(stderr io.Writer, args ...string) (*exec.Cmd, error) {
 		return nil, err
 	}
 	cmd.Stderr = stderr
+	dieWithParent(cmd)
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
