@@ -47,8 +47,11 @@ func TestDebugDesyncNamesField(t *testing.T) {
 		if r.tick < 30 {
 			t.Errorf("desync at tick %d, before the bug acts", r.tick)
 		}
-		if len(r.diffs) != 2 {
-			t.Errorf("tick %d: differences %v, want the two avatars pushed", r.tick, r.diffs)
+		// Each tick both sides push one avatar each, so X's sum is the
+		// same on both: when they differ, at least two avatars do, and at
+		// most all three (more ticks between a wrong push and its repair).
+		if len(r.diffs) < 2 || len(r.diffs) > cfg.Players {
+			t.Errorf("tick %d: differences %v, want two or three avatars pushed", r.tick, r.diffs)
 		}
 		for _, d := range r.diffs {
 			if !strings.HasPrefix(d.String(), "table=avatars row=") || d.Field != "X" {
