@@ -27,7 +27,8 @@ type Config[I any] struct {
 	// that much later.
 	ResumeWait time.Duration
 	// MaxMessage is the largest client message in bytes (default 4,096);
-	// a larger one is answered with too_large and the connection closes.
+	// a larger one is answered with too_large and the connection closes
+	// (one declaring over 16 times as much is cut at once, unread).
 	MaxMessage int
 	// Rate and Burst bound the messages a connection may send: Rate a
 	// second on average (default 30), Burst at once (default 30). More

@@ -7,6 +7,8 @@ var (
 	ErrConfig = errors.New("gateway: bad configuration")
 	// ErrClosed indicates a Gateway that was closed.
 	ErrClosed = errors.New("gateway: closed")
+	// ErrTooLarge indicates a client message over Config.MaxMessage.
+	ErrTooLarge = errors.New("gateway: message too large")
 )
 
 // Error codes of the protocol's error message (docs/gateway.md).
@@ -23,7 +25,7 @@ const (
 	// dropped.
 	CodeRateLimited = "rate_limited"
 	// CodeTooLarge: a message over the size limit; the connection then
-	// closes (its bytes are never read).
+	// closes.
 	CodeTooLarge = "too_large"
 )
 

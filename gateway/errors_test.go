@@ -179,4 +179,16 @@ func TestRateAndSize(t *testing.T) {
 	if last := c.errors[len(c.errors)-1]; last.Code != gateway.CodeTooLarge {
 		t.Fatalf("last error %+v, want too_large", last)
 	}
+	// A frame declaring more than 16 times the limit is cut at once,
+	// without reading its bytes.
+	h := newJSONClient(t, dial(ctx, t, m.url))
+	_ = h.sendRaw(ctx, strings.Repeat(" ", 100<<10))
+	for {
+		if _, err := h.read(ctx); err != nil {
+			break
+		}
+	}
+	if s := m.gw.Stats(); s.TooLarge != 2 {
+		t.Fatalf("stats %+v: want 2 too_large", s)
+	}
 }

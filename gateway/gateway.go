@@ -216,7 +216,7 @@ func (gw *Gateway[I]) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		gw.st.tooLarge.Add(1)
 		s.fail(CodeTooLarge, fmt.Sprintf("a message over %d bytes", gw.cfg.MaxMessage))
 	}
-	ws, err := websocket.Accept(netutil.GuardWebSocket(w, int64(gw.cfg.MaxMessage), tooLarge), r, &websocket.AcceptOptions{
+	ws, err := websocket.Accept(netutil.GuardWebSocket(w, gw.hardLimit(), tooLarge), r, &websocket.AcceptOptions{
 		InsecureSkipVerify: true, // a game API for any page's origin, like the relay's WebDoom lobby
 		CompressionMode:    websocket.CompressionDisabled,
 	})
@@ -228,7 +228,7 @@ func (gw *Gateway[I]) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer gw.wg.Done()
-	ws.SetReadLimit(int64(gw.cfg.MaxMessage))
+	ws.SetReadLimit(gw.hardLimit())
 	s.ws = ws
 	s.secure = r.TLS != nil || loopback(r.RemoteAddr)
 	gw.st.conns.Add(1)
@@ -344,7 +344,7 @@ func (gw *Gateway[I]) readLoop(ctx context.Context, s *socket, msgs chan<- []byt
 	defer close(msgs)
 	tokens, last := float64(gw.cfg.Burst), time.Now()
 	for {
-		typ, b, err := s.ws.Read(ctx)
+		typ, b, err := gw.read(ctx, s)
 		if err != nil {
 			return
 		}
@@ -371,6 +371,37 @@ func (gw *Gateway[I]) readLoop(ctx context.Context, s *socket, msgs chan<- []byt
 			return
 		}
 	}
+}
+
+// hardLimit is the most a message may declare before the connection is
+// cut at once (the frame guard): 16 times MaxMessage. Up to it, a message
+// over MaxMessage is read to its end and discarded before too_large, so
+// that the close that follows is clean (unread bytes would make the close
+// a TCP reset, which can lose the error message).
+func (gw *Gateway[I]) hardLimit() int64 { return 16 * int64(gw.cfg.MaxMessage) }
+
+// read reads the socket's next message, holding at most MaxMessage+1
+// bytes of it; a longer one is discarded to its end and answered with
+// too_large, which closes the connection (read then fails).
+func (gw *Gateway[I]) read(ctx context.Context, s *socket) (websocket.MessageType, []byte, error) {
+	typ, r, err := s.ws.Reader(ctx)
+	if err != nil {
+		return 0, nil, err
+	}
+	b, err := io.ReadAll(io.LimitReader(r, int64(gw.cfg.MaxMessage)+1))
+	if err != nil {
+		return 0, nil, err
+	}
+	if len(b) <= gw.cfg.MaxMessage {
+		return typ, b, nil
+	}
+	n, err := io.Copy(io.Discard, r)
+	if err != nil {
+		return 0, nil, err
+	}
+	gw.st.tooLarge.Add(1)
+	s.fail(CodeTooLarge, fmt.Sprintf("a message of %d bytes: at most %d", int64(len(b))+n, gw.cfg.MaxMessage))
+	return 0, nil, ErrTooLarge
 }
 
 // loopback reports whether addr ("host:port") is a loopback address.
