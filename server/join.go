@@ -247,6 +247,7 @@ func (s *Server[I]) Shutdown() error { return s.Goodbye(codec.ReasonShutdown) }
 // closes the Conn.
 func (s *Server[I]) Goodbye(r codec.Reason) error {
 	s.recordEnd()
+	s.flushSpectators()
 	for _, p := range slices.Concat(s.players, s.specs) {
 		if p == nil || p.addr == "" {
 			continue

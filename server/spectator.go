@@ -162,3 +162,25 @@ func (s *Server[I]) sendSpectators(now time.Time) error {
 	s.specs = kept
 	return nil
 }
+
+// flushSpectators sends every spectator without a delay the ticks it was
+// not sent yet, up to the last tick run, before the goodbye: a datagram at
+// a time, best effort (like the bye itself). A delayed spectator is sent
+// nothing newer than its delay.
+func (s *Server[I]) flushSpectators() {
+	for _, p := range s.specs {
+		if !p.specAt.IsZero() || p.res == nil || p.addr == "" {
+			continue
+		}
+		upto := s.delayedTick(s.lastNow, p)
+		for range 64 {
+			next := p.res.Next()
+			if int32(next-upto) > 0 {
+				break
+			}
+			if s.sendUpTo(s.lastNow, p, upto) != nil || p.res.Next() == next {
+				break
+			}
+		}
+	}
+}

@@ -111,3 +111,54 @@ func TestSpectatorIsReceiveOnly(t *testing.T) {
 	}
 	t.Logf("tick %d hash %016x both ways; %d spectator datagrams dropped", st1.Tick, h1, st1.SpectatorDropped)
 }
+
+// TestSpectatorGetsEveryTickBeforeBye: at the goodbye, a spectator that
+// went silent (the server backs off from it) is sent every tick it was not
+// sent, up to the last before its bye.
+func TestSpectatorGetsEveryTickBeforeBye(t *testing.T) {
+	r := newRig(t, server.Config{})
+	r.join(r.peer("a"))
+	sp := r.peer("s")
+	if _, ok := r.spectate(sp, 0); !ok {
+		t.Fatal("no spectator welcome")
+	}
+	got := map[uint32]bool{}
+	bye := false
+	take := func() {
+		for _, b := range recvAll(sp) {
+			switch typ, _, _ := codec.Peek(b); typ {
+			case codec.TypeServerTicks:
+				if bye {
+					t.Fatal("ticks after the bye")
+				}
+				m, _, err := codec.ParseServerTicks(b, r.srv.Tick())
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, tk := range m.Ticks {
+					got[tk.Tick] = true
+				}
+			case codec.TypeBye:
+				bye = true
+			}
+		}
+	}
+	for range 100 {
+		r.run(10 * time.Millisecond)
+		take()
+	}
+	last := r.srv.Tick()
+	if err := r.srv.Shutdown(); err != nil {
+		t.Fatal(err)
+	}
+	r.net.Advance(r.now.Add(time.Millisecond)) // delivers; no tick runs
+	take()
+	for u := uint32(1); u <= last; u++ {
+		if !got[u] {
+			t.Fatalf("tick %d of %d never sent before the bye", u, last)
+		}
+	}
+	if !bye {
+		t.Fatal("no bye")
+	}
+}
