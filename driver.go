@@ -97,9 +97,36 @@ func (s *Session[I]) Run(ctx context.Context) error {
 	for _, c := range s.conns {
 		ready = append(ready, c.Ready())
 	}
-	err := Drive(ctx, s, s.period/4, nil, ready...)
+	var u Updater = s
+	if s.ccfg.HostSettings {
+		// The tick rate may change with the welcome (the host's
+		// settings): wake a quarter of the match's tick after each Update.
+		u = &settlingDriver[I]{s: s}
+	}
+	err := Drive(ctx, u, s.period/4, nil, ready...)
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, client.ErrClosed) {
 		return nil
 	}
 	return err
 }
+
+// settlingDriver drives a session whose tick rate comes with the welcome
+// (ClientConfig.HostSettings): it wakes a quarter of the session's tick
+// period after each Update, so that Drive's period (a quarter of the
+// given game's tick) bounds the wait without fixing it.
+type settlingDriver[I any] struct {
+	s    *Session[I]
+	next time.Time
+}
+
+// Update updates the session and notes when to wake next.
+func (d *settlingDriver[I]) Update(now time.Time) error {
+	err := d.s.Update(now)
+	d.s.mu.Lock()
+	d.next = now.Add(d.s.period / 4)
+	d.s.mu.Unlock()
+	return err
+}
+
+// NextDeadline is a quarter of the session's tick after the last Update.
+func (d *settlingDriver[I]) NextDeadline() time.Time { return d.next }

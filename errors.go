@@ -29,6 +29,9 @@ var (
 	// ErrReplayGame indicates a replay recorded with another game (its
 	// fingerprint or input size differs from the game's).
 	ErrReplayGame = errors.New("rewind: replay of another game")
+	// ErrConfig indicates a client setting that cannot work (for one,
+	// ClientConfig.HostSettings with a game that is not Configurable).
+	ErrConfig = client.ErrConfig
 
 	// ErrHandshake indicates that nobody answered ConnectUDP's handshake
 	// within UDPConfig.HandshakeTimeout (no server at the address).

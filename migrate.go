@@ -154,6 +154,7 @@ func (s *Session[I]) finishMigration() error {
 	h := s.mig.handoff
 	ccfg := s.ccfg
 	ccfg.Resume = &h
+	ccfg.HostSettings = false // s.g is the host's game already
 	cli, err := client.New(s.g, r.m.Conn, ccfg)
 	if err != nil {
 		r.m.Conn.Close()

@@ -64,6 +64,16 @@ const DefaultTickRate = game.DefaultTickRate
 // TickRater is implemented by a game that wants a tick rate other than 60 Hz.
 type TickRater = game.TickRater
 
+// SettingsProvider is implemented by a game whose match settings the host
+// chooses (a grid size, a tick rate): they go to every joiner with the
+// welcome (see game.SettingsProvider).
+type SettingsProvider = game.SettingsProvider
+
+// Configurable is implemented by a game that can play the host's match
+// settings: a session with ClientConfig.HostSettings builds its game from
+// the welcome's settings with WithMatchSettings (see game.Configurable).
+type Configurable[I any] = game.Configurable[I]
+
 // SyncTest runs a game alone and rolls back and resimulates every tick,
 // comparing hashes, to catch non-determinism before it desyncs a match
 // (see client.SyncTest).

@@ -104,6 +104,10 @@ type Session[I any] struct {
 	inputFn func(tick uint32) I
 	mig     migration[I]
 	lost    atomic.Bool
+	// settled says the game is the one the match plays (with
+	// ClientConfig.HostSettings, once built from the welcome's settings).
+	settled bool
+	played  atomic.Pointer[gameBox[I]] // s.g, for the lock-free Game
 }
 
 // Play starts a single-player session of g: a server and a client in this
@@ -159,8 +163,37 @@ func Connect[I any](g Game[I], conn transport.Conn, opts Options) (*Session[I], 
 func newSession[I any](g Game[I], srv *server.Server[I], cli *client.Client[I], conns []transport.Conn, period time.Duration, own bool, opts Options) *Session[I] {
 	s := &Session[I]{srv: srv, cli: cli, conns: conns, period: period, ownConn: own, onUpdate: opts.OnUpdate,
 		g: g, ccfg: opts.Client}
+	s.played.Store(&gameBox[I]{g})
 	s.me.Store(-1)
 	return s
+}
+
+// takeGame makes the game the client built from the host's settings the
+// session's, once the welcome came: migrations and the tick period follow
+// it. The caller holds s.mu.
+func (s *Session[I]) takeGame() {
+	if _, welcomed := s.cli.Player(); !welcomed {
+		return
+	}
+	s.g, s.period, s.settled = s.cli.Game(), tickPeriod(s.cli.Game()), true
+	s.played.Store(&gameBox[I]{s.g})
+}
+
+// Game returns the game the session plays: the one it was given, or with
+// ClientConfig.HostSettings the one built from the host's match settings
+// once the welcome came (a view draws with its handles). It does not
+// wait for Update (a Migrator may call it).
+func (s *Session[I]) Game() Game[I] { return s.played.Load().g }
+
+// gameBox holds a Game for an atomic.Pointer.
+type gameBox[I any] struct{ g Game[I] }
+
+// Settings returns the host's match settings from the welcome (nil before
+// it, or for a game without settings).
+func (s *Session[I]) Settings() []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cli.Settings()
 }
 
 func tickPeriod(g any) time.Duration {
@@ -208,7 +241,11 @@ func (s *Session[I]) update(now time.Time) error {
 			return err
 		}
 	}
-	if err := s.cli.Update(now); err != nil {
+	err := s.cli.Update(now)
+	if s.ccfg.HostSettings && !s.settled {
+		s.takeGame()
+	}
+	if err != nil {
 		if s.startMigration(err) {
 			return nil
 		}

@@ -72,6 +72,12 @@ func (s *Session[I]) publish(now time.Time) {
 				v.frames[i].prev = world.NewFromLayout(live.Layout())
 			}
 			v.back, v.ready, v.front = 0, 1, 2
+		} else if f.cur.Layout() != live.Layout() {
+			// A world of the host's settings (ClientConfig.HostSettings)
+			// in place of the game's own: the back frame is the
+			// publisher's alone, the others follow as they come back.
+			f.cur = world.NewFromLayout(live.Layout())
+			f.prev = world.NewFromLayout(live.Layout())
 		}
 		_ = f.cur.CopyFrom(live) // same layout: cannot fail
 		if tick == 0 || !s.cli.CopyWorldAt(tick-1, f.prev) {

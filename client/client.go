@@ -42,6 +42,7 @@ const (
 // to the server.
 type Client[I any] struct {
 	cfg    Config
+	given  Config // cfg as given, for the defaults of another tick rate
 	g      game.Game[I]
 	it     *inputs.Type[I]
 	conn   transport.Conn
@@ -136,6 +137,7 @@ type joinState struct {
 	welcomeTick uint32
 	setup       world.Snapshot // the world as Setup made it
 	early       [][]byte       // datagrams that came before the welcome
+	settings    []byte         // the welcome's match settings
 }
 
 // New returns a client of game g that will connect through conn (a
@@ -152,6 +154,9 @@ func New[I any](g game.Game[I], conn transport.Conn, cfg Config) (*Client[I], er
 	if err != nil {
 		return nil, fmt.Errorf("client: input type: %w", err)
 	}
+	if err := checkHostSettings(g, &cfg); err != nil {
+		return nil, err
+	}
 	schema, w, err := game.NewWorld(g, cfg.Schema)
 	if err != nil {
 		return nil, fmt.Errorf("client: %w", err)
@@ -165,7 +170,7 @@ func New[I any](g game.Game[I], conn transport.Conn, cfg Config) (*Client[I], er
 		rbuf: make([]byte, transport.MaxDatagram+1),
 		sbuf: make([]byte, 0, transport.MaxDatagram),
 	}
-	c.cfg = cfg.withDefaults(c.dt)
+	c.cfg, c.given = cfg.withDefaults(c.dt), cfg
 	w.SnapshotInto(&c.join.setup)
 	if cfg.Resume != nil {
 		if err := c.resume(cfg.Resume); err != nil {
@@ -341,6 +346,9 @@ func (c *Client[I]) hello(now time.Time) error {
 	}
 	c.clock.helloSent = now
 	h := codec.Hello{Game: c.fp}
+	if c.cfg.HostSettings {
+		h.Game, h.HostSettings = game.BaseFingerprint(c.it.Fingerprint()), true
+	}
 	if len(c.cfg.Cookie) == codec.CookieSize {
 		h.HasCookie = true
 		copy(h.Cookie[:], c.cfg.Cookie)

@@ -69,6 +69,14 @@ type Config struct {
 	// NoRepair turns repairs off: a desync is only counted and reported
 	// (OnDesync), and the client plays on with its own world.
 	NoRepair bool
+	// HostSettings makes the client take the host's match settings
+	// (the sand game's grid size and tick rate, say) instead of its own
+	// game's: its hello asks only for the same input schema, and the
+	// welcome's settings build the game it plays (its game must be a
+	// game.Configurable; Client.Game returns the one built). Without it
+	// (the default) the client's game must be the host's exactly, or the
+	// server refuses it. Not with Schema or Resume.
+	HostSettings bool
 	// Schema, if not nil, is a schema the game has already registered into
 	// (a server and a client in one process share it); otherwise New calls
 	// the game's Register with a fresh schema.

@@ -62,6 +62,12 @@ func (c *Client[I]) onWelcome(now time.Time, b []byte) error {
 	if m.Version != codec.ProtocolVersion {
 		return fmt.Errorf("client: welcome of protocol %d: %w", m.Version, ErrRefused)
 	}
+	if c.cfg.HostSettings {
+		if err := c.takeSettings(&m); err != nil {
+			return err
+		}
+	}
+	c.join.settings = append([]byte(nil), m.Settings...)
 	if int(m.TickRate) != c.rate {
 		return fmt.Errorf("client: server ticks at %d Hz, the game at %d: %w", m.TickRate, c.rate, ErrRefused)
 	}

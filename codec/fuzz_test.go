@@ -37,11 +37,12 @@ func fuzzMessage[M any](f *testing.F, seeds []M, parse func([]byte) (M, int, err
 
 func FuzzParseHello(f *testing.F) {
 	fuzzMessage(f, []Hello{{Game: 5}, {Game: 1 << 60, HasCookie: true, Cookie: [16]byte{1, 2}},
-		{Game: 9, HasCookie: true, HasRoom: true, Room: [6]byte{'K', '3', 'F', '9', 'Q', 'X'}}}, ParseHello)
+		{Game: 9, HasCookie: true, HasRoom: true, Room: [6]byte{'K', '3', 'F', '9', 'Q', 'X'}}, {Game: 3, HostSettings: true}}, ParseHello)
 }
 
 func FuzzParseWelcome(f *testing.F) {
-	fuzzMessage(f, []Welcome{{Player: 2, Tag: 9, Tick: 77, HashBits: 8, TickRate: 60, Transfer: 1, Roster: []byte{1, 2, 3}}}, ParseWelcome)
+	fuzzMessage(f, []Welcome{{Player: 2, Tag: 9, Tick: 77, HashBits: 8, TickRate: 60, Transfer: 1, Roster: []byte{1, 2, 3},
+		Game: 0xfeed, Settings: []byte{1, 0x80, 2, 60}}}, ParseWelcome)
 }
 
 func FuzzParseRefuse(f *testing.F) {

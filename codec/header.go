@@ -18,7 +18,11 @@ import (
 //	   counts it as a bad datagram and drops it), the Waiting message
 //	   (type 0xC) and the Chat message (type 0xD), dropped by an older
 //	   receiver the same way.
-const ProtocolVersion = 1
+//	2  the Welcome ends with the server's game fingerprint and the host's
+//	   match settings; the Hello's flag bit 1 (the client takes the host's
+//	   settings and sends the base fingerprint). A version 1 peer is
+//	   refused with ReasonVersion.
+const ProtocolVersion = 2
 
 // magic opens every long-header datagram (Hello, Welcome, Refuse). Its
 // first byte has the high nibble 0xF, which no short-header type uses, so

@@ -73,9 +73,9 @@ func TestVersionZero(t *testing.T) {
 	if _, _, err := ParseHello(b); !errors.Is(err, ErrVersion) {
 		t.Fatalf("version 0: %v", err)
 	}
-	w := (&Welcome{Version: 2, Tag: 1, TickRate: 60}).Append(nil)
+	w := (&Welcome{Version: ProtocolVersion + 1, Tag: 1, TickRate: 60}).Append(nil)
 	if _, _, err := ParseWelcome(w); !errors.Is(err, ErrVersion) {
-		t.Fatalf("welcome of version 2: %v", err)
+		t.Fatalf("welcome of another version: %v", err)
 	}
 }
 

@@ -16,7 +16,9 @@ const CookieSize = 16
 //	5..6   protocol version, uint16 LE (ProtocolVersion)
 //	7..14  game fingerprint, uint64 LE
 //	15     flags: bit 0 = a cookie follows; bit 1 = a room code follows;
-//	       bit 2 = a spectator (a delay follows); other bits 0
+//	       bit 2 = a spectator (a delay follows); bit 3 = the client takes
+//	       the host's match settings (Game is then the base fingerprint);
+//	       other bits 0
 //	16..31 rejoin cookie (only with flag bit 0)
 //	+6     room code, 6 ASCII bytes (only with flag bit 1; after the
 //	       cookie when both are set)
@@ -44,6 +46,11 @@ type Hello struct {
 	Game uint64
 	// HasCookie says a rejoin cookie follows.
 	HasCookie bool
+	// HostSettings says the client takes the host's match settings
+	// (game.Configurable): Game is then the base fingerprint
+	// (game.BaseFingerprint, the input schema's alone), and the client
+	// checks the full one the welcome carries.
+	HostSettings bool
 	// Cookie is the rejoin cookie from an earlier Welcome.
 	Cookie [CookieSize]byte
 	// HasRoom says a room code follows.
@@ -93,6 +100,9 @@ func (m *Hello) Append(b []byte) []byte {
 	if m.Spectator {
 		flags |= 4
 	}
+	if m.HostSettings {
+		flags |= 8
+	}
 	b = append(b, flags)
 	if m.HasCookie {
 		b = append(b, m.Cookie[:]...)
@@ -122,9 +132,10 @@ func ParseHello(b []byte) (Hello, int, error) {
 	}
 	m.Game = readU64(b[longHeaderLen:])
 	flags := b[longHeaderLen+8]
-	if flags&^7 != 0 {
+	if flags&^15 != 0 {
 		return m, 0, fmt.Errorf("%w: hello flags %#x", ErrMalformed, flags)
 	}
+	m.HostSettings = flags&8 != 0
 	n := longHeaderLen + 9
 	if flags&1 != 0 {
 		if len(b) < n+CookieSize {

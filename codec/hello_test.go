@@ -10,13 +10,16 @@ func TestHello(t *testing.T) {
 		{Version: ProtocolVersion, Game: 3, HasCookie: true, Cookie: [16]byte{7}, HasRoom: true, Room: [6]byte{'A', 'B', 'C', 'D', 'E', 'F'}},
 		{Version: ProtocolVersion, Game: 4, Spectator: true, Delay: 3000},
 		{Version: ProtocolVersion, Game: 5, HasRoom: true, Room: [6]byte{'K', '3', 'F', '9', 'Q', 'X'}, Spectator: true},
+		{Version: ProtocolVersion, Game: 6, HostSettings: true},
+		{Version: ProtocolVersion, Game: 7, HostSettings: true, HasCookie: true, Cookie: [16]byte{4}},
+		{Version: ProtocolVersion, Game: 8, HostSettings: true, HasCookie: true, Cookie: [16]byte{5}, HasRoom: true, Room: [6]byte{'Z', 'Z', '2', '3', '4', '5'}, Spectator: true, Delay: 7},
 	} {
 		b := checkMessage(t, &m, ParseHello)
 		bad := append([]byte{}, b...)
 		bad[1] = 'X'
 		mustFail(t, "magic", bad, ParseHello, ErrBadMagic)
 		bad = append([]byte{}, b...)
-		bad[15] |= 8
+		bad[15] |= 16
 		mustFail(t, "flags", bad, ParseHello, ErrMalformed)
 		if m.HasRoom && !m.Spectator {
 			bad = append([]byte{}, b...)

@@ -23,6 +23,11 @@ import (
 //	        world transfer id, uvarint
 //	        roster length, uvarint, then the roster (Roster.AppendSnapshot):
 //	        who is present and the input state of each at Tick
+//	        game fingerprint, uint64 LE (the server's full one)
+//	        settings length, uvarint (0..MaxSettings), then the host's
+//	        match settings (the game's encoding; empty for a game without)
+//
+// (Protocol version 1 ended at the roster.)
 type Welcome struct {
 	// Version is the server's protocol version (Append writes
 	// ProtocolVersion when it is 0).
@@ -44,12 +49,23 @@ type Welcome struct {
 	Transfer uint32
 	// Roster is the roster snapshot at Tick (aliases the parsed datagram).
 	Roster []byte
+	// Game is the server's game compatibility fingerprint: a client that
+	// takes the host's settings checks it against the game it built from
+	// Settings.
+	Game uint64
+	// Settings are the host's match settings (game.SettingsProvider),
+	// empty for a game without (aliases the parsed datagram).
+	Settings []byte
 }
+
+// MaxSettings is the most bytes of match settings a Welcome carries.
+const MaxSettings = 255
 
 // Length returns the encoded length.
 func (m *Welcome) Length() int {
 	return longHeaderLen + 23 + uvarintLen(uint64(m.TickRate)) + uvarintLen(uint64(m.Transfer)) +
-		uvarintLen(uint64(len(m.Roster))) + len(m.Roster)
+		uvarintLen(uint64(len(m.Roster))) + len(m.Roster) + 8 +
+		uvarintLen(uint64(len(m.Settings))) + len(m.Settings)
 }
 
 // Append appends the encoding to b.
@@ -62,7 +78,10 @@ func (m *Welcome) Append(b []byte) []byte {
 	b = appendUvarint(b, uint64(m.TickRate))
 	b = appendUvarint(b, uint64(m.Transfer))
 	b = appendUvarint(b, uint64(len(m.Roster)))
-	return append(b, m.Roster...)
+	b = append(b, m.Roster...)
+	b = appendU64(b, m.Game)
+	b = appendUvarint(b, uint64(len(m.Settings)))
+	return append(b, m.Settings...)
 }
 
 // ParseWelcome parses a Welcome from the start of b. A version other than
@@ -101,6 +120,22 @@ func ParseWelcome(b []byte) (Welcome, int, error) {
 		return m, 0, io.ErrUnexpectedEOF
 	}
 	m.Roster = b[p : p+int(n)]
+	p += int(n)
+	if len(b)-p < 8 {
+		return m, 0, io.ErrUnexpectedEOF
+	}
+	m.Game = readU64(b[p:])
+	p += 8
+	if n, err = readUvarint(b, &p); err != nil {
+		return m, 0, err
+	}
+	if n > MaxSettings {
+		return m, 0, fmt.Errorf("%w: welcome settings of %d bytes", ErrMalformed, n)
+	}
+	if n > uint64(len(b)-p) {
+		return m, 0, io.ErrUnexpectedEOF
+	}
+	m.Settings = b[p : p+int(n)]
 	p += int(n)
 	switch {
 	case int(m.Player) >= MaxPlayers && m.Player != SpectatorID:

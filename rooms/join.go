@@ -79,7 +79,7 @@ func Join[I any](ctx context.Context, g rewind.Game[I], relayURL, code string, o
 	if err != nil || !opts.HostMigration {
 		return s, err
 	}
-	s.SetMigrator(migrator(g, relayURL, opts))
+	s.SetMigrator(migrator(s.Game, relayURL, opts)) // the game in play: g, or the one of the host's settings
 	go watchLost(conn.p, s)
 	return s, nil
 }

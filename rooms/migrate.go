@@ -32,7 +32,7 @@ const canHost = runtime.GOOS != "js"
 // host it was sent to may have gone in the meantime (the relay then
 // orphans the room and the next claim takes it over), or the relay may
 // have been busy.
-func migrator[I any](g rewind.Game[I], relayURL string, opts JoinOptions) rewind.Migrator[I] {
+func migrator[I any](game func() rewind.Game[I], relayURL string, opts JoinOptions) rewind.Migrator[I] {
 	log := opts.Log
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -51,7 +51,7 @@ func migrator[I any](g rewind.Game[I], relayURL string, opts JoinOptions) rewind
 		if c.Player != nil {
 			return rewind.Migrated[I]{Conn: &Conn{Peer: c.Player.Conn(), p: c.Player}, Lost: c.Player.HostLost()}, nil
 		}
-		return hostResumed(g, c.Host, h, opts)
+		return hostResumed(game(), c.Host, h, opts)
 	}
 }
 

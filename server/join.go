@@ -97,7 +97,9 @@ func (s *Server[I]) onHello(now time.Time, from transport.Addr, b []byte, p *pla
 	case h.Version != codec.ProtocolVersion:
 		s.refuse(from, codec.ReasonProtocol)
 		return
-	case h.Game != s.wire.fingerprint:
+	case h.Game != s.wire.fingerprint && (!h.HostSettings || h.Game != s.wire.base):
+		// A client that takes our settings knows only its input schema:
+		// it checks the full fingerprint the welcome carries.
 		s.refuse(from, codec.ReasonGame)
 		return
 	}
@@ -231,6 +233,8 @@ func (s *Server[I]) sendWelcome(p *player) {
 		TickRate: uint32(s.tickRate),
 		Transfer: p.welcomeID,
 		Roster:   p.welcomeRoster,
+		Game:     s.wire.fingerprint,
+		Settings: s.wire.settings,
 	}
 	_ = s.send(p.addr, w.Append(s.wire.sbuf[:0]))
 }

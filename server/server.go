@@ -222,7 +222,9 @@ func New[I any](g game.Game[I], conn transport.Conn, cfg Config) (*Server[I], er
 	s.hist[0].hash = w.Hash()
 	w.SnapshotInto(&s.setup)
 	s.reserved = make([]reservation, cfg.MaxPlayers)
-	s.initWire()
+	if err := s.initWire(); err != nil {
+		return nil, err
+	}
 	s.initHistory()
 	if cfg.Resume != nil {
 		if err := s.resume(cfg.Resume); err != nil {

@@ -17,6 +17,8 @@ import (
 type wireState struct {
 	enc         *codec.TickEncoder
 	fingerprint uint64
+	base        uint64 // game.BaseFingerprint: a hello that takes our settings
+	settings    []byte // the game's match settings, sent with every welcome
 	xferIDs     uint32 // the last welcome's transfer id
 	rbuf        []byte
 	sbuf        []byte
@@ -26,13 +28,25 @@ type wireState struct {
 	tags        uint8
 }
 
-func (s *Server[I]) initWire() {
+func (s *Server[I]) initWire() error {
 	s.wire.enc = codec.NewTickEncoder(s.it.Schema, uint8(s.cfg.HashBits))
 	s.wire.fingerprint = game.Fingerprint(s.it.Fingerprint(), s.w.Layout().Hash(), s.tickRate)
+	s.wire.base = game.BaseFingerprint(s.it.Fingerprint())
+	if sp, ok := s.g.(game.SettingsProvider); ok {
+		s.wire.settings = append([]byte(nil), sp.MatchSettings()...)
+		if len(s.wire.settings) > codec.MaxSettings {
+			return fmt.Errorf("server: match settings of %d bytes, at most %d: %w", len(s.wire.settings), codec.MaxSettings, ErrConfig)
+		}
+	}
 	s.wire.rbuf = make([]byte, transport.MaxDatagram+1)
 	s.wire.sbuf = make([]byte, 0, transport.MaxDatagram)
 	s.wire.msg.Ticks = make([]codec.TickBody, 0, codec.MaxTicksPerMessage)
+	return nil
 }
+
+// Settings returns the match settings the server sends with every
+// welcome (the game's game.SettingsProvider; nil for a game without).
+func (s *Server[I]) Settings() []byte { return s.wire.settings }
 
 // Fingerprint returns the game compatibility fingerprint the server expects
 // in a hello.

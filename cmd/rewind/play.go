@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -77,6 +78,10 @@ func playAs(ctx context.Context, watch bool, args []string, stdout, stderr io.Wr
 	if err := gf.check(); err != nil {
 		return err
 	}
+	// Without --grid or --tick-rate the player plays the host's match
+	// settings, which come with the welcome.
+	hostSettings := gf.name == "sand" // walkers has no settings: --tick-rate it is
+	fs.Visit(func(f *flag.Flag) { hostSettings = hostSettings && f.Name != "grid" && f.Name != "tick-rate" })
 	if err := jf.check(*addr); err != nil {
 		return err
 	}
@@ -119,6 +124,7 @@ func playAs(ctx context.Context, watch bool, args []string, stdout, stderr io.Wr
 			InputDelay:     delay,
 			Lockstep:       *lockstep,
 			AutoInputDelay: auto,
+			HostSettings:   hostSettings,
 			ServerTimeout:  *timeout,
 			Room:           strings.ToUpper(*room),
 			OnVerified:     loop.onVerified,
@@ -309,6 +315,7 @@ type playSession interface {
 	Run(ctx context.Context) error
 	Close() error
 	LocalAddr() string
+	Settings() []byte
 }
 
 // connectPlay starts a session of g over UDP (--connect; *addr, the
@@ -446,7 +453,11 @@ func (p *playLoop) onUpdate(now time.Time, st rewind.Stats) error {
 	if !p.joined {
 		if id, ok := p.s.Player(); ok {
 			p.joined = true
-			p.log.Info("welcomed", "player", id)
+			attrs := []any{"player", id}
+			if g, err := sand.New(0).WithMatchSettings(p.s.Settings()); err == nil { // the host's (sand's) settings
+				attrs = append(attrs, "grid", g.(*sand.Game).Side, "tick_rate", g.(*sand.Game).TickRate())
+			}
+			p.log.Info("welcomed", attrs...)
 			fmt.Fprintf(p.stdout, "player=%d\n", id)
 		}
 	}

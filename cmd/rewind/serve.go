@@ -27,7 +27,9 @@ func init() {
 
 // gameFlags are the flags that say which game a match plays; the server
 // and its players must agree on every one (the game fingerprint covers
-// them, and a player that differs is refused as incompatible).
+// them, and a player that differs is refused as incompatible). They are
+// the host's match settings: a play given neither --grid nor --tick-rate
+// takes the host's from its welcome.
 type gameFlags struct {
 	name     string
 	grid     int
@@ -39,8 +41,8 @@ func (g *gameFlags) add(fs interface {
 	IntVar(*int, string, int, string)
 }) {
 	fs.StringVar(&g.name, "game", "sand", "the game: sand, walkers or cards")
-	fs.IntVar(&g.grid, "grid", 256, "side of the sand grid, in cells (server and players must agree)")
-	fs.IntVar(&g.tickRate, "tick-rate", rewind.DefaultTickRate, "ticks per second (server and players must agree)")
+	fs.IntVar(&g.grid, "grid", 256, "side of the sand grid, in cells (a sand player given neither --grid nor --tick-rate plays the host's)")
+	fs.IntVar(&g.tickRate, "tick-rate", rewind.DefaultTickRate, "ticks per second (a sand player given neither --grid nor --tick-rate plays the host's)")
 }
 
 func (g *gameFlags) check() error {
@@ -57,11 +59,7 @@ func (g *gameFlags) check() error {
 
 // newGame returns the game the flags describe.
 func (g *gameFlags) newGame() rewind.Game[sand.Input] {
-	s := sand.New(g.grid)
-	if g.tickRate == rewind.DefaultTickRate {
-		return s
-	}
-	return ratedSand{s, g.tickRate}
+	return &sand.Game{Side: g.grid, Rate: g.tickRate}
 }
 
 // newWalkers returns the walkers game at the flags' tick rate.
@@ -79,15 +77,6 @@ func (g *gameFlags) logger(log *slog.Logger) *slog.Logger {
 	}
 	return log.With("game", g.name, "grid", g.grid)
 }
-
-// ratedSand is sand at another tick rate.
-type ratedSand struct {
-	*sand.Game
-	rate int
-}
-
-// TickRate implements game.TickRater.
-func (r ratedSand) TickRate() int { return r.rate }
 
 // playerFlags are the flags serve and demo share that say how many players
 // a match takes and when one is dropped.

@@ -71,9 +71,12 @@ const (
 )
 
 // Game is the sand game. Side is the grid's side in cells (default 256;
-// clamped to 8..MaxSide).
+// clamped to 8..MaxSide); Rate is its ticks per second (default 60). Both
+// are the host's match settings (settings.go): a joiner that takes them
+// plays the host's.
 type Game struct {
 	Side int
+	Rate int
 
 	cells   world.Grid[Material]
 	changed world.Grid[uint32] // per row, per 32-cell chunk and for the whole row: the last tick it changed in
