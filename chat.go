@@ -1,8 +1,11 @@
 package rewind
 
 import (
+	"fmt"
+
 	"github.com/rewindnet/rewind/client"
 	"github.com/rewindnet/rewind/codec"
+	"github.com/rewindnet/rewind/server"
 )
 
 // ChatMessage is a match message the server relayed (a chat line, a
@@ -58,7 +61,7 @@ const (
 	// ChatReady is a player's readiness, Text "1" or "0".
 	ChatReady = codec.ChatReady
 	// ChatStart and ChatEnd are the host's start and end of the match
-	// (Host's server Announce); an end's Text is the results.
+	// (Host.Announce); an end's Text is the results.
 	ChatStart = codec.ChatStart
 	ChatEnd   = codec.ChatEnd
 )
@@ -69,4 +72,51 @@ func (s *Session[I]) SetReady(ready bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.cli.SetReady(ready)
+}
+
+// ChatServer is the From of the messages the host sends itself (start,
+// end, its own game messages): no player has this id.
+const ChatServer = codec.ChatServer
+
+// Announce sends every player of the current match a message of the
+// host's own, from ChatServer, reliable and in order with the relayed
+// ones: ChatStart (Text free, the host's words) or ChatEnd (Text the
+// results, plain text). The host decides when: the match does not start
+// or end by itself on it. It fails with a wrapped server.ErrConfig for
+// another kind or a text over ServerConfig.ChatMaxLen bytes or not UTF-8.
+func (h *Host[I]) Announce(kind codec.ChatKind, text string) error {
+	if kind == ChatGame {
+		return fmt.Errorf("rewind: announce a game message with AnnounceMessage: %w", server.ErrConfig)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.m.srv.Announce(kind, text)
+}
+
+// AnnounceMessage sends every player of h's current match v, a game
+// message of type t, from ChatServer (reliable, in order with the other
+// match messages; players read it with t.Decode).
+func AnnounceMessage[I, M any](h *Host[I], t MessageType[M], v M) error {
+	b, err := t.encode(v)
+	if err != nil {
+		return err
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.m.srv.Announce(ChatGame, string(append([]byte{t.id}, b...)))
+}
+
+// Ready returns the players of the current match who said they are ready
+// (Session.SetReady): bit p for player p.
+func (h *Host[I]) Ready() uint64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.m.srv.Ready()
+}
+
+// Name returns player p's name in the current match ("" if it has none).
+func (h *Host[I]) Name(p PlayerID) string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.m.srv.Name(int(p))
 }

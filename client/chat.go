@@ -11,9 +11,12 @@ import (
 
 // ChatMessage is a match message the server relayed: a chat line, a
 // name or a ready ("1"/"0") from player From; (Refused) the server's
-// reason for refusing one of ours; or the server's own start or end of
-// the match (From codec.ChatServer; an end's Text is the results). Text is the sender's bytes, valid UTF-8 without control
-// characters (the server checked): plain text, never markup.
+// reason for refusing one of ours; the server's own start or end of the
+// match (From codec.ChatServer; an end's Text is the results); or a
+// game's typed message (codec.ChatGame). Text is the sender's bytes,
+// valid UTF-8 without control characters (the server checked): plain
+// text, never markup; for a game message it is the payload, the game's
+// bytes, and Type its type id.
 type ChatMessage struct {
 	From game.PlayerID
 	// Name is From's name when the message came (after a ChatName, the
@@ -21,6 +24,8 @@ type ChatMessage struct {
 	Name string
 	Kind codec.ChatKind
 	Text string
+	// Type is a game message's type id (codec.ChatGame; 0 otherwise).
+	Type uint8
 }
 
 // chatState is the client's match messages: the stream each way, the
@@ -61,6 +66,18 @@ func (c *Client[I]) SetReady(ready bool) error {
 	return c.pushChat(codec.ChatReady, v)
 }
 
+// SendGame queues a typed game message (type id typ, the game's own
+// numbering, and its payload, 1..254 bytes), sent reliably and in order
+// with the client's other match messages. The server relays it to every
+// player (us too) or refuses it with a reason: a type the game did not
+// register or a wrong size (game.Messenger), or over the rate limit.
+func (c *Client[I]) SendGame(typ uint8, payload []byte) error {
+	if len(payload) < 1 || len(payload) > game.MaxMessageSize {
+		return fmt.Errorf("client: game message of %d bytes: %w", len(payload), ErrChatFull)
+	}
+	return c.pushChat(codec.ChatGame, string(append([]byte{typ}, payload...)))
+}
+
 func (c *Client[I]) pushChat(kind codec.ChatKind, text string) error {
 	if len(text) > codec.MaxChatText || !c.chatStream().Push(append([]byte{0, byte(kind)}, text...)) {
 		return fmt.Errorf("client: %d bytes: %w", len(text), ErrChatFull)
@@ -99,8 +116,12 @@ func (c *Client[I]) takeChat(e []byte) {
 	if kind == codec.ChatName {
 		c.chat.names[from] = text
 	}
+	m := ChatMessage{From: from, Name: c.chat.names[from], Kind: kind, Text: text}
+	if kind == codec.ChatGame && len(text) > 0 { // the codec refuses an empty one
+		m.Type, m.Text = text[0], text[1:]
+	}
 	if len(c.chat.in) < maxChatKept {
-		c.chat.in = append(c.chat.in, ChatMessage{From: from, Name: c.chat.names[from], Kind: kind, Text: text})
+		c.chat.in = append(c.chat.in, m)
 	} else {
 		c.st.ChatDropped++
 	}

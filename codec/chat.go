@@ -28,6 +28,10 @@ const (
 	// ChatEnd (server to every player, From ChatServer) says the match
 	// ended; Text is the results as the host writes them (plain text).
 	ChatEnd ChatKind = 6
+	// ChatGame is a game's own typed match message: Text is its type id
+	// (one byte, the game's numbering) then its payload (bytes the game
+	// encodes; not text). The server relays it like a chat line.
+	ChatGame ChatKind = 7
 )
 
 // ChatServer is the From of the messages the server itself sends
@@ -61,8 +65,9 @@ type ChatMessage struct {
 //	1      connection tag
 //	2..    Ack.Next, varint; Ack.Mask, varint (of the peer's messages)
 //	       count, u8 (0..16)
-//	       per message: Seq varint, From u8, Kind u8 (1..6),
-//	       text length varint (0..255), text bytes
+//	       per message: Seq varint, From u8, Kind u8 (1..7),
+//	       text length varint (0..255; 1.. for kind 7, whose first
+//	       byte is the game's message type), text bytes
 type Chat struct {
 	Tag      uint8
 	Ack      reliable.Ack
@@ -140,15 +145,15 @@ func readChatMessage(b []byte, p *int, c *ChatMessage) error {
 	}
 	c.From, c.Kind = b[*p], ChatKind(b[*p+1])
 	*p += 2
-	if c.Kind < ChatText || c.Kind > ChatEnd {
+	if c.Kind < ChatText || c.Kind > ChatGame {
 		return errMalformedf("chat kind %d", c.Kind)
 	}
 	n, err := readUvarint(b, p)
 	if err != nil {
 		return err
 	}
-	if n > MaxChatText {
-		return errMalformedf("chat text of %d bytes", n)
+	if n > MaxChatText || (n == 0 && c.Kind == ChatGame) {
+		return errMalformedf("chat text of %d bytes (kind %d)", n, c.Kind)
 	}
 	if uint64(len(b)-*p) < n {
 		return io.ErrUnexpectedEOF

@@ -14,13 +14,16 @@ func TestChat(t *testing.T) {
 		{Tag: 1},
 		{Tag: 2, Ack: reliable.Ack{Next: 300, Mask: 1 << 40}, Messages: []ChatMessage{{Seq: 1, Kind: ChatName, Text: []byte("ann")}}},
 		{Tag: 3, Messages: []ChatMessage{{Seq: 70000, From: 63, Kind: ChatText, Text: long}, {Seq: 70001, Kind: ChatRefused}, {Seq: 70003, From: ChatServer, Kind: ChatEnd, Text: []byte("winner=2")}, {Seq: 70002, Kind: ChatText, Text: []byte("é ✓")}}},
+		{Tag: 4, Messages: []ChatMessage{{Seq: 9, From: 2, Kind: ChatGame, Text: []byte{7, 0, 0xff, 3}}, {Seq: 10, Kind: ChatGame, Text: []byte{1}}}},
 	} {
 		b := checkMessage(t, &m, ParseChat)
 		b[0] |= 1
 		mustFail(t, "flags", b, ParseChat, ErrMalformed)
 	}
-	bad := Chat{Messages: []ChatMessage{{Seq: 1, Kind: 7}}}
+	bad := Chat{Messages: []ChatMessage{{Seq: 1, Kind: 8}}}
 	mustFail(t, "kind", bad.Append(nil), ParseChat, ErrMalformed)
+	untyped := Chat{Messages: []ChatMessage{{Seq: 1, Kind: ChatGame}}}
+	mustFail(t, "game message without its type", untyped.Append(nil), ParseChat, ErrMalformed)
 	over := Chat{Messages: []ChatMessage{{Seq: 1, Kind: ChatText, Text: append(long, 'y')}}}
 	mustFail(t, "text too long", over.Append(nil), ParseChat, ErrMalformed)
 	many := Chat{Messages: make([]ChatMessage, MaxChatMessages+1)}

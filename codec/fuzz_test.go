@@ -62,7 +62,7 @@ func FuzzParseWaiting(f *testing.F) {
 }
 
 func FuzzParseChat(f *testing.F) {
-	fuzzMessage(f, []Chat{{Tag: 1, Ack: reliable.Ack{Next: 3, Mask: 5}, Messages: []ChatMessage{{Seq: 1, Kind: ChatName, Text: []byte("ann")}, {Seq: 2, From: 3, Kind: ChatText, Text: []byte("hi")}}}}, ParseChat)
+	fuzzMessage(f, []Chat{{Tag: 1, Ack: reliable.Ack{Next: 3, Mask: 5}, Messages: []ChatMessage{{Seq: 1, Kind: ChatName, Text: []byte("ann")}, {Seq: 2, From: 3, Kind: ChatText, Text: []byte("hi")}, {Seq: 3, From: 1, Kind: ChatGame, Text: []byte{4, 1, 2}}}}}, ParseChat)
 }
 
 func FuzzParsePing(f *testing.F) {

@@ -35,3 +35,25 @@ type Configurable[I any] interface {
 // carries the server's full fingerprint, which the client checks against
 // the game it built from the settings.
 func BaseFingerprint(inputSchema uint64) uint64 { return Fingerprint(inputSchema, 0, 0) }
+
+// MessageSpec describes one of a game's typed match messages: its type
+// id (the game's numbering, 0..255) and the exact size of its payload in
+// bytes (1..MaxMessageSize).
+type MessageSpec struct {
+	ID   uint8
+	Size int
+}
+
+// MaxMessageSize is the most bytes of a typed match message's payload
+// (the wire's 255 bytes of a match message, less the type id).
+const MaxMessageSize = 254
+
+// Messenger is implemented by a game that registers its own typed match
+// messages: the server relays only messages of these types, each of its
+// exact size, and refuses others with a reason (a game without Messenger
+// gets any type relayed). The messages never reach Step: the game's
+// program sends and reads them beside the match (rewind.MessageType).
+type Messenger interface {
+	// MatchMessages returns the game's message types.
+	MatchMessages() []MessageSpec
+}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rewindnet/rewind/codec"
 	"github.com/rewindnet/rewind/codec/reliable"
+	"github.com/rewindnet/rewind/game"
 )
 
 // chatQueue is how many match messages the server queues for one player
@@ -25,6 +26,9 @@ type chatState struct {
 	ready  bool
 	tokens float64
 	at     time.Time // when tokens were last refilled
+	// The rate limit of typed game messages, apart from chat lines.
+	msgTokens float64
+	msgAt     time.Time
 }
 
 // onChat takes a player's Chat: the ack of what we sent it, and its
@@ -51,6 +55,7 @@ func (s *Server[I]) chatOf(p *player) *chatState {
 	if p.chat.stream == nil {
 		p.chat.stream = reliable.NewStream(chatQueue)
 		p.chat.tokens = float64(s.cfg.ChatBurst)
+		p.chat.msgTokens = float64(s.cfg.MessageBurst)
 		for _, q := range s.players {
 			if q != nil && q != p && q.chat.name != "" {
 				p.chat.stream.Push(chatEntry(uint8(q.id), codec.ChatName, []byte(q.chat.name)))
@@ -84,6 +89,8 @@ func (s *Server[I]) takeChat(now time.Time, p *player, kind codec.ChatKind, text
 		st.name = string(text)
 	case codec.ChatReady:
 		st.ready = text[0] == '1'
+	case codec.ChatGame:
+		s.stats.GameMessages++
 	default:
 		s.stats.ChatLines++
 	}
@@ -106,6 +113,9 @@ func (s *Server[I]) takeChat(now time.Time, p *player, kind codec.ChatKind, text
 // checkChat returns why a message is refused ("" when it is not): a
 // refusal is the server's word to the sender, and the sender stays.
 func (s *Server[I]) checkChat(now time.Time, st *chatState, kind codec.ChatKind, text []byte) string {
+	if kind == codec.ChatGame {
+		return s.checkMessage(now, st, text)
+	}
 	switch {
 	case kind != codec.ChatText && kind != codec.ChatName && kind != codec.ChatReady:
 		return "not a message a player sends"
@@ -134,6 +144,43 @@ func (s *Server[I]) checkChat(now time.Time, st *chatState, kind codec.ChatKind,
 	return ""
 }
 
+// checkMessage returns why a typed game message (its type id, then its
+// payload) is refused, "" when it is not: a type the game did not
+// register (game.Messenger), a payload not of its type's size, or over
+// the player's MessageRate.
+func (s *Server[I]) checkMessage(now time.Time, st *chatState, text []byte) string {
+	if s.msgSizes != nil && s.msgSizes[text[0]] != len(text)-1 {
+		if s.msgSizes[text[0]] == 0 {
+			return fmt.Sprintf("no game message of type %d", text[0])
+		}
+		return fmt.Sprintf("game message of type %d: %d bytes, want %d", text[0], len(text)-1, s.msgSizes[text[0]])
+	}
+	st.msgTokens = min(st.msgTokens+now.Sub(st.msgAt).Seconds()*s.cfg.MessageRate, float64(s.cfg.MessageBurst))
+	st.msgAt = now
+	if st.msgTokens < 1 {
+		return "too many game messages: slow down"
+	}
+	st.msgTokens--
+	return ""
+}
+
+// initMessages takes the game's typed match messages (game.Messenger),
+// checking them.
+func (s *Server[I]) initMessages() error {
+	m, ok := s.g.(game.Messenger)
+	if !ok {
+		return nil
+	}
+	s.msgSizes = new([256]int)
+	for _, sp := range m.MatchMessages() {
+		if sp.Size < 1 || sp.Size > game.MaxMessageSize || s.msgSizes[sp.ID] != 0 {
+			return fmt.Errorf("server: game message type %d of %d bytes (1..%d, each type once): %w", sp.ID, sp.Size, game.MaxMessageSize, ErrConfig)
+		}
+		s.msgSizes[sp.ID] = sp.Size
+	}
+	return nil
+}
+
 // sendChats sends every player whose stream has messages unacknowledged,
 // or owes an ack, a Chat.
 func (s *Server[I]) sendChats(now time.Time) error {
@@ -154,11 +201,19 @@ func (s *Server[I]) sendChats(now time.Time) error {
 
 // Announce sends every player in the match a message of the server's own
 // (From codec.ChatServer): codec.ChatStart or codec.ChatEnd (Text: the
-// results, plain text), reliable and in order with the relayed ones. It
-// fails with ErrConfig for another kind or a text over ChatMaxLen bytes
-// or not valid UTF-8.
+// results, plain text), or a typed game message (codec.ChatGame: Text is
+// its type id then its payload, checked as a player's is but for the rate),
+// reliable and in order with the relayed ones. It fails with ErrConfig
+// for another kind, a text over ChatMaxLen bytes or not valid UTF-8, or a
+// game message the game's types refuse.
 func (s *Server[I]) Announce(kind codec.ChatKind, text string) error {
-	if (kind != codec.ChatStart && kind != codec.ChatEnd) || len(text) > s.cfg.ChatMaxLen || !utf8.ValidString(text) {
+	switch {
+	case kind == codec.ChatGame:
+		if len(text) < 1 || len(text) > codec.MaxChatText ||
+			(s.msgSizes != nil && s.msgSizes[text[0]] != len(text)-1) {
+			return fmt.Errorf("server: announce a game message of %d bytes: %w", len(text), ErrConfig)
+		}
+	case (kind != codec.ChatStart && kind != codec.ChatEnd) || len(text) > s.cfg.ChatMaxLen || !utf8.ValidString(text):
 		return fmt.Errorf("server: announce %d of %d bytes: %w", kind, len(text), ErrConfig)
 	}
 	for _, q := range s.players {

@@ -113,6 +113,12 @@ type Config struct {
 	// none), so that a line said just before a player's arrival is not
 	// lost to it.
 	ChatBacklog int
+	// MessageRate and MessageBurst limit each player's typed game
+	// messages (codec.ChatGame; game.Messenger) apart from its chat
+	// lines: MessageRate a second on average (default 20), MessageBurst
+	// at once (default 40). Messages past them are refused with a reason.
+	MessageRate  float64
+	MessageBurst int
 	// Stall is the stall policy (stall.go; default StallNever: a late
 	// input keeps the player's last one and the match never waits).
 	Stall Stall
@@ -200,6 +206,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.ChatBurst <= 0 {
 		c.ChatBurst = 5
+	}
+	if c.MessageRate <= 0 {
+		c.MessageRate = 20
+	}
+	if c.MessageBurst <= 0 {
+		c.MessageBurst = 40
 	}
 	if c.Stall.Kind == StallWait && c.Stall.Wait <= 0 {
 		c.Stall.Wait = 100 * time.Millisecond

@@ -84,6 +84,10 @@ type Server[I any] struct {
 	ho    handoverState // host migration data (handover.go)
 	rs    resumeState   // a match taken over (resume.go)
 	stall stallState    // the hold of the next tick (stall.go)
+	// msgSizes are the payload sizes of the game's typed match messages
+	// by type id (0: not a type); nil when the game registers none
+	// (game.Messenger), and any type is relayed (chat.go).
+	msgSizes *[256]int
 
 	chatBacklog [][]byte // the latest chat lines, for newcomers (chat.go)
 
@@ -158,6 +162,8 @@ type Stats struct {
 	// refused (with a reason to the sender); ChatDropped the messages not
 	// queued for a player that acknowledged none of the last 64.
 	ChatLines, ChatRefused, ChatDropped uint64
+	// GameMessages counts typed game messages relayed (codec.ChatGame).
+	GameMessages uint64
 	// ReplayMismatches counts rebuilds of an earlier tick's world that
 	// did not hash as that tick did (a non-deterministic game).
 	ReplayMismatches uint64
@@ -223,6 +229,9 @@ func New[I any](g game.Game[I], conn transport.Conn, cfg Config) (*Server[I], er
 	w.SnapshotInto(&s.setup)
 	s.reserved = make([]reservation, cfg.MaxPlayers)
 	if err := s.initWire(); err != nil {
+		return nil, err
+	}
+	if err := s.initMessages(); err != nil {
 		return nil, err
 	}
 	s.initHistory()
