@@ -60,12 +60,27 @@ func (s *Server[I]) chatOf(p *player) *chatState {
 			if q != nil && q != p && q.chat.name != "" {
 				p.chat.stream.Push(chatEntry(uint8(q.id), codec.ChatName, []byte(q.chat.name)))
 			}
+			if q != nil && q != p && q.chat.ready {
+				p.chat.stream.Push(chatEntry(uint8(q.id), codec.ChatReady, []byte("1")))
+			}
 		}
 		for _, e := range s.chatBacklog {
 			p.chat.stream.Push(e)
 		}
 	}
 	return &p.chat
+}
+
+// logChat keeps a relayed chat line, announcement or game message in the
+// backlog newcomers receive first (Config.ChatBacklog, the latest ones).
+func (s *Server[I]) logChat(e []byte) {
+	if s.cfg.ChatBacklog <= 0 {
+		return
+	}
+	if len(s.chatBacklog) == s.cfg.ChatBacklog {
+		s.chatBacklog = append(s.chatBacklog[:0], s.chatBacklog[1:]...)
+	}
+	s.chatBacklog = append(s.chatBacklog, e)
 }
 
 // chatEntry is a message as a stream holds it: from, kind, text.
@@ -102,11 +117,8 @@ func (s *Server[I]) takeChat(now time.Time, p *player, kind codec.ChatKind, text
 			}
 		}
 	}
-	if kind == codec.ChatText && s.cfg.ChatBacklog > 0 {
-		if len(s.chatBacklog) == s.cfg.ChatBacklog {
-			s.chatBacklog = append(s.chatBacklog[:0], s.chatBacklog[1:]...)
-		}
-		s.chatBacklog = append(s.chatBacklog, e)
+	if kind == codec.ChatText || kind == codec.ChatGame {
+		s.logChat(e) // after the relay: a stream made above has it once
 	}
 }
 
@@ -216,11 +228,13 @@ func (s *Server[I]) Announce(kind codec.ChatKind, text string) error {
 	case (kind != codec.ChatStart && kind != codec.ChatEnd) || len(text) > s.cfg.ChatMaxLen || !utf8.ValidString(text):
 		return fmt.Errorf("server: announce %d of %d bytes: %w", kind, len(text), ErrConfig)
 	}
+	e := chatEntry(codec.ChatServer, kind, []byte(text))
 	for _, q := range s.players {
-		if q != nil && !q.leaving && !s.chatOf(q).stream.Push(chatEntry(codec.ChatServer, kind, []byte(text))) {
+		if q != nil && !q.leaving && !s.chatOf(q).stream.Push(e) {
 			s.stats.ChatDropped++
 		}
 	}
+	s.logChat(e)
 	return nil
 }
 

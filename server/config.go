@@ -108,10 +108,11 @@ type Config struct {
 	ChatMaxLen int
 	ChatRate   float64
 	ChatBurst  int
-	// ChatBacklog is how many of the latest chat lines a newcomer is sent
-	// when it joins, before the lines said after (default 32; negative:
-	// none), so that a line said just before a player's arrival is not
-	// lost to it.
+	// ChatBacklog is how many of the latest chat lines (and the host's
+	// announcements and game messages) a newcomer is sent when it joins,
+	// after the names and ready flags given so far and before the lines
+	// said after (default 32; negative: none), so that a line said just
+	// before a player's arrival is not lost to it.
 	ChatBacklog int
 	// MessageRate and MessageBurst limit each player's typed game
 	// messages (codec.ChatGame; game.Messenger) apart from its chat

@@ -89,7 +89,7 @@ type Server[I any] struct {
 	// (game.Messenger), and any type is relayed (chat.go).
 	msgSizes *[256]int
 
-	chatBacklog [][]byte // the latest chat lines, for newcomers (chat.go)
+	chatBacklog [][]byte // the latest chat lines, announcements and game messages, for newcomers (chat.go)
 
 	// History of worlds (history.go): checkpoints, and the world at an
 	// earlier tick rebuilt from one.

@@ -1,7 +1,9 @@
 // Package view is rewind's view of the sand game (examples/sand) for
 // people, with Ebitengine: the grid, the avatars in their players' colours
-// with their ids, and a HUD (room, player, ping, predicted and verified
-// tick, rollbacks, resyncs, players in the match). The browser page
+// with their ids, a HUD (room, player, ping, predicted and verified
+// tick, rollbacks, resyncs, players in the match), and while the server
+// holds the match for a slow player (its stall policy) a "Waiting for:
+// NAME…" line. The browser page
 // (./page, built for js/wasm and served by `rewind demo`) and the desktop
 // window (./window) both draw with it.
 //
@@ -21,8 +23,10 @@ import (
 	"fmt"
 	"image"
 	"image/color"
+	"strings"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/hajimehoshi/ebiten/v2"
 	"github.com/hajimehoshi/ebiten/v2/ebitenutil"
@@ -190,6 +194,9 @@ func (g *Game) Draw(screen *ebiten.Image) {
 		}
 	})
 	g.drawHUD(screen, p, players)
+	if line := p.WaitingFor(); line != "" {
+		g.drawWaiting(screen, line)
+	}
 	for id, n := range g.flashes {
 		if n <= 1 {
 			delete(g.flashes, id)
@@ -262,6 +269,18 @@ func (g *Game) drawHUD(screen *ebiten.Image, p *seat.Player, players uint32) {
 		st.Predicted, st.Verified, st.Rollbacks, st.Resyncs)
 	ebitenutil.DebugPrintAt(screen, line1, 4, 2)
 	ebitenutil.DebugPrintAt(screen, line2, 4, 18)
+}
+
+// drawWaiting draws the stall's "Waiting for: NAME…" line (seat's
+// WaitingFor) on a dark band across the top of the grid, while the
+// server holds the match: the world stays as it was meanwhile. The debug
+// font has ASCII only: the ellipsis is drawn as three dots.
+func (g *Game) drawWaiting(screen *ebiten.Image, line string) {
+	line = strings.ReplaceAll(line, "…", "...")
+	w := float32(g.side * Scale)
+	vector.DrawFilledRect(screen, 0, hudHeight+4, w, 24, color.RGBA{0, 0, 0, 200}, false)
+	x := max(4, (int(w)-6*utf8.RuneCountInString(line))/2) // the debug font is 6 pixels a glyph
+	ebitenutil.DebugPrintAt(screen, line, x, hudHeight+8)
 }
 
 // Screenshot returns a copy of screen's pixels.

@@ -286,3 +286,55 @@ func TestChatBacklog(t *testing.T) {
 		t.Errorf("the late player got %q, want %q", strings.Join(got, "|"), want)
 	}
 }
+
+// TestChatBacklogNamesReady: a player who joins later hears the names and ready
+// flags given so far, then the last lines said before it came in (the
+// backlog), each once and in order, then what is said after.
+func TestChatBacklogNamesReady(t *testing.T) {
+	r := newChatRig(t, 1, transport.LinkConfig{Latency: 30 * time.Millisecond, Loss: 0.2}, server.Config{})
+	c0 := r.clients[0]
+	for !c0.Playing() {
+		r.step(nil)
+	}
+	_ = c0.SetName("ann")
+	_ = c0.SetReady(true)
+	for i := range chatBacklogTest + 3 {
+		_ = c0.Say(fmt.Sprintf("early %d", i))
+		for range 600 { // the rate limit: 2 lines a second
+			r.step(nil)
+		}
+	}
+	conn, err := r.net.Dial("late", "server")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	late, err := client.New[testgame.Input](&testgame.Game{}, conn, client.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.clients = append(r.clients, late)
+	r.got = append(r.got, nil)
+	for !late.Playing() {
+		r.step(nil)
+	}
+	_ = c0.Say("after")
+	for range 2000 {
+		r.step(nil)
+	}
+	var seq []string
+	for _, m := range r.got[1] {
+		seq = append(seq, fmt.Sprintf("%d:%s", m.Kind, m.Text))
+	}
+	want := []string{fmt.Sprintf("%d:ann", codec.ChatName), fmt.Sprintf("%d:1", codec.ChatReady)}
+	for i := 3; i < chatBacklogTest+3; i++ {
+		want = append(want, fmt.Sprintf("%d:early %d", codec.ChatText, i))
+	}
+	want = append(want, fmt.Sprintf("%d:after", codec.ChatText))
+	if strings.Join(seq, "|") != strings.Join(want, "|") {
+		t.Errorf("the late player received\n%q\nwant\n%q", seq, want)
+	}
+}
+
+// chatBacklogTest is the server's default ChatBacklog.
+const chatBacklogTest = 32

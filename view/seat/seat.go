@@ -193,8 +193,10 @@ func (p *Player) final() (uint32, uint64, rewind.Stats) {
 // spaces, with at least room, player, tick (the predicted tick),
 // verified_tick, verified_hash (16 lowercase hex digits, as `rewind play`
 // prints it), rollbacks, resyncs and ping_ms; then state (connecting,
-// playing, done or failed), desyncs and migrations (how many times the
-// session moved to a new host). Once Until is reached,
+// playing, done or failed), desyncs, migrations (how many times the
+// session moved to a new host) and waiting_for (the ids the server's
+// stall waits for, comma-separated; empty when it does not wait, as on
+// `rewind play`'s status lines). Once Until is reached,
 // verified_tick is Until and verified_hash that tick's hash.
 func (p *Player) Status() string {
 	tick, hash, st := p.final()
@@ -214,9 +216,9 @@ func (p *Player) Status() string {
 		state = "done"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "room=%s player=%s tick=%d verified_tick=%d verified_hash=%016x rollbacks=%d resyncs=%d ping_ms=%.1f state=%s desyncs=%d migrations=%d",
+	fmt.Fprintf(&b, "room=%s player=%s tick=%d verified_tick=%d verified_hash=%016x rollbacks=%d resyncs=%d ping_ms=%.1f state=%s desyncs=%d migrations=%d waiting_for=%s",
 		p.Room(), player, st.Predicted, tick, hash, st.Rollbacks, st.Resyncs,
-		float64(st.Ping)/float64(time.Millisecond), state, st.Desyncs, p.sess.Migrations())
+		float64(st.Ping)/float64(time.Millisecond), state, st.Desyncs, p.sess.Migrations(), rewind.WaitingIDs(st.WaitingFor))
 	return b.String()
 }
 
@@ -250,4 +252,38 @@ func WaitingStatus(room, state string) string {
 		room = "-"
 	}
 	return fmt.Sprintf("room=%s player=- tick=0 verified_tick=0 verified_hash=%016x rollbacks=0 resyncs=0 ping_ms=0.0 state=%s desyncs=0", room, 0, state)
+}
+
+// WaitingFor returns the line the view shows while the server holds the
+// match for slow players (its stall policy): "Waiting for: NAME, NAME…"
+// with the players' names (or "player ID" for one without), or "" when
+// the match is not held.
+func (p *Player) WaitingFor() string {
+	p.mu.Lock()
+	set := p.last.WaitingFor
+	p.mu.Unlock()
+	return WaitingLine(set, p.sess.Name)
+}
+
+// WaitingLine returns the "Waiting for: NAME…" line of a waiting set
+// (bit i for player i), naming each player by name (name's answer, or
+// "player ID" when it has none), in id order; "" for an empty set. Names
+// are shown as plain text: the server allows no control characters in
+// them.
+func WaitingLine(set uint64, name func(rewind.PlayerID) string) string {
+	if set == 0 {
+		return ""
+	}
+	var names []string
+	for id := range rewind.MaxPlayers {
+		if set&(1<<id) == 0 {
+			continue
+		}
+		n := name(rewind.PlayerID(id))
+		if n == "" {
+			n = fmt.Sprintf("player %d", id)
+		}
+		names = append(names, n)
+	}
+	return "Waiting for: " + strings.Join(names, ", ") + "…"
 }
