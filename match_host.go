@@ -44,6 +44,7 @@ type matchHost[I any] struct {
 	done    server.Stats // the sum of ended matches
 	last    server.Stats // the current match's stats at the last update
 	started bool         // the current match had started at the last update
+	ready   uint64       // the players ready at the last update
 }
 
 // init sets m up and creates its first match.
@@ -60,7 +61,7 @@ func (m *matchHost[I]) newMatch() error {
 	if err != nil {
 		return fmt.Errorf("rewind: host: %w", err)
 	}
-	m.srv, m.last, m.started = srv, server.Stats{}, false
+	m.srv, m.last, m.started, m.ready = srv, server.Stats{}, false, 0
 	return nil
 }
 
@@ -86,6 +87,10 @@ func (m *matchHost[I]) update(now time.Time) error {
 		m.tap.log(m.log, now, st.Refused-m.last.Refused, "match", m.matches, "tick", st.Tick)
 	}
 	m.last = st
+	if r := m.srv.Ready(); r != m.ready {
+		m.ready = r
+		m.log.Info("ready", "match", m.matches, "players", WaitingIDs(r))
+	}
 	if m.started && st.Players == 0 {
 		m.log.Info("match ended", "match", m.matches, "ticks", st.Tick, "joins", st.Joins)
 		m.done = addServerStats(m.done, st)

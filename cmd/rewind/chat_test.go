@@ -58,3 +58,42 @@ func TestPlayChat(t *testing.T) {
 		}
 	}
 }
+
+// TestPlayReady runs `rewind serve` and two players, one with `--ready
+// --name ann`: the other logs `ready player=ID name=ann ready=true` on
+// stderr, and neither logs a ready flag as a chat line.
+func TestPlayReady(t *testing.T) {
+	checkLeaks(t)
+	udp, _, stop := startServe(t, "--udp", "127.0.0.1:0", "--grid", "32", "--players", "2")
+	defer stop()
+	var out, errOut [2]string
+	var wg sync.WaitGroup
+	for i, extra := range [][]string{{"--ready", "--name", "ann"}, {"--name", "bob"}} {
+		wg.Go(func() {
+			a := append([]string{"play", "--headless", "--connect", udp, "--until-tick", "120", "--status", "0"}, extra...)
+			code, o, e := runCmd(a...)
+			if code != 0 {
+				t.Errorf("%q: exit %d\n%s", a, code, e)
+			}
+			out[i], errOut[i] = o, e
+		})
+	}
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+	ann := ""
+	for _, line := range strings.Split(out[0], "\n") {
+		if v, ok := strings.CutPrefix(line, "player="); ok {
+			ann = v
+		}
+	}
+	if !strings.Contains(errOut[1], "msg=ready player="+ann+" name=ann ready=true") {
+		t.Errorf("bob's stderr lacks ann's (player %s) ready flag:\n%s", ann, errOut[1])
+	}
+	for i, e := range errOut {
+		if strings.Contains(e, "msg=chat") {
+			t.Errorf("player %d logged a chat line without any said:\n%s", i, e)
+		}
+	}
+}

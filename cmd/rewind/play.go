@@ -60,6 +60,7 @@ func playAs(ctx context.Context, watch bool, args []string, stdout, stderr io.Wr
 	timeout := fs.Duration("timeout", 5*time.Second, "give up when the server does not answer (or goes silent) for this long")
 	delayFlag := fs.String("input-delay", "", "ticks of input delay, 0..60 (fewer rollbacks for a little latency; default 0, with --lockstep 2) or auto (with --lockstep: from the round trip)")
 	name := fs.String("name", "", "this player's name (1 to 32 bytes), shown to every player")
+	ready := fs.Bool("ready", false, "say this player is ready to start, once in the match (the host sees it; received ready flags, the host's start and end with results are logged on standard error)")
 	chatFile := fs.String("chat-file", "", "send each line of this file as chat, one line a second (received chat is logged on standard error: chat from=ID name=NAME text=...)")
 	lockstep := fs.Bool("lockstep", false, "play lockstep: never predict, show only the ticks the server verified, stall on a missing one")
 	status := fs.Duration("status", time.Second, "print a status line to standard error this often (0: never)")
@@ -169,6 +170,9 @@ func playAs(ctx context.Context, watch bool, args []string, stdout, stderr io.Wr
 	if *name != "" {
 		_ = s.SetName(*name) // the stream is empty: it fits
 	}
+	if *ready {
+		_ = s.SetReady(true) // the second message: it fits
+	}
 	if *httpAddr != "" {
 		reg := newRegistry()
 		registerPlayerMetrics(reg, s.Stats)
@@ -265,6 +269,14 @@ func (p *playLoop) chatUpdate(now time.Time) {
 			p.log.Warn("chat refused", "reason", m.Text)
 		case rewind.ChatName:
 			p.log.Info("name", "player", m.From, "name", m.Text)
+		case rewind.ChatReady:
+			p.log.Info("ready", "player", m.From, "name", m.Name, "ready", m.Text == "1")
+		case rewind.ChatStart:
+			p.log.Info("match start", "text", m.Text)
+		case rewind.ChatEnd:
+			p.log.Info("match end", "results", m.Text)
+		case rewind.ChatGame:
+			p.log.Info("game message", "from", m.From, "type", m.Type, "bytes", len(m.Text))
 		default:
 			p.log.Info("chat", "from", m.From, "name", m.Name, "text", m.Text)
 		}
@@ -308,6 +320,7 @@ type playSession interface {
 	State() rewind.State
 	Say(text string) error
 	SetName(name string) error
+	SetReady(ready bool) error
 	Migrations() int
 	Hosting() bool
 	ServerStats() (rewind.ServerStats, bool)
