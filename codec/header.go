@@ -19,7 +19,7 @@ import (
 //	   (type 0xC) and the Chat message (type 0xD), dropped by an older
 //	   receiver the same way.
 //	2  the Welcome ends with the server's game fingerprint and the host's
-//	   match settings; the Hello's flag bit 2 (the client takes the host's
+//	   match settings; the Hello's flag bit 3 (the client takes the host's
 //	   settings and sends the base fingerprint). A version 1 peer is
 //	   refused with ReasonProtocol.
 const ProtocolVersion = 2
