@@ -113,3 +113,57 @@ func TestRelayFleetCommands(t *testing.T) {
 		t.Errorf("hashes %v differ", hashes)
 	}
 }
+
+// TestServeRelayRooms runs `rewind serve --relay URL --rooms 2`: two
+// room= lines (the first the --room code), and a player joins each room
+// by its code.
+func TestServeRelayRooms(t *testing.T) {
+	checkLeaks(t)
+	testutil.SkipSockets(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	url, wait := startRelayCmd(ctx, t, "--http", "127.0.0.1:0", "--turn", "none")
+	defer func() { cancel(); wait() }()
+	sctx, scancel := context.WithCancel(ctx)
+	pr, pw := io.Pipe()
+	served := make(chan error, 1)
+	go func() {
+		served <- serve(sctx, []string{"--game", "sand", "--grid", "32", "--relay", url, "--rooms", "2", "--room", "K3F9QX", "--status", "0"}, pw, io.Discard)
+		pw.Close()
+	}()
+	sc := bufio.NewScanner(pr)
+	var codes []string
+	for len(codes) < 2 && sc.Scan() {
+		if c, ok := strings.CutPrefix(sc.Text(), "room="); ok {
+			codes = append(codes, c)
+		}
+	}
+	lines := make(chan string, 8)
+	go func() {
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	if len(codes) != 2 || codes[0] != "K3F9QX" || codes[1] == codes[0] {
+		scancel()
+		t.Fatalf("room lines %v: %v", codes, <-served)
+	}
+	for _, code := range codes {
+		c, o, e := runCmd("play", "--headless", "--join", code, "--relay", url, "--grid", "32", "--until-tick", "30", "--status", "0")
+		if c != 0 || kv(lastLine(o))["verified_tick"] != "30" {
+			t.Fatalf("room %s: exit %d %q\n%s", code, c, lastLine(o), e)
+		}
+	}
+	scancel()
+	if err := <-served; err != nil {
+		t.Errorf("serve: %v", err)
+	}
+	last := ""
+	for l := range lines {
+		last = l
+	}
+	if m := kv(last); m["rooms"] != "2" || m["joins"] != "2" {
+		t.Errorf("serve's last line %q", last)
+	}
+}

@@ -211,13 +211,22 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if rf.relay == "" {
 			return usageError{errors.New("--room needs --relay URL")}
 		}
-		if mf.on() {
-			return usageError{errors.New("--rooms and --max-matches host matches on the UDP port (players join with --connect HOST:PORT --room CODE); with --relay, one room per process")}
+		if mf.on() && (udpSet || mf.maxMatches > 0 || mf.rooms < 1) {
+			return usageError{errors.New("with --relay, --rooms N hosts N rooms of this process in the relay (without --udp or --max-matches); for many matches on one UDP port, leave out --relay")}
 		}
 		if *jsonAddr != "" {
 			return usageError{errors.New("--json serves a match of its own: not with --relay")}
 		}
 		o := roomServe{fs: fs, rooms: rf, game: gf, udp: *udpAddr, reg: reg, http: hs, duration: *duration, status: *status, server: scfg, udpConfig: ucfg}
+		if mf.rooms > 1 {
+			switch gf.name {
+			case "walkers":
+				return serveRooms(ctx, gf.newWalkers(), o, mf.rooms, stdout, log)
+			case "cards":
+				return serveRooms(ctx, gf.newCards(), o, mf.rooms, stdout, log)
+			}
+			return serveRooms(ctx, gf.newGame(), o, mf.rooms, stdout, log)
+		}
 		switch gf.name {
 		case "walkers":
 			return serveRoom(ctx, gf.newWalkers(), o, stdout, log)
