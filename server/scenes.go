@@ -21,6 +21,12 @@ import (
 //     it does not see empty), so a hidden page goes as a zero page and its
 //     hash as a zero page's, whatever it holds.
 //
+// A spectator (codec.SpectatorID) sees the public scene only
+// (world.ViewOf of an id outside 0..63): while the match has spectators,
+// each tick also gets a body for that view (shared with any player whose
+// view it is), and a spectator's transfers, page hashes and repair pages
+// are made from the public scene alone.
+//
 // A world without scenes takes none of these paths.
 
 // sceneState is the server's scratch for scenes.
@@ -42,12 +48,14 @@ type viewBody struct {
 	body []byte
 }
 
-// viewBodies are a record's bodies per distinct view, and which one each
-// player id gets (noView: none, the id held no player then).
+// viewBodies are a record's bodies per distinct view, which one each
+// player id gets and which one the spectators get (noView: none, the id
+// held no player then, or the match had no spectator).
 type viewBodies struct {
 	views []viewBody
 	n     int
 	of    []uint8
+	spec  uint8
 }
 
 const noView = 0xff
@@ -89,55 +97,73 @@ func (s *Server[I]) initScenes(hashBits int) error {
 }
 
 // viewBodies writes rec's bodies per view: for every player, its view of
-// the world after the tick, one hash and one body per distinct view.
+// the world after the tick, and, while the match has spectators, theirs
+// (the public scene); one hash and one body per distinct view.
 func (s *Server[I]) viewBodies(rec *record) {
 	vb := &rec.vb
 	if len(vb.of) < len(s.players) {
 		vb.of = make([]uint8, len(s.players))
 	}
 	vb.n = 0
-	enc := s.wire.enc
 	for id, p := range s.players {
 		vb.of[id] = noView
-		if p == nil {
-			continue
+		if p != nil {
+			vb.of[id] = s.viewBody(rec, s.w.ViewOf(id))
 		}
-		v := s.w.ViewOf(id)
-		k := 0
-		for k < vb.n && vb.views[k].view != v {
-			k++
-		}
-		if k == vb.n {
-			if k == len(vb.views) {
-				vb.views = append(vb.views, viewBody{})
-			}
-			b := &vb.views[k]
-			b.view, b.hash = v, s.w.ViewHash(v)
-			b.body = append(b.body[:0], rec.body...)
-			codec.PatchTickHash(b.body, enc.HashBitOffset(), enc.HashBits(), b.hash)
-			vb.n++
-			s.scn.viewHashes++
-		}
-		vb.of[id] = uint8(k)
+	}
+	vb.spec = noView
+	if len(s.specs) > 0 {
+		vb.spec = s.viewBody(rec, s.w.ViewOf(codec.SpectatorID))
 	}
 }
 
-// bodyFor returns the body of rec that player id is sent: its view's with
-// scenes, else the one body. nil: none (scenes, and the id held no player
-// when the tick ran, so the player was welcomed after it and is never
-// sent it).
+// viewBody returns the index in rec.vb of the body of view v, writing it
+// if the tick has none yet.
+func (s *Server[I]) viewBody(rec *record, v world.View) uint8 {
+	vb := &rec.vb
+	k := 0
+	for k < vb.n && vb.views[k].view != v {
+		k++
+	}
+	if k == vb.n {
+		if k == len(vb.views) {
+			vb.views = append(vb.views, viewBody{})
+		}
+		enc := s.wire.enc
+		b := &vb.views[k]
+		b.view, b.hash = v, s.w.ViewHash(v)
+		b.body = append(b.body[:0], rec.body...)
+		codec.PatchTickHash(b.body, enc.HashBitOffset(), enc.HashBits(), b.hash)
+		vb.n++
+		s.scn.viewHashes++
+	}
+	return uint8(k)
+}
+
+// bodyFor returns the body of rec that player id (codec.SpectatorID: a
+// spectator) is sent: its view's with scenes, else the one body. nil:
+// none (scenes, and the id held no player when the tick ran, so the
+// player was welcomed after it and is never sent it; for a spectator, the
+// match had none then, so it came after and is never sent it either).
 func (rec *record) bodyFor(id int, scenes bool) []byte {
 	if !scenes {
 		return rec.body
 	}
-	if id >= len(rec.vb.of) || rec.vb.of[id] == noView || int(rec.vb.of[id]) >= rec.vb.n {
+	k := uint8(noView)
+	switch {
+	case id == codec.SpectatorID:
+		k = rec.vb.spec
+	case id < len(rec.vb.of):
+		k = rec.vb.of[id]
+	}
+	if k == noView || int(k) >= rec.vb.n {
 		return nil
 	}
-	return rec.vb.views[rec.vb.of[id]].body
+	return rec.vb.views[k].body
 }
 
-// viewWorld returns what player id sees of w: w itself without scenes,
-// else a copy with every scene the player does not see in w empty (valid
+// viewWorld returns what player id (codec.SpectatorID: a spectator, who
+// sees the public scene) sees of w: w itself without scenes, else a copy with every scene the player does not see in w empty (valid
 // until the next call).
 func (s *Server[I]) viewWorld(w *world.World, id int) *world.World {
 	if !s.scn.on {
@@ -160,8 +186,8 @@ func (s *Server[I]) viewSetup(v world.View) *world.Snapshot {
 	return &s.scn.snap
 }
 
-// pageHashesFor returns the page hashes of what player id sees of the
-// world after tick t.
+// pageHashesFor returns the page hashes of what player id (or a
+// spectator, codec.SpectatorID) sees of the world after tick t.
 func (s *Server[I]) pageHashesFor(t uint32, id int) ([]uint64, bool) {
 	if !s.scn.on {
 		return s.pageHashesAt(t)

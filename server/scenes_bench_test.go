@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/rewindnet/rewind/codec"
 	"github.com/rewindnet/rewind/game"
 	"github.com/rewindnet/rewind/transport"
 	"github.com/rewindnet/rewind/world"
@@ -113,7 +114,33 @@ func TestViewBodiesOnePerView(t *testing.T) {
 			t.Fatalf("player %d: body hash %x, view hash %x", p, got, want)
 		}
 	}
+	if rec.bodyFor(codec.SpectatorID, true) != nil {
+		t.Fatal("a body for spectators in a match without any")
+	}
 	if s.cfg.HashBits != ScenesHashBits {
 		t.Fatalf("hash bits %d with scenes", s.cfg.HashBits)
+	}
+	// With a spectator, one more view: the public scene alone. A player
+	// who sees no private scene shares its body.
+	s.specs = append(s.specs, &player{id: codec.SpectatorID, spectator: true})
+	s.viewBodies(rec)
+	if rec.vb.n != 5 || rec.bodyFor(codec.SpectatorID, true) == nil {
+		t.Fatalf("with a spectator: %d views, spectator's body %v", rec.vb.n, rec.bodyFor(codec.SpectatorID, true) != nil)
+	}
+	if got := rec.vb.views[rec.vb.spec].hash; got != s.w.ViewHash(1) || rec.vb.views[rec.vb.spec].view != 1 {
+		t.Fatalf("spectator's body hash %x, public scene's %x", got, s.w.ViewHash(1))
+	}
+	g.scenes[3].SetViewers(s.w, 0) // players 48..63 now see the public scene only
+	s.viewBodies(rec)
+	if rec.vb.n != 4 || rec.vb.of[63] != rec.vb.spec {
+		t.Fatalf("a public-only player and the spectators: %d views, player 63's body %d, spectators' %d", rec.vb.n, rec.vb.of[63], rec.vb.spec)
+	}
+	// The spectators' body decodes to the public scene's hash.
+	var tk codec.Tick
+	if err := codec.NewTickDecoder(s.it.Schema, uint8(s.cfg.HashBits)).DecodeTick(rec.bodyFor(codec.SpectatorID, true), &tk); err != nil {
+		t.Fatal(err)
+	}
+	if want := s.w.ViewHash(1) & (1<<ScenesHashBits - 1); tk.Hash != want {
+		t.Fatalf("spectators' body carries hash %x, the public scene's is %x", tk.Hash, want)
 	}
 }

@@ -306,6 +306,11 @@ func (s *Server[I]) Update(now time.Time) error {
 			s.sendChunks(now, p)
 		}
 	}
+	for _, p := range s.specs {
+		if p.xfer != nil && !p.leaving {
+			s.sendChunks(now, p) // a lost chunk of a spectator's repair too
+		}
+	}
 	if !s.started && s.ready() >= s.cfg.StartPlayers {
 		s.started = true
 		s.start = now

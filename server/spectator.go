@@ -25,11 +25,16 @@ import (
 // PageRequest: a spectator that fell behind gets the world again, like a
 // player); everything else is dropped without effect, counted as
 // SpectatorDropped.
+//
+// In a world with private scenes (scenes.go) a spectator sees the public
+// scene only: its tick bodies carry the hash of the public scene, and its
+// world transfers, page hashes and repair pages hold nothing of a private
+// or server scene; like every other player it gets the relayed inputs,
+// private fields zero.
 
-// onSpectatorHello admits a spectator, or refuses it (spectators full; a
-// game with private scenes, whose tick bodies are per player).
+// onSpectatorHello admits a spectator, or refuses it (spectators full).
 func (s *Server[I]) onSpectatorHello(now time.Time, from transport.Addr, h codec.Hello) {
-	if len(s.specs) >= s.cfg.MaxSpectators || s.scn.on {
+	if len(s.specs) >= s.cfg.MaxSpectators {
 		s.refuse(from, codec.ReasonFull)
 		return
 	}
@@ -59,7 +64,7 @@ func (s *Server[I]) onSpectatorHello(now time.Time, from transport.Addr, h codec
 func (s *Server[I]) startSpectator(now time.Time, p *player) {
 	t := p.specFrom
 	p.specAt = time.Time{}
-	hs, ok := s.pageHashesAt(t)
+	hs, ok := s.pageHashesFor(t, codec.SpectatorID)
 	if !ok {
 		s.startAt(now, p, true) // out of reach: the last tick, at once
 		return

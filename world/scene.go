@@ -283,7 +283,9 @@ func (l *Layout) FullView() View {
 func (l *Layout) PageScene(i int) int { return l.regions[l.pageRegion[i]].scene }
 
 // ViewOf returns the view of player p in w: the public scene and every
-// private scene whose viewers include p.
+// private scene whose viewers include p. A p outside 0..63 (a spectator's
+// id, codec.SpectatorID) is in no scene's viewers: its view is the public
+// scene alone.
 func (w *World) ViewOf(p int) View {
 	v := View(1)
 	for i := 1; i < len(w.layout.scenes); i++ {

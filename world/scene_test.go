@@ -154,6 +154,13 @@ func TestViewHashAndCopyView(t *testing.T) {
 	if v := w.ViewOf(3); v != 1 {
 		t.Fatalf("view of player 3: %b", v)
 	}
+	// An id outside 0..63 (a spectator's, 0xff) is in no scene's
+	// viewers, even a scene every player sees.
+	sw.hand[0].SetViewers(w, ^uint64(0))
+	if v0, vs := w.ViewOf(0), w.ViewOf(0xff); v0 != 1|1<<1 || vs != 1 || w.ViewOf(64) != 1 || w.ViewOf(-1) != 1 {
+		t.Fatalf("views with a scene everyone sees: player 0 %b, spectator %b", v0, vs)
+	}
+	sw.hand[0].SetViewers(w, 1<<0)
 	if !sw.hand[1].Sees(w, 5) || sw.hand[1].Sees(w, 0) || sw.secret.Sees(w, 0) || !(Scene{}).Sees(w, 9) {
 		t.Fatal("Sees")
 	}

@@ -11,6 +11,10 @@
 // are the dealer's generator's state words (8 bytes each). A card the
 // player was allowed to know at some tick (on the table, in the hand it
 // held) is not counted afterwards: what it once saw it may keep.
+//
+// With Config.Spectator a spectator watches too: it may know the table
+// only (the public scene), and everything it is sent is searched the same
+// way.
 package privatesim
 
 import (
@@ -20,6 +24,7 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind/client"
+	"github.com/rewindnet/rewind/codec"
 	"github.com/rewindnet/rewind/examples/cards"
 	"github.com/rewindnet/rewind/game"
 	"github.com/rewindnet/rewind/internal/cputime"
@@ -43,6 +48,15 @@ type Config struct {
 	// Public plays cards.NewPublic: everything sent to everyone (the
 	// leak search then finds the secrets it is meant to find).
 	Public bool
+	// Spectator adds a spectator (client.Config.Spectate) from the start,
+	// SpectatorDelay behind (client.Config.SpectateDelay). With a delay or
+	// a later start its tick bodies are not decoded for inputs
+	// (Result.SpectatorRelayed 0): the decoding starts from tick 1.
+	// SpectatorFrom is the server tick after which it says hello (0: at
+	// once, with the players).
+	Spectator      bool
+	SpectatorDelay time.Duration
+	SpectatorFrom  uint32
 	// OnTick, if set, is called after every server tick with the
 	// server's world.
 	OnTick func(tick uint32, w *world.World)
@@ -84,6 +98,20 @@ type Result struct {
 	// hand and the table) and its own private note.
 	Swaps      int
 	HandsMatch bool
+	// With Config.Spectator: SpectatorVerified counts the ticks the
+	// spectator verified and SpectatorUnequal those whose hash differed
+	// from the server's hash of the public scene; SpectatorLeaked counts
+	// the bytes of hidden values (every card but the table's, generator
+	// words, notes) found in what it was sent and in its world, and
+	// SpectatorPrivateInputs the private inputs its tick bodies showed
+	// (SpectatorRelayed: the ticks decoded); SpectatorBytes is what it
+	// was sent (not in BytesToClients).
+	SpectatorVerified, SpectatorUnequal, SpectatorLeaked int
+	SpectatorPrivateInputs, SpectatorRelayed             int
+	SpectatorBytes                                       uint64
+	// SpectatorRepairs counts the spectator's repairs (hidden reads
+	// mispredicted: the dealer draws from the deck it cannot see).
+	SpectatorRepairs uint64
 }
 
 // BytesPerClientPerSecond returns the server's bytes per client per
@@ -125,6 +153,7 @@ type secrets struct {
 	cards   map[uint64]bool   // signature -> known
 	words   map[uint64]bool   // generator state words
 	allowed []map[uint64]bool // per player: signatures it may know
+	public  map[uint64]bool   // signatures a spectator may know (the table)
 	notes   map[uint32]int    // the bots' private notes -> the seat that wrote it
 }
 
@@ -144,6 +173,10 @@ func (s *secrets) note(g *cards.Game, w *world.World, players int, buf []cards.C
 			s.allowed[p][sig(c)] = true
 		}
 	}
+	buf = g.Visible(w, -1, buf[:0]) // the table
+	for _, c := range buf {
+		s.public[sig(c)] = true
+	}
 	for _, x := range g.RNGState(w) {
 		s.words[x] = true
 	}
@@ -151,11 +184,22 @@ func (s *secrets) note(g *cards.Game, w *world.World, players int, buf []cards.C
 }
 
 // search returns how many bytes of values hidden from player p b holds,
-// and how many values.
+// and how many values. A p outside the seats (a player not yet welcomed)
+// may know nothing.
 func (s *secrets) search(p int, b []byte) (bytes, values int) {
+	var allowed map[uint64]bool
+	if p >= 0 && p < len(s.allowed) {
+		allowed = s.allowed[p]
+	}
+	return s.searchAllowed(p, allowed, b)
+}
+
+// searchAllowed is search for a reader p (-1: no seat) that may know the
+// cards in allowed.
+func (s *secrets) searchAllowed(p int, allowed map[uint64]bool, b []byte) (bytes, values int) {
 	for i := 0; i+5 <= len(b); i++ {
 		k := uint64(binary.LittleEndian.Uint32(b[i:])) | uint64(b[i+4])<<32
-		if s.cards[k] && (p >= len(s.allowed) || !s.allowed[p][k]) {
+		if s.cards[k] && !allowed[k] {
 			bytes += 5
 			values++
 		}
@@ -197,7 +241,7 @@ func Run(cfg Config) (Result, error) {
 		newGame = cards.NewPublic
 	}
 	sg := newGame()
-	sec := &secrets{cards: map[uint64]bool{}, words: map[uint64]bool{}, notes: map[uint32]int{}}
+	sec := &secrets{cards: map[uint64]bool{}, words: map[uint64]bool{}, notes: map[uint32]int{}, public: map[uint64]bool{}}
 	for p := range cfg.Players {
 		sec.allowed = append(sec.allowed, map[uint64]bool{})
 		for k := range cfg.Ticks/40 + 2*cards.MaxPlayers {
@@ -216,6 +260,7 @@ func Run(cfg Config) (Result, error) {
 	}
 	defer sconn.Close()
 	byAddr := map[transport.Addr]*client.Client[cards.Input]{}
+	var specAddr transport.Addr // the spectator's, if any
 	// The search and the bookkeeping run inside the server's Update: their
 	// CPU time is taken off the server's.
 	overhead := func(t0 time.Duration) {
@@ -226,6 +271,15 @@ func Run(cfg Config) (Result, error) {
 		t0, _ := cputime.Thread()
 		defer overhead(t0)
 		res.Datagrams++
+		if specAddr != "" && to == specAddr {
+			res.SpectatorBytes += uint64(len(p))
+			n, _ := sec.searchAllowed(-1, sec.public, p)
+			res.SpectatorLeaked += n
+			if cfg.SpectatorDelay == 0 && cfg.SpectatorFrom == 0 { // from tick 1, like the players
+				res.SpectatorPrivateInputs += relay.take(to, codec.SpectatorID, p)
+			}
+			return
+		}
 		res.BytesToClients += uint64(len(p))
 		if c, ok := byAddr[to]; ok {
 			id, welcomed := c.Player() // the id the server gave it: whose view it gets
@@ -250,10 +304,11 @@ func Run(cfg Config) (Result, error) {
 			t0, _ := cputime.Thread()
 			defer overhead(t0)
 			buf = sec.note(sg, w, cfg.Players, buf)
-			hs := make([]uint64, cfg.Players)
-			for p := range hs {
+			hs := make([]uint64, cfg.Players+1)
+			for p := range cfg.Players {
 				hs[p] = w.ViewHash(w.ViewOf(p))
 			}
+			hs[cfg.Players] = w.ViewHash(1) // the public scene: a spectator's
 			views[t] = hs
 			for p := range handOf {
 				if h := sg.HandOf(w, p); h != handOf[p] {
@@ -295,10 +350,32 @@ func Run(cfg Config) (Result, error) {
 		})
 		clis[i] = c
 	}
-	if err := loop(cfg, net, srv, clis, sec, &res, start); err != nil {
+	var spec *client.Client[cards.Input]
+	if cfg.Spectator {
+		conn, err := net.Dial("spectator", "server")
+		if err != nil {
+			return res, err
+		}
+		defer conn.Close()
+		specAddr = conn.LocalAddr()
+		ccfg := client.Config{Spectate: true, SpectateDelay: cfg.SpectatorDelay, OnVerified: func(t uint32, h uint64) {
+			res.SpectatorVerified++
+			if hs, ok := views[t]; !ok || hs[cfg.Players] != h {
+				res.SpectatorUnequal++
+			}
+		}}
+		if spec, err = client.New[cards.Input](newGame(), conn, ccfg); err != nil {
+			return res, err
+		}
+	}
+	if err := loop(cfg, net, srv, clis, spec, sec, &res, start); err != nil {
 		return res, err
 	}
 	res.RelayedTicks = relay.decoded
+	if r := relay.players[specAddr]; spec != nil && r != nil {
+		res.SpectatorRelayed = int(r.next - 1)
+		res.RelayedTicks -= res.SpectatorRelayed
+	}
 	res.HandsMatch = handsMatch(sg, srv.World(), clis, cfg.Ticks)
 	return res, nil
 }
@@ -330,9 +407,10 @@ func handsMatch(g *cards.Game, w *world.World, clis []*client.Client[cards.Input
 }
 
 // loop runs the match in made-up time, a millisecond a step, until every
-// client verified the last tick (or a minute past it).
+// client (and the spectator spec, if not nil) verified the last tick (or
+// a minute past it).
 func loop(cfg Config, net *transport.SimNetwork, srv *server.Server[cards.Input], clis []*client.Client[cards.Input],
-	sec *secrets, res *Result, start time.Time) error {
+	spec *client.Client[cards.Input], sec *secrets, res *Result, start time.Time) error {
 	var snap world.Snapshot
 	var bytes []byte
 	end := start.Add(time.Duration(cfg.Ticks)*time.Second/time.Duration(game.RateOf(cards.New())) + time.Minute)
@@ -361,6 +439,19 @@ func loop(cfg Config, net *transport.SimNetwork, srv *server.Server[cards.Input]
 			t, ok := c.VerifiedTick() // not while a repair is under way
 			done = done && ok && t >= cfg.Ticks
 		}
+		if spec != nil && srv.Tick() >= cfg.SpectatorFrom {
+			if err := spec.Update(now); err != nil {
+				return fmt.Errorf("spectator: %w", err)
+			}
+			if now.Sub(start)%(10*time.Millisecond) == 0 && spec.Playing() {
+				spec.World().SnapshotInto(&snap)
+				bytes = snap.AppendBytes(bytes[:0])
+				n, _ := sec.searchAllowed(-1, sec.public, bytes)
+				res.SpectatorLeaked += n
+			}
+			t, ok := spec.VerifiedTick()
+			done = done && ok && t >= cfg.Ticks
+		}
 		if done {
 			res.Seconds = float64(cfg.Ticks) / float64(game.RateOf(cards.New()))
 			break
@@ -374,6 +465,9 @@ func loop(cfg Config, net *transport.SimNetwork, srv *server.Server[cards.Input]
 	}
 	res.ViewHashes = srv.ViewHashes()
 	res.Secrets = len(sec.cards) + len(sec.words)
+	if spec != nil {
+		res.SpectatorRepairs = spec.Stats().Resyncs
+	}
 	if res.Seconds == 0 {
 		return fmt.Errorf("privatesim: the clients did not verify tick %d within a minute of it", cfg.Ticks)
 	}

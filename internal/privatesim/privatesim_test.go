@@ -71,3 +71,57 @@ func TestHandChangesViewers(t *testing.T) {
 		t.Fatalf("after %d swaps: leaked %d bytes, verified equal %v, hands match %v", r.Swaps, r.LeakedBytes, r.VerifiedEqual(), r.HandsMatch)
 	}
 }
+
+// TestSpectatorSeesPublicScene adds a spectator to a 3-player cards match
+// at 10 % loss: it is admitted, every tick it verifies hashes as the
+// server's public scene (world.ViewHash of the public view alone), and
+// nothing hidden from it — every card but the table's, the generator's
+// words, the private notes — is found in any datagram the server sent it
+// or in its world; its tick bodies, decoded, show no private input. It
+// mispredicts where Step reads the deck, so it is repaired, from the
+// public scene. A spectator 500 ms behind that comes at tick 300 starts
+// from the history (page hashes of the public scene at an older tick) and
+// must do as well.
+func TestSpectatorSeesPublicScene(t *testing.T) {
+	testutil.CheckGoroutines(t, time.Second)
+	const ticks = 1000
+	for _, delay := range []time.Duration{0, 500 * time.Millisecond} {
+		from := uint32(0)
+		if delay > 0 {
+			from = 300
+		}
+		r, err := Run(Config{Players: 3, Ticks: ticks, Loss: 0.1, Seed: 5, Spectator: true, SpectatorDelay: delay, SpectatorFrom: from})
+		if err != nil {
+			t.Fatalf("delay %v: %v", delay, err)
+		}
+		t.Logf("delay %v: spectator verified=%d unequal=%d leaked=%d private_inputs=%d relayed=%d repairs=%d bytes=%d; %v", delay,
+			r.SpectatorVerified, r.SpectatorUnequal, r.SpectatorLeaked, r.SpectatorPrivateInputs, r.SpectatorRelayed, r.SpectatorRepairs, r.SpectatorBytes, r)
+		if r.SpectatorVerified < int(ticks-from)-100 || r.SpectatorUnequal != 0 {
+			t.Errorf("delay %v: the spectator verified %d ticks, %d unequal to the server's public scene", delay, r.SpectatorVerified, r.SpectatorUnequal)
+		}
+		if r.SpectatorLeaked != 0 {
+			t.Errorf("delay %v: %d bytes of hidden values reached the spectator", delay, r.SpectatorLeaked)
+		}
+		if r.SpectatorRepairs == 0 {
+			t.Errorf("delay %v: the spectator was never repaired: the match did not exercise its view", delay)
+		}
+		if delay == 0 && (r.SpectatorRelayed < ticks || r.SpectatorPrivateInputs != 0) {
+			t.Errorf("decoding the spectator's %d tick bodies showed %d private inputs", r.SpectatorRelayed, r.SpectatorPrivateInputs)
+		}
+		if r.LeakedBytes != 0 || !r.VerifiedEqual() || r.Secrets < 50 {
+			t.Errorf("delay %v: the players: leaked %d bytes, verified equal %v, %d secrets", delay, r.LeakedBytes, r.VerifiedEqual(), r.Secrets)
+		}
+	}
+}
+
+// TestSpectatorLeakSearchFindsSecrets watches the everything-public game:
+// the spectator's search must find the hands and the deck it is sent.
+func TestSpectatorLeakSearchFindsSecrets(t *testing.T) {
+	r, err := Run(Config{Players: 2, Ticks: 300, Seed: 3, Public: true, Spectator: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.SpectatorLeaked == 0 {
+		t.Fatal("everything public, yet the spectator's search found nothing")
+	}
+}
