@@ -35,6 +35,7 @@ func StartRedis(t testing.TB) string {
 	ln.Close()
 	cmd := exec.Command(bin, "--bind", "127.0.0.1", "--port", strconv.Itoa(port), "--dir", t.TempDir(),
 		"--save", "", "--appendonly", "no", "--protected-mode", "yes", "--loglevel", "warning")
+	dieWithTest(cmd)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
