@@ -29,6 +29,13 @@ var (
 	// ErrReplayGame indicates a replay recorded with another game (its
 	// fingerprint or input size differs from the game's).
 	ErrReplayGame = errors.New("rewind: replay of another game")
+	// ErrReplaySeek indicates a seek (ReplayPlayer.Seek) to a tick the
+	// replay does not hold: before its first world or past its last tick.
+	ErrReplaySeek = errors.New("rewind: seek outside the replay")
+	// ErrReplayDiverged indicates a replay whose world, simulated again by
+	// ReplayPlayer, hashed otherwise than recorded (or a keyframe whose
+	// world is not the recorded tick's).
+	ErrReplayDiverged = errors.New("rewind: replay diverged from its recorded hashes")
 	// ErrConfig indicates a client setting that cannot work (for one,
 	// ClientConfig.HostSettings with a game that is not Configurable).
 	ErrConfig = client.ErrConfig
