@@ -37,6 +37,7 @@ type ReplayPlayer[I any] struct {
 	tk      game.Tick[I]
 	speed   float64
 	acc     time.Duration // time owed to the next tick
+	stop    uint32        // Advance stops here (0: at Last)
 	err     error         // a divergence: nothing steps after it
 }
 
@@ -231,26 +232,33 @@ func (p *ReplayPlayer[I]) tickDur() time.Duration {
 
 // Advance moves the player dt of playing time on, at its speed: it
 // simulates every tick due (checking each hash) and returns how many. At
-// the last tick it stops and stays there; a divergence stops it with an
+// the last tick (or SetStop's) it stops and stays there; a divergence stops it with an
 // error wrapping ErrReplayDiverged.
 func (p *ReplayPlayer[I]) Advance(dt time.Duration) (int, error) {
 	if p.err != nil {
 		return 0, p.err
 	}
 	p.acc += time.Duration(float64(dt) * p.speed)
-	d, n := p.tickDur(), 0
-	for p.acc >= d && !p.Done() {
+	d, n, stop := p.tickDur(), 0, p.Last()
+	if p.stop != 0 {
+		stop = min(stop, p.stop)
+	}
+	for p.acc >= d && p.tick < stop {
 		p.acc -= d
 		if err := p.Step(); err != nil {
 			return n, err
 		}
 		n++
 	}
-	if p.Done() {
+	if p.tick >= stop {
 		p.acc = 0
 	}
 	return n, nil
 }
+
+// SetStop makes Advance stop at tick t (0: at Last); Step and Seek go
+// past it.
+func (p *ReplayPlayer[I]) SetStop(t uint32) { p.stop = t }
 
 // Step simulates the next tick and checks its hash (at the last tick it
 // does nothing). Past a gap in a client's replay (it loaded a newer world)

@@ -150,7 +150,12 @@ func TestReplayPlayerSeek(t *testing.T) {
 		t.Fatalf("paused: %d ticks", n)
 	}
 	p.SetSpeed(1)
-	if n, err := p.Advance(time.Hour); err != nil || !p.Done() || p.Tick() != last || n != int(last-k1-120) {
+	p.SetStop(k1 + 150)
+	if n, err := p.Advance(time.Hour); err != nil || n != 30 || p.Tick() != k1+150 {
+		t.Fatalf("Advance(1h) with a stop at %d: %d ticks, %v, at tick %d", k1+150, n, err, p.Tick())
+	}
+	p.SetStop(0)
+	if n, err := p.Advance(time.Hour); err != nil || !p.Done() || p.Tick() != last || n != int(last-k1-150) {
 		t.Fatalf("Advance(1h): %d ticks, %v, at tick %d of %d", n, err, p.Tick(), last)
 	}
 	if p.World().Hash() != hashes[last] {

@@ -66,6 +66,30 @@ func Header(b []byte) (codec.ReplayHeader, error) {
 	return rr.Header(), nil
 }
 
+// sandGame returns sand of grid side at rate, and the sand game under it.
+func sandGame(grid, rate int) (rewind.Game[sand.Input], *sand.Game) {
+	sg := sand.New(grid)
+	if rate != rewind.DefaultTickRate {
+		return ratedSand{sg, rate}, sg
+	}
+	return sg, sg
+}
+
+// Sand returns the sand game a replay of sand was recorded with (its
+// header's grid side and tick rate), and the sand game under it (for its
+// Cells and Avatars). A replay of another game is an error.
+func Sand(h codec.ReplayHeader) (rewind.Game[sand.Input], *sand.Game, error) {
+	if h.Game != "sand" {
+		return nil, nil, fmt.Errorf("replay of game %q: want sand", h.Game)
+	}
+	grid, rate, err := parseSettings(h.Settings)
+	if err != nil {
+		return nil, nil, err
+	}
+	g, sg := sandGame(grid, rate)
+	return g, sg, nil
+}
+
 // Verify verifies the replay in b with the game its header names.
 func Verify(b []byte, opts rewind.ReplayOptions) (rewind.ReplayResult, error) {
 	h, err := Header(b)
@@ -78,10 +102,7 @@ func Verify(b []byte, opts rewind.ReplayOptions) (rewind.ReplayResult, error) {
 	}
 	switch h.Game {
 	case "sand":
-		var g rewind.Game[sand.Input] = sand.New(grid)
-		if rate != rewind.DefaultTickRate {
-			g = ratedSand{sand.New(grid), rate}
-		}
+		g, _ := sandGame(grid, rate)
 		return rewind.VerifyReplay(g, bytes.NewReader(b), opts)
 	case "walkers":
 		var g rewind.Game[walkers.Input] = walkers.New()
