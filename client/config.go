@@ -30,6 +30,14 @@ type Config struct {
 	// round trip at every ping, as WebDoom does: the ticks of a round
 	// trip, rounded up, plus three (at most MaxPrediction).
 	AutoInputDelay bool
+	// ExactDelay, in lockstep, samples the input for tick T+InputDelay as
+	// late as a client beside the server can: when it shows tick T+1 (with
+	// an InputDelay of 1, when it shows tick T), with no round-trip floor.
+	// An input set after tick T is shown and before tick T+1 is then
+	// applied at exactly T+InputDelay. It is for a client in the server's
+	// process over a loopback (the JSON gateway's players): over a real
+	// network its inputs would reach the server late (default false).
+	ExactDelay bool
 	// MaxPrediction is how far the client predicts past the verified tick
 	// before it waits for the server (default 1 s).
 	MaxPrediction time.Duration

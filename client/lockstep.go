@@ -48,12 +48,18 @@ func (c *Client[I]) lockstepUpdate(now time.Time) bool {
 // samples now: InputDelay ticks past the shown (verified) tick, but never
 // a tick the server will have run before the input can reach it (the
 // newest tick heard of plus a round trip's ticks plus lockstepMargin), and never
-// further past the verified tick than the rings hold.
+// further past the verified tick than the rings hold. With
+// Config.ExactDelay it is InputDelay-1 ticks past the verified tick (at
+// least one), with no floor.
 func (c *Client[I]) lockstepTarget() uint32 {
 	k := c.core
-	target := k.verified + uint32(c.cfg.InputDelay)
-	floor := c.rx.latest + c.rttTicks() + lockstepMargin
-	target = max(target, floor)
+	var target uint32
+	if c.cfg.ExactDelay {
+		target = k.verified + uint32(max(c.cfg.InputDelay-1, 1))
+	} else {
+		target = k.verified + uint32(c.cfg.InputDelay)
+		target = max(target, c.rx.latest+c.rttTicks()+lockstepMargin)
+	}
 	return min(target, k.verified+c.window)
 }
 

@@ -58,6 +58,9 @@ type Gateway[I any] struct {
 	players int
 
 	st stats
+	// onTake, when set (tests), is told each input's sequence and the
+	// newest tick sent to its player when the player took it.
+	onTake func(seq uint64, tick uint32)
 }
 
 // seqRing remembers which sequence set a JSON player's input for the

@@ -157,7 +157,7 @@ func (p *player[I]) run(name string) error {
 	}
 	p.conn = conn
 	p.c, err = client.New[I](tap[I]{gw.g, p}, conn, client.Config{
-		Lockstep: true, InputDelay: gw.cfg.InputDelay, Schema: gw.schema, OnVerified: p.onVerified,
+		Lockstep: true, ExactDelay: true, InputDelay: gw.cfg.InputDelay, Schema: gw.schema, OnVerified: p.onVerified,
 	})
 	if err != nil {
 		return err
@@ -167,6 +167,7 @@ func (p *player[I]) run(name string) error {
 	timer := time.NewTimer(dt)
 	defer timer.Stop()
 	for {
+		p.drain() // inputs that came before the next tick are on time for it
 		now := time.Now()
 		if err := p.c.Update(now); err != nil {
 			p.ended(err)
@@ -191,6 +192,18 @@ func (p *player[I]) run(name string) error {
 		case <-gw.ctx.Done():
 			_ = p.c.Close()
 			return nil
+		}
+	}
+}
+
+// drain handles every event already in the inbox.
+func (p *player[I]) drain() {
+	for {
+		select {
+		case e := <-p.inbox:
+			p.handle(e)
+		default:
+			return
 		}
 	}
 }
@@ -247,6 +260,9 @@ func (p *player[I]) message(m clientMsg) {
 	case msgInput:
 		p.curSeq = m.seq
 		p.gw.it.Unpack(m.input, &p.cur)
+		if p.gw.onTake != nil {
+			p.gw.onTake(m.seq, p.lastTick)
+		}
 	case msgDesync:
 		p.gw.st.checkpoints.Add(1)
 		p.checkpoint = true
