@@ -12,7 +12,9 @@ import (
 type Config[I any] struct {
 	// InputDelay is the lockstep players' input delay in ticks, sent as
 	// initial_state's inputDelayTicks (default 2): a JSON client's input is
-	// scheduled at least this many ticks past the newest tick it was sent.
+	// scheduled this many ticks past the newest tick it was sent when the
+	// gateway takes it (docs/gateway.md, "When an input applies"); with 1,
+	// two ticks past.
 	InputDelay int
 	// History is how long the ticks sent to a player are kept for a resume
 	// (default 4 s, as the server keeps ticks).
