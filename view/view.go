@@ -17,6 +17,10 @@
 // draws. Ticks do not come from frames: whoever owns the seat.Player calls its
 // Tick (a Web Worker's timer on the page, so that a hidden tab, which gets
 // no frames, keeps playing).
+//
+// With SetReplay it plays a replay (seat.Replay) instead, drawn the same
+// way between its last two ticks, with a HUD of its own (tick, speed,
+// the keys to pause, seek and change speed).
 package view
 
 import (
@@ -30,6 +34,7 @@ import (
 
 	"github.com/hajimehoshi/ebiten/v2"
 	"github.com/hajimehoshi/ebiten/v2/ebitenutil"
+	"github.com/hajimehoshi/ebiten/v2/inpututil"
 	"github.com/hajimehoshi/ebiten/v2/vector"
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/examples/sand"
@@ -52,6 +57,8 @@ const flashFrames = 12
 // SetPlayer it shows Waiting's text.
 type Game struct {
 	player atomic.Pointer[seat.Player]
+	replay *seat.Replay
+	repErr error // the replay's divergence, shown in the HUD
 	side   int
 	room   string
 
@@ -83,6 +90,12 @@ func New(side int) *Game {
 // SetPlayer makes g draw and steer p.
 func (g *Game) SetPlayer(p *seat.Player) { g.player.Store(p) }
 
+// SetReplay makes g play and draw replay r instead of a player's match
+// (the window's --replay): Update steps it by the wall clock at its speed;
+// space pauses, the left and right arrows seek seat.SeekStep back and on
+// (from the nearest keyframe), up and down double and halve the speed.
+func (g *Game) SetReplay(r *seat.Replay) { g.replay = r }
+
 // Stop makes the next Update end Ebitengine's loop (ebiten.Termination).
 func (g *Game) Stop() { g.stop = true }
 
@@ -98,6 +111,10 @@ func (g *Game) Layout(int, int) (int, int) {
 func (g *Game) Update() error {
 	if g.stop {
 		return ebiten.Termination
+	}
+	if g.replay != nil {
+		g.updateReplay(time.Now())
+		return nil
 	}
 	p := g.player.Load()
 	if p == nil || p.Done() {
@@ -116,6 +133,28 @@ func (g *Game) Update() error {
 		}
 	}
 	return nil
+}
+
+// updateReplay takes the replay's keys and steps it to now.
+func (g *Game) updateReplay(now time.Time) {
+	r := g.replay
+	var err error
+	switch {
+	case inpututil.IsKeyJustPressed(ebiten.KeySpace):
+		r.TogglePause()
+	case inpututil.IsKeyJustPressed(ebiten.KeyArrowRight):
+		err = r.SeekBy(seat.SeekStep)
+	case inpututil.IsKeyJustPressed(ebiten.KeyArrowLeft):
+		err = r.SeekBy(-seat.SeekStep)
+	case inpututil.IsKeyJustPressed(ebiten.KeyArrowUp):
+		r.SetSpeed(min(r.Player().Speed()*2, 64))
+	case inpututil.IsKeyJustPressed(ebiten.KeyArrowDown):
+		r.SetSpeed(max(r.Player().Speed()/2, 1.0/16))
+	}
+	if uerr := r.Update(now); err == nil {
+		err = uerr
+	}
+	g.repErr = err
 }
 
 // readControls returns the input the keys and mouse give now, with
@@ -165,6 +204,13 @@ func PlayerColor(id uint16) color.RGBA {
 // two ticks, and the HUD.
 func (g *Game) Draw(screen *ebiten.Image) {
 	screen.Fill(color.RGBA{8, 8, 12, 255})
+	if r := g.replay; r != nil {
+		rp := r.Player()
+		players := g.drawWorld(screen, r.Game(), rp.Previous(), rp.World(), rp.Fraction(), -1)
+		g.drawReplayHUD(screen, r, players)
+		g.frame(screen)
+		return
+	}
 	p := g.player.Load()
 	if p == nil {
 		msg := "joining..."
@@ -178,20 +224,7 @@ func (g *Game) Draw(screen *ebiten.Image) {
 	me, _ := p.Session().Player()
 	var players uint32
 	p.Session().ViewBetween(time.Now(), func(prev, cur *world.World, alpha float64) {
-		g.drawGrid(screen, p.Game().Cells(cur))
-		players = p.Game().State(cur).Players
-		before := p.Game().Avatars(prev)
-		for _, a := range p.Game().Avatars(cur) {
-			x, y := float64(a.X), float64(a.Y)
-			for _, b := range before {
-				if b.Player == a.Player {
-					x = float64(b.X) + alpha*(x-float64(b.X))
-					y = float64(b.Y) + alpha*(y-float64(b.Y))
-					break
-				}
-			}
-			g.drawAvatar(screen, a, x/256, y/256, a.Player == uint16(me))
-		}
+		players = g.drawWorld(screen, p.Game(), prev, cur, alpha, int(me))
 	})
 	g.drawHUD(screen, p, players)
 	if line := p.WaitingFor(); line != "" {
@@ -205,6 +238,44 @@ func (g *Game) Draw(screen *ebiten.Image) {
 		}
 	}
 	g.frame(screen)
+}
+
+// drawWorld draws the grid of cur and its avatars between prev and cur at
+// alpha (me's outlined; -1: none) and returns the players in the match.
+func (g *Game) drawWorld(screen *ebiten.Image, sg *sand.Game, prev, cur *world.World, alpha float64, me int) uint32 {
+	g.drawGrid(screen, sg.Cells(cur))
+	before := sg.Avatars(prev)
+	for _, a := range sg.Avatars(cur) {
+		x, y := float64(a.X), float64(a.Y)
+		for _, b := range before {
+			if b.Player == a.Player {
+				x = float64(b.X) + alpha*(x-float64(b.X))
+				y = float64(b.Y) + alpha*(y-float64(b.Y))
+				break
+			}
+		}
+		g.drawAvatar(screen, a, x/256, y/256, int(a.Player) == me)
+	}
+	return sg.State(cur).Players
+}
+
+// drawReplayHUD draws a replay's HUD: its name, players, speed, tick and
+// the keys.
+func (g *Game) drawReplayHUD(screen *ebiten.Image, r *seat.Replay, players uint32) {
+	rp := r.Player()
+	state := ""
+	switch {
+	case g.repErr != nil:
+		state = "  STOPPED: " + g.repErr.Error()
+	case r.Paused():
+		state = "  paused"
+	case rp.Done():
+		state = "  end"
+	}
+	line1 := fmt.Sprintf("replay %s  players %d  speed %gx%s", r.Name(), players, rp.Speed(), state)
+	line2 := fmt.Sprintf("tick %d / %d  (space pause, left/right seek %v, up/down speed)", rp.Tick(), rp.Last(), seat.SeekStep)
+	ebitenutil.DebugPrintAt(screen, line1, 4, 2)
+	ebitenutil.DebugPrintAt(screen, line2, 4, 18)
 }
 
 func (g *Game) frame(screen *ebiten.Image) {

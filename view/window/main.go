@@ -12,6 +12,17 @@
 // verified tick reaches T, printing `rewind play`'s last line on stdout;
 // --screenshot FILE saves its last frame as PNG before it exits.
 //
+// --replay FILE plays a replay instead (of sand, as `rewind serve --record`
+// or `rewind play --record` wrote it), simulating the match again and
+// checking every tick's recorded hash: --speed X plays it X times as fast,
+// --seek T starts at tick T (from the nearest keyframe at or before it),
+// and in the window space pauses, the left and right arrows seek ten
+// seconds back and on, up and down double and halve the speed. With
+// --until-tick T it exits at tick T, printing the replay's status line
+// (replay=FILE tick=T last=L speed=X paused=BOOL hash=H); a tick that does
+// not hash as recorded then ends it with an error (without --until-tick
+// the HUD shows it and the window stays).
+//
 // On Linux it needs cgo and the X11/GL headers (libgl1-mesa-dev,
 // libx11-dev, libxrandr-dev, libxcursor-dev, libxinerama-dev, libxi-dev,
 // libxxf86vm-dev) and libasound2-dev for sound; under Xvfb,
@@ -26,6 +37,7 @@ import (
 	"image/png"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"sync"
 	"syscall"
 	"time"
@@ -49,7 +61,7 @@ func main() {
 func run(args []string) error {
 	fs := flag.NewFlagSet("window", flag.ContinueOnError)
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: window --join CODE [--relay URL] | --connect HOST:PORT [--until-tick T] [--screenshot FILE] [flags]")
+		fmt.Fprintln(fs.Output(), "usage: window --join CODE [--relay URL] | --connect HOST:PORT | --replay FILE [--speed X] [--seek T] [--until-tick T] [--screenshot FILE] [flags]")
 		fs.PrintDefaults()
 	}
 	code := fs.String("join", "", "join the match in this room (the code rewind demo or rewind serve --relay printed)")
@@ -61,15 +73,22 @@ func run(args []string) error {
 	rate := fs.Int("tick-rate", rewind.DefaultTickRate, "the host's tick rate")
 	timeout := fs.Duration("timeout", 5*time.Second, "give up when the server does not answer (or goes silent) for this long")
 	joinWait := fs.Duration("join-timeout", 15*time.Second, "with --join: give up when the data channel to the host is not open within this long")
+	replay := fs.String("replay", "", "play this replay file (of sand) instead of joining a match")
+	speed := fs.Float64("speed", 1, "with --replay: the playing speed (2: twice as fast)")
+	seek := fs.Uint("seek", 0, "with --replay: start at this tick (0: the replay's start)")
 	mute := fs.Bool("mute", false, "no sound (also off when the machine has no sound device)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	switch {
+	case *until > 1<<31 || *seek > 1<<31:
+		return fmt.Errorf("--until-tick %d, --seek %d: too large", *until, *seek)
+	case *replay != "" && (*code != "" || *addr != ""):
+		return errors.New("give --replay FILE or a match to join, not both")
+	case *replay != "":
+		return runReplay(*replay, *speed, uint32(*seek), uint32(*until), *shot)
 	case (*code == "") == (*addr == ""):
-		return errors.New("give --join CODE (with --relay URL) or --connect HOST:PORT")
-	case *until > 1<<31:
-		return fmt.Errorf("--until-tick %d: too large", *until)
+		return errors.New("give --join CODE (with --relay URL), --connect HOST:PORT or --replay FILE")
 	case *rate <= 0 || *rate > 1000:
 		return fmt.Errorf("--tick-rate %d: want 1..1000", *rate)
 	}
@@ -157,6 +176,57 @@ func run(args []string) error {
 		return fmt.Errorf("the window closed before verified tick %d", *until)
 	}
 	fmt.Println(p.FinalLine())
+	return nil
+}
+
+// runReplay plays the replay in file in the window (see the command's
+// doc).
+func runReplay(file string, speed float64, seek, until uint32, shot string) error {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	r, err := seat.NewReplay(filepath.Base(file), b, speed, until)
+	if err != nil {
+		return err
+	}
+	if seek != 0 {
+		if until != 0 && seek > until {
+			return fmt.Errorf("--seek %d is after --until-tick %d", seek, until)
+		}
+		if _, err := r.Player().Seek(seek); err != nil {
+			return err
+		}
+	}
+	side := r.Game().Side
+	g := view.New(side)
+	g.SetReplay(r)
+	var shotErr error
+	g.OnFrame = func(screen *ebiten.Image) {
+		if !r.Done() && (until == 0 || r.Player().Err() == nil) {
+			return // a divergence shows in the HUD, the window stays
+		}
+		if shot != "" {
+			shotErr = savePNG(shot, screen)
+		}
+		g.Stop()
+	}
+	ebiten.SetWindowTitle("rewind: replay " + filepath.Base(file))
+	ebiten.SetWindowSize(side*view.Scale, side*view.Scale+40)
+	ebiten.SetRunnableOnUnfocused(true)
+	if err := ebiten.RunGame(g); err != nil {
+		return err
+	}
+	if shotErr != nil {
+		return shotErr
+	}
+	if err := r.Player().Err(); err != nil {
+		return err
+	}
+	if until != 0 && !r.Done() {
+		return fmt.Errorf("the window closed before tick %d", until)
+	}
+	fmt.Println(r.Status())
 	return nil
 }
 
