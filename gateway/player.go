@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -42,6 +43,13 @@ type player[I any] struct {
 	token string
 	inbox chan event
 	done  chan struct{} // closed when the player has left
+	// endErr is why the player's client stopped (nil: it left), written
+	// before done is closed.
+	endErr error
+	// postMu: posts hold it for reading; leave takes it once done is
+	// closed, so that after it sets left no event enters inbox unseen.
+	postMu sync.RWMutex
+	left   bool
 
 	c    *client.Client[I]
 	conn *transport.SimConn
@@ -110,6 +118,7 @@ func (gw *Gateway[I]) newPlayer() (*player[I], bool) {
 		defer gw.wg.Done()
 		defer p.leave()
 		if err := p.run(name); err != nil {
+			p.endErr = err
 			gw.log.Info("json player ended", "player", p.me, "err", err)
 		}
 	}()
@@ -118,16 +127,29 @@ func (gw *Gateway[I]) newPlayer() (*player[I], bool) {
 
 // post hands e to the player; false if it has left (or ctx ended).
 func (p *player[I]) post(ctx context.Context, e event) bool {
+	p.postMu.RLock()
+	defer p.postMu.RUnlock()
+	if p.left {
+		p.unheard(e)
+		return false
+	}
 	select {
 	case p.inbox <- e:
 		return true
 	case <-p.done:
-		if e.kind == evAttach {
-			e.sock.fail(CodeInvalidInput, "the player left the match")
-		}
+		p.unheard(e)
 		return false
 	case <-ctx.Done():
 		return false
+	}
+}
+
+// unheard answers an event the player, gone, will never handle: a socket
+// to attach is told why (the client may have been refused, full, before
+// the socket was attached: then that, not "left").
+func (p *player[I]) unheard(e event) {
+	if e.kind == evAttach && !p.refused(e.sock, p.endErr) {
+		e.sock.fail(CodeInvalidInput, "the player left the match")
 	}
 }
 
@@ -139,6 +161,12 @@ func (p *player[I]) leave() {
 	gw.players--
 	gw.mu.Unlock()
 	close(p.done)
+	p.postMu.Lock() // every post under way has ended: no more in inbox
+	p.left = true
+	p.postMu.Unlock()
+	for len(p.inbox) > 0 {
+		p.unheard(<-p.inbox)
+	}
 	if p.sock != nil {
 		p.sock.close(websocket.StatusNormalClosure, "left the match")
 	}
@@ -213,15 +241,7 @@ func (p *player[I]) ended(err error) {
 	if p.sock == nil {
 		return
 	}
-	var r *client.RefusedError
-	if errors.As(err, &r) && r.Reason == codec.ReasonFull {
-		p.gw.st.full.Add(1)
-		p.sock.fail(CodeFull, "the match has no free player slot")
-		p.sock = nil
-		return
-	}
-	if errors.As(err, &r) {
-		p.sock.fail(CodeIncompatible, "the match refused this player: "+r.Reason.String())
+	if p.refused(p.sock, err) {
 		p.sock = nil
 		return
 	}
@@ -385,4 +405,20 @@ func (p *player[I]) currentInputs() []command {
 		}
 	}
 	return out
+}
+
+// refused tells sock, and reports true, when err is the match refusing
+// the player's client: full, or another reason (incompatible).
+func (p *player[I]) refused(sock *socket, err error) bool {
+	var r *client.RefusedError
+	if !errors.As(err, &r) {
+		return false
+	}
+	if r.Reason == codec.ReasonFull {
+		p.gw.st.full.Add(1)
+		sock.fail(CodeFull, "the match has no free player slot")
+		return true
+	}
+	sock.fail(CodeIncompatible, "the match refused this player: "+r.Reason.String())
+	return true
 }
