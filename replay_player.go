@@ -276,7 +276,10 @@ func (p *ReplayPlayer[I]) Step() error {
 		if k == len(p.keys) {
 			return fmt.Errorf("rewind: replay: tick %d missing: %w", p.tick+1, codec.ErrReplayCorrupt)
 		}
-		return p.loadKey(k)
+		acc := p.acc
+		err := p.loadKey(k)
+		p.acc = acc // Advance goes on
+		return err
 	}
 	_ = p.prev.CopyFrom(p.w) // one layout
 	p.events = p.events[:0]
@@ -323,7 +326,8 @@ func (p *ReplayPlayer[I]) loadKey(k int) error {
 // world recorded at or before t (the start or a keyframe) and simulates
 // forward to t, checking every tick's hash; when t is ahead of the
 // current tick and no keyframe lies between them, it simulates on from
-// where it is. A tick before First or after Last is an error wrapping
+// where it is. A tick before First or after Last, or one a client's
+// recorder skipped (it loaded a newer world), is an error wrapping
 // ErrReplaySeek (the player stays where it was); a divergence on the way
 // one wrapping ErrReplayDiverged.
 func (p *ReplayPlayer[I]) Seek(t uint32) (SeekResult, error) {
@@ -331,6 +335,9 @@ func (p *ReplayPlayer[I]) Seek(t uint32) (SeekResult, error) {
 		return SeekResult{}, fmt.Errorf("rewind: replay: seek to tick %d, the replay holds ticks %d to %d: %w", t, p.first, p.Last(), ErrReplaySeek)
 	}
 	k := sort.Search(len(p.keys), func(i int) bool { return p.keys[i].tick > t }) - 1
+	if _, ok := p.Hash(t); !ok && p.keys[k].tick != t {
+		return SeekResult{}, fmt.Errorf("rewind: replay: seek to tick %d, which the recorder skipped (it loaded a newer world): %w", t, ErrReplaySeek)
+	}
 	res := SeekResult{From: p.tick}
 	if p.err != nil || p.tick > t || p.keys[k].tick > p.tick {
 		if err := p.loadKey(k); err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/codec"
+	"github.com/rewindnet/rewind/codec/inputs"
 	"github.com/rewindnet/rewind/examples/sand"
 	"github.com/rewindnet/rewind/game"
 	"github.com/rewindnet/rewind/internal/simmatch"
@@ -203,5 +204,69 @@ func TestReplayPlayerTruncated(t *testing.T) {
 	}
 	if _, err := rewind.LoadReplay[sand.Input](sand.New(64), bytes.NewReader(b)); !errors.Is(err, rewind.ErrReplayGame) {
 		t.Fatalf("replay of a 32 grid loaded as a 64 grid: %v", err)
+	}
+}
+
+// TestReplayPlayerClientRestart: a client's replay (no keyframes; a newer
+// world loaded after a gap, as after a resync) plays across the gap from
+// the newer world, seeks after it start there, and a seek into the gap is
+// ErrReplaySeek.
+func TestReplayPlayerClientRestart(t *testing.T) {
+	g := sand.New(16)
+	_, w, err := game.NewWorld[sand.Input](g, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	it, err := inputs.NewType[sand.Input]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := codec.ReplayHeader{Fingerprint: game.Fingerprint(it.Fingerprint(), w.Layout().Hash(), game.RateOf(g)),
+		Layout: w.Layout().Hash(), TickRate: 60, Players: 2, InputSize: uint16(it.Size()), Recorder: codec.RecordedByClient}
+	var buf bytes.Buffer
+	rec := &rewind.ReplayRecorder{Game: "sand", Open: func(codec.ReplayHeader) (io.Writer, error) { return &buf, nil }}
+	present := []bool{true, true}
+	rec.RecordStart(h, 0, w, []bool{false, false})
+	hashes := map[uint32]uint64{}
+	packed := make([]byte, 2*it.Size())
+	for tick := uint32(1); tick <= 120; tick++ {
+		tk := game.Tick[sand.Input]{Number: tick, Present: present,
+			Inputs: []sand.Input{sand.Bot(0, tick), sand.Bot(1, tick)}}
+		var events []game.Event
+		if tick == 1 {
+			events = []game.Event{{Kind: game.Join, Player: 0}, {Kind: game.Join, Player: 1}}
+			tk.Events = events
+		}
+		g.Step(w, &tk)
+		hashes[tick] = w.Hash()
+		switch {
+		case tick <= 50 || tick > 80:
+			it.Pack(packed[:it.Size()], &tk.Inputs[0])
+			it.Pack(packed[it.Size():], &tk.Inputs[1])
+			rec.RecordTick(tick, events, packed, w.Hash(), nil)
+		case tick == 80:
+			rec.RecordStart(h, 80, w, present) // the client loaded a newer world
+		}
+	}
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	p, err := rewind.LoadReplay[sand.Input](sand.New(16), bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ks := p.Keyframes(); p.Last() != 120 || len(ks) != 2 || ks[1] != 80 {
+		t.Fatalf("last %d, worlds %v; want 120 and [0 80]", p.Last(), ks)
+	}
+	if n, err := p.Advance(time.Hour); err != nil || p.Tick() != 120 || p.World().Hash() != hashes[120] {
+		t.Fatalf("played across the gap: %d steps, %v, at tick %d", n, err, p.Tick())
+	}
+	for _, to := range []uint32{30, 100, 80} {
+		if _, err := p.Seek(to); err != nil || p.World().Hash() != hashes[to] {
+			t.Fatalf("Seek(%d): %v, at tick %d", to, err, p.Tick())
+		}
+	}
+	if _, err := p.Seek(60); !errors.Is(err, rewind.ErrReplaySeek) || p.Tick() != 80 {
+		t.Fatalf("Seek(60) into the gap: %v, at tick %d", err, p.Tick())
 	}
 }
