@@ -76,4 +76,8 @@ func TestWindowReplay(t *testing.T) {
 		t.Errorf("screenshot %s: %v with %d colours: not the sand view", shot, b, colours(img))
 	}
 	t.Logf("window --replay: %s", w.lastLine())
+	if dir := os.Getenv("REWIND_SCREENSHOTS"); dir != "" {
+		b, _ := os.ReadFile(shot)
+		_ = os.WriteFile(filepath.Join(dir, "window-replay.png"), b, 0o644)
+	}
 }
