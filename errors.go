@@ -29,6 +29,10 @@ var (
 	// ErrReplayGame indicates a replay recorded with another game (its
 	// fingerprint or input size differs from the game's).
 	ErrReplayGame = errors.New("rewind: replay of another game")
+	// ErrReplayPartial indicates a player's replay of a game with private
+	// scenes: it holds only what that player saw, so it cannot be
+	// simulated again (a server's replay holds everything: verify that).
+	ErrReplayPartial = errors.New("rewind: a player's replay of a game with private scenes cannot be simulated again")
 	// ErrReplaySeek indicates a seek (ReplayPlayer.Seek) to a tick the
 	// replay does not hold: before its first world or past its last tick.
 	ErrReplaySeek = errors.New("rewind: seek outside the replay")

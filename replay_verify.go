@@ -50,8 +50,9 @@ type ReplayResult struct {
 // must be the recorded game: the fingerprints must agree) and checks every
 // tick's world hash against the recorded one, and every keyframe against
 // the world simulated. A replay that does not verify is not an error: the
-// result says where and why. Errors are for replays of another game and
-// for reading failures.
+// result says where and why. Errors are for replays of another game, for
+// a player's replay of a game with private scenes (ErrReplayPartial: it
+// holds only what the player saw) and for reading failures.
 func VerifyReplay[I any](g Game[I], r io.Reader, opts ReplayOptions) (ReplayResult, error) {
 	var res ReplayResult
 	rr, err := codec.NewReplayReader(r)
@@ -70,6 +71,9 @@ func VerifyReplay[I any](g Game[I], r io.Reader, opts ReplayOptions) (ReplayResu
 	}
 	if fp := game.Fingerprint(it.Fingerprint(), w.Layout().Hash(), game.RateOf(g)); fp != h.Fingerprint || int(h.InputSize) != it.Size() {
 		return res, fmt.Errorf("rewind: replay of game %q (fingerprint %016x), this game's is %016x: %w", h.Game, h.Fingerprint, fp, ErrReplayGame)
+	}
+	if w.Layout().HasScenes() && h.Recorder != codec.RecordedByServer {
+		return res, fmt.Errorf("rewind: replay of game %q recorded by a player: %w", h.Game, ErrReplayPartial)
 	}
 	v := &verifier[I]{g: g, it: it, w: w, scratch: world.NewFromLayout(w.Layout()), rr: rr, opts: opts, res: &res,
 		typed: make([]I, h.Players), present: make([]bool, h.Players)}

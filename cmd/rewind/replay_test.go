@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -196,5 +197,40 @@ func TestDiffReplays(t *testing.T) {
 	t.Logf("%d differences, first: %s", len(lines), lines[0])
 	if code, out, _ := runCmd("diff", a, a); code != 0 || out != "" {
 		t.Fatalf("rewind diff of a replay and itself: exit %d %q", code, out)
+	}
+}
+
+// TestReplayCards: a cards match (private scenes) recorded by the server
+// verifies; a player's recording holds only what it saw, so rewind
+// replay refuses it with that reason instead of reporting a divergence.
+func TestReplayCards(t *testing.T) {
+	dir := t.TempDir()
+	udp, _, stop := startServe(t, "--game", "cards", "--udp", "127.0.0.1:0", "--players", "2", "--record", dir, "--status", "0")
+	files := []string{filepath.Join(t.TempDir(), "p0.rwreplay"), filepath.Join(t.TempDir(), "p1.rwreplay")}
+	var wg sync.WaitGroup
+	for _, f := range files {
+		wg.Go(func() {
+			code, out, stderr := runCmd("play", "--game", "cards", "--headless", "--connect", udp, "--until-tick", "150", "--status", "0", "--record", f)
+			if code != 0 {
+				t.Errorf("play: exit %d\n%s\n%s", code, out, stderr)
+			}
+		})
+	}
+	wg.Wait()
+	stop()
+	if t.Failed() {
+		return
+	}
+	matches, _ := filepath.Glob(filepath.Join(dir, "match-*.rwreplay"))
+	if len(matches) != 1 {
+		t.Fatalf("serve --record wrote %v", matches)
+	}
+	code, out, stderr := runCmd("replay", matches[0])
+	if m := kv(lastLine(out)); code != 0 || m["verified"] != "true" || m["replay_ticks"] == "0" {
+		t.Fatalf("rewind replay of the server's cards replay: exit %d %q\n%s", code, lastLine(out), stderr)
+	}
+	code, out, stderr = runCmd("replay", files[0])
+	if code != 1 || kv(lastLine(out))["verified"] != "false" || !strings.Contains(stderr, "holds only") && !strings.Contains(stderr, "cannot be simulated again") {
+		t.Fatalf("rewind replay of a player's cards replay: exit %d %q\n%s", code, lastLine(out), stderr)
 	}
 }

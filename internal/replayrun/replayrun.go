@@ -13,6 +13,7 @@ import (
 
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/codec"
+	"github.com/rewindnet/rewind/examples/cards"
 	"github.com/rewindnet/rewind/examples/sand"
 	"github.com/rewindnet/rewind/examples/walkers"
 )
@@ -104,6 +105,11 @@ func Verify(b []byte, opts rewind.ReplayOptions) (rewind.ReplayResult, error) {
 	case "sand":
 		g, _ := sandGame(grid, rate)
 		return rewind.VerifyReplay(g, bytes.NewReader(b), opts)
+	case "cards":
+		if rate != rewind.DefaultTickRate {
+			return rewind.ReplayResult{Header: h}, fmt.Errorf("replay of cards at %d Hz: this build replays cards at %d Hz", rate, rewind.DefaultTickRate)
+		}
+		return rewind.VerifyReplay[cards.Input](cards.New(), bytes.NewReader(b), opts)
 	case "walkers":
 		var g rewind.Game[walkers.Input] = walkers.New()
 		if rate != rewind.DefaultTickRate {
@@ -111,7 +117,7 @@ func Verify(b []byte, opts rewind.ReplayOptions) (rewind.ReplayResult, error) {
 		}
 		return rewind.VerifyReplay(g, bytes.NewReader(b), opts)
 	}
-	return rewind.ReplayResult{Header: h}, fmt.Errorf("replay of game %q: this build knows sand and walkers", h.Game)
+	return rewind.ReplayResult{Header: h}, fmt.Errorf("replay of game %q: this build knows sand, walkers and cards", h.Game)
 }
 
 // VerifyFile is Verify on the file at path.
