@@ -112,6 +112,12 @@ func (d *dispatcher[I]) takeFresh(now time.Time) {
 	d.h.fresh = nil
 	d.h.mu.Unlock()
 	for _, r := range fresh {
+		if r.busy || r.index >= 0 {
+			// A datagram routed to it ran it already: finished puts it
+			// in the heap; it runs again then.
+			r.pending = true
+			continue
+		}
 		r.deadline = now
 		heap.Push(&d.heap, r)
 	}
@@ -121,7 +127,12 @@ func (d *dispatcher[I]) takeFresh(now time.Time) {
 // again when that one is done.
 func (d *dispatcher[I]) enqueue(r *roomMatch[I]) {
 	if r.busy {
+		// Out of the heap while a worker has it (finished puts it back):
+		// a due busy room left at the top would be enqueued forever.
 		r.pending = true
+		if r.index >= 0 {
+			heap.Remove(&d.heap, r.index)
+		}
 		return
 	}
 	if r.index >= 0 {
