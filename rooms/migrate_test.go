@@ -203,15 +203,22 @@ func TestHostMigrationOverRoom(t *testing.T) {
 	// The new host goes in turn (its session closes: its goodbye says the
 	// match goes on, its relay connection closes): the other two migrate
 	// a second time.
+	// (Who hosts is read for all first: the others may take over while
+	// the host's Close says its goodbye.)
 	var rest []*seat
+	var host *seat
 	for _, st := range seats {
 		if st.s.Hosting() {
-			lastOld = st.s.Stats().Verified
-			st.s.Close()
+			host = st
 		} else {
 			rest = append(rest, st)
 		}
 	}
+	if host == nil || len(rest) != 2 {
+		t.Fatalf("before the second migration: %d players do not host", len(rest))
+	}
+	lastOld = host.s.Stats().Verified
+	host.s.Close()
 	waitFor("the other two 120 ticks past the second migration", func() bool {
 		for _, st := range rest {
 			if st.s.Migrations() != 2 || st.s.Stats().Verified < lastOld+120 {
