@@ -282,19 +282,7 @@ func (p *ReplayPlayer[I]) Step() error {
 		return err
 	}
 	_ = p.prev.CopyFrom(p.w) // one layout
-	p.events = p.events[:0]
-	for _, e := range rt.events {
-		k := game.Join
-		if e.Leave {
-			k = game.Leave
-		}
-		p.events = append(p.events, game.Event{Kind: k, Player: game.PlayerID(e.Player)})
-		p.present[e.Player] = !e.Leave
-	}
-	size := p.it.Size()
-	for i := range p.typed {
-		p.it.Unpack(rt.inputs[i*size:(i+1)*size], &p.typed[i])
-	}
+	p.events = replayTickInput(p.it, rt.events, rt.inputs, p.events, p.typed, p.present)
 	p.tick++
 	p.tk.Number, p.tk.Events, p.tk.Inputs, p.tk.Present = p.tick, p.events, p.typed, p.present
 	p.g.Step(p.w, &p.tk)

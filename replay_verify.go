@@ -175,19 +175,7 @@ func (v *verifier[I]) step(rt *codec.ReplayTick) error {
 	if !v.started || rt.Tick != v.tick+1 {
 		return v.fail(rt.Tick, fmt.Sprintf("tick %d follows tick %d", rt.Tick, v.tick))
 	}
-	v.events = v.events[:0]
-	for _, e := range rt.Events {
-		k := game.Join
-		if e.Leave {
-			k = game.Leave
-		}
-		v.events = append(v.events, game.Event{Kind: k, Player: game.PlayerID(e.Player)})
-		v.present[e.Player] = !e.Leave
-	}
-	size := v.it.Size()
-	for p := range v.typed {
-		v.it.Unpack(rt.Inputs[p*size:(p+1)*size], &v.typed[p])
-	}
+	v.events = replayTickInput(v.it, rt.Events, rt.Inputs, v.events, v.typed, v.present)
 	v.tk.Number, v.tk.Events, v.tk.Inputs, v.tk.Present = rt.Tick, v.events, v.typed, v.present
 	v.g.Step(v.w, &v.tk)
 	v.tick = rt.Tick
@@ -205,4 +193,24 @@ func (v *verifier[I]) step(rt *codec.ReplayTick) error {
 		return errStop
 	}
 	return nil
+}
+
+// replayTickInput turns a recorded tick's events and packed inputs into
+// what Step is given: the events (appended to events[:0], returned), the
+// players present after them, every player's input unpacked into typed.
+func replayTickInput[I any](it *inputs.Type[I], evs []codec.ReplayEvent, packed []byte, events []game.Event, typed []I, present []bool) []game.Event {
+	events = events[:0]
+	for _, e := range evs {
+		k := game.Join
+		if e.Leave {
+			k = game.Leave
+		}
+		events = append(events, game.Event{Kind: k, Player: game.PlayerID(e.Player)})
+		present[e.Player] = !e.Leave
+	}
+	size := it.Size()
+	for p := range typed {
+		it.Unpack(packed[p*size:(p+1)*size], &typed[p])
+	}
+	return events
 }
