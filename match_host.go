@@ -108,7 +108,8 @@ func (m *matchHost[I]) stats() (matches uint64, running bool, cur, total server.
 	return m.matches, m.srv.Started(), cur, total
 }
 
-// addServerStats sums the counters of two matches; Tick sums the ticks run.
+// addServerStats sums the counters of two matches; Tick sums the ticks run,
+// Players is b's (the later match's) and LongestStall the longer one.
 func addServerStats(a, b server.Stats) server.Stats {
 	a.Tick += b.Tick
 	a.Players = b.Players
@@ -122,6 +123,26 @@ func addServerStats(a, b server.Stats) server.Stats {
 	a.Joins += b.Joins
 	a.Leaves += b.Leaves
 	a.Refused += b.Refused
+	a.Rejoins += b.Rejoins
+	a.Rebases += b.Rebases
+	a.Transfers += b.Transfers
+	a.TransferBytes += b.TransferBytes
+	a.ChunksOut += b.ChunksOut
+	a.WholeWorlds += b.WholeWorlds
+	a.PagesSent += b.PagesSent
+	a.PageHashRequests += b.PageHashRequests
+	a.FetchesLimited += b.FetchesLimited
+	a.HandoversOut += b.HandoversOut
+	a.Stalls += b.Stalls
+	a.StallTime += b.StallTime
+	a.LongestStall = max(a.LongestStall, b.LongestStall)
+	a.ChatLines += b.ChatLines
+	a.ChatRefused += b.ChatRefused
+	a.ChatDropped += b.ChatDropped
+	a.GameMessages += b.GameMessages
+	a.ReplayMismatches += b.ReplayMismatches
+	a.Spectators += b.Spectators
+	a.SpectatorDropped += b.SpectatorDropped
 	return a
 }
 

@@ -3,12 +3,14 @@ package rewind
 import (
 	"bytes"
 	"log/slog"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/rewindnet/rewind/codec"
 	"github.com/rewindnet/rewind/internal/testutil"
+	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport"
 )
 
@@ -81,4 +83,54 @@ func TestRefuseTapLogsReasons(t *testing.T) {
 	if tap.total[codec.ReasonGame] != 10001 || tap.total[codec.ReasonFull] != 2 {
 		t.Errorf("totals %v", tap.total)
 	}
+}
+
+// TestAddServerStatsSumsEveryCounter fills every field of two server.Stats
+// by reflection and checks addServerStats adds each counter: a counter
+// added to server.Stats and forgotten in the sum fails here.
+func TestAddServerStatsSumsEveryCounter(t *testing.T) {
+	var a, b server.Stats
+	va, vb := reflect.ValueOf(&a).Elem(), reflect.ValueOf(&b).Elem()
+	for i := range va.NumField() {
+		switch va.Field(i).Kind() {
+		case reflect.Uint64, reflect.Uint32, reflect.Int64:
+			setNum(va.Field(i), 3)
+			setNum(vb.Field(i), 4)
+		case reflect.Int:
+			va.Field(i).SetInt(3)
+			vb.Field(i).SetInt(4)
+		default:
+			t.Fatalf("field %s of kind %s: teach this test how to sum it", va.Type().Field(i).Name, va.Field(i).Kind())
+		}
+	}
+	s := reflect.ValueOf(addServerStats(a, b))
+	for i := range s.NumField() {
+		name := s.Type().Field(i).Name
+		var want int64 = 7
+		switch name {
+		case "Players":
+			want = 4 // the later match's players
+		case "LongestStall":
+			want = 4 // the longer stall
+		}
+		if got := num(s.Field(i)); got != want {
+			t.Errorf("%s = %d, want %d", name, got, want)
+		}
+	}
+}
+
+func setNum(v reflect.Value, n int64) {
+	if v.Kind() == reflect.Int64 {
+		v.SetInt(n)
+	} else {
+		v.SetUint(uint64(n))
+	}
+}
+
+func num(v reflect.Value) int64 {
+	switch v.Kind() {
+	case reflect.Int64, reflect.Int:
+		return v.Int()
+	}
+	return int64(v.Uint())
 }
