@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"hash"
 	"net/netip"
 	"sync"
 	"sync/atomic"
@@ -269,9 +270,18 @@ const udpTokenLen = 8 + 16
 // address and port, its connection id and (version 2) its handshake's
 // ephemeral key. Only a client that receives datagrams at that address
 // can present a valid token from it.
+//
+// Computing a MAC allocates nothing (a flood of HELLOs costs no garbage):
+// one keyed HMAC state, reset for each token, and its scratch buffers are
+// kept and used under mu.
 type udpTokens struct {
 	key      [32]byte
 	lifetime time.Duration
+
+	mu  sync.Mutex
+	h   hash.Hash // HMAC-SHA-256 under key
+	msg [8 + 16 + 2 + 8 + noiseKeyLen]byte
+	sum [sha256.Size]byte
 }
 
 func newUDPTokens(key []byte, lifetime time.Duration) (*udpTokens, error) {
@@ -286,21 +296,24 @@ func newUDPTokens(key []byte, lifetime time.Duration) (*udpTokens, error) {
 	default:
 		copy(t.key[:], key)
 	}
+	t.h = hmac.New(sha256.New, t.key[:])
 	return t, nil
 }
 
 func (t *udpTokens) mac(dst []byte, issued uint64, from netip.AddrPort, cid uint64, e []byte) []byte {
-	var msg [8 + 16 + 2 + 8 + noiseKeyLen]byte
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	msg := &t.msg
+	clear(msg[:])
 	binary.BigEndian.PutUint64(msg[0:], issued)
 	ip := from.Addr().As16()
 	copy(msg[8:], ip[:])
 	binary.BigEndian.PutUint16(msg[24:], from.Port())
 	binary.BigEndian.PutUint64(msg[26:], cid)
 	copy(msg[34:], e) // none (version 1): zeros
-	h := hmac.New(sha256.New, t.key[:])
-	h.Write(msg[:])
-	var sum [sha256.Size]byte
-	return append(dst, h.Sum(sum[:0])[:16]...)
+	t.h.Reset()
+	t.h.Write(msg[:])
+	return append(dst, t.h.Sum(t.sum[:0])[:16]...)
 }
 
 // issue appends a token for (from, cid, e) issued at now.

@@ -132,51 +132,68 @@ type udpFrame struct {
 // udpUnsealedType maps a sealed frame type to its plaintext twin.
 func udpUnsealedType(typ byte) byte { return typ - udpSealedData + udpData }
 
-// parseUDPFrame decodes one datagram. It never allocates.
+// The parser's errors, made once: a flood of malformed datagrams
+// allocates nothing (they carry no figures of the datagram for that).
+var (
+	errUDPEmpty        = fmt.Errorf("transport: empty udp datagram: %w", ErrMalformed)
+	errUDPTooLong      = fmt.Errorf("transport: udp datagram longer than any frame: %w", ErrMalformed)
+	errUDPShortLength  = fmt.Errorf("transport: udp frame of the wrong length for its type: %w", ErrMalformed)
+	errUDPTrailing     = fmt.Errorf("transport: udp frame with trailing bytes: %w", ErrMalformed)
+	errUDPType         = fmt.Errorf("transport: udp frame of an unknown type: %w", ErrMalformed)
+	errUDPVersionHello = fmt.Errorf("transport: udp hello of another version, too short or with connection id 0: %w", ErrMalformed)
+	errUDPVersion      = fmt.Errorf("transport: udp frame of an unknown version: %w", ErrMalformed)
+	errUDPNoKey        = fmt.Errorf("transport: udp hello without a key: %w", ErrMalformed)
+	errUDPToken        = fmt.Errorf("transport: udp token length: %w", ErrMalformed)
+	errUDPShortHello   = fmt.Errorf("transport: udp hello under the padded size: %w", ErrMalformed)
+	errUDPZeroID       = fmt.Errorf("transport: udp connection id 0: %w", ErrMalformed)
+)
+
+// parseUDPFrame decodes one datagram. It never allocates, also when it
+// fails.
 func parseUDPFrame(b []byte) (udpFrame, error) {
 	var f udpFrame
 	if len(b) == 0 {
-		return f, fmt.Errorf("transport: empty udp datagram: %w", ErrMalformed)
+		return f, errUDPEmpty
 	}
 	if len(b) > udpMaxFrame {
-		return f, fmt.Errorf("transport: udp datagram of %d bytes: %w", len(b), ErrMalformed)
+		return f, errUDPTooLong
 	}
 	f.typ = b[0]
 	switch f.typ {
 	case udpSealedData, udpSealedBye, udpSealedPing, udpSealedPong:
 		if len(b) < udpSealedOverhead {
-			return f, fmt.Errorf("transport: udp frame 0x%02x of %d bytes: %w", f.typ, len(b), ErrMalformed)
+			return f, errUDPShortLength
 		}
 		if f.typ != udpSealedData && len(b) != udpSealedOverhead {
-			return f, fmt.Errorf("transport: udp frame 0x%02x with %d payload bytes: %w", f.typ, len(b)-udpSealedOverhead, ErrMalformed)
+			return f, errUDPTrailing
 		}
 		f.id = binary.BigEndian.Uint64(b[1:9])
 		f.counter = binary.BigEndian.Uint64(b[9:17])
 		f.header, f.sealed = b[:udpSealedHeader], b[udpSealedHeader:]
 	case udpData, udpBye, udpPing, udpPong:
 		if len(b) < udpDataOverhead || len(b) > udpDataOverhead+MaxDatagram {
-			return f, fmt.Errorf("transport: udp frame 0x%02x of %d bytes: %w", f.typ, len(b), ErrMalformed)
+			return f, errUDPShortLength
 		}
 		f.id = binary.BigEndian.Uint64(b[1:9])
 		if f.typ == udpData {
 			f.payload = b[9:]
 		} else if len(b) != udpDataOverhead {
-			return f, fmt.Errorf("transport: udp frame 0x%02x with %d trailing bytes: %w", f.typ, len(b)-9, ErrMalformed)
+			return f, errUDPTrailing
 		}
 	case udpHello, udpRetry, udpWelcome, udpRefuse:
 		return parseUDPHandshake(f, b)
 	default:
-		return f, fmt.Errorf("transport: udp frame type 0x%02x: %w", f.typ, ErrMalformed)
+		return f, errUDPType
 	}
 	return f, nil
 }
 
 // parseUDPHandshake decodes the rest of a handshake frame (HELLO, RETRY,
 // WELCOME, REFUSE) whose type f.typ parseUDPFrame has read. It never
-// allocates.
+// allocates, also when it fails.
 func parseUDPHandshake(f udpFrame, b []byte) (udpFrame, error) {
 	if len(b) < 10 {
-		return f, fmt.Errorf("transport: udp handshake frame of %d bytes: %w", len(b), ErrMalformed)
+		return f, errUDPShortLength
 	}
 	f.version = b[1]
 	f.id = binary.BigEndian.Uint64(b[2:10])
@@ -186,52 +203,52 @@ func parseUDPHandshake(f udpFrame, b []byte) (udpFrame, error) {
 		// Another version's HELLO: only its version-independent head
 		// (type, version, cid) is read, so that it can be refused.
 		if len(b) < udpHelloSize || f.id == 0 {
-			return f, fmt.Errorf("transport: udp hello of version %d: %w", f.version, ErrMalformed)
+			return f, errUDPVersionHello
 		}
 		return f, nil
 	}
 	if !known {
-		return f, fmt.Errorf("transport: udp frame 0x%02x of version %d: %w", f.typ, f.version, ErrMalformed)
+		return f, errUDPVersion
 	}
 	if f.typ == udpHello && f.version == udpVersionSealed {
 		if len(rest) < noiseKeyLen {
-			return f, fmt.Errorf("transport: udp hello without a key: %w", ErrMalformed)
+			return f, errUDPNoKey
 		}
 		f.ephemeral, rest = rest[:noiseKeyLen], rest[noiseKeyLen:]
 	}
 	switch f.typ {
 	case udpHello, udpRetry:
 		if len(rest) < 1 || int(rest[0]) > len(rest)-1 || rest[0] > udpMaxToken {
-			return f, fmt.Errorf("transport: udp token length: %w", ErrMalformed)
+			return f, errUDPToken
 		}
 		f.token = rest[1 : 1+rest[0]]
 		rest = rest[1+rest[0]:]
 		if f.typ == udpRetry && len(rest) != 0 {
-			return f, fmt.Errorf("transport: udp retry with trailing bytes: %w", ErrMalformed)
+			return f, errUDPTrailing
 		}
 		if f.typ == udpHello && len(b) < udpHelloSize {
-			return f, fmt.Errorf("transport: udp hello of %d bytes, under %d: %w", len(b), udpHelloSize, ErrMalformed)
+			return f, errUDPShortHello
 		}
 	case udpWelcome:
 		if f.version == udpVersionSealed {
 			if len(rest) != noiseMsg2Len {
-				return f, fmt.Errorf("transport: udp welcome of %d bytes: %w", len(b), ErrMalformed)
+				return f, errUDPShortLength
 			}
 			f.noise = rest
 			break
 		}
 		if len(rest) != 8 {
-			return f, fmt.Errorf("transport: udp welcome of %d bytes: %w", len(b), ErrMalformed)
+			return f, errUDPShortLength
 		}
 		f.sid = binary.BigEndian.Uint64(rest)
 	case udpRefuse:
 		if len(rest) != 1 {
-			return f, fmt.Errorf("transport: udp refuse of %d bytes: %w", len(b), ErrMalformed)
+			return f, errUDPShortLength
 		}
 		f.reason = rest[0]
 	}
 	if f.id == 0 || (f.typ == udpWelcome && f.version == udpVersion && f.sid == 0) {
-		return f, fmt.Errorf("transport: udp connection id 0: %w", ErrMalformed)
+		return f, errUDPZeroID
 	}
 	return f, nil
 }
