@@ -36,11 +36,9 @@ func (c *Client[I]) onWelcome(now time.Time, b []byte) error {
 		// The same welcome again (lost ones are repeated), or a newer
 		// one: a rebase.
 		if m.Player == uint8(c.me) && m.Tag == c.tag && m.Transfer == c.join.welcomeID && m.Tick == c.join.welcomeTick {
-			// The same welcome again carries a fresh cookie, and the
-			// server keeps (and its handover data lists) only the
-			// digests of the newest few: keep the newest, so that a
-			// rejoin or a host migration after many repeats (a long
-			// round trip, a slow loader) still presents one it knows.
+			// The same welcome again: its cookie is the same too
+			// (servers before it made a fresh one for each repeat and
+			// kept the newest few: keeping the newest works with both).
 			c.join.cookie = m.Cookie
 			return nil
 		}

@@ -13,9 +13,12 @@ import (
 	"github.com/rewindnet/rewind/transport"
 )
 
-// maxCookies is how many cookie hashes a player keeps: every welcome sent
-// again (a lost welcome, a rebase) carries a fresh cookie, and the client
-// keeps the newest that reached it.
+// maxCookies is how many cookie hashes a player keeps: every new welcome
+// (a rebase, a rejoin from a new address) carries a fresh cookie, and the
+// client keeps the newest that reached it. A welcome sent again for a
+// repeated hello carries the same cookie as before, so that hellos
+// repeated over a lossy path cannot push the cookie the client holds out
+// of the newest few.
 const maxCookies = 4
 
 // reservation keeps a player's id and cookie hashes after it left, for it
@@ -222,12 +225,16 @@ func (s *Server[I]) rebase(now time.Time, p *player) {
 	s.startAt(now, p, false)
 }
 
-// sendWelcome sends p its welcome (with a fresh cookie).
+// sendWelcome sends p its welcome: a fresh cookie with each new welcome,
+// the same one when the welcome is sent again.
 func (s *Server[I]) sendWelcome(p *player) {
+	if !p.hasCookie || p.cookieFor != p.welcomeID {
+		p.cookie, p.cookieFor, p.hasCookie = newCookie(p), p.welcomeID, true
+	}
 	w := codec.Welcome{
 		Player:   uint8(p.id),
 		Tag:      p.tag,
-		Cookie:   newCookie(p),
+		Cookie:   p.cookie,
 		Tick:     p.welcomeTick,
 		HashBits: uint8(s.cfg.HashBits),
 		TickRate: uint32(s.tickRate),

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/rewindnet/rewind/codec"
 	"github.com/rewindnet/rewind/codec/reliable"
 	"github.com/rewindnet/rewind/game"
 	"github.com/rewindnet/rewind/transport"
@@ -17,9 +18,14 @@ type player struct {
 	id   game.PlayerID
 	addr transport.Addr
 	tag  uint8
-	// cookies are the SHA-256 of the cookies its welcomes carried (the
-	// cookies themselves are never kept).
-	cookies [][32]byte
+	// cookies are the SHA-256 of the cookies its welcomes carried; only
+	// the current welcome's cookie is kept itself (cookie, made for the
+	// welcome cookieFor), to send again with a repeated welcome, and it
+	// goes with the player (a reservation keeps the hashes).
+	cookies   [][32]byte
+	cookie    [codec.CookieSize]byte
+	cookieFor uint32
+	hasCookie bool
 	// awaitUntil, if not zero, marks a player of a match this server took
 	// over (resume.go) that has not come back yet: it stays in the world,
 	// its input repeated, until then; digests are its cookies' digests.
