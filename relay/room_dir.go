@@ -36,7 +36,8 @@ type RoomDirectory interface {
 	// End marks the room ended at now; it is forgotten after the
 	// directory's memory span.
 	End(code string, now time.Time)
-	// Remove forgets the room at once.
+	// Remove forgets a live room at once; an ended room stays
+	// remembered (a late Remove does not undo an End).
 	Remove(code string)
 }
 
@@ -98,7 +99,9 @@ func (d *MemoryRoomDirectory) End(code string, now time.Time) {
 func (d *MemoryRoomDirectory) Remove(code string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	delete(d.rooms, code)
+	if rec, ok := d.rooms[code]; ok && !rec.Ended {
+		delete(d.rooms, code)
+	}
 }
 
 // Sweep forgets the ended rooms older than the memory span at now. The

@@ -3,7 +3,9 @@ package relay
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -73,6 +75,7 @@ func (l *fleetLink) channel(relay string) string { return l.dir.cfg.Prefix + "re
 func newFleetLink(dir *RedisRoomDirectory, hub *roomHub) *fleetLink {
 	l := &fleetLink{dir: dir, hub: hub, out: make(chan fleetOut, fleetQueue), stop: make(chan struct{}),
 		standIns: make(map[string]*roomConn)}
+	_ = dir.Refresh(nil) // this relay's liveness, before any relay hears of it
 	l.ps = dir.rdb.Subscribe(context.Background(), l.channel(dir.self))
 	ctx, cancel := context.WithTimeout(context.Background(), dir.cfg.ConnectWait)
 	_, _ = l.ps.Receive(ctx) // the subscription's confirmation (go-redis resubscribes if it failed)
@@ -89,6 +92,7 @@ func (l *fleetLink) close() {
 	l.once.Do(func() {
 		close(l.stop)
 		l.ps.Close()
+		l.dir.dropAlive()
 	})
 	l.wg.Wait()
 }
@@ -239,7 +243,9 @@ func (l *fleetLink) up(c *roomConn, b []byte) {
 // is held.
 func (l *fleetLink) gone(c *roomConn) { l.send(c.fwd, fleetMsg{K: "gone", F: l.dir.self, C: c.id}) }
 
-// refresh extends the TTL of this relay's rooms when due. hub.mu is held.
+// refresh, when due (every RefreshEvery), extends the TTL of this relay's
+// rooms and its liveness, and drops the stand-ins of relays found dead.
+// The Redis round trips run once the lock is released. hub.mu is held.
 func (l *fleetLink) refresh(now time.Time) {
 	if now.Sub(l.lastRefresh) < l.dir.RefreshEvery() {
 		return
@@ -249,7 +255,43 @@ func (l *fleetLink) refresh(now time.Time) {
 	for code := range l.hub.rooms {
 		codes = append(codes, code)
 	}
-	_ = l.dir.Refresh(codes) // a failed refresh is retried at the next
+	var relays []string
+	for key := range l.standIns {
+		if r, _, _ := strings.Cut(key, "/"); !slices.Contains(relays, r) {
+			relays = append(relays, r)
+		}
+	}
+	l.hub.later(func() {
+		_ = l.dir.Refresh(codes) // a failed refresh is retried at the next
+		if len(relays) > 0 {
+			l.dropDead(relays, now)
+		}
+	})
+}
+
+// dropDead disconnects the stand-ins of those of relays whose liveness key
+// is gone: the player's relay died without saying "gone" for them, and
+// the room's host is told they left.
+func (l *fleetLink) dropDead(relays []string, now time.Time) {
+	alive, ok := l.dir.alive(relays)
+	if !ok {
+		return // Redis did not answer: nobody is taken for dead
+	}
+	h := l.hub
+	var gone []*roomConn
+	h.mu.Lock()
+	for key, c := range l.standIns {
+		r, _, _ := strings.Cut(key, "/")
+		if i := slices.Index(relays, r); i >= 0 && !alive[i] {
+			delete(l.standIns, key)
+			gone = append(gone, c)
+		}
+	}
+	h.mu.Unlock()
+	for _, c := range gone {
+		h.cfg.Log.Debug("relay: player's relay gone", "conn", c.id)
+		h.disconnect(c, now)
+	}
 }
 
 // remoteOwner reports whether rec is a live room hosted by another relay

@@ -10,7 +10,8 @@ import (
 
 // The hub's guards against squatting and code guessing: joiners whose data
 // channel has not opened (pending) are capped per address and expire, and
-// failed joins are throttled per address across connections.
+// failed joins are throttled per address across connections, and, with a
+// RedisRoomDirectory, across the relays of the fleet (room_redis_guard.go).
 
 // roomGuard is the hub's state for its guards. Guarded by the hub's mutex.
 type roomGuard struct {
@@ -57,12 +58,18 @@ func (h *roomHub) bucket(addr string, now time.Time) *failBucket {
 // if so refuses m (rate_limited, closing c).
 func (h *roomHub) throttled(c *roomConn, m *roomMsg, now time.Time) bool {
 	if b := h.bucket(c.addr, now); b != nil && b.tokens < 1 {
-		h.stats.joinsThrottled++
-		h.fail(c, m.Type, fmt.Errorf("%w: over %d failed joins from %s, %g more per second",
-			ErrRateLimited, h.cfg.FailedJoinBurst, c.addr, h.cfg.FailedJoinRate))
+		h.refuseThrottled(c, m)
 		return true
 	}
 	return false
+}
+
+// refuseThrottled refuses m, from an address that has used up its failed
+// joins here or in the fleet (rate_limited, closing c).
+func (h *roomHub) refuseThrottled(c *roomConn, m *roomMsg) {
+	h.stats.joinsThrottled++
+	h.fail(c, m.Type, fmt.Errorf("%w: over %d failed joins from %s, %g more per second",
+		ErrRateLimited, h.cfg.FailedJoinBurst, c.addr, h.cfg.FailedJoinRate))
 }
 
 // joinFailed counts a failed join (no such room, bad key, room ended)
@@ -78,6 +85,12 @@ func (h *roomHub) joinFailed(c *roomConn, now time.Time) {
 		h.guard.failed[failKey(c.addr)] = b
 	}
 	b.tokens = max(b.tokens-1, 0)
+	if h.fleet != nil {
+		// Counted in Redis too, where every relay of the fleet checks it
+		// (this relay's bucket still throttles if Redis does not answer).
+		dir, key, rate, burst := h.fleet.dir, failKey(c.addr), h.cfg.FailedJoinRate, h.cfg.FailedJoinBurst
+		h.later(func() { dir.joinFailed(key, now, rate, burst) })
+	}
 }
 
 // addPending notes c, which just joined a room, as pending: at

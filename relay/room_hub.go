@@ -1,10 +1,8 @@
 package relay
 
 import (
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"sync"
 	"time"
@@ -27,6 +25,9 @@ type roomHub struct {
 	guard   roomGuard // pending joiners and failed joins (room_guard.go)
 	stats   hubStats
 	fleet   *fleetLink // the other relays, with a RedisRoomDirectory (room_fleet.go); else nil
+	ops     []func()   // directory writes to run once mu is released (room_hub_dir.go)
+
+	randMu sync.Mutex // guards cfg.Rand
 }
 
 // Roles of a connection.
@@ -127,7 +128,7 @@ func (h *roomHub) connect(addr string, now time.Time) (*roomConn, error) {
 // disconnect forgets a connection whose WebSocket has closed.
 func (h *roomHub) disconnect(c *roomConn, now time.Time) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	defer h.unlock()
 	if h.conns[c.id] != c {
 		return
 	}
@@ -180,14 +181,14 @@ func (h *roomHub) hostGone(r *room, now time.Time, why string) {
 		h.orphan(r, now)
 		return
 	}
-	h.cfg.Directory.Remove(r.code)
+	h.removeLater(r.code)
 	h.closeRoom(r, why)
 }
 
 // endRoom ends a live room: the directory remembers it as ended, and every
 // member is told.
 func (h *roomHub) endRoom(r *room, now time.Time, why string) {
-	h.cfg.Directory.End(r.code, now)
+	h.endLater(r.code, now)
 	h.closeRoom(r, why)
 }
 
@@ -271,7 +272,7 @@ func (h *roomHub) tooLarge(c *roomConn) {
 // handle takes one message from c at now.
 func (h *roomHub) handle(c *roomConn, b []byte, now time.Time) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	defer h.unlock()
 	if c.killed {
 		return
 	}
@@ -300,11 +301,17 @@ func (h *roomHub) handle(c *roomConn, b []byte, now time.Time) {
 		h.fail(c, "", err)
 		return
 	}
+	if needsDirectory(m.Type) {
+		if !h.precheck(c, &m, now) {
+			return
+		}
+		h.mu.Unlock() // the directory may be a Redis round trip away
+		d := h.consult(c, &m, now)
+		h.mu.Lock()
+		h.decide(c, &m, d, now)
+		return
+	}
 	switch m.Type {
-	case RoomMsgHost:
-		h.host(c, &m, now)
-	case RoomMsgJoin:
-		h.join(c, &m, now)
 	case RoomMsgSignal:
 		h.signal(c, &m)
 	case RoomMsgConnected:
@@ -334,10 +341,6 @@ func (h *roomHub) handle(c *roomConn, b []byte, now time.Time) {
 			c.room.lastPong = now
 			h.probeAnswered(c.room, m.N, now)
 		}
-	case RoomMsgClaim:
-		h.claim(c, &m, now)
-	case RoomMsgEnd:
-		h.end(c, &m, now)
 	}
 }
 
@@ -360,34 +363,12 @@ func (h *roomHub) freeSignal(c *roomConn, m *roomMsg, err error) bool {
 	return true
 }
 
-func (h *roomHub) host(c *roomConn, m *roomMsg, now time.Time) {
-	if c.role != roleNone {
-		h.fail(c, m.Type, fmt.Errorf("%w: already in a room", ErrBadMessage))
+func (h *roomHub) host(c *roomConn, m *roomMsg, d dirAnswer, now time.Time) {
+	if d.err != nil {
+		h.fail(c, m.Type, d.err)
 		return
 	}
-	var key [16]byte
-	if _, err := io.ReadFull(h.cfg.Rand, key[:]); err != nil {
-		h.fail(c, m.Type, fmt.Errorf("%w: drawing a key: %w", ErrRelayClosed, err))
-		return
-	}
-	rec := RoomRecord{Code: m.Code, Key: hex.EncodeToString(key[:])}
-	var err error
-	if rec.Code != "" {
-		err = h.cfg.Directory.Claim(rec, now)
-	} else {
-		for range 16 { // 32^6 codes: a few tries find a free one
-			if rec.Code, err = newRoomCode(h.cfg.Rand, h.cfg.CodeLength); err != nil {
-				break
-			}
-			if err = h.cfg.Directory.Claim(rec, now); !errors.Is(err, ErrCodeTaken) {
-				break
-			}
-		}
-	}
-	if err != nil {
-		h.fail(c, m.Type, err)
-		return
-	}
+	rec := d.rec
 	maxPlayers := h.cfg.MaxPlayers
 	if m.MaxPlayers > 0 && m.MaxPlayers < maxPlayers {
 		maxPlayers = m.MaxPlayers
@@ -405,15 +386,8 @@ func (h *roomHub) host(c *roomConn, m *roomMsg, now time.Time) {
 		MaxPlayers: maxPlayers, ICE: h.ice(r.code+"-host", now)})
 }
 
-func (h *roomHub) join(c *roomConn, m *roomMsg, now time.Time) {
-	if c.role != roleNone {
-		h.fail(c, m.Type, fmt.Errorf("%w: already in a room", ErrBadMessage))
-		return
-	}
-	if h.throttled(c, m, now) {
-		return
-	}
-	rec, ok := h.cfg.Directory.Lookup(m.Code, now)
+func (h *roomHub) join(c *roomConn, m *roomMsg, d dirAnswer, now time.Time) {
+	rec, ok := d.rec, d.ok
 	r := h.rooms[m.Code]
 	switch {
 	case ok && rec.Ended:
@@ -473,11 +447,8 @@ func (h *roomHub) signal(c *roomConn, m *roomMsg) {
 	}
 }
 
-func (h *roomHub) end(c *roomConn, m *roomMsg, now time.Time) {
-	if h.throttled(c, m, now) {
-		return
-	}
-	rec, ok := h.cfg.Directory.Lookup(m.Code, now)
+func (h *roomHub) end(c *roomConn, m *roomMsg, d dirAnswer, now time.Time) {
+	rec, ok := d.rec, d.ok
 	switch {
 	case !ok:
 		h.joinFailed(c, now)
@@ -491,7 +462,7 @@ func (h *roomHub) end(c *roomConn, m *roomMsg, now time.Time) {
 		if r := h.rooms[m.Code]; r != nil {
 			h.endRoom(r, now, "ended")
 		} else {
-			h.cfg.Directory.End(m.Code, now)
+			h.endLater(m.Code, now)
 		}
 		if c.role == roleNone {
 			h.send(c, &roomMsg{Type: RoomMsgEnded, Code: m.Code, Reason: "ended"})
@@ -512,7 +483,7 @@ func (h *roomHub) ice(user string, now time.Time) []webrtc.ICEServer {
 // TickInterval (tests call it with made-up times).
 func (h *roomHub) tick(now time.Time) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	defer h.unlock()
 	for _, r := range h.rooms {
 		if h.migrationTick(r, now) {
 			continue
@@ -543,7 +514,7 @@ func (h *roomHub) tick(now time.Time) {
 		h.fleet.refresh(now)
 	}
 	if s, ok := h.cfg.Directory.(interface{ Sweep(time.Time) }); ok {
-		s.Sweep(now)
+		h.later(func() { s.Sweep(now) })
 	}
 }
 

@@ -56,21 +56,9 @@ func (h *roomHub) orphan(r *room, now time.Time) {
 }
 
 // claim handles a player's claim of a room whose host it lost.
-func (h *roomHub) claim(c *roomConn, m *roomMsg, now time.Time) {
-	if c.role == rolePlayer && c.room != nil && c.room.code == m.Code {
-		// Still a player of the room at the relay (its host holds its
-		// relay connection): it claims now, as a new member.
-		h.leaveRoom(c, now, "")
-	}
-	if c.role != roleNone {
-		h.fail(c, m.Type, fmt.Errorf("%w: already in a room", ErrBadMessage))
-		return
-	}
-	if h.throttled(c, m, now) {
-		return
-	}
+func (h *roomHub) claim(c *roomConn, m *roomMsg, d dirAnswer, now time.Time) {
 	c.noHost = m.NoHost
-	rec, ok := h.cfg.Directory.Lookup(m.Code, now)
+	rec, ok := d.rec, d.ok
 	r := h.rooms[m.Code]
 	log := func(decision string) {
 		h.cfg.Log.Debug("relay: claim", "room", m.Code, "conn", c.id, "no_host", c.noHost, "decision", decision)
@@ -86,11 +74,9 @@ func (h *roomHub) claim(c *roomConn, m *roomMsg, now time.Time) {
 		h.fail(c, m.Type, fmt.Errorf("%w: room %s is another match", ErrBadKey, m.Code))
 	case r == nil:
 		log("no_live_room")
-		if !ok {
-			if err := h.cfg.Directory.Claim(RoomRecord{Code: m.Code, Key: m.Key}, now); err != nil {
-				h.fail(c, m.Type, err)
-				return
-			}
+		if d.err != nil {
+			h.fail(c, m.Type, d.err)
+			return
 		}
 		maxPlayers := h.cfg.MaxPlayers
 		if m.MaxPlayers > 0 && m.MaxPlayers < maxPlayers {
@@ -193,7 +179,7 @@ func (h *roomHub) migrationTick(r *room, now time.Time) bool {
 		return true
 	}
 	if r.orphaned && now.Sub(r.orphanedAt) >= h.cfg.OrphanWindow {
-		h.cfg.Directory.Remove(r.code)
+		h.removeLater(r.code)
 		h.closeRoom(r, "host gone: no player took the match over")
 		return true
 	}

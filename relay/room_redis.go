@@ -16,7 +16,9 @@ import (
 type RedisConfig struct {
 	// TTL is how long a live room stays in the directory without its
 	// relay refreshing it (default 15 s): a relay that dies takes its
-	// rooms with it within TTL. The owning relay refreshes every TTL/3.
+	// rooms with it within TTL, and the players it forwarded to the
+	// others' rooms are dropped there within TTL (room_redis_guard.go).
+	// Each relay refreshes its rooms and its liveness every TTL/6.
 	TTL time.Duration
 	// Remember is how long an ended room is remembered (default 5 min,
 	// RoomConfig.EndedRemember's default).
@@ -162,45 +164,41 @@ func (d *RedisRoomDirectory) Lookup(code string, now time.Time) (RoomRecord, boo
 	return rec, true
 }
 
-// End implements RoomDirectory: the entry is marked ended and kept for
-// Remember.
+// End implements RoomDirectory: the entry of a live room is marked ended
+// and kept for Remember (atomically: endScript).
 func (d *RedisRoomDirectory) End(code string, now time.Time) {
-	rec, ok := d.Lookup(code, now)
-	if !ok || rec.Ended {
-		return
-	}
-	b, _ := json.Marshal(redisRecord{Key: rec.Key, Owner: rec.Owner, Ended: true, EndedAt: now.UnixMilli()})
 	ctx, cancel := d.ctx()
 	defer cancel()
-	d.rdb.Set(ctx, d.key(code), b, d.cfg.Remember)
+	endScript.Run(ctx, d.rdb, []string{d.key(code)}, now.UnixMilli(), d.cfg.Remember.Milliseconds())
 }
 
-// Remove implements RoomDirectory.
+// Remove implements RoomDirectory: a live room's entry is deleted; an
+// ended room stays remembered (removeScript).
 func (d *RedisRoomDirectory) Remove(code string) {
 	ctx, cancel := d.ctx()
 	defer cancel()
-	d.rdb.Del(ctx, d.key(code))
+	removeScript.Run(ctx, d.rdb, []string{d.key(code)})
 }
 
-// Refresh extends the TTL of the live rooms this relay hosts (the hub
-// calls it every TTL/3 with its rooms' codes).
+// Refresh extends the TTL of the live rooms among codes that this relay
+// owns (the hub calls it every RefreshEvery with its rooms' codes), and
+// this relay's liveness key (room_redis_guard.go). An ended room, or one
+// another relay owns, is left alone.
 func (d *RedisRoomDirectory) Refresh(codes []string) error {
-	if len(codes) == 0 {
-		return nil
+	keys := make([]string, len(codes))
+	for i, c := range codes {
+		keys[i] = d.key(c)
 	}
 	ctx, cancel := d.ctx()
 	defer cancel()
-	_, err := d.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-		for _, c := range codes {
-			p.PExpire(ctx, d.key(c), d.cfg.TTL)
-		}
-		return nil
-	})
+	err := refreshScript.Run(ctx, d.rdb, keys, d.self, d.cfg.TTL.Milliseconds(),
+		d.aliveKey(d.self), d.aliveTTL().Milliseconds()).Err()
 	if err != nil {
 		return fmt.Errorf("%w: refresh: %v", ErrRedis, err)
 	}
 	return nil
 }
 
-// RefreshEvery returns how often the owner refreshes its rooms: TTL/3.
-func (d *RedisRoomDirectory) RefreshEvery() time.Duration { return d.cfg.TTL / 3 }
+// RefreshEvery returns how often the owner refreshes its rooms and its
+// liveness: TTL/6.
+func (d *RedisRoomDirectory) RefreshEvery() time.Duration { return d.cfg.TTL / 6 }

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -87,20 +88,40 @@ func TestRedisRoomDirectory(t *testing.T) {
 // startFleetRelay serves a relay whose directory is the Redis at url.
 func startFleetRelay(t *testing.T, url string) (*testRelay, *RedisRoomDirectory) {
 	t.Helper()
-	dir, err := NewRedisRoomDirectory(testCtx(t), url, RedisConfig{})
+	r, dir, _ := startFleetRelayWith(t, url, RoomConfig{}, RedisConfig{})
+	return r, dir
+}
+
+// startFleetRelayWith serves a relay with cfg whose directory is the Redis
+// at url with rcfg. crash stops it as a relay process that dies would:
+// its Redis connection first, so that it tells the others nothing.
+func startFleetRelayWith(t *testing.T, url string, cfg RoomConfig, rcfg RedisConfig) (r *testRelay, dir *RedisRoomDirectory, crash func()) {
+	t.Helper()
+	dir, err := NewRedisRoomDirectory(testCtx(t), url, rcfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := NewRoomServer(RoomConfig{Directory: dir})
+	cfg.Directory = dir
+	srv := NewRoomServer(cfg)
 	mux := http.NewServeMux()
 	mux.Handle(RoomPath, srv)
 	hs := httptest.NewServer(mux)
+	var once sync.Once
 	t.Cleanup(func() {
-		srv.Close()
-		hs.Close()
-		dir.Close()
+		once.Do(func() {
+			srv.Close()
+			hs.Close()
+			dir.Close()
+		})
 	})
-	return &testRelay{url: "ws" + strings.TrimPrefix(hs.URL, "http") + RoomPath, srv: srv}, dir
+	crash = func() {
+		once.Do(func() {
+			dir.Close()
+			srv.Close()
+			hs.Close()
+		})
+	}
+	return &testRelay{url: "ws" + strings.TrimPrefix(hs.URL, "http") + RoomPath, srv: srv}, dir, crash
 }
 
 // TestRedisFleetJoin runs two relays sharing one Redis: a host registers

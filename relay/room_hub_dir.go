@@ -1,0 +1,204 @@
+package relay
+
+import (
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+)
+
+// The room directory is called outside the hub's lock: a Redis round trip
+// (RedisRoomDirectory) must not stall every other connection and room of
+// the relay. A message that needs the directory (host, join, end, claim)
+// is handled in three steps:
+//
+//	locked    rate limit, decode, checks of the connection's own state
+//	          and of its address's failed joins (precheck)
+//	unlocked  the directory's answer: a lookup, or a claim of the code,
+//	          and the fleet-wide failed-join throttle (consult)
+//	locked    the decision, on the answer and on the hub's state as it is
+//	          now (the connection may have been closed meanwhile: abandon)
+//
+// A connection's messages are handled one after the other (its reader, or
+// for a stand-in the fleet's receiver, waits for each), so its own
+// messages keep their order. Directory writes that follow a decision
+// (End, Remove, Refresh, a failed join counted in Redis) are queued while
+// the lock is held (later) and run, in the order queued, once it is
+// released (unlock), by the goroutine that made the decision, before it
+// takes the connection's next message. Writes to one code from different
+// goroutines may pass each other; RedisRoomDirectory's End, Remove and
+// Refresh are atomic and conditional (room_redis.go) so that a late one
+// never undoes an earlier decision: a Remove or a Refresh leaves an ended
+// room's memory alone.
+
+// dirAnswer is what the directory said for one message.
+type dirAnswer struct {
+	rec RoomRecord
+	ok  bool // rec found
+	err error
+	// claimed: the code was claimed for this message (host, or a claim of
+	// a room the directory had forgotten); abandon removes it.
+	claimed bool
+	// throttled: the fleet's failed-join throttle refused the address.
+	throttled bool
+}
+
+// later queues f to run once the hub's lock is released. h.mu is held.
+func (h *roomHub) later(f func()) { h.ops = append(h.ops, f) }
+
+// unlock releases h.mu and runs the directory writes queued while it was
+// held, in order.
+func (h *roomHub) unlock() {
+	ops := h.ops
+	h.ops = nil
+	h.mu.Unlock()
+	for _, f := range ops {
+		f()
+	}
+}
+
+// needsDirectory reports whether a message of type typ is decided on the
+// directory's answer.
+func needsDirectory(typ string) bool {
+	switch typ {
+	case RoomMsgHost, RoomMsgJoin, RoomMsgEnd, RoomMsgClaim:
+		return true
+	}
+	return false
+}
+
+// precheck refuses m if c's state or its address's failed joins say no
+// without asking the directory; false if it did. h.mu is held.
+func (h *roomHub) precheck(c *roomConn, m *roomMsg, now time.Time) bool {
+	if m.Type == RoomMsgClaim && c.role == rolePlayer && c.room != nil && c.room.code == m.Code {
+		// Still a player of the room at the relay (its host holds its
+		// relay connection): it claims now, as a new member.
+		h.leaveRoom(c, now, "")
+	}
+	if m.Type != RoomMsgEnd && c.role != roleNone {
+		h.fail(c, m.Type, fmt.Errorf("%w: already in a room", ErrBadMessage))
+		return false
+	}
+	if m.Type != RoomMsgHost && h.throttled(c, m, now) {
+		return false
+	}
+	return true
+}
+
+// consult asks the directory about m, outside the hub's lock.
+func (h *roomHub) consult(c *roomConn, m *roomMsg, now time.Time) dirAnswer {
+	var d dirAnswer
+	if m.Type != RoomMsgHost && h.fleet != nil && h.fleet.dir.joinThrottled(failKey(c.addr), now, h.cfg.FailedJoinRate, h.cfg.FailedJoinBurst) {
+		d.throttled = true
+		return d
+	}
+	dir := h.cfg.Directory
+	switch m.Type {
+	case RoomMsgHost:
+		d.rec, d.err = h.claimNew(m.Code, now)
+		d.ok, d.claimed = d.err == nil, d.err == nil
+	case RoomMsgClaim:
+		d.rec, d.ok = dir.Lookup(m.Code, now)
+		if d.ok {
+			break
+		}
+		// A room the directory forgot (its relay restarted, say): the
+		// first claimant records it again. A claimant that lost the race
+		// to another takes the other's record.
+		d.rec = RoomRecord{Code: m.Code, Key: m.Key}
+		if d.err = dir.Claim(d.rec, now); d.err == nil {
+			d.ok, d.claimed = true, true
+		} else if errors.Is(d.err, ErrCodeTaken) {
+			d.rec, d.ok = dir.Lookup(m.Code, now)
+			d.err = nil
+			if !d.ok {
+				d.err = fmt.Errorf("%w: %s", ErrCodeTaken, m.Code)
+			}
+		}
+	default:
+		d.rec, d.ok = dir.Lookup(m.Code, now)
+	}
+	return d
+}
+
+// claimNew claims code for a new room with a fresh key, or, if code is
+// empty, a free code it draws (a few tries find one: 32^6 codes).
+func (h *roomHub) claimNew(code string, now time.Time) (RoomRecord, error) {
+	var key [16]byte
+	if err := h.draw(key[:]); err != nil {
+		return RoomRecord{}, fmt.Errorf("%w: drawing a key: %w", ErrRelayClosed, err)
+	}
+	rec := RoomRecord{Code: code, Key: hex.EncodeToString(key[:])}
+	if code != "" {
+		return rec, h.cfg.Directory.Claim(rec, now)
+	}
+	var err error
+	for range 16 {
+		h.randMu.Lock()
+		rec.Code, err = newRoomCode(h.cfg.Rand, h.cfg.CodeLength)
+		h.randMu.Unlock()
+		if err != nil {
+			return rec, err
+		}
+		if err = h.cfg.Directory.Claim(rec, now); !errors.Is(err, ErrCodeTaken) {
+			break
+		}
+	}
+	return rec, err
+}
+
+// draw fills b from the relay's random source (io.Readers need not be
+// safe for concurrent use).
+func (h *roomHub) draw(b []byte) error {
+	h.randMu.Lock()
+	defer h.randMu.Unlock()
+	_, err := io.ReadFull(h.cfg.Rand, b)
+	return err
+}
+
+// abandon undoes what the directory did for a message whose connection
+// closed before the decision. h.mu is held.
+func (h *roomHub) abandon(d dirAnswer) {
+	if d.claimed {
+		dir, code := h.cfg.Directory, d.rec.Code
+		h.later(func() { dir.Remove(code) })
+	}
+}
+
+// decide handles a message that needed the directory, on its answer d.
+// h.mu is held.
+func (h *roomHub) decide(c *roomConn, m *roomMsg, d dirAnswer, now time.Time) {
+	if c.killed {
+		h.abandon(d)
+		return
+	}
+	if d.throttled {
+		h.refuseThrottled(c, m)
+		return
+	}
+	switch m.Type {
+	case RoomMsgHost:
+		h.host(c, m, d, now)
+	case RoomMsgJoin:
+		h.join(c, m, d, now)
+	case RoomMsgEnd:
+		h.end(c, m, d, now)
+	case RoomMsgClaim:
+		h.claim(c, m, d, now)
+	}
+}
+
+// removeLater removes code from the directory once the lock is released.
+// h.mu is held.
+func (h *roomHub) removeLater(code string) {
+	dir := h.cfg.Directory
+	h.later(func() { dir.Remove(code) })
+}
+
+// endLater marks code ended in the directory once the lock is released.
+// h.mu is held.
+func (h *roomHub) endLater(code string, now time.Time) {
+	dir := h.cfg.Directory
+	h.later(func() { dir.End(code, now) })
+}
