@@ -1,7 +1,8 @@
 // Package view is rewind's view of the sand game (examples/sand) for
 // people, with Ebitengine: the grid, the avatars in their players' colours
 // with their ids, a HUD (room, player, ping, predicted and verified
-// tick, rollbacks, resyncs, players in the match), and while the server
+// tick, rollbacks, resyncs, players in the match; "SPECTATING" for a
+// spectator's seat, which reads no keys), and while the server
 // holds the match for a slow player (its stall policy) a "Waiting for:
 // NAME…" line. The browser page
 // (./page, built for js/wasm and served by `rewind demo`) and the desktop
@@ -120,9 +121,11 @@ func (g *Game) Update() error {
 	if p == nil || p.Done() {
 		return nil
 	}
-	in := readControls(g.mat)
-	g.mat = in.Material
-	p.SetInput(in)
+	if !p.Spectating() { // a spectator's keys steer nothing
+		in := readControls(g.mat)
+		g.mat = in.Material
+		p.SetInput(in)
+	}
 	g.fx = p.Session().Effects(g.fx[:0])
 	for _, e := range g.fx {
 		if e.Status == rewind.EffectPredicted && e.Effect.Kind == sand.EffectPour {
@@ -221,10 +224,13 @@ func (g *Game) Draw(screen *ebiten.Image) {
 		g.frame(screen)
 		return
 	}
-	me, _ := p.Session().Player()
+	me := -1 // none outlined: a spectator's, or before the welcome
+	if id, ok := p.Session().Player(); ok {
+		me = int(id)
+	}
 	var players uint32
 	p.Session().ViewBetween(time.Now(), func(prev, cur *world.World, alpha float64) {
-		players = g.drawWorld(screen, p.Game(), prev, cur, alpha, int(me))
+		players = g.drawWorld(screen, p.Game(), prev, cur, alpha, me)
 	})
 	g.drawHUD(screen, p, players)
 	if line := p.WaitingFor(); line != "" {
@@ -336,6 +342,14 @@ func (g *Game) drawHUD(screen *ebiten.Image, p *seat.Player, players uint32) {
 	}
 	line1 := fmt.Sprintf("room %s  player %s  players %d  ping %.0f ms  [%s]%s",
 		p.Room(), id, players, float64(st.Ping)/float64(time.Millisecond), materialNames[g.mat&3], state)
+	if p.Spectating() {
+		behind := ""
+		if d := p.Delay(); d > 0 {
+			behind = fmt.Sprintf(" %v behind", d)
+		}
+		line1 = fmt.Sprintf("room %s  SPECTATING%s  players %d  ping %.0f ms%s",
+			p.Room(), behind, players, float64(st.Ping)/float64(time.Millisecond), state)
+	}
 	line2 := fmt.Sprintf("tick %d  verified %d  rollbacks %d  resyncs %d",
 		st.Predicted, st.Verified, st.Rollbacks, st.Resyncs)
 	ebitenutil.DebugPrintAt(screen, line1, 4, 2)

@@ -381,9 +381,10 @@ var signpostTemplate = template.Must(template.New("demo").Parse(`<!doctype html>
 `))
 
 // playTemplate is the playing page. The wasm reads the relay, the room,
-// the grid and the tick rate from the body's data attributes (?room=CODE
-// and ?until-tick=T from the URL) and writes #status from its tick
-// handler; Ebitengine adds its canvas to the body. rewindTimes collects
+// the grid and the tick rate from the body's data attributes (?room=CODE,
+// ?watch=CODE&delay=D and ?until-tick=T from the URL), writes #status
+// from its tick handler and points #mode at watching (or, watching, at
+// playing) the same room; Ebitengine adds its canvas to the body. rewindTimes collects
 // the page's timeline in ms since navigation: compiled (the wasm fetched
 // and compiled), main (Go's main started), joined (the data channel to
 // the host open), verified (the first verified tick).
@@ -398,7 +399,7 @@ body { margin: 0; background: #08080c; color: #bbb; font: 12px monospace; }
 <body data-relay="{{.Relay}}" data-room="{{.Code}}" data-grid="{{.Grid}}" data-tick-rate="{{.Rate}}">
 <div id="bar">
 <div id="status">room={{.Code}} player=- tick=0 verified_tick=0 verified_hash=0000000000000000 rollbacks=0 resyncs=0 ping_ms=0.0 state=loading desyncs=0</div>
-<div>arrows/WASD move · space or mouse pours · 1–4: erase, sand, water, wall · from a terminal: <code>rewind play --headless --join {{.Code}} --relay {{.Relay}}{{.Flags}}</code></div>
+<div><span id="hint">arrows/WASD move · space or mouse pours · 1–4: erase, sand, water, wall</span> · <a id="mode" href="?watch={{.Code}}" style="color: #8af">watch as a spectator</a> · from a terminal: <code>rewind play --headless --join {{.Code}} --relay {{.Relay}}{{.Flags}}</code> (or <code>rewind watch</code>)</div>
 </div>
 <script>window.rewindTimes = {};</script>
 <script src="wasm_exec.js"></script>

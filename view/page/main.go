@@ -11,7 +11,12 @@
 // ?until-tick=T stops the player once its verified tick reaches T;
 // ?relay=URL joins through another relay than the one the page names (the
 // ws:// URL `rewind relay` or `rewind serve --relay` used), for a room
-// hosted elsewhere. The page joins with host migration: when the match's
+// hosted elsewhere. ?watch=CODE (or ?watch alone, for the page's room)
+// watches the room's match as a spectator instead, like `rewind watch`:
+// no player slot, no input, only the verified ticks, and with
+// &delay=D (a Go duration, 3s) that far behind the match; #status then says
+// state=spectating. The page's #mode link switches between playing and
+// watching the same room. The page joins with host migration: when the match's
 // host goes, the tab claims the room again and goes on with the next host
 // (a tab never hosts; a desktop window or bot takes the hosting).
 package main
@@ -67,6 +72,10 @@ func main() {
 	if r := q.Get("relay"); r != "" {
 		relayURL = r
 	}
+	watch := q.Has("watch")
+	if r := q.Get("watch"); r != "" {
+		room = strings.ToUpper(r)
+	}
 	var until uint64
 	if u := q.Get("until-tick"); u != "" {
 		until, _ = strconv.ParseUint(u, 10, 31)
@@ -74,9 +83,22 @@ func main() {
 	status := doc.Call("getElementById", "status")
 	setStatus := func(s string) { status.Set("textContent", s) }
 	setStatus(seat.WaitingStatus(room, "joining"))
+	modeLink(doc, room, q.Get("relay"), watch)
+	var delay time.Duration
+	if d := q.Get("delay"); d != "" {
+		var err error
+		if delay, err = time.ParseDuration(d); err != nil || delay < 0 || !watch {
+			msg := fmt.Sprintf("?delay=%s: want a duration such as 3s, with ?watch", d)
+			setStatus(seat.WaitingStatus(room, "failed") + " error=" + strings.ReplaceAll(msg, " ", "_"))
+			return
+		}
+	}
 
 	g := view.New(side)
 	msg := "joining room " + room + " ..."
+	if watch {
+		msg = "joining room " + room + " as a spectator ..."
+	}
 	g.Waiting.Store(&msg)
 	g.Sound = view.NewSound()
 	// Ebitengine starts once the join is through: its first frames (the
@@ -84,20 +106,53 @@ func main() {
 	// slow machine, and the join's WebSocket and data channel events wait
 	// for that thread.
 	joined := make(chan struct{})
-	go play(g, relayURL, room, side, uint32(until), rate, setStatus, joined)
+	cfg := seat.Config{Room: room, Side: side, Until: uint32(until), Spectate: watch, Delay: delay}
+	go play(g, relayURL, cfg, rate, setStatus, joined)
 	<-joined
 
 	ebiten.SetRunnableOnUnfocused(true)
-	ebiten.SetWindowTitle("rewind: room " + room)
+	title := "rewind: room " + room
+	if watch {
+		title = "rewind: watching room " + room
+	}
+	ebiten.SetWindowTitle(title)
 	if err := ebiten.RunGame(g); err != nil {
 		js.Global().Get("console").Call("error", "rewind view: "+err.Error())
 	}
 	select {} // the Worker's ticks go on
 }
 
-// play joins the room and runs the player's ticks from a Worker's timer.
-// It closes joined once the join is through or has failed.
-func play(g *view.Game, relayURL, room string, side int, until uint32, rate int, setStatus func(string), joined chan struct{}) {
+// modeLink points the page's #mode link (if any) at the other way of
+// being in room: watching it when the page plays, playing it when the
+// page watches; relay, if set, is kept in the link. A watching page's
+// #hint (the controls) says the keys steer nothing.
+func modeLink(doc js.Value, room, relay string, watch bool) {
+	a := doc.Call("getElementById", "mode")
+	if a.IsNull() || room == "" {
+		return
+	}
+	q := url.Values{}
+	text := "watch as a spectator"
+	if watch {
+		q.Set("room", room)
+		text = "spectating: play instead"
+	} else {
+		q.Set("watch", room)
+	}
+	if relay != "" {
+		q.Set("relay", relay)
+	}
+	a.Set("href", "?"+q.Encode())
+	a.Set("textContent", text)
+	if h := doc.Call("getElementById", "hint"); watch && !h.IsNull() {
+		h.Set("textContent", "spectating: no player slot, the keys steer nothing")
+	}
+}
+
+// play joins the room of cfg and runs the player's ticks from a Worker's
+// timer. It closes joined once the join is through or has failed.
+func play(g *view.Game, relayURL string, cfg seat.Config, rate int, setStatus func(string), joined chan struct{}) {
+	room := cfg.Room
 	defer func() {
 		select {
 		case <-joined:
@@ -132,7 +187,7 @@ func play(g *view.Game, relayURL, room string, side int, until uint32, rate int,
 	}
 	joins := make(chan joinResult, 1)
 	go func() {
-		p, err := seat.NewPlayer(seat.Config{Room: room, Side: side, Until: until},
+		p, err := seat.NewPlayer(cfg,
 			func(g rewind.Game[sand.Input], opts rewind.Options) (*rewind.Session[sand.Input], error) {
 				ctx, cancel := context.WithTimeout(context.Background(), joinTimeout)
 				defer cancel()

@@ -33,6 +33,15 @@ type Config struct {
 	// Timeout is how long the server may stay silent (0: the client's
 	// default).
 	Timeout time.Duration
+	// Spectate makes the seat a spectator's (like `rewind watch`): it
+	// asks for no player slot, sends no input (SetInput does nothing)
+	// and shows only the ticks the server verified.
+	Spectate bool
+	// Delay, for a spectator, is how far behind the match it watches: the
+	// server sends it a tick no earlier than Delay after running it (at
+	// most three quarters of the server's history, 3 s by default). 0:
+	// as soon as the tick is verified.
+	Delay time.Duration
 }
 
 // Player is one person's seat in a sand match: the session, the tick
@@ -47,6 +56,8 @@ type Player struct {
 	room  string
 	where string
 	until uint32
+	watch bool          // a spectator's seat
+	delay time.Duration // the spectator's delay
 
 	mu        sync.Mutex
 	last      rewind.Stats
@@ -66,7 +77,8 @@ type Connector func(g rewind.Game[sand.Input], opts rewind.Options) (*rewind.Ses
 // from then on (Close ends it).
 func NewPlayer(cfg Config, connect Connector) (*Player, error) {
 	g := sand.New(cfg.Side)
-	p := &Player{game: g, side: cfg.Side, room: cfg.Room, where: cfg.Where, until: cfg.Until}
+	p := &Player{game: g, side: cfg.Side, room: cfg.Room, where: cfg.Where, until: cfg.Until,
+		watch: cfg.Spectate, delay: cfg.Delay}
 	if p.side <= 0 {
 		p.side = 256
 	}
@@ -74,6 +86,8 @@ func NewPlayer(cfg Config, connect Connector) (*Player, error) {
 		ServerTimeout: cfg.Timeout,
 		OnVerified:    p.onVerified,
 		OnDesync:      p.onDesync,
+		Spectate:      cfg.Spectate,
+		SpectateDelay: cfg.Delay,
 	}})
 	if err != nil {
 		return nil, err
@@ -130,8 +144,12 @@ func (p *Player) Tick(now time.Time) {
 	_ = p.sess.Close()
 }
 
-// SetInput sets this player's input from the next predicted tick on.
+// SetInput sets this player's input from the next predicted tick on. A
+// spectator's seat has no input: it does nothing there.
 func (p *Player) SetInput(in sand.Input) {
+	if p.watch {
+		return
+	}
 	p.mu.Lock()
 	same := in == p.input
 	p.input = in
@@ -163,6 +181,12 @@ func (p *Player) Stats() rewind.Stats {
 	return p.last
 }
 
+// Spectating reports whether the seat is a spectator's (Config.Spectate).
+func (p *Player) Spectating() bool { return p.watch }
+
+// Delay returns the spectator's delay (Config.Delay).
+func (p *Player) Delay() time.Duration { return p.delay }
+
 // Session returns the player's session (for drawing and effects).
 func (p *Player) Session() *rewind.Session[sand.Input] { return p.sess }
 
@@ -193,7 +217,8 @@ func (p *Player) final() (uint32, uint64, rewind.Stats) {
 // spaces, with at least room, player, tick (the predicted tick),
 // verified_tick, verified_hash (16 lowercase hex digits, as `rewind play`
 // prints it), rollbacks, resyncs and ping_ms; then state (connecting,
-// playing, done or failed), desyncs, migrations (how many times the
+// playing, spectating — a spectator's seat once the server admitted it,
+// with player=- — done or failed), desyncs, migrations (how many times the
 // session moved to a new host) and waiting_for (the ids the server's
 // stall waits for, comma-separated; empty when it does not wait, as on
 // `rewind play`'s status lines). Once Until is reached,
@@ -208,6 +233,8 @@ func (p *Player) Status() string {
 	if id, ok := p.sess.Player(); ok {
 		player = fmt.Sprint(id)
 		state = "playing"
+	} else if p.watch && p.sess.State() != rewind.Connecting {
+		state = "spectating"
 	}
 	switch {
 	case err != nil:

@@ -8,7 +8,9 @@
 //
 //	go run ./window --join CODE --relay ws://127.0.0.1:8080/rooms
 //
-// (from the view directory). --until-tick T makes it exit once its
+// (from the view directory). --watch joins either way as a spectator (like
+// `rewind watch`): no player slot, no input, only the verified ticks,
+// --delay D behind the match. --until-tick T makes it exit once its
 // verified tick reaches T, printing `rewind play`'s last line on stdout;
 // --screenshot FILE saves its last frame as PNG before it exits.
 //
@@ -61,12 +63,14 @@ func main() {
 func run(args []string) error {
 	fs := flag.NewFlagSet("window", flag.ContinueOnError)
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: window --join CODE [--relay URL] | --connect HOST:PORT | --replay FILE [--speed X] [--seek T] [--until-tick T] [--screenshot FILE] [flags]")
+		fmt.Fprintln(fs.Output(), "usage: window (--join CODE [--relay URL] | --connect HOST:PORT) [--watch [--delay D]] | --replay FILE [--speed X] [--seek T] [--until-tick T] [--screenshot FILE] [flags]")
 		fs.PrintDefaults()
 	}
 	code := fs.String("join", "", "join the match in this room (the code rewind demo or rewind serve --relay printed)")
 	relayURL := fs.String("relay", "ws://127.0.0.1:8080/rooms", "with --join: the rooms relay's ws:// URL")
 	addr := fs.String("connect", "", "join the match at this UDP address, HOST:PORT (as rewind serve printed it)")
+	watch := fs.Bool("watch", false, "with --join or --connect: watch the match as a spectator (no player slot, no input, only the verified ticks)")
+	delay := fs.Duration("delay", 0, "with --watch: watch this far behind the match (the server sends a tick no earlier than this after it ran it; at most 3 s with the server's default 4 s history)")
 	until := fs.Uint("until-tick", 0, "exit once the verified tick reaches this, printing rewind play's last line (0: play until the window closes)")
 	shot := fs.String("screenshot", "", "save the last frame as PNG in this file before exiting")
 	side := fs.Int("grid", 256, "the sand grid's side (the host's --grid)")
@@ -85,6 +89,10 @@ func run(args []string) error {
 		return fmt.Errorf("--until-tick %d, --seek %d: too large", *until, *seek)
 	case *replay != "" && (*code != "" || *addr != ""):
 		return errors.New("give --replay FILE or a match to join, not both")
+	case *replay != "" && *watch:
+		return errors.New("--watch joins a match (--join or --connect); --replay plays a file")
+	case *delay < 0 || (*delay != 0 && !*watch):
+		return fmt.Errorf("--delay %v: want a positive duration, with --watch", *delay)
 	case *replay != "":
 		return runReplay(*replay, *speed, uint32(*seek), uint32(*until), *shot)
 	case (*code == "") == (*addr == ""):
@@ -113,7 +121,8 @@ func run(args []string) error {
 		}
 		return s, nil
 	}
-	p, err := seat.NewPlayer(seat.Config{Room: *code, Where: where, Side: *side, Until: uint32(*until), Timeout: *timeout}, connect)
+	p, err := seat.NewPlayer(seat.Config{Room: *code, Where: where, Side: *side, Until: uint32(*until), Timeout: *timeout,
+		Spectate: *watch, Delay: *delay}, connect)
 	if err != nil {
 		return err
 	}
@@ -156,6 +165,9 @@ func run(args []string) error {
 	title := "rewind: " + where
 	if *code != "" {
 		title = "rewind: room " + *code
+	}
+	if *watch {
+		title += " (spectating)"
 	}
 	ebiten.SetWindowTitle(title)
 	ebiten.SetWindowSize(*side*view.Scale, *side*view.Scale+40)

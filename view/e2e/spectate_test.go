@@ -1,0 +1,49 @@
+package e2e
+
+import (
+	"context"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// TestTabSpectates: a Chromium tab opens `rewind demo`'s page with
+// ?watch=CODE&delay=1s and watches the room's match as a spectator while
+// two `rewind play --headless` bots play it. The tab takes no player slot
+// (its status says player=- and state=spectating while the match runs; the
+// bots, which join after it, are players 0 and 1), and at tick 360
+// its verified hash is bot 1's, which stops there; bot 2 plays 2.5 s longer,
+// so that the match still runs while the delayed tab catches up.
+func TestTabSpectates(t *testing.T) {
+	const until = 360
+	d := startDemo(t, "--players", "2")
+	b := chromium(t)
+	opened := time.Now()
+	spec := tab(t, b, d.url+"?watch="+d.code+"&delay=1s&until-tick="+strconv.Itoa(until))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	bot := func(until int) *player {
+		return startPlayer(ctx, nil, rewindBin(t), "play", "--headless", "--join", d.code, "--relay", d.relay,
+			"--until-tick", strconv.Itoa(until), "--status", "0", "--log-level", "warn", "--timeout", "30s")
+	}
+	// The tab is in first: had it taken a slot, it would have id 0.
+	st := waitStatus(t, spec, "the server admits the tab", time.Minute, func(st map[string]string) bool { return st["state"] == "spectating" })
+	t.Logf("page open to spectating: %v; %v", time.Since(opened).Round(time.Millisecond), st)
+	bot1, bot2 := bot(until), bot(until+150)
+	st = waitStatus(t, spec, "the tab shows the match", time.Minute, func(st map[string]string) bool { return st["verified_tick"] != "0" })
+	if st["player"] != "-" || st["rollbacks"] != "0" {
+		t.Errorf("spectating tab: %v", st)
+	}
+	st = waitStatus(t, spec, "the tab reaches the until tick", time.Minute, func(st map[string]string) bool {
+		return st["state"] == "done" || st["state"] == "failed"
+	})
+	line1, line2 := bot1.result(t, "bot 1"), bot2.result(t, "bot 2")
+	if st["state"] != "done" || st["verified_tick"] != strconv.Itoa(until) || st["verified_hash"] != line1["verified_hash"] || st["player"] != "-" {
+		t.Errorf("spectating tab ended with %v; bot 1 (tick %d) %v", st, until, line1)
+	}
+	ids := map[string]bool{line1["player"]: true, line2["player"]: true}
+	if !ids["0"] || !ids["1"] {
+		t.Errorf("bots are players %s and %s, want 0 and 1 (the tab took no id)", line1["player"], line2["player"])
+	}
+	t.Logf("tick %d: tab %v; bot 1 %v", until, st, line1)
+}
