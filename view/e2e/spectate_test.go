@@ -16,6 +16,9 @@ import (
 // so that the match still runs while the delayed tab catches up.
 func TestTabSpectates(t *testing.T) {
 	const until = 360
+	rewindBin(t) // built before the clock starts (the other tests share it)
+	began := time.Now()
+	t.Cleanup(func() { t.Logf("test without the build: %v", time.Since(began).Round(time.Millisecond)) })
 	d := startDemo(t, "--players", "2")
 	b := chromium(t)
 	opened := time.Now()
@@ -45,5 +48,5 @@ func TestTabSpectates(t *testing.T) {
 	if !ids["0"] || !ids["1"] {
 		t.Errorf("bots are players %s and %s, want 0 and 1 (the tab took no id)", line1["player"], line2["player"])
 	}
-	t.Logf("tick %d: tab %v; bot 1 %v", until, st, line1)
+	t.Logf("page open to tick %d: %v; tab %v; bot 1 %v", until, time.Since(opened).Round(time.Millisecond), st, line1)
 }
