@@ -24,6 +24,11 @@ var (
 	// ErrKicked indicates the server ended this player's connection (it
 	// said bye: a timeout on its side, a shutdown, bad datagrams).
 	ErrKicked = client.ErrKicked
+	// ErrMatchEnded indicates the server said the match ended on purpose
+	// (ReasonEnded): a session's Update or Run fails with an *EndedError,
+	// which names the match's last tick and the session's last verified
+	// one. It wraps ErrKicked too.
+	ErrMatchEnded = client.ErrMatchEnded
 	// ErrClosed indicates a closed session.
 	ErrClosed = client.ErrClosed
 	// ErrReplayGame indicates a replay recorded with another game (its

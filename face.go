@@ -46,6 +46,13 @@ type UDPStats = transport.UDPStats
 // for it and errors.As finds it.
 type RefusedError = client.RefusedError
 
+// EndedError is the error a session fails with when the server said the
+// match ended on purpose (ReasonEnded): Last is the match's last tick
+// (HasLast: the server named it), Verified the session's last verified
+// tick; Complete reports whether the session has every tick of the match.
+// errors.Is(err, ErrMatchEnded) and errors.Is(err, ErrKicked) hold.
+type EndedError = client.EndedError
+
 // Reason says why a match refused a player (RefusedError.Reason) or
 // ended its connection.
 type Reason = codec.Reason

@@ -92,6 +92,18 @@ func (m *matchHost[I]) update(now time.Time) error {
 		m.log.Info("ready", "match", m.matches, "players", WaitingIDs(r))
 	}
 	if m.started && st.Players == 0 {
+		// The match is over: its spectators get every tick up to the
+		// last, then the goodbye (server.Config.Linger bounds the wait);
+		// the next match starts then.
+		if !m.srv.Ending() {
+			m.srv.End(now)
+			if err := m.srv.Update(now); err != nil {
+				return fmt.Errorf("rewind: host: %w", err)
+			}
+		}
+		if !m.srv.Done() {
+			return nil
+		}
 		m.log.Info("match ended", "match", m.matches, "ticks", st.Tick, "joins", st.Joins)
 		m.done = addServerStats(m.done, st)
 		return m.newMatch()

@@ -2,6 +2,7 @@ package client
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/rewindnet/rewind/codec"
 )
@@ -22,6 +23,11 @@ var (
 	// while the match goes on at another host (codec.ReasonMigrate: host
 	// migration). The error also wraps ErrKicked, as every bye does.
 	ErrHostLeaving = errors.New("client: server leaving, the match goes on elsewhere")
+	// ErrMatchEnded indicates the server said bye because the match
+	// ended on purpose (codec.ReasonEnded): the error is an *EndedError,
+	// which names the match's last tick when the server said it. It also
+	// wraps ErrKicked, as every bye does.
+	ErrMatchEnded = errors.New("client: the match ended")
 	// ErrChatFull indicates a match message that cannot be queued: too
 	// long for the wire (codec.MaxChatText), or 64 messages already wait
 	// for the server's acknowledgement.
@@ -42,3 +48,32 @@ func (e *RefusedError) Error() string { return "client: refused by the server: "
 
 // Is makes errors.Is(err, ErrRefused) true.
 func (e *RefusedError) Is(target error) bool { return target == ErrRefused }
+
+// EndedError is the error of a bye that ended the match
+// (codec.ReasonEnded): errors.Is(err, ErrMatchEnded) and
+// errors.Is(err, ErrKicked) hold for it; errors.As finds it. Before the
+// error, every tick the client had received was verified.
+type EndedError struct {
+	// HasLast says the server named the match's last tick, Last (a
+	// server that ended the match with Server.End, or said goodbye with
+	// ReasonEnded, does); Verified is the last tick this client verified.
+	HasLast  bool
+	Last     uint32
+	Verified uint32
+}
+
+// Error says the match ended, at which tick, and how far the client got.
+func (e *EndedError) Error() string {
+	if !e.HasLast {
+		return fmt.Sprintf("client: server said bye (%v): the match ended (verified tick %d)", codec.ReasonEnded, e.Verified)
+	}
+	return fmt.Sprintf("client: server said bye (%v): the match ended at tick %d (verified tick %d)", codec.ReasonEnded, e.Last, e.Verified)
+}
+
+// Is makes errors.Is(err, ErrMatchEnded) and errors.Is(err, ErrKicked)
+// true.
+func (e *EndedError) Is(target error) bool { return target == ErrMatchEnded || target == ErrKicked }
+
+// Complete reports whether the server named the match's last tick and the
+// client verified it: it has every tick of the match.
+func (e *EndedError) Complete() bool { return e.HasLast && e.Verified == e.Last }

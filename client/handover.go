@@ -2,6 +2,7 @@ package client
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/rewindnet/rewind/codec"
 )
@@ -56,12 +57,28 @@ func (c *Client[I]) Handover() (codec.Handover, bool) { return c.ho.msg, c.ho.ha
 func (c *Client[I]) ByeReason() codec.Reason { return c.ho.bye }
 
 // onBye ends the connection at the server's bye, keeping its reason: a
-// "goes on elsewhere" goodbye is ErrHostLeaving (and ErrKicked), any
-// other ErrKicked.
-func (c *Client[I]) onBye(b []byte) error {
+// "goes on elsewhere" goodbye is ErrHostLeaving (and ErrKicked), "the
+// match ended" an *EndedError (ErrMatchEnded and ErrKicked), any other
+// ErrKicked.
+func (c *Client[I]) onBye(now time.Time, b []byte) error {
 	m, _, err := codec.ParseBye(b)
 	if err != nil {
 		return err
+	}
+	if m.Why() == codec.ReasonEnded {
+		// The match is over: a server that ended it said goodbye once
+		// this client had acknowledged every tick; verify those that
+		// wait before closing.
+		if c.phase == playing {
+			_ = c.fold(now)
+		}
+		c.phase = closed
+		c.ho.bye = m.Why()
+		e := &EndedError{HasLast: m.HasLast, Last: m.Last}
+		if c.core != nil {
+			e.Verified = c.core.verified
+		}
+		return e
 	}
 	c.phase = closed
 	c.ho.bye = m.Why()

@@ -109,7 +109,7 @@ func (c *Client[I]) handle(now time.Time, b []byte) error {
 		p := codec.Pong{Tag: c.tag, ID: m.ID, Time: m.Time}
 		return c.send(p.Append(c.sbuf[:0]))
 	case codec.TypeBye:
-		return c.onBye(b)
+		return c.onBye(now, b)
 	case codec.TypeHandover:
 		return c.onHandover(b)
 	case codec.TypeWaiting:

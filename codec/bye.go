@@ -9,6 +9,8 @@ import "io"
 //	1      connection tag
 //	2      base reason (ReasonNone, ReasonTimeout, ReasonShutdown, ReasonKicked, ...)
 //	3      detail reason, optional (ReasonEnded, ReasonMigrate): absent when zero
+//	4..    last tick, varint, optional (only after a detail): the match's
+//	       last tick, with the goodbye of a match that ended (Server.End)
 //
 // The detail byte came after the first version of the Bye: a receiver of
 // before it reads the first three bytes and ignores the rest, so it sees
@@ -18,12 +20,22 @@ import "io"
 //	server left, match over           base ReasonShutdown, no detail
 //	server leaving, match goes on     base ReasonShutdown, detail ReasonMigrate
 //	kicked                            base ReasonKicked, no detail
+//
+// The last tick came after the detail byte (version history: 1 the base
+// reason, 2 the detail, 3 the last tick): a receiver of version 2 reads
+// four bytes and ignores the rest. A server that ends a match on purpose
+// (ReasonEnded) says which tick was its last, so that a client can tell
+// whether it has every tick of the match.
 type Bye struct {
 	Tag    uint8
 	Reason Reason
 	// Detail, if not zero, is the finer reason (ReasonEnded or
 	// ReasonMigrate); Reason is then ReasonShutdown.
 	Detail Reason
+	// HasLast says Last is sent: the match's last tick. It goes only
+	// with a detail reason (Append leaves it out otherwise).
+	HasLast bool
+	Last    uint32
 }
 
 // NewBye returns the Bye for reason r: a detail reason goes after its
@@ -56,6 +68,9 @@ func (m *Bye) Why() Reason {
 
 // Length returns the encoded length.
 func (m *Bye) Length() int {
+	if m.Detail != 0 && m.HasLast {
+		return shortHeaderLen + 2 + uvarintLen(uint64(m.Last))
+	}
 	if m.Detail != 0 {
 		return shortHeaderLen + 2
 	}
@@ -67,12 +82,16 @@ func (m *Bye) Append(b []byte) []byte {
 	b = append(b, byte(TypeBye)<<4, m.Tag, byte(m.Reason))
 	if m.Detail != 0 {
 		b = append(b, byte(m.Detail))
+		if m.HasLast {
+			b = appendUvarint(b, uint64(m.Last))
+		}
 	}
 	return b
 }
 
 // ParseBye parses a Bye from the start of b. A fourth byte is the detail
-// reason; a datagram of three bytes is a Bye without one.
+// reason; a datagram of three bytes is a Bye without one. After the
+// detail, a varint is the last tick.
 func ParseBye(b []byte) (Bye, int, error) {
 	var m Bye
 	flags, tag, err := parseShortHeader(b, TypeBye)
@@ -96,5 +115,14 @@ func ParseBye(b []byte) (Bye, int, error) {
 	if m.Detail <= maxReason || m.Detail > maxDetail || m.Reason != ByeBase(m.Detail) {
 		return m, 0, errMalformedf("bye detail %d after reason %d", m.Detail, m.Reason)
 	}
-	return m, shortHeaderLen + 2, nil
+	n := shortHeaderLen + 2
+	if len(b) == n {
+		return m, n, nil
+	}
+	last, err := readUvarint32(b, &n)
+	if err != nil {
+		return m, 0, err
+	}
+	m.HasLast, m.Last = true, last
+	return m, n, nil
 }

@@ -69,9 +69,13 @@ func TestByeDetail(t *testing.T) {
 		if old.Reason > maxReason {
 			t.Fatalf("%v: base %v unknown to old receivers", r, old.Reason)
 		}
-		// Trailing bytes after the detail are the caller's.
-		if _, n, err := ParseBye(append(b, 0xEE)); err != nil || n != 4 {
-			t.Fatalf("%v: with a trailing byte: %d, %v", r, n, err)
+		// After the detail: the last tick (version 3); a varint cut
+		// short is a truncation.
+		if m, n, err := ParseBye(append(b, 0x05)); err != nil || n != 5 || !m.HasLast || m.Last != 5 {
+			t.Fatalf("%v: with a last tick: %+v, %d, %v", r, m, n, err)
+		}
+		if _, _, err := ParseBye(append(b, 0xEE)); !errors.Is(err, io.ErrUnexpectedEOF) {
+			t.Fatalf("%v: with a cut varint: %v", r, err)
 		}
 		bad := append([]byte(nil), b...)
 		bad[2] = byte(ReasonKicked)
@@ -85,5 +89,43 @@ func TestByeDetail(t *testing.T) {
 	}
 	if NewBye(1, ReasonKicked) != (Bye{Tag: 1, Reason: ReasonKicked}) {
 		t.Fatal("NewBye of a base reason has a detail")
+	}
+}
+
+// TestByeLast checks the last tick after the detail (version 3): it
+// round-trips, its golden bytes, every truncation inside the varint is
+// refused, a receiver of version 2 reads the first four bytes as the
+// same goodbye, and a last tick without a detail is not sent.
+func TestByeLast(t *testing.T) {
+	for _, last := range []uint32{0, 1, 127, 128, 3600, 1<<32 - 1} {
+		m := NewBye(4, ReasonEnded)
+		m.HasLast, m.Last = true, last
+		b := m.Append(nil)
+		if len(b) != m.Length() {
+			t.Fatalf("last %d: Length %d, encoding %d", last, m.Length(), len(b))
+		}
+		got, n, err := ParseBye(b)
+		if err != nil || n != len(b) || got != m {
+			t.Fatalf("last %d: parse = %+v, %d, %v", last, got, n, err)
+		}
+		for i := 5; i < len(b); i++ {
+			if _, _, err := ParseBye(b[:i]); !errors.Is(err, io.ErrUnexpectedEOF) {
+				t.Fatalf("last %d: truncated to %d: %v", last, i, err)
+			}
+		}
+		if v2, n, err := ParseBye(b[:4]); err != nil || n != 4 || v2.Why() != ReasonEnded || v2.HasLast {
+			t.Fatalf("last %d: the version-2 part = %+v, %d, %v", last, v2, n, err)
+		}
+	}
+	m := NewBye(9, ReasonEnded)
+	m.HasLast, m.Last = true, 3600
+	if got := hex.EncodeToString(m.Append(nil)); got != "a0090608901c" {
+		t.Fatalf("golden: %s", got)
+	}
+	mustFail(t, "non-minimal last", []byte{0xa0, 9, 6, 8, 0x80, 0}, ParseBye, ErrMalformed)
+	mustFail(t, "last over 32 bits", []byte{0xa0, 9, 6, 8, 0xff, 0xff, 0xff, 0xff, 0x7f}, ParseBye, ErrMalformed)
+	k := Bye{Tag: 1, Reason: ReasonShutdown, HasLast: true, Last: 7}
+	if b := k.Append(nil); len(b) != 3 || k.Length() != 3 {
+		t.Fatalf("a last tick without a detail: %x (Length %d)", b, k.Length())
 	}
 }

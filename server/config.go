@@ -139,6 +139,12 @@ type Config struct {
 	// read from crypto/rand when the server is made. Tests set it to
 	// play the same match twice.
 	Secret [32]byte
+	// Linger is how long a match that ended (End) goes on sending its
+	// players and spectators the ticks they lack, resent as during play,
+	// before it says goodbye to those that have not acknowledged its
+	// last tick (default 3 s; negative: none, the goodbye goes at the
+	// next Update). A delayed spectator gets its delay on top.
+	Linger time.Duration
 	// MaxSpectators is how many spectators the match takes (default 64;
 	// negative: none). Spectators do not count against MaxPlayers.
 	MaxSpectators int
@@ -165,6 +171,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.InputWindow <= 0 {
 		c.InputWindow = time.Second
+	}
+	switch {
+	case c.Linger == 0:
+		c.Linger = 3 * time.Second
+	case c.Linger < 0:
+		c.Linger = 0
 	}
 	if c.MaxSpectators == 0 {
 		c.MaxSpectators = 64

@@ -250,12 +250,14 @@ func (s *Server[I]) sendWelcome(p *player) {
 // over): Goodbye(codec.ReasonShutdown).
 func (s *Server[I]) Shutdown() error { return s.Goodbye(codec.ReasonShutdown) }
 
-// Goodbye says bye to every player, three times (a bye is not
+// Goodbye says bye to every player at once, three times (a bye is not
 // acknowledged), with reason r: codec.ReasonShutdown (the server left,
-// the match is over), codec.ReasonEnded (the match ended on purpose) or
-// codec.ReasonMigrate (the server leaves, the match goes on at another
-// host). The server keeps its state; the caller stops calling Update and
-// closes the Conn.
+// the match is over), codec.ReasonEnded (the match ended on purpose; the
+// bye names the last tick) or codec.ReasonMigrate (the server leaves, the
+// match goes on at another host). What a peer was not sent yet goes
+// before, best effort; End is the goodbye that waits for every peer to
+// have every tick (end.go). The server keeps its state; the caller stops
+// calling Update and closes the Conn.
 func (s *Server[I]) Goodbye(r codec.Reason) error {
 	s.recordEnd()
 	s.flushSpectators()
@@ -264,6 +266,7 @@ func (s *Server[I]) Goodbye(r codec.Reason) error {
 			continue
 		}
 		b := codec.NewBye(p.tag, r)
+		b.HasLast, b.Last = r == codec.ReasonEnded, s.tick
 		for range 3 {
 			if err := s.send(p.addr, b.Append(s.wire.sbuf[:0])); err != nil {
 				return err

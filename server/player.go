@@ -40,6 +40,10 @@ type player struct {
 	specFrom  uint32
 	specAt    time.Time
 	present   bool // in the world (its join event has run)
+	// byeAt is when the match's end said it goodbye (end.go; zero: not
+	// yet); done: the end is done with it.
+	byeAt     time.Time
+	done      bool
 	leaving   bool // leaves in the next tick
 	joinTick  uint32
 	lastHeard time.Time

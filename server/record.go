@@ -44,10 +44,11 @@ func (s *Server[I]) recordStart() {
 	s.rec.RecordStart(h, s.tick, s.w, s.present)
 }
 
-// recordEnd tells the recorder the match is over (a Goodbye): one that is
+// recordEnd tells the recorder the match is over (End, Goodbye): one that is
 // an io.Closer is closed (its error is the recorder's to report).
 func (s *Server[I]) recordEnd() {
 	if c, ok := s.rec.(io.Closer); ok {
 		_ = c.Close()
 	}
+	s.rec = nil // once (End, then Goodbye)
 }

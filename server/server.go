@@ -84,6 +84,7 @@ type Server[I any] struct {
 	ho    handoverState // host migration data (handover.go)
 	rs    resumeState   // a match taken over (resume.go)
 	stall stallState    // the hold of the next tick (stall.go)
+	fin   endState      // the match's end (end.go)
 	// msgSizes are the payload sizes of the game's typed match messages
 	// by type id (0: not a type); nil when the game registers none
 	// (game.Messenger), and any type is relayed (chat.go).
@@ -324,6 +325,11 @@ func (s *Server[I]) Update(now time.Time) error {
 		s.runTick()
 		ran = true
 	}
+	if s.fin.on {
+		if err := s.endPeers(now); err != nil {
+			return err
+		}
+	}
 	// Send after every tick, and once a tick's time otherwise (resends
 	// after the match ended).
 	if ran || (s.started && now.Sub(s.lastRound) >= s.dt) {
@@ -342,11 +348,11 @@ func (s *Server[I]) Update(now time.Time) error {
 	return nil
 }
 
-// ended reports whether the match has run its MaxTicks.
-func (s *Server[I]) ended() bool { return s.cfg.MaxTicks > 0 && s.tick >= s.cfg.MaxTicks }
+// ended reports whether the match has run its MaxTicks, or was ended.
+func (s *Server[I]) ended() bool { return s.fin.on || s.cfg.MaxTicks > 0 && s.tick >= s.cfg.MaxTicks }
 
-// Ended reports whether the match has run Config.MaxTicks ticks (it then
-// only sends the players the ticks they lack).
+// Ended reports whether the match has run Config.MaxTicks ticks or was
+// ended (End): it then only sends the players the ticks they lack.
 func (s *Server[I]) Ended() bool { return s.ended() }
 
 // runTick runs tick s.tick+1: joins and leaves, every player's input (or

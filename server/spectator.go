@@ -138,6 +138,9 @@ func (s *Server[I]) sendSpectators(now time.Time) error {
 			continue
 		}
 		kept = append(kept, p)
+		if !p.byeAt.IsZero() {
+			continue // the match ended and said it goodbye (end.go)
+		}
 		if !p.specAt.IsZero() {
 			if !now.Before(p.specAt) {
 				s.startSpectator(now, p)

@@ -98,6 +98,12 @@ func (s *Server[I]) handle(now time.Time, from transport.Addr, b []byte) {
 		return
 	}
 	p := s.byAddr[from]
+	if typ == codec.TypeHello && s.fin.on {
+		if p != nil && !p.byeAt.IsZero() {
+			s.onEnded(now, p)
+		}
+		return // the match is over: nobody joins (end.go)
+	}
 	if typ == codec.TypeHello {
 		s.onHello(now, from, b, p)
 		return
@@ -107,6 +113,10 @@ func (s *Server[I]) handle(now time.Time, from transport.Addr, b []byte) {
 		return
 	}
 	p.welcomed = true // it speaks with the tag of its welcome
+	if !p.byeAt.IsZero() {
+		s.onEnded(now, p) // the match ended: its goodbye again (end.go)
+		return
+	}
 	if p.spectator {
 		s.onSpectator(now, p, typ, b)
 		return
@@ -237,8 +247,8 @@ func (s *Server[I]) takeInput(now time.Time, p *player, u uint32, in []byte) {
 func (s *Server[I]) sendTicks(now time.Time) error {
 	oldest := s.oldestKept()
 	for _, p := range s.players {
-		if p == nil || p.leaving || p.addr == "" {
-			continue // gone, or awaited (resume.go)
+		if p == nil || p.leaving || p.addr == "" || !p.byeAt.IsZero() {
+			continue // gone, awaited (resume.go), or said goodbye to (end.go)
 		}
 		if int32(oldest-p.res.Base()) > 0 {
 			// The player lacks ticks no longer kept: it catches up from

@@ -185,6 +185,7 @@ func playAs(ctx context.Context, watch bool, args []string, stdout, stderr io.Wr
 	log.Info("connected", "server", *addr, "local", s.LocalAddr())
 	err = s.Run(ctx)
 	st := s.Stats()
+	var ended *rewind.EndedError
 	switch {
 	case errors.Is(err, errReached):
 		if loop.desyncAtUntil {
@@ -195,6 +196,8 @@ func playAs(ctx context.Context, watch bool, args []string, stdout, stderr io.Wr
 	case err == nil: // interrupted (ctx ended)
 		finalLine(stdout, st.Verified, st.VerifiedHash, st, s)
 		return nil
+	case watch && errors.As(err, &ended):
+		return watchEnded(stdout, loop, ended, st, s, log)
 	}
 	return sessionError(*addr, *timeout, err)
 }

@@ -2,10 +2,14 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/rewindnet/rewind"
 )
 
 func init() {
@@ -22,4 +26,25 @@ func runWatch(args []string, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return playAs(ctx, true, args, stdout, stderr)
+}
+
+// watchEnded ends rewind watch when the server said the match ended: with
+// --until-tick reached at the match's last tick, play's last line at it;
+// else, once this spectator verified every tick up to the match's last
+// (the server names it in its goodbye), the last line at that tick, even
+// short of --until-tick (the match is over: there is nothing more to
+// watch). A spectator that lacks ticks fails.
+func watchEnded(stdout io.Writer, loop *playLoop, e *rewind.EndedError, st rewind.Stats, s playSession, log *slog.Logger) error {
+	if loop.got && loop.until <= st.Verified {
+		finalLine(stdout, loop.until, loop.hash, st, s)
+		return nil
+	}
+	if !e.Complete() {
+		return fmt.Errorf("the match ended (last tick %d, named: %t) before this spectator verified it: verified tick %d", e.Last, e.HasLast, e.Verified)
+	}
+	if loop.until != 0 && e.Last < loop.until {
+		log.Info("the match ended before --until-tick", "last_tick", e.Last, "until_tick", loop.until)
+	}
+	finalLine(stdout, st.Verified, st.VerifiedHash, st, s)
+	return nil
 }

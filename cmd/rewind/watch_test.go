@@ -91,3 +91,52 @@ func TestWatchByRoomCode(t *testing.T) {
 	p.close(t)
 	run.stop(t)
 }
+
+// TestWatchToTheEnd: the match ends (its only player leaves) before the
+// spectators' --until-tick: each, the delayed one too, ends with play's
+// last line at the match's last tick, exit 0; that tick is the last of
+// the server's own recording of the match, and their hashes agree.
+func TestWatchToTheEnd(t *testing.T) {
+	dir := t.TempDir()
+	udp, _, stop := startServe(t, "--udp", "127.0.0.1:0", "--grid", "32", "--players", "1", "--status", "0", "--record", dir)
+	defer stop()
+	var wg sync.WaitGroup
+	lines := make([]string, 3)
+	codes := make([]int, 3)
+	errs := make([]string, 3)
+	for i, args := range [][]string{
+		{"play", "--headless", "--connect", udp, "--grid", "32", "--until-tick", "180", "--status", "0"},
+		{"watch", "--headless", "--connect", udp, "--grid", "32", "--until-tick", "100000", "--status", "0"},
+		{"watch", "--headless", "--connect", udp, "--grid", "32", "--until-tick", "100000", "--status", "0", "--delay", "1s"},
+	} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			code, out, stderr := runCmd(args...)
+			codes[i], lines[i], errs[i] = code, lastLine(out), stderr
+		}()
+	}
+	wg.Wait()
+	if codes[0] != 0 {
+		t.Fatalf("play: exit %d %q\n%s", codes[0], lines[0], errs[0])
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.rwreplay"))
+	if len(files) != 1 {
+		t.Fatalf("the server recorded %d files", len(files))
+	}
+	code, out, stderr := runCmd("replay", files[0])
+	last := kv(lastLine(out))["replay_ticks"]
+	if code != 0 || last == "" {
+		t.Fatalf("replay of the server's recording: exit %d %q\n%s", code, lastLine(out), stderr)
+	}
+	w1, w2 := kv(lines[1]), kv(lines[2])
+	for i, w := range []map[string]string{w1, w2} {
+		if codes[i+1] != 0 || w["verified_tick"] != last {
+			t.Fatalf("watch %d: exit %d %q; the match's last tick %s\n%s", i, codes[i+1], lines[i+1], last, errs[i+1])
+		}
+	}
+	if w1["verified_hash"] != w2["verified_hash"] {
+		t.Fatalf("the spectators' last hashes differ: %q, %q", lines[1], lines[2])
+	}
+	t.Logf("both spectators ended at the match's last tick %s (play stopped at 180)", last)
+}

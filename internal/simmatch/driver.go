@@ -224,6 +224,14 @@ func (d *driver[I]) failed(err error) error {
 	m := d.m
 	d.gone = true
 	var refused *client.RefusedError
+	var ended *client.EndedError
+	if errors.As(err, &ended) {
+		m.res.Ends[d.i] = ended
+		m.res.FinalHashes[d.i] = d.c.Stats().VerifiedHash
+		m.res.FinalWorlds[d.i] = d.c.World().Hash()
+		m.logf("client %d: %v", d.i, err)
+		return nil
+	}
 	if errors.As(err, &refused) {
 		m.res.Refusals = append(m.res.Refusals, err)
 		return nil

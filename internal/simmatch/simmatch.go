@@ -77,6 +77,12 @@ type Config[I any] struct {
 	// Lockstep, if set, makes client i a lockstep client (Client with
 	// Lockstep set); the rest predict.
 	Lockstep map[int]bool
+	// End, if set, ends the match with Server.End at its last tick: the
+	// run goes on until the server is Done and every client has left
+	// (its goodbye, or its timeout), instead of until every client
+	// verified the last tick. Result.Ends and Result.FinalHashes tell how
+	// each client's session ended.
+	End bool
 	// Trace, if set, logs every client's state this often.
 	Trace time.Duration
 	// Log, if set, gets progress lines.
@@ -165,6 +171,15 @@ type Result struct {
 	Refusals []error
 	// Rejoined is, per client, the player id of its rejoin (or -1).
 	Rejoined []int
+	// Ends is, per client, the error its session ended with when the
+	// server ended the match (Config.End; nil for any other end),
+	// FinalHashes the full hash of its verified world then and
+	// FinalWorlds its world's (the one it shows: a predicting player's is
+	// ahead); FinalHash is the server's world's hash at its last tick.
+	Ends        []*client.EndedError
+	FinalHashes []uint64
+	FinalWorlds []uint64
+	FinalHash   uint64
 }
 
 // JoinStat is one client's join.
@@ -305,6 +320,9 @@ func newMatch[I any](cfg Config[I]) (*match[I], error) {
 	m.res.HeardWaiting = make([]uint64, n)
 	m.res.HeardNames = make([][]string, n)
 	m.res.ClientCPUs = make([]time.Duration, n)
+	m.res.Ends = make([]*client.EndedError, n)
+	m.res.FinalHashes = make([]uint64, n)
+	m.res.FinalWorlds = make([]uint64, n)
 	for i := range n {
 		m.res.Rejoined[i] = -1
 		d := &driver[I]{m: m, i: i}
@@ -344,6 +362,10 @@ func (m *match[I]) run() error {
 		}
 		m.blackout()
 		m.trace()
+		if cfg.End && m.srv.Ended() && !m.srv.Ending() {
+			m.srv.End(m.now)
+			m.logf("match ended at %v (tick %d)", m.into, m.srv.Tick())
+		}
 		done := m.srv.Ended()
 		for _, d := range m.drivers {
 			waiting, err := d.step()
@@ -351,6 +373,12 @@ func (m *match[I]) run() error {
 				return err
 			}
 			done = done && !waiting
+			if cfg.End {
+				done = done && d.gone
+			}
+		}
+		if cfg.End {
+			done = done && m.srv.Done()
 		}
 		if m.srv.Ended() && m.atEnd == nil {
 			for _, d := range m.drivers {
@@ -416,6 +444,7 @@ func (m *match[I]) finish() {
 	res := &m.res
 	res.Server = m.srv.Stats()
 	res.Ticks = m.srv.Tick()
+	res.FinalHash = m.srv.World().Hash()
 	res.PlayerTicks = res.Server.PlayerTicks
 	res.ServerBytesOut = res.Server.BytesOut
 	res.Verified = ^uint32(0)

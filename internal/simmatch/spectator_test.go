@@ -1,6 +1,7 @@
 package simmatch
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -98,4 +99,52 @@ func TestSpectatorDelay(t *testing.T) {
 		t.Fatalf("the spectator verified %d ticks (%d checked), %d of them early", verified, checked, early)
 	}
 	t.Logf("the spectator verified %d ticks of %d; %d checked, none earlier than 3 s after the server ran it", verified, res.Ticks, checked)
+}
+
+// TestSpectatorsAtTheEnd: the server ends the match (Server.End) at its
+// last tick, through 10% and 30% loss both ways: every spectator (one of
+// them 1 s behind) and every player is said goodbye only once it has every
+// tick up to the last, verified, its world the server's final world.
+func TestSpectatorsAtTheEnd(t *testing.T) {
+	for _, loss := range []float64{0.10, 0.30} {
+		t.Run(fmt.Sprintf("loss=%v", loss), func(t *testing.T) {
+			cfg := Config[testgame.Input]{
+				Players:  12,
+				NewGame:  newTestGame,
+				Bot:      testgame.Bot,
+				Duration: 5 * time.Second,
+				Link:     transport.LinkConfig{Latency: 40 * time.Millisecond, Jitter: 10 * time.Millisecond, Loss: loss},
+				Seed:     int64(loss * 100),
+				End:      true,
+			}
+			cfg.Server.StartPlayers = 4
+			cfg.Server.MaxPlayers = 4
+			cfg.ClientConfig = func(i int, c *client.Config) {
+				c.Spectate = i >= 4
+				if i == 11 {
+					c.SpectateDelay = time.Second
+				}
+			}
+			res := play(t, cfg)
+			if res.Mismatches != 0 || !res.VerifiedEqual {
+				t.Fatalf("%d verified ticks differed from the server's", res.Mismatches)
+			}
+			for i, e := range res.Ends {
+				switch {
+				case e == nil:
+					t.Errorf("client %d: no goodbye that ended the match (dropped: %d)", i, res.Dropped)
+				case !e.Complete() || e.Last != res.Ticks:
+					t.Errorf("client %d: %v; the server's last tick %d", i, e, res.Ticks)
+				case res.FinalHashes[i] != res.FinalHash:
+					t.Errorf("client %d: final verified world %016x, the server's %016x", i, res.FinalHashes[i], res.FinalHash)
+				case i >= 4 && res.FinalWorlds[i] != res.FinalHash:
+					t.Errorf("spectator %d shows a world %016x, the server's %016x", i, res.FinalWorlds[i], res.FinalHash)
+				}
+			}
+			if res.FullyVerified != 12 {
+				t.Errorf("%d of 12 clients verified every tick from their first to the last", res.FullyVerified)
+			}
+			t.Logf("%d ticks; every client said goodbye at tick %d with the server's world", res.Ticks, res.Ticks)
+		})
+	}
 }
