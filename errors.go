@@ -66,7 +66,7 @@ var (
 	// (UDPConfig.IdleTimeout).
 	ErrPeerGone = transport.ErrPeerGone
 
-	// ErrBadRoom indicates a room code that is not 6 characters of
+	// ErrBadRoom indicates a room code that is not 6 to 12 characters of
 	// RoomAlphabet (MultiHost.Open).
 	ErrBadRoom = errors.New("rewind: bad room code")
 	// ErrRoomTaken indicates a room code a MultiHost already has open.

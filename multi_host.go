@@ -42,6 +42,16 @@ type MultiHostOptions struct {
 	// left), freeing its slot; by default a room starts a new match for
 	// the next player, as a Host does.
 	FreeEnded bool
+	// RoomOf, if set, names the room of a peer by its address (a
+	// relay's player: relay.RoomOfPeer), before any hello: a peer it
+	// names a room for goes to that room (or, if no room has the code,
+	// is refused ReasonNoRoom), whatever its hello says; for a peer it
+	// returns "" for, the hello decides. Default: the hello decides.
+	RoomOf func(transport.Addr) string
+	// OnClose, if set, is told the code of every room that closes
+	// (CloseRoom, FreeEnded, a failed update, Close), after it closed,
+	// from the goroutine that closed it.
+	OnClose func(code string)
 }
 
 func (o MultiHostOptions) withDefaults() MultiHostOptions {
@@ -201,7 +211,9 @@ func (h *MultiHost[I]) UDPAddr() (netip.AddrPort, bool) {
 }
 
 // Open opens a room with its match and returns its code: code if given
-// (6 characters of RoomAlphabet, upper-cased), else a random free one. It
+// (6 to 12 characters of RoomAlphabet, upper-cased; a hello names only
+// 6-character codes, so longer ones are reached through
+// MultiHostOptions.RoomOf), else a random free one of 6. It
 // fails with ErrBadRoom, ErrRoomTaken, ErrTooManyMatches, or ErrClosed
 // once the MultiHost is closed.
 func (h *MultiHost[I]) Open(code string) (string, error) {
@@ -263,7 +275,12 @@ func (h *MultiHost[I]) closeRoom(r *roomMatch[I], reason Reason) {
 	refused := r.m.tap.total
 	r.mu.Unlock()
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	defer func() {
+		h.mu.Unlock()
+		if h.opts.OnClose != nil {
+			h.opts.OnClose(r.code)
+		}
+	}()
 	delete(h.rooms, r.code)
 	h.order = slices.DeleteFunc(h.order, func(x *roomMatch[I]) bool { return x == r })
 	for a, rt := range h.byAddr {
@@ -408,8 +425,12 @@ func (h *MultiHost[I]) signal() {
 	}
 }
 
-// normalRoom upper-cases code and reports whether it is 6 characters of
-// RoomAlphabet.
+// maxRoomCode is the longest room code a MultiHost takes (a relay's
+// --code-length at most).
+const maxRoomCode = 12
+
+// normalRoom upper-cases code and reports whether it is 6 to 12
+// characters of RoomAlphabet.
 func normalRoom(code string) (string, bool) {
 	b := []byte(code)
 	for i, c := range b {
@@ -418,7 +439,7 @@ func normalRoom(code string) (string, bool) {
 		}
 	}
 	code = string(b)
-	if len(code) != codec.RoomCodeSize {
+	if len(code) < codec.RoomCodeSize || len(code) > maxRoomCode {
 		return code, false
 	}
 	for _, c := range b {

@@ -26,7 +26,7 @@ func (h *MultiHost[I]) route(from transport.Addr, p []byte, now time.Time) *room
 		}
 	}
 	if !ok {
-		r, refuse := h.roomOfHello(p)
+		r, refuse := h.roomOfPeer(from, p)
 		if r == nil {
 			h.mu.Unlock()
 			if refuse {
@@ -47,6 +47,22 @@ func (h *MultiHost[I]) route(from transport.Addr, p []byte, now time.Time) *room
 		return nil
 	}
 	return rt.m
+}
+
+// roomOfPeer returns the room of a peer h does not know yet: the one
+// RoomOf names for its address, else the one its first datagram p asks
+// for (roomOfHello). h.mu is held.
+func (h *MultiHost[I]) roomOfPeer(from transport.Addr, p []byte) (r *roomMatch[I], refuse bool) {
+	if h.opts.RoomOf != nil {
+		if code := h.opts.RoomOf(from); code != "" {
+			if r = h.rooms[code]; r == nil {
+				h.noRoom++
+				return nil, true
+			}
+			return r, false
+		}
+	}
+	return h.roomOfHello(p)
 }
 
 // roomOfHello returns the room a peer's first datagram p asks for; with

@@ -50,6 +50,10 @@ var (
 	ErrJoinTimeout = errors.New("relay: data channel not open in time")
 	// ErrNoAnswer indicates a relay that did not answer a request in time.
 	ErrNoAnswer = errors.New("relay: no answer")
+	// ErrFull indicates a request to open a room on demand that no match
+	// server could take: none registered for it, or every one's slots
+	// are in use (or the one asked refused or did not answer).
+	ErrFull = errors.New("relay: no match server has a free slot")
 	// ErrRedis indicates a Redis (RedisRoomDirectory) that could not be
 	// reached or failed a command.
 	ErrRedis = errors.New("relay: redis")

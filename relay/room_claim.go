@@ -50,7 +50,7 @@ func ClaimRoom(ctx context.Context, opts ClaimOptions) (*Claimed, error) {
 	if err != nil {
 		return nil, err
 	}
-	rc.send(&roomMsg{Type: RoomMsgClaim, V: RoomProtocolVersion, Code: code, Key: opts.Key, MaxPlayers: opts.Host.MaxPlayers,
+	rc.send(&roomMsg{Type: RoomMsgClaim, V: roomV1, Code: code, Key: opts.Key, MaxPlayers: opts.Host.MaxPlayers,
 		NoHost: opts.NoHost})
 	m, err := firstReply(ctx, rc, replies, "")
 	if err == nil && m.Type == RoomMsgEnded {

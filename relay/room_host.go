@@ -56,7 +56,7 @@ func HostRoom(ctx context.Context, opts HostOptions) (*HostedRoom, error) {
 		return nil, err
 	}
 	h.rc = rc
-	rc.send(&roomMsg{Type: RoomMsgHost, V: RoomProtocolVersion, Code: opts.Code, MaxPlayers: opts.MaxPlayers, Migrate: opts.Migrate})
+	rc.send(&roomMsg{Type: RoomMsgHost, V: roomV1, Code: opts.Code, MaxPlayers: opts.MaxPlayers, Migrate: opts.Migrate})
 	m, err := firstReply(ctx, rc, replies, RoomMsgHosted)
 	if err != nil {
 		rc.close()

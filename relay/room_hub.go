@@ -53,10 +53,11 @@ type roomConn struct {
 	reason    string
 	role      int
 	room      *room
-	pid       string // player id in room
-	noHost    bool   // a claimant that cannot host (room_migrate.go)
-	connected bool   // player's data channel open
-	fwd       string // roleForward: the relay that hosts the room (room_fleet.go)
+	pid       string       // player id in room
+	noHost    bool         // a claimant that cannot host (room_migrate.go)
+	connected bool         // player's data channel open
+	fwd       string       // roleForward: the relay that hosts the room (room_fleet.go)
+	srv       *matchServer // roleServer: its rooms and pings (room_serve.go)
 	joinedAt  time.Time
 	// freeSignals counts the host's signals to this joining player that
 	// were let through without rate limiting.
@@ -89,6 +90,14 @@ type room struct {
 	claims     []*roomConn
 	probeN     uint64
 	probeAt    time.Time
+
+	// Rooms of a match server (room_serve.go). onDemand: opened at a
+	// lobby's request at openedAt; opening: its server has not
+	// confirmed it yet, and opener waits for the code.
+	onDemand bool
+	opening  bool
+	opener   *roomConn
+	openedAt time.Time
 }
 
 func newRoomHub(cfg RoomConfig) *roomHub {
@@ -139,6 +148,9 @@ func (h *roomHub) disconnect(c *roomConn, now time.Time) {
 	if c.role == roleForward {
 		h.fleet.gone(c)
 	}
+	if c.role == roleServer {
+		h.serverGone(c, now, "host left") // room_serve.go
+	}
 	h.leaveRoom(c, now, "host left")
 	h.kill(c, websocket.StatusNormalClosure, "")
 }
@@ -156,7 +168,7 @@ func (h *roomHub) leaveRoom(c *roomConn, now time.Time, why string) {
 			r.joining--
 			h.pendingDone(c)
 		}
-		h.send(r.host, &roomMsg{Type: RoomMsgLeft, ID: c.pid})
+		h.send(r.host, &roomMsg{Type: RoomMsgLeft, Code: r.code, ID: c.pid})
 	case roleHost:
 		h.hostGone(r, now, why)
 	case roleClaimant:
@@ -172,11 +184,7 @@ func (h *roomHub) leaveRoom(c *roomConn, now time.Time, why string) {
 // remember a room as ended.
 func (h *roomHub) hostGone(r *room, now time.Time, why string) {
 	h.cfg.Log.Debug("relay: host gone", "room", r.code, "why", why, "migrate", r.migrate)
-	if r.host != nil {
-		host := r.host
-		r.host = nil
-		host.room, host.role = nil, roleNone
-	}
+	h.detachHost(r)
 	if r.migrate {
 		h.orphan(r, now)
 		return
@@ -210,11 +218,27 @@ func (h *roomHub) closeRoom(r *room, why string) {
 		c.room, c.role = nil, roleNone
 	}
 	r.claims = nil
-	if r.host != nil {
-		h.send(r.host, msg)
-		r.host.room, r.host.role = nil, roleNone
-		r.host = nil
+	if r.opening { // a room opened on demand that its server did not confirm
+		h.send(r.opener, ptr(errorMsg(RoomErrFull, RoomMsgOpen, ErrFull.Error()+": the match server did not open the room: "+why)))
+		r.opening, r.opener = false, nil
 	}
+	h.send(r.host, msg)
+	h.detachHost(r)
+}
+
+// detachHost takes r from its host: a host's connection is in no room
+// any more; a match server's loses one of its rooms.
+func (h *roomHub) detachHost(r *room) {
+	host := r.host
+	if host == nil {
+		return
+	}
+	r.host = nil
+	if host.role == roleServer {
+		delete(host.srv.rooms, r.code)
+		return
+	}
+	host.room, host.role = nil, roleNone
 }
 
 // send queues a message for c; a connection too slow to keep up is closed.
@@ -290,7 +314,7 @@ func (h *roomHub) handle(c *roomConn, b []byte, now time.Time) {
 		c.tokens = float64(h.cfg.MsgBurst)
 	}
 	c.lastMsg = now
-	if !h.freeSignal(c, &m, err) {
+	if !h.freeSignal(c, &m, err) && !h.freeServerMsg(c, &m, err) {
 		if c.tokens < 1 {
 			h.fail(c, "", fmt.Errorf("%w: over %g per second", ErrRateLimited, h.cfg.MsgRate))
 			return
@@ -332,7 +356,15 @@ func (h *roomHub) handle(c *roomConn, b []byte, now time.Time) {
 			r.joining--
 			h.pendingDone(c)
 		}
+	case RoomMsgServe:
+		h.serve(c, &m, now)
+	case RoomMsgOpened:
+		h.opened(c, &m, now)
 	case RoomMsgPong:
+		if c.role == roleServer {
+			h.serverPong(c, m.N, now)
+			return
+		}
 		if c.role != roleHost {
 			h.fail(c, m.Type, fmt.Errorf("%w: pong from a connection that hosts nothing", ErrBadMessage))
 			return
@@ -352,10 +384,14 @@ const hostSignalsPerJoin = 32
 // freeSignal reports whether m, from c, is a host's signal to a player
 // still joining with free signals left, and counts it.
 func (h *roomHub) freeSignal(c *roomConn, m *roomMsg, err error) bool {
-	if err != nil || c.role != roleHost || m.Type != RoomMsgSignal {
+	if err != nil || (c.role != roleHost && c.role != roleServer) || m.Type != RoomMsgSignal {
 		return false
 	}
-	p := c.room.players[m.To]
+	r := h.hostedRoom(c, m.Code)
+	if r == nil {
+		return false
+	}
+	p := r.players[m.To]
 	if p == nil || p.connected || p.freeSignals >= hostSignalsPerJoin {
 		return false
 	}
@@ -368,22 +404,36 @@ func (h *roomHub) host(c *roomConn, m *roomMsg, d dirAnswer, now time.Time) {
 		h.fail(c, m.Type, d.err)
 		return
 	}
-	rec := d.rec
-	maxPlayers := h.cfg.MaxPlayers
-	if m.MaxPlayers > 0 && m.MaxPlayers < maxPlayers {
-		maxPlayers = m.MaxPlayers
+	if c.role == roleServer && c.srv.free() <= 0 { // rooms opened on demand took the slots meanwhile
+		h.abandon(d)
+		h.fail(c, m.Type, fmt.Errorf("%w: all %d slots of this connection are in use", ErrFull, c.srv.slots))
+		return
+	}
+	r := h.newRoom(d.rec, c, m.MaxPlayers, now)
+	r.migrate = m.Migrate
+	h.send(c, &roomMsg{Type: RoomMsgHosted, V: RoomProtocolVersion, Code: r.code, Key: r.key,
+		MaxPlayers: r.maxPlayers, ICE: h.ice(r.code+"-host", now)})
+}
+
+// newRoom makes the live room of rec, hosted by c (a host, or one room
+// among a match server's), capped at maxPlayers if under the relay's cap.
+func (h *roomHub) newRoom(rec RoomRecord, c *roomConn, maxPlayers int, now time.Time) *room {
+	if maxPlayers <= 0 || maxPlayers > h.cfg.MaxPlayers {
+		maxPlayers = h.cfg.MaxPlayers
 	}
 	r := &room{
 		code: rec.Code, key: rec.Key, host: c,
 		players:    make(map[string]*roomConn),
 		maxPlayers: maxPlayers,
 		lastPong:   now, lastPing: now,
-		migrate: m.Migrate,
 	}
 	h.rooms[r.code] = r
-	c.role, c.room = roleHost, r
-	h.send(c, &roomMsg{Type: RoomMsgHosted, V: RoomProtocolVersion, Code: r.code, Key: r.key,
-		MaxPlayers: maxPlayers, ICE: h.ice(r.code+"-host", now)})
+	if c.role == roleServer {
+		c.srv.rooms[r.code] = r
+	} else {
+		c.role, c.room = roleHost, r
+	}
+	return r
 }
 
 func (h *roomHub) join(c *roomConn, m *roomMsg, d dirAnswer, now time.Time) {
@@ -428,15 +478,20 @@ func (h *roomHub) admit(r *room, c *roomConn, now time.Time, claim string) {
 	h.addPending(c, now)
 	h.send(c, &roomMsg{Type: RoomMsgJoined, V: RoomProtocolVersion, Code: r.code, ID: c.pid,
 		ICE: h.ice(r.code+"-"+c.pid, now), Claim: claim})
-	h.send(r.host, &roomMsg{Type: RoomMsgPlayer, ID: c.pid})
+	h.send(r.host, &roomMsg{Type: RoomMsgPlayer, Code: r.code, ID: c.pid})
 }
 
 func (h *roomHub) signal(c *roomConn, m *roomMsg) {
 	switch c.role {
 	case rolePlayer:
-		h.send(c.room.host, &roomMsg{Type: RoomMsgSignal, From: c.pid, Signal: m.Signal})
-	case roleHost:
-		p := c.room.players[m.To]
+		h.send(c.room.host, &roomMsg{Type: RoomMsgSignal, Code: c.room.code, From: c.pid, Signal: m.Signal})
+	case roleHost, roleServer:
+		r := h.hostedRoom(c, m.Code)
+		if r == nil {
+			h.fail(c, m.Type, fmt.Errorf("%w: no room %.12q on this connection", ErrNoPlayer, m.Code))
+			return
+		}
+		p := r.players[m.To]
 		if p == nil {
 			h.fail(c, m.Type, fmt.Errorf("%w: %.16q", ErrNoPlayer, m.To))
 			return
@@ -485,6 +540,10 @@ func (h *roomHub) tick(now time.Time) {
 	h.mu.Lock()
 	defer h.unlock()
 	for _, r := range h.rooms {
+		if r.host != nil && r.host.role == roleServer {
+			h.serverRoomTick(r, now) // pinged with its server (room_serve.go)
+			continue
+		}
 		if h.migrationTick(r, now) {
 			continue
 		}
@@ -504,6 +563,9 @@ func (h *roomHub) tick(now time.Time) {
 		}
 	}
 	for _, c := range h.conns {
+		if c.role == roleServer {
+			h.serverTick(c, now)
+		}
 		if c.role == roleNone && !c.killed && now.Sub(c.lastMsg) >= h.cfg.IdleTimeout {
 			h.send(c, ptr(errorMsg(RoomErrIdle, "", "no room and nothing sent")))
 			h.kill(c, websocket.StatusPolicyViolation, RoomErrIdle+": no room and nothing sent")

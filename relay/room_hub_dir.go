@@ -62,7 +62,7 @@ func (h *roomHub) unlock() {
 // directory's answer.
 func needsDirectory(typ string) bool {
 	switch typ {
-	case RoomMsgHost, RoomMsgJoin, RoomMsgEnd, RoomMsgClaim:
+	case RoomMsgHost, RoomMsgJoin, RoomMsgEnd, RoomMsgClaim, RoomMsgOpen:
 		return true
 	}
 	return false
@@ -75,6 +75,12 @@ func (h *roomHub) precheck(c *roomConn, m *roomMsg, now time.Time) bool {
 		// Still a player of the room at the relay (its host holds its
 		// relay connection): it claims now, as a new member.
 		h.leaveRoom(c, now, "")
+	}
+	switch {
+	case m.Type == RoomMsgHost && c.role == roleServer:
+		return h.serverTakes(c, m) // room_serve.go
+	case m.Type == RoomMsgOpen:
+		return h.openPrecheck(c, m)
 	}
 	if m.Type != RoomMsgEnd && c.role != roleNone {
 		h.fail(c, m.Type, fmt.Errorf("%w: already in a room", ErrBadMessage))
@@ -89,13 +95,13 @@ func (h *roomHub) precheck(c *roomConn, m *roomMsg, now time.Time) bool {
 // consult asks the directory about m, outside the hub's lock.
 func (h *roomHub) consult(c *roomConn, m *roomMsg, now time.Time) dirAnswer {
 	var d dirAnswer
-	if m.Type != RoomMsgHost && h.fleet != nil && h.fleet.dir.joinThrottled(failKey(c.addr), now, h.cfg.FailedJoinRate, h.cfg.FailedJoinBurst) {
+	if m.Type != RoomMsgHost && m.Type != RoomMsgOpen && h.fleet != nil && h.fleet.dir.joinThrottled(failKey(c.addr), now, h.cfg.FailedJoinRate, h.cfg.FailedJoinBurst) {
 		d.throttled = true
 		return d
 	}
 	dir := h.cfg.Directory
 	switch m.Type {
-	case RoomMsgHost:
+	case RoomMsgHost, RoomMsgOpen:
 		d.rec, d.err = h.claimNew(m.Code, now)
 		d.ok, d.claimed = d.err == nil, d.err == nil
 	case RoomMsgClaim:
@@ -186,6 +192,8 @@ func (h *roomHub) decide(c *roomConn, m *roomMsg, d dirAnswer, now time.Time) {
 		h.end(c, m, d, now)
 	case RoomMsgClaim:
 		h.claim(c, m, d, now)
+	case RoomMsgOpen:
+		h.open(c, m, d, now)
 	}
 }
 

@@ -191,7 +191,7 @@ func TestHubErrors(t *testing.T) {
 		}
 	}
 	c := mustConnect(t, h, "10.0.3.3")
-	sendMsg(h, c, roomMsg{Type: RoomMsgJoin, V: 2, Code: hosted.Code}, t0)
+	sendMsg(h, c, roomMsg{Type: RoomMsgJoin, V: 3, Code: hosted.Code}, t0)
 	wantErr(t, c, RoomErrBadVersion, true)
 	c = mustConnect(t, h, "10.0.3.3")
 	h.tooLarge(c)

@@ -273,7 +273,7 @@ func TestClaimMessageChecked(t *testing.T) {
 		wantErr(t, c, RoomErrBadMessage, true)
 	}
 	c := mustConnect(t, h, "10.0.3.3")
-	sendMsg(h, c, roomMsg{Type: RoomMsgClaim, V: 2, Code: "ABC234", Key: testKey}, t0)
+	sendMsg(h, c, roomMsg{Type: RoomMsgClaim, V: 3, Code: "ABC234", Key: testKey}, t0)
 	wantErr(t, c, RoomErrBadVersion, true)
 }
 

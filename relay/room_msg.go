@@ -42,6 +42,30 @@ package relay
 //	   host's "migrate" flag, claim, host_lost, and the "claim" field of
 //	   hosted and joined; a relay of before them answers a claim with
 //	   bad_message.
+//	2  match servers (room_serve.go): one connection hosts many rooms
+//	   ("serve" with "slots", then "host" once per room; "player",
+//	   "signal", "left" and "ended" carry the room's "code", and the
+//	   server's "signal" names it), and rooms opened on demand ("open"
+//	   from a lobby, "open" to a match server that registered with
+//	   "onDemand", answered "opened"; "full" when no server has a free
+//	   slot). host, join and claim still carry "v":1 (or 2): a client of
+//	   version 1 talks to a relay of version 2 unchanged; a relay of
+//	   version 1 answers serve and open with bad_message.
+//
+// Match server flow (version 2):
+//
+//	server                    relay                        lobby
+//	{"type":"serve","v":2,"slots":2,"onDemand":true} -->
+//	    <-- {"type":"serving","v":2,"slots":2}
+//	{"type":"host","v":1} -->     (a room opened at start; any number up to slots)
+//	    <-- {"type":"hosted","code":"ABC234","key":K,"ice":[..]}
+//	                                  <-- {"type":"open","v":2}
+//	    <-- {"type":"open","code":"QX7K2M","key":K2,"maxPlayers":8,"ice":[..]}
+//	{"type":"opened","code":"QX7K2M"} -->
+//	                                      {"type":"opened","v":2,"code":"QX7K2M"} -->
+//	    <-- {"type":"player","code":"QX7K2M","id":"p1"}   (players join as in version 1)
+//	{"type":"signal","code":"QX7K2M","to":"p1",..} -->
+//	{"type":"end","code":"QX7K2M","key":K2} -->  (its match ended: the slot is free)
 
 import (
 	"encoding/json"
@@ -52,8 +76,13 @@ import (
 )
 
 // RoomProtocolVersion is the rooms protocol version this relay speaks
-// (field "v" of host and join).
-const RoomProtocolVersion = 1
+// (field "v" of host, join, claim, serve and open).
+// A relay of version 2 still takes host, join and claim of version 1
+// (clients send 1 there: nothing in them changed); serve and open need 2.
+const RoomProtocolVersion = 2
+
+// roomV1 is the version host, join and claim are sent with.
+const roomV1 = 1
 
 // Message types of the rooms protocol.
 const (
@@ -72,6 +101,10 @@ const (
 	RoomMsgError     = "error"     // relay → anyone
 	RoomMsgClaim     = "claim"     // player → relay: my host is gone, the match goes on (code, key, noHost?)
 	RoomMsgHostLost  = "host_lost" // relay → players: the host's relay connection closed or it failed pings
+	RoomMsgServe     = "serve"     // match server → relay: host many rooms on this connection (slots, onDemand) (v2)
+	RoomMsgServing   = "serving"   // relay → match server: registered (slots) (v2)
+	RoomMsgOpen      = "open"      // lobby → relay: open a room on a match server; relay → server: open this room (v2)
+	RoomMsgOpened    = "opened"    // server → relay: the room is open (or refused: reason); relay → lobby: its code (v2)
 )
 
 // Outcomes of a claim, in the "claim" field of the "hosted" or "joined"
@@ -106,6 +139,7 @@ const (
 	RoomErrHostGone     = "host_gone"
 	RoomErrIdle         = "idle"
 	RoomErrJoinTimeout  = "join_timeout"
+	RoomErrFull         = "full"
 )
 
 // roomErrs maps error codes to the package's errors.
@@ -127,6 +161,7 @@ var roomErrs = map[string]error{
 	RoomErrHostGone:     ErrHostGone,
 	RoomErrIdle:         ErrRelayClosed,
 	RoomErrJoinTimeout:  ErrJoinTimeout,
+	RoomErrFull:         ErrFull,
 }
 
 // RoomError is an "error" message received from the relay. It unwraps to
@@ -159,6 +194,7 @@ const (
 	roomMaxIDLen   = 16
 	roomMaxReason  = 200
 	roomMaxPlayers = 1024
+	roomMaxSlots   = 100000
 )
 
 // RoomCodeAlphabet is the alphabet of room codes: no 0/O, 1/I.
@@ -211,6 +247,8 @@ type roomMsg struct {
 	Migrate    bool               `json:"migrate,omitempty"`
 	Claim      string             `json:"claim,omitempty"`
 	NoHost     bool               `json:"noHost,omitempty"`
+	Slots      int                `json:"slots,omitempty"`
+	OnDemand   bool               `json:"onDemand,omitempty"`
 }
 
 // decodeRoomMsg parses and checks a message a host or player sent to the
@@ -261,6 +299,24 @@ func (m *roomMsg) check() error {
 		if len(m.To) > roomMaxIDLen {
 			return badField(m.Type, "bad to")
 		}
+		if m.Code != "" && !validRoomCodeLen(m.Code) {
+			return badField(m.Type, "bad code")
+		}
+	case RoomMsgServe:
+		if m.Slots <= 0 || m.Slots > roomMaxSlots {
+			return badField(m.Type, "slots out of range")
+		}
+		if m.MaxPlayers < 0 || m.MaxPlayers > roomMaxPlayers {
+			return badField(m.Type, "maxPlayers out of range")
+		}
+	case RoomMsgOpen:
+		if m.MaxPlayers < 0 || m.MaxPlayers > roomMaxPlayers {
+			return badField(m.Type, "maxPlayers out of range")
+		}
+	case RoomMsgOpened:
+		if !validRoomCodeLen(m.Code) || len(m.Reason) > roomMaxReason {
+			return badField(m.Type, "needs a code")
+		}
 	case RoomMsgEnd, RoomMsgClaim:
 		if !validRoomCodeLen(m.Code) || len(m.Key) != roomKeyHexLen {
 			return badField(m.Type, "needs code and key")
@@ -272,8 +328,15 @@ func (m *roomMsg) check() error {
 	default:
 		return badField("type", fmt.Sprintf("unknown type %.20q", m.Type))
 	}
-	if (m.Type == RoomMsgHost || m.Type == RoomMsgJoin || m.Type == RoomMsgClaim) && m.V != RoomProtocolVersion {
-		return fmt.Errorf("%w: %d (this relay speaks %d)", ErrBadVersion, m.V, RoomProtocolVersion)
+	switch m.Type {
+	case RoomMsgHost, RoomMsgJoin, RoomMsgClaim:
+		if m.V != roomV1 && m.V != RoomProtocolVersion {
+			return fmt.Errorf("%w: %d (this relay speaks %d to %d)", ErrBadVersion, m.V, roomV1, RoomProtocolVersion)
+		}
+	case RoomMsgServe, RoomMsgOpen:
+		if m.V != RoomProtocolVersion {
+			return fmt.Errorf("%w: %s needs %d, not %d", ErrBadVersion, m.Type, RoomProtocolVersion, m.V)
+		}
 	}
 	return nil
 }

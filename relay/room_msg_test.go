@@ -22,6 +22,12 @@ var validRoomMsgs = []roomMsg{
 	{Type: RoomMsgEnd, Code: "ABC234", Key: "0123456789abcdef0123456789abcdef"},
 	{Type: RoomMsgHost, V: 1, Migrate: true},
 	{Type: RoomMsgClaim, V: 1, Code: "ABC234", Key: "0123456789abcdef0123456789abcdef", MaxPlayers: 4},
+	{Type: RoomMsgHost, V: 2},
+	{Type: RoomMsgServe, V: 2, Slots: 64, OnDemand: true, MaxPlayers: 8},
+	{Type: RoomMsgOpen, V: 2, MaxPlayers: 4},
+	{Type: RoomMsgOpened, Code: "ABC234"},
+	{Type: RoomMsgOpened, Code: "ABC234", Reason: "full"},
+	{Type: RoomMsgSignal, Code: "ABC234", To: "p1", Signal: &webrtc.Signal{Kind: webrtc.SignalAnswer, SDP: "v=0\r\n"}},
 }
 
 func TestDecodeRoomMsgRoundTrip(t *testing.T) {
@@ -49,6 +55,13 @@ func TestDecodeRoomMsgRejects(t *testing.T) {
 		{`{"type":"host","v":1,"code":"abc234"}`, ErrBadCode},
 		{`{"type":"host","v":1,"maxPlayers":-1}`, ErrBadMessage},
 		{`{"type":"join","v":1}`, ErrBadMessage},
+		{`{"type":"serve","v":2}`, ErrBadMessage},
+		{`{"type":"serve","v":2,"slots":100001}`, ErrBadMessage},
+		{`{"type":"serve","v":1,"slots":2}`, ErrBadVersion},
+		{`{"type":"open","v":2,"maxPlayers":-1}`, ErrBadMessage},
+		{`{"type":"open"}`, ErrBadVersion},
+		{`{"type":"opened"}`, ErrBadMessage},
+		{`{"type":"signal","code":"a","to":"p1","signal":{"kind":"answer","sdp":"v=0"}}`, ErrBadMessage},
 		{`{"type":"signal"}`, ErrBadMessage},
 		{`{"type":"signal","signal":{"kind":"offer"}}`, ErrBadMessage},
 		{`{"type":"signal","to":"01234567890123456","signal":{"kind":"candidate"}}`, ErrBadMessage},

@@ -45,7 +45,7 @@ func JoinRoom(ctx context.Context, opts JoinOptions) (*RoomPlayer, error) {
 	if err != nil {
 		return nil, err
 	}
-	rc.send(&roomMsg{Type: RoomMsgJoin, V: RoomProtocolVersion, Code: p.code})
+	rc.send(&roomMsg{Type: RoomMsgJoin, V: roomV1, Code: p.code})
 	m, err := firstReply(ctx, rc, replies, RoomMsgJoined)
 	if err != nil {
 		rc.close()

@@ -95,6 +95,16 @@ type RoomConfig struct {
 	// waits for a claimant (code and key kept) before it is forgotten
 	// (30 s).
 	OrphanWindow time.Duration
+	// ServerSlots caps the rooms one match server's connection may hold
+	// (1024), whatever slots it asks for ("serve", room_serve.go).
+	ServerSlots int
+	// OpenTimeout is how long a match server has to confirm a room the
+	// relay asked it to open on demand (5 s); then the lobby that asked
+	// is told "full".
+	OpenTimeout time.Duration
+	// UnusedTimeout ends a room opened on demand that no player joined
+	// within it (2 min), freeing its match server's slot.
+	UnusedTimeout time.Duration
 	// TickInterval is how often the relay's timer runs (250 ms); negative
 	// means no timer goroutine (tests drive the hub's tick themselves).
 	TickInterval time.Duration
@@ -162,6 +172,9 @@ func (c RoomConfig) WithDefaults() RoomConfig {
 	defD(&c.ProbeTimeout, 3*time.Second)
 	defD(&c.TakeoverWindow, 3*time.Second)
 	defD(&c.OrphanWindow, 30*time.Second)
+	def(&c.ServerSlots, 1024)
+	defD(&c.OpenTimeout, 5*time.Second)
+	defD(&c.UnusedTimeout, 2*time.Minute)
 	defD(&c.TickInterval, 250*time.Millisecond)
 	defD(&c.WriteTimeout, 5*time.Second)
 	if c.Log == nil {

@@ -1,0 +1,215 @@
+package rooms
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/relay"
+	"github.com/rewindnet/rewind/server"
+	"github.com/rewindnet/rewind/transport"
+	"github.com/rewindnet/rewind/transport/webrtc"
+)
+
+// ServeOptions configures a match server: many matches in rooms of a
+// relay, through one relay connection. Relay is required; the rest may
+// be zero.
+type ServeOptions struct {
+	// Relay is the relay's WebSocket URL, as `rewind relay` prints it.
+	Relay string
+	// Rooms is how many rooms Serve opens at start (Codes proposes their
+	// codes, in order; the relay draws the others).
+	Rooms int
+	// Codes proposes codes for the first rooms opened at start.
+	Codes []string
+	// MaxMatches caps the rooms open at once, each with its match: the
+	// slots the server registers with the relay (default Rooms, or 64
+	// with OnDemand; at least Rooms).
+	MaxMatches int
+	// Workers is how many goroutines run the matches' updates (default
+	// one per core), however many matches there are.
+	Workers int
+	// OnDemand lets the relay open rooms here when lobbies ask for one
+	// (relay.OpenRoom, `rewind open`), while slots are free. It also
+	// frees a room's slot when its match ends (its last player left):
+	// the relay then remembers the code as ended.
+	OnDemand bool
+	// Server configures each match. Its MaxPlayers also caps each room at
+	// the relay.
+	Server server.Config
+	// WebRTC configures the one WebRTC host of every room (one UDP port).
+	WebRTC webrtc.Config
+	// Log, if set, gets the matches' events (each room's lines carry
+	// room=CODE), players' data channels opening and closing, and the
+	// relay connection ending.
+	Log *slog.Logger
+}
+
+// Served is a match server: a rewind.MultiHost (Run, Open, CloseRoom,
+// Stats, Rooms and the rest are its) whose rooms are rooms of a relay,
+// registered through one relay connection, with one WebRTC host (one UDP
+// port) for every player of every room. A player's datagrams go to the
+// match of the room it joined at the relay (relay.RoomOfPeer); matches
+// run on the MultiHost's workers, not a goroutine each. A room the relay
+// ends (its key's end, unused after being opened on demand) closes here;
+// a room that closes here (CloseRoom, a finished match with OnDemand,
+// Close) is ended at the relay, freeing its slot there.
+type Served[I any] struct {
+	*rewind.MultiHost[I]
+	relay *relay.ServedRooms
+	codes []string
+	log   *slog.Logger
+
+	closeOnce sync.Once
+	err       error
+}
+
+// servedConn is the relay connection's WebRTC host as the MultiHost's
+// Conn: closing it leaves the relay and closes the WebRTC host.
+type servedConn struct {
+	*webrtc.Host
+	sr *relay.ServedRooms
+}
+
+// Close implements transport.Conn.
+func (c servedConn) Close() error {
+	if err := c.sr.Close(); err != nil && !errors.Is(err, transport.ErrClosed) {
+		return err
+	}
+	return nil
+}
+
+// Serve registers a match server with the relay at opts.Relay, opens
+// opts.Rooms rooms in it, and returns once the relay has given each its
+// code (Codes). ctx bounds the registration only. Run drives the
+// matches.
+func Serve[I any](ctx context.Context, g rewind.Game[I], opts ServeOptions) (*Served[I], error) {
+	log := opts.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	slots := opts.MaxMatches
+	if slots <= 0 {
+		slots = max(opts.Rooms, 1)
+		if opts.OnDemand {
+			slots = max(opts.Rooms, 64)
+		}
+	}
+	if opts.Rooms > slots {
+		return nil, fmt.Errorf("rooms: serve: %d rooms over %d matches at most: %w", opts.Rooms, slots, rewind.ErrTooManyMatches)
+	}
+	if opts.Server.Schema == nil {
+		schema, err := register(g)
+		if err != nil {
+			return nil, err
+		}
+		opts.Server.Schema = schema
+	}
+	s := &Served[I]{log: log}
+	ready := make(chan struct{}) // the MultiHost exists (or Serve failed)
+	host := func() *rewind.MultiHost[I] {
+		<-ready
+		return s.MultiHost
+	}
+	sr, err := relay.ServeRooms(ctx, relay.ServeOptions{
+		URL: opts.Relay, Slots: slots, OnDemand: opts.OnDemand, MaxPlayers: opts.Server.MaxPlayers, WebRTC: opts.WebRTC,
+		OnOpen: func(code string) error {
+			h := host()
+			if h == nil {
+				return rewind.ErrClosed
+			}
+			_, err := h.Open(code)
+			return err
+		},
+		OnEnded: func(code, reason string) {
+			if h := host(); h != nil && h.CloseRoom(code) == nil {
+				log.Info("room ended at the relay", "room", code, "reason", reason)
+			}
+		},
+		OnPeerOpen:  func(a transport.Addr) { log.Info("data channel open", "peer", string(a)) },
+		OnPeerClose: func(a transport.Addr) { log.Info("data channel closed", "peer", string(a)) },
+	})
+	if err != nil {
+		close(ready)
+		return nil, fmt.Errorf("rooms: serve: %w", err)
+	}
+	s.relay = sr
+	mh, err := rewind.NewMultiHost(g, servedConn{Host: sr.Conn(), sr: sr}, rewind.MultiHostOptions{
+		HostOptions: rewind.HostOptions{Server: opts.Server, Log: log},
+		MaxMatches:  min(slots, sr.Slots()),
+		Workers:     opts.Workers,
+		FreeEnded:   opts.OnDemand,
+		RoomOf:      relay.RoomOfPeer,
+		OnClose:     sr.End,
+	}) // closes the conn if it fails
+	if err != nil {
+		close(ready)
+		return nil, err
+	}
+	s.MultiHost = mh
+	close(ready)
+	for i := range opts.Rooms {
+		want := ""
+		if i < len(opts.Codes) {
+			want = opts.Codes[i]
+		}
+		code, err := s.AddRoom(ctx, want)
+		if err != nil {
+			mh.Close()
+			return nil, fmt.Errorf("rooms: serve: room %d: %w", i+1, err)
+		}
+		s.codes = append(s.codes, code)
+	}
+	log.Info("serving rooms", "relay", opts.Relay, "rooms", len(s.codes), "slots", sr.Slots(),
+		"on_demand", opts.OnDemand, "webrtc_udp", fmt.Sprint(sr.Conn().UDPAddr()))
+	return s, nil
+}
+
+// AddRoom registers one more room with the relay (code if given, else
+// one the relay draws) and opens its match; it returns the code. It fails
+// with the relay's error (relay.ErrFull when every slot is in use,
+// relay.ErrCodeTaken, ...) or the MultiHost's.
+func (s *Served[I]) AddRoom(ctx context.Context, code string) (string, error) {
+	code, err := s.relay.Host(ctx, code)
+	if err != nil {
+		return "", err
+	}
+	if _, err := s.MultiHost.Open(code); err != nil {
+		s.relay.End(code)
+		return "", err
+	}
+	return code, nil
+}
+
+// Codes returns the codes of the rooms opened at start, in order.
+func (s *Served[I]) Codes() []string { return s.codes }
+
+// Relay returns the relay connection (its slots, keys, Done channel).
+func (s *Served[I]) Relay() *relay.ServedRooms { return s.relay }
+
+// Run drives every match until ctx is done (see rewind.MultiHost.Run),
+// and logs the relay connection's end if it comes first: players in the
+// matches play on, new ones cannot join by code.
+func (s *Served[I]) Run(ctx context.Context) error {
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-s.relay.Done():
+			s.log.Warn("relay connection ended: players in the matches play on, new ones cannot join by code",
+				"err", s.relay.Err())
+		case <-done:
+		}
+	}()
+	return s.MultiHost.Run(ctx)
+}
+
+// Close says goodbye to the players of every match, ends every room at
+// the relay, leaves it and closes the WebRTC host.
+func (s *Served[I]) Close() error {
+	s.closeOnce.Do(func() { s.err = s.MultiHost.Close() })
+	return s.err
+}
