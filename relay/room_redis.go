@@ -202,3 +202,23 @@ func (d *RedisRoomDirectory) Refresh(codes []string) error {
 // RefreshEvery returns how often the owner refreshes its rooms and its
 // liveness: TTL/6.
 func (d *RedisRoomDirectory) RefreshEvery() time.Duration { return d.cfg.TTL / 6 }
+
+// Count returns how many of codes the directory holds (live or ended), in
+// one round trip: what `rewind bench relays` polls to see a dead relay's
+// rooms leave.
+func (d *RedisRoomDirectory) Count(codes []string) (int, error) {
+	keys := make([]string, len(codes))
+	for i, c := range codes {
+		keys[i] = d.key(c)
+	}
+	if len(keys) == 0 {
+		return 0, nil
+	}
+	ctx, cancel := d.ctx()
+	defer cancel()
+	n, err := d.rdb.Exists(ctx, keys...).Result()
+	if err != nil {
+		return 0, fmt.Errorf("%w: count: %v", ErrRedis, err)
+	}
+	return int(n), nil
+}

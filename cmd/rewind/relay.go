@@ -30,6 +30,7 @@ type roomRelayOptions struct {
 	codeLength int          // room code length (0 = the relay's default, 6)
 	log        *slog.Logger // the relay's room events at debug level (nil: none)
 	redisURL   string       // the fleet's shared room directory ("" = in memory)
+	redisTTL   time.Duration
 }
 
 // roomRelay is the rooms relay plus its TURN server, ready to be mounted at
@@ -61,7 +62,7 @@ func newRoomRelay(httpHost string, o roomRelayOptions) (*roomRelay, error) {
 	cfg := relay.RoomConfig{TURN: rr.turn, CodeLength: o.codeLength, Log: o.log}
 	if o.redisURL != "" {
 		// A relay started beside its Redis waits for it (about 10 s).
-		dir, err := relay.NewRedisRoomDirectory(context.Background(), o.redisURL, relay.RedisConfig{})
+		dir, err := relay.NewRedisRoomDirectory(context.Background(), o.redisURL, relay.RedisConfig{TTL: o.redisTTL})
 		if err != nil {
 			if rr.turn != nil {
 				rr.turn.Close()
@@ -116,7 +117,7 @@ func runRelay(args []string, stdout, stderr io.Writer) error {
 
 // serveRelay serves the rooms relay and TURN until ctx ends.
 func serveRelay(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("relay", "rewind relay [--http ADDR] [--turn ADDR|none] [--turn-ip IP] [--metrics ADDR] [--log-level LEVEL] [--redis redis://HOST:PORT/DB]", stderr)
+	fs := newFlags("relay", "rewind relay [--http ADDR] [--turn ADDR|none] [--turn-ip IP] [--metrics ADDR] [--log-level LEVEL] [--redis redis://HOST:PORT/DB [--redis-ttl D]]", stderr)
 	httpAddr := fs.String("http", "127.0.0.1:8080", "HTTP address of the relay's WebSocket endpoint ("+relay.RoomPath+")")
 	metricsAddr := fs.String("metrics", "", "serve Prometheus /metrics (the relay's rooms, connections, joiners, failed and throttled joins) and /debug/pprof/ on this TCP address (empty: off)")
 	var o roomRelayOptions
@@ -124,11 +125,15 @@ func serveRelay(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.StringVar(&o.turnIP, "turn-ip", "", "public IP handed out for TURN (default: the --turn IP, or this machine's first non-loopback IPv4)")
 	fs.IntVar(&o.codeLength, "code-length", 6, "length of the room codes the relay draws, 6 to 12 (each more character makes guessing a code 32 times slower; codes of 6 to 12 are accepted whatever this is)")
 	fs.StringVar(&o.redisURL, "redis", "", "share the room directory with the other relays of a fleet through this Redis (redis://HOST:PORT/DB; retried for about 10 s at start): a player joining through any of them reaches a host on any other (default: rooms in this process's memory)")
+	fs.DurationVar(&o.redisTTL, "redis-ttl", 15*time.Second, "with --redis: how long a room stays in the directory after this relay last refreshed it (it refreshes every sixth of it), so a relay that dies takes its rooms with it within this, and the others drop the players it brought to their rooms within it")
 	o.turnSecret = os.Getenv("REWIND_TURN_SECRET")
 	var lf logFlags
 	lf.add(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if o.redisTTL < 600*time.Millisecond {
+		return usageError{fmt.Errorf("--redis-ttl %v: want 600ms or more", o.redisTTL)}
 	}
 	if o.codeLength < 6 || o.codeLength > 12 {
 		return usageError{fmt.Errorf("--code-length %d: want 6 to 12", o.codeLength)}
