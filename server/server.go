@@ -116,6 +116,11 @@ type record struct {
 	hash   uint64
 	body   []byte     // the tick body every client gets (codec.TickEncoder)
 	vb     viewBodies // with scenes: the body per view (scenes.go)
+	// roster is the tick stream's roster after this tick, kept while a
+	// delayed spectator watches (a welcome to this tick's world needs
+	// it: spectator.go); rosterOK says it is this tick's.
+	roster   []byte
+	rosterOK bool
 }
 
 // Stats counts what a server did.
@@ -421,6 +426,7 @@ func (s *Server[I]) runTick() {
 	if s.scn.on {
 		s.viewBodies(rec)
 	}
+	s.keepRoster(rec)
 	s.tick = t
 	if t%s.ckEvery == 0 {
 		s.checkpoint(t)

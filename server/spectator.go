@@ -58,6 +58,48 @@ func (s *Server[I]) onSpectatorHello(now time.Time, from transport.Addr, h codec
 	p.specAt = s.tickTime(s.tick).Add(delay)
 }
 
+// keepRoster keeps the roster after the tick of rec in rec while a
+// delayed spectator watches: the welcome of a delayed spectator that
+// fell behind the history, to the world of a tick in the history, carries
+// that tick's roster (rebaseSpectator).
+func (s *Server[I]) keepRoster(rec *record) {
+	rec.rosterOK = false
+	for _, p := range s.specs {
+		if p.delay > 0 {
+			rec.roster = s.wire.enc.Roster().AppendSnapshot(rec.roster[:0])
+			rec.rosterOK = true
+			return
+		}
+	}
+}
+
+// rebaseSpectator gets a spectator that fell further behind than the
+// history the world again, like a player (rebase), keeping its delay: a
+// delayed spectator is welcomed to the world of the newest tick it may be
+// shown (delayedTick), from the history, with that tick's roster; if the
+// history does not hold that tick's roster (it came before the spectator
+// did), to the last tick's world once that is delay old, as at its hello.
+func (s *Server[I]) rebaseSpectator(now time.Time, p *player) {
+	if p.delay == 0 {
+		s.rebase(now, p)
+		return
+	}
+	s.stats.Rebases++
+	t := s.delayedTick(now, p)
+	rec := &s.hist[t&s.hmask]
+	if t == 0 || rec.tick != t || !rec.rosterOK || int32(t-s.oldestKept()) < 0 {
+		p.specFrom = s.tick
+		p.welcomeRoster = s.wire.enc.Roster().AppendSnapshot(p.welcomeRoster[:0])
+		p.specAt = s.tickTime(s.tick).Add(p.delay)
+		p.rebasing = true
+		return
+	}
+	p.specFrom = t
+	p.welcomeRoster = append(p.welcomeRoster[:0], rec.roster...)
+	s.startSpectator(now, p)
+	p.rebasing = true // its welcome goes again until it acknowledges a tick after it
+}
+
 // startSpectator welcomes a delayed spectator at the tick it was told to
 // start from, now that tick is delay old, and pushes its world from the
 // history (page hashes; the spectator asks for the pages).
@@ -148,7 +190,7 @@ func (s *Server[I]) sendSpectators(now time.Time) error {
 			continue
 		}
 		if int32(oldest-p.res.Base()) > 0 {
-			s.rebase(now, p)
+			s.rebaseSpectator(now, p)
 		}
 		if p.rebasing {
 			if int32(p.res.Base()-(p.welcomeTick+1)) > 0 {

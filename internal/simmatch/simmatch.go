@@ -40,6 +40,9 @@ type Config[I any] struct {
 	// Blackout silences the lowest-id player for this long, starting a
 	// third of the way into the match.
 	Blackout time.Duration
+	// Blackouts, if set, silences client i's path (both ways) for
+	// Blackouts[i].Length from Blackouts[i].At into the match.
+	Blackouts map[int]Pause
 	// Pause, if set, stops calling client i's Update for Pause[i].Length
 	// from Pause[i].At into the match (a stalled machine).
 	Pause map[int]Pause
@@ -408,12 +411,20 @@ func (m *match[I]) updateServer() error {
 }
 
 // blackout silences the lowest-id player's path once the match started
-// (Config.Blackout).
+// (Config.Blackout), and the paths of Config.Blackouts.
 func (m *match[I]) blackout() {
-	if m.cfg.Blackout <= 0 || m.blackedOut || m.matchStart.IsZero() {
+	if m.blackedOut || m.matchStart.IsZero() {
 		return
 	}
 	m.blackedOut = true
+	for i, b := range m.cfg.Blackouts {
+		from := m.matchStart.Add(b.At)
+		m.net.Blackout(clientName(i), from, from.Add(b.Length))
+		m.logf("blackout of client %d from %v for %v", i, b.At, b.Length)
+	}
+	if m.cfg.Blackout <= 0 {
+		return
+	}
 	low := 0
 	for i, d := range m.drivers {
 		id, _ := d.c.Player()

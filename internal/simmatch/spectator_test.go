@@ -148,3 +148,59 @@ func TestSpectatorsAtTheEnd(t *testing.T) {
 		})
 	}
 }
+
+// TestDelayedSpectatorFallsBehind: a spectator 2 s behind whose path goes
+// dark for 3 s falls further behind than the server keeps ticks (4 s); it
+// gets the world again, like a player, and keeps its delay: no tick T is
+// verified before the server has run T+120, before the blackout or
+// after, and it follows the match to its last tick, every tick hashed as
+// the server's.
+func TestDelayedSpectatorFallsBehind(t *testing.T) {
+	var serverTick uint32
+	early, verified, after := 0, 0, 0
+	cfg := Config[testgame.Input]{
+		Players:   3,
+		NewGame:   newTestGame,
+		Bot:       testgame.Bot,
+		Duration:  12 * time.Second,
+		Link:      transport.LinkConfig{Latency: 20 * time.Millisecond, Loss: 0.05},
+		Blackouts: map[int]Pause{2: {At: 3 * time.Second, Length: 3 * time.Second}},
+		Seed:      7,
+	}
+	cfg.Server.StartPlayers = 2
+	cfg.Server.OnTick = func(tick uint32, _ *world.World, _ uint64) { serverTick = tick }
+	cfg.ClientConfig = func(i int, c *client.Config) {
+		if i != 2 {
+			return
+		}
+		c.Spectate, c.SpectateDelay = true, 2*time.Second
+		c.OnVerified = func(tick uint32, _ uint64) {
+			verified++
+			if tick > 6*60 {
+				after++
+			}
+			if serverTick >= 720 {
+				return // the match is over: the server's tick stopped
+			}
+			if serverTick < tick+120 {
+				early++
+				if early == 1 {
+					t.Errorf("tick %d verified when the server was at tick %d: less than 2 s after it ran", tick, serverTick)
+				}
+			}
+		}
+	}
+	res := play(t, cfg)
+	if res.Mismatches != 0 || !res.VerifiedEqual {
+		t.Fatalf("%d verified ticks differed from the server's", res.Mismatches)
+	}
+	if res.Server.Rebases == 0 {
+		t.Fatal("the spectator was never rebased: it did not fall behind the history")
+	}
+	if early != 0 || after < 300 || res.Clients[2].Verified != res.Ticks {
+		t.Fatalf("the spectator verified %d ticks, %d after the blackout, %d early; its last %d of %d",
+			verified, after, early, res.Clients[2].Verified, res.Ticks)
+	}
+	t.Logf("rebased %d times; the spectator verified %d ticks (%d after the blackout), none earlier than 2 s after it ran",
+		res.Server.Rebases, verified, after)
+}
