@@ -6,12 +6,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/netip"
 	"os"
 	"os/exec"
 	"os/signal"
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -105,6 +107,7 @@ type fleetStep struct {
 }
 
 func runBenchFleet(args []string, stdout, stderr io.Writer) error {
+	stderr = &syncWriter{w: stderr}
 	fs := newFlags("bench fleet", "rewind bench fleet --matches M --players P --seconds S [flags]\n\n"+benchFleetKeys, stderr)
 	var f fleetFlags
 	f.add(fs)
@@ -177,74 +180,123 @@ func printFleetStep(w io.Writer, st fleetStep, first *fleetStep) {
 	keyValues(w, pairs...)
 }
 
-// fleetRun measures m matches of f.players load bots each.
-func fleetRun(f fleetFlags, m int, baseHeap uint64, stderr io.Writer) (fleetStep, error) {
+// fleetRig is a MultiHost on 127.0.0.1 with m rooms, each with its
+// match of players load bots, the bots in child processes: what bench
+// fleet measures at each step and bench flood twice.
+type fleetRig struct {
+	h      *rewind.MultiHost[testgame.Input]
+	addr   netip.AddrPort
+	m      int
+	want   int // players in all
+	cancel context.CancelFunc
+	done   chan error
+	bots   []*exec.Cmd
+}
+
+// startFleetRig opens the host, m rooms and their bots (players per
+// room, dealt round procs processes) and waits until they play (past a
+// deadline, with at least half of them, saying so on stderr).
+func startFleetRig(m, players, procs, workers int, stderr io.Writer) (_ *fleetRig, err error) {
 	var ucfg transport.UDPConfig
 	ucfg.MaxUnprovenPerIP = 64 // the bots' handshakes come 16 at a time per address
 	h, err := rewind.HostUDPMulti[testgame.Input](&testgame.Game{}, "127.0.0.1:0", rewind.MultiHostOptions{
-		HostOptions: rewind.HostOptions{Server: server.Config{StartPlayers: f.players, MaxPlayers: f.players}, UDP: ucfg},
+		HostOptions: rewind.HostOptions{Server: server.Config{StartPlayers: players, MaxPlayers: players}, UDP: ucfg},
 		MaxMatches:  m,
-		Workers:     f.workers,
+		Workers:     workers,
 	})
 	if err != nil {
-		return fleetStep{}, err
+		return nil, err
 	}
-	defer h.Close()
 	rooms := make([]string, m)
 	for i := range rooms {
 		if rooms[i], err = h.Open(""); err != nil {
-			return fleetStep{}, err
+			h.Close()
+			return nil, err
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- h.Run(ctx) }()
-	defer func() { cancel(); <-done }()
-	addr, _ := h.UDPAddr()
+	r := &fleetRig{h: h, m: m, want: m * players, cancel: cancel, done: make(chan error, 1)}
+	r.addr, _ = h.UDPAddr()
+	go func() { r.done <- h.Run(ctx) }()
+	defer func() {
+		if err != nil {
+			r.close()
+		}
+	}()
 	// The bots: every room P times, dealt round the processes.
-	per := make([][]string, min(f.procs, m*f.players))
+	per := make([][]string, min(procs, m*players))
 	k := 0
-	for _, r := range rooms {
-		for range f.players {
-			per[k%len(per)] = append(per[k%len(per)], r)
+	for _, code := range rooms {
+		for range players {
+			per[k%len(per)] = append(per[k%len(per)], code)
 			k++
 		}
 	}
-	var bots []*exec.Cmd
-	defer func() { stopBots(bots) }()
 	for i, rs := range per {
-		cmd, err := startBotProc(stderr, "--bot-server", addr.String(), "--bot-local", botIP(i), "--bot-rooms", strings.Join(rs, ","))
+		cmd, err := startBotProc(stderr, "fleet", "--bot-server", r.addr.String(), "--bot-local", botIP(i), "--bot-rooms", strings.Join(rs, ","))
 		if err != nil {
-			return fleetStep{}, err
+			return nil, err
 		}
-		bots = append(bots, cmd)
+		r.bots = append(r.bots, cmd)
 	}
-	want := m * f.players
 	// Bots that lose their session (reaped as unproven on a starved
 	// machine) dial again; past the deadline the step is measured with
 	// the players there, and says so (players=, sustained=false).
-	deadline := time.Now().Add(30*time.Second + time.Duration(want)*20*time.Millisecond)
-	for s := h.Stats(); s.Players < want || s.Running < m; s = h.Stats() {
+	deadline := time.Now().Add(30*time.Second + time.Duration(r.want)*20*time.Millisecond)
+	for s := h.Stats(); s.Players < r.want || s.Running < m; s = h.Stats() {
 		if time.Now().After(deadline) {
-			if s.Players < want/2 {
-				return fleetStep{}, fmt.Errorf("the bots did not join: %d of %d players, %d of %d matches running", s.Players, want, s.Running, m)
+			if s.Players < r.want/2 {
+				return nil, fmt.Errorf("the bots did not join: %d of %d players, %d of %d matches running", s.Players, r.want, s.Running, m)
 			}
-			fmt.Fprintf(stderr, "bench fleet: %d matches: measuring with %d of %d players (%d matches running)\n", m, s.Players, want, s.Running)
+			fmt.Fprintf(stderr, "bench: %d matches: measuring with %d of %d players (%d matches running)\n", m, s.Players, r.want, s.Running)
 			break
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+	return r, nil
+}
+
+// close stops the bots and the host.
+func (r *fleetRig) close() {
+	stopBots(r.bots)
+	r.cancel()
+	<-r.done
+	r.h.Close()
+}
+
+// fleetSample is what a measurement window starts and ends with.
+type fleetSample struct {
+	stats   rewind.MultiHostStats
+	lag     rewind.Lag
+	cpu     time.Duration // this process's, user+system
+	at      time.Time
+	mallocs uint64 // heap objects allocated by this process so far
+}
+
+func (r *fleetRig) sample() fleetSample {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return fleetSample{stats: r.h.Stats(), lag: r.h.TickLag(), cpu: selfCPU(), at: time.Now(), mallocs: ms.Mallocs}
+}
+
+// fleetRun measures m matches of f.players load bots each.
+func fleetRun(f fleetFlags, m int, baseHeap uint64, stderr io.Writer) (fleetStep, error) {
+	r, err := startFleetRig(m, f.players, f.procs, f.workers, stderr)
+	if err != nil {
+		return fleetStep{}, err
+	}
+	defer r.close()
 	time.Sleep(time.Second) // warm-up
-	window := time.Duration(f.seconds * float64(time.Second))
-	s0, l0, c0, t0 := h.Stats(), h.TickLag(), selfCPU(), time.Now()
-	time.Sleep(window)
-	s1, l1, c1, t1 := h.Stats(), h.TickLag(), selfCPU(), time.Now()
-	lag := l1.Sub(l0)
+	a := r.sample()
+	time.Sleep(time.Duration(f.seconds * float64(time.Second)))
+	b := r.sample()
+	s0, s1 := a.stats, b.stats
+	lag := b.lag.Sub(a.lag)
 	runtime.GC()
 	st := fleetStep{
 		matches: m, players: s1.Players,
 		playerTicks: s1.Total.PlayerTicks - s0.Total.PlayerTicks,
-		cpu:         c1 - c0, wall: t1.Sub(t0),
+		cpu:         b.cpu - a.cpu, wall: b.at.Sub(a.at),
 		lateInputs: s1.Total.LateInputs - s0.Total.LateInputs,
 		jitterP99:  lag.Quantile(0.99),
 		rssMB:      rssMB(),
@@ -255,7 +307,7 @@ func fleetRun(f fleetFlags, m int, baseHeap uint64, stderr io.Writer) (fleetStep
 	}
 	st.heapPerMatchKB = float64(int64(heapInuse())-int64(baseHeap)) / 1024 / float64(m)
 	st.usPerPlayerTick = st.cpu.Seconds() * 1e6 / float64(max(st.playerTicks, 1))
-	st.sustained = s1.Players == want && st.jitterP99 < time.Second/fleetTickRate
+	st.sustained = s1.Players == r.want && st.jitterP99 < time.Second/fleetTickRate
 	fmt.Fprintf(stderr, "bench fleet: %d matches: %d player-ticks in %v, %v CPU, %d datagrams in, %d out\n",
 		m, st.playerTicks, st.wall.Round(time.Millisecond), st.cpu.Round(time.Millisecond), st.dgIn, st.dgOut)
 	return st, nil
@@ -264,23 +316,30 @@ func fleetRun(f fleetFlags, m int, baseHeap uint64, stderr io.Writer) (fleetStep
 // botIP is the loopback address of the i-th bot process.
 func botIP(i int) string { return fmt.Sprintf("127.0.%d.%d", 1+i/250, 2+i%250) }
 
-// botCommand returns the command of a bot process of bench fleet: this
-// binary, as `rewind bench fleet ARGS` (tests run their own binary).
-var botCommand = func(args ...string) (*exec.Cmd, error) {
+// botCommand returns the command of a child process of a benchmark (bench
+// fleet's load bots, bench flood's flooder): this binary, as `rewind bench
+// BENCH ARGS` (tests run their own binary).
+var botCommand = func(bench string, args ...string) (*exec.Cmd, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
-	return exec.Command(exe, append([]string{"bench", "fleet"}, args...)...), nil
+	return exec.Command(exe, append([]string{"bench", bench}, args...)...), nil
 }
 
-// startBotProc starts a bot process of bench fleet.
-func startBotProc(stderr io.Writer, args ...string) (*exec.Cmd, error) {
-	cmd, err := botCommand(args...)
+// startBotProc starts a child process of bench BENCH.
+func startBotProc(stderr io.Writer, bench string, args ...string) (*exec.Cmd, error) {
+	return startChild(nil, stderr, bench, args...)
+}
+
+// startChild starts a child process of bench BENCH with its standard
+// output to stdout (nil: none) and its errors to stderr.
+func startChild(stdout, stderr io.Writer, bench string, args ...string) (*exec.Cmd, error) {
+	cmd, err := botCommand(bench, args...)
 	if err != nil {
 		return nil, err
 	}
-	cmd.Stderr = stderr
+	cmd.Stdout, cmd.Stderr = stdout, stderr
 	dieWithParent(cmd)
 	if err := cmd.Start(); err != nil {
 		return nil, err
@@ -339,3 +398,19 @@ func loadAvg() string {
 // fleetTickRate is the tick rate of bench fleet's game (the light test
 // game at the default rate).
 const fleetTickRate = game.DefaultTickRate
+
+// syncWriter serializes writes to w: a benchmark's log lines and its
+// child processes' (each copied by a goroutine of os/exec) share stderr.
+// It has no ReadFrom, so that os/exec copies into it a Write at a time
+// (a bytes.Buffer's ReadFrom, left waiting on the child, would write over
+// what was written meanwhile).
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}

@@ -94,7 +94,7 @@ func fleetRaw(f fleetFlags, st *fleetStep, stderr io.Writer) error {
 		if i < want%procs {
 			n++
 		}
-		cmd, err := startBotProc(stderr, "--bot-server", conn.LocalAddr().String(), "--bot-local", botIP(i),
+		cmd, err := startBotProc(stderr, "fleet", "--bot-server", conn.LocalAddr().String(), "--bot-local", botIP(i),
 			"--bot-raw", strconv.Itoa(inSize), "--bot-count", strconv.Itoa(n))
 		if err != nil {
 			return err

@@ -9,6 +9,14 @@ import (
 	"github.com/rewindnet/rewind/internal/testutil"
 )
 
+// testBotCommand runs a benchmark's child process as this test binary
+// re-run as the rewind command (TestRewindProcess).
+func testBotCommand(bench string, args ...string) (*exec.Cmd, error) {
+	cmd := exec.Command(os.Args[0], "-test.run=^TestRewindProcess$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "REWIND_PROCESS="+strings.Join(append([]string{"bench", bench}, args...), "\n"))
+	return cmd, nil
+}
+
 // TestBenchFleetCommand runs `rewind bench fleet` small (1 and 2 matches
 // of 2 load bots, in two bot processes that are this test binary re-run
 // as the rewind command, and the raw loop): every step's line has the
@@ -19,11 +27,7 @@ func TestBenchFleetCommand(t *testing.T) {
 	testutil.SkipSockets(t)
 	checkLeaks(t)
 	old := botCommand
-	botCommand = func(args ...string) (*exec.Cmd, error) {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestRewindProcess$", "-test.count=1")
-		cmd.Env = append(os.Environ(), "REWIND_PROCESS="+strings.Join(append([]string{"bench", "fleet"}, args...), "\n"))
-		return cmd, nil
-	}
+	botCommand = testBotCommand
 	defer func() { botCommand = old }()
 	code, stdout, stderr := runCmd("bench", "fleet", "--matches", "2", "--players", "2", "--seconds", "0.5", "--bot-procs", "2")
 	if code != 0 {

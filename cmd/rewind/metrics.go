@@ -57,6 +57,7 @@ func registerHostMetrics[I any](reg *prometheus.Registry, h *rewind.Host[I]) {
 		return func() float64 { return float64(f(h.Stats())) }
 	}
 	registerUDPHostCounters(reg, h.Stats, h.Conn().(*transport.UDPServer))
+	registerDropMetrics(reg, h.Stats, nil)
 	registerFuncs(reg, nil, map[string]metricFunc{
 		"players": {"Players in the current match.", st(func(s rewind.HostStats) uint64 { return uint64(s.Match.Players) })},
 		"matches": {"Matches running (0 or 1).", st(func(s rewind.HostStats) uint64 { return b2u(s.Running) })},

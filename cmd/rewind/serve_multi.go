@@ -138,11 +138,9 @@ func ms(d time.Duration) string { return strconv.FormatFloat(float64(d)/1e6, 'f'
 // label per room code, so the series stay bounded however many matches
 // come and go.
 func registerMultiMetrics[I any](reg *prometheus.Registry, h *rewind.MultiHost[I]) {
-	asHost := func() rewind.HostStats {
-		s := h.Stats()
-		return rewind.HostStats{Matches: s.Matches, Running: s.Running > 0, Total: s.Total, UDP: s.UDP, RefusedBy: s.RefusedBy}
-	}
+	asHost := func() rewind.HostStats { return multiAsHost(h.Stats()) }
 	registerUDPHostCounters(reg, asHost, h.Conn().(*transport.UDPServer))
+	registerDropMetrics(reg, asHost, h.Stats)
 	st := func(f func(s rewind.MultiHostStats) float64) func() float64 {
 		return func() float64 { return f(h.Stats()) }
 	}

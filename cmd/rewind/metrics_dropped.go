@@ -1,0 +1,108 @@
+package main
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/rewindnet/rewind"
+)
+
+// dropReason is a reason a UDP host drops a datagram it read, a label
+// value of udp_dropped_datagrams_total. The set is fixed (never a label per
+// address or room), so the series stay bounded whatever a flood sends.
+type dropReason struct {
+	name string
+	// host reads the count from a host's stats (one match or many).
+	host func(s rewind.HostStats) uint64
+	// multi, when set, reads it from a MultiHost's stats instead; such a
+	// reason exists only with serve --rooms.
+	multi func(s rewind.MultiHostStats) uint64
+}
+
+// dropReasons are every reason, in the order printed: the socket's
+// (transport), then the match's, then the router's (MultiHost only).
+var dropReasons = []dropReason{
+	{name: "malformed", host: func(s rewind.HostStats) uint64 { return s.UDP.Malformed }},
+	{name: "unknown_session", host: func(s rewind.HostStats) uint64 { return s.UDP.UnknownConn }},
+	{name: "bad_token", host: func(s rewind.HostStats) uint64 { return s.UDP.BadToken }},
+	{name: "bad_seal", host: func(s rewind.HostStats) uint64 { return s.UDP.BadSeal }},
+	{name: "replayed", host: func(s rewind.HostStats) uint64 { return s.UDP.Replayed }},
+	{name: "throttled", host: func(s rewind.HostStats) uint64 { return s.UDP.Throttled }},
+	{name: "queue_full", host: func(s rewind.HostStats) uint64 { return s.UDP.QueueDropped }},
+	{name: "match_malformed", host: func(s rewind.HostStats) uint64 { return s.Total.BadDatagrams }},
+	{name: "unrouted", multi: func(s rewind.MultiHostStats) uint64 { return s.Unrouted }},
+	{name: "no_room", multi: func(s rewind.MultiHostStats) uint64 { return s.NoRoom }},
+	{name: "match_queue_full", multi: func(s rewind.MultiHostStats) uint64 { return s.QueueDropped }},
+}
+
+// dropHelp is udp_dropped_datagrams_total's help.
+const dropHelp = "UDP datagrams read and dropped, by reason: malformed (UDP framing), unknown_session (a frame for no session, or from another address), " +
+	"bad_token (a hello with a forged or stale retry token), bad_seal (a sealed frame that does not open), replayed, " +
+	"throttled (a proven hello over its address's handshake rate), queue_full (the match fell behind), match_malformed (a session's datagram the match could not parse), " +
+	"and with --rooms unrouted (a peer's first datagram not a hello), no_room (a hello for no room; answered with a refusal), match_queue_full."
+
+// registerDropMetrics exports udp_dropped_datagrams_total{reason} for a
+// host (multi nil) or a MultiHost (the router's reasons too), and
+// udp_retries_total (hellos without a token, answered statelessly: what
+// a hello flood from many ports mostly shows as).
+func registerDropMetrics(reg *prometheus.Registry, host func() rewind.HostStats, multi func() rewind.MultiHostStats) {
+	for _, r := range dropReasons {
+		var fn func() float64
+		switch {
+		case r.multi == nil:
+			fn = func() float64 { return float64(r.host(host())) }
+		case multi != nil:
+			fn = func() float64 { return float64(r.multi(multi())) }
+		default:
+			continue
+		}
+		reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Namespace: metricsNamespace, Name: "udp_dropped_datagrams_total", Help: dropHelp,
+			ConstLabels: prometheus.Labels{"reason": r.name},
+		}, fn))
+	}
+	registerFuncs(reg, map[string]metricFunc{
+		"udp_retries_total": {"Hellos without a valid retry token, answered with a RETRY (no state kept).", func() float64 { return float64(host().UDP.Retries) }},
+	}, nil)
+}
+
+// dropCounts returns the datagrams dropped by reason between two samples
+// of a MultiHost's stats (bench flood), in dropReasons' order.
+func dropCounts(before, after rewind.MultiHostStats) []uint64 {
+	out := make([]uint64, len(dropReasons))
+	for i, r := range dropReasons {
+		if r.multi != nil {
+			out[i] = r.multi(after) - r.multi(before)
+		} else {
+			out[i] = r.host(multiAsHost(after)) - r.host(multiAsHost(before))
+		}
+	}
+	return out
+}
+
+// formatDrops writes counts as "reason:N,reason:N" (the reasons that
+// counted any), or "none".
+func formatDrops(counts []uint64) string {
+	var b strings.Builder
+	for i, n := range counts {
+		if n == 0 {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(dropReasons[i].name + ":" + strconv.FormatUint(n, 10))
+	}
+	if b.Len() == 0 {
+		return "none"
+	}
+	return b.String()
+}
+
+// multiAsHost is a MultiHost's stats as a one-match host's (the totals
+// and the socket's counters).
+func multiAsHost(s rewind.MultiHostStats) rewind.HostStats {
+	return rewind.HostStats{Matches: s.Matches, Running: s.Running > 0, Total: s.Total, UDP: s.UDP, RefusedBy: s.RefusedBy}
+}
