@@ -123,7 +123,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 // serve hosts matches until ctx ends (or --duration passes), then prints
 // one key=value line of totals.
 func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("serve", "rewind serve --game sand --udp ADDR [flags]\n       rewind serve --game sand --relay URL [--room CODE] [--udp ADDR] [flags]", stderr)
+	fs := newFlags("serve", "rewind serve --game sand --udp ADDR [flags]\n       rewind serve --game sand --relay URL [--room CODE] [--udp ADDR] [flags]\n       rewind serve --game sand --relay URL [--rooms N] [--max-matches M] [--on-demand] [flags]", stderr)
 	var gf gameFlags
 	gf.add(fs)
 	udpAddr := fs.String("udp", "0.0.0.0:7777", "UDP address to listen on (port 0 picks a free one; the line udp=HOST:PORT on standard output says which); with --json, UDP only if given")
@@ -207,25 +207,32 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		defer hs.close()
 	}
+	if rf.onDemand && rf.relay == "" {
+		return usageError{errors.New("--on-demand needs --relay URL (the relay asks for the rooms)")}
+	}
 	if rf.relay != "" || (rf.room != "" && !mf.on()) {
 		if rf.relay == "" {
 			return usageError{errors.New("--room needs --relay URL")}
 		}
-		if mf.on() && (udpSet || mf.maxMatches > 0 || mf.rooms < 1) {
-			return usageError{errors.New("with --relay, --rooms N hosts N rooms of this process in the relay (without --udp or --max-matches); for many matches on one UDP port, leave out --relay")}
+		many := mf.on() || rf.onDemand
+		if many && (udpSet || rf.migrate) {
+			return usageError{errors.New("with --relay, --rooms N, --max-matches and --on-demand host many rooms through one relay connection, over WebRTC only: not with --udp or --host-migration (for many matches on one UDP port, leave out --relay)")}
+		}
+		if many && !rf.onDemand && mf.rooms < 1 {
+			return usageError{errors.New("with --relay, --max-matches needs --rooms N (rooms opened at start) or --on-demand")}
 		}
 		if *jsonAddr != "" {
 			return usageError{errors.New("--json serves a match of its own: not with --relay")}
 		}
-		o := roomServe{fs: fs, rooms: rf, game: gf, udp: *udpAddr, reg: reg, http: hs, duration: *duration, status: *status, server: scfg, udpConfig: ucfg}
-		if mf.rooms > 1 {
+		o := roomServe{fs: fs, rooms: rf, multi: mf, game: gf, udp: *udpAddr, reg: reg, http: hs, duration: *duration, status: *status, server: scfg, udpConfig: ucfg}
+		if mf.rooms > 1 || mf.maxMatches > 0 || rf.onDemand { // serve_multi_relay.go
 			switch gf.name {
 			case "walkers":
-				return serveRooms(ctx, gf.newWalkers(), o, mf.rooms, stdout, log)
+				return serveRooms(ctx, gf.newWalkers(), o, stdout, log)
 			case "cards":
-				return serveRooms(ctx, gf.newCards(), o, mf.rooms, stdout, log)
+				return serveRooms(ctx, gf.newCards(), o, stdout, log)
 			}
-			return serveRooms(ctx, gf.newGame(), o, mf.rooms, stdout, log)
+			return serveRooms(ctx, gf.newGame(), o, stdout, log)
 		}
 		switch gf.name {
 		case "walkers":

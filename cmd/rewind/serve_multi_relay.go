@@ -6,48 +6,45 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"sync"
 
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/rooms"
 )
 
-// serveRooms hosts o.multi.rooms rooms of one process in the relay
-// (`rewind serve --relay URL --rooms N`): each a rooms.Host with its own
-// WebRTC port and its own Run goroutine (unlike serve --rooms on UDP,
-// whose matches share one socket and a worker pool). It prints room=CODE
-// once per room (the first the --room code, if given), then http= with
-// --http, and at the end one key=value line of the rooms' summed totals.
-func serveRooms[I any](ctx context.Context, g rewind.Game[I], o roomServe, n int, stdout io.Writer, log *slog.Logger) error {
-	var hosts []*rooms.Hosted[I]
-	defer func() {
-		for _, h := range hosts {
-			h.Close()
-		}
-	}()
-	for i := range n {
-		code := ""
-		if i == 0 {
-			code = o.rooms.room
-		}
-		hctx, cancel := context.WithTimeout(ctx, o.rooms.timeout)
-		h, err := rooms.Host(hctx, g, rooms.HostOptions{
-			Relay: o.rooms.relay, Code: code, Server: o.server, HostMigration: o.rooms.migrate,
-			Log: o.game.logger(log),
-		})
-		cancel()
-		if err != nil && errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
-			return fmt.Errorf("the relay at %s did not host room %d within %v (--relay-timeout): %w", o.rooms.relay, i+1, o.rooms.timeout, err)
-		}
-		if err != nil {
-			return err
-		}
-		hosts = append(hosts, h)
+// serveRooms hosts many matches in rooms of the relay through one relay
+// connection (`rewind serve --relay URL --rooms N [--max-matches M]
+// [--on-demand]`): a rooms.Serve match server, its matches on one WebRTC
+// port and the MultiHost's workers (like serve --rooms on UDP). It opens
+// --rooms rooms at start (the first the --room code, if given) and
+// prints room=CODE once per room, then slots=M with --on-demand (the
+// relay opens more rooms here when lobbies ask: rewind open), then http=
+// with --http, and at the end one key=value line of the matches' totals.
+func serveRooms[I any](ctx context.Context, g rewind.Game[I], o roomServe, stdout io.Writer, log *slog.Logger) error {
+	var codes []string
+	if o.rooms.room != "" {
+		codes = []string{o.rooms.room}
 	}
-	for _, h := range hosts {
-		fmt.Fprintf(stdout, "room=%s\n", h.Code())
+	hctx, cancel := context.WithTimeout(ctx, o.rooms.timeout)
+	s, err := rooms.Serve(hctx, g, rooms.ServeOptions{
+		Relay: o.rooms.relay, Rooms: o.multi.rooms, Codes: codes, MaxMatches: o.multi.maxMatches,
+		Workers: o.multi.workers, OnDemand: o.rooms.onDemand, Server: o.server, Log: o.game.logger(log),
+	})
+	cancel()
+	if err != nil && errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+		return fmt.Errorf("the relay at %s did not host the rooms within %v (--relay-timeout): %w", o.rooms.relay, o.rooms.timeout, err)
+	}
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	for _, c := range s.Codes() {
+		fmt.Fprintf(stdout, "room=%s\n", c)
+	}
+	if o.rooms.onDemand {
+		fmt.Fprintf(stdout, "slots=%d\n", s.Relay().Slots())
 	}
 	if o.http != nil {
+		registerRoomMetrics(o.reg, servedStats[I]{s})
 		fmt.Fprintf(stdout, "http=%s\n", o.http.Addr())
 	}
 	if o.duration > 0 {
@@ -55,41 +52,32 @@ func serveRooms[I any](ctx context.Context, g rewind.Game[I], o roomServe, n int
 		ctx, cancel = context.WithTimeout(ctx, o.duration)
 		defer cancel()
 	}
-	errs := make([]error, len(hosts))
-	var wg sync.WaitGroup
-	for i, h := range hosts {
-		wg.Go(func() { errs[i] = h.Run(ctx) })
+	stopStatus := logStatus(ctx, o.status, func() {
+		st, lag := s.Stats(), s.TickLag()
+		log.Info("status", "rooms", st.Rooms, "running", st.Running, "players", st.Players, "matches", st.Matches,
+			"webrtc_peers", s.Relay().Conn().Peers(), "ticks", st.Total.Tick, "late_inputs", st.Total.LateInputs,
+			"tick_lag_p99_ms", ms(lag.Quantile(0.99)), "refusals", st.Total.Refused+st.NoRoom)
+	})
+	err = s.Run(ctx)
+	stopStatus()
+	st := s.Stats()
+	if cerr := s.Close(); err == nil && cerr != nil { // ends every room at the relay
+		err = cerr
 	}
-	wg.Wait()
-	var total rewind.HostStats
-	for _, h := range hosts {
-		if !o.rooms.migrate {
-			h.End() // stopped on purpose: the relay says the rooms ended
-		}
-		s := h.Stats()
-		total.Matches += s.Matches
-		total.Total = sumServerStats(total.Total, s.Total)
-		total.UDP.Refused += s.UDP.Refused
-		total.UDP.Malformed += s.UDP.Malformed
-	}
-	for _, h := range hosts {
-		if err := h.Close(); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	hosts = nil
-	keyValues(stdout, append([]any{"rooms", n}, totalPairs(total.Matches, total.Total, total.UDP)...)...)
-	return errors.Join(errs...)
+	keyValues(stdout, append([]any{"rooms", len(s.Codes())}, totalPairs(st.Matches, st.Total, rewind.UDPStats{})...)...)
+	return err
 }
 
-// sumServerStats adds the counters serve's last line shows.
-func sumServerStats(a, b rewind.ServerStats) rewind.ServerStats {
-	a.Tick += b.Tick
-	a.Joins += b.Joins
-	a.Leaves += b.Leaves
-	a.Refused += b.Refused
-	a.PlayerTicks += b.PlayerTicks
-	a.LateInputs += b.LateInputs
-	a.BadDatagrams += b.BadDatagrams
-	return a
+// servedStats is a match server's counters as one host's, for
+// registerRoomMetrics: per-process totals, never a figure per room.
+type servedStats[I any] struct{ s *rooms.Served[I] }
+
+// Stats returns the matches' counters summed.
+func (v servedStats[I]) Stats() rewind.HostStats {
+	st := v.s.Stats()
+	var h rewind.HostStats
+	h.Matches, h.Running, h.Total, h.RefusedBy = st.Matches, st.Running > 0, st.Total, st.RefusedBy
+	h.Match.Players = st.Players
+	h.Peers = v.s.Relay().Conn().Peers()
+	return h
 }

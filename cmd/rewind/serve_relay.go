@@ -20,14 +20,16 @@ import (
 type roomFlags struct {
 	relay   string
 	room    string
-	timeout time.Duration
-	migrate bool
+	timeout  time.Duration
+	migrate  bool
+	onDemand bool
 }
 
 func (r *roomFlags) add(fs *flag.FlagSet) {
 	fs.StringVar(&r.relay, "relay", "", "host the match in a room of the rooms relay at this ws:// URL (as rewind relay prints it); players join with rewind play --join CODE; with --udp as well, the match takes both")
 	fs.DurationVar(&r.timeout, "relay-timeout", 15*time.Second, "with --relay: give up when the relay has not hosted the room within this long")
 	fs.BoolVar(&r.migrate, "host-migration", false, "with --relay: when this server goes (killed, hung, stopped), the match goes on at one of its players (rewind play --join), from its last verified tick; without it, stopping ends the room's match")
+	fs.BoolVar(&r.onDemand, "on-demand", false, "with --relay: a match server that also opens rooms when the relay asks (a lobby ran rewind open), up to --max-matches (default 64) at once through one relay connection; a room whose match ended frees its slot")
 	fs.StringVar(&r.room, "room", "", "with --relay: propose this room code (6 to 12 characters of 23456789ABCDEFGHJKLMNPQRSTUVWXYZ; default: the relay picks one); with --rooms: the first room's code")
 }
 
@@ -35,6 +37,7 @@ func (r *roomFlags) add(fs *flag.FlagSet) {
 type roomServe struct {
 	fs        *flag.FlagSet // to tell whether --udp was given
 	rooms     roomFlags
+	multi     multiFlags // --rooms, --max-matches, --workers (serveRooms)
 	game      gameFlags
 	server    rewind.ServerConfig
 	udp       string
