@@ -18,8 +18,8 @@ import (
 // roomFlags are serve's flags for hosting the match in a room of a rooms
 // relay (`rewind serve --relay URL [--room CODE]`).
 type roomFlags struct {
-	relay   string
-	room    string
+	relay    string
+	room     string
 	timeout  time.Duration
 	migrate  bool
 	onDemand bool
