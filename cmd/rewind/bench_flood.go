@@ -50,9 +50,11 @@ flood added, per datagram read), dropped_total and dropped_reasons
 (udp_dropped_datagrams_total by reason over the flood phases), retries
 (hellos answered statelessly), allocs_per_bogus (heap objects the server
 process allocated in the flood phases beyond the quiet rate, per datagram
-read beyond it), players_after, load1, and held: jitter rise under 1 ms,
-under 0.01 allocations per flood datagram, drops counted, every player
-still there.`
+read beyond it), players_after, load1, and held: conclusive, jitter rise
+under 1 ms, under 0.01 allocations per flood datagram, drops counted,
+every player still there (held=false with conclusive=false says the
+machine was too noisy to tell, not that the server failed: read the
+other figures).`
 
 // floodSink is the flooder's --flood-server for the control phase: a
 // socket of its own that reads and drops what it gets, so that the
@@ -83,7 +85,7 @@ func (f *floodFlags) add(fs *flag.FlagSet) {
 	fs.IntVar(&f.procs, "bot-procs", 2, "child processes running the load bots")
 	fs.IntVar(&f.workers, "workers", 0, "the server's worker goroutines (default one per core)")
 	fs.Float64Var(&f.seconds, "seconds", 5, "measured window of each phase (quiet, control, flood) in each round, in seconds, after a 1 s warm-up")
-	fs.IntVar(&f.rounds, "rounds", 1, "rounds of the three phases, their figures summed (on a busy machine the load drifts: more rounds share it out)")
+	fs.IntVar(&f.rounds, "rounds", 3, "rounds of the three phases, their figures summed (on a busy machine the load drifts: more rounds share it out)")
 	fs.StringVar(&f.kinds, "kinds", strings.Join(attack.FloodKinds, ","), "bogus kinds: random (random bytes), wire (well-formed frames for no session), hello (hellos from many ports, half with a forged token)")
 	fs.StringVar(&f.floodServer, "flood-server", "", "internal: run as bench flood's flooder against this server")
 }
@@ -243,7 +245,7 @@ func runBenchFlood(args []string, stdout, stderr io.Writer) error {
 	// 1 ms says something only when they are closer than that.
 	spread := slices.Max(quietP99s) - slices.Min(quietP99s)
 	conclusive := f.rounds > 1 && spread < time.Millisecond
-	held := rise < time.Millisecond && perBogus < 0.01 && dropped > 0 && flood.players == r.want && flood.playerTicks > 0
+	held := conclusive && rise < time.Millisecond && perBogus < 0.01 && dropped > 0 && flood.players == r.want && flood.playerTicks > 0
 	keyValues(stdout,
 		"flood_rate", f.rate,
 		"hello_rate", f.helloRate,

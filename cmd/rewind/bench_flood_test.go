@@ -16,8 +16,9 @@ import (
 // reasons (random bytes as malformed, frames for no session as
 // unknown_session, forged tokens as bad_token, hellos without one
 // answered with retries), the match kept playing with both players, and
-// the allocation figure is there. The timing figures (jitter, held) are
-// the benchmark's business, not this test's.
+// the allocation figure is there; one round is never conclusive (so
+// never held). The timing figures are the benchmark's business, not this
+// test's.
 func TestBenchFloodCommand(t *testing.T) {
 	testutil.SkipSockets(t)
 	checkLeaks(t)
@@ -25,7 +26,7 @@ func TestBenchFloodCommand(t *testing.T) {
 	botCommand = testBotCommand
 	defer func() { botCommand = old }()
 	code, stdout, stderr := runCmd("bench", "flood", "--seconds", "1", "--rate", "2000", "--hello-rate", "200", "--hello-ports", "20",
-		"--players", "2", "--bot-procs", "1")
+		"--players", "2", "--bot-procs", "1", "--rounds", "1")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
@@ -36,6 +37,9 @@ func TestBenchFloodCommand(t *testing.T) {
 		if m[k] == "" {
 			t.Errorf("last line lacks %s=: %q", k, line)
 		}
+	}
+	if m["conclusive"] != "false" || m["held"] != "false" {
+		t.Errorf("one round: conclusive=%s held=%s, want false (no spread to judge the noise by): %q", m["conclusive"], m["held"], line)
 	}
 	if m["flood_rate"] != "2000" || m["players_after"] != "2" {
 		t.Errorf("flood_rate=%s players_after=%s, want 2000 and 2: %q", m["flood_rate"], m["players_after"], line)
