@@ -213,6 +213,9 @@ type udpQueue struct {
 	slots      []udpSlot
 	head, size int
 	ready      chan struct{}
+	// held and missed: between hold and release, push does not signal
+	// ready but notes that it should have; release signals once.
+	held, missed bool
 }
 
 type udpSlot struct {
@@ -236,9 +239,32 @@ func (q *udpQueue) push(from Addr, p []byte) bool {
 	s.from = from
 	s.n = copy(s.buf[:], p)
 	q.size++
+	held := q.held
+	q.missed = q.missed || held
 	q.mu.Unlock()
-	q.signal()
+	if !held {
+		q.signal()
+	}
 	return true
+}
+
+// hold makes push leave ready alone until release: a batch of datagrams
+// is queued with one wake-up of Recv's side.
+func (q *udpQueue) hold() {
+	q.mu.Lock()
+	q.held = true
+	q.mu.Unlock()
+}
+
+// release ends a hold, signalling ready if a push happened during it.
+func (q *udpQueue) release() {
+	q.mu.Lock()
+	missed := q.missed
+	q.held, q.missed = false, false
+	q.mu.Unlock()
+	if missed {
+		q.signal()
+	}
 }
 
 func (q *udpQueue) signal() {

@@ -269,19 +269,28 @@ func (s *UDPServer) removeLocked(sess *udpSession) {
 
 func (s *UDPServer) readLoop() {
 	defer close(s.done)
-	buf := make([]byte, 2048) // larger than any valid frame, to spot oversize ones
+	r := newUDPReader(s.conn)
 	out := make([]byte, 0, 128)
 	for {
-		n, from, err := s.conn.ReadFromUDPAddrPort(buf)
+		n, err := r.read()
 		if err != nil {
 			if s.closed.Load() || errors.Is(err, net.ErrClosed) {
 				return
 			}
 			continue // a transient error (e.g. ICMP feedback): keep reading
 		}
-		s.stats.datagramsIn.Add(1)
-		s.stats.bytesIn.Add(uint64(n))
-		out = s.handle(buf[:n], unmap(from), out)
+		// The batch's datagrams are queued before Recv's side is woken,
+		// once: one wake-up per batch, not per datagram.
+		s.q.hold()
+		var bytes uint64
+		for i := range n {
+			b, from := r.datagram(i)
+			bytes += uint64(len(b))
+			s.stats.datagramsIn.Add(1)
+			out = s.handle(b, unmap(from), out)
+		}
+		s.stats.bytesIn.Add(bytes)
+		s.q.release()
 	}
 }
 
