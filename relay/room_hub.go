@@ -305,21 +305,8 @@ func (h *roomHub) handle(c *roomConn, b []byte, now time.Time) {
 		return
 	}
 	m, err := decodeRoomMsg(b)
-	// Token bucket: MsgRate per second, MsgBurst at most. A host's signals
-	// to a player still joining are free up to hostSignalsPerJoin per
-	// player, so that many players joining at once (each needing an answer
-	// and a few candidates) cannot get their host rate-limited.
-	c.tokens += now.Sub(c.lastMsg).Seconds() * h.cfg.MsgRate
-	if c.tokens > float64(h.cfg.MsgBurst) {
-		c.tokens = float64(h.cfg.MsgBurst)
-	}
-	c.lastMsg = now
-	if !h.freeSignal(c, &m, err) && !h.freeServerMsg(c, &m, err) {
-		if c.tokens < 1 {
-			h.fail(c, "", fmt.Errorf("%w: over %g per second", ErrRateLimited, h.cfg.MsgRate))
-			return
-		}
-		c.tokens--
+	if !h.spend(c, &m, err, now) {
+		return
 	}
 	if err != nil {
 		h.fail(c, "", err)
@@ -339,23 +326,7 @@ func (h *roomHub) handle(c *roomConn, b []byte, now time.Time) {
 	case RoomMsgSignal:
 		h.signal(c, &m)
 	case RoomMsgConnected:
-		if c.role != rolePlayer {
-			h.fail(c, m.Type, fmt.Errorf("%w: only a player in a room reports connected", ErrBadMessage))
-			return
-		}
-		if !c.connected {
-			r := c.room
-			if len(r.players)-r.joining >= r.maxPlayers {
-				// Joiners pending do not count against the room's
-				// players: one whose channel opens in a full room goes.
-				h.leaveRoom(c, now, "")
-				h.fail(c, m.Type, fmt.Errorf("%w: %d players", ErrRoomFull, r.maxPlayers))
-				return
-			}
-			c.connected = true
-			r.joining--
-			h.pendingDone(c)
-		}
+		h.connected(c, &m, now)
 	case RoomMsgServe:
 		h.serve(c, &m, now)
 	case RoomMsgOpened:
@@ -374,6 +345,53 @@ func (h *roomHub) handle(c *roomConn, b []byte, now time.Time) {
 			h.probeAnswered(c.room, m.N, now)
 		}
 	}
+}
+
+// spend takes a token of c's bucket for m (decoded with err), failing c
+// when none is left: MsgRate per second, MsgBurst at most. A host's
+// signals to a player still joining are free up to hostSignalsPerJoin per
+// player, so that many players joining at once (each needing an answer
+// and a few candidates) cannot get their host rate-limited; so are a
+// match server's messages freeServerMsg lets through.
+func (h *roomHub) spend(c *roomConn, m *roomMsg, err error, now time.Time) bool {
+	c.tokens += now.Sub(c.lastMsg).Seconds() * h.cfg.MsgRate
+	if c.tokens > float64(h.cfg.MsgBurst) {
+		c.tokens = float64(h.cfg.MsgBurst)
+	}
+	c.lastMsg = now
+	if h.freeSignal(c, m, err) || h.freeServerMsg(c, m, err) {
+		return true
+	}
+	if c.tokens < 1 {
+		h.fail(c, "", fmt.Errorf("%w: over %g per second", ErrRateLimited, h.cfg.MsgRate))
+		return false
+	}
+	c.tokens--
+	return true
+}
+
+// connected takes a player's report that its data channel to the host is
+// open: it now counts against the room's players, and goes if the room
+// is full.
+func (h *roomHub) connected(c *roomConn, m *roomMsg, now time.Time) {
+	if c.role != rolePlayer {
+		h.fail(c, m.Type, fmt.Errorf("%w: only a player in a room reports connected", ErrBadMessage))
+		return
+	}
+	if c.connected {
+		return
+	}
+	r := c.room
+	if len(r.players)-r.joining >= r.maxPlayers {
+		// Joiners pending do not count against the room's players: one
+		// whose channel opens in a full room goes.
+		h.leaveRoom(c, now, "")
+		h.fail(c, m.Type, fmt.Errorf("%w: %d players", ErrRoomFull, r.maxPlayers))
+		return
+	}
+	c.connected = true
+	r.joining--
+	h.pendingDone(c)
 }
 
 // hostSignalsPerJoin is how many of its host's signals a joining player

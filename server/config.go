@@ -208,6 +208,25 @@ func (c Config) withDefaults() Config {
 	if c.WelcomeResend <= 0 {
 		c.WelcomeResend = 250 * time.Millisecond
 	}
+	c = c.messageDefaults()
+	if c.Stall.Kind == StallWait && c.Stall.Wait <= 0 {
+		c.Stall.Wait = 100 * time.Millisecond
+	}
+	if c.HashBits <= 0 || c.HashBits > 64 {
+		c.HashBits = 8
+	}
+	switch {
+	case c.Redundancy == 0:
+		c.Redundancy = 1
+	case c.Redundancy < 0:
+		c.Redundancy = 0
+	}
+	return c
+}
+
+// messageDefaults fills in the defaults of the chat and game message
+// settings.
+func (c Config) messageDefaults() Config {
 	if c.ChatMaxLen <= 0 || c.ChatMaxLen > codec.MaxChatText {
 		c.ChatMaxLen = 200
 	}
@@ -225,18 +244,6 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MessageBurst <= 0 {
 		c.MessageBurst = 40
-	}
-	if c.Stall.Kind == StallWait && c.Stall.Wait <= 0 {
-		c.Stall.Wait = 100 * time.Millisecond
-	}
-	if c.HashBits <= 0 || c.HashBits > 64 {
-		c.HashBits = 8
-	}
-	switch {
-	case c.Redundancy == 0:
-		c.Redundancy = 1
-	case c.Redundancy < 0:
-		c.Redundancy = 0
 	}
 	return c
 }
