@@ -3,11 +3,14 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -35,20 +38,24 @@ network namespace made for the run, joined to the host by a veth pair
 server only through the forwarder on the pair's host end. Otherwise
 (--path userspace) the forwarder listens on 127.0.0.1.
 
-After every player joined and a warm-up, the server's live heap (after a
-GC) and goroutines are sampled; then for --seconds each player leaves
-after 2-8 s of play and comes back 0.3-3 s later with its cookie (seeded
-by --seed; one player of each room always stays, so that the match goes
-on); then every player comes back, the stale sessions age out (--settle)
-and the server is sampled again. Progress lines go to standard error; the
-last line on standard output has matches, players, seconds, desyncs,
-rejoins, rejoin_id_kept (rejoins that got their id back), rejoin_failed
-(dials that did not get through, tried again), dropped (sessions the
-server ended), verified_ticks, heap_start_mb, heap_end_mb, heap_max_mb,
-goroutines_start, goroutines_end, loss, loss_measured (the forwarder's),
-path, load1 and held: true when no desync, every rejoin kept its id, no
-session dropped, every player back at the end, the heap at the end within
-1.25× the start plus 1 MiB and no more goroutines. The command fails
+Once every player joined, the players leave and rejoin for --warmup (so
+that what the server makes once, on the first rejoins, is made), all come
+back, the stale sessions and routes age out (--settle), and the server's
+live heap (after a GC) and goroutines are sampled. Then for --seconds
+each player leaves after --stay of play (2-8 s) and comes back --away
+later (0.3-3 s) with its cookie (seeded by --seed; one player of each
+room always stays, so that the match goes on); then every player comes
+back, --settle passes and the server is sampled again. Progress lines go
+to standard error; the last line on standard output has matches,
+players, seconds, desyncs, rejoins (warm-up included), rejoin_id_kept
+(rejoins that got their id back), rejoin_failed (dials that did not get
+through, tried again), dropped (sessions the server ended),
+verified_ticks, server_rejoins, heap_start_mb, heap_end_mb, heap_max_mb
+(the largest of the samples, one per progress line), goroutines_start,
+goroutines_end, rss_mb, loss, loss_measured (the forwarder's), delay_ms,
+jitter_ms, path, load1 and held: true when no desync, every rejoin kept
+its id, no session dropped, every player back at the end, the heap at the
+end within 1.1× the start plus 512 KiB and no more goroutines. The command fails
 (exit 1) when held=false.`
 
 // soakFlags are bench soak's flags.
@@ -59,13 +66,15 @@ type soakFlags struct {
 	delay, jitter            time.Duration
 	warmup, settle, progress time.Duration
 	seed                     uint64
-	path, plant              string
+	stay, away               durRange
+	path, plant, profile     string
 	fwdListen, fwdTo         string // the forwarder process (internal)
 	soakServer, soakRooms    string // a player process (internal)
 	playerSeed               uint64
 }
 
 func (f *soakFlags) add(fs interface {
+	Var(flag.Value, string, string)
 	IntVar(*int, string, int, string)
 	Float64Var(*float64, string, float64, string)
 	DurationVar(*time.Duration, string, time.Duration, string)
@@ -79,12 +88,17 @@ func (f *soakFlags) add(fs interface {
 	fs.DurationVar(&f.delay, "delay", 20*time.Millisecond, "one-way delay of the lossy path")
 	fs.DurationVar(&f.jitter, "jitter", 10*time.Millisecond, "uniform extra delay 0..jitter per datagram (reorders some)")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the leaves, absences and losses")
+	f.stay = durRange{[2]time.Duration{2 * time.Second, 8 * time.Second}}
+	f.away = durRange{[2]time.Duration{300 * time.Millisecond, 3 * time.Second}}
+	fs.Var(&f.stay, "stay", "how long a player plays before it leaves: MIN,MAX (uniform)")
+	fs.Var(&f.away, "away", "how long a player stays away before it rejoins: MIN,MAX (uniform)")
 	fs.StringVar(&f.path, "path", "auto", "the lossy path: netns (players in a network namespace behind a veth pair and the forwarder), userspace (the forwarder on 127.0.0.1), or auto (netns when it can be made)")
 	fs.IntVar(&f.procs, "procs", 0, "player processes (default one per match, at most 4)")
-	fs.DurationVar(&f.warmup, "warmup", 5*time.Second, "play after every player joined before the first sample")
+	fs.DurationVar(&f.warmup, "warmup", 20*time.Second, "leaving and rejoining after every player joined, before every player comes back and the first sample (so that what the server makes once, on the first rejoin, is in both samples)")
 	fs.DurationVar(&f.settle, "settle", 12*time.Second, "wait after every player is back before the last sample (the server forgets a gone peer's route after twice the player timeout)")
 	fs.DurationVar(&f.progress, "progress", 10*time.Second, "print a progress line this often")
-	fs.StringVar(&f.plant, "plant", "", "plant a fault the soak must catch (for its tests): desync (one player runs a game with a determinism bug) or cookie (one rejoin sends a cookie the server never gave)")
+	fs.StringVar(&f.plant, "plant", "", "plant a fault the soak must catch (for its tests): desync (one player runs a game with a determinism bug), cookie (one rejoin sends a cookie the server never gave), or desync,cookie")
+	fs.StringVar(&f.profile, "heap-profile", "", "write the server's heap profile at the start and end samples to this directory (start.pprof, end.pprof: go tool pprof -base start.pprof end.pprof)")
 	fs.StringVar(&f.fwdListen, "soak-forward", "", "internal: run as the lossy forwarder of bench soak, listening here")
 	fs.StringVar(&f.fwdTo, "soak-to", "", "internal: the forwarder's target (the server)")
 	fs.StringVar(&f.soakServer, "soak-server", "", "internal: run as a player process of bench soak against this address")
@@ -106,12 +120,15 @@ func (f *soakFlags) check() error {
 		return usageError{errors.New("--delay and --jitter must not be negative")}
 	case f.path != "auto" && f.path != "netns" && f.path != "userspace":
 		return usageError{fmt.Errorf("--path %q: want auto, netns or userspace", f.path)}
-	case f.plant != "" && f.plant != "desync" && f.plant != "cookie":
-		return usageError{fmt.Errorf("--plant %q: want desync or cookie", f.plant)}
+	case f.plant != "" && f.plant != "desync" && f.plant != "cookie" && f.plant != "desync,cookie":
+		return usageError{fmt.Errorf("--plant %q: want desync, cookie or both (desync,cookie)", f.plant)}
 	case f.procs < 0 || f.procs > f.matches:
 		return usageError{fmt.Errorf("--procs %d: want 1..--matches", f.procs)}
 	case f.progress <= 0:
 		return usageError{errors.New("--progress must be positive")}
+	}
+	if f.stay.d[0] < 500*time.Millisecond {
+		return usageError{fmt.Errorf("--stay %v: at least 500ms (a player leaves only once it verified 30 ticks)", &f.stay)}
 	}
 	if f.procs == 0 {
 		f.procs = min(f.matches, 4)
@@ -132,11 +149,12 @@ func runBenchSoak(args []string, stdout, stderr io.Writer) error {
 	case f.fwdListen != "":
 		return runSoakForwarder(ctx, f, soakStdin, stdout)
 	case f.soakServer != "":
-		return runSoakPlayers(ctx, f.soakServer, splitRooms(f.soakRooms), f.players, f.playerSeed, f.plant, soakStdin, stdout, stderr)
+		return runSoakPlayers(ctx, f, soakStdin, stdout, stderr)
 	}
 	if err := f.check(); err != nil {
 		return err
 	}
+	stderr = &syncWriter{w: stderr} // the children's output is copied in by goroutines
 	r, err := soak(ctx, f, stderr)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -208,7 +226,7 @@ func (r *soakResult) judge() {
 	fail(c.dropped > 0, "%d sessions dropped", c.dropped)
 	fail(c.verified == 0, "no tick verified")
 	fail(!r.back, "not every player came back at the end")
-	fail(r.heapEnd > r.heapStart+r.heapStart/4+1<<20, "heap grew from %d to %d bytes", r.heapStart, r.heapEnd)
+	fail(r.heapEnd > r.heapStart+r.heapStart/10+512<<10, "heap grew from %d to %d bytes", r.heapStart, r.heapEnd)
 	fail(r.gorEnd > r.gorStart, "goroutines grew from %d to %d", r.gorStart, r.gorEnd)
 	r.held = len(r.why) == 0
 }
@@ -273,7 +291,8 @@ func soak(ctx context.Context, f soakFlags, stderr io.Writer) (*soakResult, erro
 	}
 	for i, rs := range per {
 		args := []string{"--soak-server", fwdAddr, "--soak-rooms", strings.Join(rs, ","),
-			"--players", fmt.Sprint(f.players), "--soak-seed", fmt.Sprint(f.seed*1000 + uint64(i))}
+			"--players", fmt.Sprint(f.players), "--soak-seed", fmt.Sprint(f.seed*1000 + uint64(i)),
+			"--stay", f.stay.String(), "--away", f.away.String()}
 		if f.plant != "" && i == 0 {
 			args = append(args, "--plant", f.plant)
 		}
@@ -292,52 +311,28 @@ func soak(ctx context.Context, f soakFlags, stderr io.Writer) (*soakResult, erro
 		s := h.Stats()
 		return nil, fmt.Errorf("the players did not all join: %d of %d in, %d of %d matches running: %w", s.Players, want, s.Running, f.matches, err)
 	}
-	if err := sleepCtx(ctx, f.warmup); err != nil {
+	sr := &soakRun{f: f, h: h, kids: kids, stderr: stderr, r: r, want: want}
+	fmt.Fprintf(stderr, "bench soak: every player in; warm-up: churning for %v\n", f.warmup)
+	if err := sr.churn(ctx, f.warmup); err != nil {
 		return nil, err
+	}
+	if !sr.back {
+		return nil, errors.New("not every player came back after the warm-up")
 	}
 	r.heapStart, r.gorStart = heapInuse(), runtime.NumGoroutine()
-	r.heapMax = r.heapStart
-	fmt.Fprintf(stderr, "bench soak: start: heap %.2f MB, %d goroutines; churning for %gs\n", float64(r.heapStart)/(1<<20), r.gorStart, f.seconds)
-
-	// The churn.
-	kids.tell("churn")
-	start := time.Now()
-	end := start.Add(time.Duration(f.seconds * float64(time.Second)))
-	tk := time.NewTicker(f.progress)
-	for now := time.Now(); now.Before(end); now = time.Now() {
-		select {
-		case <-ctx.Done():
-			tk.Stop()
-			return nil, ctx.Err()
-		case <-kids.failed:
-			tk.Stop()
-			return nil, kids.err()
-		case now := <-tk.C:
-			heap := heapInuse()
-			r.heapMax = max(r.heapMax, heap)
-			c, fw := kids.counts()
-			fmt.Fprintf(stderr, "bench soak: t=%ds players=%d/%d rejoins=%d kept=%d desyncs=%d dropped=%d verified=%d heap_mb=%.2f goroutines=%d fwd_dropped=%d load1=%s\n",
-				int(now.Sub(start).Seconds()), h.Stats().Players, want, c.rejoins, c.kept, c.desyncs, c.dropped, c.verified,
-				float64(heap)/(1<<20), runtime.NumGoroutine(), fw.droppedUp+fw.droppedDown, loadAvg())
-		case <-time.After(time.Until(end)):
-		}
-	}
-	tk.Stop()
-
-	// Every player back, the stale routes aged out, the last sample.
-	kids.tell("settle")
-	err = soakWait(ctx, kids, time.Minute, func() bool {
-		c, _ := kids.counts()
-		return h.Stats().Players == want && c.present == want
-	})
-	r.back = err == nil
-	if ctx.Err() != nil {
-		return nil, ctx.Err()
-	}
-	if err := sleepCtx(ctx, f.settle); err != nil {
+	if err := writeHeapProfile(f.profile, "start.pprof"); err != nil {
 		return nil, err
 	}
+	r.heapMax = r.heapStart
+	fmt.Fprintf(stderr, "bench soak: start: heap %.2f MB, %d goroutines; churning for %gs\n", float64(r.heapStart)/(1<<20), r.gorStart, f.seconds)
+	if err := sr.churn(ctx, time.Duration(f.seconds*float64(time.Second))); err != nil {
+		return nil, err
+	}
+	r.back = sr.back
 	r.heapEnd, r.gorEnd = heapInuse(), runtime.NumGoroutine()
+	if err := writeHeapProfile(f.profile, "end.pprof"); err != nil {
+		return nil, err
+	}
 	r.heapMax = max(r.heapMax, r.heapEnd)
 	r.serverRejoins = h.Stats().Total.Rejoins
 	if err := kids.stop(); err != nil {
@@ -346,6 +341,54 @@ func soak(ctx context.Context, f soakFlags, stderr io.Writer) (*soakResult, erro
 	r.counts, r.fwd = kids.counts()
 	r.judge()
 	return r, nil
+}
+
+// soakRun is a soak under way, between its setup and its result.
+type soakRun struct {
+	f      soakFlags
+	h      *rewind.MultiHost[testgame.Input]
+	kids   *soakKids
+	stderr io.Writer
+	r      *soakResult
+	want   int
+	back   bool // every player came back after the last churn
+}
+
+// churn has the players leave and rejoin for d, printing progress, then
+// brings every player back (back says whether all came within a minute)
+// and waits --settle for the stale sessions and routes to age out.
+func (sr *soakRun) churn(ctx context.Context, d time.Duration) error {
+	sr.kids.tell("churn")
+	start := time.Now()
+	end := start.Add(d)
+	tk := time.NewTicker(sr.f.progress)
+	defer tk.Stop()
+	for time.Now().Before(end) {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-sr.kids.failed:
+			return sr.kids.err()
+		case now := <-tk.C:
+			heap := heapInuse()
+			sr.r.heapMax = max(sr.r.heapMax, heap)
+			c, fw := sr.kids.counts()
+			fmt.Fprintf(sr.stderr, "bench soak: t=%ds players=%d/%d rejoins=%d kept=%d desyncs=%d dropped=%d verified=%d heap_mb=%.2f goroutines=%d fwd_dropped=%d load1=%s\n",
+				int(now.Sub(start).Seconds()), sr.h.Stats().Players, sr.want, c.rejoins, c.kept, c.desyncs, c.dropped, c.verified,
+				float64(heap)/(1<<20), runtime.NumGoroutine(), fw.droppedUp+fw.droppedDown, loadAvg())
+		case <-time.After(time.Until(end)):
+		}
+	}
+	sr.kids.tell("settle")
+	err := soakWait(ctx, sr.kids, time.Minute, func() bool {
+		c, _ := sr.kids.counts()
+		return sr.h.Stats().Players == sr.want && c.present == sr.want
+	})
+	sr.back = err == nil
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return sleepCtx(ctx, sr.f.settle)
 }
 
 // soakWait polls cond every 50 ms until it holds; it fails when limit
@@ -377,4 +420,37 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	case <-t.C:
 		return nil
 	}
+}
+
+// writeHeapProfile writes this process's heap profile to dir/name (not
+// without a dir).
+func writeHeapProfile(dir, name string) error {
+	if dir == "" {
+		return nil
+	}
+	fh, err := os.Create(filepath.Join(dir, name))
+	if err != nil {
+		return err
+	}
+	if err := pprof.Lookup("heap").WriteTo(fh, 0); err != nil {
+		fh.Close()
+		return err
+	}
+	return fh.Close()
+}
+
+// durRange is a flag of two durations, MIN,MAX.
+type durRange struct{ d [2]time.Duration }
+
+func (r *durRange) String() string { return r.d[0].String() + "," + r.d[1].String() }
+
+func (r *durRange) Set(v string) error {
+	a, b, ok := strings.Cut(v, ",")
+	lo, err1 := time.ParseDuration(strings.TrimSpace(a))
+	hi, err2 := time.ParseDuration(strings.TrimSpace(b))
+	if !ok || err1 != nil || err2 != nil || lo < 0 || hi < lo {
+		return fmt.Errorf("want MIN,MAX durations, MIN <= MAX (2s,8s)")
+	}
+	r.d = [2]time.Duration{lo, hi}
+	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -95,21 +96,21 @@ type soakProc struct {
 	wg       sync.WaitGroup
 }
 
-// runSoakPlayers is a player process of bench soak: players per room of
-// rooms against server (the lossy forwarder's address), seeded by seed.
-func runSoakPlayers(ctx context.Context, server string, rooms []string, players int, seed uint64, plant string,
-	stdin io.Reader, stdout, stderr io.Writer) error {
+// runSoakPlayers is a player process of bench soak: f.players per room
+// of f.soakRooms against f.soakServer (the lossy forwarder's address),
+// seeded by f.playerSeed, staying and away for f.stay and f.away.
+func runSoakPlayers(ctx context.Context, f soakFlags, stdin io.Reader, stdout, stderr io.Writer) error {
+	rooms := splitRooms(f.soakRooms)
 	p := &soakProc{
-		server: server, plant: plant, stderr: stderr,
-		stay:  [2]time.Duration{2 * time.Second, 8 * time.Second},
-		away:  [2]time.Duration{300 * time.Millisecond, 3 * time.Second},
-		joins: make(chan soakJoin, len(rooms)*players),
+		server: f.soakServer, plant: f.plant, stderr: stderr,
+		stay: f.stay.d, away: f.away.d,
+		joins: make(chan soakJoin, len(rooms)*f.players),
 	}
 	for i, r := range rooms {
-		for k := range players {
+		for k := range f.players {
 			p.players = append(p.players, &soakPlayer{
 				room: r, first: i == 0 && k == 0,
-				rng: rand.New(rand.NewPCG(seed, uint64(i*64+k))),
+				rng: rand.New(rand.NewPCG(f.playerSeed, uint64(i*64+k))),
 			})
 		}
 	}
@@ -159,13 +160,18 @@ func runSoakPlayers(ctx context.Context, server string, rooms []string, players 
 			}
 			switch c {
 			case "churn":
-				p.churn = true
+				p.churn, p.settle = true, false
 				for _, pl := range p.players {
 					pl.leave = time.Now().Add(p.draw(pl, p.stay))
+					if pl.first && strings.Contains(p.plant, "cookie") {
+						pl.leave = time.Now() // the planted rejoin comes at once
+					}
 				}
 			case "settle":
 				p.churn, p.settle = false, true
 			}
+			p.count()
+			fmt.Fprintln(stdout, p.counts.line())
 		case j := <-p.joins:
 			p.joined(j)
 		case now := <-tick.C:
@@ -223,7 +229,7 @@ func (p *soakProc) step(ctx context.Context, now time.Time) {
 				continue
 			}
 			pl.state = soakJoining
-			corrupt := pl.hasID && pl.first && p.plant == "cookie" && !p.planted
+			corrupt := pl.hasID && pl.first && strings.Contains(p.plant, "cookie") && !p.planted
 			p.planted = p.planted || corrupt
 			p.wg.Add(1)
 			go p.dial(ctx, pl, pl.hasID, pl.cookie, corrupt)
@@ -248,7 +254,7 @@ func (p *soakProc) dial(ctx context.Context, pl *soakPlayer, rejoin bool, cookie
 	j := soakJoin{p: pl, rejoin: rejoin}
 	defer func() { p.joins <- j }()
 	var g rewind.Game[testgame.Input] = &testgame.Game{}
-	if pl.first && p.plant == "desync" {
+	if pl.first && strings.Contains(p.plant, "desync") {
 		g = &testgame.MapOrder{} // a determinism bug: its hashes must disagree
 	}
 	if corrupt {
