@@ -44,6 +44,8 @@ over control: what the server's own handling of the flood adds),
 jitter_p99_quiet_spread_ms (the largest minus the smallest of the rounds'
 quiet p99s: the machine's noise) and conclusive (more than one round and
 that spread under 1 ms: only then does a rise under 1 ms mean anything),
+jitter_p50_quiet_ms, _control_ms and _flood_ms (the medians, which a
+stall of the machine moves less),
 late_inputs_per_1000_quiet and _flood, cpu_pct_quiet and _flood (the
 server process, of one core), us_per_flood_datagram (the server CPU the
 flood added, per datagram read), dropped_total and dropped_reasons
@@ -264,6 +266,9 @@ func runBenchFlood(args []string, stdout, stderr io.Writer) error {
 		"jitter_rise_ms", ms(rise),
 		"jitter_rise_vs_control_ms", ms(flood.jitterP99()-control.jitterP99()),
 		"jitter_p99_quiet_spread_ms", ms(spread),
+		"jitter_p50_quiet_ms", ms(quiet.lag.Quantile(0.5)),
+		"jitter_p50_control_ms", ms(control.lag.Quantile(0.5)),
+		"jitter_p50_flood_ms", ms(flood.lag.Quantile(0.5)),
 		"conclusive", conclusive,
 		"late_inputs_per_1000_quiet", quiet.latePer1000(),
 		"late_inputs_per_1000_flood", flood.latePer1000(),

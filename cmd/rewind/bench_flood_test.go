@@ -33,7 +33,7 @@ func TestBenchFloodCommand(t *testing.T) {
 	line := lastLine(stdout)
 	m := kv(line)
 	for _, k := range []string{"flood_rate", "jitter_p99_quiet_ms", "jitter_p99_control_ms", "jitter_p99_flood_ms", "jitter_rise_ms",
-		"jitter_rise_vs_control_ms", "dropped_total", "dropped_reasons", "allocs_per_bogus", "us_per_flood_datagram", "load1", "held", "conclusive"} {
+		"jitter_rise_vs_control_ms", "jitter_p50_flood_ms", "dropped_total", "dropped_reasons", "allocs_per_bogus", "us_per_flood_datagram", "load1", "held", "conclusive"} {
 		if m[k] == "" {
 			t.Errorf("last line lacks %s=: %q", k, line)
 		}
