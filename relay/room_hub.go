@@ -56,6 +56,7 @@ type roomConn struct {
 	pid       string       // player id in room
 	noHost    bool         // a claimant that cannot host (room_migrate.go)
 	connected bool         // player's data channel open
+	spectator bool         // a player that joined as a spectator: not counted against maxPlayers
 	fwd       string       // roleForward: the relay that hosts the room (room_fleet.go)
 	srv       *matchServer // roleServer: its rooms and pings (room_serve.go)
 	joinedAt  time.Time
@@ -174,7 +175,7 @@ func (h *roomHub) leaveRoom(c *roomConn, now time.Time, why string) {
 	case roleClaimant:
 		r.dropClaim(c)
 	}
-	c.room, c.role, c.pid, c.connected = nil, roleNone, "", false
+	c.room, c.role, c.pid, c.connected, c.spectator = nil, roleNone, "", false, false
 }
 
 // hostGone handles a room whose host left or stopped answering pings. A
@@ -382,9 +383,9 @@ func (h *roomHub) connected(c *roomConn, m *roomMsg, now time.Time) {
 		return
 	}
 	r := c.room
-	if len(r.players)-r.joining >= r.maxPlayers {
-		// Joiners pending do not count against the room's players: one
-		// whose channel opens in a full room goes.
+	if players, _ := r.members(); !c.spectator && players >= r.maxPlayers {
+		// Joiners pending do not count against the room's players, nor
+		// do spectators: a player whose channel opens in a full room goes.
 		h.leaveRoom(c, now, "")
 		h.fail(c, m.Type, fmt.Errorf("%w: %d players", ErrRoomFull, r.maxPlayers))
 		return
@@ -474,14 +475,37 @@ func (h *roomHub) join(c *roomConn, m *roomMsg, d dirAnswer, now time.Time) {
 	case r.orphaned || len(r.claims) > 0:
 		h.fail(c, m.Type, fmt.Errorf("%w: its match is moving to a new host", ErrRoomBusy))
 		return
-	case len(r.players)-r.joining >= r.maxPlayers:
-		h.fail(c, m.Type, fmt.Errorf("%w: %d players", ErrRoomFull, len(r.players)-r.joining))
+	}
+	players, spectators := r.members()
+	switch {
+	case m.Spectator && spectators >= h.cfg.MaxSpectators:
+		h.fail(c, m.Type, fmt.Errorf("%w: %d spectators", ErrRoomFull, spectators))
+		return
+	case !m.Spectator && players >= r.maxPlayers:
+		h.fail(c, m.Type, fmt.Errorf("%w: %d players", ErrRoomFull, players))
 		return
 	case r.joining >= h.cfg.JoiningPerRoom && !h.makeJoinRoom(r, now):
 		h.fail(c, m.Type, fmt.Errorf("%w: %d joining", ErrRoomBusy, r.joining))
 		return
 	}
 	h.admit(r, c, now, "")
+	c.spectator = m.Spectator
+}
+
+// members counts r's players whose data channel is open, spectators
+// not included, and its spectators, joining or connected (a join's
+// "spectator" flag): the counts RoomConfig.MaxPlayers and MaxSpectators
+// cap.
+func (r *room) members() (players, spectators int) {
+	for _, p := range r.players {
+		switch {
+		case p.spectator:
+			spectators++
+		case p.connected:
+			players++
+		}
+	}
+	return players, spectators
 }
 
 // admit makes c a player of r: it gets its id (joined, with the claim's

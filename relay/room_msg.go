@@ -50,7 +50,10 @@ package relay
 //	   "onDemand", answered "opened"; "full" when no server has a free
 //	   slot). host, join and claim still carry "v":1 (or 2): a client of
 //	   version 1 talks to a relay of version 2 unchanged; a relay of
-//	   version 1 answers serve and open with bad_message.
+//	   version 1 answers serve and open with bad_message. Also with
+//	   version 2: join's "spectator" flag (the joiner counts against
+//	   RoomConfig.MaxSpectators, not the room's players; a relay of
+//	   before it ignores the flag and counts a player).
 //
 // Match server flow (version 2):
 //
@@ -88,7 +91,7 @@ const roomV1 = 1
 const (
 	RoomMsgHost      = "host"      // host → relay: register a room
 	RoomMsgHosted    = "hosted"    // relay → host: the room's code, key, ICE servers
-	RoomMsgJoin      = "join"      // player → relay: join a room by code
+	RoomMsgJoin      = "join"      // player → relay: join a room by code (spectator?)
 	RoomMsgJoined    = "joined"    // relay → player: own id, ICE servers
 	RoomMsgPlayer    = "player"    // relay → host: a player joined
 	RoomMsgLeft      = "left"      // relay → host: a player's connection closed
@@ -249,6 +252,7 @@ type roomMsg struct {
 	NoHost     bool               `json:"noHost,omitempty"`
 	Slots      int                `json:"slots,omitempty"`
 	OnDemand   bool               `json:"onDemand,omitempty"`
+	Spectator  bool               `json:"spectator,omitempty"`
 }
 
 // decodeRoomMsg parses and checks a message a host or player sent to the

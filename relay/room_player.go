@@ -19,6 +19,9 @@ type JoinOptions struct {
 	// is added to its ICE servers, and Loopback is turned on when the relay
 	// is on a loopback address.
 	WebRTC webrtc.Config
+	// Spectator joins as a spectator: the relay counts it against the
+	// room's spectators (RoomConfig.MaxSpectators), not its players.
+	Spectator bool
 }
 
 // RoomPlayer is a player in a room: its transport.Conn talks to the host
@@ -45,7 +48,7 @@ func JoinRoom(ctx context.Context, opts JoinOptions) (*RoomPlayer, error) {
 	if err != nil {
 		return nil, err
 	}
-	rc.send(&roomMsg{Type: RoomMsgJoin, V: roomV1, Code: p.code})
+	rc.send(&roomMsg{Type: RoomMsgJoin, V: roomV1, Code: p.code, Spectator: opts.Spectator})
 	m, err := firstReply(ctx, rc, replies, RoomMsgJoined)
 	if err != nil {
 		rc.close()

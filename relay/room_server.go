@@ -68,8 +68,16 @@ type RoomConfig struct {
 	FailedJoinRate  float64
 	FailedJoinBurst int
 	// MaxPlayers caps the players of a room (64); a host may ask fewer.
-	// Joiners whose data channel has not opened do not count.
+	// Joiners whose data channel has not opened do not count, nor do
+	// spectators.
 	MaxPlayers int
+	// MaxSpectators caps the spectators of a room (64): those that joined
+	// with the join's "spectator" flag (relay.JoinOptions.Spectator), who
+	// take no player slot in the match (its server admits them as
+	// spectators, up to its own cap). Joining ones count. The flag is
+	// the joiner's word: one that says hello to the host as a player
+	// anyway is a player there, within the server's MaxPlayers.
+	MaxSpectators int
 	// SendQueue is the number of messages queued per connection (256); a
 	// connection that falls this far behind is closed as slow.
 	SendQueue int
@@ -164,6 +172,7 @@ func (c RoomConfig) WithDefaults() RoomConfig {
 	}
 	def(&c.FailedJoinBurst, 20)
 	def(&c.MaxPlayers, 64)
+	def(&c.MaxSpectators, 64)
 	c.CodeLength = min(max(c.CodeLength, roomCodeLen), roomCodeMaxLen)
 	def(&c.SendQueue, 256)
 	defD(&c.PingInterval, time.Second)

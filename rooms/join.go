@@ -24,7 +24,12 @@ type Conn struct {
 // errors wrapping relay.ErrNoRoom, relay.ErrRoomFull, relay.ErrRoomEnded
 // and the like.
 func Dial(ctx context.Context, relayURL, code string, cfg webrtc.Config) (*Conn, error) {
-	p, err := relay.JoinRoom(ctx, relay.JoinOptions{URL: relayURL, Code: code, WebRTC: cfg})
+	return dial(ctx, relay.JoinOptions{URL: relayURL, Code: code, WebRTC: cfg})
+}
+
+// dial is Dial with the relay's join options (a spectator's join).
+func dial(ctx context.Context, opts relay.JoinOptions) (*Conn, error) {
+	p, err := relay.JoinRoom(ctx, opts)
 	if err != nil {
 		return nil, fmt.Errorf("rooms: join: %w", err)
 	}
@@ -69,9 +74,11 @@ const DefaultMigrationTimeout = 30 * time.Second
 
 // Join joins the room code at the relay relayURL (see Dial), then starts a
 // session of g as a client of the room's host (see rewind.Connect). The
-// session owns the connection: Close says bye and leaves the room.
+// session owns the connection: Close says bye and leaves the room. A
+// spectator's session (opts.Client.Spectate) joins the room as a
+// spectator, whom the relay does not count against the room's players.
 func Join[I any](ctx context.Context, g rewind.Game[I], relayURL, code string, opts JoinOptions) (*rewind.Session[I], error) {
-	conn, err := Dial(ctx, relayURL, code, opts.WebRTC)
+	conn, err := dial(ctx, relay.JoinOptions{URL: relayURL, Code: code, WebRTC: opts.WebRTC, Spectator: opts.Client.Spectate})
 	if err != nil {
 		return nil, err
 	}
