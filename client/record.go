@@ -13,8 +13,8 @@ import (
 // late; RecordStart comes again if it has to load a newer world).
 type Recorder interface {
 	// RecordStart is called with the replay's header (the match's side
-	// of it), the world after tick and who is present then, valid only
-	// during the call.
+	// of it, the welcome's match settings included), the world after tick
+	// and who is present then, valid only during the call.
 	RecordStart(h codec.ReplayHeader, tick uint32, w *world.World, present []bool)
 	// RecordTick is called for every verified tick, in order, with its
 	// events, every slot's packed input, the world's full hash and nil
@@ -31,7 +31,8 @@ func (c *Client[I]) recordStart(k *core[I], t uint32) {
 	}
 	k.record = r
 	h := codec.ReplayHeader{Fingerprint: c.fp, Layout: c.w.Layout().Hash(), TickRate: uint16(c.rate),
-		Players: uint16(k.n), InputSize: uint16(k.size), Recorder: codec.RecordedByClient}
+		Players: uint16(k.n), InputSize: uint16(k.size), Recorder: codec.RecordedByClient,
+		MatchSettings: c.join.settings}
 	r.RecordStart(h, t, c.w, k.presentV)
 }
 

@@ -29,6 +29,9 @@ import (
 //	        input size u16  recorder u8 (0 server, 1 client)
 //	        started u64 (Unix milliseconds)  game len u8 + name
 //	        settings len u16 + settings (text, e.g. "grid=256")
+//	        match settings len u16 + match settings (version 2: the
+//	        bytes the server's welcome carries, game.SettingsProvider's;
+//	        at most MaxSettings)
 //	frame   0xF7  kind u8 (1 ticks, 2 world)  first tick u32  count u16
 //	        raw length u32  compressed length u32  crc32c u32 of the
 //	        payload  crc32c u32 of the 20 bytes before it (so that a
@@ -41,11 +44,14 @@ import (
 //	world   the world after tick first: present (players bytes, 0 or 1),
 //	        then a world encoding (world.AppendWorld)
 //
-// Version history: 1 — the first.
+// Version history: 1 — the first; 2 — the match settings (the welcome's)
+// after the settings text, so that the game of a match whose settings a
+// player took from the host is built from the replay alone. A reader
+// reads both (a version-1 file has no match settings).
 const (
-	// ReplayVersion is the replay format version this codec writes and
-	// reads.
-	ReplayVersion = 1
+	// ReplayVersion is the replay format version this codec writes; it
+	// reads it and every earlier one.
+	ReplayVersion = 2
 	// MaxReplayFrame bounds a frame's raw and compressed payload.
 	MaxReplayFrame = 1 << 26
 
@@ -95,13 +101,20 @@ type ReplayHeader struct {
 	Game string
 	// Settings are the match's settings as text (at most 65535 bytes).
 	Settings string
+	// MatchSettings are the match's settings as the server's welcome
+	// carries them (the game's game.SettingsProvider encoding; at most
+	// MaxSettings bytes; empty for a game without settings, and in a
+	// version-1 file). A game that is game.Configurable builds itself
+	// from them.
+	MatchSettings []byte
 }
 
 // AppendReplayHeader appends the file's start (magic, version, header) to
 // b.
 func AppendReplayHeader(b []byte, h *ReplayHeader) ([]byte, error) {
-	if len(h.Game) > 255 || len(h.Settings) > 65535 {
-		return b, fmt.Errorf("codec: replay header: game name of %d bytes, settings of %d: %w", len(h.Game), len(h.Settings), ErrTooLarge)
+	if len(h.Game) > 255 || len(h.Settings) > 65535 || len(h.MatchSettings) > MaxSettings {
+		return b, fmt.Errorf("codec: replay header: game name of %d bytes, settings of %d, match settings of %d: %w",
+			len(h.Game), len(h.Settings), len(h.MatchSettings), ErrTooLarge)
 	}
 	b = append(b, replayMagic...)
 	b = binary.LittleEndian.AppendUint16(b, ReplayVersion)
@@ -119,13 +132,15 @@ func AppendReplayHeader(b []byte, h *ReplayHeader) ([]byte, error) {
 	b = append(b, h.Game...)
 	b = le.AppendUint16(b, uint16(len(h.Settings)))
 	b = append(b, h.Settings...)
+	b = le.AppendUint16(b, uint16(len(h.MatchSettings)))
+	b = append(b, h.MatchSettings...)
 	le.PutUint32(b[start:], uint32(len(b)-start-8))
 	le.PutUint32(b[start+4:], crc32.Checksum(b[start-10:start+4], castagnoli))
 	return le.AppendUint32(b, crc32.Checksum(b[start+8:], castagnoli)), nil
 }
 
-// parseReplayHeader parses a header's body.
-func parseReplayHeader(b []byte) (ReplayHeader, error) {
+// parseReplayHeader parses the body of a header of format version v.
+func parseReplayHeader(b []byte, v uint16) (ReplayHeader, error) {
 	var h ReplayHeader
 	le := binary.LittleEndian
 	if len(b) < 8+8+2+2+2+1+8+1 {
@@ -142,10 +157,18 @@ func parseReplayHeader(b []byte) (ReplayHeader, error) {
 	h.Game = string(b[1 : 1+n])
 	b = b[1+n:]
 	m := int(le.Uint16(b))
-	if len(b) != 2+m {
+	if len(b) < 2+m || v == 1 && len(b) != 2+m {
 		return h, fmt.Errorf("%w: replay header: settings", ErrReplayCorrupt)
 	}
-	h.Settings = string(b[2:])
+	h.Settings = string(b[2 : 2+m])
+	if b = b[2+m:]; v >= 2 {
+		if len(b) < 2 || len(b) != 2+int(le.Uint16(b)) || len(b)-2 > MaxSettings {
+			return h, fmt.Errorf("%w: replay header: match settings", ErrReplayCorrupt)
+		}
+		if len(b) > 2 {
+			h.MatchSettings = append([]byte(nil), b[2:]...)
+		}
+	}
 	if h.TickRate == 0 || h.Players == 0 || h.Players > MaxPlayers || h.InputSize == 0 || h.Recorder > RecordedByClient {
 		return h, fmt.Errorf("%w: replay header: tick rate %d, %d players, inputs of %d bytes, recorder %d",
 			ErrReplayCorrupt, h.TickRate, h.Players, h.InputSize, h.Recorder)

@@ -36,8 +36,9 @@ func NewReplayReader(r io.Reader) (*ReplayReader, error) {
 	if crc32.Checksum(start[:14], castagnoli) != binary.LittleEndian.Uint32(start[14:]) {
 		return nil, fmt.Errorf("%w: replay file start checksum", ErrReplayCorrupt)
 	}
-	if v := binary.LittleEndian.Uint16(start[8:]); v != ReplayVersion {
-		return nil, fmt.Errorf("%w: replay format version %d, this build reads %d", ErrReplayCorrupt, v, ReplayVersion)
+	v := binary.LittleEndian.Uint16(start[8:])
+	if v < 1 || v > ReplayVersion {
+		return nil, fmt.Errorf("%w: replay format version %d, this build reads 1 to %d", ErrReplayCorrupt, v, ReplayVersion)
 	}
 	n := binary.LittleEndian.Uint32(start[10:])
 	if n > maxReplayHeader {
@@ -50,7 +51,7 @@ func NewReplayReader(r io.Reader) (*ReplayReader, error) {
 	if crc32.Checksum(b[:n], castagnoli) != binary.LittleEndian.Uint32(b[n:]) {
 		return nil, fmt.Errorf("%w: replay header checksum", ErrReplayCorrupt)
 	}
-	h, err := parseReplayHeader(b[:n])
+	h, err := parseReplayHeader(b[:n], v)
 	if err != nil {
 		return nil, err
 	}

@@ -2,8 +2,12 @@ package codec
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
+	"hash/crc32"
 	"io"
+	"os"
+	"reflect"
 	"testing"
 )
 
@@ -12,7 +16,8 @@ import (
 func testReplay(t testing.TB) ([]byte, ReplayHeader) {
 	var buf bytes.Buffer
 	h := ReplayHeader{Fingerprint: 0xABCDEF, Layout: 0x1234, TickRate: 60, Players: 3, InputSize: 4,
-		Recorder: RecordedByServer, Started: 1700000000000, Game: "sand", Settings: "grid=64"}
+		Recorder: RecordedByServer, Started: 1700000000000, Game: "sand", Settings: "grid=64",
+		MatchSettings: []byte{1, 64, 60}}
 	rw, err := NewReplayWriter(&buf, h)
 	if err != nil {
 		t.Fatal(err)
@@ -88,7 +93,7 @@ func TestReplayRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rr.Header() != h {
+	if !reflect.DeepEqual(rr.Header(), h) {
 		t.Fatalf("header %+v, want %+v", rr.Header(), h)
 	}
 	f, err := rr.Next()
@@ -181,10 +186,68 @@ func TestReplayFlippedBit(t *testing.T) {
 	}
 }
 
+// TestReplayVersion1 reads a file the version-1 writer wrote (testdata,
+// testReplay's match before the match settings came): the same header
+// without match settings, the same frames. A version this build does not
+// know is refused.
+func TestReplayVersion1(t *testing.T) {
+	old, err := os.ReadFile("testdata/replay-v1.rwreplay")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := binary.LittleEndian.Uint16(old[8:]); v != 1 {
+		t.Fatalf("the golden file is of version %d", v)
+	}
+	b, h := testReplay(t)
+	rr, err := NewReplayReader(bytes.NewReader(old))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.MatchSettings = nil
+	if !reflect.DeepEqual(rr.Header(), h) {
+		t.Fatalf("version-1 header %+v, want %+v", rr.Header(), h)
+	}
+	ticks1, worlds1, err1 := readAll(old)
+	ticks2, worlds2, err2 := readAll(b)
+	if err1 != nil || err2 != nil || !reflect.DeepEqual(ticks1, ticks2) || !reflect.DeepEqual(worlds1, worlds2) {
+		t.Fatalf("version 1: %d ticks, worlds %v, %v; version 2: %d ticks, worlds %v, %v",
+			len(ticks1), worlds1, err1, len(ticks2), worlds2, err2)
+	}
+	// A version-2 header that ends before its match settings, and a
+	// version from the future, are refused (the checksums made right).
+	for _, c := range []struct {
+		name    string
+		version uint16
+		cut     int
+	}{{"version 2 without match settings", 2, 5}, {"version 3", 3, 0}, {"version 0", 0, 0}} {
+		n := int(binary.LittleEndian.Uint32(b[10:]))
+		hdr := append([]byte(nil), b[18:18+n-c.cut]...)
+		f := append([]byte(nil), b[:18]...)
+		binary.LittleEndian.PutUint16(f[8:], c.version)
+		binary.LittleEndian.PutUint32(f[10:], uint32(len(hdr)))
+		binary.LittleEndian.PutUint32(f[14:], crc32c(f[:14]))
+		f = append(f, hdr...)
+		f = binary.LittleEndian.AppendUint32(f, crc32c(hdr))
+		if _, err := NewReplayReader(bytes.NewReader(f)); !errors.Is(err, ErrReplayCorrupt) {
+			t.Errorf("%s: %v", c.name, err)
+		}
+	}
+	// Match settings longer than a welcome's are not written.
+	h.MatchSettings = make([]byte, MaxSettings+1)
+	if _, err := NewReplayWriter(io.Discard, h); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("match settings of %d bytes: %v", MaxSettings+1, err)
+	}
+}
+
+func crc32c(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
+
 func FuzzReplayReader(f *testing.F) {
 	b, _ := testReplay(f)
 	f.Add(b)
 	f.Add(b[:100])
+	if old, err := os.ReadFile("testdata/replay-v1.rwreplay"); err == nil {
+		f.Add(old)
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		_, _, _ = readAll(b)
 	})

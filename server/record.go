@@ -16,7 +16,8 @@ import (
 type Recorder interface {
 	// RecordStart is called before the first tick recorded with the
 	// replay's header (the match's side of it: fingerprint, layout, tick
-	// rate, player slots, input size, recorder), the world after tick and
+	// rate, player slots, input size, recorder, the match settings its
+	// welcomes carry), the world after tick and
 	// who is present then. w is valid only during the call.
 	RecordStart(h codec.ReplayHeader, tick uint32, w *world.World, present []bool)
 	// RecordTick is called after every tick with its events, every
@@ -40,7 +41,8 @@ func (s *Server[I]) recordStart() {
 		return
 	}
 	h := codec.ReplayHeader{Fingerprint: s.wire.fingerprint, Layout: s.w.Layout().Hash(), TickRate: uint16(s.tickRate),
-		Players: uint16(s.cfg.MaxPlayers), InputSize: uint16(s.size), Recorder: codec.RecordedByServer}
+		Players: uint16(s.cfg.MaxPlayers), InputSize: uint16(s.size), Recorder: codec.RecordedByServer,
+		MatchSettings: s.wire.settings}
 	s.rec.RecordStart(h, s.tick, s.w, s.present)
 }
 

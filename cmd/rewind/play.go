@@ -119,7 +119,7 @@ func playAs(ctx context.Context, watch bool, args []string, stdout, stderr io.Wr
 	if err != nil {
 		return err
 	}
-	loop := &playLoop{until: uint32(*until), log: log, every: *status, stdout: stdout, timeout: *timeout, scenes: gf.name == "cards"}
+	loop := &playLoop{until: uint32(*until), log: log, every: *status, stdout: stdout, timeout: *timeout, scenes: gf.name == "cards", watch: watch}
 	opts := rewind.Options{
 		Client: rewind.ClientConfig{
 			InputDelay:     delay,
@@ -438,6 +438,7 @@ type playLoop struct {
 	alone   time.Time
 
 	desyncAtUntil bool
+	watch         bool      // rewind watch: a spectator
 	scenes        bool      // the game has private scenes (--game cards)
 	waiting       uint64    // the players the server last said it waits for
 	chat          []string  // --chat-file's lines still to say
@@ -475,6 +476,15 @@ func (p *playLoop) onUpdate(now time.Time, st rewind.Stats) error {
 			}
 			p.log.Info("welcomed", attrs...)
 			fmt.Fprintf(p.stdout, "player=%d\n", id)
+		} else if p.watch && p.s.State() == rewind.Playing {
+			// A spectator has no player id; it logs the match's
+			// settings it took all the same.
+			p.joined = true
+			attrs := []any{"spectator", true}
+			if g, err := sand.New(0).WithMatchSettings(p.s.Settings()); err == nil {
+				attrs = append(attrs, "grid", g.(*sand.Game).Side, "tick_rate", g.(*sand.Game).TickRate())
+			}
+			p.log.Info("welcomed", attrs...)
 		}
 	}
 	if p.every > 0 && !now.Before(p.next) {

@@ -144,7 +144,14 @@ func (r *recordFlags) perMatch(gf *gameFlags, log *slog.Logger) (func() rewind.R
 // pathAt names at the recording's start.
 func newReplayRecorder(gf *gameFlags, log *slog.Logger, pathAt func(now time.Time) string) *rewind.ReplayRecorder {
 	rec := &rewind.ReplayRecorder{Game: gf.name, Settings: replayrun.Settings(gf.name, gf.grid, gf.tickRate)}
-	rec.Open = func(codec.ReplayHeader) (io.Writer, error) {
+	rec.Open = func(h codec.ReplayHeader) (io.Writer, error) {
+		if h.Game = gf.name; gf.name == "sand" && len(h.MatchSettings) > 0 {
+			// The match's own settings (a player that took the host's):
+			// the text says them too, not this command's flags.
+			if _, sg, err := replayrun.Sand(h); err == nil {
+				rec.Settings = replayrun.Settings("sand", sg.Side, sg.TickRate())
+			}
+		}
 		now := time.Now().UTC()
 		rec.Started = uint64(now.UnixMilli())
 		path := pathAt(now)

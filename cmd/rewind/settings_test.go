@@ -44,3 +44,43 @@ func TestPlayHostSettings(t *testing.T) {
 		t.Errorf("the player of the host's settings does not log them:\n%s", errs[0])
 	}
 }
+
+// TestReplayHostSettings: against `serve --grid 48 --tick-rate 30`, a
+// player and a spectator given no --grid or --tick-rate (they take the
+// host's settings from the welcome) record the match; `rewind replay`
+// verifies both files with no flag (the replay's header holds the
+// welcome's match settings, format version 2, and its settings text says
+// them too).
+func TestReplayHostSettings(t *testing.T) {
+	dir := t.TempDir()
+	udp, _, stop := startServe(t, "--udp", "127.0.0.1:0", "--grid", "48", "--tick-rate", "30", "--players", "1", "--status", "0")
+	defer stop()
+	files := []string{dir + "/player.rwreplay", dir + "/spectator.rwreplay"}
+	out, errs, codes := make([]string, 2), make([]string, 2), make([]int, 2)
+	var wg sync.WaitGroup
+	for i, cmd := range []string{"play", "watch"} {
+		wg.Go(func() {
+			until := "120"
+			if cmd == "watch" {
+				until = "90"
+			}
+			codes[i], out[i], errs[i] = runCmd(cmd, "--headless", "--connect", udp, "--until-tick", until, "--status", "0", "--record", files[i])
+			out[i] = lastLine(out[i])
+		})
+	}
+	wg.Wait()
+	for i := range 2 {
+		if codes[i] != 0 {
+			t.Fatalf("%d: exit %d %q\n%s", i, codes[i], out[i], errs[i])
+		}
+	}
+	if !strings.Contains(errs[1], "grid=48 tick_rate=30") {
+		t.Errorf("the spectator does not log the host's settings:\n%s", errs[1])
+	}
+	for _, f := range files {
+		code, o, e := runCmd("replay", f)
+		if code != 0 || kv(lastLine(o))["verified"] != "true" || !strings.Contains(e, "grid=48 tick-rate=30") {
+			t.Fatalf("replay %s: exit %d %q\n%s", f, code, lastLine(o), e)
+		}
+	}
+}

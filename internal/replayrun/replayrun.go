@@ -1,5 +1,6 @@
 // Package replayrun verifies a replay file with the game its header names
-// (sand or walkers, with the settings the recorder wrote): the code behind
+// (sand, walkers or cards, with the match settings the recorder wrote, or
+// its settings text): the code behind
 // `rewind replay`, shared with the js/wasm verifier (replaycheck) that
 // proves a replay recorded natively verifies in a browser's Go too.
 package replayrun
@@ -76,12 +77,22 @@ func sandGame(grid, rate int) (rewind.Game[sand.Input], *sand.Game) {
 	return sg, sg
 }
 
-// Sand returns the sand game a replay of sand was recorded with (its
-// header's grid side and tick rate), and the sand game under it (for its
-// Cells and Avatars). A replay of another game is an error.
+// Sand returns the sand game a replay of sand was recorded with, and the
+// sand game under it (for its Cells and Avatars): the one its header's
+// match settings describe (the welcome's: a player that took the host's
+// settings records them), or, without them (a version-1 file), its
+// settings text's grid side and tick rate. A replay of another game is an
+// error.
 func Sand(h codec.ReplayHeader) (rewind.Game[sand.Input], *sand.Game, error) {
 	if h.Game != "sand" {
 		return nil, nil, fmt.Errorf("replay of game %q: want sand", h.Game)
+	}
+	if len(h.MatchSettings) > 0 {
+		g, err := sand.New(0).WithMatchSettings(h.MatchSettings)
+		if err != nil {
+			return nil, nil, fmt.Errorf("replay's match settings: %w", err)
+		}
+		return g, g.(*sand.Game), nil
 	}
 	grid, rate, err := parseSettings(h.Settings)
 	if err != nil {
@@ -97,13 +108,16 @@ func Verify(b []byte, opts rewind.ReplayOptions) (rewind.ReplayResult, error) {
 	if err != nil {
 		return rewind.ReplayResult{Verified: false, FirstBad: 1, Reason: err.Error()}, err
 	}
-	grid, rate, err := parseSettings(h.Settings)
+	_, rate, err := parseSettings(h.Settings)
 	if err != nil {
 		return rewind.ReplayResult{Header: h}, err
 	}
 	switch h.Game {
 	case "sand":
-		g, _ := sandGame(grid, rate)
+		g, _, err := Sand(h)
+		if err != nil {
+			return rewind.ReplayResult{Header: h}, err
+		}
 		return rewind.VerifyReplay(g, bytes.NewReader(b), opts)
 	case "cards":
 		if rate != rewind.DefaultTickRate {
