@@ -34,7 +34,8 @@ rest is measured: killed_rooms (rooms hosted through it) and
 killed_rooms_gone_s (until the last left the directory, polled every
 20 ms; the TTL bounds it), standins (players of the other relays' rooms
 who had joined through it) and standins_dropped_s (until the last host
-heard it left), others (the other relays' rooms) and others_untouched
+heard it left; standins_dropped_early: those whose host had heard it
+before the kill, the relay taken for dead while it lived), others (the other relays' rooms) and others_untouched
 (each still live in the directory with the same owner, its host and its
 other-relay player undisturbed), rejoins (new players joining up to 100
 of them through another live relay: ok/tried). Then the churn goes on
@@ -171,7 +172,8 @@ func (b *relaysBench) run(stdout io.Writer) error {
 		return fmt.Sprintf("%.2f", float64(joins[int(p*float64(len(joins)-1))])/1e6)
 	}
 	opened, closed := b.opened.Load(), b.closed.Load()
-	held := k.goneS <= f.ttl.Seconds()+benchPoll.Seconds() && k.untouched && k.dropped && k.rejoinOK == k.rejoins && errs == 0
+	held := k.goneS >= 0 && k.goneS <= f.ttl.Seconds()+benchPoll.Seconds() && k.untouched && k.dropped && k.early == 0 &&
+		k.rejoinOK == k.rejoins && errs == 0
 	keyValues(stdout, "relays", f.relays, "rooms", f.rooms, "ttl_s", f.ttl.Seconds(),
 		"fill_s", fmt.Sprintf("%.2f", fill.Seconds()), "opened", opened, "closed", closed,
 		"churn_s", fmt.Sprintf("%.1f", churn.Seconds()),
@@ -179,7 +181,7 @@ func (b *relaysBench) run(stdout io.Writer) error {
 		"closed_per_s", fmt.Sprintf("%.0f", float64(closed)/churn.Seconds()),
 		"join_p50_ms", pct(0.5), "join_p99_ms", pct(0.99), "errors", errs,
 		"killed_rooms", k.killed, "killed_rooms_gone_s", fmt.Sprintf("%.2f", k.goneS),
-		"standins", k.standIns, "standins_dropped_s", fmt.Sprintf("%.2f", k.droppedS),
+		"standins", k.standIns, "standins_dropped_s", fmt.Sprintf("%.2f", k.droppedS), "standins_dropped_early", k.early,
 		"others", k.others, "others_untouched", k.untouched, "rejoins", fmt.Sprintf("%d/%d", k.rejoinOK, k.rejoins),
 		"load1", loadAvg(), "held", held)
 	return nil
@@ -252,14 +254,15 @@ const benchPoll = 20 * time.Millisecond
 // killFigures are the kill's measurements.
 type killFigures struct {
 	killed, standIns, others int
+	early                    int // stand-ins dropped before the kill
 	goneS, droppedS          float64
 	dropped, untouched       bool
 	rejoins, rejoinOK        int
 }
 
 func (k killFigures) String() string {
-	return fmt.Sprintf("%d rooms gone in %.2f s, %d stand-ins dropped in %.2f s (all: %v), %d others untouched: %v, rejoins %d/%d",
-		k.killed, k.goneS, k.standIns, k.droppedS, k.dropped, k.others, k.untouched, k.rejoinOK, k.rejoins)
+	return fmt.Sprintf("%d rooms gone in %.2f s, %d stand-ins dropped in %.2f s (all: %v; %d before the kill), %d others untouched: %v, rejoins %d/%d",
+		k.killed, k.goneS, k.standIns, k.droppedS, k.dropped, k.early, k.others, k.untouched, k.rejoinOK, k.rejoins)
 }
 
 // kill kills the last relay and measures what follows, the churn paused.
@@ -267,6 +270,7 @@ func (b *relaysBench) kill() killFigures {
 	dead := b.f.relays - 1
 	owners := map[string]string{}
 	var gone, others, standIns []*benchRoom
+	early := 0
 	for _, r := range b.slots {
 		switch {
 		case r == nil:
@@ -276,12 +280,14 @@ func (b *relaysBench) kill() killFigures {
 			rec, _ := b.dir.Lookup(r.code, time.Now())
 			owners[r.code] = rec.Owner
 			others = append(others, r)
-			if r.playerRelay == dead {
+			if r.playerRelay == dead && r.host.leftAt.Load() != 0 {
+				early++ // dropped before the kill: its relay was taken for dead
+			} else if r.playerRelay == dead {
 				standIns = append(standIns, r)
 			}
 		}
 	}
-	k := killFigures{killed: len(gone), standIns: len(standIns), others: len(others)}
+	k := killFigures{killed: len(gone), standIns: len(standIns), early: early, others: len(others)}
 	goneCodes := make([]string, len(gone))
 	for i, r := range gone {
 		goneCodes[i] = r.code
@@ -314,7 +320,10 @@ func (b *relaysBench) kill() killFigures {
 	}
 	k.goneS, k.droppedS, k.dropped = goneAt.Seconds(), droppedAt.Seconds(), droppedAt >= 0
 	if goneAt < 0 {
-		k.goneS = -1
+		k.goneS = -1 // not within the wait
+	}
+	if droppedAt < 0 {
+		k.droppedS = -1
 	}
 	k.untouched = true
 	for _, r := range others {
