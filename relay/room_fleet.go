@@ -261,6 +261,11 @@ func (l *fleetLink) refresh(now time.Time) {
 			relays = append(relays, r)
 		}
 	}
+	for _, c := range l.hub.conns {
+		if c.role == roleForward && !slices.Contains(relays, c.fwd) {
+			relays = append(relays, c.fwd)
+		}
+	}
 	l.hub.later(func() {
 		_ = l.dir.Refresh(codes) // a failed refresh is retried at the next
 		if len(relays) > 0 {
@@ -271,7 +276,9 @@ func (l *fleetLink) refresh(now time.Time) {
 
 // dropDead disconnects the stand-ins of those of relays whose liveness key
 // is gone: the player's relay died without saying "gone" for them, and
-// the room's host is told they left.
+// the room's host is told they left. The connections forwarded to such a
+// relay (players of the rooms it held) are closed, as the dead relay's
+// own connections were.
 func (l *fleetLink) dropDead(relays []string, now time.Time) {
 	alive, ok := l.dir.alive(relays)
 	if !ok {
@@ -287,10 +294,42 @@ func (l *fleetLink) dropDead(relays []string, now time.Time) {
 			gone = append(gone, c)
 		}
 	}
+	for _, c := range h.conns {
+		if i := slices.Index(relays, c.fwd); c.role == roleForward && i >= 0 && !alive[i] {
+			h.kill(c, websocket.StatusGoingAway, "the room's relay is gone")
+		}
+	}
 	h.mu.Unlock()
 	for _, c := range gone {
 		h.cfg.Log.Debug("relay: player's relay gone", "conn", c.id)
 		h.disconnect(c, now)
+	}
+}
+
+// checkOwner checks that the relay owning d.rec, a live room of
+// another relay, is alive. A join of a dead relay's room is refused
+// (ownerDead); a claim of it (host migration, the players coming back
+// through a live relay) makes this relay its owner, so the claimant takes
+// it over here, unless another relay adopted it first: then the claim
+// goes there. Called outside the hub's lock.
+func (l *fleetLink) checkOwner(d *dirAnswer, m *roomMsg) {
+	alive, ok := l.dir.alive([]string{d.rec.Owner})
+	if !ok || alive[0] {
+		return
+	}
+	if m.Type != RoomMsgClaim {
+		d.ownerDead = true
+		return
+	}
+	if l.dir.adopt(d.rec.Code, d.rec.Owner) {
+		d.rec.Owner = l.dir.self
+		return
+	}
+	d.rec, d.ok = l.dir.Lookup(m.Code, time.Time{})
+	if d.ok && d.rec.Owner != l.dir.self {
+		if alive, ok := l.dir.alive([]string{d.rec.Owner}); ok && !alive[0] {
+			d.ownerDead = true // adopted by a relay that died too: no_room
+		}
 	}
 }
 

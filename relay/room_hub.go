@@ -463,6 +463,9 @@ func (h *roomHub) join(c *roomConn, m *roomMsg, d dirAnswer, now time.Time) {
 		h.joinFailed(c, now)
 		h.fail(c, m.Type, fmt.Errorf("%w: %s", ErrRoomEnded, m.Code))
 		return
+	case ok && r == nil && d.ownerDead:
+		h.fail(c, m.Type, fmt.Errorf("%w: %.6q: its relay is gone", ErrNoRoom, m.Code))
+		return
 	case ok && r == nil && h.fleet.remoteOwner(rec):
 		// Hosted by another relay process of the fleet: from now on
 		// this connection's messages go there (room_fleet.go).

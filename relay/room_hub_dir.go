@@ -42,6 +42,9 @@ type dirAnswer struct {
 	claimed bool
 	// throttled: the fleet's failed-join throttle refused the address.
 	throttled bool
+	// ownerDead: rec is owned by another relay of the fleet whose
+	// liveness key is gone (room_fleet.go).
+	ownerDead bool
 }
 
 // later queues f to run once the hub's lock is released. h.mu is held.
@@ -124,6 +127,9 @@ func (h *roomHub) consult(c *roomConn, m *roomMsg, now time.Time) dirAnswer {
 		}
 	default:
 		d.rec, d.ok = dir.Lookup(m.Code, now)
+	}
+	if (m.Type == RoomMsgJoin || m.Type == RoomMsgClaim) && d.ok && h.fleet.remoteOwner(d.rec) {
+		h.fleet.checkOwner(&d, m)
 	}
 	return d
 }

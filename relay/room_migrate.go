@@ -17,6 +17,10 @@ import (
 //
 //	code ended on purpose (End) within EndedRemember  -> room_ended
 //	another key than the room's                       -> bad_key (another match)
+//	live at another relay of the fleet (Redis)        -> the claim goes there
+//	                                                     (room_fleet.go); if that
+//	                                                     relay is dead, this one
+//	                                                     adopts the room, and:
 //	no live room here (orphaned, or none at all)      -> the claimant hosts it
 //	taken over less than TakeoverWindow ago           -> introduced to the new host
 //	a host that still holds its relay connection      -> probe it (a ping), then:
@@ -72,6 +76,14 @@ func (h *roomHub) claim(c *roomConn, m *roomMsg, d dirAnswer, now time.Time) {
 		log("bad_key")
 		h.joinFailed(c, now)
 		h.fail(c, m.Type, fmt.Errorf("%w: room %s is another match", ErrBadKey, m.Code))
+	case ok && r == nil && d.ownerDead:
+		log("owner_dead")
+		h.fail(c, m.Type, fmt.Errorf("%w: %.6q: its relay is gone", ErrNoRoom, m.Code))
+	case ok && r == nil && h.fleet.remoteOwner(rec):
+		// Hosted by another live relay of the fleet: the claim is
+		// decided there, like a join (room_fleet.go).
+		log("forward")
+		h.fleet.forward(c, rec.Owner, m)
 	case r == nil:
 		log("no_live_room")
 		if d.err != nil {

@@ -165,3 +165,125 @@ func TestRedisFleetDeadRelay(t *testing.T) {
 		t.Errorf("the room in the directory: %+v %v", rec, ok)
 	}
 }
+
+// rawJoin joins code through url over a bare WebSocket and returns it
+// with the "joined" answer; the later messages come on msgs. It never
+// reports a data channel open.
+func rawJoin(t *testing.T, url, code string) (ws *websocket.Conn, joined roomMsg, msgs <-chan roomMsg) {
+	t.Helper()
+	ws = dialRaw(t, url)
+	writeRaw(t, ws, fmt.Sprintf(`{"type":"join","v":1,"code":%q}`, code))
+	ch := rawReader(ws)
+	joined = nextRaw(t, ch)
+	if joined.Type != RoomMsgJoined {
+		t.Fatalf("join through %s: %+v", url, joined)
+	}
+	return ws, joined, ch
+}
+
+// rawReader hands ws's messages to a channel until it closes.
+func rawReader(ws *websocket.Conn) <-chan roomMsg {
+	ch := make(chan roomMsg, 64)
+	go func() {
+		defer close(ch)
+		for {
+			_, b, err := ws.Read(context.Background())
+			if err != nil {
+				return
+			}
+			m, _ := decodeReply(b)
+			ch <- m
+		}
+	}()
+	return ch
+}
+
+// rawMigratingHost hosts a room for migration at url over a bare
+// WebSocket (its pings left unanswered: the test closes it first).
+func rawMigratingHost(t *testing.T, url string) (ws *websocket.Conn, hosted roomMsg) {
+	t.Helper()
+	ws = dialRaw(t, url)
+	writeRaw(t, ws, `{"type":"host","v":1,"migrate":true}`)
+	_, b, err := ws.Read(testCtx(t))
+	hosted, _ = decodeReply(b)
+	if err != nil || hosted.Type != RoomMsgHosted {
+		t.Fatalf("host: %s %v", b, err)
+	}
+	return ws, hosted
+}
+
+// TestRedisFleetClaim: players of a migrating room joined through two
+// other relays than its host's claim it when the host goes; each claim is
+// decided at the room's relay (forwarded like a join), so the first
+// claimant hosts it and the second is introduced to it: one host.
+func TestRedisFleetClaim(t *testing.T) {
+	testutil.CheckGoroutines(t, 5*time.Second)
+	url := testutil.StartRedis(t)
+	r1, _, _ := startFleetRelayWith(t, url, RoomConfig{}, RedisConfig{})
+	r2, _, _ := startFleetRelayWith(t, url, RoomConfig{}, RedisConfig{})
+	r3, _, _ := startFleetRelayWith(t, url, RoomConfig{}, RedisConfig{})
+	host, hosted := rawMigratingHost(t, r1.url)
+	p1, _, m1 := rawJoin(t, r2.url, hosted.Code)
+	p2, _, m2 := rawJoin(t, r3.url, hosted.Code)
+	host.CloseNow()
+	for i, ch := range []<-chan roomMsg{m1, m2} {
+		if m := nextRaw(t, ch); m.Type != RoomMsgHostLost {
+			t.Fatalf("player %d got %+v, want host_lost", i+1, m)
+		}
+	}
+	// Each claims on a connection of its own, as relay.ClaimRoom does.
+	p1.CloseNow()
+	p2.CloseNow()
+	claim := fmt.Sprintf(`{"type":"claim","v":1,"code":%q,"key":%q}`, hosted.Code, hosted.Key)
+	c1 := dialRaw(t, r2.url)
+	n1 := rawReader(c1)
+	writeRaw(t, c1, claim)
+	if m := nextRaw(t, n1); m.Type != RoomMsgHosted || m.Claim != RoomClaimHost {
+		t.Fatalf("first claimant got %+v, want hosted (claim host)", m)
+	}
+	c2 := dialRaw(t, r3.url)
+	n2 := rawReader(c2)
+	writeRaw(t, c2, claim)
+	if m := nextRaw(t, n2); m.Type != RoomMsgJoined || m.Claim != RoomClaimNew {
+		t.Fatalf("second claimant got %+v, want joined (claim new): two hosts", m)
+	}
+	if m := nextRaw(t, n1); m.Type != RoomMsgPlayer {
+		t.Fatalf("the new host got %+v, want the second claimant", m)
+	}
+}
+
+// TestRedisFleetClaimDeadRelay: the relay of a migrating room dies; the
+// connection forwarded to it by another relay is closed; its player
+// claims the room through a live relay, which adopts it (the directory
+// names it the owner) and makes it the host; a player claiming through a
+// third relay is introduced to it there.
+func TestRedisFleetClaimDeadRelay(t *testing.T) {
+	testutil.CheckGoroutines(t, 5*time.Second)
+	url := testutil.StartRedis(t)
+	cfg, rcfg := RoomConfig{TickInterval: 50 * time.Millisecond}, RedisConfig{TTL: 2 * time.Second}
+	r1, _, crash1 := startFleetRelayWith(t, url, cfg, rcfg)
+	r2, dir2, _ := startFleetRelayWith(t, url, cfg, rcfg)
+	r3, _, _ := startFleetRelayWith(t, url, cfg, rcfg)
+	host, hosted := rawMigratingHost(t, r1.url)
+	rawReader(host) // reads until relay 1 closes it
+	_, _, m1 := rawJoin(t, r2.url, hosted.Code)
+	crash1()
+	for range m1 { // the forwarded connection is closed once relay 1 is found dead
+	}
+	claim := fmt.Sprintf(`{"type":"claim","v":1,"code":%q,"key":%q}`, hosted.Code, hosted.Key)
+	p1 := dialRaw(t, r2.url)
+	c1 := rawReader(p1)
+	writeRaw(t, p1, claim)
+	if m := nextRaw(t, c1); m.Type != RoomMsgHosted || m.Claim != RoomClaimHost {
+		t.Fatalf("claimant at a live relay got %+v, want hosted (claim host)", m)
+	}
+	if rec, ok := dir2.Lookup(hosted.Code, time.Now()); !ok || rec.Owner != dir2.Self() {
+		t.Fatalf("the directory after the claim: %+v %v, want owned by relay 2", rec, ok)
+	}
+	p2 := dialRaw(t, r3.url)
+	c2 := rawReader(p2)
+	writeRaw(t, p2, claim)
+	if m := nextRaw(t, c2); m.Type != RoomMsgJoined || m.Claim != RoomClaimNew {
+		t.Fatalf("second claimant got %+v, want joined (claim new)", m)
+	}
+}

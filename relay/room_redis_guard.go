@@ -85,6 +85,28 @@ redis.call('SET', ARGV[3], '1', 'PX', ARGV[4])
 return 0
 `)
 
+// adoptScript makes ARGV[1] the owner of a live room owned by ARGV[2] (a
+// relay found dead), for ARGV[3] ms. KEYS[1] the room.
+var adoptScript = redis.NewScript(`
+local v = redis.call('GET', KEYS[1])
+if not v then return 0 end
+local r = cjson.decode(v)
+if r.ended or r.owner ~= ARGV[2] then return 0 end
+r.owner = ARGV[1]
+redis.call('SET', KEYS[1], cjson.encode(r), 'PX', ARGV[3])
+return 1
+`)
+
+// adopt makes this relay the owner of the live room under code if dead
+// still owns it (a claimant of a room whose relay died takes it over
+// here); false if it was not so (another relay adopted it first).
+func (d *RedisRoomDirectory) adopt(code, dead string) bool {
+	ctx, cancel := d.ctx()
+	defer cancel()
+	n, err := adoptScript.Run(ctx, d.rdb, []string{d.key(code)}, d.self, dead, d.cfg.TTL.Milliseconds()).Int()
+	return err == nil && n == 1
+}
+
 func (d *RedisRoomDirectory) failKey(addrKey string) string { return d.cfg.Prefix + "fail:" + addrKey }
 
 func (d *RedisRoomDirectory) aliveKey(relay string) string { return d.cfg.Prefix + "alive:" + relay }
