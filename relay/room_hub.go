@@ -24,8 +24,9 @@ type roomHub struct {
 	rooms   map[string]*room
 	guard   roomGuard // pending joiners and failed joins (room_guard.go)
 	stats   hubStats
-	fleet   *fleetLink // the other relays, with a RedisRoomDirectory (room_fleet.go); else nil
-	ops     []func()   // directory writes to run once mu is released (room_hub_dir.go)
+	serving serveCounters // rooms opened on demand (room_serve.go)
+	fleet   *fleetLink    // the other relays, with a RedisRoomDirectory (room_fleet.go); else nil
+	ops     []func()      // directory writes to run once mu is released (room_hub_dir.go)
 
 	randMu sync.Mutex // guards cfg.Rand
 }
@@ -220,6 +221,7 @@ func (h *roomHub) closeRoom(r *room, why string) {
 	}
 	r.claims = nil
 	if r.opening { // a room opened on demand that its server did not confirm
+		h.serving.full++
 		h.send(r.opener, ptr(errorMsg(RoomErrFull, RoomMsgOpen, ErrFull.Error()+": the match server did not open the room: "+why)))
 		r.opening, r.opener = false, nil
 	}

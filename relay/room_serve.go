@@ -30,6 +30,47 @@ type matchServer struct {
 	lastPong   time.Time
 }
 
+// serveCounters counts the rooms lobbies asked for (MatchServerStats).
+type serveCounters struct {
+	opened, full uint64
+}
+
+// MatchServerStats is what a relay knows of the match servers connected
+// to it (RoomServer.MatchServers).
+type MatchServerStats struct {
+	// Servers is the match servers connected; OnDemand those of them
+	// that take rooms on demand.
+	Servers, OnDemand int
+	// Slots is the slots of the on-demand servers, Used how many of them
+	// hold a room: Slots - Used rooms may still be opened on demand.
+	Slots, Used int
+	// Opened counts the rooms opened on demand; Full the lobbies' opens
+	// refused "full" (no free slot, or the server refused or did not
+	// answer).
+	Opened, Full uint64
+}
+
+// MatchServers reports the match servers connected to the relay and the
+// rooms opened on demand.
+func (s *RoomServer) MatchServers() MatchServerStats {
+	h := s.hub
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	st := MatchServerStats{Opened: h.serving.opened, Full: h.serving.full}
+	for _, c := range h.conns {
+		if c.role != roleServer {
+			continue
+		}
+		st.Servers++
+		if c.srv.onDemand {
+			st.OnDemand++
+			st.Slots += c.srv.slots
+			st.Used += len(c.srv.rooms)
+		}
+	}
+	return st
+}
+
 // free is how many more rooms the server takes.
 func (s *matchServer) free() int { return s.slots - len(s.rooms) }
 
@@ -117,6 +158,7 @@ func (h *roomHub) openPrecheck(c *roomConn, m *roomMsg) bool {
 		return false
 	}
 	if s, servers, slots, used := h.pickServer(); s == nil {
+		h.serving.full++
 		h.fail(c, m.Type, fmt.Errorf("%w: %d match server(s) take rooms on demand here, %d of %d slots in use",
 			ErrFull, servers, used, slots))
 		return false
@@ -136,6 +178,7 @@ func (h *roomHub) open(c *roomConn, m *roomMsg, d dirAnswer, now time.Time) {
 	}
 	s, servers, slots, used := h.pickServer() // again: the slots may have gone meanwhile
 	if s == nil {
+		h.serving.full++
 		h.abandon(d)
 		h.fail(c, m.Type, fmt.Errorf("%w: %d match server(s) take rooms on demand here, %d of %d slots in use",
 			ErrFull, servers, used, slots))
@@ -169,6 +212,7 @@ func (h *roomHub) opened(c *roomConn, m *roomMsg, now time.Time) {
 		return
 	}
 	r.opening = false
+	h.serving.opened++
 	h.send(r.opener, &roomMsg{Type: RoomMsgOpened, V: RoomProtocolVersion, Code: r.code, MaxPlayers: r.maxPlayers})
 	r.opener = nil
 }

@@ -102,6 +102,10 @@ func TestHubServeOnDemand(t *testing.T) {
 		t.Fatalf("after the end: %+v", m)
 	}
 
+	if st := (&RoomServer{hub: h}).MatchServers(); st != (MatchServerStats{Servers: 1, OnDemand: 1, Slots: 2, Used: 2, Opened: 3, Full: 1}) {
+		t.Errorf("match server stats %+v", st)
+	}
+
 	// The server's connection closes: its rooms end for their players.
 	h.disconnect(srv, t0)
 	if m := next(t, players[1]); m.Type != RoomMsgEnded || m.Reason != "host left" {

@@ -158,6 +158,7 @@ func serveRelay(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if *metricsAddr != "" {
 		reg := newRegistry()
 		registerRelayMetrics(reg, rr.rooms.RoomStats)
+		registerMatchServerMetrics(reg, rr.rooms.MatchServers)
 		ms, err := startHTTP(*metricsAddr, reg, slog.New(slog.DiscardHandler))
 		if err != nil {
 			ln.Close()
