@@ -196,8 +196,7 @@ type fleetRig struct {
 // startFleetRig opens the host, m rooms and their bots (players per
 // room, dealt round procs processes) and waits until they play (past a
 // deadline, with at least half of them, saying so on stderr).
-func startFleetRig(m, players, procs, workers int, stderr io.Writer) (_ *fleetRig, err error) {
-	var ucfg transport.UDPConfig
+func startFleetRig(m, players, procs, workers int, ucfg transport.UDPConfig, stderr io.Writer) (_ *fleetRig, err error) {
 	ucfg.MaxUnprovenPerIP = 64 // the bots' handshakes come 16 at a time per address
 	h, err := rewind.HostUDPMulti[testgame.Input](&testgame.Game{}, "127.0.0.1:0", rewind.MultiHostOptions{
 		HostOptions: rewind.HostOptions{Server: server.Config{StartPlayers: players, MaxPlayers: players}, UDP: ucfg},
@@ -271,17 +270,40 @@ type fleetSample struct {
 	cpu     time.Duration // this process's, user+system
 	at      time.Time
 	mallocs uint64 // heap objects allocated by this process so far
+	// kernelDrops counts the datagrams the kernel dropped for the
+	// server's socket (its receive buffer full), where it says.
+	kernelDrops uint64
 }
 
 func (r *fleetRig) sample() fleetSample {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	return fleetSample{stats: r.h.Stats(), lag: r.h.TickLag(), cpu: selfCPU(), at: time.Now(), mallocs: ms.Mallocs}
+	return fleetSample{stats: r.h.Stats(), lag: r.h.TickLag(), cpu: selfCPU(), at: time.Now(), mallocs: ms.Mallocs,
+		kernelDrops: socketDrops(r.addr.Port())}
+}
+
+// socketDrops returns the drops column of /proc/net/udp for the IPv4
+// socket on 127.0.0.1:port: datagrams the kernel dropped because the
+// socket's receive buffer was full. 0 where there is no such file.
+func socketDrops(port uint16) uint64 {
+	b, err := os.ReadFile("/proc/net/udp")
+	if err != nil {
+		return 0
+	}
+	local := fmt.Sprintf("0100007F:%04X", port)
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) > 12 && f[1] == local {
+			n, _ := strconv.ParseUint(f[len(f)-1], 10, 64)
+			return n
+		}
+	}
+	return 0
 }
 
 // fleetRun measures m matches of f.players load bots each.
 func fleetRun(f fleetFlags, m int, baseHeap uint64, stderr io.Writer) (fleetStep, error) {
-	r, err := startFleetRig(m, f.players, f.procs, f.workers, stderr)
+	r, err := startFleetRig(m, f.players, f.procs, f.workers, transport.UDPConfig{}, stderr)
 	if err != nil {
 		return fleetStep{}, err
 	}

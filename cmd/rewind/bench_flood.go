@@ -20,6 +20,7 @@ import (
 
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/internal/attack"
+	"github.com/rewindnet/rewind/transport"
 )
 
 func init() {
@@ -50,7 +51,9 @@ late_inputs_per_1000_quiet and _flood, cpu_pct_quiet and _flood (the
 server process, of one core), us_per_flood_datagram (the server CPU the
 flood added, per datagram read), dropped_total and dropped_reasons
 (udp_dropped_datagrams_total by reason over the flood phases), retries
-(hellos answered statelessly), allocs_per_bogus (heap objects the server
+(hellos answered statelessly), kernel_drops_quiet and _flood (datagrams
+the kernel dropped for the server's socket, its receive buffer full:
+players' among them; Linux), allocs_per_bogus (heap objects the server
 process allocated in the flood phases beyond the quiet rate, per datagram
 read beyond it), players_after, load1, and held: conclusive, jitter rise
 under 1 ms, under 0.01 allocations per flood datagram, drops counted,
@@ -71,7 +74,7 @@ const floodIP = "127.0.0.66"
 type floodFlags struct {
 	rate, helloRate, helloPorts      int
 	matches, players, procs, workers int
-	rounds                           int
+	rounds, readBuffer               int
 	seconds                          float64
 	kinds                            string
 	// The flooder process (internal): --flood-server ADDR, or "sink".
@@ -89,6 +92,7 @@ func (f *floodFlags) add(fs *flag.FlagSet) {
 	fs.Float64Var(&f.seconds, "seconds", 5, "measured window of each phase (quiet, control, flood) in each round, in seconds, after a 1 s warm-up")
 	fs.IntVar(&f.rounds, "rounds", 3, "rounds of the three phases, their figures summed (on a busy machine the load drifts: more rounds share it out)")
 	fs.StringVar(&f.kinds, "kinds", strings.Join(attack.FloodKinds, ","), "bogus kinds: random (random bytes), wire (well-formed frames for no session), hello (hellos from many ports, half with a forged token)")
+	fs.IntVar(&f.readBuffer, "read-buffer", 0, "the server socket's receive buffer in bytes (UDPConfig.ReadBuffer; default the system's)")
 	fs.StringVar(&f.floodServer, "flood-server", "", "internal: run as bench flood's flooder against this server")
 }
 
@@ -101,6 +105,7 @@ type floodPhase struct {
 	dgIn, mallocs uint64
 	drops         []uint64
 	retries       uint64
+	kernelDrops   uint64
 	players       int // at the end of the last window
 }
 
@@ -124,6 +129,7 @@ func (p *floodPhase) add(a, b fleetSample) {
 		p.drops[i] += n
 	}
 	p.retries += b.stats.UDP.Retries - a.stats.UDP.Retries
+	p.kernelDrops += b.kernelDrops - a.kernelDrops
 	p.players = b.stats.Players
 }
 
@@ -173,7 +179,7 @@ func runBenchFlood(args []string, stdout, stderr io.Writer) error {
 	case f.rounds < 1 || f.rounds > 100:
 		return usageError{fmt.Errorf("--rounds %d: want 1..100", f.rounds)}
 	}
-	r, err := startFleetRig(f.matches, f.players, f.procs, f.workers, stderr)
+	r, err := startFleetRig(f.matches, f.players, f.procs, f.workers, transport.UDPConfig{ReadBuffer: f.readBuffer}, stderr)
 	if err != nil {
 		return err
 	}
@@ -278,6 +284,8 @@ func runBenchFlood(args []string, stdout, stderr io.Writer) error {
 		"dropped_total", dropped,
 		"dropped_reasons", formatDrops(flood.drops),
 		"retries", flood.retries,
+		"kernel_drops_quiet", quiet.kernelDrops,
+		"kernel_drops_flood", flood.kernelDrops,
 		"allocs_per_bogus", fmt.Sprintf("%.4f", perBogus),
 		"players_after", flood.players,
 		"load1", loadAvg(),
