@@ -32,8 +32,10 @@ type HostOptions struct {
 // through a transport.MultiConn, or anything else with many peers. It runs
 // one match at a time, the authoritative server of package server: a
 // match starts when Server.StartPlayers players have said hello, and ends
-// when its last player has left (said bye or timed out); the next hello
-// starts a new one. Run drives it in real time, waking when a datagram
+// when its last player has left (said bye or timed out): its spectators
+// are then sent every tick up to the last before their goodbye
+// (server.Server.End, bounded by Server.Linger), and the next hello after
+// that starts a new one. Run drives it in real time, waking when a datagram
 // arrives and when the next tick is due; Update drives it in made-up time.
 // Stats may be called from any goroutine meanwhile. The Host owns its
 // Conn: Close says goodbye to every player, then closes it.
