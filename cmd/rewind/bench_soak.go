@@ -234,28 +234,23 @@ func (r *soakResult) judge() {
 // soak runs the soak of f, printing progress to stderr.
 func soak(ctx context.Context, f soakFlags, stderr io.Writer) (*soakResult, error) {
 	r := &soakResult{f: f, path: "userspace"}
-	var ns *soakNetns
-	if f.path != "userspace" {
-		var err error
-		if ns, err = newSoakNetns(); err != nil {
-			if f.path == "netns" {
-				return nil, fmt.Errorf("--path netns: %w", err)
+	ns, err := soakPath(f, stderr)
+	if err != nil {
+		return nil, err
+	}
+	if ns != nil {
+		r.path = "netns"
+		defer func() {
+			if err := ns.close(); err != nil {
+				fmt.Fprintf(stderr, "bench soak: cleaning up the namespace: %v\n", err)
 			}
-			fmt.Fprintf(stderr, "bench soak: no network namespace (%v): the lossy path runs on 127.0.0.1\n", err)
-		} else {
-			r.path = "netns"
-			defer func() {
-				if err := ns.close(); err != nil {
-					fmt.Fprintf(stderr, "bench soak: cleaning up the namespace: %v\n", err)
-				}
-			}()
-			fmt.Fprintf(stderr, "bench soak: namespace %s, veth %s %s <-> %s\n", ns.name, ns.hostIf, ns.hostIP, ns.nsIP)
-		}
+		}()
 	}
 	want := f.matches * f.players
+	var h *rewind.MultiHost[testgame.Input]
 	var ucfg transport.UDPConfig
 	ucfg.MaxUnprovenPerIP = 64 // every player comes from the forwarder's address
-	h, err := rewind.HostUDPMulti[testgame.Input](&testgame.Game{}, "127.0.0.1:0", rewind.MultiHostOptions{
+	h, err = rewind.HostUDPMulti[testgame.Input](&testgame.Game{}, "127.0.0.1:0", rewind.MultiHostOptions{
 		HostOptions: rewind.HostOptions{Server: server.Config{StartPlayers: f.players, MaxPlayers: f.players}, UDP: ucfg},
 		MaxMatches:  f.matches,
 	})
@@ -277,28 +272,9 @@ func soak(ctx context.Context, f soakFlags, stderr io.Writer) (*soakResult, erro
 
 	kids := &soakKids{stderr: stderr}
 	defer kids.stop()
-	listen := "127.0.0.1:0"
-	if ns != nil {
-		listen = ns.hostIP.String() + ":0"
-	}
-	fwdAddr, err := kids.startForwarder(f, listen, addr.String())
+	fwdAddr, err := kids.startAll(f, ns, addr.String(), rooms)
 	if err != nil {
-		return nil, fmt.Errorf("the lossy forwarder: %w", err)
-	}
-	per := make([][]string, f.procs)
-	for i, room := range rooms {
-		per[i%f.procs] = append(per[i%f.procs], room)
-	}
-	for i, rs := range per {
-		args := []string{"--soak-server", fwdAddr, "--soak-rooms", strings.Join(rs, ","),
-			"--players", fmt.Sprint(f.players), "--soak-seed", fmt.Sprint(f.seed*1000 + uint64(i)),
-			"--stay", f.stay.String(), "--away", f.away.String()}
-		if f.plant != "" && i == 0 {
-			args = append(args, "--plant", f.plant)
-		}
-		if err := kids.startPlayers(ns, args...); err != nil {
-			return nil, fmt.Errorf("player process %d: %w", i, err)
-		}
+		return nil, err
 	}
 	fmt.Fprintf(stderr, "bench soak: path=%s server %s, forwarder %s (loss %.3f, delay %v ± %v), %d players in %d processes joining\n",
 		r.path, addr, fwdAddr, f.loss, f.delay, f.jitter, want, f.procs)
@@ -341,6 +317,24 @@ func soak(ctx context.Context, f soakFlags, stderr io.Writer) (*soakResult, erro
 	r.counts, r.fwd = kids.counts()
 	r.judge()
 	return r, nil
+}
+
+// soakPath makes the soak's network namespace (nil for --path userspace,
+// or with --path auto where none can be made).
+func soakPath(f soakFlags, stderr io.Writer) (*soakNetns, error) {
+	if f.path == "userspace" {
+		return nil, nil
+	}
+	ns, err := newSoakNetns()
+	if err != nil {
+		if f.path == "netns" {
+			return nil, fmt.Errorf("--path netns: %w", err)
+		}
+		fmt.Fprintf(stderr, "bench soak: no network namespace (%v): the lossy path runs on 127.0.0.1\n", err)
+		return nil, nil
+	}
+	fmt.Fprintf(stderr, "bench soak: namespace %s, veth %s %s <-> %s\n", ns.name, ns.hostIf, ns.hostIP, ns.nsIP)
+	return ns, nil
 }
 
 // soakRun is a soak under way, between its setup and its result.

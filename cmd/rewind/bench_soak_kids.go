@@ -150,6 +150,36 @@ func (k *soakKids) startForwarder(f soakFlags, listen, to string) (string, error
 	}
 }
 
+// startAll starts the forwarder to server (on the namespace's host end,
+// or on 127.0.0.1 without ns) and the player processes of rooms (in ns),
+// and returns the forwarder's address.
+func (k *soakKids) startAll(f soakFlags, ns *soakNetns, server string, rooms []string) (string, error) {
+	listen := "127.0.0.1:0"
+	if ns != nil {
+		listen = ns.hostIP.String() + ":0"
+	}
+	fwdAddr, err := k.startForwarder(f, listen, server)
+	if err != nil {
+		return "", fmt.Errorf("the lossy forwarder: %w", err)
+	}
+	per := make([][]string, f.procs)
+	for i, room := range rooms {
+		per[i%f.procs] = append(per[i%f.procs], room)
+	}
+	for i, rs := range per {
+		args := []string{"--soak-server", fwdAddr, "--soak-rooms", strings.Join(rs, ","),
+			"--players", fmt.Sprint(f.players), "--soak-seed", fmt.Sprint(f.seed*1000 + uint64(i)),
+			"--stay", f.stay.String(), "--away", f.away.String()}
+		if f.plant != "" && i == 0 {
+			args = append(args, "--plant", f.plant)
+		}
+		if err := k.startPlayers(ns, args...); err != nil {
+			return "", fmt.Errorf("player process %d: %w", i, err)
+		}
+	}
+	return fwdAddr, nil
+}
+
 // startPlayers starts a player process with args (in ns, if not nil).
 func (k *soakKids) startPlayers(ns *soakNetns, args ...string) error {
 	cmd, err := botCommand("soak", args...)

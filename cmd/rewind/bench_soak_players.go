@@ -126,18 +126,7 @@ func runSoakPlayers(ctx context.Context, f soakFlags, stdin io.Reader, stdout, s
 	ctx, cancel := context.WithCancel(ctx)
 	defer func() {
 		cancel()
-		for _, pl := range p.players {
-			if pl.s != nil {
-				pl.s.Close()
-			}
-		}
-		p.wg.Wait()
-		for len(p.joins) > 0 {
-			if j := <-p.joins; j.s != nil {
-				j.stop()
-				j.s.Close()
-			}
-		}
+		p.close()
 		p.count()
 		fmt.Fprintln(stdout, p.counts.line())
 	}()
@@ -158,18 +147,7 @@ func runSoakPlayers(ctx context.Context, f soakFlags, stdin io.Reader, stdout, s
 			if !ok {
 				return nil
 			}
-			switch c {
-			case "churn":
-				p.churn, p.settle = true, false
-				for _, pl := range p.players {
-					pl.leave = time.Now().Add(p.draw(pl, p.stay))
-					if pl.first && strings.Contains(p.plant, "cookie") {
-						pl.leave = time.Now() // the planted rejoin comes at once
-					}
-				}
-			case "settle":
-				p.churn, p.settle = false, true
-			}
+			p.command(c)
 			p.count()
 			fmt.Fprintln(stdout, p.counts.line())
 		case j := <-p.joins:
@@ -179,6 +157,40 @@ func runSoakPlayers(ctx context.Context, f soakFlags, stdin io.Reader, stdout, s
 		case <-report.C:
 			p.count()
 			fmt.Fprintln(stdout, p.counts.line())
+		}
+	}
+}
+
+// command takes a line of the process's standard input: churn (leave
+// and rejoin) or settle (every player back, no more leaving).
+func (p *soakProc) command(c string) {
+	switch c {
+	case "churn":
+		p.churn, p.settle = true, false
+		for _, pl := range p.players {
+			pl.leave = time.Now().Add(p.draw(pl, p.stay))
+			if pl.first && strings.Contains(p.plant, "cookie") {
+				pl.leave = time.Now() // the planted rejoin comes at once
+			}
+		}
+	case "settle":
+		p.churn, p.settle = false, true
+	}
+}
+
+// close ends every session, waits for the dials under way and closes
+// the sessions they made. The process's context has ended.
+func (p *soakProc) close() {
+	for _, pl := range p.players {
+		if pl.s != nil {
+			pl.s.Close()
+		}
+	}
+	p.wg.Wait()
+	for len(p.joins) > 0 {
+		if j := <-p.joins; j.s != nil {
+			j.stop()
+			j.s.Close()
 		}
 	}
 }
