@@ -11,7 +11,8 @@ import (
 // ?watch=CODE&delay=1s and watches the room's match as a spectator while
 // two `rewind play --headless` bots play it. The tab takes no player slot
 // (its status says player=- and state=spectating while the match runs; the
-// bots, which join after it, are players 0 and 1), and at tick 360
+// bots, which join after it, are players 0 and 1 of a match and a room
+// of two at most), and at tick 360
 // its verified hash is bot 1's, which stops there; bot 2 plays 2.5 s longer,
 // so that the match still runs while the delayed tab catches up.
 func TestTabSpectates(t *testing.T) {
@@ -19,7 +20,9 @@ func TestTabSpectates(t *testing.T) {
 	rewindBin(t) // built before the clock starts (the other tests share it)
 	began := time.Now()
 	t.Cleanup(func() { t.Logf("test without the build: %v", time.Since(began).Round(time.Millisecond)) })
-	d := startDemo(t, "--players", "2")
+	// A match of two players at most: the relay caps the room at two
+	// players too, and counts the tab as a spectator, not as one of them.
+	d := startDemo(t, "--players", "2", "--max-players", "2")
 	b := chromium(t)
 	opened := time.Now()
 	spec := tab(t, b, d.url+"?watch="+d.code+"&delay=1s&until-tick="+strconv.Itoa(until))
@@ -30,7 +33,7 @@ func TestTabSpectates(t *testing.T) {
 			"--until-tick", strconv.Itoa(until), "--status", "0", "--log-level", "warn", "--timeout", "30s")
 	}
 	// The tab is in first: had it taken a slot, it would have id 0.
-	st := waitStatus(t, spec, "the server admits the tab", time.Minute, func(st map[string]string) bool { return st["state"] == "spectating" })
+	st := waitStatus(t, spec, "the server admits the tab", 2*time.Minute, func(st map[string]string) bool { return st["state"] == "spectating" })
 	t.Logf("page open to spectating: %v; %v", time.Since(opened).Round(time.Millisecond), st)
 	bot1, bot2 := bot(until), bot(until+150)
 	st = waitStatus(t, spec, "the tab shows the match", time.Minute, func(st map[string]string) bool { return st["verified_tick"] != "0" })
