@@ -5,14 +5,10 @@ package main
 import (
 	"context"
 	"fmt"
-	"net"
-	"net/netip"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -190,87 +186,27 @@ func benchRewindServer(b *testing.B, players int, plaintext bool) udpBenchRun {
 	}
 }
 
-// benchRawServer runs the raw side: a reader goroutine that notes peers,
-// and a 60 Hz ticker that sends every peer one outSize datagram.
+// benchRawServer runs the raw side: the raw socket loop (rawLoop) and
+// players bots sending it one inSize datagram a tick.
 func benchRawServer(b *testing.B, players, inSize, outSize int) udpBenchRun {
-	conn, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	loop, err := startRawLoop(outSize, 60)
 	if err != nil {
 		b.Fatal(err)
 	}
-	var (
-		mu    sync.Mutex
-		peers []netip.AddrPort
-		dgIn  atomic.Uint64
-		dgOut atomic.Uint64
-	)
-	readerDone := make(chan struct{})
-	go func() {
-		defer close(readerDone)
-		buf := make([]byte, 2048)
-		for {
-			_, from, err := conn.ReadFromUDPAddrPort(buf)
-			if err != nil {
-				return
-			}
-			dgIn.Add(1)
-			mu.Lock()
-			known := false
-			for _, p := range peers {
-				known = known || p == from
-			}
-			if !known {
-				peers = append(peers, from)
-			}
-			mu.Unlock()
-		}
-	}()
-	stop := make(chan struct{})
-	tickerDone := make(chan struct{})
-	go func() {
-		defer close(tickerDone)
-		out := make([]byte, outSize)
-		t := time.NewTicker(time.Second / 60)
-		defer t.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-t.C:
-			}
-			mu.Lock()
-			for _, p := range peers {
-				if _, err := conn.WriteToUDPAddrPort(out, p); err == nil {
-					dgOut.Add(1)
-				}
-			}
-			mu.Unlock()
-		}
-	}()
-	bots := startBenchBots(b, players, fmt.Sprintf("raw %s %d", conn.LocalAddr(), inSize))
+	bots := startBenchBots(b, players, fmt.Sprintf("raw %s %d", loop.addr(), inSize))
 	defer func() {
 		stopBenchBots(bots)
-		close(stop)
-		<-tickerDone
-		conn.Close()
-		<-readerDone
+		loop.close()
 	}()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		mu.Lock()
-		n := len(peers)
-		mu.Unlock()
-		if n >= players {
-			break
-		}
-		if time.Now().After(deadline) {
-			b.Fatalf("raw bots: %d of %d arrived", n, players)
-		}
-		time.Sleep(10 * time.Millisecond)
+	if err := loop.waitPeers(players, 30*time.Second); err != nil {
+		b.Fatal(err)
 	}
 	time.Sleep(benchUDPWarmup)
-	i0, o0, c0 := dgIn.Load(), dgOut.Load(), processCPU()
+	i0, o0 := loop.counts()
+	c0 := processCPU()
 	time.Sleep(benchUDPWindow)
-	i1, o1, c1 := dgIn.Load(), dgOut.Load(), processCPU()
+	i1, o1 := loop.counts()
+	c1 := processCPU()
 	return udpBenchRun{cpu: c1 - c0, dgIn: i1 - i0, dgOut: o1 - o0}
 }
 
@@ -299,22 +235,9 @@ func TestUDPBenchHelper(t *testing.T) {
 		err = rewind.Drive(ctx, c, 4*time.Millisecond, nil, conn.Ready())
 		t.Fatal(err)
 	case "raw":
-		conn, err := net.Dial("udp", spec[1])
-		if err != nil {
-			t.Fatal(err)
-		}
 		size, _ := strconv.Atoi(spec[2])
-		go func() {
-			buf := make([]byte, 2048)
-			for {
-				if _, err := conn.Read(buf); err != nil && !strings.Contains(err.Error(), "refused") {
-					return
-				}
-			}
-		}()
-		p := make([]byte, size)
-		for range time.Tick(time.Second / 60) {
-			conn.Write(p)
+		if err := runRawBots(ctx, spec[1], "127.0.0.1", 1, size, 60); err != nil {
+			t.Fatal(err)
 		}
 	}
 }
