@@ -13,7 +13,8 @@ import (
 // sent the ticks it lacks again and again, and said goodbye (with the
 // last tick) only at the linger's end; one that acknowledges the last
 // tick is said goodbye at once; a hello during the end is not answered;
-// the server is Done once both were said goodbye and went quiet.
+// the server is Done once both were said goodbye and went quiet, and
+// meanwhile asks to be updated once a tick, not at once.
 func TestEndLingers(t *testing.T) {
 	r := newRig(t, server.Config{Linger: time.Second})
 	r.join(r.peer("a"))
@@ -43,6 +44,10 @@ func TestEndLingers(t *testing.T) {
 			}
 		}
 		r.run(10 * time.Millisecond)
+		if d := r.srv.NextDeadline(); !d.After(r.now) {
+			// A driver (Host.Run, MultiHost) would spin.
+			t.Fatalf("after the end, the next deadline %v is not after now %v", d.Sub(t0), r.now.Sub(t0))
+		}
 		for _, b := range recvAll(acker) {
 			if typ, _, _ := codec.Peek(b); typ == codec.TypeBye && ackerBye.IsZero() {
 				m, _, err := codec.ParseBye(b)

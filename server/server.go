@@ -277,14 +277,16 @@ func (s *Server[I]) Stats() Stats {
 
 // NextDeadline returns when Update should next run for the ticks to keep
 // time: the time of the next tick (or the zero Time before the match
-// starts). Datagrams arriving earlier may be handled by calling Update
+// starts; a tick after the last Update once the match is over). Datagrams arriving earlier may be handled by calling Update
 // sooner.
 func (s *Server[I]) NextDeadline() time.Time {
 	if !s.started {
 		return time.Time{}
 	}
-	if s.stall.held {
-		return s.lastNow.Add(s.dt) // look again in a tick (and at every datagram)
+	if s.stall.held || s.ended() {
+		// Held, or over (no tick runs: resends and goodbyes once a
+		// tick): look again in a tick (and at every datagram).
+		return s.lastNow.Add(s.dt)
 	}
 	return s.tickTime(s.tick + 1)
 }
