@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -50,6 +51,7 @@ type fleetFlags struct {
 	seconds                          float64
 	steps                            string
 	raw                              bool
+	cpuProfile                       string
 	// The bot process (internal): --bot-server ADDR --bot-local IP
 	// --bot-rooms CODE,CODE,... (or --bot-raw SIZE).
 	botServer, botLocal, botRooms string
@@ -64,6 +66,7 @@ func (f *fleetFlags) add(fs *flag.FlagSet) {
 	fs.IntVar(&f.procs, "bot-procs", 4, "child processes running the load bots, each on its own 127.0.0.x address")
 	fs.IntVar(&f.workers, "workers", 0, "the server's worker goroutines (default one per core)")
 	fs.BoolVar(&f.raw, "raw", true, "also measure a raw socket loop at the last step, for vs_raw")
+	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the last step's measured window (the server process) to this file")
 	fs.StringVar(&f.botServer, "bot-server", "", "internal: run as a bot process of bench fleet, against this server")
 	fs.StringVar(&f.botLocal, "bot-local", "127.0.0.1", "internal: the bot process's local IP")
 	fs.StringVar(&f.botRooms, "bot-rooms", "", "internal: the room of each load bot")
@@ -140,7 +143,11 @@ func runBenchFleet(args []string, stdout, stderr io.Writer) error {
 	base := heapInuse()
 	var first *fleetStep
 	for i, m := range steps {
-		st, err := fleetRun(f, m, base, stderr)
+		prof := ""
+		if i == len(steps)-1 {
+			prof = f.cpuProfile
+		}
+		st, err := fleetRun(f, m, base, prof, stderr)
 		if err != nil {
 			return fmt.Errorf("%d matches: %w", m, err)
 		}
@@ -301,17 +308,25 @@ func socketDrops(port uint16) uint64 {
 	return 0
 }
 
-// fleetRun measures m matches of f.players load bots each.
-func fleetRun(f fleetFlags, m int, baseHeap uint64, stderr io.Writer) (fleetStep, error) {
+// fleetRun measures m matches of f.players load bots each; with profile,
+// it writes a CPU profile of the measured window there.
+func fleetRun(f fleetFlags, m int, baseHeap uint64, profile string, stderr io.Writer) (fleetStep, error) {
 	r, err := startFleetRig(m, f.players, f.procs, f.workers, transport.UDPConfig{}, stderr)
 	if err != nil {
 		return fleetStep{}, err
 	}
 	defer r.close()
 	time.Sleep(time.Second) // warm-up
+	stopProfile, err := startCPUProfile(profile)
+	if err != nil {
+		return fleetStep{}, err
+	}
 	a := r.sample()
 	time.Sleep(time.Duration(f.seconds * float64(time.Second)))
 	b := r.sample()
+	if err := stopProfile(); err != nil {
+		return fleetStep{}, err
+	}
 	s0, s1 := a.stats, b.stats
 	lag := b.lag.Sub(a.lag)
 	runtime.GC()
@@ -333,6 +348,26 @@ func fleetRun(f fleetFlags, m int, baseHeap uint64, stderr io.Writer) (fleetStep
 	fmt.Fprintf(stderr, "bench fleet: %d matches: %d player-ticks in %v, %v CPU, %d datagrams in, %d out\n",
 		m, st.playerTicks, st.wall.Round(time.Millisecond), st.cpu.Round(time.Millisecond), st.dgIn, st.dgOut)
 	return st, nil
+}
+
+// startCPUProfile starts a CPU profile into the file path (none if path
+// is ""); the function it returns stops it and closes the file.
+func startCPUProfile(path string) (stop func() error, err error) {
+	if path == "" {
+		return func() error { return nil }, nil
+	}
+	fh, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(fh); err != nil {
+		fh.Close()
+		return nil, err
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		return fh.Close()
+	}, nil
 }
 
 // botIP is the loopback address of the i-th bot process.

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -21,7 +22,7 @@ func testBotCommand(bench string, args ...string) (*exec.Cmd, error) {
 // of 2 load bots, in two bot processes that are this test binary re-run
 // as the rewind command, and the raw loop): every step's line has the
 // keys the command contract names, the bots all joined, and the last line
-// is the 2-match step. The figures themselves are the benchmark's
+// is the 2-match step, whose CPU profile --cpuprofile wrote. The figures themselves are the benchmark's
 // business, not this test's.
 func TestBenchFleetCommand(t *testing.T) {
 	testutil.SkipSockets(t)
@@ -29,9 +30,13 @@ func TestBenchFleetCommand(t *testing.T) {
 	old := botCommand
 	botCommand = testBotCommand
 	defer func() { botCommand = old }()
-	code, stdout, stderr := runCmd("bench", "fleet", "--matches", "2", "--players", "2", "--seconds", "0.5", "--bot-procs", "2")
+	prof := filepath.Join(t.TempDir(), "cpu.prof")
+	code, stdout, stderr := runCmd("bench", "fleet", "--matches", "2", "--players", "2", "--seconds", "0.5", "--bot-procs", "2", "--cpuprofile", prof)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if fi, err := os.Stat(prof); err != nil || fi.Size() == 0 {
+		t.Errorf("--cpuprofile: %v, %v", fi, err)
 	}
 	lines := strings.Split(strings.TrimSpace(stdout), "\n")
 	if len(lines) != 2 {
