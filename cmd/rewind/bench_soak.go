@@ -52,7 +52,9 @@ players, seconds, desyncs, rejoins (warm-up included), rejoin_id_kept
 through, tried again), dropped (sessions the server ended),
 verified_ticks, server_rejoins, heap_start_mb, heap_end_mb, heap_max_mb
 (the largest of the samples, one per progress line), goroutines_start,
-goroutines_end, rss_mb, loss, loss_measured (the forwarder's), delay_ms,
+goroutines_end, rss_mb, server_cpu_pct, players_cpu_pct and
+forwarder_cpu_pct (CPU time from the first sample to the last, % of one
+core; the players' summed over their processes), loss, loss_measured (the forwarder's), delay_ms,
 jitter_ms, path, load1 and held: true when no desync, every rejoin kept
 its id, no session dropped, every player back at the end, the heap at the
 end within 1.1× the start plus 512 KiB and no more goroutines. The command fails
@@ -179,8 +181,12 @@ type soakResult struct {
 	gorStart, gorEnd            int
 	back                        bool // every player back at the end
 	fwd                         fwdCounts
-	held                        bool
-	why                         []string
+	// CPU over the measured run (from the start sample to the end
+	// sample), of the server (this process), the player processes and
+	// the forwarder, per wall time: % of one core.
+	serverCPU, playersCPU, fwdCPU float64
+	held                          bool
+	why                           []string
 }
 
 func (r *soakResult) print(w io.Writer) {
@@ -202,6 +208,9 @@ func (r *soakResult) print(w io.Writer) {
 		"goroutines_start", r.gorStart,
 		"goroutines_end", r.gorEnd,
 		"rss_mb", fmt.Sprintf("%.1f", rssMB()),
+		"server_cpu_pct", fmt.Sprintf("%.1f", r.serverCPU),
+		"players_cpu_pct", fmt.Sprintf("%.1f", r.playersCPU),
+		"forwarder_cpu_pct", fmt.Sprintf("%.1f", r.fwdCPU),
 		"loss", r.f.loss,
 		"loss_measured", fmt.Sprintf("%.4f", r.fwd.lossFraction()),
 		"delay_ms", r.f.delay.Milliseconds(),
@@ -300,11 +309,19 @@ func soak(ctx context.Context, f soakFlags, stderr io.Writer) (*soakResult, erro
 		return nil, err
 	}
 	r.heapMax = r.heapStart
+	c0, f0 := kids.counts()
+	cpu0, t0 := selfCPU(), time.Now()
 	fmt.Fprintf(stderr, "bench soak: start: heap %.2f MB, %d goroutines; churning for %gs\n", float64(r.heapStart)/(1<<20), r.gorStart, f.seconds)
 	if err := sr.churn(ctx, time.Duration(f.seconds*float64(time.Second))); err != nil {
 		return nil, err
 	}
 	r.back = sr.back
+	c1, f1 := kids.counts()
+	cpu1, wall := selfCPU(), time.Since(t0)
+	pct := func(d time.Duration) float64 { return 100 * d.Seconds() / wall.Seconds() }
+	r.serverCPU = pct(cpu1 - cpu0)
+	r.playersCPU = pct(time.Duration(c1.cpuMS-c0.cpuMS) * time.Millisecond)
+	r.fwdCPU = pct(time.Duration(f1.cpuMS-f0.cpuMS) * time.Millisecond)
 	r.heapEnd, r.gorEnd = heapInuse(), runtime.NumGoroutine()
 	if err := writeHeapProfile(f.profile, "end.pprof"); err != nil {
 		return nil, err

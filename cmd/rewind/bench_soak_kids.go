@@ -45,6 +45,7 @@ type soakKid struct {
 type fwdCounts struct {
 	up, down, droppedUp, droppedDown uint64
 	flows                            int
+	cpuMS                            uint64 // the process's CPU time so far
 }
 
 // lossFraction is the fraction of datagrams the forwarder dropped.
@@ -133,7 +134,7 @@ func (k *soakKids) startForwarder(f soakFlags, listen, to string) (string, error
 		if rest, ok := strings.CutPrefix(l, "fwd "); ok {
 			m := parseKV(rest)
 			k.mu.Lock()
-			k.fwd = fwdCounts{up: atou(m["up"]), down: atou(m["down"]), droppedUp: atou(m["dropped_up"]), droppedDown: atou(m["dropped_down"]), flows: int(atou(m["flows"]))}
+			k.fwd = fwdCounts{up: atou(m["up"]), down: atou(m["down"]), droppedUp: atou(m["dropped_up"]), droppedDown: atou(m["dropped_down"]), flows: int(atou(m["flows"])), cpuMS: atou(m["cpu_ms"])}
 			k.mu.Unlock()
 		}
 	})
@@ -200,6 +201,7 @@ func (k *soakKids) startPlayers(ns *soakNetns, args ...string) error {
 				verified: atou(m["verified"]), desyncs: atou(m["desyncs"]),
 				rejoins: atou(m["rejoins"]), kept: atou(m["kept"]), lost: atou(m["lost"]),
 				failed: atou(m["rejoin_failed"]), dropped: atou(m["dropped"]), leaves: atou(m["leaves"]),
+				cpuMS: atou(m["cpu_ms"]),
 			}
 			k.mu.Unlock()
 		}
@@ -238,6 +240,7 @@ func (k *soakKids) counts() (soakCounts, fwdCounts) {
 		s.failed += c.failed
 		s.dropped += c.dropped
 		s.leaves += c.leaves
+		s.cpuMS += c.cpuMS
 	}
 	return s, k.fwd
 }
@@ -312,8 +315,8 @@ func runSoakForwarder(ctx context.Context, f soakFlags, stdin io.Reader, stdout 
 	}()
 	line := func() {
 		s := fw.Stats()
-		fmt.Fprintf(stdout, "fwd up=%d down=%d dropped_up=%d dropped_down=%d flows=%d flows_opened=%d\n",
-			s.Up, s.Down, s.DroppedUp, s.DroppedDown, s.Flows, s.FlowsOpened)
+		fmt.Fprintf(stdout, "fwd up=%d down=%d dropped_up=%d dropped_down=%d flows=%d flows_opened=%d cpu_ms=%d\n",
+			s.Up, s.Down, s.DroppedUp, s.DroppedDown, s.Flows, s.FlowsOpened, selfCPU().Milliseconds())
 	}
 	t := time.NewTicker(time.Second)
 	defer t.Stop()

@@ -35,11 +35,12 @@ type soakCounts struct {
 	verified, desyncs       uint64
 	rejoins, kept, lost     uint64
 	failed, dropped, leaves uint64
+	cpuMS                   uint64 // the process's CPU time so far
 }
 
 func (c soakCounts) line() string {
-	return fmt.Sprintf("soak players=%d present=%d verified=%d desyncs=%d rejoins=%d kept=%d lost=%d rejoin_failed=%d dropped=%d leaves=%d",
-		c.players, c.present, c.verified, c.desyncs, c.rejoins, c.kept, c.lost, c.failed, c.dropped, c.leaves)
+	return fmt.Sprintf("soak players=%d present=%d verified=%d desyncs=%d rejoins=%d kept=%d lost=%d rejoin_failed=%d dropped=%d leaves=%d cpu_ms=%d",
+		c.players, c.present, c.verified, c.desyncs, c.rejoins, c.kept, c.lost, c.failed, c.dropped, c.leaves, c.cpuMS)
 }
 
 // soakPlayerState is where a player of a player process is.
@@ -203,6 +204,7 @@ func (p *soakProc) draw(pl *soakPlayer, bounds [2]time.Duration) time.Duration {
 // count refreshes the counters kept elsewhere.
 func (p *soakProc) count() {
 	p.counts.verified, p.counts.desyncs = p.verified.Load(), p.desyncs.Load()
+	p.counts.cpuMS = uint64(selfCPU().Milliseconds())
 	p.counts.present = 0
 	for _, pl := range p.players {
 		if pl.state == soakPlaying {
