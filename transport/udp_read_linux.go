@@ -3,7 +3,6 @@
 package transport
 
 import (
-	"errors"
 	"net"
 	"net/netip"
 	"strconv"
@@ -19,6 +18,10 @@ type udpMmsg struct {
 	hdr unix.Msghdr
 	len uint32
 }
+
+// sysRecvmmsg is recvmmsg(2)'s number (a variable: a test makes it
+// one the kernel does not have, to see the fallback).
+var sysRecvmmsg uintptr = unix.SYS_RECVMMSG
 
 // udpReadSys reads with recvmmsg(2), called on the socket's RawConn so
 // that the Go poller waits while nothing is there: up to udpReadBatch
@@ -53,7 +56,7 @@ func (y *udpReadSys) init(r *udpReader) {
 	}
 	y.recv = func(fd uintptr) bool {
 		for {
-			n, _, e := unix.Syscall6(unix.SYS_RECVMMSG, fd, uintptr(unsafe.Pointer(&y.msgs[0])), udpReadBatch, 0, 0, 0)
+			n, _, e := unix.Syscall6(sysRecvmmsg, fd, uintptr(unsafe.Pointer(&y.msgs[0])), udpReadBatch, 0, 0, 0)
 			switch e {
 			case unix.EINTR:
 				continue
@@ -82,7 +85,11 @@ func (y *udpReadSys) read(r *udpReader) (n int, ok bool, err error) {
 		return 0, true, err
 	}
 	if y.errno != 0 {
-		if errors.Is(y.errno, unix.ENOSYS) { // a kernel or sandbox without recvmmsg
+		switch y.errno {
+		case unix.ENOSYS, unix.EPERM, unix.EACCES:
+			// A kernel without recvmmsg, or a sandbox that forbids it:
+			// reading one datagram per call from now on (rather than
+			// failing every read).
 			y.raw = nil
 			return 0, false, nil
 		}
