@@ -163,6 +163,7 @@ func startDemo(t testing.TB, args ...string) *demo {
 
 // player is a program whose last stdout line is `rewind play`'s.
 type player struct {
+	cmd    *exec.Cmd
 	done   chan struct{}
 	out    strings.Builder
 	stderr lockedBuffer
@@ -175,11 +176,24 @@ func startPlayer(ctx context.Context, env []string, bin string, args ...string) 
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdout, cmd.Stderr = &p.out, &p.stderr
+	if p.err = cmd.Start(); p.err != nil {
+		close(p.done)
+		return p
+	}
+	p.cmd = cmd
 	go func() {
-		p.err = cmd.Run()
+		p.err = cmd.Wait()
 		close(p.done)
 	}()
 	return p
+}
+
+// interrupt sends the player SIGINT: `rewind play` then ends with its
+// last line, the verified tick and hash it reached.
+func (p *player) interrupt() {
+	if p.cmd != nil {
+		_ = p.cmd.Process.Signal(syscall.SIGINT)
+	}
 }
 
 // result waits for the player and returns its last line's key=value

@@ -15,7 +15,8 @@
 // watches the room's match as a spectator instead, like `rewind watch`:
 // no player slot, no input, only the verified ticks, and with
 // &delay=D (a Go duration, 3s) that far behind the match; #status then says
-// state=spectating. The page's #mode link switches between playing and
+// state=spectating. ?timeout=D gives up when the server is silent for D
+// (default 5 s, as `rewind play --timeout`). The page's #mode link switches between playing and
 // watching the same room. The page joins with host migration: when the match's
 // host goes, the tab claims the room again and goes on with the next host
 // (a tab never hosts; a desktop window or bot takes the hosting).
@@ -84,11 +85,23 @@ func main() {
 	setStatus := func(s string) { status.Set("textContent", s) }
 	setStatus(seat.WaitingStatus(room, "joining"))
 	modeLink(doc, room, q.Get("relay"), watch)
-	var delay time.Duration
-	if d := q.Get("delay"); d != "" {
+	var delay, timeout time.Duration
+	for _, d := range []struct {
+		name string
+		dst  *time.Duration
+		ok   func(time.Duration) bool
+		want string
+	}{
+		{"delay", &delay, func(d time.Duration) bool { return d >= 0 && watch }, "a duration such as 3s, with ?watch"},
+		{"timeout", &timeout, func(d time.Duration) bool { return d > 0 }, "a positive duration such as 30s"},
+	} {
+		v := q.Get(d.name)
+		if v == "" {
+			continue
+		}
 		var err error
-		if delay, err = time.ParseDuration(d); err != nil || delay < 0 || !watch {
-			msg := fmt.Sprintf("?delay=%s: want a duration such as 3s, with ?watch", d)
+		if *d.dst, err = time.ParseDuration(v); err != nil || !d.ok(*d.dst) {
+			msg := fmt.Sprintf("?%s=%s: want %s", d.name, v, d.want)
 			setStatus(seat.WaitingStatus(room, "failed") + " error=" + strings.ReplaceAll(msg, " ", "_"))
 			return
 		}
@@ -106,7 +119,7 @@ func main() {
 	// slow machine, and the join's WebSocket and data channel events wait
 	// for that thread.
 	joined := make(chan struct{})
-	cfg := seat.Config{Room: room, Side: side, Until: uint32(until), Spectate: watch, Delay: delay}
+	cfg := seat.Config{Room: room, Side: side, Until: uint32(until), Spectate: watch, Delay: delay, Timeout: timeout}
 	go play(g, relayURL, cfg, rate, setStatus, joined)
 	<-joined
 
