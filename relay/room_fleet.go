@@ -292,11 +292,13 @@ func (l *fleetLink) dropDead(relays []string, now time.Time) {
 		if i := slices.Index(relays, r); i >= 0 && !alive[i] {
 			delete(l.standIns, key)
 			gone = append(gone, c)
+			h.stats.deadRelayDrops++
 		}
 	}
 	for _, c := range h.conns {
 		if i := slices.Index(relays, c.fwd); c.role == roleForward && i >= 0 && !alive[i] {
 			h.kill(c, websocket.StatusGoingAway, "the room's relay is gone")
+			h.stats.deadRelayDrops++
 		}
 	}
 	h.mu.Unlock()

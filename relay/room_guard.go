@@ -184,11 +184,18 @@ type RoomStats struct {
 	// JoinsThrottled the joins refused because their address failed too
 	// often (FailedJoinRate, FailedJoinBurst).
 	JoinsFailed, JoinsThrottled uint64
+	// StandIns is how many players of other relays of the fleet this
+	// relay stands in for in its rooms (room_fleet.go); DeadRelayDrops
+	// counts the stand-ins dropped and the forwarded connections closed
+	// because their relay was found dead.
+	StandIns       int
+	DeadRelayDrops uint64
 }
 
 // hubStats is the part of RoomStats the hub counts.
 type hubStats struct {
 	pendingDropped, joinsFailed, joinsThrottled uint64
+	deadRelayDrops                              uint64
 }
 
 // roomStats returns the hub's RoomStats.
@@ -197,7 +204,10 @@ func (h *roomHub) roomStats() RoomStats {
 	defer h.mu.Unlock()
 	st := RoomStats{Conns: len(h.conns), Rooms: len(h.rooms),
 		PendingDropped: h.stats.pendingDropped, JoinsFailed: h.stats.joinsFailed,
-		JoinsThrottled: h.stats.joinsThrottled}
+		JoinsThrottled: h.stats.joinsThrottled, DeadRelayDrops: h.stats.deadRelayDrops}
+	if h.fleet != nil {
+		st.StandIns = len(h.fleet.standIns)
+	}
 	for _, list := range h.guard.pending {
 		st.Pending += len(list)
 	}

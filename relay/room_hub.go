@@ -474,11 +474,9 @@ func (h *roomHub) end(c *roomConn, m *roomMsg, d dirAnswer, now time.Time) {
 		h.fail(c, m.Type, fmt.Errorf("%w for room %s", ErrBadKey, m.Code))
 	case rec.Ended:
 		h.fail(c, m.Type, fmt.Errorf("%w: %s", ErrRoomEnded, m.Code))
-	default:
+	default: // the directory has it ended already (consult)
 		if r := h.rooms[m.Code]; r != nil {
-			h.endRoom(r, now, "ended")
-		} else {
-			h.endLater(m.Code, now)
+			h.closeRoom(r, "ended")
 		}
 		if c.role == roleNone {
 			h.send(c, &roomMsg{Type: RoomMsgEnded, Code: m.Code, Reason: "ended"})

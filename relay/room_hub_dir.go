@@ -23,11 +23,13 @@ import (
 // A connection's messages are handled one after the other (its reader, or
 // for a stand-in the fleet's receiver, waits for each), so its own
 // messages keep their order. Directory writes that follow a decision
-// (End, Remove, Refresh, a failed join counted in Redis) are queued while
+// (Remove, Refresh, a failed join counted in Redis) are queued while
 // the lock is held (later) and run, in the order queued, once it is
 // released (unlock), by the goroutine that made the decision, before it
-// takes the connection's next message. Writes to one code from different
-// goroutines may pass each other; RedisRoomDirectory's End, Remove and
+// takes the connection's next message. An end's End is made before the
+// decision (consult), so that no player hears a room ended before the
+// directory says so. Writes to one code from different goroutines may
+// pass each other; RedisRoomDirectory's End, Remove and
 // Refresh are atomic and conditional (room_redis.go) so that a late one
 // never undoes an earlier decision: a Remove or a Refresh leaves an ended
 // room's memory alone.
@@ -42,6 +44,10 @@ type dirAnswer struct {
 	claimed bool
 	// throttled: the fleet's failed-join throttle refused the address.
 	throttled bool
+	// ended: an end with the room's key marked it ended in the
+	// directory (before anyone is told, so that a player told it ended
+	// and coming back finds it ended).
+	ended bool
 	// ownerDead: rec is owned by another relay of the fleet whose
 	// liveness key is gone (room_fleet.go).
 	ownerDead bool
@@ -125,6 +131,12 @@ func (h *roomHub) consult(c *roomConn, m *roomMsg, now time.Time) dirAnswer {
 				d.err = fmt.Errorf("%w: %s", ErrCodeTaken, m.Code)
 			}
 		}
+	case RoomMsgEnd:
+		d.rec, d.ok = dir.Lookup(m.Code, now)
+		if d.ok && !d.rec.Ended && d.rec.Key == m.Key {
+			dir.End(m.Code, now)
+			d.ended = true
+		}
 	default:
 		d.rec, d.ok = dir.Lookup(m.Code, now)
 	}
@@ -183,6 +195,9 @@ func (h *roomHub) abandon(d dirAnswer) {
 func (h *roomHub) decide(c *roomConn, m *roomMsg, d dirAnswer, now time.Time) {
 	if c.killed {
 		h.abandon(d)
+		if r := h.rooms[d.rec.Code]; d.ended && r != nil {
+			h.closeRoom(r, "ended") // ended in the directory already
+		}
 		return
 	}
 	if d.throttled {

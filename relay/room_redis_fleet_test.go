@@ -161,6 +161,9 @@ func TestRedisFleetDeadRelay(t *testing.T) {
 	if standIns != 1 {
 		t.Errorf("%d stand-ins left at the host's relay, want 1 (the live relay's player)", standIns)
 	}
+	if st := r1.srv.RoomStats(); st.StandIns != 1 || st.DeadRelayDrops != 1 {
+		t.Errorf("stats %+v, want 1 stand-in and 1 dead relay's drop", st)
+	}
 	if rec, ok := dir1.Lookup(code, time.Now()); !ok || rec.Ended || rec.Owner != dir1.Self() {
 		t.Errorf("the room in the directory: %+v %v", rec, ok)
 	}

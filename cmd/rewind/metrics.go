@@ -121,10 +121,12 @@ func registerRelayMetrics(reg *prometheus.Registry, stats func() relay.RoomStats
 		return func() float64 { return float64(f(stats())) }
 	}
 	registerFuncs(reg, map[string]metricFunc{
-		"relay_pending_dropped_total": {"Joiners dropped before their data channel opened (join timeout, per-address and per-room caps).", st(func(s relay.RoomStats) uint64 { return s.PendingDropped })},
-		"relay_joins_failed_total":    {"Joins that named no live room or a bad key.", st(func(s relay.RoomStats) uint64 { return s.JoinsFailed })},
-		"relay_joins_throttled_total": {"Joins refused because their address failed too often (rate_limited).", st(func(s relay.RoomStats) uint64 { return s.JoinsThrottled })},
+		"relay_pending_dropped_total":  {"Joiners dropped before their data channel opened (join timeout, per-address and per-room caps).", st(func(s relay.RoomStats) uint64 { return s.PendingDropped })},
+		"relay_joins_failed_total":     {"Joins that named no live room or a bad key.", st(func(s relay.RoomStats) uint64 { return s.JoinsFailed })},
+		"relay_joins_throttled_total":  {"Joins refused because their address failed too often (rate_limited), here or, with --redis, anywhere in the fleet.", st(func(s relay.RoomStats) uint64 { return s.JoinsThrottled })},
+		"relay_dead_relay_drops_total": {"With --redis: players stood in for another relay dropped, and connections forwarded to another relay closed, because that relay was found dead.", st(func(s relay.RoomStats) uint64 { return s.DeadRelayDrops })},
 	}, map[string]metricFunc{
+		"relay_standins":        {"With --redis: players of the fleet's other relays stood in for in this relay's rooms.", st(func(s relay.RoomStats) uint64 { return uint64(s.StandIns) })},
 		"relay_conns":           {"Open WebSocket connections.", st(func(s relay.RoomStats) uint64 { return uint64(s.Conns) })},
 		"relay_rooms":           {"Live rooms.", st(func(s relay.RoomStats) uint64 { return uint64(s.Rooms) })},
 		"relay_pending_joiners": {"Joiners waiting for their data channel to open.", st(func(s relay.RoomStats) uint64 { return uint64(s.Pending) })},

@@ -68,7 +68,7 @@ func TestRelayCommand(t *testing.T) {
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	for _, want := range []string{"rewind_relay_rooms 1", "rewind_relay_conns 2", "rewind_relay_joins_failed_total 0", "rewind_relay_joins_throttled_total 0", "rewind_relay_pending_joiners", "rewind_relay_pending_dropped_total", "rewind_relay_match_servers 0", "rewind_relay_opens_full_total 0"} {
+	for _, want := range []string{"rewind_relay_rooms 1", "rewind_relay_conns 2", "rewind_relay_joins_failed_total 0", "rewind_relay_joins_throttled_total 0", "rewind_relay_pending_joiners", "rewind_relay_pending_dropped_total", "rewind_relay_match_servers 0", "rewind_relay_opens_full_total 0", "rewind_relay_standins 0", "rewind_relay_dead_relay_drops_total 0"} {
 		if !strings.Contains(string(body), want) {
 			t.Errorf("/metrics lacks %q", want)
 		}
