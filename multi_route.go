@@ -30,9 +30,7 @@ func (h *MultiHost[I]) route(from transport.Addr, p []byte, now time.Time) *room
 		if r == nil {
 			h.mu.Unlock()
 			if refuse {
-				var b [16]byte
-				m := codec.Refuse{Reason: codec.ReasonNoRoom}
-				h.send(from, m.Append(b[:0]))
+				h.send(from, refuseNoRoom)
 			}
 			return nil
 		}
@@ -65,6 +63,10 @@ func (h *MultiHost[I]) roomOfPeer(from transport.Addr, p []byte) (r *roomMatch[I
 	return h.roomOfHello(p)
 }
 
+// refuseNoRoom is the Refuse a hello for no room gets, made once: a flood
+// of such hellos allocates nothing (sends copy it into their frame).
+var refuseNoRoom = (&codec.Refuse{Reason: codec.ReasonNoRoom}).Append(nil)
+
 // roomOfHello returns the room a peer's first datagram p asks for; with
 // none, refuse says whether to answer ReasonNoRoom (a hello with a code
 // no room has). h.mu is held.
@@ -86,8 +88,13 @@ func (h *MultiHost[I]) roomOfHello(p []byte) (r *roomMatch[I], refuse bool) {
 		}
 		return h.order[0], false
 	}
-	code, _ := normalRoom(string(hello.Room[:]))
-	if r = h.rooms[code]; r == nil {
+	code := hello.Room // upper-cased in a copy, as normalRoom does, without allocating
+	for i, c := range code {
+		if c >= 'a' && c <= 'z' {
+			code[i] = c - 'a' + 'A'
+		}
+	}
+	if r = h.rooms[string(code[:])]; r == nil {
 		h.noRoom++
 		return nil, true
 	}
