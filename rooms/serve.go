@@ -42,6 +42,15 @@ type ServeOptions struct {
 	Server server.Config
 	// WebRTC configures the one WebRTC host of every room (one UDP port).
 	WebRTC webrtc.Config
+	// UDP, if set, also takes players on a UDP socket at this address
+	// ("127.0.0.1:0" picks a free port; UDPAddr says which), one port for
+	// every match, as rewind.HostUDPMulti's: a player there picks its
+	// room by the code in its hello (rewind play --connect HOST:PORT
+	// --room CODE), and plays in the same match as the room's WebRTC
+	// players.
+	UDP string
+	// UDPConfig configures that socket (its defaults as HostUDPMulti's).
+	UDPConfig transport.UDPConfig
 	// Log, if set, gets the matches' events (each room's lines carry
 	// room=CODE), players' data channels opening and closing, and the
 	// relay connection ending.
@@ -137,12 +146,17 @@ func Serve[I any](ctx context.Context, g rewind.Game[I], opts ServeOptions) (*Se
 		return nil, fmt.Errorf("rooms: serve: %w", err)
 	}
 	s.relay = sr
-	mh, err := rewind.NewMultiHost(g, servedConn{Host: sr.Conn(), sr: sr}, rewind.MultiHostOptions{
+	conn, roomOf, err := serveConn(sr, slots, opts)
+	if err != nil {
+		close(ready)
+		return nil, err
+	}
+	mh, err := rewind.NewMultiHost(g, conn, rewind.MultiHostOptions{
 		HostOptions: rewind.HostOptions{Server: opts.Server, Log: log},
 		MaxMatches:  min(slots, sr.Slots()),
 		Workers:     opts.Workers,
 		FreeEnded:   opts.OnDemand,
-		RoomOf:      relay.RoomOfPeer,
+		RoomOf:      roomOf,
 		OnClose:     sr.End,
 	}) // closes the conn if it fails
 	if err != nil {
@@ -166,6 +180,42 @@ func Serve[I any](ctx context.Context, g rewind.Game[I], opts ServeOptions) (*Se
 	log.Info("serving rooms", "relay", opts.Relay, "rooms", len(s.codes), "slots", sr.Slots(),
 		"on_demand", opts.OnDemand, "webrtc_udp", fmt.Sprint(sr.Conn().UDPAddr()))
 	return s, nil
+}
+
+// serveConn returns the Conn of a match server's matches: the relay
+// connection's WebRTC host, or with opts.UDP a transport.MultiConn of it
+// (member 0) and a UDP socket (member 1); and the RoomOf that names the
+// room of a WebRTC player's address (a UDP player's hello names it). It
+// closes sr if it fails.
+func serveConn(sr *relay.ServedRooms, slots int, opts ServeOptions) (transport.Conn, func(transport.Addr) string, error) {
+	var conn transport.Conn = servedConn{Host: sr.Conn(), sr: sr}
+	if opts.UDP == "" {
+		return conn, relay.RoomOfPeer, nil
+	}
+	ucfg := opts.UDPConfig
+	if ucfg.MaxSessions <= 0 {
+		ucfg.MaxSessions = max(1024, slots*max(opts.Server.MaxPlayers, 16))
+	}
+	if ucfg.QueueLen <= 0 {
+		ucfg.QueueLen = max(1024, 16*slots)
+	}
+	udp, err := listenUDP(opts.UDP, rewind.HostOptions{Server: opts.Server, UDP: ucfg})
+	if err != nil {
+		conn.Close()
+		return nil, nil, fmt.Errorf("rooms: serve: %w", err)
+	}
+	multi, err := transport.NewMulti(conn, udp)
+	if err != nil {
+		conn.Close()
+		udp.Close()
+		return nil, nil, fmt.Errorf("rooms: serve: %w", err)
+	}
+	return multi, func(a transport.Addr) string {
+		if i, inner, ok := transport.SplitMultiAddr(a); ok && i == 0 {
+			return relay.RoomOfPeer(inner)
+		}
+		return ""
+	}, nil
 }
 
 // AddRoom registers one more room with the relay (code if given, else

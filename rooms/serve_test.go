@@ -233,3 +233,84 @@ func TestServeOnDemand(t *testing.T) {
 	}
 	stopHost()
 }
+
+// TestServeRoomsUDP: a match server in rooms with a UDP socket too: a
+// player joins the second room by code over WebRTC, another connects
+// over UDP naming that room in its hello, and both play the same match
+// (verified hashes equal, as the server's); the first room stays empty.
+func TestServeRoomsUDP(t *testing.T) {
+	testutil.CheckGoroutines(t, 5*time.Second)
+	url := startRelay(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // a hang guard
+	defer cancel()
+	var hashes tickHashes
+	s, err := rooms.Serve[testgame.Input](ctx, &testgame.Game{}, rooms.ServeOptions{
+		Relay: url, Rooms: 2, UDP: "127.0.0.1:0",
+		Server: server.Config{StartPlayers: 2, OnTick: hashes.OnTick},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	addr, ok := s.UDPAddr()
+	if !ok {
+		t.Fatal("no UDP address")
+	}
+	stopHost := testutil.RunHost(ctx, t, s)
+	code := s.Codes()[1]
+	var mu sync.Mutex
+	at30 := map[string]uint64{}
+	opts := func(name string) rewind.Options {
+		var o rewind.Options
+		o.Client.OnVerified = func(tick uint32, hash uint64) {
+			if !hashes.has(tick, hash) {
+				t.Errorf("%s, tick %d: hash %016x is no match's on the server", name, tick, hash)
+			}
+			if tick == 30 {
+				mu.Lock()
+				at30[name] = hash
+				mu.Unlock()
+			}
+		}
+		return o
+	}
+	byCode, err := rooms.Join[testgame.Input](ctx, &testgame.Game{}, url, code, rooms.JoinOptions{Options: opts("webrtc")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	uo := rewind.UDPOptions{Options: opts("udp")}
+	uo.Client.Room = code
+	byUDP, err := rewind.ConnectUDP[testgame.Input](ctx, &testgame.Game{}, addr.String(), uo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sctx, scancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	for i, p := range []*rewind.Session[testgame.Input]{byCode, byUDP} {
+		p.SetInputFunc(func(tick uint32) testgame.Input { return testgame.Bot(rewind.PlayerID(i), tick) })
+		wg.Go(func() {
+			if err := p.Run(sctx); err != nil {
+				t.Errorf("player %d: %v", i, err)
+			}
+		})
+	}
+	testutil.WaitUntil(ctx, t, "both players' tick 30", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(at30) == 2
+	})
+	scancel()
+	wg.Wait()
+	if at30["webrtc"] != at30["udp"] {
+		t.Errorf("tick 30: webrtc %016x, udp %016x", at30["webrtc"], at30["udp"])
+	}
+	if st, _ := s.RoomStats(code); st.Match.Players != 2 {
+		t.Errorf("room %s: %d players, want 2", code, st.Match.Players)
+	}
+	if st, _ := s.RoomStats(s.Codes()[0]); st.Running {
+		t.Errorf("room %s runs a match: %+v", s.Codes()[0], st)
+	}
+	byCode.Close()
+	byUDP.Close()
+	stopHost()
+}

@@ -215,8 +215,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return usageError{errors.New("--room needs --relay URL")}
 		}
 		many := mf.on() || rf.onDemand
-		if many && (udpSet || rf.migrate) {
-			return usageError{errors.New("with --relay, --rooms N, --max-matches and --on-demand host many rooms through one relay connection, over WebRTC only: not with --udp or --host-migration (for many matches on one UDP port, leave out --relay)")}
+		if many && rf.migrate {
+			return usageError{errors.New("with --relay, --rooms N, --max-matches and --on-demand host many rooms through one relay connection: their matches do not migrate (not with --host-migration)")}
 		}
 		if many && !rf.onDemand && mf.rooms < 1 {
 			return usageError{errors.New("with --relay, --max-matches needs --rooms N (rooms opened at start) or --on-demand")}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -14,20 +15,30 @@ import (
 // serveRooms hosts many matches in rooms of the relay through one relay
 // connection (`rewind serve --relay URL --rooms N [--max-matches M]
 // [--on-demand]`): a rooms.Serve match server, its matches on one WebRTC
-// port and the MultiHost's workers (like serve --rooms on UDP). It opens
-// --rooms rooms at start (the first the --room code, if given) and
-// prints room=CODE once per room, then slots=M with --on-demand (the
-// relay opens more rooms here when lobbies ask: rewind open), then http=
-// with --http, and at the end one key=value line of the matches' totals.
+// port and the MultiHost's workers (like serve --rooms on UDP), with
+// --udp also on one UDP port (players pick the room by its code: play
+// --connect HOST:PORT --room CODE). It opens --rooms rooms at start (the
+// first the --room code, if given) and prints udp=HOST:PORT with --udp,
+// then room=CODE once per room, then server_key= with --udp, slots=M with
+// --on-demand (the relay opens more rooms here when lobbies ask: rewind
+// open), http= with --http, and at the end one key=value line of the
+// matches' totals.
 func serveRooms[I any](ctx context.Context, g rewind.Game[I], o roomServe, stdout io.Writer, log *slog.Logger) error {
 	var codes []string
 	if o.rooms.room != "" {
 		codes = []string{o.rooms.room}
 	}
+	udp := ""
+	o.fs.Visit(func(f *flag.Flag) {
+		if f.Name == "udp" {
+			udp = o.udp
+		}
+	})
 	hctx, cancel := context.WithTimeout(ctx, o.rooms.timeout)
 	s, err := rooms.Serve(hctx, g, rooms.ServeOptions{
 		Relay: o.rooms.relay, Rooms: o.multi.rooms, Codes: codes, MaxMatches: o.multi.maxMatches,
 		Workers: o.multi.workers, OnDemand: o.rooms.onDemand, Server: o.server, Log: o.game.logger(log),
+		UDP: udp, UDPConfig: o.udpConfig,
 	})
 	cancel()
 	if err != nil && errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
@@ -37,8 +48,15 @@ func serveRooms[I any](ctx context.Context, g rewind.Game[I], o roomServe, stdou
 		return err
 	}
 	defer s.Close()
+	addr, hasUDP := s.UDPAddr()
+	if hasUDP {
+		fmt.Fprintf(stdout, "udp=%s\n", addr)
+	}
 	for _, c := range s.Codes() {
 		fmt.Fprintf(stdout, "room=%s\n", c)
+	}
+	if hasUDP {
+		printServerKey(stdout, s.Conn()) // serve.go
 	}
 	if o.rooms.onDemand {
 		fmt.Fprintf(stdout, "slots=%d\n", s.Relay().Slots())
@@ -64,7 +82,11 @@ func serveRooms[I any](ctx context.Context, g rewind.Game[I], o roomServe, stdou
 	if cerr := s.Close(); err == nil && cerr != nil { // ends every room at the relay
 		err = cerr
 	}
-	keyValues(stdout, append([]any{"rooms", len(s.Codes())}, totalPairs(st.Matches, st.Total, rewind.UDPStats{})...)...)
+	pairs := append([]any{"rooms", len(s.Codes())}, totalPairs(st.Matches, st.Total, st.UDP)...)
+	if hasUDP {
+		pairs = append(pairs, "udp", addr)
+	}
+	keyValues(stdout, pairs...)
 	return err
 }
 

@@ -90,3 +90,45 @@ func TestServeOnDemandCommands(t *testing.T) {
 		t.Errorf("serve's last line %q", last)
 	}
 }
+
+// TestServeRelayRoomsUDP: `rewind serve --relay URL --rooms 2 --udp
+// 127.0.0.1:0 --players 2` prints udp= then two room= lines; a player
+// joining the second room by code and one connecting over UDP with that
+// room's code play the same match (one verified hash at tick 30).
+func TestServeRelayRoomsUDP(t *testing.T) {
+	checkLeaks(t)
+	testutil.SkipSockets(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	url, wait := startRelayCmd(ctx, t, "--http", "127.0.0.1:0", "--turn", "none")
+	defer func() { cancel(); wait() }()
+	sctx, scancel := context.WithCancel(ctx)
+	defer scancel()
+	pr, pw := io.Pipe()
+	served := make(chan error, 1)
+	go func() {
+		served <- serve(sctx, []string{"--game", "sand", "--grid", "32", "--relay", url, "--rooms", "2", "--udp", "127.0.0.1:0", "--players", "2", "--status", "0"}, pw, io.Discard)
+		pw.Close()
+	}()
+	sc := bufio.NewScanner(pr)
+	var head []string
+	for len(head) < 3 && sc.Scan() {
+		head = append(head, sc.Text())
+	}
+	go io.Copy(io.Discard, pr)
+	udp, ok1 := strings.CutPrefix(strings.Join(head[:1], ""), "udp=")
+	code, ok2 := strings.CutPrefix(strings.Join(head[2:], ""), "room=")
+	if len(head) != 3 || !ok1 || !ok2 || !strings.HasPrefix(head[1], "room=") {
+		scancel()
+		t.Fatalf("serve's first lines %q: %v", head, <-served)
+	}
+	res := runPlayers(
+		[]string{"--headless", "--join", code, "--relay", url, "--grid", "32", "--until-tick", "30", "--status", "0"},
+		[]string{"--headless", "--connect", udp, "--room", code, "--grid", "32", "--until-tick", "30", "--status", "0"},
+	)
+	checkSameHash(t, res, "30")
+	scancel()
+	if err := <-served; err != nil {
+		t.Errorf("serve: %v", err)
+	}
+}
