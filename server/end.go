@@ -85,7 +85,9 @@ func (s *Server[I]) endPeers(now time.Time) error {
 			p.done = quiet || late
 			continue
 		}
-		has := p.specAt.IsZero() && p.res != nil && !p.rebasing && int32(p.res.Base()-(s.tick+1)) >= 0
+		// Every tick acknowledged, and the world pushed to it (if any)
+		// too: it can verify them.
+		has := p.specAt.IsZero() && p.res != nil && !p.rebasing && p.xfer == nil && int32(p.res.Base()-(s.tick+1)) >= 0
 		switch {
 		case p.leaving || now.Sub(p.lastHeard) > s.cfg.PlayerTimeout:
 			p.done = true // it left, or is gone

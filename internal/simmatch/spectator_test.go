@@ -103,8 +103,9 @@ func TestSpectatorDelay(t *testing.T) {
 
 // TestSpectatorsAtTheEnd: the server ends the match (Server.End) at its
 // last tick, through 10% and 30% loss both ways: every spectator (one of
-// them 1 s behind) and every player is said goodbye only once it has every
-// tick up to the last, verified, its world the server's final world.
+// them 1 s behind, one joining 2 s in: it loads the world) and every
+// player is said goodbye only once it has every tick up to the last,
+// verified, its world the server's final world.
 func TestSpectatorsAtTheEnd(t *testing.T) {
 	for _, loss := range []float64{0.10, 0.30} {
 		t.Run(fmt.Sprintf("loss=%v", loss), func(t *testing.T) {
@@ -115,6 +116,7 @@ func TestSpectatorsAtTheEnd(t *testing.T) {
 				Duration: 5 * time.Second,
 				Link:     transport.LinkConfig{Latency: 40 * time.Millisecond, Jitter: 10 * time.Millisecond, Loss: loss},
 				Seed:     int64(loss * 100),
+				JoinAt:   map[int]time.Duration{10: 2 * time.Second},
 				End:      true,
 			}
 			cfg.Server.StartPlayers = 4
