@@ -110,10 +110,35 @@ func TestMultiHostFlood(t *testing.T) {
 	if hashes[0] != hashes[1] {
 		t.Errorf("tick 120: hashes %x differ", hashes)
 	}
-	testutil.WaitUntil(ctx, t, "the router to count every session's datagram", func() bool {
+	// Under the flood the kernel drops datagrams from the server's full
+	// socket buffer (16 to 700 a run under -race), all three copies of a
+	// session's datagram sometimes: most sessions must be counted then,
+	// and every one of a round after the flood.
+	testutil.WaitUntil(ctx, t, "the router to count most sessions' datagrams", func() bool {
 		s := h.Stats()
-		return s.Unrouted >= sessions && s.NoRoom >= sessions
+		return s.Unrouted >= sessions/2 && s.NoRoom >= sessions/2
 	})
+	before := h.Stats()
+	const after = 5
+	for i := range after {
+		c, err := transport.DialUDPContext(ctx, addr.String(), transport.UDPConfig{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Send(c.RemoteAddr(), []byte(fmt.Sprintf("not a hello %d", i)))
+		c2, err := transport.DialUDPContext(ctx, addr.String(), transport.UDPConfig{})
+		if err != nil {
+			c.Close()
+			t.Fatal(err)
+		}
+		c2.Send(c2.RemoteAddr(), (&codec.Hello{Game: 1, HasRoom: true, Room: [6]byte{'Y', 'Y', 'Y', 'Y', 'Y', 'Y'}}).Append(nil))
+		testutil.WaitUntil(ctx, t, "the router to count a session's datagram after the flood", func() bool {
+			s := h.Stats()
+			return s.Unrouted >= before.Unrouted+uint64(i+1) && s.NoRoom >= before.NoRoom+uint64(i+1)
+		})
+		c.Close()
+		c2.Close()
+	}
 	s := h.Stats()
 	if dropped := s.UDP.Malformed + s.UDP.UnknownConn; dropped < bogus/2 {
 		t.Errorf("the socket counted %d malformed and %d unknown-connection datagrams of %d bogus ones", s.UDP.Malformed, s.UDP.UnknownConn, bogus)
