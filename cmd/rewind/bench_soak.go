@@ -336,6 +336,10 @@ func soak(ctx context.Context, f soakFlags, stderr io.Writer) (*soakResult, erro
 	return r, nil
 }
 
+// soakNetnsPrefix begins the names of bench soak's namespaces
+// (rwsoak-PID-XXXXXX).
+const soakNetnsPrefix = "rwsoak-"
+
 // soakPath makes the soak's network namespace (nil for --path userspace,
 // or with --path auto where none can be made).
 func soakPath(f soakFlags, stderr io.Writer) (*soakNetns, error) {

@@ -31,9 +31,6 @@ type soakNetns struct {
 	madeNS, madeIf bool
 }
 
-// soakNetnsPrefix begins the names of bench soak's namespaces.
-const soakNetnsPrefix = "rwsoak-"
-
 // newSoakNetns makes a namespace with a veth pair, or says why it cannot
 // (not root, no ip command, no namespaces in this kernel or container).
 // Whatever it made is removed when it fails.

@@ -12,7 +12,7 @@ import (
 // Linux: elsewhere the soak runs its lossy path on 127.0.0.1
 // (path=userspace).
 type soakNetns struct {
-	name         string
+	name, hostIf string
 	hostIP, nsIP netip.Addr
 }
 
