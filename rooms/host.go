@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"sync"
 
@@ -79,16 +80,17 @@ type Hosted[I any] struct {
 	err       error
 }
 
-// roomConn is the room's WebRTC host as the match's Conn: closing it
-// leaves the relay (which ends the room) and closes the WebRTC host.
-type roomConn struct {
+// relayConn is a WebRTC host as a match's Conn: closing it closes leave,
+// the registration with the relay that the host serves (a room, which
+// ends, or a match server's rooms), which closes the WebRTC host.
+type relayConn struct {
 	*webrtc.Host
-	room *relay.HostedRoom
+	leave io.Closer
 }
 
 // Close implements transport.Conn.
-func (c roomConn) Close() error {
-	if err := c.room.Close(); err != nil && !errors.Is(err, transport.ErrClosed) {
+func (c relayConn) Close() error {
+	if err := c.leave.Close(); err != nil && !errors.Is(err, transport.ErrClosed) {
 		return err
 	}
 	return nil
@@ -123,7 +125,7 @@ func Host[I any](ctx context.Context, g rewind.Game[I], opts HostOptions) (*Host
 	if err != nil {
 		return nil, fmt.Errorf("rooms: host: %w", err)
 	}
-	var conn transport.Conn = roomConn{Host: room.Conn(), room: room}
+	var conn transport.Conn = relayConn{Host: room.Conn(), leave: room}
 	if opts.HostMigration {
 		opts.Server.HostMigration = true
 		opts.Server.Room = server.Room{Code: room.Code(), Key: room.Key()}

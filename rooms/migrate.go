@@ -99,7 +99,7 @@ func hostResumed[I any](g rewind.Game[I], room *relay.HostedRoom, h rewind.Hando
 		room.Close()
 		return rewind.Migrated[I]{}, fmt.Errorf("rooms: host: %w", err)
 	}
-	multi, err := transport.NewMulti(roomConn{Host: room.Conn(), room: room}, own)
+	multi, err := transport.NewMulti(relayConn{Host: room.Conn(), leave: room}, own)
 	if err != nil { // cannot happen: both are server-side Conns
 		own.Close()
 		room.Close()

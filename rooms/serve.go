@@ -2,7 +2,6 @@ package rooms
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -74,21 +73,6 @@ type Served[I any] struct {
 
 	closeOnce sync.Once
 	err       error
-}
-
-// servedConn is the relay connection's WebRTC host as the MultiHost's
-// Conn: closing it leaves the relay and closes the WebRTC host.
-type servedConn struct {
-	*webrtc.Host
-	sr *relay.ServedRooms
-}
-
-// Close implements transport.Conn.
-func (c servedConn) Close() error {
-	if err := c.sr.Close(); err != nil && !errors.Is(err, transport.ErrClosed) {
-		return err
-	}
-	return nil
 }
 
 // Serve registers a match server with the relay at opts.Relay, opens
@@ -188,7 +172,7 @@ func Serve[I any](ctx context.Context, g rewind.Game[I], opts ServeOptions) (*Se
 // room of a WebRTC player's address (a UDP player's hello names it). It
 // closes sr if it fails.
 func serveConn(sr *relay.ServedRooms, slots int, opts ServeOptions) (transport.Conn, func(transport.Addr) string, error) {
-	var conn transport.Conn = servedConn{Host: sr.Conn(), sr: sr}
+	var conn transport.Conn = relayConn{Host: sr.Conn(), leave: sr}
 	if opts.UDP == "" {
 		return conn, relay.RoomOfPeer, nil
 	}
