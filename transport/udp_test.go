@@ -64,15 +64,28 @@ func udpRecvWait(t *testing.T, c Conn) ([]byte, Addr) {
 	}
 }
 
-// udpCheckNoReaders fails if any UDP reader goroutine is still running.
+// udpCheckNoReaders fails if any UDP reader goroutine is still running a
+// few seconds on. Close returns once a reader has closed its done channel
+// in a deferred call, so the goroutine may still be on its way out for a
+// moment (CI under -race caught one there once).
 func udpCheckNoReaders(t *testing.T) {
 	t.Helper()
 	buf := make([]byte, 1<<20)
-	stacks := string(buf[:runtime.Stack(buf, true)])
-	for _, fn := range []string{"(*UDPServer).readLoop", "(*UDPClient).readLoop"} {
-		if strings.Contains(stacks, fn) {
+	running := func() string {
+		stacks := string(buf[:runtime.Stack(buf, true)])
+		for _, fn := range []string{"(*UDPServer).readLoop", "(*UDPClient).readLoop"} {
+			if strings.Contains(stacks, fn) {
+				return fn
+			}
+		}
+		return ""
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for fn := running(); fn != ""; fn = running() {
+		if time.Now().After(deadline) {
 			t.Fatalf("goroutine leak: %s still running", fn)
 		}
+		time.Sleep(time.Millisecond)
 	}
 }
 
