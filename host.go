@@ -216,13 +216,68 @@ func (h *Host[I]) Close() error {
 	}
 	h.closed = true
 	h.m.log.Info("closing", "matches", h.m.matches)
-	if h.bye != 0 {
+	switch {
+	case h.m.srv.Done(): // End said goodbye to everyone already
+	case h.bye != 0:
 		_ = h.m.srv.Goodbye(h.bye)
-	} else {
+	default:
 		_ = h.m.srv.Shutdown() // a bye to every player
 	}
 	_ = h.flush()
 	return h.conn.Close()
+}
+
+// End ends the current match on purpose (server.Server.End): no tick
+// runs after it; every player and spectator is sent the ticks it lacks,
+// resent as during play, then a goodbye that says the match ended and
+// names its last tick (ReasonEnded), once it has acknowledged that tick or
+// once Server.Linger (plus a spectator's delay) has passed. End drives the
+// host in real time until every peer is done with, or ctx is done (then
+// it returns nil: Close says goodbye to whoever is left). Call it after
+// Run has returned, before Close. A match that has not started ends at
+// once; Close's goodbye then says ReasonEnded.
+func (h *Host[I]) End(ctx context.Context) error {
+	h.mu.Lock()
+	h.bye = ReasonEnded
+	started := !h.closed && h.m.srv.Started()
+	if started {
+		h.m.srv.End(time.Now())
+	}
+	h.mu.Unlock()
+	if !started {
+		return nil
+	}
+	err := Drive(ctx, hostEnd[I]{h}, h.m.period, nil, h.conn.Ready())
+	if errors.Is(err, errEndDone) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return nil
+	}
+	return err
+}
+
+// errEndDone stops End's Drive once every peer is done with.
+var errEndDone = errors.New("rewind: host: the match's end is done")
+
+// hostEnd is End's Updater: the ending match alone (no new match starts
+// while it ends), until it is done.
+type hostEnd[I any] struct{ h *Host[I] }
+
+// Update implements Updater.
+func (e hostEnd[I]) Update(now time.Time) error {
+	h := e.h
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return fmt.Errorf("rewind: host %s: %w", h.conn.LocalAddr(), transport.ErrClosed)
+	}
+	err := h.m.srv.Update(now)
+	if ferr := h.flush(); err == nil {
+		err = ferr
+	}
+	if err == nil && h.m.srv.Done() {
+		h.m.log.Info("match ended", "match", h.m.matches, "ticks", h.m.srv.Stats().Tick)
+		return errEndDone
+	}
+	return err
 }
 
 // SetGoodbye sets why Close says goodbye to the players: ReasonShutdown

@@ -216,12 +216,16 @@ func (h *Hosted[I]) Relay() string { return h.url }
 // Room returns the relay's side of the room (its key, its Done channel).
 func (h *Hosted[I]) Room() *relay.HostedRoom { return h.room }
 
-// End tells the relay the match is over: players coming with the code are
-// told it ended, for the relay's memory span (5 minutes). Players already
-// in play on until Close, whose goodbye then says the match ended.
-func (h *Hosted[I]) End() {
+// End tells the relay the match is over (players coming with the code are
+// told it ended, for the relay's memory span, 5 minutes), then ends the
+// match for the players in it (rewind.Host.End): each is sent every tick
+// up to the last, then a goodbye that says the match ended, bounded by
+// the server's Linger; until then, or until ctx is done. Call it after Run
+// has returned, before Close.
+func (h *Hosted[I]) End(ctx context.Context) error {
 	h.Host.SetGoodbye(rewind.ReasonEnded)
 	h.room.End()
+	return h.Host.End(ctx)
 }
 
 // Close says goodbye to every player (see rewind.Host.Close), leaves the

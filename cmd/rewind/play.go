@@ -196,8 +196,8 @@ func playAs(ctx context.Context, watch bool, args []string, stdout, stderr io.Wr
 	case err == nil: // interrupted (ctx ended)
 		finalLine(stdout, st.Verified, st.VerifiedHash, st, s)
 		return nil
-	case watch && errors.As(err, &ended):
-		return watchEnded(stdout, loop, ended, st, s, log)
+	case errors.As(err, &ended):
+		return matchEnded(stdout, loop, ended, st, s, log)
 	}
 	return sessionError(*addr, *timeout, err)
 }

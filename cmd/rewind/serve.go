@@ -303,6 +303,13 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	})
 	err = host.Run(ctx)
 	stopStatus()
+	if err == nil {
+		// Stopped on purpose (interrupted, --duration): the match ends,
+		// and every player and spectator gets its last ticks first.
+		ectx, estop := endContext()
+		err = host.End(ectx)
+		estop()
+	}
 	s := host.Stats()
 	if cerr := host.Close(); err == nil && cerr != nil {
 		err = cerr
@@ -331,7 +338,15 @@ type servedHost interface {
 	Conn() transport.Conn
 	Stats() rewind.HostStats
 	Run(ctx context.Context) error
+	End(ctx context.Context) error
 	Close() error
+}
+
+// endContext is the context serve ends its match(es) in once stopped
+// (Host.End): the server's Linger bounds the end; a second interrupt cuts
+// it short.
+func endContext() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }
 
 // hostUDP hosts g on a UDP socket at addr, its metrics registered in reg

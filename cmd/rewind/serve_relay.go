@@ -100,8 +100,13 @@ func serveRoom[I any](ctx context.Context, g rewind.Game[I], o roomServe, stdout
 	stopStatus()
 	if !o.rooms.migrate {
 		// Stopped on purpose (interrupted, --duration): the match ends,
-		// and the relay says so to whoever comes with the code.
-		host.End()
+		// and the relay says so to whoever comes with the code; the
+		// players get their last ticks first.
+		ectx, estop := endContext()
+		if eerr := host.End(ectx); err == nil {
+			err = eerr
+		}
+		estop()
 	}
 	s := host.Stats()
 	if cerr := host.Close(); err == nil && cerr != nil {

@@ -28,19 +28,20 @@ func runWatch(args []string, stdout, stderr io.Writer) error {
 	return playAs(ctx, true, args, stdout, stderr)
 }
 
-// watchEnded ends rewind watch when the server said the match ended: with
+// matchEnded ends rewind play or watch when the server said the match
+// ended on purpose (ReasonEnded): with
 // --until-tick reached at the match's last tick, play's last line at it;
-// else, once this spectator verified every tick up to the match's last
+// else, once the session verified every tick up to the match's last
 // (the server names it in its goodbye), the last line at that tick, even
 // short of --until-tick (the match is over: there is nothing more to
-// watch). A spectator that lacks ticks fails.
-func watchEnded(stdout io.Writer, loop *playLoop, e *rewind.EndedError, st rewind.Stats, s playSession, log *slog.Logger) error {
+// watch or play). A player or spectator that lacks ticks fails.
+func matchEnded(stdout io.Writer, loop *playLoop, e *rewind.EndedError, st rewind.Stats, s playSession, log *slog.Logger) error {
 	if loop.got && loop.until <= st.Verified {
 		finalLine(stdout, loop.until, loop.hash, st, s)
 		return nil
 	}
 	if !e.Complete() {
-		return fmt.Errorf("the match ended (last tick %d, named: %t) before this spectator verified it: verified tick %d", e.Last, e.HasLast, e.Verified)
+		return fmt.Errorf("the match ended (last tick %d, named: %t) before this session verified it: verified tick %d", e.Last, e.HasLast, e.Verified)
 	}
 	if loop.until != 0 && e.Last < loop.until {
 		log.Info("the match ended before --until-tick", "last_tick", e.Last, "until_tick", loop.until)

@@ -140,3 +140,46 @@ func TestWatchToTheEnd(t *testing.T) {
 	}
 	t.Logf("both spectators ended at the match's last tick %s (play stopped at 180)", last)
 }
+
+// TestPlayToTheEnd: serve stops on purpose (--duration) while two players
+// and a spectator are in its match: the match ends (Host.End), each of
+// them gets every tick up to the last, then the goodbye that names it, and
+// ends with play's last line at that tick, exit 0; that tick is the last
+// of the server's own recording, and all three hashes agree.
+func TestPlayToTheEnd(t *testing.T) {
+	dir := t.TempDir()
+	udp, _, stop := startServe(t, "--udp", "127.0.0.1:0", "--grid", "32", "--players", "2", "--status", "0",
+		"--record", dir, "--duration", "4s")
+	defer stop()
+	var wg sync.WaitGroup
+	lines := make([]string, 3)
+	codes := make([]int, 3)
+	errs := make([]string, 3)
+	for i, cmd := range []string{"play", "play", "watch"} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			code, out, stderr := runCmd(cmd, "--headless", "--connect", udp, "--grid", "32", "--until-tick", "100000", "--status", "0")
+			codes[i], lines[i], errs[i] = code, lastLine(out), stderr
+		}()
+	}
+	wg.Wait()
+	files, _ := filepath.Glob(filepath.Join(dir, "*.rwreplay"))
+	if len(files) != 1 {
+		t.Fatalf("the server recorded %d files", len(files))
+	}
+	code, out, stderr := runCmd("replay", files[0])
+	last := kv(lastLine(out))["replay_ticks"]
+	if code != 0 || last == "" {
+		t.Fatalf("replay of the server's recording: exit %d %q\n%s", code, lastLine(out), stderr)
+	}
+	for i := range lines {
+		if codes[i] != 0 || kv(lines[i])["verified_tick"] != last {
+			t.Fatalf("session %d: exit %d %q; the match's last tick %s\n%s", i, codes[i], lines[i], last, errs[i])
+		}
+		if h := kv(lines[i])["verified_hash"]; h != kv(lines[0])["verified_hash"] {
+			t.Fatalf("last hashes differ: %q, %q", lines[0], lines[i])
+		}
+	}
+	t.Logf("two players and a spectator ended at the match's last tick %s", last)
+}
