@@ -279,17 +279,22 @@ func (s *UDPServer) readLoop() {
 			}
 			continue // a transient error (e.g. ICMP feedback): keep reading
 		}
+		// The batch is counted before any of it is queued: Recv may take
+		// a datagram as soon as it is queued, and whoever reads Stats
+		// then must see it counted.
+		var bytes uint64
+		for _, l := range r.n[:n] {
+			bytes += uint64(l)
+		}
+		s.stats.datagramsIn.Add(uint64(n))
+		s.stats.bytesIn.Add(bytes)
 		// The batch's datagrams are queued before Recv's side is woken,
 		// once: one wake-up per batch, not per datagram.
 		s.q.hold()
-		var bytes uint64
 		for i := range n {
 			b, from := r.datagram(i)
-			bytes += uint64(len(b))
-			s.stats.datagramsIn.Add(1)
 			out = s.handle(b, unmap(from), out)
 		}
-		s.stats.bytesIn.Add(bytes)
 		s.q.release()
 	}
 }
