@@ -89,7 +89,8 @@ func NewHost[I any](g Game[I], conn transport.Conn, opts HostOptions) (*Host[I],
 	mconn := conn
 	if b, ok := conn.(transport.Batcher); ok {
 		// A tick's datagrams to every player leave in one batch (one
-		// sendmmsg on Linux), flushed at the end of each Update.
+		// sendmmsg on Linux), flushed at the end of each Update: a UDP
+		// socket, or a MultiConn of one beside other Conns.
 		h.batch = &batchConn{Conn: conn, b: b.NewBatch()}
 		mconn = h.batch
 	}

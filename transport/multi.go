@@ -25,6 +25,9 @@ const multiAddrCache = 4096
 // goroutine per member, started by the first call to Ready and stopped by
 // Close (a loop in made-up time that only polls Recv starts none).
 //
+// A MultiConn is a Batcher (multi_batch.go): its Batches batch the sends
+// to the peers of members that are Batchers themselves (a UDPServer).
+//
 // A MultiConn owns its members: Close closes them all. A member that fails
 // on its own (Recv returning an error other than ErrWouldBlock) fails the
 // MultiConn's Recv with that error.
@@ -33,6 +36,7 @@ type MultiConn struct {
 	local   Addr
 
 	mu     sync.Mutex // next, cache, closed, started
+	sendMu sync.Mutex // one sender at a time for a member that is not a Batcher
 	next   int
 	cache  []map[Addr]Addr
 	closed bool
@@ -114,7 +118,7 @@ func (m *MultiConn) Send(to Addr, p []byte) error {
 	if !ok || i >= len(m.members) {
 		return fmt.Errorf("transport: multi send to %q: %w", to, ErrUnknownPeer)
 	}
-	return m.members[i].Send(addr, p)
+	return m.sendMember(i, addr, p)
 }
 
 // Recv implements Conn: the next datagram of any member, taking turns.

@@ -170,6 +170,11 @@ type UDPStats struct {
 	// Throttled counts proven HELLOs of new sessions dropped because
 	// their address opened too many (HandshakeRate, HandshakeBurst).
 	Throttled uint64
+	// Flushes counts Batch flushes that had datagrams to send (one
+	// sendmmsg each on Linux, up to 64 datagrams); Reads counts the
+	// socket reads that returned datagrams (one recvmmsg each on Linux).
+	// DatagramsIn / Reads is how many datagrams a read took on average.
+	Flushes, Reads uint64
 }
 
 // udpCounters is UDPStats with atomic fields.
@@ -180,6 +185,7 @@ type udpCounters struct {
 	refused, queueDropped, sendErrors            atomic.Uint64
 	opened, endedBye, endedIdle                  atomic.Uint64
 	unprovenEvicted, unprovenReaped, throttled   atomic.Uint64
+	flushes, reads                               atomic.Uint64
 }
 
 func (c *udpCounters) snapshot() UDPStats {
@@ -194,6 +200,7 @@ func (c *udpCounters) snapshot() UDPStats {
 		EndedBye: c.endedBye.Load(), EndedIdle: c.endedIdle.Load(),
 		UnprovenEvicted: c.unprovenEvicted.Load(), UnprovenReaped: c.unprovenReaped.Load(),
 		Throttled: c.throttled.Load(),
+		Flushes:   c.flushes.Load(), Reads: c.reads.Load(),
 	}
 }
 

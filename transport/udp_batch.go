@@ -80,6 +80,7 @@ func (b *udpBatch) Flush() error {
 	if b.s.closed.Load() {
 		return fmt.Errorf("transport: udp send on %s: %w", b.s.local, ErrClosed)
 	}
+	b.s.stats.flushes.Add(1)
 	b.sys.flush(b, n)
 	return nil
 }

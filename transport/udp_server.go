@@ -290,6 +290,7 @@ func (s *UDPServer) readLoop() {
 		s.stats.bytesIn.Add(bytes)
 		// The batch's datagrams are queued before Recv's side is woken,
 		// once: one wake-up per batch, not per datagram.
+		s.stats.reads.Add(1)
 		s.q.hold()
 		for i := range n {
 			b, from := r.datagram(i)
