@@ -196,6 +196,16 @@ func (t *refuseTap) Send(to transport.Addr, p []byte) error {
 	return t.Conn.Send(to, p)
 }
 
+// RecvStamped implements transport.Stamped: the Conn's arrival times when
+// it has them (a MultiHost's room queue), else the zero Time.
+func (t *refuseTap) RecvStamped(p []byte) (int, transport.Addr, time.Time, error) {
+	if c, ok := t.Conn.(transport.Stamped); ok {
+		return c.RecvStamped(p)
+	}
+	n, from, err := t.Conn.Recv(p)
+	return n, from, time.Time{}, err
+}
+
 // Prove implements transport.Prover when the Conn does: the server proves
 // the players it admits.
 func (t *refuseTap) Prove(a transport.Addr) {

@@ -90,6 +90,9 @@ type MultiHost[I any] struct {
 	period  time.Duration
 	idle    time.Duration // a peer's route is forgotten after this silence
 	batcher transport.Batcher
+	// lazyInputs: the matches' inputs may wait in their queues for the
+	// next tick (no stall policy: an input never makes a tick run).
+	lazyInputs bool
 
 	sendMu sync.Mutex // serializes sends on conn outside a batch
 
@@ -131,15 +134,17 @@ type roomMatch[I any] struct {
 
 	// Written by the worker that ran the update, read by the dispatcher
 	// after the worker hands the room back (a channel send orders them).
-	next  time.Time
-	ended bool  // the match ended (FreeEnded closes the room)
-	err   error // the update failed
+	next    time.Time
+	ended   bool  // the match ended (FreeEnded closes the room)
+	err     error // the update failed
+	ticking bool  // the match runs its ticks: its inputs may wait for them
 
 	// Owned by the dispatcher.
 	deadline time.Time // when the room is due next (zero: only a datagram)
 	index    int       // in the deadline heap, -1 when not in it
 	busy     bool      // queued for or being run by a worker
 	pending  bool      // a datagram came while busy: run again after
+	lazy     bool      // ticking, as of the last update: inputs wait for the tick
 	closed   atomic.Bool
 }
 
@@ -165,6 +170,7 @@ func NewMultiHost[I any](g Game[I], conn transport.Conn, opts MultiHostOptions) 
 		wake:   make(chan struct{}, 1),
 	}
 	h.batcher, _ = conn.(transport.Batcher)
+	h.lazyInputs = cfg.Stall.Kind == server.StallNever
 	return h, nil
 }
 

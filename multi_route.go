@@ -12,8 +12,11 @@ import (
 // route finds the room of a datagram from from, read at now, and queues
 // the datagram there. A peer's first datagram must be a hello: its room
 // code (or, without one, the first room) decides. It returns the room, or
-// nil when the datagram was dropped (or answered with a Refuse).
-func (h *MultiHost[I]) route(from transport.Addr, p []byte, now time.Time) *roomMatch[I] {
+// nil when the datagram was dropped (or answered with a Refuse), and
+// whether the room should run now for it (soon): not for a player's
+// inputs while the room ticks anyway (roomMatch.lazy) and its queue is
+// under half full; they wait for the room's next tick.
+func (h *MultiHost[I]) route(from transport.Addr, p []byte, now time.Time) (r *roomMatch[I], soon bool) {
 	h.mu.Lock()
 	rt, ok := h.byAddr[from]
 	if ok {
@@ -32,19 +35,25 @@ func (h *MultiHost[I]) route(from transport.Addr, p []byte, now time.Time) *room
 			if refuse {
 				h.send(from, refuseNoRoom)
 			}
-			return nil
+			return nil, false
 		}
 		rt = route[I]{m: r, last: now.UnixNano()}
 		h.byAddr[from] = rt
 	}
 	h.mu.Unlock()
-	if !rt.m.sub.push(from, p) {
+	queued := rt.m.sub.push(from, p, now)
+	if queued == 0 {
 		h.mu.Lock()
 		h.dropped++
 		h.mu.Unlock()
-		return nil
+		return nil, false
 	}
-	return rt.m
+	if rt.m.lazy && 2*queued < len(rt.m.sub.slots) {
+		if typ, _, err := codec.Peek(p); err == nil && typ == codec.TypeClientInputs {
+			return rt.m, false
+		}
+	}
+	return rt.m, true
 }
 
 // roomOfPeer returns the room of a peer h does not know yet: the one
@@ -139,49 +148,63 @@ type subConn struct {
 
 type subSlot struct {
 	from transport.Addr
+	at   time.Time // when it was read from the shared Conn
 	buf  []byte
 }
 
-var _ transport.Conn = (*subConn)(nil)
+var (
+	_ transport.Conn    = (*subConn)(nil)
+	_ transport.Stamped = (*subConn)(nil)
+)
 
 func newSubConn[I any](h *MultiHost[I], queue int) *subConn {
 	return &subConn{parent: h, conn: h.conn, slots: make([]subSlot, queue), ready: make(chan struct{}, 1)}
 }
 
-// push queues a copy of p from from; false if the queue is full. A slot's
-// buffer is allocated when it is first too small, then reused.
-func (c *subConn) push(from transport.Addr, p []byte) bool {
+// push queues a copy of p from from, read at at, and returns how many
+// datagrams wait now, 0 if the queue was full. A slot's buffer is
+// allocated when it is first too small, then reused.
+func (c *subConn) push(from transport.Addr, p []byte, at time.Time) int {
 	c.mu.Lock()
 	if c.size == len(c.slots) {
 		c.mu.Unlock()
-		return false
+		return 0
 	}
 	s := &c.slots[(c.head+c.size)%len(c.slots)]
 	if cap(s.buf) < len(p) { // most datagrams of a player are small: grow to fit
 		s.buf = make([]byte, 0, max(len(p), 128))
 	}
-	s.from, s.buf = from, append(s.buf[:0], p...)
+	s.from, s.at, s.buf = from, at, append(s.buf[:0], p...)
 	c.size++
+	n := c.size
 	c.mu.Unlock()
 	select {
 	case c.ready <- struct{}{}:
 	default:
 	}
-	return true
+	return n
 }
 
 // Recv implements transport.Conn.
 func (c *subConn) Recv(p []byte) (int, transport.Addr, error) {
+	n, from, _, err := c.RecvStamped(p)
+	return n, from, err
+}
+
+// RecvStamped implements transport.Stamped: a datagram's time is when the
+// dispatcher read it from the shared Conn (it may have waited for its
+// room's tick since).
+func (c *subConn) RecvStamped(p []byte) (int, transport.Addr, time.Time, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.size == 0 {
-		return 0, "", transport.ErrWouldBlock
+		return 0, "", time.Time{}, transport.ErrWouldBlock
 	}
 	s := &c.slots[c.head]
-	n, from := copy(p, s.buf), s.from
+	n, from, at := copy(p, s.buf), s.from, s.at
 	c.head = (c.head + 1) % len(c.slots)
 	c.size--
-	return n, from, nil
+	return n, from, at, nil
 }
 
 // Send implements transport.Conn: into the running worker's batch, or

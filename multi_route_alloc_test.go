@@ -40,7 +40,7 @@ func TestMultiHostRouteBogusAllocs(t *testing.T) {
 		"no-room":     noRoom,
 	} {
 		allocs := testing.AllocsPerRun(100, func() {
-			if h.route("udp:127.0.0.1:4000#1", p, now) != nil {
+			if r, _ := h.route("udp:127.0.0.1:4000#1", p, now); r != nil {
 				t.Fatalf("%s routed", name)
 			}
 		})

@@ -19,11 +19,17 @@ const idlePoll = 250 * time.Millisecond
 // Run drives every room in real time until ctx is done (then it returns
 // nil) or the shared Conn fails. It does not close the host. One
 // dispatcher (the calling goroutine) reads the Conn, routes each datagram
-// to its room and keeps the rooms' deadlines in a heap; Workers
+// to its room's queue and keeps the rooms' deadlines in a heap; Workers
 // goroutines run the rooms' updates, each due room on one worker at a
-// time, woken by a datagram for it or by its next tick. A worker sends
-// everything a room's update sends as one batch when the Conn is a
-// transport.Batcher (a UDP socket: one sendmmsg).
+// time. A room runs at its next tick, and early for a datagram that wants
+// an answer or changes what is due: anything but a player's inputs, and
+// inputs too while its match does not tick on its own (not started yet,
+// ending, or held by a stall policy) or once its queue is half full. A
+// player's inputs otherwise wait in the queue for the tick, which is when
+// the server needs them; the server measures them as of their arrival
+// (transport.Stamped), so waiting changes no margin or round trip. A
+// worker sends everything a room's update sends as one batch when the
+// Conn is a transport.Batcher (a UDP socket: one sendmmsg).
 func (h *MultiHost[I]) Run(ctx context.Context) error {
 	work := make(chan *roomMatch[I], 2*h.opts.MaxMatches+h.opts.Workers)
 	done := make(chan *roomMatch[I], 2*h.opts.MaxMatches+h.opts.Workers)
@@ -59,7 +65,6 @@ func (d *dispatcher[I]) loop(ctx context.Context, done <-chan *roomMatch[I]) err
 	timer := time.NewTimer(h.period)
 	defer timer.Stop()
 	for {
-		now := time.Now()
 		for {
 			n, from, err := h.conn.Recv(buf)
 			if errors.Is(err, transport.ErrWouldBlock) {
@@ -68,10 +73,12 @@ func (d *dispatcher[I]) loop(ctx context.Context, done <-chan *roomMatch[I]) err
 			if err != nil {
 				return err
 			}
-			if r := h.route(from, buf[:n], now); r != nil {
+			// Read now: the datagram's arrival as its room's server sees it.
+			if r, soon := h.route(from, buf[:n], time.Now()); soon {
 				d.enqueue(r)
 			}
 		}
+		now := time.Now()
 		d.takeFresh(now)
 		for len(d.heap) > 0 && !d.heap[0].deadline.After(now) {
 			d.enqueue(d.heap[0])
@@ -148,6 +155,7 @@ func (d *dispatcher[I]) enqueue(r *roomMatch[I]) {
 func (d *dispatcher[I]) finished(r *roomMatch[I], now time.Time) {
 	h := d.h
 	r.busy = false
+	r.lazy = r.ticking
 	switch {
 	case r.closed.Load():
 		return
@@ -203,6 +211,7 @@ func (h *MultiHost[I]) runRoom(r *roomMatch[I], batch transport.Batch) {
 	}
 	r.ended = started && !r.m.started
 	r.next = r.m.srv.NextDeadline()
+	r.ticking = h.lazyInputs && r.m.srv.Started() && !r.m.srv.Ending()
 }
 
 // roomHeap orders rooms by deadline (container/heap).

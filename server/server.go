@@ -302,11 +302,12 @@ func (s *Server[I]) Update(now time.Time) error {
 	if now.Before(s.lastNow) {
 		now = s.lastNow
 	}
+	prev := s.lastNow
 	s.lastNow = now
 	if s.rs.pending {
 		s.startResumed(now)
 	}
-	if err := s.receive(now); err != nil {
+	if err := s.receive(prev, now); err != nil {
 		return err
 	}
 	for _, p := range s.players {

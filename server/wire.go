@@ -26,6 +26,7 @@ type wireState struct {
 	inputs      inputs.Decoder
 	due         []uint32
 	tags        uint8
+	stamped     transport.Stamped // the Conn, when it says when datagrams arrived
 }
 
 func (s *Server[I]) initWire() error {
@@ -38,6 +39,7 @@ func (s *Server[I]) initWire() error {
 			return fmt.Errorf("server: match settings of %d bytes, at most %d: %w", len(s.wire.settings), codec.MaxSettings, ErrConfig)
 		}
 	}
+	s.wire.stamped, _ = s.conn.(transport.Stamped)
 	s.wire.rbuf = make([]byte, transport.MaxDatagram+1)
 	s.wire.sbuf = make([]byte, 0, transport.MaxDatagram)
 	s.wire.msg.Ticks = make([]codec.TickBody, 0, codec.MaxTicksPerMessage)
@@ -60,10 +62,24 @@ func (s *Server[I]) mustEncode(err error) {
 	}
 }
 
-// receive handles every waiting datagram.
-func (s *Server[I]) receive(now time.Time) error {
+// receive handles every waiting datagram, each at now, or at when it
+// arrived when the Conn says (transport.Stamped) and that was between the
+// last Update (prev) and now: a datagram that waited in a queue for its
+// room's tick is handled as of its arrival, so that the margins of inputs
+// and the round trips of acks are the network's, not the queue's.
+func (s *Server[I]) receive(prev, now time.Time) error {
 	for {
-		n, from, err := s.conn.Recv(s.wire.rbuf)
+		var (
+			n    int
+			from transport.Addr
+			at   time.Time
+			err  error
+		)
+		if s.wire.stamped != nil {
+			n, from, at, err = s.wire.stamped.RecvStamped(s.wire.rbuf)
+		} else {
+			n, from, err = s.conn.Recv(s.wire.rbuf)
+		}
 		if errors.Is(err, transport.ErrWouldBlock) {
 			return nil
 		}
@@ -76,7 +92,13 @@ func (s *Server[I]) receive(now time.Time) error {
 			s.stats.BadDatagrams++
 			continue
 		}
-		s.handle(now, from, s.wire.rbuf[:n])
+		switch {
+		case at.IsZero() || !at.Before(now):
+			at = now
+		case at.Before(prev):
+			at = prev
+		}
+		s.handle(at, from, s.wire.rbuf[:n])
 	}
 }
 

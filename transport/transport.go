@@ -85,6 +85,16 @@ type Conn interface {
 	Close() error
 }
 
+// Stamped is implemented by a Conn whose datagrams may wait a while
+// between their arrival and Recv: a MultiHost's room queue, where inputs
+// wait for their room's next tick. RecvStamped is Recv with the time the
+// datagram arrived (the zero Time when unknown), so that a server that
+// measures how early inputs come, or how long an ack took, measures the
+// network and not the wait.
+type Stamped interface {
+	RecvStamped(p []byte) (n int, from Addr, at time.Time, err error)
+}
+
 // Clock gives the current time. Code that must run in made-up time takes a
 // Clock (or the time as an argument) instead of reading the wall clock.
 type Clock interface {

@@ -1,0 +1,111 @@
+package rewind
+
+import (
+	"testing"
+	"time"
+
+	"github.com/rewindnet/rewind/codec"
+	"github.com/rewindnet/rewind/codec/reliable"
+	"github.com/rewindnet/rewind/internal/testgame"
+	"github.com/rewindnet/rewind/server"
+	"github.com/rewindnet/rewind/transport"
+)
+
+// sentConn is a server-side Conn with nothing to read that keeps what is
+// sent.
+type sentConn struct {
+	nullConn
+	sent [][]byte
+}
+
+func (c *sentConn) Send(_ transport.Addr, p []byte) error {
+	c.sent = append(c.sent, append([]byte(nil), p...))
+	return nil
+}
+
+// startedRoom opens a room of a MultiHost over a sentConn and has peer
+// join it through the router, as the dispatcher would: its hello and its
+// first inputs (which start the match) each run the room at once. It
+// returns the room once the dispatcher took it back, and the player's
+// welcome.
+func startedRoom(t *testing.T, opts MultiHostOptions, peer transport.Addr) (*MultiHost[testgame.Input], *roomMatch[testgame.Input], codec.Welcome) {
+	t.Helper()
+	conn := &sentConn{nullConn: nullConn{ready: make(chan struct{})}}
+	h, err := NewMultiHost[testgame.Input](&testgame.Game{}, conn, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, err := h.Open("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := dispatcher[testgame.Input]{h: h}
+	r := h.rooms[code]
+	hello := (&codec.Hello{Game: r.m.srv.Fingerprint()}).Append(nil)
+	if got, soon := h.route(peer, hello, time.Now()); got != r || !soon {
+		t.Fatalf("hello: room %v, soon %v: want the room, at once", got, soon)
+	}
+	h.runRoom(r, nil)
+	d.finished(r, time.Now())
+	var w codec.Welcome
+	for _, b := range conn.sent {
+		if typ, _, _ := codec.Peek(b); typ == codec.TypeWelcome {
+			if w, _, err = codec.ParseWelcome(b); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if w.Tag == 0 {
+		t.Fatal("no welcome")
+	}
+	in := (&codec.ClientInputs{Tag: w.Tag, First: 1, Ack: reliable.Ack{Next: 1}}).Append(nil)
+	if _, soon := h.route(peer, in, time.Now()); !soon {
+		t.Fatal("inputs before the match started wait: they are what starts it")
+	}
+	h.runRoom(r, nil)
+	d.finished(r, time.Now())
+	if !r.m.srv.Started() {
+		t.Fatal("the match did not start")
+	}
+	return h, r, w
+}
+
+// TestMultiHostInputsWaitForTick: once a room's match ticks, a player's
+// inputs wait in the room's queue for its next tick (the dispatcher does
+// not run the room for them) until the queue is half full; a ping (whose
+// pong measures the round trip) and a hello run it at once; with a stall
+// policy (an input may let a held tick run) inputs run it at once too.
+func TestMultiHostInputsWaitForTick(t *testing.T) {
+	const peer = transport.Addr("udp:127.0.0.1:4000#1")
+	h, r, w := startedRoom(t, MultiHostOptions{QueueLen: 8}, peer)
+	if !r.lazy {
+		t.Fatal("a ticking room is not lazy")
+	}
+	in := (&codec.ClientInputs{Tag: w.Tag, First: 2, Ack: reliable.Ack{Next: 1}}).Append(nil)
+	for i := 1; i <= 4; i++ {
+		_, soon := h.route(peer, in, time.Now())
+		if want := 2*i >= 8; soon != want {
+			t.Fatalf("input %d of a queue of 8: soon %v, want %v", i, soon, want)
+		}
+	}
+	h.runRoom(r, nil) // empties the queue
+	ping := (&codec.Ping{Tag: w.Tag, ID: 1}).Append(nil)
+	if _, soon := h.route(peer, ping, time.Now()); !soon {
+		t.Fatal("a ping waits for the tick: its pong would carry the wait into the round trip")
+	}
+	if _, soon := h.route(peer, in, time.Now()); soon {
+		t.Fatal("an input after a ping runs the room")
+	}
+	hello := (&codec.Hello{Game: r.m.srv.Fingerprint()}).Append(nil)
+	if _, soon := h.route("udp:127.0.0.1:4001#2", hello, time.Now()); !soon {
+		t.Fatal("a hello waits for the tick")
+	}
+
+	var opts MultiHostOptions
+	opts.Server.Stall = server.Stall{Kind: server.StallAcks}
+	h, r, w = startedRoom(t, opts, peer)
+	in = (&codec.ClientInputs{Tag: w.Tag, First: 2, Ack: reliable.Ack{Next: 1}}).Append(nil)
+	if _, soon := h.route(peer, in, time.Now()); r.lazy || !soon {
+		t.Fatalf("with a stall policy: lazy %v, soon %v; want inputs to run the room at once", r.lazy, soon)
+	}
+}
