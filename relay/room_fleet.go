@@ -56,6 +56,8 @@ type fleetLink struct {
 	// Guarded by hub.mu.
 	standIns    map[string]*roomConn // "RELAY/ID" → the stand-in here
 	lastRefresh time.Time
+
+	slots fleetSlots // this relay's on-demand slots, published (room_fleet_open.go)
 }
 
 type fleetOut struct {
@@ -157,6 +159,7 @@ func (l *fleetLink) take(m fleetMsg, now time.Time) {
 		}
 		h.mu.Lock()
 		l.standIns[key] = c
+		c.standIn = true
 		h.mu.Unlock()
 		l.wg.Add(1)
 		go l.pump(c, m.F, m.C)
@@ -268,6 +271,7 @@ func (l *fleetLink) refresh(now time.Time) {
 	}
 	l.hub.later(func() {
 		_ = l.dir.Refresh(codes) // a failed refresh is retried at the next
+		l.publishSlots()
 		if len(relays) > 0 {
 			l.dropDead(relays, now)
 		}

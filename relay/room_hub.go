@@ -59,6 +59,7 @@ type roomConn struct {
 	connected bool         // player's data channel open
 	spectator bool         // a player that joined as a spectator: not counted against maxPlayers
 	fwd       string       // roleForward: the relay that hosts the room (room_fleet.go)
+	standIn   bool         // stands in for a connection of another relay (room_fleet.go)
 	srv       *matchServer // roleServer: its rooms and pings (room_serve.go)
 	joinedAt  time.Time
 	// freeSignals counts the host's signals to this joining player that
@@ -474,6 +475,8 @@ func (h *roomHub) end(c *roomConn, m *roomMsg, d dirAnswer, now time.Time) {
 		h.fail(c, m.Type, fmt.Errorf("%w for room %s", ErrBadKey, m.Code))
 	case rec.Ended:
 		h.fail(c, m.Type, fmt.Errorf("%w: %s", ErrRoomEnded, m.Code))
+	case d.sendTo != "": // live at another relay of the fleet: ended there
+		h.fleet.forward(c, d.sendTo, m)
 	default: // the directory has it ended already (consult)
 		if r := h.rooms[m.Code]; r != nil {
 			h.closeRoom(r, "ended")

@@ -51,6 +51,12 @@ type dirAnswer struct {
 	// ownerDead: rec is owned by another relay of the fleet whose
 	// liveness key is gone (room_fleet.go).
 	ownerDead bool
+	// sendTo: the message goes to this relay of the fleet: an open no
+	// match server here could take, an end of a room live there
+	// (room_fleet_open.go); others, if set, counts the fleet's other
+	// relays' slots.
+	sendTo string
+	others *slotCount
 }
 
 // later queues f to run once the hub's lock is released. h.mu is held.
@@ -111,6 +117,9 @@ func (h *roomHub) consult(c *roomConn, m *roomMsg, now time.Time) dirAnswer {
 	dir := h.cfg.Directory
 	switch m.Type {
 	case RoomMsgHost, RoomMsgOpen:
+		if m.Type == RoomMsgOpen && h.placeOpen(c, &d) {
+			return d // placed at another relay of the fleet, or full everywhere
+		}
 		d.rec, d.err = h.claimNew(m.Code, now)
 		d.ok, d.claimed = d.err == nil, d.err == nil
 	case RoomMsgClaim:
@@ -134,6 +143,9 @@ func (h *roomHub) consult(c *roomConn, m *roomMsg, now time.Time) dirAnswer {
 	case RoomMsgEnd:
 		d.rec, d.ok = dir.Lookup(m.Code, now)
 		if d.ok && !d.rec.Ended && d.rec.Key == m.Key {
+			if h.endAt(c, &d) {
+				break // ended by the room's relay (room_fleet_open.go)
+			}
 			dir.End(m.Code, now)
 			d.ended = true
 		}

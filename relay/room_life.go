@@ -65,6 +65,7 @@ func (h *roomHub) detachHost(r *room) {
 	r.host = nil
 	if host.role == roleServer {
 		delete(host.srv.rooms, r.code)
+		h.slotsChanged()
 		return
 	}
 	host.room, host.role = nil, roleNone
@@ -85,6 +86,7 @@ func (h *roomHub) newRoom(rec RoomRecord, c *roomConn, maxPlayers int, now time.
 	h.rooms[r.code] = r
 	if c.role == roleServer {
 		c.srv.rooms[r.code] = r
+		h.slotsChanged()
 	} else {
 		c.role, c.room = roleHost, r
 	}

@@ -32,7 +32,7 @@ type matchServer struct {
 
 // serveCounters counts the rooms lobbies asked for (MatchServerStats).
 type serveCounters struct {
-	opened, full uint64
+	opened, full, forwarded uint64
 }
 
 // MatchServerStats is what a relay knows of the match servers connected
@@ -46,8 +46,9 @@ type MatchServerStats struct {
 	Slots, Used int
 	// Opened counts the rooms opened on demand; Full the lobbies' opens
 	// refused "full" (no free slot, or the server refused or did not
-	// answer).
-	Opened, Full uint64
+	// answer); Forwarded the lobbies' opens placed at another relay of
+	// the fleet (no server here had a free slot).
+	Opened, Full, Forwarded uint64
 }
 
 // MatchServers reports the match servers connected to the relay and the
@@ -56,7 +57,7 @@ func (s *RoomServer) MatchServers() MatchServerStats {
 	h := s.hub
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	st := MatchServerStats{Opened: h.serving.opened, Full: h.serving.full}
+	st := MatchServerStats{Opened: h.serving.opened, Full: h.serving.full, Forwarded: h.serving.forwarded}
 	for _, c := range h.conns {
 		if c.role != roleServer {
 			continue
@@ -87,6 +88,7 @@ func (h *roomHub) serve(c *roomConn, m *roomMsg, now time.Time) {
 		rooms: make(map[string]*room), lastPing: now, lastPong: now,
 	}
 	h.cfg.Log.Debug("relay: match server", "conn", c.id, "slots", slots, "on_demand", m.OnDemand)
+	h.slotsChanged()
 	h.send(c, &roomMsg{Type: RoomMsgServing, V: RoomProtocolVersion, Slots: slots, OnDemand: m.OnDemand,
 		ICE: h.ice("server-"+strconv.FormatUint(c.id, 10), now)}) // one WebRTC host for all its rooms
 }
@@ -151,13 +153,15 @@ func (h *roomHub) pickServer() (s *roomConn, servers, slots, used int) {
 
 // openPrecheck refuses lobby c's open if it is in a room, or "full" if
 // no match server has a free slot, before a code is claimed; false if it
-// did. h.mu is held.
+// did. In a fleet of relays (Redis) the fleet's servers are asked next
+// (placeOpen), unless c stands in for a lobby of another relay. h.mu is
+// held.
 func (h *roomHub) openPrecheck(c *roomConn, m *roomMsg) bool {
 	if c.role != roleNone {
 		h.fail(c, m.Type, fmt.Errorf("%w: open from a connection in a room", ErrBadMessage))
 		return false
 	}
-	if s, servers, slots, used := h.pickServer(); s == nil {
+	if s, servers, slots, used := h.pickServer(); s == nil && (h.fleet == nil || c.standIn) {
 		h.serving.full++
 		h.fail(c, m.Type, fmt.Errorf("%w: %d match server(s) take rooms on demand here, %d of %d slots in use",
 			ErrFull, servers, used, slots))
@@ -174,6 +178,10 @@ func (h *roomHub) openPrecheck(c *roomConn, m *roomMsg) bool {
 func (h *roomHub) open(c *roomConn, m *roomMsg, d dirAnswer, now time.Time) {
 	if d.err != nil {
 		h.fail(c, m.Type, d.err)
+		return
+	}
+	if d.sendTo != "" || d.others != nil {
+		h.openElsewhere(c, m, d) // room_fleet_open.go
 		return
 	}
 	s, servers, slots, used := h.pickServer() // again: the slots may have gone meanwhile
@@ -213,7 +221,7 @@ func (h *roomHub) opened(c *roomConn, m *roomMsg, now time.Time) {
 	}
 	r.opening = false
 	h.serving.opened++
-	h.send(r.opener, &roomMsg{Type: RoomMsgOpened, V: RoomProtocolVersion, Code: r.code, MaxPlayers: r.maxPlayers})
+	h.send(r.opener, &roomMsg{Type: RoomMsgOpened, V: RoomProtocolVersion, Code: r.code, Key: r.key, MaxPlayers: r.maxPlayers})
 	r.opener = nil
 }
 
@@ -263,4 +271,5 @@ func (h *roomHub) serverGone(c *roomConn, now time.Time, why string) {
 	for _, r := range c.srv.rooms {
 		h.hostGone(r, now, why)
 	}
+	h.slotsChanged()
 }

@@ -137,8 +137,9 @@ func registerRelayMetrics(reg *prometheus.Registry, stats func() relay.RoomStats
 // servers (rooms protocol 2) and the rooms opened on demand.
 func registerMatchServerMetrics(reg *prometheus.Registry, stats func() relay.MatchServerStats) {
 	registerFuncs(reg, map[string]metricFunc{
-		"relay_opens_total":      {"Rooms opened on demand on a match server.", func() float64 { return float64(stats().Opened) }},
-		"relay_opens_full_total": {"Requests for a room on demand refused full: no match server had a free slot, or the one asked refused or did not answer.", func() float64 { return float64(stats().Full) }},
+		"relay_opens_total":           {"Rooms opened on demand on a match server.", func() float64 { return float64(stats().Opened) }},
+		"relay_opens_full_total":      {"Requests for a room on demand refused full: no match server had a free slot, or the one asked refused or did not answer.", func() float64 { return float64(stats().Full) }},
+		"relay_opens_forwarded_total": {"With --redis: requests for a room on demand placed at another relay of the fleet (no match server here had a free slot).", func() float64 { return float64(stats().Forwarded) }},
 	}, map[string]metricFunc{
 		"relay_match_servers":           {"Match servers connected (one connection each, many rooms).", func() float64 { return float64(stats().Servers) }},
 		"relay_match_server_slots":      {"Slots of the match servers that open rooms on demand.", func() float64 { return float64(stats().Slots) }},

@@ -18,13 +18,16 @@ func init() {
 }
 
 // runOpen is rewind open: a lobby's request for a room on demand. It
-// prints room=CODE once a match server opened it, or fails (exit 1) with
-// the relay's reason, e.g. "full" when no match server has a free slot.
+// prints room=CODE once a match server opened it (and key=KEY with
+// --key), or fails (exit 1) with the relay's reason, e.g. "full" when no
+// match server of the relay, or of its fleet with --redis, has a free
+// slot.
 func runOpen(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("open", "rewind open --relay URL [--max-players N] [--timeout D]", stderr)
+	fs := newFlags("open", "rewind open --relay URL [--max-players N] [--timeout D] [--key]", stderr)
 	url := fs.String("relay", "", "the rooms relay's ws:// URL (as rewind relay prints it)")
 	maxPlayers := fs.Int("max-players", 0, "cap the room at this many players (0: the match server's cap)")
 	timeout := fs.Duration("timeout", 15*time.Second, "give up when the relay has not answered within this long")
+	printKey := fs.Bool("key", false, "also print key=KEY after room=: the room's key, which ends it (relay.EndRoom, an end message with code and key, through any relay of the fleet)")
 	if err := parseQuiet(fs, "open", args, stderr); err != nil {
 		return err
 	}
@@ -38,10 +41,13 @@ func runOpen(args []string, stdout, stderr io.Writer) error {
 	defer stop()
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
-	code, err := relay.OpenRoom(ctx, *url, relay.OpenOptions{MaxPlayers: *maxPlayers})
+	r, err := relay.OpenRoomWithKey(ctx, *url, relay.OpenOptions{MaxPlayers: *maxPlayers})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "room=%s\n", code)
+	fmt.Fprintf(stdout, "room=%s\n", r.Code)
+	if *printKey {
+		fmt.Fprintf(stdout, "key=%s\n", r.Key)
+	}
 	return nil
 }

@@ -45,7 +45,16 @@ func TestServeOnDemandCommands(t *testing.T) {
 	}()
 
 	var codes []string
-	for range 2 {
+	for i := range 2 {
+		if i == 0 { // --key: room= then key=
+			code, out, stderr := runCmd("open", "--relay", url, "--key")
+			lines := strings.Split(strings.TrimSpace(out), "\n")
+			if code != 0 || len(lines) != 2 || len(kv(lines[0])["room"]) != 6 || len(kv(lines[1])["key"]) != 32 {
+				t.Fatalf("open --key: exit %d, %q %q", code, out, stderr)
+			}
+			codes = append(codes, kv(lines[0])["room"])
+			continue
+		}
 		code, out, stderr := runCmd("open", "--relay", url)
 		c, ok := strings.CutPrefix(strings.TrimSpace(out), "room=")
 		if code != 0 || !ok || len(c) != 6 {

@@ -1,0 +1,140 @@
+package rooms_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/internal/testgame"
+	"github.com/rewindnet/rewind/internal/testutil"
+	"github.com/rewindnet/rewind/relay"
+	"github.com/rewindnet/rewind/rooms"
+	"github.com/rewindnet/rewind/server"
+)
+
+// fleetRelay is a relay of a test's fleet (relays sharing one Redis).
+type fleetRelay struct {
+	url string
+	rs  *relay.RoomServer
+	// crash stops the relay as a process that dies would: its Redis
+	// connection first (it tells the fleet nothing), then every
+	// WebSocket.
+	crash func()
+}
+
+// startFleetRelay serves a relay on 127.0.0.1 whose directory is the
+// Redis at redisURL, until the end of the test.
+func startFleetRelay(t *testing.T, redisURL string, cfg relay.RoomConfig, rcfg relay.RedisConfig) fleetRelay {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	dir, err := relay.NewRedisRoomDirectory(ctx, redisURL, rcfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Directory = dir
+	rs := relay.NewRoomServer(cfg)
+	mux := http.NewServeMux()
+	mux.Handle(relay.RoomPath, rs)
+	hs := httptest.NewServer(mux)
+	var once sync.Once
+	stop := func(dirFirst bool) {
+		once.Do(func() {
+			if dirFirst {
+				dir.Close()
+			}
+			rs.Close()
+			hs.CloseClientConnections()
+			hs.Close()
+			dir.Close()
+		})
+	}
+	t.Cleanup(func() { stop(false) })
+	return fleetRelay{url: "ws" + strings.TrimPrefix(hs.URL, "http") + relay.RoomPath, rs: rs,
+		crash: func() { stop(true) }}
+}
+
+// verifiedTicks counts a player's verified ticks, checking each hash
+// against the server's matches.
+type verifiedTicks struct {
+	mu   sync.Mutex
+	last uint32
+}
+
+func (v *verifiedTicks) options(t *testing.T, name string, hashes *tickHashes) rewind.Options {
+	var o rewind.Options
+	o.Client.OnVerified = func(tick uint32, hash uint64) {
+		if !hashes.has(tick, hash) {
+			t.Errorf("%s, tick %d: hash %016x is no match's on the server", name, tick, hash)
+		}
+		v.mu.Lock()
+		v.last = max(v.last, tick)
+		v.mu.Unlock()
+	}
+	return o
+}
+
+func (v *verifiedTicks) tick() uint32 {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.last
+}
+
+// TestServeOnDemandFleet: two relays sharing a Redis, a match server
+// taking rooms on demand connected to the first; a lobby asks the second
+// for a room: the second has no match server, so it places the room
+// through Redis on the first's server and hands the lobby its code and
+// key; a player joins the room through the second relay and plays
+// verified ticks (each one of the server's hashes); the lobby's end,
+// through the second relay, closes the room on the server.
+func TestServeOnDemandFleet(t *testing.T) {
+	testutil.CheckGoroutines(t, 5*time.Second)
+	redisURL := testutil.StartRedis(t)
+	cfg, rcfg := relay.RoomConfig{TickInterval: 50 * time.Millisecond}, relay.RedisConfig{TTL: 3 * time.Second}
+	a := startFleetRelay(t, redisURL, cfg, rcfg)
+	b := startFleetRelay(t, redisURL, cfg, rcfg)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // a hang guard
+	defer cancel()
+	var hashes tickHashes
+	s, err := rooms.Serve[testgame.Input](ctx, &testgame.Game{}, rooms.ServeOptions{
+		Relay: a.url, MaxMatches: 2, OnDemand: true, Server: server.Config{OnTick: hashes.OnTick},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	stopHost := testutil.RunHost(ctx, t, s)
+	var opened relay.OpenedRoom
+	testutil.WaitUntil(ctx, t, "a room opened through the second relay", func() bool {
+		// Until the first relay has published its server's slots (at
+		// once, but through Redis), the second answers full.
+		opened, err = relay.OpenRoomWithKey(ctx, b.url, relay.OpenOptions{})
+		return err == nil
+	})
+	if got := s.Rooms(); len(got) != 1 || got[0] != opened.Code || len(opened.Key) != 32 {
+		t.Fatalf("server's rooms %v, the lobby got %+v", got, opened)
+	}
+	var v verifiedTicks
+	p, err := rooms.Join[testgame.Input](ctx, &testgame.Game{}, b.url, opened.Code, rooms.JoinOptions{Options: v.options(t, "player", &hashes)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	p.SetInputFunc(func(tick uint32) testgame.Input { return testgame.Bot(0, tick) })
+	stopPlayer := testutil.RunHost(ctx, t, p)
+	testutil.WaitUntil(ctx, t, "30 verified ticks", func() bool { return v.tick() >= 30 })
+	stopPlayer()
+	if st := b.rs.MatchServers(); st.Forwarded < 1 || st.Servers != 0 {
+		t.Errorf("the lobby's relay: %+v, want the open forwarded", st)
+	}
+	if err := relay.EndRoom(ctx, b.url, opened.Code, opened.Key); err != nil {
+		t.Fatalf("the lobby's end: %v", err)
+	}
+	testutil.WaitUntil(ctx, t, "the room to close on the server", func() bool { return len(s.Rooms()) == 0 })
+	stopHost()
+}
