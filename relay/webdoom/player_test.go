@@ -53,11 +53,20 @@ func (p *wdPlayer) snapshot() []wire.Bundle {
 	return append([]wire.Bundle(nil), p.bundles...)
 }
 
-// waitCount waits until p holds n bundles.
+// waitCount waits until p holds n bundles. It fails at once, saying
+// why, if p's socket ended first.
 func (p *wdPlayer) waitCount(t *testing.T, n int) []wire.Bundle {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for p.count() < n {
+		select {
+		case err := <-p.ended:
+			p.ended <- err // for whoever waits on it next
+			if p.count() < n {
+				t.Fatalf("waited for %d bundles, have %d: the socket ended (%v)", n, p.count(), err)
+			}
+		default:
+		}
 		if time.Now().After(deadline) {
 			t.Fatalf("waited for %d bundles, have %d", n, p.count())
 		}
