@@ -125,6 +125,10 @@ func TestHarnessSession(t *testing.T) {
 	// so that a loaded machine stalling the test between one player's
 	// cmd and the next does not fabricate a player that is playing.
 	cfg.Fabricate = 300 * time.Millisecond
+	// A drop-in is given up JoinTimeout after its lobby join unless it is
+	// live by then: 10 s (not 1.5), since here it first waits for the
+	// others' bundles to settle and for its history (not tested here).
+	cfg.JoinTimeout = 10 * time.Second
 	srv, base := startWebDoom(t, cfg)
 
 	// Lobby: four seats in join order, the fifth refused.
@@ -252,6 +256,10 @@ func TestHarnessSession(t *testing.T) {
 	ps[0].waitCount(t, dropAt+20)
 	close(stop)
 	wg.Wait()
+	// From here on slots 0-2 are never silent for Drop: a loaded machine
+	// stalled the steps below past it, and they were dropped.
+	stopAlive := wdKeepAlive(ps[:3]...)
+	defer stopAlive()
 	// After the drop slot 3 is out and fabricated. A player's own cmd is
 	// used whenever it arrived in time; a loaded machine can stall the
 	// pacer past Fabricate, and then the server rightly fabricates that
@@ -317,6 +325,8 @@ func TestHarnessSession(t *testing.T) {
 			}
 		})
 	}
+	stopAlive3 := wdKeepAlive(ps[3])
+	defer stopAlive3()
 	// The server's next tic, not ps[0]'s count: bundles may still be on
 	// their way to a client that a loaded machine has not scheduled.
 	if joinAt < first+12 || joinAt > next+12+1 {
@@ -366,12 +376,14 @@ func TestHarnessSession(t *testing.T) {
 	}
 
 	// Session end: everyone leaves; spectator closed, lobby reopens.
+	stopAlive()
 	for _, p := range ps[:3] {
 		p.c.Close()
 	}
 	if srv.Status().Session != true {
 		t.Fatal("session ended while slot 3 plays")
 	}
+	stopAlive3()
 	ps[3].c.Close()
 	select {
 	case err := <-spec.ended:

@@ -168,3 +168,36 @@ func (p *wdPlayer) arrivedAt(i int) time.Time {
 	defer p.mu.Unlock()
 	return p.arrived[i]
 }
+
+// wdKeepAlive sends, every 50 ms until the returned stop, a cmd of tic 0
+// (sealed long ago: the server takes it as a sign of life and drops it) on
+// each of ps's sockets, as WebDoom's clients, which send a cmd every tic,
+// would. The test leaves its players idle while it waits for something
+// else, and a loaded machine can stretch that past Drop. A drop-in's
+// first cmd schedules it: start its keep-alive after. stop may be called
+// more than once.
+func wdKeepAlive(ps ...*wdPlayer) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		tk := time.NewTicker(50 * time.Millisecond)
+		defer tk.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tk.C:
+			}
+			for _, p := range ps {
+				ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+				p.c.SendCmd(ctx, 0, wire.NewTicCmd(0, 0, 0, 0, 0, 0)) // a closed socket's error is no matter
+				cancel()
+			}
+		}
+	})
+	var once sync.Once
+	return func() {
+		once.Do(func() { close(done) })
+		wg.Wait()
+	}
+}

@@ -23,14 +23,31 @@ func (l smallBufListener) Accept() (net.Conn, error) {
 	return c, err
 }
 
-// TestHarnessSlowConsumer: a spectator that stops reading is
-// dropped (a write stalls past WriteTimeout, or its queue fills) while the
-// player plays on.
+// TestHarnessSlowConsumer: a spectator that stops reading is dropped
+// while the player plays on, either way a sender drops a connection: its
+// queue fills (64 messages; its writes stall), or one write stalls past
+// WriteTimeout (1 s; a queue that does not fill first). The player's
+// queue never holds more than a round of 32 bundles, since the test waits
+// for them all before the next round, so its drop would be a fault. (A
+// WriteTimeout of 100 ms, as here before, dropped the player too now and
+// then: a loaded machine under -race stalls a sender goroutine that long.)
 func TestHarnessSlowConsumer(t *testing.T) {
-	cfg := wdHarnessConfig()
+	t.Run("queue", func(t *testing.T) {
+		cfg := wdHarnessConfig()
+		cfg.SendQueue = 64
+		testSlowConsumer(t, cfg)
+	})
+	t.Run("write", func(t *testing.T) {
+		cfg := wdHarnessConfig()
+		cfg.SendQueue = 1 << 16
+		cfg.WriteTimeout = time.Second
+		testSlowConsumer(t, cfg)
+	})
+}
+
+func testSlowConsumer(t *testing.T, cfg ServerConfig) {
 	cfg.RateCap = 1 << 30
 	cfg.Drop = 10 * time.Second
-	cfg.WriteTimeout = 100 * time.Millisecond
 	srv, base := startOn(t, cfg, func(l net.Listener) net.Listener { return smallBufListener{l} })
 	l := wdDial(t, base, "/ws/lobby")
 	l.SendJSON(wdCtx(t, time.Second), `{"t":"start"}`)
