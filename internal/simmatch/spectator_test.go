@@ -16,18 +16,7 @@ import (
 // spectator followed the match to its end, and the spectators took no
 // slot (the server counts 4 players).
 func TestSpectators(t *testing.T) {
-	cfg := Config[testgame.Input]{
-		Players:  12,
-		NewGame:  newTestGame,
-		Bot:      testgame.Bot,
-		Duration: 10 * time.Second,
-		Link:     transport.LinkConfig{Latency: 40 * time.Millisecond, Jitter: 10 * time.Millisecond, Loss: 0.10},
-		Seed:     11,
-	}
-	cfg.Server.StartPlayers = 4
-	cfg.Server.MaxPlayers = 4
-	cfg.ClientConfig = func(i int, c *client.Config) { c.Spectate = i >= 4 }
-	res := play(t, cfg)
+	res := play(t, spectatorsMatch(10*time.Second, 0.10, 11))
 	if res.Mismatches != 0 || !res.VerifiedEqual || res.ShownMismatches != 0 {
 		t.Fatalf("%d verified and %d shown ticks differed from the server's", res.Mismatches, res.ShownMismatches)
 	}
@@ -59,46 +48,16 @@ func TestSpectators(t *testing.T) {
 // longer tells the time), and follows the match with every tick hashed as
 // the server's.
 func TestSpectatorDelay(t *testing.T) {
-	var serverTick uint32
-	early, verified, checked := 0, 0, 0
-	cfg := Config[testgame.Input]{
-		Players:  3,
-		NewGame:  newTestGame,
-		Bot:      testgame.Bot,
-		Duration: 10 * time.Second,
-		Link:     transport.LinkConfig{Latency: 20 * time.Millisecond, Loss: 0.05},
-		JoinAt:   map[int]time.Duration{2: time.Second},
-		Seed:     5,
-	}
-	cfg.Server.StartPlayers = 2
-	cfg.Server.OnTick = func(tick uint32, _ *world.World, _ uint64) { serverTick = tick }
-	cfg.ClientConfig = func(i int, c *client.Config) {
-		if i != 2 {
-			return
-		}
-		c.Spectate, c.SpectateDelay = true, 3*time.Second
-		c.OnVerified = func(tick uint32, _ uint64) {
-			verified++
-			if serverTick >= 600 {
-				return // the match is over: the server's tick stopped
-			}
-			checked++
-			if serverTick < tick+180 {
-				early++
-				if early == 1 {
-					t.Errorf("tick %d verified when the server was at tick %d: less than 3 s after it ran", tick, serverTick)
-				}
-			}
-		}
-	}
+	cfg, w := delayedSpectatorMatch(t, 10*time.Second, 3*time.Second, 5)
+	cfg.JoinAt = map[int]time.Duration{2: time.Second}
 	res := play(t, cfg)
 	if res.Mismatches != 0 || !res.VerifiedEqual {
 		t.Fatalf("%d verified ticks differed from the server's", res.Mismatches)
 	}
-	if verified < 500 || checked < 200 || early != 0 {
-		t.Fatalf("the spectator verified %d ticks (%d checked), %d of them early", verified, checked, early)
+	if w.verified < 500 || w.checked < 200 || w.early != 0 {
+		t.Fatalf("the spectator verified %d ticks (%d checked), %d of them early", w.verified, w.checked, w.early)
 	}
-	t.Logf("the spectator verified %d ticks of %d; %d checked, none earlier than 3 s after the server ran it", verified, res.Ticks, checked)
+	t.Logf("the spectator verified %d ticks of %d; %d checked, none earlier than 3 s after the server ran it", w.verified, res.Ticks, w.checked)
 }
 
 // TestSpectatorsAtTheEnd: the server ends the match (Server.End) at its
@@ -109,20 +68,12 @@ func TestSpectatorDelay(t *testing.T) {
 func TestSpectatorsAtTheEnd(t *testing.T) {
 	for _, loss := range []float64{0.10, 0.30} {
 		t.Run(fmt.Sprintf("loss=%v", loss), func(t *testing.T) {
-			cfg := Config[testgame.Input]{
-				Players:  12,
-				NewGame:  newTestGame,
-				Bot:      testgame.Bot,
-				Duration: 5 * time.Second,
-				Link:     transport.LinkConfig{Latency: 40 * time.Millisecond, Jitter: 10 * time.Millisecond, Loss: loss},
-				Seed:     int64(loss * 100),
-				JoinAt:   map[int]time.Duration{10: 2 * time.Second},
-				End:      true,
-			}
-			cfg.Server.StartPlayers = 4
-			cfg.Server.MaxPlayers = 4
+			cfg := spectatorsMatch(5*time.Second, loss, int64(loss*100))
+			cfg.JoinAt = map[int]time.Duration{10: 2 * time.Second}
+			cfg.End = true
+			spectate := cfg.ClientConfig
 			cfg.ClientConfig = func(i int, c *client.Config) {
-				c.Spectate = i >= 4
+				spectate(i, c)
 				if i == 11 {
 					c.SpectateDelay = time.Second
 				}
@@ -158,40 +109,9 @@ func TestSpectatorsAtTheEnd(t *testing.T) {
 // after, and it follows the match to its last tick, every tick hashed as
 // the server's.
 func TestDelayedSpectatorFallsBehind(t *testing.T) {
-	var serverTick uint32
-	early, verified, after := 0, 0, 0
-	cfg := Config[testgame.Input]{
-		Players:   3,
-		NewGame:   newTestGame,
-		Bot:       testgame.Bot,
-		Duration:  12 * time.Second,
-		Link:      transport.LinkConfig{Latency: 20 * time.Millisecond, Loss: 0.05},
-		Blackouts: map[int]Pause{2: {At: 3 * time.Second, Length: 3 * time.Second}},
-		Seed:      7,
-	}
-	cfg.Server.StartPlayers = 2
-	cfg.Server.OnTick = func(tick uint32, _ *world.World, _ uint64) { serverTick = tick }
-	cfg.ClientConfig = func(i int, c *client.Config) {
-		if i != 2 {
-			return
-		}
-		c.Spectate, c.SpectateDelay = true, 2*time.Second
-		c.OnVerified = func(tick uint32, _ uint64) {
-			verified++
-			if tick > 6*60 {
-				after++
-			}
-			if serverTick >= 720 {
-				return // the match is over: the server's tick stopped
-			}
-			if serverTick < tick+120 {
-				early++
-				if early == 1 {
-					t.Errorf("tick %d verified when the server was at tick %d: less than 2 s after it ran", tick, serverTick)
-				}
-			}
-		}
-	}
+	cfg, w := delayedSpectatorMatch(t, 12*time.Second, 2*time.Second, 7)
+	cfg.Blackouts = map[int]Pause{2: {At: 3 * time.Second, Length: 3 * time.Second}}
+	w.afterTick = 6 * 60
 	res := play(t, cfg)
 	if res.Mismatches != 0 || !res.VerifiedEqual {
 		t.Fatalf("%d verified ticks differed from the server's", res.Mismatches)
@@ -199,10 +119,80 @@ func TestDelayedSpectatorFallsBehind(t *testing.T) {
 	if res.Server.Rebases == 0 {
 		t.Fatal("the spectator was never rebased: it did not fall behind the history")
 	}
-	if early != 0 || after < 300 || res.Clients[2].Verified != res.Ticks {
+	if w.early != 0 || w.after < 300 || res.Clients[2].Verified != res.Ticks {
 		t.Fatalf("the spectator verified %d ticks, %d after the blackout, %d early; its last %d of %d",
-			verified, after, early, res.Clients[2].Verified, res.Ticks)
+			w.verified, w.after, w.early, res.Clients[2].Verified, res.Ticks)
 	}
 	t.Logf("rebased %d times; the spectator verified %d ticks (%d after the blackout), none earlier than 2 s after it ran",
-		res.Server.Rebases, verified, after)
+		res.Server.Rebases, w.verified, w.after)
+}
+
+// spectatorsMatch is a match of 4 players and 8 spectators (clients 4 to
+// 11) for d, on links of 40 ms ± 10 ms with loss.
+func spectatorsMatch(d time.Duration, loss float64, seed int64) Config[testgame.Input] {
+	cfg := Config[testgame.Input]{
+		Players:  12,
+		NewGame:  newTestGame,
+		Bot:      testgame.Bot,
+		Duration: d,
+		Link:     transport.LinkConfig{Latency: 40 * time.Millisecond, Jitter: 10 * time.Millisecond, Loss: loss},
+		Seed:     seed,
+	}
+	cfg.Server.StartPlayers = 4
+	cfg.Server.MaxPlayers = 4
+	cfg.ClientConfig = func(i int, c *client.Config) { c.Spectate = i >= 4 }
+	return cfg
+}
+
+// delayWatch is what a delayed spectator verified: how many ticks, how
+// many of them checked against the server's tick (while the server still
+// ticks: after the match's last tick the server's tick no longer tells the
+// time), how many of those early (less than the delay after the server ran
+// them), and how many after afterTick.
+type delayWatch struct {
+	verified, checked, early, after int
+	afterTick                       uint32
+}
+
+// delayedSpectatorMatch is a match of two players and a spectator (client
+// 2) delay behind, for d on links of 20 ms with 5 % loss; w counts what
+// the spectator verified, and the test fails at the first tick verified
+// early.
+func delayedSpectatorMatch(t *testing.T, d, delay time.Duration, seed int64) (Config[testgame.Input], *delayWatch) {
+	var serverTick uint32
+	last, behind := uint32(d/time.Second*60), uint32(delay/time.Second*60) // 60 ticks a second
+	w := &delayWatch{}
+	cfg := Config[testgame.Input]{
+		Players:  3,
+		NewGame:  newTestGame,
+		Bot:      testgame.Bot,
+		Duration: d,
+		Link:     transport.LinkConfig{Latency: 20 * time.Millisecond, Loss: 0.05},
+		Seed:     seed,
+	}
+	cfg.Server.StartPlayers = 2
+	cfg.Server.OnTick = func(tick uint32, _ *world.World, _ uint64) { serverTick = tick }
+	cfg.ClientConfig = func(i int, c *client.Config) {
+		if i != 2 {
+			return
+		}
+		c.Spectate, c.SpectateDelay = true, delay
+		c.OnVerified = func(tick uint32, _ uint64) {
+			w.verified++
+			if w.afterTick > 0 && tick > w.afterTick {
+				w.after++
+			}
+			if serverTick >= last {
+				return // the match is over: the server's tick stopped
+			}
+			w.checked++
+			if serverTick < tick+behind {
+				w.early++
+				if w.early == 1 {
+					t.Errorf("tick %d verified when the server was at tick %d: less than %v after it ran", tick, serverTick, delay)
+				}
+			}
+		}
+	}
+	return cfg, w
 }
