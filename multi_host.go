@@ -108,6 +108,7 @@ type MultiHost[I any] struct {
 	dropped  uint64     // datagrams dropped: a match's queue was full
 	wake     chan struct{}
 	lag      lagHistogram
+	updates  atomic.Uint64
 }
 
 // route is where a peer's datagrams go, and when it was last heard.
@@ -138,6 +139,12 @@ type roomMatch[I any] struct {
 	ended   bool  // the match ended (FreeEnded closes the room)
 	err     error // the update failed
 	ticking bool  // the match runs its ticks: its inputs may wait for them
+	// The update's start was due (a tick's time had come), that
+	// lateness, and when the update ended (its sends then wait for the
+	// worker's batch).
+	due  bool
+	late time.Duration
+	ran  time.Time
 
 	// Owned by the dispatcher.
 	deadline time.Time // when the room is due next (zero: only a datagram)
@@ -338,6 +345,10 @@ type MultiHostStats struct {
 	QueueDropped uint64
 	// Routes is the number of peers whose match is known.
 	Routes int
+	// Updates counts the rooms' updates run (each handles the room's
+	// waiting datagrams and runs its due ticks): about one per room and
+	// tick while players only send inputs.
+	Updates uint64
 	// TopPlayers holds the player counts of the (up to) 5 fullest
 	// running matches, largest first: a bounded view of the matches for
 	// metrics, never a figure per room code.
@@ -351,6 +362,7 @@ func (h *MultiHost[I]) Stats() MultiHostStats {
 	s := MultiHostStats{
 		Rooms: len(h.rooms), Matches: h.gone.matches, Total: h.gone.total, RefusedBy: h.gone.refusedBy,
 		NoRoom: h.noRoom, Unrouted: h.unrouted, QueueDropped: h.dropped, Routes: len(h.byAddr),
+		Updates: h.updates.Load(),
 	}
 	h.mu.Unlock()
 	s.Total.Players = 0

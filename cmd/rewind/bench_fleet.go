@@ -345,8 +345,9 @@ func fleetRun(f fleetFlags, m int, baseHeap uint64, profile string, stderr io.Wr
 	st.heapPerMatchKB = float64(int64(heapInuse())-int64(baseHeap)) / 1024 / float64(m)
 	st.usPerPlayerTick = st.cpu.Seconds() * 1e6 / float64(max(st.playerTicks, 1))
 	st.sustained = s1.Players == r.want && st.jitterP99 < time.Second/fleetTickRate
-	fmt.Fprintf(stderr, "bench fleet: %d matches: %d player-ticks in %v, %v CPU, %d datagrams in, %d out\n",
-		m, st.playerTicks, st.wall.Round(time.Millisecond), st.cpu.Round(time.Millisecond), st.dgIn, st.dgOut)
+	fmt.Fprintf(stderr, "bench fleet: %d matches: %d player-ticks in %v, %v CPU, %d datagrams in, %d out; %d room updates, %d reads, %d batched sends\n",
+		m, st.playerTicks, st.wall.Round(time.Millisecond), st.cpu.Round(time.Millisecond), st.dgIn, st.dgOut,
+		s1.Updates-s0.Updates, s1.UDP.Reads-s0.UDP.Reads, s1.UDP.Flushes-s0.UDP.Flushes)
 	return st, nil
 }
 
