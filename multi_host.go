@@ -412,8 +412,9 @@ func (h *MultiHost[I]) RoomStats(code string) (HostStats, bool) {
 }
 
 // TickLag returns the histogram of how late the matches' updates started
-// after their ticks were due, over every update of a running match since
-// the MultiHost was made: the jitter of the ticks' timing.
+// after their ticks were due, plus how long their datagrams then waited
+// for the rest of their worker's batch, over every update of a running
+// match since the MultiHost was made: the jitter of the ticks' timing.
 func (h *MultiHost[I]) TickLag() Lag { return h.lag.snapshot() }
 
 // Close says goodbye to the players of every match and closes the Conn.

@@ -300,8 +300,9 @@ const (
 )
 
 // Lag is a histogram of how late ticks started after they were due
-// (MultiHost.TickLag): Counts[i] counts the ticks that started i to i+1
-// LagBuckets late, the last bucket every later one.
+// (MultiHost.TickLag), counting also the time their datagrams waited for
+// the other rooms of their worker's batch: Counts[i] counts the ticks
+// that were i to i+1 LagBuckets late, the last bucket every later one.
 type Lag struct {
 	Counts [lagBuckets]uint64
 }

@@ -11,8 +11,8 @@ import (
 const udpBatchLen = 64
 
 // udpBatch is a UDPServer's Batch: DATA frames built into buffers of their
-// own, sent by flush (udp_batch_linux.go: sendmmsg through
-// golang.org/x/net; elsewhere one write per datagram).
+// own, sent by flush (udp_batch_linux.go: a raw sendmmsg system call;
+// elsewhere one write per datagram).
 type udpBatch struct {
 	s     *UDPServer
 	bufs  [udpBatchLen][]byte

@@ -3,20 +3,31 @@ package transport
 import (
 	"errors"
 	"fmt"
+	"net"
 	"testing"
 
 	"github.com/rewindnet/rewind/internal/testutil"
 )
 
 // TestUDPBatch sends through a Batch to three clients, more datagrams than
-// a batch holds (so that it flushes by itself), on an IPv4 socket and on
-// a dual-stack one (0.0.0.0 opens an IPv6 socket that takes IPv4 peers):
-// every datagram arrives, in order per client, and the stats count them.
-func TestUDPBatch(t *testing.T) {
-	for _, listen := range []string{"127.0.0.1:0", "0.0.0.0:0"} {
-		t.Run(listen, func(t *testing.T) {
+// a batch holds (so that it flushes by itself), on an IPv4 socket, on a
+// dual-stack one (0.0.0.0 opens an IPv6 socket that takes IPv4 peers) and
+// on an IPv6 one (where the machine has ::1): every datagram arrives, in
+// order per client, and the stats count them.
+func TestUDPBatch(t *testing.T) { udpBatchCheck(t) }
+
+func udpBatchCheck(t *testing.T) {
+	for _, tc := range []struct{ listen, dial string }{
+		{"127.0.0.1:0", "127.0.0.1"},
+		{"0.0.0.0:0", "127.0.0.1"},
+		{"[::1]:0", "::1"},
+	} {
+		t.Run(tc.listen, func(t *testing.T) {
 			testutil.SkipSockets(t)
-			s, err := ListenUDP(listen, UDPConfig{})
+			s, err := ListenUDP(tc.listen, UDPConfig{})
+			if err != nil && tc.dial == "::1" {
+				t.Skipf("no IPv6 loopback: %v", err)
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -24,7 +35,7 @@ func TestUDPBatch(t *testing.T) {
 			var clients []*UDPClient
 			var peers []Addr
 			for range 3 {
-				c, err := DialUDP(fmt.Sprintf("127.0.0.1:%d", s.UDPAddr().Port()), UDPConfig{})
+				c, err := DialUDP(net.JoinHostPort(tc.dial, fmt.Sprint(s.UDPAddr().Port())), UDPConfig{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -65,6 +76,9 @@ func TestUDPBatch(t *testing.T) {
 			after := s.Stats()
 			if n := after.DatagramsOut - before.DatagramsOut; n < 3*per || after.SendErrors != 0 {
 				t.Errorf("datagrams out %d (want at least %d), send errors %d", n, 3*per, after.SendErrors)
+			}
+			if f := after.Flushes - before.Flushes; f != 2 {
+				t.Errorf("%d flushes of 90 datagrams, want 2 (64 and 26)", f)
 			}
 			s.Close()
 			if err := b.Send(peers[0], []byte("x")); !errors.Is(err, ErrClosed) {

@@ -8,10 +8,6 @@ import (
 	"unsafe"
 )
 
-// sysSendmmsg is sendmmsg(2)'s number on linux/amd64 (the syscall package
-// does not name it).
-const sysSendmmsg = 307
-
 // mmsghdr is struct mmsghdr of linux/socket.h on amd64.
 type mmsghdr struct {
 	hdr syscall.Msghdr

@@ -56,7 +56,7 @@ func (y *udpReadSys) init(r *udpReader) {
 	}
 	y.recv = func(fd uintptr) bool {
 		for {
-			n, _, e := unix.Syscall6(sysRecvmmsg, fd, uintptr(unsafe.Pointer(&y.msgs[0])), udpReadBatch, 0, 0, 0)
+			n, _, e := unix.RawSyscall6(sysRecvmmsg, fd, uintptr(unsafe.Pointer(&y.msgs[0])), udpReadBatch, 0, 0, 0)
 			switch e {
 			case unix.EINTR:
 				continue
