@@ -332,7 +332,14 @@ func (l *fleetLink) checkOwner(d *dirAnswer, m *roomMsg) {
 		return
 	}
 	d.rec, d.ok = l.dir.Lookup(m.Code, time.Time{})
-	if d.ok && d.rec.Owner != l.dir.self {
+	if !d.ok { // expired meanwhile: the claimant records it again
+		rec := RoomRecord{Code: m.Code, Key: m.Key}
+		if l.dir.Claim(rec, time.Time{}) == nil {
+			d.rec, d.ok, d.claimed = rec, true, true
+		}
+		return
+	}
+	if d.rec.Owner != l.dir.self {
 		if alive, ok := l.dir.alive([]string{d.rec.Owner}); ok && !alive[0] {
 			d.ownerDead = true // adopted by a relay that died too: no_room
 		}

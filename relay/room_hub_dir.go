@@ -94,6 +94,8 @@ func (h *roomHub) precheck(c *roomConn, m *roomMsg, now time.Time) bool {
 	switch {
 	case m.Type == RoomMsgHost && c.role == roleServer:
 		return h.serverTakes(c, m) // room_serve.go
+	case m.Type == RoomMsgClaim && c.role == roleServer:
+		return h.serverReclaims(c, m) && !h.throttled(c, m, now) // room_serve_claim.go
 	case m.Type == RoomMsgOpen:
 		return h.openPrecheck(c, m)
 	}

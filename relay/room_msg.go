@@ -53,7 +53,12 @@ package relay
 //	   version 1 answers serve and open with bad_message. Also with
 //	   version 2: join's "spectator" flag (the joiner counts against
 //	   RoomConfig.MaxSpectators, not the room's players; a relay of
-//	   before it ignores the flag and counts a player).
+//	   before it ignores the flag and counts a player); "opened" to the
+//	   lobby carries the room's "key"; a match server that connects
+//	   again claims its rooms back ("claim" with code and key on its
+//	   connection, answered "hosted" with "claim":"host":
+//	   room_serve_claim.go; a relay of before answers bad_message, and
+//	   the server keeps the rooms unjoinable).
 //
 // Match server flow (version 2):
 //
@@ -69,6 +74,10 @@ package relay
 //	    <-- {"type":"player","code":"QX7K2M","id":"p1"}   (players join as in version 1)
 //	{"type":"signal","code":"QX7K2M","to":"p1",..} -->
 //	{"type":"end","code":"QX7K2M","key":K2} -->  (its match ended: the slot is free)
+//	... the relay connection drops; at a relay of the fleet: ...
+//	{"type":"serve","v":2,"slots":2,"onDemand":true} -->
+//	{"type":"claim","v":1,"code":"ABC234","key":K} -->
+//	    <-- {"type":"hosted","code":"ABC234","key":K,"claim":"host"}  (or room_busy: again later)
 
 import (
 	"encoding/json"

@@ -172,12 +172,14 @@ func (d *RedisRoomDirectory) End(code string, now time.Time) {
 	endScript.Run(ctx, d.rdb, []string{d.key(code)}, now.UnixMilli(), d.cfg.Remember.Milliseconds())
 }
 
-// Remove implements RoomDirectory: a live room's entry is deleted; an
-// ended room stays remembered (removeScript).
+// Remove implements RoomDirectory: a live room's entry is deleted if
+// this relay owns it; an ended room stays remembered, a room another
+// relay owns now (adopted, or claimed back by its match server there)
+// stays its (removeScript).
 func (d *RedisRoomDirectory) Remove(code string) {
 	ctx, cancel := d.ctx()
 	defer cancel()
-	removeScript.Run(ctx, d.rdb, []string{d.key(code)})
+	removeScript.Run(ctx, d.rdb, []string{d.key(code)}, d.self)
 }
 
 // Refresh extends the TTL of the live rooms among codes that this relay

@@ -63,10 +63,14 @@ redis.call('SET', KEYS[1], cjson.encode(r), 'PX', ARGV[2])
 return 1
 `)
 
-// removeScript forgets a live room. KEYS[1] the room.
+// removeScript forgets a live room owned by ARGV[1] (a room another
+// relay adopted, or a match server claimed back there, is that relay's
+// to forget). KEYS[1] the room.
 var removeScript = redis.NewScript(`
 local v = redis.call('GET', KEYS[1])
-if not v or cjson.decode(v).ended then return 0 end
+if not v then return 0 end
+local r = cjson.decode(v)
+if r.ended or (r.owner and r.owner ~= ARGV[1]) then return 0 end
 return redis.call('DEL', KEYS[1])
 `)
 

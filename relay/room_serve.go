@@ -123,14 +123,15 @@ func (h *roomHub) hostedRoom(c *roomConn, code string) *room {
 }
 
 // freeServerMsg reports whether m, from c, is a match server's message
-// that does not count against its rate: a "host" while it has a free
+// that does not count against its rate: a "host" or a "claim" (its room
+// back after a reconnection: room_serve_claim.go) while it has a free
 // slot (its slots bound them), an "opened" (it answers the relay's
 // "open", which lobbies' rates bound).
 func (h *roomHub) freeServerMsg(c *roomConn, m *roomMsg, err error) bool {
 	if err != nil || c.role != roleServer {
 		return false
 	}
-	return m.Type == RoomMsgOpened || (m.Type == RoomMsgHost && c.srv.free() > 0)
+	return m.Type == RoomMsgOpened || ((m.Type == RoomMsgHost || m.Type == RoomMsgClaim) && c.srv.free() > 0)
 }
 
 // pickServer returns the match server that takes rooms on demand with

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/rewindnet/rewind/transport"
 	"github.com/rewindnet/rewind/transport/webrtc"
@@ -42,6 +44,27 @@ type ServeOptions struct {
 	// OnPeerOpen and OnPeerClose, if set, are told when a player's data
 	// channel opens on the Conn and when it closes or fails.
 	OnPeerOpen, OnPeerClose func(transport.Addr)
+
+	// URLs are more relays of the same fleet (relays sharing Redis),
+	// tried in turn after URL when the relay connection drops (with
+	// Reconnect): the server registers again at the first that answers
+	// and claims its rooms back there, under the same codes.
+	URLs []string
+	// Reconnect, if positive, is how long the server keeps trying to
+	// reach a relay (URL, then URLs, in turn, and again) after its relay
+	// connection dropped before it gives up (Done). Zero: a dropped
+	// connection is final, as before. Players connected keep playing
+	// either way (their data channels do not pass through the relay);
+	// while no relay holds a room, new players cannot join it.
+	Reconnect time.Duration
+	// ReconnectWait is the first wait between rounds of tries and
+	// between claims of a room the fleet does not let go yet (default
+	// 100 ms, doubling up to 2 s).
+	ReconnectWait time.Duration
+	// OnLost, if set, is told that the relay connection dropped (with
+	// why), and OnReconnected that the server registered again at url.
+	OnLost        func(err error)
+	OnReconnected func(url string)
 }
 
 // ServedRooms is a match server's relay connection: many rooms, one
@@ -49,15 +72,24 @@ type ServeOptions struct {
 // every room. A player appears on the Conn as RoomPeerAddr(code, id), so
 // RoomOfPeer names the room a datagram belongs to.
 type ServedRooms struct {
-	rc    *roomClient
 	conn  *webrtc.Host
 	opts  ServeOptions
 	slots int
 	end   roomEnd
+	done  chan struct{} // closed when the relay connection ends for good
+	stop  chan struct{} // closed by Close
+	retry chan struct{} // a room's claim is to be tried again (room_serve_reconnect.go)
+	wg    sync.WaitGroup
 
-	mu    sync.Mutex
-	keys  map[string]string // code → key of the rooms held
-	hosts []*hostWait       // Host calls waiting for their answer, in order
+	mu      sync.Mutex
+	rc      *roomClient       // the relay connection, the latest one
+	gen     int               // connections before rc (room_serve_reconnect.go)
+	url     string            // rc's relay
+	closed  bool              // Close was called
+	keys    map[string]string // code → key of the rooms held
+	hosts   []*hostWait       // Host calls waiting for their answer, in order
+	claims  []string          // rooms claimed back, waiting for their answer, in order
+	retries map[string]bool   // rooms whose claim is to be tried again
 }
 
 // hostWait is a Host call waiting for the relay's answer.
@@ -74,21 +106,13 @@ func ServeRooms(ctx context.Context, opts ServeOptions) (*ServedRooms, error) {
 	if opts.Slots <= 0 {
 		return nil, fmt.Errorf("relay: serve: %w: %d slots", ErrBadMessage, opts.Slots)
 	}
-	s := &ServedRooms{opts: opts, keys: make(map[string]string)}
-	rc, replies, start, err := dialRoomGated(ctx, opts.URL, s.handle)
+	s := &ServedRooms{opts: opts, keys: make(map[string]string), done: make(chan struct{}),
+		stop: make(chan struct{}), retry: make(chan struct{}, 1), retries: make(map[string]bool)}
+	rc, m, start, err := s.register(ctx, opts.URL, 0)
 	if err != nil {
 		return nil, err
 	}
-	s.rc = rc
-	rc.send(&roomMsg{Type: RoomMsgServe, V: RoomProtocolVersion, Slots: opts.Slots, OnDemand: opts.OnDemand, MaxPlayers: opts.MaxPlayers})
-	m, err := firstReply(ctx, rc, replies, RoomMsgServing)
-	if err != nil {
-		rc.close()
-		if errors.Is(err, ErrBadMessage) {
-			return nil, fmt.Errorf("relay: the relay at %s takes no match servers (rooms protocol %d): %w", opts.URL, RoomProtocolVersion, err)
-		}
-		return nil, fmt.Errorf("relay: serving at %s: %w", opts.URL, err)
-	}
+	s.rc, s.url = rc, opts.URL
 	s.slots = m.Slots
 	s.conn, err = webrtc.NewHost(webrtcConfig(opts.WebRTC, opts.URL, m.ICE))
 	if err != nil {
@@ -97,12 +121,54 @@ func ServeRooms(ctx context.Context, opts ServeOptions) (*ServedRooms, error) {
 	}
 	s.conn.OnPeerOpen, s.conn.OnPeerClose = opts.OnPeerOpen, opts.OnPeerClose
 	start()
+	s.wg.Add(1)
+	go s.keep() // room_serve_reconnect.go
 	return s, nil
 }
 
+// register dials the relay at url and registers the server there
+// ("serve"); the connection's messages go to handle once start is
+// called. gen numbers the connection (peer names, peerName).
+func (s *ServedRooms) register(ctx context.Context, url string, gen int) (*roomClient, roomMsg, func(), error) {
+	var rc *roomClient
+	rc, replies, start, err := dialRoomGated(ctx, url, func(m roomMsg) { s.handle(rc, gen, m) })
+	if err != nil {
+		return nil, roomMsg{}, nil, err
+	}
+	rc.send(&roomMsg{Type: RoomMsgServe, V: RoomProtocolVersion, Slots: s.opts.Slots, OnDemand: s.opts.OnDemand, MaxPlayers: s.opts.MaxPlayers})
+	m, err := firstReply(ctx, rc, replies, RoomMsgServing)
+	if err != nil {
+		rc.close()
+		if errors.Is(err, ErrBadMessage) {
+			return nil, m, nil, fmt.Errorf("relay: the relay at %s takes no match servers (rooms protocol %d): %w", url, RoomProtocolVersion, err)
+		}
+		return nil, m, nil, fmt.Errorf("relay: serving at %s: %w", url, err)
+	}
+	return rc, m, start, nil
+}
+
+// client returns the relay connection (the latest one).
+func (s *ServedRooms) client() *roomClient {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.rc
+}
+
 // RoomPeerAddr is the transport.Addr under which player id of room code
-// appears on a ServedRooms' Conn.
+// appears on a ServedRooms' Conn. After a reconnection
+// (ServeOptions.Reconnect) the new relay numbers players from p1 again:
+// a player of the n-th connection after the first appears as
+// RoomPeerAddr(code, id+"@"+n), apart from the players of before.
 func RoomPeerAddr(code, id string) transport.Addr { return webrtc.PeerAddr(code + "/" + id) }
+
+// peerName is the Conn's name of player id of room code, joined through
+// connection gen.
+func peerName(gen int, code, id string) string {
+	if gen > 0 {
+		id += "@" + strconv.Itoa(gen)
+	}
+	return code + "/" + id
+}
 
 // RoomOfPeer returns the room code of a ServedRooms' peer address, and ""
 // for any other address.
@@ -124,17 +190,18 @@ func RoomOfPeer(a transport.Addr) string {
 func (s *ServedRooms) Host(ctx context.Context, code string) (string, error) {
 	w := &hostWait{reply: make(chan roomMsg, 1)}
 	s.mu.Lock()
+	rc := s.rc
 	s.hosts = append(s.hosts, w)
 	s.mu.Unlock()
-	s.rc.send(&roomMsg{Type: RoomMsgHost, V: roomV1, Code: code, MaxPlayers: s.opts.MaxPlayers})
+	rc.send(&roomMsg{Type: RoomMsgHost, V: roomV1, Code: code, MaxPlayers: s.opts.MaxPlayers})
 	select {
 	case m := <-w.reply:
 		if m.Type == RoomMsgError {
 			return "", &RoomError{Code: m.Error, Re: m.Re, Reason: m.Reason}
 		}
 		return m.Code, nil
-	case <-s.rc.done:
-		return "", s.Err()
+	case <-rc.done:
+		return "", s.end.err(rc)
 	case <-ctx.Done():
 		s.mu.Lock()
 		w.abandoned = true
@@ -143,15 +210,20 @@ func (s *ServedRooms) Host(ctx context.Context, code string) (string, error) {
 	}
 }
 
-// handle runs on the reader goroutine for every message after "serving".
-func (s *ServedRooms) handle(m roomMsg) {
+// handle runs on the reader goroutine of connection rc (the gen-th
+// after the first) for every message after "serving".
+func (s *ServedRooms) handle(rc *roomClient, gen int, m roomMsg) {
 	switch m.Type {
 	case RoomMsgPing:
-		s.rc.send(&roomMsg{Type: RoomMsgPong, N: m.N})
+		rc.send(&roomMsg{Type: RoomMsgPong, N: m.N})
 	case RoomMsgHosted:
+		if m.Claim == RoomClaimHost {
+			s.reclaimed(m.Code, nil) // room_serve_reconnect.go
+			return
+		}
 		s.hosted(m)
 	case RoomMsgOpen:
-		s.open(m)
+		s.open(rc, m)
 	case RoomMsgPlayer:
 		if s.opts.OnPlayer != nil {
 			s.opts.OnPlayer(m.Code, m.ID)
@@ -161,11 +233,11 @@ func (s *ServedRooms) handle(m roomMsg) {
 			return
 		}
 		code, id := m.Code, m.From
-		_ = s.conn.HandleSignal(code+"/"+id, *m.Signal, func(sig webrtc.Signal) {
-			s.rc.send(&roomMsg{Type: RoomMsgSignal, Code: code, To: id, Signal: &sig})
+		_ = s.conn.HandleSignal(peerName(gen, code, id), *m.Signal, func(sig webrtc.Signal) {
+			rc.send(&roomMsg{Type: RoomMsgSignal, Code: code, To: id, Signal: &sig})
 		}) // a player's bad signal fails its own connection only
 	case RoomMsgLeft:
-		s.conn.RemovePeer(m.Code + "/" + m.ID)
+		s.conn.RemovePeer(peerName(gen, m.Code, m.ID))
 		if s.opts.OnLeft != nil {
 			s.opts.OnLeft(m.Code, m.ID)
 		}
@@ -180,6 +252,8 @@ func (s *ServedRooms) handle(m roomMsg) {
 		switch m.Re {
 		case RoomMsgHost:
 			s.hosted(m)
+		case RoomMsgClaim:
+			s.reclaimed("", &RoomError{Code: m.Error, Re: m.Re, Reason: m.Reason})
 		case RoomMsgSignal, RoomMsgEnd:
 			// A player who left, a room that ended meanwhile.
 		default:
@@ -210,8 +284,9 @@ func (s *ServedRooms) hosted(m roomMsg) {
 	w.reply <- m // never blocks: one answer per call, buffered
 }
 
-// open answers the relay's "open": OnOpen opens the room, or refuses it.
-func (s *ServedRooms) open(m roomMsg) {
+// open answers the relay's "open" on rc: OnOpen opens the room, or
+// refuses it.
+func (s *ServedRooms) open(rc *roomClient, m roomMsg) {
 	err := fmt.Errorf("this match server does not open rooms on demand")
 	if s.opts.OnOpen != nil {
 		err = s.opts.OnOpen(m.Code)
@@ -221,13 +296,13 @@ func (s *ServedRooms) open(m roomMsg) {
 		if len(reason) > roomMaxReason {
 			reason = reason[:roomMaxReason]
 		}
-		s.rc.send(&roomMsg{Type: RoomMsgOpened, Code: m.Code, Reason: reason})
+		rc.send(&roomMsg{Type: RoomMsgOpened, Code: m.Code, Reason: reason})
 		return
 	}
 	s.mu.Lock()
 	s.keys[m.Code] = m.Key
 	s.mu.Unlock()
-	s.rc.send(&roomMsg{Type: RoomMsgOpened, Code: m.Code})
+	rc.send(&roomMsg{Type: RoomMsgOpened, Code: m.Code})
 }
 
 // Slots is how many rooms the relay lets the connection hold.
@@ -252,90 +327,41 @@ func (s *ServedRooms) End(code string) {
 	s.mu.Lock()
 	key, ok := s.keys[code]
 	delete(s.keys, code)
+	delete(s.retries, code)
+	rc := s.rc
 	s.mu.Unlock()
 	if ok {
-		s.rc.send(&roomMsg{Type: RoomMsgEnd, Code: code, Key: key})
+		rc.send(&roomMsg{Type: RoomMsgEnd, Code: code, Key: key})
 	}
 }
 
-// Done is closed when the relay connection ends (Err says why). The Conn
-// keeps working for players already connected.
-func (s *ServedRooms) Done() <-chan struct{} { return s.rc.done }
+// Done is closed when the relay connection ends for good (Err says why):
+// at once without ServeOptions.Reconnect, else once no relay answered
+// for that long, or at Close. The Conn keeps working for players already
+// connected.
+func (s *ServedRooms) Done() <-chan struct{} { return s.done }
 
-// Err says why the relay connection ended, or nil.
-func (s *ServedRooms) Err() error { return s.end.err(s.rc) }
+// Err says why the relay connection ended (the latest one), or nil.
+func (s *ServedRooms) Err() error { return s.end.err(s.client()) }
+
+// URL returns the relay the server is (or was last) registered at.
+func (s *ServedRooms) URL() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.url
+}
 
 // Close leaves the relay (which ends every room of the connection) and
 // closes the transport.
 func (s *ServedRooms) Close() error {
-	s.rc.close()
+	s.mu.Lock()
+	if !s.closed {
+		s.closed = true
+		close(s.stop)
+	}
+	rc := s.rc
+	s.mu.Unlock()
+	rc.close()
+	s.wg.Wait()
 	return s.conn.Close()
-}
-
-// OpenOptions says how to ask a relay for a room on demand.
-type OpenOptions struct {
-	// MaxPlayers asks the relay to cap the room (0: the match server's
-	// cap, or the relay's).
-	MaxPlayers int
-}
-
-// OpenRoom asks the relay at url to open a room on a match server with a
-// free slot (one that registered with ServeOptions.OnDemand) and returns
-// its code once the server has opened it; players then join it by the
-// code. It fails with ErrFull (as a *RoomError whose Reason says why)
-// when no match server can take it. In a fleet of relays sharing Redis,
-// a relay whose own match servers are full places the room on another
-// relay's (OpenRoomWithKey tells the key too).
-func OpenRoom(ctx context.Context, url string, opts OpenOptions) (string, error) {
-	r, err := OpenRoomWithKey(ctx, url, opts)
-	return r.Code, err
-}
-
-// OpenedRoom is a room opened on demand, as the relay hands it to the
-// lobby that asked for it.
-type OpenedRoom struct {
-	// Code is what players join the room by.
-	Code string
-	// Key is the room's key (32 hex digits): it proves the room is the
-	// lobby's, which may end it with it (EndRoom) before or during its
-	// match. Players need only the code. Empty from a relay of before
-	// the key was handed out.
-	Key string
-	// MaxPlayers is the room's cap on players.
-	MaxPlayers int
-}
-
-// OpenRoomWithKey is OpenRoom, returning the room's key and cap beside
-// its code.
-func OpenRoomWithKey(ctx context.Context, url string, opts OpenOptions) (OpenedRoom, error) {
-	rc, replies, start, err := dialRoomGated(ctx, url, func(roomMsg) {})
-	if err != nil {
-		return OpenedRoom{}, err
-	}
-	defer rc.close()
-	start()
-	rc.send(&roomMsg{Type: RoomMsgOpen, V: RoomProtocolVersion, MaxPlayers: opts.MaxPlayers})
-	m, err := firstReply(ctx, rc, replies, RoomMsgOpened)
-	if err != nil {
-		return OpenedRoom{}, fmt.Errorf("relay: opening a room at %s: %w", url, err)
-	}
-	return OpenedRoom{Code: m.Code, Key: m.Key, MaxPlayers: m.MaxPlayers}, nil
-}
-
-// EndRoom ends the room code at the relay at url with its key (any relay
-// of a fleet sharing Redis): its players and its host are told it ended,
-// a match server frees its slot, and the code is remembered as ended. It
-// fails with the relay's refusal (ErrNoRoom, ErrBadKey, ErrRoomEnded).
-func EndRoom(ctx context.Context, url, code, key string) error {
-	rc, replies, start, err := dialRoomGated(ctx, url, func(roomMsg) {})
-	if err != nil {
-		return err
-	}
-	defer rc.close()
-	start()
-	rc.send(&roomMsg{Type: RoomMsgEnd, Code: strings.ToUpper(strings.TrimSpace(code)), Key: key})
-	if _, err := firstReply(ctx, rc, replies, RoomMsgEnded); err != nil {
-		return fmt.Errorf("relay: ending %s at %s: %w", code, url, err)
-	}
-	return nil
 }

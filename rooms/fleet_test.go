@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -136,5 +137,70 @@ func TestServeOnDemandFleet(t *testing.T) {
 		t.Fatalf("the lobby's end: %v", err)
 	}
 	testutil.WaitUntil(ctx, t, "the room to close on the server", func() bool { return len(s.Rooms()) == 0 })
+	stopHost()
+}
+
+// TestServeRelayDies: a match server's relay dies (killed: it tells the
+// fleet nothing). The server registers again at the other relay of the
+// fleet and claims its room back under the same code (adopted from the
+// dead relay once it is found dead); a new player joins the code through
+// the live relay and plays verified ticks in the same match, while the
+// players who joined before (one through each relay) keep playing over
+// their data channels.
+func TestServeRelayDies(t *testing.T) {
+	testutil.CheckGoroutines(t, 5*time.Second)
+	redisURL := testutil.StartRedis(t)
+	cfg, rcfg := relay.RoomConfig{TickInterval: 50 * time.Millisecond}, relay.RedisConfig{TTL: 2 * time.Second}
+	a := startFleetRelay(t, redisURL, cfg, rcfg)
+	b := startFleetRelay(t, redisURL, cfg, rcfg)
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second) // a hang guard
+	defer cancel()
+	var hashes tickHashes
+	s, err := rooms.Serve[testgame.Input](ctx, &testgame.Game{}, rooms.ServeOptions{
+		Relay: a.url, Relays: []string{b.url}, Reconnect: 20 * time.Second, Rooms: 1,
+		Server: server.Config{OnTick: hashes.OnTick},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	stopHost := testutil.RunHost(ctx, t, s)
+	code := s.Codes()[0]
+	var ticks [3]verifiedTicks
+	var stops []func()
+	play := func(i int, url string) {
+		t.Helper()
+		p, err := rooms.Join[testgame.Input](ctx, &testgame.Game{}, url, code, rooms.JoinOptions{Options: ticks[i].options(t, "player "+strconv.Itoa(i), &hashes)})
+		if err != nil {
+			t.Fatalf("player %d: %v", i, err)
+		}
+		p.SetInputFunc(func(tick uint32) testgame.Input { return testgame.Bot(rewind.PlayerID(i), tick) })
+		stop := testutil.RunHost(ctx, t, p)
+		stops = append(stops, func() { stop(); p.Close() })
+	}
+	play(0, a.url) // through the server's relay
+	play(1, b.url) // through the other one (stood in at the first)
+	testutil.WaitUntil(ctx, t, "both players' 30 verified ticks", func() bool { return ticks[0].tick() >= 30 && ticks[1].tick() >= 30 })
+
+	a.crash()
+	start := time.Now()
+	at := [2]uint32{ticks[0].tick(), ticks[1].tick()}
+	testutil.WaitUntil(ctx, t, "the server registered at the live relay", func() bool { return s.Relay().URL() == b.url })
+	testutil.WaitUntil(ctx, t, "the room claimed back at the live relay", func() bool {
+		_, rooms := b.rs.Stats()
+		return rooms == 1
+	})
+	t.Logf("the room was claimed back %v after its relay died (TTL %v)", time.Since(start), rcfg.TTL)
+	play(2, b.url)
+	testutil.WaitUntil(ctx, t, "the new player's 30 verified ticks", func() bool { return ticks[2].tick() >= 30 })
+	testutil.WaitUntil(ctx, t, "the first players' 60 more verified ticks", func() bool {
+		return ticks[0].tick() >= at[0]+60 && ticks[1].tick() >= at[1]+60
+	})
+	if st, _ := s.RoomStats(code); st.Match.Players != 3 {
+		t.Errorf("room %s: %d players, want 3", code, st.Match.Players)
+	}
+	for _, stop := range stops {
+		stop()
+	}
 	stopHost()
 }

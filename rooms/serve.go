@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/relay"
@@ -19,6 +20,18 @@ import (
 type ServeOptions struct {
 	// Relay is the relay's WebSocket URL, as `rewind relay` prints it.
 	Relay string
+	// Relays are more relays of the same fleet (relays sharing Redis),
+	// tried in turn after Relay when the relay connection drops (with
+	// Reconnect).
+	Relays []string
+	// Reconnect, if positive, is how long the server keeps trying to
+	// reach a relay of Relay and Relays after its relay connection
+	// dropped (its relay died): registered again, it claims its rooms
+	// back under the same codes, so players can join and rejoin them
+	// again (relay.ServeOptions.Reconnect). Zero: a dropped relay
+	// connection is final (players in the matches play on, new ones
+	// cannot join by code).
+	Reconnect time.Duration
 	// Rooms is how many rooms Serve opens at start (Codes proposes their
 	// codes, in order; the relay draws the others).
 	Rooms int
@@ -124,6 +137,11 @@ func Serve[I any](ctx context.Context, g rewind.Game[I], opts ServeOptions) (*Se
 		},
 		OnPeerOpen:  func(a transport.Addr) { log.Info("data channel open", "peer", string(a)) },
 		OnPeerClose: func(a transport.Addr) { log.Info("data channel closed", "peer", string(a)) },
+		URLs:        opts.Relays, Reconnect: opts.Reconnect,
+		OnLost: func(err error) {
+			log.Warn("relay connection lost: players in the matches play on", "err", err, "reconnect", opts.Reconnect)
+		},
+		OnReconnected: func(url string) { log.Info("registered again: claiming the rooms back", "relay", url) },
 	})
 	if err != nil {
 		close(ready)
@@ -225,7 +243,8 @@ func (s *Served[I]) Codes() []string { return s.codes }
 func (s *Served[I]) Relay() *relay.ServedRooms { return s.relay }
 
 // Run drives every match until ctx is done (see rewind.MultiHost.Run),
-// and logs the relay connection's end if it comes first: players in the
+// and logs the relay connection's end for good (with Reconnect, once no
+// relay answered for that long) if it comes first: players in the
 // matches play on, new ones cannot join by code.
 func (s *Served[I]) Run(ctx context.Context) error {
 	done := make(chan struct{})
@@ -233,7 +252,7 @@ func (s *Served[I]) Run(ctx context.Context) error {
 	go func() {
 		select {
 		case <-s.relay.Done():
-			s.log.Warn("relay connection ended: players in the matches play on, new ones cannot join by code",
+			s.log.Warn("relay connection ended for good: players in the matches play on, new ones cannot join by code",
 				"err", s.relay.Err())
 		case <-done:
 		}

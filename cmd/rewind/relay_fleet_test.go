@@ -167,3 +167,61 @@ func TestServeRelayRooms(t *testing.T) {
 		t.Errorf("serve's last line %q", last)
 	}
 }
+
+// TestServeRelayListCommands runs two `rewind relay --redis URL` and
+// `rewind serve --relay URL1,URL2`: a match server registered at the
+// first; the first relay stops; the server registers at the second and
+// claims its room back under the same code, and `rewind play --join` of
+// that code through the second relay plays to tick 30.
+func TestServeRelayListCommands(t *testing.T) {
+	checkLeaks(t)
+	redisURL := testutil.StartRedis(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var urls []string
+	var waits []func()
+	var stops []context.CancelFunc
+	for range 2 {
+		rctx, rcancel := context.WithCancel(ctx)
+		u, w := startRelayCmd(rctx, t, "--http", "127.0.0.1:0", "--turn", "none", "--redis", redisURL, "--redis-ttl", "2s")
+		urls, waits, stops = append(urls, u), append(waits, w), append(stops, rcancel)
+	}
+	defer func() {
+		cancel()
+		for _, w := range waits[1:] {
+			w()
+		}
+	}()
+	sctx, scancel := context.WithCancel(ctx)
+	pr, pw := io.Pipe()
+	served := make(chan error, 1)
+	go func() {
+		served <- serve(sctx, []string{"--game", "sand", "--grid", "32", "--relay", urls[0] + "," + urls[1], "--status", "0"}, pw, io.Discard)
+		pw.Close()
+	}()
+	sc := bufio.NewScanner(pr)
+	code := ""
+	for code == "" && sc.Scan() {
+		code, _ = strings.CutPrefix(sc.Text(), "room=")
+	}
+	go io.Copy(io.Discard, pr)
+	if code == "" {
+		scancel()
+		t.Fatalf("serve printed no room= line: %v", <-served)
+	}
+	stops[0]()
+	waits[0]()
+	var out, stderr string
+	testutil.WaitUntil(ctx, t, "a player of "+code+" through the second relay", func() bool {
+		var c int
+		c, out, stderr = runCmd("play", "--headless", "--join", code, "--relay", urls[1], "--grid", "32", "--until-tick", "30", "--status", "0")
+		return c == 0 || !strings.Contains(stderr, "no_room") && !strings.Contains(stderr, "room_busy")
+	})
+	if m := kv(lastLine(out)); m["verified_tick"] != "30" || m["desyncs"] != "0" {
+		t.Fatalf("player through the second relay: %q\n%s", lastLine(out), stderr)
+	}
+	scancel()
+	if err := <-served; err != nil {
+		t.Errorf("serve: %v", err)
+	}
+}

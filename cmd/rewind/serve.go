@@ -164,6 +164,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if rf.timeout <= 0 {
 		return usageError{errors.New("--relay-timeout must be positive")}
 	}
+	if err := rf.split(); err != nil {
+		return err
+	}
 	if *duration < 0 || *status < 0 {
 		return usageError{errors.New("--duration and --status must not be negative")}
 	}
@@ -214,7 +217,10 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if rf.relay == "" {
 			return usageError{errors.New("--room needs --relay URL")}
 		}
-		many := mf.on() || rf.onDemand
+		many := mf.on() || rf.onDemand || len(rf.more) > 0
+		if len(rf.more) > 0 && !rf.onDemand && mf.rooms == 0 && mf.maxMatches == 0 {
+			mf.rooms = 1 // a list of relays: a match server of one room
+		}
 		if many && rf.migrate {
 			return usageError{errors.New("with --relay, --rooms N, --max-matches and --on-demand host many rooms through one relay connection: their matches do not migrate (not with --host-migration)")}
 		}
@@ -225,7 +231,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return usageError{errors.New("--json serves a match of its own: not with --relay")}
 		}
 		o := roomServe{fs: fs, rooms: rf, multi: mf, game: gf, udp: *udpAddr, reg: reg, http: hs, duration: *duration, status: *status, server: scfg, udpConfig: ucfg}
-		if mf.rooms > 1 || mf.maxMatches > 0 || rf.onDemand { // serve_multi_relay.go
+		if mf.rooms > 1 || mf.maxMatches > 0 || rf.onDemand || len(rf.more) > 0 { // serve_multi_relay.go
 			switch gf.name {
 			case "walkers":
 				return serveRooms(ctx, gf.newWalkers(), o, stdout, log)

@@ -14,9 +14,10 @@ import (
 
 // serveRooms hosts many matches in rooms of the relay through one relay
 // connection (`rewind serve --relay URL --rooms N [--max-matches M]
-// [--on-demand]`): a rooms.Serve match server, its matches on one WebRTC
-// port and the MultiHost's workers (like serve --rooms on UDP), with
-// --udp also on one UDP port (players pick the room by its code: play
+// [--on-demand]`, or --relay URL,URL,...: the relays of a fleet, tried in
+// turn when the relay connection drops): a rooms.Serve match server, its
+// matches on one WebRTC port and the MultiHost's workers (like serve
+// --rooms on UDP), with --udp also on one UDP port (players pick the room by its code: play
 // --connect HOST:PORT --room CODE). It opens --rooms rooms at start (the
 // first the --room code, if given) and prints udp=HOST:PORT with --udp,
 // then room=CODE once per room, then server_key= with --udp, slots=M with
@@ -36,7 +37,8 @@ func serveRooms[I any](ctx context.Context, g rewind.Game[I], o roomServe, stdou
 	})
 	hctx, cancel := context.WithTimeout(ctx, o.rooms.timeout)
 	s, err := rooms.Serve(hctx, g, rooms.ServeOptions{
-		Relay: o.rooms.relay, Rooms: o.multi.rooms, Codes: codes, MaxMatches: o.multi.maxMatches,
+		Relay: o.rooms.relay, Relays: o.rooms.more, Reconnect: o.rooms.reconnect,
+		Rooms: o.multi.rooms, Codes: codes, MaxMatches: o.multi.maxMatches,
 		Workers: o.multi.workers, OnDemand: o.rooms.onDemand, Server: o.server, Log: o.game.logger(log),
 		UDP: udp, UDPConfig: o.udpConfig,
 	})

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -18,15 +19,39 @@ import (
 // roomFlags are serve's flags for hosting the match in a room of a rooms
 // relay (`rewind serve --relay URL [--room CODE]`).
 type roomFlags struct {
-	relay    string
-	room     string
-	timeout  time.Duration
-	migrate  bool
-	onDemand bool
+	relay     string
+	more      []string // --relay's further URLs (a fleet's relays, comma-separated)
+	room      string
+	timeout   time.Duration
+	reconnect time.Duration
+	migrate   bool
+	onDemand  bool
+}
+
+// split takes --relay's comma-separated list apart: the first URL stays
+// relay, the others go to more.
+func (r *roomFlags) split() error {
+	var urls []string
+	for _, u := range strings.Split(r.relay, ",") {
+		if u = strings.TrimSpace(u); u != "" {
+			urls = append(urls, u)
+		}
+	}
+	if r.relay != "" && len(urls) == 0 {
+		return usageError{fmt.Errorf("--relay %q: no URL", r.relay)}
+	}
+	if len(urls) > 0 {
+		r.relay, r.more = urls[0], urls[1:]
+	}
+	if r.reconnect < 0 {
+		return usageError{errors.New("--relay-reconnect must not be negative")}
+	}
+	return nil
 }
 
 func (r *roomFlags) add(fs *flag.FlagSet) {
-	fs.StringVar(&r.relay, "relay", "", "host the match in a room of the rooms relay at this ws:// URL (as rewind relay prints it); players join with rewind play --join CODE; with --udp as well, the match takes both")
+	fs.StringVar(&r.relay, "relay", "", "host the match in a room of the rooms relay at this ws:// URL (as rewind relay prints it); players join with rewind play --join CODE; with --udp as well, the match takes both. A comma-separated list of the URLs of a fleet's relays (relay --redis) makes a match server (as --rooms) that registers at the first and, when its relay connection drops, at the next that answers, claiming its rooms back under the same codes (--relay-reconnect)")
+	fs.DurationVar(&r.reconnect, "relay-reconnect", time.Minute, "with --relay and --rooms N, --max-matches or --on-demand: when the relay connection drops, keep trying the relays of --relay in turn for this long, then claim the rooms back at the one that answers (0: a dropped connection is final)")
 	fs.DurationVar(&r.timeout, "relay-timeout", 15*time.Second, "with --relay: give up when the relay has not hosted the room within this long")
 	fs.BoolVar(&r.migrate, "host-migration", false, "with --relay: when this server goes (killed, hung, stopped), the match goes on at one of its players (rewind play --join), from its last verified tick; without it, stopping ends the room's match")
 	fs.BoolVar(&r.onDemand, "on-demand", false, "with --relay: a match server that also opens rooms when the relay asks (a lobby ran rewind open), up to --max-matches (default 64) at once through one relay connection; a room whose match ended frees its slot")
