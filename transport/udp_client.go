@@ -375,20 +375,35 @@ func (c *UDPClient) Close() error {
 	return nil
 }
 
+// readLoop reads the socket as the server's does (udpReader: up to
+// udpReadBatch datagrams per recvmmsg on Linux, nothing allocated per
+// datagram), queueing a read's datagrams before waking Recv's side once.
 func (c *UDPClient) readLoop() {
 	defer close(c.done)
-	buf := make([]byte, 2048)
+	r := newUDPReader(c.conn, udpClientReadBatch)
 	for {
-		n, err := c.conn.Read(buf)
+		n, err := r.read()
 		if err != nil {
 			if c.closed.Load() || errors.Is(err, net.ErrClosed) {
 				return
 			}
 			continue // e.g. ICMP port unreachable: the idle timeout decides
 		}
-		c.stats.datagramsIn.Add(1)
-		c.stats.bytesIn.Add(uint64(n))
-		c.handle(buf[:n])
+		// Counted before any is queued, as the server's (Recv may take
+		// one at once, and Stats then must count it).
+		var bytes uint64
+		for _, l := range r.n[:n] {
+			bytes += uint64(l)
+		}
+		c.stats.datagramsIn.Add(uint64(n))
+		c.stats.bytesIn.Add(bytes)
+		c.stats.reads.Add(1)
+		c.q.hold()
+		for i := range n {
+			b, _ := r.datagram(i) // the connected socket takes only the server's
+			c.handle(b)
+		}
+		c.q.release()
 	}
 }
 

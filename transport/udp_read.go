@@ -15,27 +15,38 @@ const udpReadBatch = udpBatchLen
 // one (it is truncated to this and then refused as malformed).
 const udpReadBufLen = 2048
 
-// udpReader reads a UDP socket's datagrams in batches: up to udpReadBatch
-// per system call where the platform has recvmmsg(2) (udp_read_linux.go),
-// one per call elsewhere (and on Linux if recvmmsg is missing). Its
-// buffers and source addresses are allocated once by newUDPReader, so
-// that reading allocates nothing per datagram. One goroutine uses it.
+// udpClientReadBatch is how many datagrams a client's udpReader takes in
+// one system call at most: a client hears one server, about a datagram
+// a tick, more during a world transfer; 8 buffers (16 KiB) rather than a
+// server's 64 (128 KiB) keep a process of many bots small.
+const udpClientReadBatch = 8
+
+// udpReader reads a UDP socket's datagrams in batches: up to its batch
+// (at most udpReadBatch) per system call where the platform has
+// recvmmsg(2) (udp_read_linux.go), one per call elsewhere (and on Linux
+// if recvmmsg is missing). Its buffers and source addresses are allocated
+// once by newUDPReader, so that reading allocates nothing per datagram.
+// One goroutine uses it.
 type udpReader struct {
-	conn *net.UDPConn
-	bufs []byte // udpReadBatch buffers of udpReadBufLen bytes, end to end
-	n    [udpReadBatch]int
-	from [udpReadBatch]netip.AddrPort
-	sys  udpReadSys // the platform's part
+	conn  *net.UDPConn
+	batch int    // datagrams per read at most, 1 to udpReadBatch
+	bufs  []byte // batch buffers of udpReadBufLen bytes, end to end
+	n     [udpReadBatch]int
+	from  [udpReadBatch]netip.AddrPort
+	sys   udpReadSys // the platform's part
 }
 
-func newUDPReader(conn *net.UDPConn) *udpReader {
-	r := &udpReader{conn: conn, bufs: make([]byte, udpReadBatch*udpReadBufLen)}
+// newUDPReader returns a reader of conn taking up to batch datagrams per
+// read (clamped to 1..udpReadBatch).
+func newUDPReader(conn *net.UDPConn, batch int) *udpReader {
+	batch = min(max(batch, 1), udpReadBatch)
+	r := &udpReader{conn: conn, batch: batch, bufs: make([]byte, batch*udpReadBufLen)}
 	r.sys.init(r)
 	return r
 }
 
-// read waits for at least one datagram and reads up to udpReadBatch of
-// those waiting, returning how many; datagram(i) is each. An error is the
+// read waits for at least one datagram and reads up to the reader's
+// batch of those waiting, returning how many; datagram(i) is each. An error is the
 // socket's (net.ErrClosed once it is closed) and reads none.
 func (r *udpReader) read() (int, error) {
 	if n, ok, err := r.sys.read(r); ok {

@@ -24,7 +24,7 @@ type udpMmsg struct {
 var sysRecvmmsg uintptr = unix.SYS_RECVMMSG
 
 // udpReadSys reads with recvmmsg(2), called on the socket's RawConn so
-// that the Go poller waits while nothing is there: up to udpReadBatch
+// that the Go poller waits while nothing is there: up to the reader's batch
 // datagrams per call into the reader's buffers, with each source written
 // into a preallocated sockaddr (golang.org/x/net's ReadBatch would
 // allocate an address per datagram).
@@ -45,7 +45,7 @@ func (y *udpReadSys) init(r *udpReader) {
 		return // readOne then
 	}
 	y.raw = raw
-	for i := range y.msgs {
+	for i := range r.batch {
 		b := r.buf(i)
 		y.iovs[i].Base = &b[0]
 		y.iovs[i].SetLen(len(b))
@@ -56,7 +56,7 @@ func (y *udpReadSys) init(r *udpReader) {
 	}
 	y.recv = func(fd uintptr) bool {
 		for {
-			n, _, e := unix.RawSyscall6(sysRecvmmsg, fd, uintptr(unsafe.Pointer(&y.msgs[0])), udpReadBatch, 0, 0, 0)
+			n, _, e := unix.RawSyscall6(sysRecvmmsg, fd, uintptr(unsafe.Pointer(&y.msgs[0])), uintptr(r.batch), 0, 0, 0)
 			switch e {
 			case unix.EINTR:
 				continue
@@ -75,7 +75,7 @@ func (y *udpReadSys) read(r *udpReader) (n int, ok bool, err error) {
 	if y.raw == nil {
 		return 0, false, nil
 	}
-	for i := range y.msgs {
+	for i := range r.batch {
 		// The kernel writes back each name's length and the flags.
 		y.msgs[i].hdr.Namelen = uint32(unsafe.Sizeof(y.names[i]))
 		y.msgs[i].hdr.Flags = 0

@@ -16,7 +16,7 @@ func TestUDPReaderOneByOne(t *testing.T) {
 	} {
 		t.Run(tc.listen, func(t *testing.T) {
 			conn := udpReaderListen(t, tc.listen)
-			r := newUDPReader(conn)
+			r := newUDPReader(conn, udpReadBatch)
 			if most := udpReaderCheck(t, conn, r, tc.dial, 3, 30); most != 1 {
 				t.Errorf("a read returned %d datagrams without recvmmsg", most)
 			}

@@ -269,7 +269,7 @@ func (s *UDPServer) removeLocked(sess *udpSession) {
 
 func (s *UDPServer) readLoop() {
 	defer close(s.done)
-	r := newUDPReader(s.conn)
+	r := newUDPReader(s.conn, udpReadBatch)
 	out := make([]byte, 0, 128)
 	for {
 		n, err := r.read()
@@ -288,9 +288,9 @@ func (s *UDPServer) readLoop() {
 		}
 		s.stats.datagramsIn.Add(uint64(n))
 		s.stats.bytesIn.Add(bytes)
+		s.stats.reads.Add(1)
 		// The batch's datagrams are queued before Recv's side is woken,
 		// once: one wake-up per batch, not per datagram.
-		s.stats.reads.Add(1)
 		s.q.hold()
 		for i := range n {
 			b, from := r.datagram(i)
