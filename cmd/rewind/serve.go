@@ -222,7 +222,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			mf.rooms = 1 // a list of relays: a match server of one room
 		}
 		if many && rf.migrate {
-			return usageError{errors.New("with --relay, --rooms N, --max-matches and --on-demand host many rooms through one relay connection: their matches do not migrate (not with --host-migration)")}
+			return usageError{errors.New("with --relay, --rooms N, --max-matches, --on-demand and a list of relays host many rooms through one relay connection: their matches do not migrate (not with --host-migration)")}
 		}
 		if many && !rf.onDemand && mf.rooms < 1 {
 			return usageError{errors.New("with --relay, --max-matches needs --rooms N (rooms opened at start) or --on-demand")}
