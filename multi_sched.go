@@ -220,6 +220,7 @@ func (h *MultiHost[I]) worker(work <-chan *roomMatch[I], done chan<- *roomMatch[
 // datagrams left (tickLate).
 func (h *MultiHost[I]) runRooms(run []*roomMatch[I], batch transport.Batch) {
 	for _, r := range run {
+		r.due = false
 		if !r.closed.Load() {
 			h.runRoom(r, batch)
 		}
