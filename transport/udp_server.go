@@ -132,6 +132,14 @@ func setBuffers(conn *net.UDPConn, cfg UDPConfig) error {
 	return nil
 }
 
+// SocketBuffers returns the socket's receive and send buffer sizes in
+// bytes as the kernel reports them (SO_RCVBUF, SO_SNDBUF), which may
+// differ from UDPConfig.ReadBuffer and WriteBuffer: Linux doubles what
+// was asked (the rest is its bookkeeping) and caps it at
+// net.core.rmem_max and wmem_max (so 2 × the cap when more was asked).
+// ok is false where the platform does not say (Windows, js/wasm).
+func (s *UDPServer) SocketBuffers() (read, write int, ok bool) { return socketBuffers(s.conn) }
+
 // UDPAddr returns the socket's address, e.g. to print "udp=HOST:PORT".
 func (s *UDPServer) UDPAddr() netip.AddrPort { return s.port }
 

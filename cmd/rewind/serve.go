@@ -10,6 +10,7 @@ import (
 	"net/netip"
 	"os"
 	"os/signal"
+	"runtime"
 	"syscall"
 	"time"
 
@@ -133,6 +134,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	httpAddr := fs.String("http", "", "serve Prometheus /metrics and /debug/pprof/ on this TCP address (empty: off)")
 	duration := fs.Duration("duration", 0, "stop after this long (0: run until interrupted)")
 	status := fs.Duration("status", 10*time.Second, "log a status line this often (0: never)")
+	readBuf := fs.Int("udp-read-buffer", 0, "the UDP socket's receive buffer in bytes (SO_RCVBUF; 0: the system's default); the kernel may grant another size (Linux doubles it, capped at 2 × net.core.rmem_max): the log line \"udp socket buffers\" says what it got")
+	writeBuf := fs.Int("udp-write-buffer", 0, "the UDP socket's send buffer in bytes (SO_SNDBUF; 0: the system's default; Linux caps it at 2 × net.core.wmem_max)")
 	keyFile := fs.String("key-file", "", "the server's long-term UDP key: read from this file, or created there (mode 0600) if missing; without it a new key each run (the line server_key=KEY on standard output says which; players pin it with play --server-key)")
 	stallFlag := fs.String("stall", "never", "stall policy: never (a late input keeps its last value), wait:DURATION (hold a tick up to DURATION for a missing input) or acks:K (pause while a player has not acknowledged a tick K ticks old; acks alone: half the tick rate)")
 	var lf logFlags
@@ -186,7 +189,10 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return usageError{errors.New("--checkpoint must not be negative")}
 	}
 	scfg.Checkpoint = *checkpoint
-	var ucfg rewind.UDPConfig
+	if *readBuf < 0 || *writeBuf < 0 {
+		return usageError{errors.New("--udp-read-buffer and --udp-write-buffer must not be negative")}
+	}
+	ucfg := rewind.UDPConfig{ReadBuffer: *readBuf, WriteBuffer: *writeBuf}
 	if *keyFile != "" {
 		key, created, err := loadKeyFile(*keyFile)
 		if err != nil {
@@ -288,6 +294,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if hasUDP {
 		fmt.Fprintf(stdout, "udp=%s\n", udpAddrPort)
 		printServerKey(stdout, host.Conn())
+		logUDPBuffers(log, host.Conn(), ucfg)
 	}
 	if js != nil {
 		fmt.Fprintf(stdout, "json=%s\n", js.url)
@@ -371,6 +378,16 @@ func hostUDP[I any](g rewind.Game[I], addr string, opts rewind.HostOptions, reg 
 // printServerKey prints server_key=KEY on a line of its own for the UDP
 // socket among conn (a UDPServer, or a MultiConn with one), if it seals.
 func printServerKey(stdout io.Writer, conn transport.Conn) {
+	for _, u := range udpServers(conn) {
+		if !u.PublicKey().IsZero() {
+			fmt.Fprintf(stdout, "server_key=%s\n", u.PublicKey())
+		}
+	}
+}
+
+// udpServers returns the UDP sockets among conn (a UDPServer, or a
+// MultiConn's members).
+func udpServers(conn transport.Conn) []*transport.UDPServer {
 	conns := []transport.Conn{conn}
 	if m, ok := conn.(*transport.MultiConn); ok {
 		conns = conns[:0]
@@ -378,10 +395,38 @@ func printServerKey(stdout io.Writer, conn transport.Conn) {
 			conns = append(conns, m.Member(i))
 		}
 	}
+	var out []*transport.UDPServer
 	for _, c := range conns {
-		if u, ok := c.(*transport.UDPServer); ok && !u.PublicKey().IsZero() {
-			fmt.Fprintf(stdout, "server_key=%s\n", u.PublicKey())
+		if u, ok := c.(*transport.UDPServer); ok {
+			out = append(out, u)
 		}
+	}
+	return out
+}
+
+// logUDPBuffers logs the buffer sizes of the UDP socket among conn as the
+// kernel reports them (--udp-read-buffer, --udp-write-buffer): what was
+// asked (0: the system's default) and what the socket got, with a
+// warning when it got less than asked (Linux grants twice the request,
+// the half its bookkeeping, up to twice its cap, net.core.rmem_max or
+// wmem_max: a warning there means the cap cut it; raise it with sysctl).
+func logUDPBuffers(log *slog.Logger, conn transport.Conn, asked rewind.UDPConfig) {
+	for _, u := range udpServers(conn) {
+		read, write, ok := u.SocketBuffers()
+		if !ok {
+			continue
+		}
+		args := []any{"read_buffer", read, "read_buffer_asked", asked.ReadBuffer,
+			"write_buffer", write, "write_buffer_asked", asked.WriteBuffer}
+		granted := 1 // what the kernel grants per byte asked, uncapped
+		if runtime.GOOS == "linux" {
+			granted = 2
+		}
+		if read < granted*asked.ReadBuffer || write < granted*asked.WriteBuffer {
+			log.Warn("udp socket buffers smaller than asked: the kernel caps them (sysctl net.core.rmem_max, net.core.wmem_max)", args...)
+			continue
+		}
+		log.Info("udp socket buffers", args...)
 	}
 }
 

@@ -96,6 +96,7 @@ func serveMulti[I any](ctx context.Context, g rewind.Game[I], o multiServe, stdo
 		fmt.Fprintf(stdout, "room=%s\n", c)
 	}
 	printServerKey(stdout, h.Conn())
+	logUDPBuffers(log, h.Conn(), o.opts.UDP)
 	if o.http != nil {
 		registerMultiMetrics(o.reg, h)
 		fmt.Fprintf(stdout, "http=%s\n", o.http.Addr())

@@ -59,6 +59,7 @@ func serveRooms[I any](ctx context.Context, g rewind.Game[I], o roomServe, stdou
 	}
 	if hasUDP {
 		printServerKey(stdout, s.Conn()) // serve.go
+		logUDPBuffers(log, s.Conn(), o.udpConfig)
 	}
 	if o.rooms.onDemand {
 		fmt.Fprintf(stdout, "slots=%d\n", s.Relay().Slots())

@@ -66,7 +66,7 @@ type roomServe struct {
 	game      gameFlags
 	server    rewind.ServerConfig
 	udp       string
-	udpConfig rewind.UDPConfig     // the UDP socket's key
+	udpConfig rewind.UDPConfig     // the UDP socket's key and buffers
 	reg       *prometheus.Registry // with http: the registry it serves
 	http      *httpServer          // already listening, or nil
 	duration  time.Duration
@@ -105,6 +105,7 @@ func serveRoom[I any](ctx context.Context, g rewind.Game[I], o roomServe, stdout
 	if a, ok := host.UDPAddr(); ok {
 		fmt.Fprintf(stdout, "udp=%s\n", a)
 		printServerKey(stdout, host.Conn()) // serve.go
+		logUDPBuffers(log, host.Conn(), o.udpConfig)
 	}
 	if o.http != nil {
 		registerRoomMetrics(o.reg, host)
