@@ -138,6 +138,8 @@ func TestHostBatchesOverMulti(t *testing.T) {
 	if fake.flushes == 0 || fake.flushes > updates {
 		t.Errorf("%d flushes in %d updates", fake.flushes, updates)
 	}
+	t.Logf("%d updates, %d ticks: %d flushes of %d datagrams (at most %d in one), %d sent around the batch",
+		updates, ticks, fake.flushes, fake.batched, fake.biggest, fake.direct)
 	if fake.biggest < 3 || fake.batched < 3*ticks {
 		t.Errorf("%d datagrams in %d flushes (at most %d in one) over %d ticks: want a tick's 3 in one", fake.batched, fake.flushes, fake.biggest, ticks)
 	}
@@ -218,6 +220,7 @@ func TestHostUDPBesideAnotherConn(t *testing.T) {
 	if st.Flushes == 0 || st.Flushes > st.DatagramsOut {
 		t.Errorf("%d flushes for %d datagrams out", st.Flushes, st.DatagramsOut)
 	}
+	t.Logf("%d ticks: %d flushes, %d datagrams out (handshakes included)", ticks, st.Flushes, st.DatagramsOut)
 	// Two players, a tick's datagrams in one flush: about as many flushes
 	// as ticks, not twice as many.
 	if st.Flushes >= 2*uint64(ticks) {

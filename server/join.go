@@ -161,7 +161,7 @@ func (s *Server[I]) onHello(now time.Time, from transport.Addr, b []byte, p *pla
 	s.reserved[id] = reservation{}
 	rc := s.cfg.Resend
 	rc.Selective = !s.cfg.ResendAll
-	p = newPlayer(game.PlayerID(id), from, int(s.qmask+1), s.size, s.cfg.MarginWindow, rc, now)
+	p = newPlayer(game.PlayerID(id), from, int(s.qmask+1), s.size, s.cfg.MarginWindow, s.newResender(rc, 1), now)
 	p.tag = s.nextTag()
 	s.players[id] = p
 	s.byAddr[from] = p
@@ -196,7 +196,7 @@ func (s *Server[I]) startAt(now time.Time, p *player, fresh bool) {
 	if p.res != nil && p.res.RTT() != reliable.DefaultResendConfig.InitialRTT {
 		rc.InitialRTT = p.res.RTT()
 	}
-	p.res = reliable.NewResender(rc, s.tick+1)
+	p.res = s.resetResender(p.res, rc, s.tick+1)
 	p.lastAck = reliable.Ack{}
 	if p.inWin.Ack().Next == 0 {
 		p.inWin.Reset(s.tick + 1)

@@ -77,8 +77,10 @@ type player struct {
 	// (it fell behind, or came back from a new address); it is sent again
 	// until the player acknowledges a tick after it.
 	rebasing bool
-	// xfer is the world transfer in progress, if any.
+	// xfer is the world transfer in progress, if any; xres is the
+	// Resender of the player's transfers, reset for each.
 	xfer *transfer
+	xres *reliable.Resender
 	// lastHashReq and lastPageReq are when the player's last page hash
 	// request and page request were served.
 	lastHashReq, lastPageReq time.Time
@@ -90,7 +92,7 @@ type player struct {
 	mfill   int
 }
 
-func newPlayer(id game.PlayerID, addr transport.Addr, qslots, size, marginWindow int, rc reliable.ResendConfig, now time.Time) *player {
+func newPlayer(id game.PlayerID, addr transport.Addr, qslots, size, marginWindow int, res *reliable.Resender, now time.Time) *player {
 	p := &player{
 		id:        id,
 		addr:      addr,
@@ -99,7 +101,7 @@ func newPlayer(id game.PlayerID, addr transport.Addr, qslots, size, marginWindow
 		qAt:       make([]uint32, qslots),
 		last:      make([]byte, size),
 		margins:   make([]time.Duration, marginWindow),
-		res:       reliable.NewResender(rc, 1),
+		res:       res,
 	}
 	for i := range p.q {
 		p.q[i] = make([]byte, size)

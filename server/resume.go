@@ -108,7 +108,7 @@ func (s *Server[I]) startResumed(now time.Time) {
 	rc := s.cfg.Resend
 	rc.Selective = !s.cfg.ResendAll
 	add := func(id game.PlayerID) *player {
-		p := newPlayer(id, "", int(s.qmask+1), s.size, s.cfg.MarginWindow, rc, now)
+		p := newPlayer(id, "", int(s.qmask+1), s.size, s.cfg.MarginWindow, s.newResender(rc, 1), now)
 		p.present, p.joinTick = true, s.tick
 		copy(p.last, roster.Input(uint8(id)))
 		s.players[id], s.present[id] = p, true

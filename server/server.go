@@ -38,6 +38,7 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind/codec/inputs"
+	"github.com/rewindnet/rewind/codec/reliable"
 	"github.com/rewindnet/rewind/game"
 	"github.com/rewindnet/rewind/transport"
 	"github.com/rewindnet/rewind/world"
@@ -63,8 +64,9 @@ type Server[I any] struct {
 	// lastRound is when ticks were last sent.
 	lastRound time.Time
 
-	players []*player // by id
-	specs   []*player // spectators (spectator.go)
+	players []*player            // by id
+	specs   []*player            // spectators (spectator.go)
+	spares  []*reliable.Resender // of departed players, for the next (resenders.go)
 	byAddr  map[transport.Addr]*player
 	joined  int // players with an id
 
@@ -488,4 +490,5 @@ func (s *Server[I]) removePlayer(p *player) {
 	s.present[p.id] = false
 	delete(s.byAddr, p.addr)
 	s.joined--
+	s.freeResenders(p)
 }

@@ -41,7 +41,7 @@ func (s *Server[I]) onSpectatorHello(now time.Time, from transport.Addr, h codec
 	delay := min(time.Duration(h.Delay)*time.Millisecond, s.cfg.History-s.cfg.History/4)
 	rc := s.cfg.Resend
 	rc.Selective = !s.cfg.ResendAll
-	p := newPlayer(game.PlayerID(codec.SpectatorID), from, 1, s.size, s.cfg.MarginWindow, rc, now)
+	p := newPlayer(game.PlayerID(codec.SpectatorID), from, 1, s.size, s.cfg.MarginWindow, s.newResender(rc, 1), now)
 	p.spectator, p.delay = true, delay
 	p.tag = s.nextTag()
 	s.specs = append(s.specs, p)
@@ -113,7 +113,7 @@ func (s *Server[I]) startSpectator(now time.Time, p *player) {
 	}
 	rc := s.cfg.Resend
 	rc.Selective = !s.cfg.ResendAll
-	p.res = reliable.NewResender(rc, t+1)
+	p.res = s.resetResender(p.res, rc, t+1)
 	p.lastAck = reliable.Ack{}
 	p.inWin.Reset(t + 1)
 	s.wire.xferIDs += 1 << 16
@@ -177,6 +177,7 @@ func (s *Server[I]) sendSpectators(now time.Time) error {
 	for _, p := range s.specs {
 		if p.leaving || now.Sub(p.lastHeard) > s.cfg.PlayerTimeout {
 			delete(s.byAddr, p.addr)
+			s.freeResenders(p)
 			continue
 		}
 		kept = append(kept, p)

@@ -36,7 +36,8 @@ func (s *Server[I]) startTransfer(now time.Time, p *player, id, tick uint32, blo
 	if p.res != nil && rc.InitialRTT == 0 {
 		rc.InitialRTT = p.res.RTT()
 	}
-	p.xfer = &transfer{id: id, tick: tick, blob: blob, count: n, res: reliable.NewResender(rc, 0),
+	p.xres = s.resetResender(p.xres, rc, 0) // the last transfer's, if any: it is replaced
+	p.xfer = &transfer{id: id, tick: tick, blob: blob, count: n, res: p.xres,
 		sentAt: make([]time.Time, n)}
 	s.stats.Transfers++
 	s.stats.TransferBytes += uint64(len(blob))

@@ -423,7 +423,7 @@ func logUDPBuffers(log *slog.Logger, conn transport.Conn, asked rewind.UDPConfig
 			granted = 2
 		}
 		if read < granted*asked.ReadBuffer || write < granted*asked.WriteBuffer {
-			log.Warn("udp socket buffers smaller than asked: the kernel caps them (sysctl net.core.rmem_max, net.core.wmem_max)", args...)
+			log.Warn("udp socket buffers capped by the kernel (sysctl net.core.rmem_max, net.core.wmem_max)", args...)
 			continue
 		}
 		log.Info("udp socket buffers", args...)

@@ -65,6 +65,16 @@ type Resender struct {
 
 // NewResender returns a Resender whose first number is first.
 func NewResender(cfg ResendConfig, first uint32) *Resender {
+	r := new(Resender)
+	r.Reset(cfg, first)
+	return r
+}
+
+// Reset makes r as NewResender(cfg, first) would return it, forgetting
+// everything it tracked and its round-trip estimate, without allocating:
+// a Resender is about 57 KB (its window of ResendWindow numbers), which a
+// server reuses from one player to the next.
+func (r *Resender) Reset(cfg ResendConfig, first uint32) {
 	d := DefaultResendConfig
 	if cfg.InitialRTT == 0 {
 		cfg.InitialRTT = d.InitialRTT
@@ -78,7 +88,10 @@ func NewResender(cfg ResendConfig, first uint32) *Resender {
 	if cfg.ReorderThreshold == 0 {
 		cfg.ReorderThreshold = d.ReorderThreshold
 	}
-	return &Resender{cfg: cfg, base: first, next: first, srtt: cfg.InitialRTT, rttvar: cfg.InitialRTT / 2}
+	clear(r.ring[:])
+	r.cfg, r.base, r.next = cfg, first, first
+	r.largestAcked, r.anyAcked, r.largestAt = 0, false, time.Time{}
+	r.srtt, r.rttvar, r.hasRTT = cfg.InitialRTT, cfg.InitialRTT/2, false
 }
 
 // Base returns the lowest number not yet acknowledged.
