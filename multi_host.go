@@ -283,7 +283,9 @@ func (h *MultiHost[I]) closeRoom(r *roomMatch[I], reason Reason) {
 		return
 	}
 	r.mu.Lock()
-	_ = r.m.srv.Goodbye(reason)
+	if !r.m.srv.Done() { // End said goodbye to everyone already
+		_ = r.m.srv.Goodbye(reason)
+	}
 	matches, _, _, total := r.m.stats()
 	refused := r.m.tap.total
 	r.mu.Unlock()

@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -31,6 +32,7 @@ const idlePoll = 250 * time.Millisecond
 // worker sends everything a room's update sends as one batch when the
 // Conn is a transport.Batcher (a UDP socket: one sendmmsg).
 func (h *MultiHost[I]) Run(ctx context.Context) error {
+	h.reschedule()
 	work := make(chan *roomMatch[I], 2*h.opts.MaxMatches+h.opts.Workers)
 	done := make(chan *roomMatch[I], 2*h.opts.MaxMatches+h.opts.Workers)
 	var wg sync.WaitGroup
@@ -49,6 +51,18 @@ func (h *MultiHost[I]) Run(ctx context.Context) error {
 		return nil
 	}
 	return err
+}
+
+// reschedule has every room start afresh in the Run about to begin: an
+// earlier Run (End's, after the one a caller ran) may have left rooms in
+// its heap or queued for its workers.
+func (h *MultiHost[I]) reschedule() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, r := range h.order {
+		r.index, r.busy, r.pending = -1, false, false
+	}
+	h.fresh = slices.Clone(h.order)
 }
 
 // dispatcher is Run's state: the rooms by deadline, and the work queue.

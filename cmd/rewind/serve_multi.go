@@ -116,6 +116,13 @@ func serveMulti[I any](ctx context.Context, g rewind.Game[I], o multiServe, stdo
 	})
 	err = h.Run(ctx)
 	stopStatus()
+	if err == nil {
+		// Stopped on purpose (interrupted, --duration): every match
+		// ends, its players and spectators getting their last ticks.
+		ectx, estop := endContext()
+		err = h.End(ectx)
+		estop()
+	}
 	s := h.Stats()
 	if cerr := h.Close(); err == nil && cerr != nil {
 		err = cerr

@@ -81,6 +81,13 @@ func serveRooms[I any](ctx context.Context, g rewind.Game[I], o roomServe, stdou
 	})
 	err = s.Run(ctx)
 	stopStatus()
+	if err == nil {
+		// Stopped on purpose (interrupted, --duration): every match
+		// ends, its players and spectators getting their last ticks.
+		ectx, estop := endContext()
+		err = s.End(ectx)
+		estop()
+	}
 	st := s.Stats()
 	if cerr := s.Close(); err == nil && cerr != nil { // ends every room at the relay
 		err = cerr

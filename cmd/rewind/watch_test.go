@@ -183,3 +183,36 @@ func TestPlayToTheEnd(t *testing.T) {
 	}
 	t.Logf("two players and a spectator ended at the match's last tick %s", last)
 }
+
+// TestPlayToTheEndRooms: `serve --rooms` stopped on purpose (--duration)
+// ends its rooms' matches the same way (MultiHost.End): two players of a
+// room both end at the match's last tick, exit 0, with the same hash.
+func TestPlayToTheEndRooms(t *testing.T) {
+	udp, _, stop := startServe(t, "--udp", "127.0.0.1:0", "--grid", "32", "--rooms", "2", "--room", "k3f9qx",
+		"--players", "2", "--status", "0", "--duration", "4s")
+	defer stop()
+	var wg sync.WaitGroup
+	lines := make([]string, 2)
+	codes := make([]int, 2)
+	errs := make([]string, 2)
+	for i := range lines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			code, out, stderr := runCmd("play", "--headless", "--connect", udp, "--room", "k3f9qx", "--grid", "32",
+				"--until-tick", "100000", "--status", "0")
+			codes[i], lines[i], errs[i] = code, lastLine(out), stderr
+		}()
+	}
+	wg.Wait()
+	a, b := kv(lines[0]), kv(lines[1])
+	for i := range lines {
+		if codes[i] != 0 || kv(lines[i])["verified_tick"] == "" {
+			t.Fatalf("player %d: exit %d %q\n%s", i, codes[i], lines[i], errs[i])
+		}
+	}
+	if a["verified_tick"] != b["verified_tick"] || a["verified_hash"] != b["verified_hash"] {
+		t.Fatalf("the players ended apart: %q, %q", lines[0], lines[1])
+	}
+	t.Logf("both players ended at the match's last tick %s", a["verified_tick"])
+}
