@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // ClaimOptions says how to claim a room whose host was lost (host
@@ -12,6 +13,13 @@ import (
 type ClaimOptions struct {
 	// URL is the relay's WebSocket URL.
 	URL string
+	// URLs are more relays of the same fleet, tried in turn after URL as
+	// JoinOptions.URLs are (a claimant whose relay died claims through a
+	// live one). Default: none.
+	URLs []string
+	// TryTimeout bounds each try but the last when URLs is set, as
+	// JoinOptions.TryTimeout does (default DefaultTryTimeout).
+	TryTimeout time.Duration
 	// Code and Key are the room's.
 	Code, Key string
 	// NoHost says the claimant cannot host the match (a browser tab): the
@@ -46,24 +54,21 @@ type Claimed struct {
 func ClaimRoom(ctx context.Context, opts ClaimOptions) (*Claimed, error) {
 	code := strings.ToUpper(strings.TrimSpace(opts.Code))
 	var handle func(roomMsg)
-	rc, replies, start, err := dialRoomGated(ctx, opts.URL, func(m roomMsg) { handle(m) })
+	r, err := reach(ctx, relayList(opts.URL, opts.URLs), opts.TryTimeout,
+		&roomMsg{Type: RoomMsgClaim, V: roomV1, Code: code, Key: opts.Key, MaxPlayers: opts.Host.MaxPlayers, NoHost: opts.NoHost},
+		"", func(m roomMsg) { handle(m) })
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("relay: claiming %s: %w", code, err)
 	}
-	rc.send(&roomMsg{Type: RoomMsgClaim, V: roomV1, Code: code, Key: opts.Key, MaxPlayers: opts.Host.MaxPlayers,
-		NoHost: opts.NoHost})
-	m, err := firstReply(ctx, rc, replies, "")
-	if err == nil && m.Type == RoomMsgEnded {
-		err = fmt.Errorf("%w: %s", ErrRoomEnded, m.Reason)
-	}
-	if err != nil {
+	rc, m, start, url := r.rc, r.first, r.start, r.url
+	if m.Type == RoomMsgEnded {
 		rc.close()
-		return nil, fmt.Errorf("relay: claiming %s at %s: %w", code, opts.URL, err)
+		return nil, fmt.Errorf("relay: claiming %s at %s: %w: %s", code, url, ErrRoomEnded, m.Reason)
 	}
 	switch {
 	case m.Type == RoomMsgHosted && m.Claim == RoomClaimHost:
 		hopts := opts.Host
-		hopts.URL, hopts.Code, hopts.Migrate = opts.URL, code, true
+		hopts.URL, hopts.URLs, hopts.Code, hopts.Migrate = url, nil, code, true
 		h := &HostedRoom{opts: hopts}
 		handle = h.handle
 		if err := h.start(rc, m, start); err != nil {
@@ -73,7 +78,7 @@ func ClaimRoom(ctx context.Context, opts ClaimOptions) (*Claimed, error) {
 	case m.Type == RoomMsgJoined && (m.Claim == RoomClaimSame || m.Claim == RoomClaimNew):
 		p := newRoomPlayer(code)
 		handle = p.handle
-		if err := p.start(ctx, rc, m, start, JoinOptions{URL: opts.URL, Code: code, WebRTC: opts.Host.WebRTC}); err != nil {
+		if err := p.start(ctx, rc, m, start, JoinOptions{URL: url, Code: code, WebRTC: opts.Host.WebRTC}); err != nil {
 			return nil, err
 		}
 		return &Claimed{Outcome: m.Claim, Player: p}, nil

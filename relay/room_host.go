@@ -3,6 +3,7 @@ package relay
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/rewindnet/rewind/transport"
 	"github.com/rewindnet/rewind/transport/webrtc"
@@ -12,6 +13,13 @@ import (
 type HostOptions struct {
 	// URL is the relay's WebSocket URL, e.g. "ws://127.0.0.1:8080/rooms".
 	URL string
+	// URLs are more relays of the same fleet, tried in turn after URL
+	// for the registration as JoinOptions.URLs are (the room is hosted
+	// at the first that answers: URL says which). Default: none.
+	URLs []string
+	// TryTimeout bounds each try but the last when URLs is set, as
+	// JoinOptions.TryTimeout does (default DefaultTryTimeout).
+	TryTimeout time.Duration
 	// Code proposes a room code; empty lets the relay pick one. A taken
 	// code fails with ErrCodeTaken.
 	Code string
@@ -51,18 +59,14 @@ type HostedRoom struct {
 // host.
 func HostRoom(ctx context.Context, opts HostOptions) (*HostedRoom, error) {
 	h := &HostedRoom{opts: opts}
-	rc, replies, start, err := dialRoomGated(ctx, opts.URL, h.handle)
+	r, err := reach(ctx, relayList(opts.URL, opts.URLs), opts.TryTimeout,
+		&roomMsg{Type: RoomMsgHost, V: roomV1, Code: opts.Code, MaxPlayers: opts.MaxPlayers, Migrate: opts.Migrate},
+		RoomMsgHosted, h.handle)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("relay: hosting: %w", err)
 	}
-	h.rc = rc
-	rc.send(&roomMsg{Type: RoomMsgHost, V: roomV1, Code: opts.Code, MaxPlayers: opts.MaxPlayers, Migrate: opts.Migrate})
-	m, err := firstReply(ctx, rc, replies, RoomMsgHosted)
-	if err != nil {
-		rc.close()
-		return nil, fmt.Errorf("relay: hosting at %s: %w", opts.URL, err)
-	}
-	if err := h.start(rc, m, start); err != nil {
+	h.opts.URL, h.opts.URLs = r.url, nil
+	if err := h.start(r.rc, r.first, r.start); err != nil {
 		return nil, err
 	}
 	return h, nil
@@ -116,6 +120,9 @@ func (h *HostedRoom) handle(m roomMsg) {
 		h.end.set(&RoomError{Code: m.Error, Re: m.Re, Reason: m.Reason})
 	}
 }
+
+// URL is the relay that hosts the room (HostOptions.URL, or one of URLs).
+func (h *HostedRoom) URL() string { return h.opts.URL }
 
 // Code is the room's code, which players join by.
 func (h *HostedRoom) Code() string { return h.code }

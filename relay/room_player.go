@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/rewindnet/rewind/transport/webrtc"
 )
@@ -13,6 +14,17 @@ import (
 type JoinOptions struct {
 	// URL is the relay's WebSocket URL, e.g. "ws://127.0.0.1:8080/rooms".
 	URL string
+	// URLs are more relays of the same fleet (relays sharing Redis),
+	// tried in turn after URL when a relay cannot be reached or does not
+	// answer within TryTimeout (room_relays.go). A live relay's refusal
+	// (ErrNoRoom, ErrRoomEnded, ErrRoomFull...) is final: the fleet's
+	// relays share one directory. Default: none.
+	URLs []string
+	// TryTimeout bounds each try but the last when URLs is set: the
+	// relay's connection and its answer to the join (default
+	// DefaultTryTimeout). The data channel's opening is bounded by ctx
+	// only.
+	TryTimeout time.Duration
 	// Code is the room's code (case does not matter).
 	Code string
 	// WebRTC configures the player's transport; the relay's TURN server
@@ -31,6 +43,7 @@ type RoomPlayer struct {
 	conn    *webrtc.Peer
 	id      string
 	code    string
+	url     string // the relay that took the join
 	signals chan webrtc.Signal
 	pump    sync.WaitGroup
 	end     roomEnd
@@ -44,17 +57,13 @@ type RoomPlayer struct {
 // host of a room hosted for migration is lost first: ErrHostGone).
 func JoinRoom(ctx context.Context, opts JoinOptions) (*RoomPlayer, error) {
 	p := newRoomPlayer(opts.Code)
-	rc, replies, start, err := dialRoomGated(ctx, opts.URL, p.handle)
+	r, err := reach(ctx, relayList(opts.URL, opts.URLs), opts.TryTimeout,
+		&roomMsg{Type: RoomMsgJoin, V: roomV1, Code: p.code, Spectator: opts.Spectator}, RoomMsgJoined, p.handle)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("relay: joining %s: %w", p.code, err)
 	}
-	rc.send(&roomMsg{Type: RoomMsgJoin, V: roomV1, Code: p.code, Spectator: opts.Spectator})
-	m, err := firstReply(ctx, rc, replies, RoomMsgJoined)
-	if err != nil {
-		rc.close()
-		return nil, fmt.Errorf("relay: joining %s at %s: %w", p.code, opts.URL, err)
-	}
-	if err := p.start(ctx, rc, m, start, opts); err != nil {
+	opts.URL = r.url
+	if err := p.start(ctx, r.rc, r.first, r.start, opts); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -71,6 +80,7 @@ func newRoomPlayer(code string) *RoomPlayer {
 func (p *RoomPlayer) start(ctx context.Context, rc *roomClient, m roomMsg, start func(), opts JoinOptions) error {
 	p.rc = rc
 	p.id = m.ID
+	p.url = opts.URL
 	start() // signals now go to p.signals, in order
 	var err error
 	p.conn, err = webrtc.Dial(webrtcConfig(opts.WebRTC, opts.URL, m.ICE), p.id,
@@ -143,6 +153,9 @@ func (p *RoomPlayer) ID() string { return p.id }
 
 // Code is the room's code.
 func (p *RoomPlayer) Code() string { return p.code }
+
+// URL is the relay that took the join (JoinOptions.URL, or one of URLs).
+func (p *RoomPlayer) URL() string { return p.url }
 
 // Conn is the player's transport, talking to the host.
 func (p *RoomPlayer) Conn() *webrtc.Peer { return p.conn }

@@ -22,6 +22,13 @@ type HostOptions struct {
 	// Relay is the relay's WebSocket URL, as `rewind relay` prints it
 	// (e.g. "ws://127.0.0.1:8080/rooms").
 	Relay string
+	// Relays are more relays of the same fleet (relays sharing Redis),
+	// tried in turn after Relay for the registration: the room is hosted
+	// at the first that answers (Room().URL()). A dropped relay
+	// connection is not redialed (the players play on; with
+	// HostMigration they claim the room through their own relays when
+	// this host goes). Default: none.
+	Relays []string
 	// Code proposes the room's code; empty lets the relay pick one.
 	Code string
 	// Server configures each match. Its MaxPlayers also caps the room at
@@ -115,6 +122,7 @@ func Host[I any](ctx context.Context, g rewind.Game[I], opts HostOptions) (*Host
 	}
 	room, err := relay.HostRoom(ctx, relay.HostOptions{
 		URL:         opts.Relay,
+		URLs:        opts.Relays,
 		Code:        opts.Code,
 		MaxPlayers:  opts.Server.MaxPlayers,
 		Migrate:     opts.HostMigration,
@@ -157,9 +165,9 @@ func Host[I any](ctx context.Context, g rewind.Game[I], opts HostOptions) (*Host
 	if opts.HostMigration {
 		host.SetGoodbye(rewind.ReasonMigrate)
 	}
-	h := &Hosted[I]{Host: host, room: room, url: opts.Relay,
+	h := &Hosted[I]{Host: host, room: room, url: room.URL(),
 		stop: make(chan struct{}), watched: make(chan struct{})}
-	args := []any{"room", room.Code(), "relay", opts.Relay, "tick_rate", host.TickRate(),
+	args := []any{"room", room.Code(), "relay", room.URL(), "tick_rate", host.TickRate(),
 		"start_players", max(opts.Server.StartPlayers, 1)}
 	if a, ok := host.UDPAddr(); ok {
 		args = append(args, "udp", a.String())

@@ -46,6 +46,14 @@ func (c *Conn) Close() error { return c.p.Close() }
 // JoinOptions configures a session that joins a room by its code.
 type JoinOptions struct {
 	rewind.Options
+	// Relays are more relays of the same fleet (relays sharing Redis),
+	// tried in turn after the relay URL given to Join: a relay that
+	// cannot be reached, or does not answer within relay.DefaultTryTimeout,
+	// is passed over for the next; a live relay's refusal (no room, the
+	// room ended or is full) is final, since the fleet's relays share
+	// one directory. A host migration's claims go through the list too,
+	// starting with the relay that last answered. Default: none.
+	Relays []string
 	// WebRTC configures the player's transport (the relay adds its TURN
 	// server, and loopback mode when it is on a loopback address).
 	WebRTC webrtc.Config
@@ -72,13 +80,15 @@ type JoinOptions struct {
 // DefaultMigrationTimeout is JoinOptions.MigrationTimeout's default.
 const DefaultMigrationTimeout = 30 * time.Second
 
-// Join joins the room code at the relay relayURL (see Dial), then starts a
+// Join joins the room code at the relay relayURL (or, failing it, at one
+// of opts.Relays: see JoinOptions.Relays and Dial), then starts a
 // session of g as a client of the room's host (see rewind.Connect). The
 // session owns the connection: Close says bye and leaves the room. A
 // spectator's session (opts.Client.Spectate) joins the room as a
 // spectator, whom the relay does not count against the room's players.
 func Join[I any](ctx context.Context, g rewind.Game[I], relayURL, code string, opts JoinOptions) (*rewind.Session[I], error) {
-	conn, err := dial(ctx, relay.JoinOptions{URL: relayURL, Code: code, WebRTC: opts.WebRTC, Spectator: opts.Client.Spectate})
+	conn, err := dial(ctx, relay.JoinOptions{URL: relayURL, URLs: opts.Relays, Code: code, WebRTC: opts.WebRTC,
+		Spectator: opts.Client.Spectate})
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +96,7 @@ func Join[I any](ctx context.Context, g rewind.Game[I], relayURL, code string, o
 	if err != nil || !opts.HostMigration {
 		return s, err
 	}
-	s.SetMigrator(migrator(s.Game, relayURL, opts)) // the game in play: g, or the one of the host's settings
+	s.SetMigrator(migrator(s.Game, newRelayList(conn.p.URL(), relayURL, opts.Relays), opts)) // the game in play: g, or the one of the host's settings
 	go watchLost(conn.p, s)
 	return s, nil
 }

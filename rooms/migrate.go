@@ -7,6 +7,8 @@ import (
 	"io"
 	"log/slog"
 	"runtime"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/rewindnet/rewind"
@@ -21,8 +23,42 @@ import (
 // hands the hosting to a desktop or bot claimant (docs/rooms.md).
 const canHost = runtime.GOOS != "js"
 
+// relayList is the relays a session claims its room through: the one
+// that last answered first, then the others in the order given.
+type relayList struct {
+	mu   sync.Mutex
+	urls []string // urls[0]: the last that answered
+}
+
+// newRelayList orders first, then url and more, each once.
+func newRelayList(first, url string, more []string) *relayList {
+	l := &relayList{}
+	for _, u := range append([]string{first, url}, more...) {
+		if u != "" && !slices.Contains(l.urls, u) {
+			l.urls = append(l.urls, u)
+		}
+	}
+	return l
+}
+
+// get returns the list, the last relay that answered first.
+func (l *relayList) get() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.urls)
+}
+
+// answered puts url first.
+func (l *relayList) answered(url string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if i := slices.Index(l.urls, url); i > 0 {
+		l.urls = append(append([]string{url}, l.urls[:i]...), l.urls[i+1:]...)
+	}
+}
+
 // migrator returns the rewind.Migrator of a session that joined a room
-// at relayURL: it claims the room with the code and key of the handover
+// at one of relays: it claims the room with the code and key of the handover
 // data (relay.ClaimRoom) and either hosts the match from the session's
 // handoff (a server resumed from it, over the room's WebRTC host and an
 // in-process loopback to the session's own client) or connects to the
@@ -32,7 +68,7 @@ const canHost = runtime.GOOS != "js"
 // host it was sent to may have gone in the meantime (the relay then
 // orphans the room and the next claim takes it over), or the relay may
 // have been busy.
-func migrator[I any](game func() rewind.Game[I], relayURL string, opts JoinOptions) rewind.Migrator[I] {
+func migrator[I any](game func() rewind.Game[I], relays *relayList, opts JoinOptions) rewind.Migrator[I] {
 	log := opts.Log
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -44,7 +80,7 @@ func migrator[I any](game func() rewind.Game[I], relayURL string, opts JoinOptio
 	return func(ctx context.Context, h rewind.Handoff) (rewind.Migrated[I], error) {
 		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
-		c, err := claim(ctx, relayURL, h, opts, log)
+		c, err := claim(ctx, relays, h, opts, log)
 		if err != nil {
 			return rewind.Migrated[I]{}, fmt.Errorf("rooms: claim: %w", err)
 		}
@@ -55,18 +91,22 @@ func migrator[I any](game func() rewind.Game[I], relayURL string, opts JoinOptio
 	}
 }
 
-// claim claims the room of h's handover data until the relay answers
+// claim claims the room of h's handover data, through the relays of the
+// list in turn (relay.ClaimOptions.URLs), until a relay answers
 // with a host or a connected player, the room ended or is another
 // match's, or ctx ends; between tries it waits a little longer each
 // time (100 ms, doubling up to a second).
-func claim(ctx context.Context, relayURL string, h rewind.Handoff, opts JoinOptions, log *slog.Logger) (*relay.Claimed, error) {
+func claim(ctx context.Context, relays *relayList, h rewind.Handoff, opts JoinOptions, log *slog.Logger) (*relay.Claimed, error) {
 	pause := 100 * time.Millisecond
 	for try := 1; ; try++ {
 		log.Debug("rooms: claiming", "room", h.Handover.Code, "player", h.Player, "tick", h.Tick, "try", try)
-		c, err := relay.ClaimRoom(ctx, relay.ClaimOptions{URL: relayURL, Code: h.Handover.Code, Key: h.Handover.Key,
-			NoHost: !canHost, Host: relay.HostOptions{WebRTC: opts.WebRTC}})
+		urls := relays.get()
+		c, err := relay.ClaimRoom(ctx, relay.ClaimOptions{URL: urls[0], URLs: urls[1:], Code: h.Handover.Code,
+			Key: h.Handover.Key, NoHost: !canHost, Host: relay.HostOptions{WebRTC: opts.WebRTC}})
 		if err == nil {
-			log.Debug("rooms: claimed", "room", h.Handover.Code, "player", h.Player, "outcome", c.Outcome)
+			url := claimedAt(c)
+			relays.answered(url)
+			log.Debug("rooms: claimed", "room", h.Handover.Code, "player", h.Player, "outcome", c.Outcome, "relay", url)
 			return c, nil
 		}
 		log.Debug("rooms: claim failed", "room", h.Handover.Code, "player", h.Player, "err", err)
@@ -82,6 +122,14 @@ func claim(ctx context.Context, relayURL string, h rewind.Handoff, opts JoinOpti
 		}
 		pause = min(2*pause, time.Second)
 	}
+}
+
+// claimedAt is the relay that answered the claim c.
+func claimedAt(c *relay.Claimed) string {
+	if c.Host != nil {
+		return c.Host.URL()
+	}
+	return c.Player.URL()
 }
 
 // hostResumed runs the match's next server over room (and a loopback to

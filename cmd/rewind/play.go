@@ -21,7 +21,7 @@ import (
 )
 
 func init() {
-	register("play", "join a match as a headless bot, over UDP (--connect HOST:PORT) or by room code (--join CODE --relay URL)", runPlay)
+	register("play", "join a match as a headless bot, over UDP (--connect HOST:PORT) or by room code (--join CODE --relay URL[,URL…]: a fleet's relays, tried in turn)", runPlay)
 }
 
 func runPlay(args []string, stdout, stderr io.Writer) error {
@@ -41,7 +41,7 @@ func play(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 // playAs is play, or with watch rewind watch: a spectator (watch.go).
 func playAs(ctx context.Context, watch bool, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("play", "rewind play --headless --connect HOST:PORT [--room CODE] [--until-tick T] [flags]\n       rewind play --headless --join CODE --relay URL [--until-tick T] [flags]", stderr)
+	fs := newFlags("play", "rewind play --headless --connect HOST:PORT [--room CODE] [--until-tick T] [flags]\n       rewind play --headless --join CODE --relay URL[,URL…] [--until-tick T] [flags]", stderr)
 	var spectateDelay *time.Duration
 	if watch {
 		fs = newFlags("watch", watchUsage, stderr)

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/rewindnet/rewind"
@@ -30,7 +31,7 @@ type joinFlags struct {
 
 func (j *joinFlags) add(fs *flag.FlagSet) {
 	fs.StringVar(&j.code, "join", "", "join the match in this room (the code rewind serve --relay or rewind demo printed) instead of --connect")
-	fs.StringVar(&j.relay, "relay", defaultRelayURL, "with --join: the rooms relay's ws:// URL")
+	fs.StringVar(&j.relay, "relay", defaultRelayURL, "with --join: the rooms relay's ws:// URL, or a comma-separated list of the URLs of a fleet's relays (relay --redis), tried in turn: a relay that refuses the connection or does not answer within 5 s is passed over for the next (a live relay's no room, ended or full is final: the fleet's relays share one directory); a host migration claims the room through the list too")
 	fs.BoolVar(&j.relayTo, "turn-only", false, "with --join: send every datagram through the relay's TURN server (ICE policy relay)")
 	fs.DurationVar(&j.joinWait, "join-timeout", 15*time.Second, "with --join: give up when the data channel to the host is not open within this long")
 }
@@ -40,7 +41,7 @@ func (j *joinFlags) check(connect string) error {
 	switch {
 	case j.code != "" && connect != "":
 		return usageError{errors.New("--connect and --join exclude each other")}
-	case j.code != "" && j.relay == "":
+	case j.code != "" && len(relayURLs(j.relay)) == 0:
 		return usageError{errors.New("--join needs --relay URL")}
 	case j.joinWait <= 0:
 		return usageError{fmt.Errorf("--join-timeout %v: want a positive duration", j.joinWait)}
@@ -57,12 +58,25 @@ func joinRoom[I any](ctx context.Context, j *joinFlags, g rewind.Game[I], opts r
 	defer cancel()
 	// Host migration is on: it only acts in a room hosted with it (rewind
 	// serve --host-migration), whose server sends the handover data.
-	s, err = rooms.Join(ctx, g, j.relay, j.code, rooms.JoinOptions{Options: opts, WebRTC: webrtc.Config{RelayOnly: j.relayTo},
-		HostMigration: true, Server: rewind.ServerConfig{PlayerTimeout: opts.Client.ServerTimeout}, Log: j.log})
+	urls := relayURLs(j.relay)
+	s, err = rooms.Join(ctx, g, urls[0], j.code, rooms.JoinOptions{Options: opts, Relays: urls[1:],
+		WebRTC: webrtc.Config{RelayOnly: j.relayTo}, HostMigration: true, Server: rewind.ServerConfig{PlayerTimeout: opts.Client.ServerTimeout}, Log: j.log})
 	if err != nil {
 		return nil, where, joinError(j.code, j.relay, j.joinWait, err)
 	}
 	return s, where, nil
+}
+
+// relayURLs takes --relay's comma-separated list apart (empty entries
+// dropped).
+func relayURLs(list string) []string {
+	var urls []string
+	for _, u := range strings.Split(list, ",") {
+		if u = strings.TrimSpace(u); u != "" {
+			urls = append(urls, u)
+		}
+	}
+	return urls
 }
 
 // joinError turns a failed join into one clear line.
