@@ -29,7 +29,7 @@ func TestFlagChecks(t *testing.T) {
 		{[]string{"serve", "--relay", "ws://127.0.0.1:1/rooms", "--relay-timeout", "0s"}, 2, "--relay-timeout"},
 		{[]string{"serve", "--relay", " , "}, 2, `--relay " , ": no URL`},
 		{[]string{"serve", "--relay", "ws://127.0.0.1:1/rooms,ws://127.0.0.1:2/rooms", "--relay-reconnect", "-1s"}, 2, "--relay-reconnect must not be negative"},
-		{[]string{"serve", "--relay", "ws://127.0.0.1:1/rooms,ws://127.0.0.1:2/rooms", "--host-migration"}, 2, "a list of relays"},
+		{[]string{"serve", "--relay", "ws://127.0.0.1:1/rooms,ws://127.0.0.1:2/rooms", "--rooms", "2", "--host-migration"}, 2, "their matches do not migrate"},
 		{[]string{"relay", "--http", "127.0.0.1:0", "--turn-ip", "not.an.ip"}, 2, `--turn-ip "not.an.ip" is not an IP address`},
 		{[]string{"webdoom", "--port", "0", "--max-history", "-1"}, 2, "--max-history -1"},
 		{[]string{"webdoom", "--port", "0", "--lobby-idle", "-1s"}, 2, "--lobby-idle -1s"},

@@ -15,10 +15,10 @@ import (
 )
 
 // TestPlayRelayListCommands runs two `rewind relay --redis URL` sharing
-// one redis-server, `rewind serve --relay` hosting a sand match through
-// the first, and a `rewind play --join` and a `rewind watch --join` each
-// given `--relay DEAD,SECOND`, DEAD a closed port on 127.0.0.1: both pass
-// over it and reach the match through the second relay (the player to
+// one redis-server, `rewind serve --relay DEAD,FIRST --host-migration`
+// hosting a sand match in one room through the first (DEAD a closed port
+// on 127.0.0.1), and a `rewind play --join` and a `rewind watch --join` each
+// given `--relay DEAD,SECOND`: both pass over DEAD and reach the match through the second relay (the player to
 // tick 240 with no desync, the spectator to tick 60). A code that names
 // no room is refused by the first live relay of the list (no room), the
 // fleet's relays sharing one directory.
@@ -49,7 +49,8 @@ func TestPlayRelayListCommands(t *testing.T) {
 	pr, pw := io.Pipe()
 	served := make(chan error, 1)
 	go func() {
-		served <- serve(sctx, []string{"--game", "sand", "--grid", "32", "--relay", urls[0], "--players", "1", "--status", "0"}, pw, io.Discard)
+		served <- serve(sctx, []string{"--game", "sand", "--grid", "32", "--relay", dead + "," + urls[0], "--host-migration",
+			"--players", "1", "--status", "0"}, pw, io.Discard)
 		pw.Close()
 	}()
 	sc := bufio.NewScanner(pr)

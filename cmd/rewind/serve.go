@@ -223,12 +223,17 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if rf.relay == "" {
 			return usageError{errors.New("--room needs --relay URL")}
 		}
-		many := mf.on() || rf.onDemand || len(rf.more) > 0
-		if len(rf.more) > 0 && !rf.onDemand && mf.rooms == 0 && mf.maxMatches == 0 {
-			mf.rooms = 1 // a list of relays: a match server of one room
+		// A list of relays on its own: a match server of one room, which
+		// claims its room back at a live relay; with --host-migration, one
+		// room hosted at the first relay that answers (rooms.Host), whose
+		// players carry the match on when this server goes.
+		listServer := len(rf.more) > 0 && !rf.migrate
+		many := mf.on() || rf.onDemand || listServer
+		if listServer && !rf.onDemand && mf.rooms == 0 && mf.maxMatches == 0 {
+			mf.rooms = 1
 		}
 		if many && rf.migrate {
-			return usageError{errors.New("with --relay, --rooms N, --max-matches, --on-demand and a list of relays host many rooms through one relay connection: their matches do not migrate (not with --host-migration)")}
+			return usageError{errors.New("with --relay, --rooms N, --max-matches and --on-demand host many rooms through one relay connection: their matches do not migrate (not with --host-migration)")}
 		}
 		if many && !rf.onDemand && mf.rooms < 1 {
 			return usageError{errors.New("with --relay, --max-matches needs --rooms N (rooms opened at start) or --on-demand")}
@@ -237,7 +242,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return usageError{errors.New("--json serves a match of its own: not with --relay")}
 		}
 		o := roomServe{fs: fs, rooms: rf, multi: mf, game: gf, udp: *udpAddr, reg: reg, http: hs, duration: *duration, status: *status, server: scfg, udpConfig: ucfg}
-		if mf.rooms > 1 || mf.maxMatches > 0 || rf.onDemand || len(rf.more) > 0 { // serve_multi_relay.go
+		if mf.rooms > 1 || mf.maxMatches > 0 || rf.onDemand || listServer { // serve_multi_relay.go
 			switch gf.name {
 			case "walkers":
 				return serveRooms(ctx, gf.newWalkers(), o, stdout, log)

@@ -50,10 +50,10 @@ func (r *roomFlags) split() error {
 }
 
 func (r *roomFlags) add(fs *flag.FlagSet) {
-	fs.StringVar(&r.relay, "relay", "", "host the match in a room of the rooms relay at this ws:// URL (as rewind relay prints it); players join with rewind play --join CODE; with --udp as well, the match takes both. A comma-separated list of the URLs of a fleet's relays (relay --redis) makes a match server (as --rooms) that registers at the first and, when its relay connection drops, at the next that answers, claiming its rooms back under the same codes (--relay-reconnect)")
+	fs.StringVar(&r.relay, "relay", "", "host the match in a room of the rooms relay at this ws:// URL (as rewind relay prints it); players join with rewind play --join CODE; with --udp as well, the match takes both. A comma-separated list of the URLs of a fleet's relays (relay --redis) makes a match server (as --rooms) that registers at the first and, when its relay connection drops, at the next that answers, claiming its rooms back under the same codes (--relay-reconnect); with --host-migration, a list hosts one room at the first relay that answers, not redialed if it drops: when this server goes, its players claim the room through their own --relay lists")
 	fs.DurationVar(&r.reconnect, "relay-reconnect", time.Minute, "with --relay and --rooms N, --max-matches or --on-demand: when the relay connection drops, keep trying the relays of --relay in turn for this long, then claim the rooms back at the one that answers (0: a dropped connection is final)")
 	fs.DurationVar(&r.timeout, "relay-timeout", 15*time.Second, "with --relay: give up when the relay has not hosted the room within this long")
-	fs.BoolVar(&r.migrate, "host-migration", false, "with --relay: when this server goes (killed, hung, stopped), the match goes on at one of its players (rewind play --join), from its last verified tick; without it, stopping ends the room's match")
+	fs.BoolVar(&r.migrate, "host-migration", false, "with --relay (one URL or a list, not with --rooms, --max-matches or --on-demand): when this server goes (killed, hung, stopped), the match goes on at one of its players (rewind play --join), from its last verified tick; without it, stopping ends the room's match")
 	fs.BoolVar(&r.onDemand, "on-demand", false, "with --relay: a match server that also opens rooms when the relay asks (a lobby ran rewind open), up to --max-matches (default 64) at once through one relay connection; a room whose match ended frees its slot")
 	fs.StringVar(&r.room, "room", "", "with --relay: propose this room code (6 to 12 characters of 23456789ABCDEFGHJKLMNPQRSTUVWXYZ; default: the relay picks one); with --rooms: the first room's code")
 }
@@ -86,6 +86,7 @@ func serveRoom[I any](ctx context.Context, g rewind.Game[I], o roomServe, stdout
 	hctx, cancel := context.WithTimeout(ctx, o.rooms.timeout)
 	host, err := rooms.Host(hctx, g, rooms.HostOptions{
 		Relay:         o.rooms.relay,
+		Relays:        o.rooms.more,
 		Code:          o.rooms.room,
 		Server:        o.server,
 		UDP:           udp,
@@ -95,7 +96,8 @@ func serveRoom[I any](ctx context.Context, g rewind.Game[I], o roomServe, stdout
 	})
 	cancel()
 	if err != nil && errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
-		return fmt.Errorf("the relay at %s did not host the room within %v (--relay-timeout): %w", o.rooms.relay, o.rooms.timeout, err)
+		return fmt.Errorf("the relay at %s did not host the room within %v (--relay-timeout): %w",
+			strings.Join(append([]string{o.rooms.relay}, o.rooms.more...), ", "), o.rooms.timeout, err)
 	}
 	if err != nil {
 		return err
