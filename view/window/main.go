@@ -40,6 +40,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -60,14 +61,26 @@ func main() {
 	}
 }
 
+// relayURLs takes --relay's comma-separated list apart (empty entries
+// dropped).
+func relayURLs(list string) []string {
+	var urls []string
+	for _, u := range strings.Split(list, ",") {
+		if u = strings.TrimSpace(u); u != "" {
+			urls = append(urls, u)
+		}
+	}
+	return urls
+}
+
 func run(args []string) error {
 	fs := flag.NewFlagSet("window", flag.ContinueOnError)
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: window (--join CODE [--relay URL] | --connect HOST:PORT) [--watch [--delay D]] | --replay FILE [--speed X] [--seek T] [--until-tick T] [--screenshot FILE] [flags]")
+		fmt.Fprintln(fs.Output(), "usage: window (--join CODE [--relay URL[,URL…]] | --connect HOST:PORT) [--watch [--delay D]] | --replay FILE [--speed X] [--seek T] [--until-tick T] [--screenshot FILE] [flags]")
 		fs.PrintDefaults()
 	}
 	code := fs.String("join", "", "join the match in this room (the code rewind demo or rewind serve --relay printed)")
-	relayURL := fs.String("relay", "ws://127.0.0.1:8080/rooms", "with --join: the rooms relay's ws:// URL")
+	relayURL := fs.String("relay", "ws://127.0.0.1:8080/rooms", "with --join: the rooms relay's ws:// URL, or a comma-separated list of a fleet's relays (relay --redis) tried in turn (as rewind play --relay)")
 	addr := fs.String("connect", "", "join the match at this UDP address, HOST:PORT (as rewind serve printed it)")
 	watch := fs.Bool("watch", false, "with --join or --connect: watch the match as a spectator (no player slot, no input, only the verified ticks)")
 	delay := fs.Duration("delay", 0, "with --watch: watch this far behind the match (the server sends a tick no earlier than this after it ran it; at most 3 s with the server's default 4 s history)")
@@ -108,7 +121,11 @@ func run(args []string) error {
 		if *code != "" {
 			jctx, cancel := context.WithTimeout(ctx, *joinWait)
 			defer cancel()
-			s, err := rooms.Join(jctx, g, *relayURL, *code, rooms.JoinOptions{Options: opts, HostMigration: true})
+			urls := relayURLs(*relayURL)
+			if len(urls) == 0 {
+				return nil, fmt.Errorf("--relay %q: no URL", *relayURL)
+			}
+			s, err := rooms.Join(jctx, g, urls[0], *code, rooms.JoinOptions{Options: opts, Relays: urls[1:], HostMigration: true})
 			if err != nil {
 				return nil, fmt.Errorf("cannot join room %s at %s: %w", *code, *relayURL, err)
 			}
