@@ -65,9 +65,13 @@ func reach(ctx context.Context, urls []string, bound time.Duration, req *roomMsg
 			tctx, cancel = context.WithTimeout(ctx, bound)
 		}
 		r, err := reachOne(tctx, url, req, want, handle)
+		late := tctx.Err() != nil && ctx.Err() == nil
 		cancel()
 		if err == nil {
 			return r, nil
+		}
+		if late { // this relay's bound, not the caller's deadline
+			err = fmt.Errorf("relay: %s at %s: %w within %v", req.Type, url, ErrNoAnswer, bound)
 		}
 		errs = append(errs, err)
 		if final(err) || ctx.Err() != nil {

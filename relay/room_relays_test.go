@@ -91,6 +91,12 @@ func TestRoomRelayList(t *testing.T) {
 	if p.URL() != live.url {
 		t.Fatalf("joined through %s, want %s", p.URL(), live.url)
 	}
+	// A list whose hung relay is passed over and whose last is refused:
+	// the hung relay's failure is no answer, not the caller's deadline.
+	_, err = JoinRoom(ctx, JoinOptions{URL: silent, URLs: []string{dead}, Code: host.Code(), TryTimeout: 300 * time.Millisecond})
+	if !errors.Is(err, ErrNoAnswer) || errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("join past a hung relay to a dead one: %v, want no answer and no deadline", err)
+	}
 	if err := p.Conn().Send(p.Conn().RemoteAddr(), []byte("hello")); err != nil {
 		t.Fatal(err)
 	}
