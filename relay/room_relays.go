@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -25,6 +26,19 @@ import (
 // and HostOptions'): how long a relay of a list may take to accept the
 // connection and answer the request before the next is tried.
 const DefaultTryTimeout = 5 * time.Second
+
+// SplitURLs takes a comma-separated list of relay URLs apart (a
+// command's --relay URL1,URL2,…), trimming spaces and dropping empty
+// entries: the URLs to try in turn, none for an empty list.
+func SplitURLs(list string) []string {
+	var urls []string
+	for _, u := range strings.Split(list, ",") {
+		if u = strings.TrimSpace(u); u != "" {
+			urls = append(urls, u)
+		}
+	}
+	return urls
+}
 
 // relayList is URL then URLs, without empty entries.
 func relayList(url string, more []string) []string {

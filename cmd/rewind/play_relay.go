@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/rewindnet/rewind"
@@ -41,7 +40,7 @@ func (j *joinFlags) check(connect string) error {
 	switch {
 	case j.code != "" && connect != "":
 		return usageError{errors.New("--connect and --join exclude each other")}
-	case j.code != "" && len(relayURLs(j.relay)) == 0:
+	case j.code != "" && len(relay.SplitURLs(j.relay)) == 0:
 		return usageError{errors.New("--join needs --relay URL")}
 	case j.joinWait <= 0:
 		return usageError{fmt.Errorf("--join-timeout %v: want a positive duration", j.joinWait)}
@@ -58,25 +57,13 @@ func joinRoom[I any](ctx context.Context, j *joinFlags, g rewind.Game[I], opts r
 	defer cancel()
 	// Host migration is on: it only acts in a room hosted with it (rewind
 	// serve --host-migration), whose server sends the handover data.
-	urls := relayURLs(j.relay)
+	urls := relay.SplitURLs(j.relay)
 	s, err = rooms.Join(ctx, g, urls[0], j.code, rooms.JoinOptions{Options: opts, Relays: urls[1:],
 		WebRTC: webrtc.Config{RelayOnly: j.relayTo}, HostMigration: true, Server: rewind.ServerConfig{PlayerTimeout: opts.Client.ServerTimeout}, Log: j.log})
 	if err != nil {
 		return nil, where, joinError(j.code, j.relay, j.joinWait, err)
 	}
 	return s, where, nil
-}
-
-// relayURLs takes --relay's comma-separated list apart (empty entries
-// dropped).
-func relayURLs(list string) []string {
-	var urls []string
-	for _, u := range strings.Split(list, ",") {
-		if u = strings.TrimSpace(u); u != "" {
-			urls = append(urls, u)
-		}
-	}
-	return urls
 }
 
 // joinError turns a failed join into one clear line.

@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/relay"
 	"github.com/rewindnet/rewind/rooms"
 )
 
@@ -31,12 +32,7 @@ type roomFlags struct {
 // split takes --relay's comma-separated list apart: the first URL stays
 // relay, the others go to more.
 func (r *roomFlags) split() error {
-	var urls []string
-	for _, u := range strings.Split(r.relay, ",") {
-		if u = strings.TrimSpace(u); u != "" {
-			urls = append(urls, u)
-		}
-	}
+	urls := relay.SplitURLs(r.relay)
 	if r.relay != "" && len(urls) == 0 {
 		return usageError{fmt.Errorf("--relay %q: no URL", r.relay)}
 	}

@@ -40,7 +40,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -48,6 +47,7 @@ import (
 	"github.com/hajimehoshi/ebiten/v2"
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/examples/sand"
+	"github.com/rewindnet/rewind/relay"
 	"github.com/rewindnet/rewind/rooms"
 	"github.com/rewindnet/rewind/transport"
 	"github.com/rewindnet/rewind/view"
@@ -59,18 +59,6 @@ func main() {
 		fmt.Fprintln(os.Stderr, "rewind window:", err)
 		os.Exit(1)
 	}
-}
-
-// relayURLs takes --relay's comma-separated list apart (empty entries
-// dropped).
-func relayURLs(list string) []string {
-	var urls []string
-	for _, u := range strings.Split(list, ",") {
-		if u = strings.TrimSpace(u); u != "" {
-			urls = append(urls, u)
-		}
-	}
-	return urls
 }
 
 func run(args []string) error {
@@ -121,7 +109,7 @@ func run(args []string) error {
 		if *code != "" {
 			jctx, cancel := context.WithTimeout(ctx, *joinWait)
 			defer cancel()
-			urls := relayURLs(*relayURL)
+			urls := relay.SplitURLs(*relayURL)
 			if len(urls) == 0 {
 				return nil, fmt.Errorf("--relay %q: no URL", *relayURL)
 			}
