@@ -80,7 +80,7 @@ func benchIP(i int) string { return fmt.Sprintf("127.1.%d.%d", i/250, 2+i%250) }
 func (d *benchDialers) dial(url, ip string) (*rconn, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), benchWait)
 	defer cancel()
-	ws, _, err := websocket.Dial(ctx, url, &websocket.DialOptions{HTTPClient: d.client(ip)})
+	ws, _, err := websocket.Dial(ctx, url, benchDialOptions(d.client(ip)))
 	if err != nil {
 		return nil, err
 	}
