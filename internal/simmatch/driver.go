@@ -28,6 +28,7 @@ type driver[I any] struct {
 	firstAt   time.Time // when it verified its first tick
 	leadN     int       // samples summed in Result.Lead[i]
 	shown     uint32    // a lockstep client's shown tick at the last check
+	lockstep  bool      // it shows only verified ticks (lockstep or spectating)
 }
 
 // newClient dials the server as name and makes the client, with cookie to
@@ -48,6 +49,7 @@ func (d *driver[I]) newClient(name string, cookie []byte) (*client.Client[I], er
 	if cfg.ClientConfig != nil {
 		cfg.ClientConfig(d.i, &ccfg)
 	}
+	d.lockstep = ccfg.Lockstep || ccfg.Spectate
 	userVerified := ccfg.OnVerified
 	ccfg.OnVerified = func(t uint32, h uint64) {
 		d.onVerified(conn.LocalAddr(), t, h)
@@ -162,11 +164,11 @@ func (d *driver[I]) heardWaiting() {
 	}
 }
 
-// checkShown checks a lockstep client's shown world, when it moved,
-// against the server's hash of the tick it shows.
+// checkShown checks a lockstep client's or a spectator's shown world,
+// when it moved, against the server's hash of the tick it shows.
 func (d *driver[I]) checkShown() {
 	m := d.m
-	if !m.cfg.Lockstep[d.i] || !d.c.Playing() {
+	if !d.lockstep || !d.c.Playing() {
 		return
 	}
 	st := d.c.Stats()

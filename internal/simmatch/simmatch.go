@@ -133,8 +133,8 @@ type Result struct {
 	MaxRollback uint32
 	// Rollbacks sums the clients' rollbacks.
 	Rollbacks uint64
-	// ShownTicks counts the (lockstep client, tick) pairs shown: after
-	// every Update in which a lockstep client's world moved, its world's
+	// ShownTicks counts the (lockstep client or spectator, tick) pairs
+	// shown: after every Update in which such a client's world moved, its world's
 	// full hash was checked against the server's of the tick it shows;
 	// ShownMismatches counts those that differed, and ShownUnverified
 	// those in which the shown tick was not the verified one.

@@ -12,13 +12,19 @@ import (
 )
 
 // TestSpectators: 4 players and 8 spectators through 10% loss: every tick
-// a spectator verified or showed hashed as the server's world did, every
+// a spectator verified or showed hashed as the server's world did (its
+// shown world checked after every Update that moved it), every
 // spectator followed the match to its end, and the spectators took no
 // slot (the server counts 4 players).
 func TestSpectators(t *testing.T) {
 	res := play(t, spectatorsMatch(10*time.Second, 0.10, 11))
 	if res.Mismatches != 0 || !res.VerifiedEqual || res.ShownMismatches != 0 {
 		t.Fatalf("%d verified and %d shown ticks differed from the server's", res.Mismatches, res.ShownMismatches)
+	}
+	// Spectators show only verified ticks: each world shown (after
+	// every Update in which it moved) hashed as the server's of its tick.
+	if res.ShownTicks < uint64(8*res.Ticks/2) || res.ShownUnverified != 0 {
+		t.Fatalf("spectators' worlds checked %d times over %d ticks (%d showing an unverified tick)", res.ShownTicks, res.Ticks, res.ShownUnverified)
 	}
 	if res.Server.Players != 4 || res.Server.Spectators != 8 {
 		t.Fatalf("server: %d players, %d spectators admitted", res.Server.Players, res.Server.Spectators)
@@ -51,8 +57,8 @@ func TestSpectatorDelay(t *testing.T) {
 	cfg, w := delayedSpectatorMatch(t, 10*time.Second, 3*time.Second, 5)
 	cfg.JoinAt = map[int]time.Duration{2: time.Second}
 	res := play(t, cfg)
-	if res.Mismatches != 0 || !res.VerifiedEqual {
-		t.Fatalf("%d verified ticks differed from the server's", res.Mismatches)
+	if res.Mismatches != 0 || !res.VerifiedEqual || res.ShownMismatches != 0 {
+		t.Fatalf("%d verified and %d shown ticks differed from the server's", res.Mismatches, res.ShownMismatches)
 	}
 	if w.verified < 500 || w.checked < 200 || w.early != 0 {
 		t.Fatalf("the spectator verified %d ticks (%d checked), %d of them early", w.verified, w.checked, w.early)
@@ -79,8 +85,8 @@ func TestSpectatorsAtTheEnd(t *testing.T) {
 				}
 			}
 			res := play(t, cfg)
-			if res.Mismatches != 0 || !res.VerifiedEqual {
-				t.Fatalf("%d verified ticks differed from the server's", res.Mismatches)
+			if res.Mismatches != 0 || !res.VerifiedEqual || res.ShownMismatches != 0 {
+				t.Fatalf("%d verified and %d shown ticks differed from the server's", res.Mismatches, res.ShownMismatches)
 			}
 			for i, e := range res.Ends {
 				switch {
@@ -113,8 +119,8 @@ func TestDelayedSpectatorFallsBehind(t *testing.T) {
 	cfg.Blackouts = map[int]Pause{2: {At: 3 * time.Second, Length: 3 * time.Second}}
 	w.afterTick = 6 * 60
 	res := play(t, cfg)
-	if res.Mismatches != 0 || !res.VerifiedEqual {
-		t.Fatalf("%d verified ticks differed from the server's", res.Mismatches)
+	if res.Mismatches != 0 || !res.VerifiedEqual || res.ShownMismatches != 0 {
+		t.Fatalf("%d verified and %d shown ticks differed from the server's", res.Mismatches, res.ShownMismatches)
 	}
 	if res.Server.Rebases == 0 {
 		t.Fatal("the spectator was never rebased: it did not fall behind the history")
