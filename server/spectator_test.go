@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -160,5 +161,26 @@ func TestSpectatorGetsEveryTickBeforeBye(t *testing.T) {
 	}
 	if !bye {
 		t.Fatal("no bye")
+	}
+}
+
+// TestSpectatorsDefaultLimit: with MaxSpectators unset a match of one
+// player (MaxPlayers 1, taken) admits 64 spectators and refuses the 65th.
+func TestSpectatorsDefaultLimit(t *testing.T) {
+	r := newRig(t, server.Config{MaxPlayers: 1})
+	r.join(r.peer("a"))
+	for i := range 64 {
+		if w, ok := r.spectate(r.peer(fmt.Sprintf("s%d", i)), 0); !ok || w.Player != codec.SpectatorID {
+			t.Fatalf("spectator %d not admitted (%+v)", i+1, w)
+		}
+	}
+	last := r.peer("s64")
+	r.hello(last, codec.Hello{Game: r.fingerprint(), Spectator: true})
+	r.run(time.Millisecond)
+	if why := refusal(t, last); why != codec.ReasonFull {
+		t.Fatalf("the 65th spectator refused with %v, want full", why)
+	}
+	if st := r.srv.Stats(); st.Spectators != 64 || st.Players != 1 {
+		t.Fatalf("stats: %d spectators, %d players", st.Spectators, st.Players)
 	}
 }
