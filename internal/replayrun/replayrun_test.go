@@ -19,10 +19,12 @@ import (
 	"github.com/rewindnet/rewind/transport"
 )
 
-// record plays a 10 s, 3-player sand match (grid 64) whose server and
-// client 1 record replays into dir.
-func record(t *testing.T, dir string) (server, player string) {
+// record plays the match: 60 s of 4-player sand (grid 64, 5%
+// loss), client 3 joining 20 s in; the server, client 0 and client 3
+// (from the world it loaded) record replays into dir, in that order.
+func record(t *testing.T, dir string) []string {
 	t.Helper()
+	paths := make([]string, 3)
 	newRec := func(name string, path *string) *rewind.ReplayRecorder {
 		rec := &rewind.ReplayRecorder{Game: "sand", Settings: Settings("sand", 64, 60)}
 		rec.Open = func(codec.ReplayHeader) (io.Writer, error) {
@@ -31,41 +33,52 @@ func record(t *testing.T, dir string) (server, player string) {
 		}
 		return rec
 	}
-	srec, crec := newRec("server.rwreplay", &server), newRec("player.rwreplay", &player)
+	srec, erec, lrec := newRec("server.rwreplay", &paths[0]), newRec("early.rwreplay", &paths[1]), newRec("late.rwreplay", &paths[2])
 	cfg := simmatch.Config[sand.Input]{
-		Players:  3,
+		Players:  4,
 		NewGame:  func() game.Game[sand.Input] { return sand.New(64) },
 		Bot:      sand.Bot,
-		Duration: 10 * time.Second,
-		Link:     transport.LinkConfig{Latency: 20 * time.Millisecond, Loss: 0.05},
+		Duration: 60 * time.Second,
+		Link:     transport.LinkConfig{Latency: 30 * time.Millisecond, Jitter: 5 * time.Millisecond, Loss: 0.05},
+		JoinAt:   map[int]time.Duration{3: 20 * time.Second},
 		Seed:     2,
 	}
+	cfg.Server.StartPlayers = 3
 	cfg.Server.Record = srec
 	cfg.ClientConfig = func(i int, c *client.Config) {
-		if i == 1 {
-			c.Record = crec
+		switch i {
+		case 0:
+			c.Record = erec
+		case 3:
+			c.Record = lrec
 		}
 	}
 	if _, err := simmatch.Run(cfg); err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range []*rewind.ReplayRecorder{srec, crec} {
+	for _, r := range []*rewind.ReplayRecorder{srec, erec, lrec} {
 		if err := r.Close(); err != nil {
 			t.Fatal(err)
 		}
 	}
-	return server, player
+	return paths
 }
 
-// TestReplayVerifiesUnderWasm: replays recorded natively verify natively
-// and as js/wasm under Node (Go's go_js_wasm_exec), with the same result.
+// TestReplayVerifiesUnderWasm: the three replays of a 60 s match (the
+// server's, an early player's, a late joiner's from the world it loaded)
+// recorded natively verify natively and as js/wasm under Node (Go's
+// go_js_wasm_exec), with the same result.
 func TestReplayVerifiesUnderWasm(t *testing.T) {
 	dir := t.TempDir()
-	server, player := record(t, dir)
+	files := record(t, dir)
 	var native []string
-	for _, f := range []string{server, player} {
+	for i, f := range files {
 		res, err := VerifyFile(f, rewind.ReplayOptions{})
-		if err != nil || !res.Verified || res.Ticks < 500 {
+		want := uint32(3600)
+		if i == 2 {
+			want = 2000 // joined 20 s into 60
+		}
+		if err != nil || !res.Verified || res.Ticks < want || i == 2 && res.Ticks >= 3600 {
 			t.Fatalf("%s natively: %+v %v", filepath.Base(f), res, err)
 		}
 		native = append(native, Line(res))
@@ -92,7 +105,7 @@ func TestReplayVerifiesUnderWasm(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building replaycheck for js/wasm: %v\n%s", err, out)
 	}
-	for i, f := range []string{server, player} {
+	for i, f := range files {
 		var stdout, stderr bytes.Buffer
 		run := exec.Command(execWasm, bin, f)
 		run.Stdout, run.Stderr = &stdout, &stderr
