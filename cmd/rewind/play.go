@@ -140,6 +140,7 @@ func playAs(ctx context.Context, watch bool, args []string, stdout, stderr io.Wr
 			return usageError{errors.New("--delay must not be negative")}
 		}
 		opts.Client.SpectateDelay = *spectateDelay
+		warnLongDelay(log, *spectateDelay) // watch.go
 	}
 	var keys *serverKeyCheck // serverkey.go
 	jf.log = log

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/rewindnet/rewind"
 )
@@ -48,4 +49,19 @@ func matchEnded(stdout io.Writer, loop *playLoop, e *rewind.EndedError, st rewin
 	}
 	finalLine(stdout, st.Verified, st.VerifiedHash, st, s)
 	return nil
+}
+
+// mostDelay is the longest delay a server of the default history (4 s:
+// rewind serve's, a room's) holds a spectator back: three quarters of it.
+const mostDelay = 3 * time.Second
+
+// warnLongDelay warns when watch --delay is longer than a server of the
+// default history grants: the server cuts it to three quarters of its
+// history without telling the spectator, which then watches less far
+// behind than asked (a tournament's broadcast delay would be shorter).
+func warnLongDelay(log *slog.Logger, d time.Duration) {
+	if d > mostDelay {
+		log.Warn("--delay is longer than a server keeping the default 4 s of ticks holds a tick back (3 s, three quarters of its history): such a server (rewind serve, a room's host) cuts it to 3 s",
+			"delay", d, "most", mostDelay)
+	}
 }

@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"net"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -215,4 +217,26 @@ func TestPlayToTheEndRooms(t *testing.T) {
 		t.Fatalf("the players ended apart: %q, %q", lines[0], lines[1])
 	}
 	t.Logf("both players ended at the match's last tick %s", a["verified_tick"])
+}
+
+// TestWatchWarnsLongDelay: watch --delay beyond what a server of the
+// default history grants (3 s) is warned about, a delay within it not.
+func TestWatchWarnsLongDelay(t *testing.T) {
+	silent, err := net.ListenPacket("udp", "127.0.0.1:0") // never answers
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.Close()
+	for _, c := range []struct {
+		delay string
+		warn  bool
+	}{{"5s", true}, {"3s", false}, {"0s", false}} {
+		code, _, stderr := runCmd("watch", "--headless", "--connect", silent.LocalAddr().String(), "--delay", c.delay, "--timeout", "200ms", "--status", "0")
+		if code != 1 {
+			t.Fatalf("--delay %s against a silent server: exit %d\n%s", c.delay, code, stderr)
+		}
+		if got := strings.Contains(stderr, "level=WARN msg=\"--delay is longer than"); got != c.warn {
+			t.Errorf("--delay %s: warned %t, want %t\n%s", c.delay, got, c.warn, stderr)
+		}
+	}
 }
