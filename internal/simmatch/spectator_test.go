@@ -202,3 +202,26 @@ func delayedSpectatorMatch(t *testing.T, d, delay time.Duration, seed int64) (Co
 	}
 	return cfg, w
 }
+
+// TestSpectatorFallsBehind: a spectator without a delay whose path goes
+// dark for 4.5 s (longer than the server keeps ticks, 4 s; shorter than
+// the timeouts, 5 s) gets the world again, like a player, and follows the
+// match to its last tick, every tick it verified or showed hashed as the
+// server's.
+func TestSpectatorFallsBehind(t *testing.T) {
+	cfg, w := delayedSpectatorMatch(t, 12*time.Second, 0, 9)
+	cfg.Blackouts = map[int]Pause{2: {At: 3 * time.Second, Length: 4500 * time.Millisecond}}
+	w.afterTick = 7*60 + 30
+	res := play(t, cfg)
+	if res.Mismatches != 0 || !res.VerifiedEqual || res.ShownMismatches != 0 {
+		t.Fatalf("%d verified and %d shown ticks differed from the server's", res.Mismatches, res.ShownMismatches)
+	}
+	if res.Server.Rebases == 0 {
+		t.Fatal("the spectator was never rebased: it did not fall behind the history")
+	}
+	if w.after < 200 || res.Clients[2].Verified != res.Ticks {
+		t.Fatalf("the spectator verified %d ticks, %d after the blackout; its last %d of %d",
+			w.verified, w.after, res.Clients[2].Verified, res.Ticks)
+	}
+	t.Logf("rebased %d times; the spectator verified %d ticks (%d after the blackout)", res.Server.Rebases, w.verified, w.after)
+}
