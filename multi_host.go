@@ -78,8 +78,8 @@ func (o MultiHostOptions) withDefaults() MultiHostOptions {
 // and players; all share the socket, the timers and the logger.
 //
 // Run drives every match from one dispatcher goroutine, which reads the
-// socket and keeps the matches' deadlines, and Workers goroutines that run
-// the matches' updates: not a goroutine per match. Open, CloseRoom, Stats
+// socket, and Workers goroutines that keep the matches' deadlines and run
+// their updates: not a goroutine per match. Open, CloseRoom, Stats
 // and Rooms may be called from any goroutine meanwhile.
 type MultiHost[I any] struct {
 	g       Game[I]
@@ -125,7 +125,7 @@ type hostTotals struct {
 }
 
 // roomMatch is one room of a MultiHost: its code, its matches (a
-// matchHost over its own Conn) and the dispatcher's bookkeeping.
+// matchHost over its own Conn) and the scheduler's bookkeeping.
 type roomMatch[I any] struct {
 	code string
 	sub  *subConn
@@ -133,8 +133,8 @@ type roomMatch[I any] struct {
 	mu sync.Mutex // guards m: a worker updates it, Stats reads it
 	m  matchHost[I]
 
-	// Written by the worker that ran the update, read by the dispatcher
-	// after the worker hands the room back (a channel send orders them).
+	// Written by the worker that ran the update, read by it as it hands
+	// the room back to the scheduler.
 	next    time.Time
 	ended   bool  // the match ended (FreeEnded closes the room)
 	err     error // the update failed
@@ -146,13 +146,15 @@ type roomMatch[I any] struct {
 	late time.Duration
 	ran  time.Time
 
-	// Owned by the dispatcher.
+	// Guarded by the scheduler's mu (Run's).
 	deadline time.Time // when the room is due next (zero: only a datagram)
 	index    int       // in the deadline heap, -1 when not in it
-	busy     bool      // queued for or being run by a worker
+	busy     bool      // being run by a worker
+	queued   bool      // due at once: in the scheduler's ready rooms
 	pending  bool      // a datagram came while busy: run again after
-	lazy     bool      // ticking, as of the last update: inputs wait for the tick
-	closed   atomic.Bool
+
+	lazy   atomic.Bool // ticking, as of the last update: inputs wait for the tick (read by the dispatcher)
+	closed atomic.Bool
 }
 
 // NewMultiHost hosts matches of g over conn, a server-side Conn, which the

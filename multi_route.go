@@ -48,7 +48,7 @@ func (h *MultiHost[I]) route(from transport.Addr, p []byte, now time.Time) (r *r
 		h.mu.Unlock()
 		return nil, false
 	}
-	if rt.m.lazy && 2*queued < len(rt.m.sub.slots) {
+	if rt.m.lazy.Load() && 2*queued < len(rt.m.sub.slots) {
 		if typ, _, err := codec.Peek(p); err == nil && typ == codec.TypeClientInputs {
 			return rt.m, false
 		}

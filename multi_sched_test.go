@@ -24,10 +24,7 @@ func (c *sentConn) Send(_ transport.Addr, p []byte) error {
 }
 
 // startedRoom opens a room of a MultiHost over a sentConn and has peer
-// join it through the router, as the dispatcher would: its hello and its
-// first inputs (which start the match) each run the room at once. It
-// returns the room once the dispatcher took it back, and the player's
-// welcome.
+// join it (startRoom). It returns the room and the player's welcome.
 func startedRoom(t *testing.T, opts MultiHostOptions, peer transport.Addr) (*MultiHost[testgame.Input], *roomMatch[testgame.Input], codec.Welcome) {
 	t.Helper()
 	conn := &sentConn{nullConn: nullConn{ready: make(chan struct{})}}
@@ -39,17 +36,29 @@ func startedRoom(t *testing.T, opts MultiHostOptions, peer transport.Addr) (*Mul
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := dispatcher[testgame.Input]{h: h}
 	r := h.rooms[code]
-	hello := (&codec.Hello{Game: r.m.srv.Fingerprint()}).Append(nil)
+	return h, r, startRoom(t, h, conn, r, peer)
+}
+
+// startRoom has peer join room r of h (over conn) through the router, as
+// the dispatcher would: its hello and its first inputs (which start the
+// match) each run the room at once. It returns once the scheduler took
+// the room back, with the player's welcome.
+func startRoom(t *testing.T, h *MultiHost[testgame.Input], conn *sentConn, r *roomMatch[testgame.Input], peer transport.Addr) codec.Welcome {
+	t.Helper()
+	s := newScheduler(h)
+	run := []*roomMatch[testgame.Input]{r}
+	conn.sent = conn.sent[:0]
+	hello := (&codec.Hello{Game: r.m.srv.Fingerprint(), HasRoom: true, Room: [codec.RoomCodeSize]byte([]byte(r.code))}).Append(nil)
 	if got, soon := h.route(peer, hello, time.Now()); got != r || !soon {
 		t.Fatalf("hello: room %v, soon %v: want the room, at once", got, soon)
 	}
 	h.runRoom(r, nil)
-	d.finished(r, time.Now())
+	s.finished(run, time.Now())
 	var w codec.Welcome
 	for _, b := range conn.sent {
 		if typ, _, _ := codec.Peek(b); typ == codec.TypeWelcome {
+			var err error
 			if w, _, err = codec.ParseWelcome(b); err != nil {
 				t.Fatal(err)
 			}
@@ -63,11 +72,11 @@ func startedRoom(t *testing.T, opts MultiHostOptions, peer transport.Addr) (*Mul
 		t.Fatal("inputs before the match started wait: they are what starts it")
 	}
 	h.runRoom(r, nil)
-	d.finished(r, time.Now())
+	s.finished(run, time.Now())
 	if !r.m.srv.Started() {
 		t.Fatal("the match did not start")
 	}
-	return h, r, w
+	return w
 }
 
 // TestMultiHostInputsWaitForTick: once a room's match ticks, a player's
@@ -78,7 +87,7 @@ func startedRoom(t *testing.T, opts MultiHostOptions, peer transport.Addr) (*Mul
 func TestMultiHostInputsWaitForTick(t *testing.T) {
 	const peer = transport.Addr("udp:127.0.0.1:4000#1")
 	h, r, w := startedRoom(t, MultiHostOptions{QueueLen: 8}, peer)
-	if !r.lazy {
+	if !r.lazy.Load() {
 		t.Fatal("a ticking room is not lazy")
 	}
 	in := (&codec.ClientInputs{Tag: w.Tag, First: 2, Ack: reliable.Ack{Next: 1}}).Append(nil)
@@ -105,7 +114,7 @@ func TestMultiHostInputsWaitForTick(t *testing.T) {
 	opts.Server.Stall = server.Stall{Kind: server.StallAcks}
 	h, r, w = startedRoom(t, opts, peer)
 	in = (&codec.ClientInputs{Tag: w.Tag, First: 2, Ack: reliable.Ack{Next: 1}}).Append(nil)
-	if _, soon := h.route(peer, in, time.Now()); r.lazy || !soon {
-		t.Fatalf("with a stall policy: lazy %v, soon %v; want inputs to run the room at once", r.lazy, soon)
+	if _, soon := h.route(peer, in, time.Now()); r.lazy.Load() || !soon {
+		t.Fatalf("with a stall policy: lazy %v, soon %v; want inputs to run the room at once", r.lazy.Load(), soon)
 	}
 }
