@@ -5,14 +5,17 @@ import (
 	"log/slog"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/rewindnet/rewind/client"
 	"github.com/rewindnet/rewind/game"
 	"github.com/rewindnet/rewind/internal/simmatch"
 	"github.com/rewindnet/rewind/internal/testgame"
 	"github.com/rewindnet/rewind/transport"
+	"github.com/rewindnet/rewind/world"
 )
 
 // TestDebugDesyncLogAndDiff: the planted map-order bug played with play's
@@ -70,5 +73,53 @@ func TestDebugDesyncLogAndDiff(t *testing.T) {
 	}
 	if code, _, _ := runCmd("diff", ours); code != 2 {
 		t.Fatalf("rewind diff with one file: exit %d", code)
+	}
+}
+
+// TestDebugDesyncCaps: play --debug-desync logs the first 20 differences
+// of a desynced tick (client.MaxDifferences) and says how many there were,
+// and writes the worlds of the first 5 desyncs only, each readable by
+// rewind diff.
+func TestDebugDesyncCaps(t *testing.T) {
+	g := &testgame.Game{}
+	_, ours, err := game.NewWorld[testgame.Input](g, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, server, _ := game.NewWorld[testgame.Input](g, nil)
+	// 30 players join on the server's side only: 30 rows absent here, and
+	// the table's length and the join counter differ.
+	tk := game.Tick[testgame.Input]{Number: 1, Inputs: make([]testgame.Input, game.MaxPlayers), Present: make([]bool, game.MaxPlayers)}
+	g.Step(ours, &tk)
+	for p := range 30 {
+		tk.Events = append(tk.Events, game.Event{Kind: game.Join, Player: game.PlayerID(p)})
+		tk.Present[p] = true
+	}
+	g.Step(server, &tk)
+	_, all, err := world.Diff(ours, server, 0)
+	if err != nil || all <= client.MaxDifferences {
+		t.Fatalf("%d differences (%v): want more than %d", all, err, client.MaxDifferences)
+	}
+	dir := t.TempDir()
+	var logs bytes.Buffer
+	df := desyncFlags{on: true, dir: dir}
+	hook := df.debugger(slog.New(slog.NewTextHandler(&logs, nil)))
+	for tick := uint32(1); tick <= 7; tick++ {
+		logs.Reset()
+		hook(tick, ours, server)
+		if n := strings.Count(logs.String(), "msg=desync tick="+strconv.Itoa(int(tick))+" table="); n != client.MaxDifferences {
+			t.Fatalf("tick %d: %d differences logged, want %d:\n%s", tick, n, client.MaxDifferences, logs.String())
+		}
+		if !strings.Contains(logs.String(), "more differences not logged\" tick="+strconv.Itoa(int(tick))+" differences="+strconv.Itoa(all)) {
+			t.Fatalf("tick %d: the count of differences (%d) not logged:\n%s", tick, all, logs.String())
+		}
+	}
+	dumps, _ := filepath.Glob(filepath.Join(dir, "desync-*.world"))
+	if len(dumps) != 2*maxDesyncDumps {
+		t.Fatalf("%d world dumps, want %d: %v", len(dumps), 2*maxDesyncDumps, dumps)
+	}
+	code, out, stderr := runCmd("diff", filepath.Join(dir, "desync-5-ours.world"), filepath.Join(dir, "desync-5-server.world"))
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); code != 1 || len(lines) != all {
+		t.Fatalf("rewind diff of the dumps: exit %d, %d lines, want %d\n%s", code, len(lines), all, stderr)
 	}
 }
