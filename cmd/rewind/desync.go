@@ -18,7 +18,7 @@ import (
 )
 
 func init() {
-	register("diff", "diff two world dumps (from play --debug-desync) or two replays: one line per difference, exit status 1 when any", runDiff)
+	register("diff", "diff two world dumps (from play --debug-desync) or two replays: one line per difference, exit status 1 when any, 0 when none, 2 when a file cannot be read or nothing could be compared", runDiff)
 }
 
 // maxDesyncDumps is how many desyncs' worlds play --debug-desync writes
@@ -102,6 +102,11 @@ func diffAttrs(tick uint32, d world.Difference) []any {
 // errDiffer is runDiff's error when the inputs differ (exit status 1).
 var errDiffer = errors.New("they differ")
 
+// errNothingCompared is diffReplays' error for two replays without a
+// tick in common (exit status 2): nothing was compared, so nothing is
+// said equal.
+var errNothingCompared = errors.New("the replays have no tick in common: nothing compared")
+
 func runDiff(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("diff", "rewind diff A B   (two world dumps, or two replays)", stderr)
 	files, err := parseWithFiles(fs, args)
@@ -113,13 +118,17 @@ func runDiff(args []string, stdout, stderr io.Writer) error {
 	}
 	a, err := os.ReadFile(files[0])
 	if err != nil {
-		return err
+		return troubleError{err}
 	}
 	b, err := os.ReadFile(files[1])
 	if err != nil {
-		return err
+		return troubleError{err}
 	}
-	return diffFiles(a, b, files[0], files[1], stdout, stderr)
+	err = diffFiles(a, b, files[0], files[1], stdout, stderr)
+	if err != nil && !errors.Is(err, errDiffer) {
+		return troubleError{err} // exit status 2: 1 says they differ
+	}
+	return err
 }
 
 // parseWithFiles parses args whose flags may come before, between and
@@ -216,6 +225,9 @@ func diffReplays(a, b []byte, na, nb string, stdout, stderr io.Writer) error {
 		}
 	}
 	fmt.Fprintf(stderr, "rewind diff: %d ticks in both replays\n", common)
+	if common == 0 {
+		return errNothingCompared
+	}
 	if first == 0 {
 		return nil
 	}

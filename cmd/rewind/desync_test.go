@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -10,8 +12,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/client"
+	"github.com/rewindnet/rewind/codec"
+	"github.com/rewindnet/rewind/examples/sand"
 	"github.com/rewindnet/rewind/game"
+	"github.com/rewindnet/rewind/internal/replayrun"
 	"github.com/rewindnet/rewind/internal/simmatch"
 	"github.com/rewindnet/rewind/internal/testgame"
 	"github.com/rewindnet/rewind/transport"
@@ -121,5 +127,53 @@ func TestDebugDesyncCaps(t *testing.T) {
 	code, out, stderr := runCmd("diff", filepath.Join(dir, "desync-5-ours.world"), filepath.Join(dir, "desync-5-server.world"))
 	if lines := strings.Split(strings.TrimSpace(out), "\n"); code != 1 || len(lines) != all {
 		t.Fatalf("rewind diff of the dumps: exit %d, %d lines, want %d\n%s", code, len(lines), all, stderr)
+	}
+}
+
+// TestDiffTrouble: rewind diff exits 2, not 1 (they differ), when a file
+// is missing or is neither a world dump nor a replay, or when two replays
+// have no tick in common; with nothing on standard output.
+func TestDiffTrouble(t *testing.T) {
+	dir := t.TempDir()
+	junk := filepath.Join(dir, "junk")
+	_ = os.WriteFile(junk, []byte("neither a dump nor a replay"), 0o644)
+	early, late := filepath.Join(dir, "early.rwreplay"), filepath.Join(dir, "late.rwreplay")
+	recordPlayer(t, early, 2*time.Second, 0)            // ticks 1 to 120
+	recordPlayer(t, late, 5*time.Second, 3*time.Second) // from about tick 180
+	for _, c := range []struct{ a, b, why string }{
+		{filepath.Join(dir, "missing"), junk, "no such file"},
+		{junk, junk, "junk: "},
+		{early, junk, "not a replay file"},
+		{early, late, "no tick in common"},
+	} {
+		code, out, stderr := runCmd("diff", c.a, c.b)
+		if code != 2 || out != "" || !strings.Contains(stderr, c.why) {
+			t.Errorf("rewind diff %s %s: exit %d, %q, want exit 2 and %q\n%s", filepath.Base(c.a), filepath.Base(c.b), code, out, c.why, stderr)
+		}
+	}
+	if code, out, stderr := runCmd("diff", early, early); code != 0 || out != "" {
+		t.Fatalf("rewind diff of a replay and itself: exit %d %q\n%s", code, out, stderr)
+	}
+}
+
+// recordPlayer writes to path the replay of client 1 of a 2-player sand
+// match (grid 32) of d, which client 1 joins at joinAt.
+func recordPlayer(t *testing.T, path string, d, joinAt time.Duration) {
+	t.Helper()
+	r := &rewind.ReplayRecorder{Game: "sand", Settings: replayrun.Settings("sand", 32, 60)}
+	r.Open = func(codec.ReplayHeader) (io.Writer, error) { return os.Create(path) }
+	cfg := simmatch.Config[sand.Input]{Players: 2, NewGame: func() game.Game[sand.Input] { return sand.New(32) },
+		Bot: sand.Bot, Duration: d, Seed: 1, JoinAt: map[int]time.Duration{1: joinAt}}
+	cfg.Server.StartPlayers = 1
+	cfg.ClientConfig = func(i int, c *client.Config) {
+		if i == 1 {
+			c.Record = r
+		}
+	}
+	if _, err := simmatch.Run(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -71,7 +71,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stderr, "rewind %s: %v\n", args[0], err)
 		var u usageError
-		if errors.As(err, &u) {
+		var t troubleError
+		if errors.As(err, &u) || errors.As(err, &t) {
 			return 2
 		}
 		return 1
@@ -99,6 +100,15 @@ type usageError struct{ err error }
 
 func (u usageError) Error() string { return u.err.Error() }
 func (u usageError) Unwrap() error { return u.err }
+
+// troubleError marks an error of a command whose exit status 1 has a
+// meaning of its own (rewind diff: the inputs differ), so that trouble
+// (a file that cannot be read) is told from it: exit status 2, as
+// diff(1)'s.
+type troubleError struct{ err error }
+
+func (t troubleError) Error() string { return t.err.Error() }
+func (t troubleError) Unwrap() error { return t.err }
 
 // newFlags returns a FlagSet for a command that reports errors instead of
 // exiting, with usage text written to stderr.
