@@ -54,15 +54,22 @@ func playAs(ctx context.Context, watch bool, args []string, stdout, stderr io.Wr
 	serverKey := fs.String("server-key", "", "with --connect: the server's key (64 hex digits, as serve printed server_key=); a server proving another key is refused (without it, any key is taken and logged)")
 	knownServers := fs.String("known-servers", "", "with --connect: a file of HOST:PORT KEY lines; a listed server must prove its key, an unlisted one's key is added (trust on first use)")
 	room := fs.String("room", "", "with --connect: join the match of this room code on a server of many matches (rewind serve --rooms N printed one room=CODE line each); without it, the server's first room")
-	input := fs.String("input", "scripted", "the bot's input: scripted (a deterministic script of --seed and the player id) or random (seeded by --seed)")
-	seed := fs.Uint64("seed", 0, "seed of the bot's input")
+	// A player's flags: a spectator (watch) sends no input, name, ready
+	// flag or chat (the server would drop them), so watch has none of
+	// them and refuses them as undefined.
+	pf := fs
+	if watch {
+		pf = flag.NewFlagSet("player", flag.ContinueOnError)
+	}
+	input := pf.String("input", "scripted", "the bot's input: scripted (a deterministic script of --seed and the player id) or random (seeded by --seed)")
+	seed := pf.Uint64("seed", 0, "seed of the bot's input")
 	until := fs.Uint("until-tick", 0, "stop once the verified tick reaches this (0: play until interrupted)")
 	timeout := fs.Duration("timeout", 5*time.Second, "give up when the server does not answer (or goes silent) for this long")
-	delayFlag := fs.String("input-delay", "", "ticks of input delay, 0..60 (fewer rollbacks for a little latency; default 0, with --lockstep 2) or auto (with --lockstep: from the round trip)")
-	name := fs.String("name", "", "this player's name (1 to 32 bytes), shown to every player")
-	ready := fs.Bool("ready", false, "say this player is ready to start, once in the match (the host sees it; received ready flags, the host's start and end with results are logged on standard error)")
-	chatFile := fs.String("chat-file", "", "send each line of this file as chat, one line a second (received chat is logged on standard error: chat from=ID name=NAME text=...)")
-	lockstep := fs.Bool("lockstep", false, "play lockstep: never predict, show only the ticks the server verified, stall on a missing one")
+	delayFlag := pf.String("input-delay", "", "ticks of input delay, 0..60 (fewer rollbacks for a little latency; default 0, with --lockstep 2) or auto (with --lockstep: from the round trip)")
+	name := pf.String("name", "", "this player's name (1 to 32 bytes), shown to every player")
+	ready := pf.Bool("ready", false, "say this player is ready to start, once in the match (the host sees it; received ready flags, the host's start and end with results are logged on standard error)")
+	chatFile := pf.String("chat-file", "", "send each line of this file as chat, one line a second (received chat is logged on standard error: chat from=ID name=NAME text=...)")
+	lockstep := pf.Bool("lockstep", false, "play lockstep: never predict, show only the ticks the server verified, stall on a missing one")
 	status := fs.Duration("status", time.Second, "print a status line to standard error this often (0: never)")
 	httpAddr := fs.String("http", "", "serve Prometheus /metrics and /debug/pprof/ on this TCP address (empty: off)")
 	var lf logFlags

@@ -240,3 +240,28 @@ func TestWatchWarnsLongDelay(t *testing.T) {
 		}
 	}
 }
+
+// TestWatchRefusesPlayerFlags: rewind watch has none of a player's flags
+// (a spectator sends no input, name, ready flag or chat: the server would
+// drop them): each is refused with exit status 2, and -h does not list
+// them.
+func TestWatchRefusesPlayerFlags(t *testing.T) {
+	player := [][]string{{"--input", "random"}, {"--seed", "3"}, {"--input-delay", "2"}, {"--name", "x"},
+		{"--ready"}, {"--chat-file", "chat.txt"}, {"--lockstep"}}
+	for _, f := range player {
+		args := append([]string{"watch", "--headless", "--connect", "127.0.0.1:9"}, f...)
+		code, _, stderr := runCmd(args...)
+		if code != 2 || !strings.Contains(stderr, "flag provided but not defined: "+strings.TrimPrefix(f[0], "-")) {
+			t.Errorf("watch %s: exit %d\n%s", f[0], code, stderr)
+		}
+	}
+	_, _, help := runCmd("watch", "-h")
+	for _, f := range player {
+		if strings.Contains(help, "\n  "+strings.TrimPrefix(f[0], "-")+" ") || strings.Contains(help, "\n  "+strings.TrimPrefix(f[0], "-")+"\n") {
+			t.Errorf("watch -h lists %s:\n%s", f[0], help)
+		}
+	}
+	if !strings.Contains(help, "\n  -delay duration") {
+		t.Fatalf("watch -h does not list --delay:\n%s", help)
+	}
+}
