@@ -18,7 +18,9 @@ const idlePoll = 250 * time.Millisecond
 // Run drives every room in real time until ctx is done (then it returns
 // nil) or the shared Conn fails. It does not close the host. One
 // dispatcher (the calling goroutine) reads the Conn and routes each
-// datagram to its room's queue; Workers goroutines run the rooms'
+// datagram to its room's queue (a Conn that is a transport.Handoff, a
+// UDP socket, has its reader route them as it reads them, and the
+// dispatcher only takes newly opened rooms); Workers goroutines run the rooms'
 // updates, each room on one worker at a time, taking the due rooms
 // themselves from the deadlines they share (scheduler): a room's tick
 // costs one wake-up of the worker waiting for it, no hand-off. A room
@@ -42,8 +44,21 @@ func (h *MultiHost[I]) Run(ctx context.Context) error {
 		}
 		wg.Go(func() { s.worker(batch) })
 	}
+	ho, handoff := h.conn.(transport.Handoff)
+	if handoff {
+		// The socket's reader routes each datagram as it reads it: no
+		// wake-up of the dispatcher per batch read.
+		ho.SetHandler(func(from transport.Addr, p []byte, at time.Time) {
+			if r, soon := h.route(from, p, at); soon {
+				s.due(r)
+			}
+		})
+	}
 	d := dispatcher[I]{h: h, s: s}
 	err := d.loop(ctx)
+	if handoff {
+		ho.SetHandler(nil)
+	}
 	close(s.quit)
 	wg.Wait()
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {

@@ -41,6 +41,11 @@ type UDPServer struct {
 	lastSweep atomic.Int64               // unix nanos of the last idle sweep
 
 	sendBuf []byte // Send's frame buffer (one caller at a time)
+
+	// hmu is held by the reader (read) while it handles a batch, and by
+	// SetHandler (write) to change handler.
+	hmu     sync.RWMutex
+	handler Handler // nil: datagrams are queued for Recv
 }
 
 type udpPeerKey struct {
@@ -300,10 +305,12 @@ func (s *UDPServer) readLoop() {
 		// The batch's datagrams are queued before Recv's side is woken,
 		// once: one wake-up per batch, not per datagram.
 		s.q.hold()
+		s.hmu.RLock()
 		for i := range n {
 			b, from := r.datagram(i)
 			out = s.handle(b, unmap(from), out)
 		}
+		s.hmu.RUnlock()
 		s.q.release()
 	}
 }
@@ -343,7 +350,9 @@ func (s *UDPServer) handle(b []byte, from netip.AddrPort, out []byte) []byte {
 		switch f.typ {
 		case udpData:
 			s.proveByData(sess)
-			if !s.q.push(sess.addr, f.payload) {
+			if s.handler != nil { // hmu is held by readLoop
+				s.handler(sess.addr, f.payload, now)
+			} else if !s.q.push(sess.addr, f.payload) {
 				s.stats.queueDropped.Add(1)
 			}
 		case udpPing:
