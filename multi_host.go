@@ -35,6 +35,15 @@ type MultiHostOptions struct {
 	// runtime.GOMAXPROCS(0): one per core), however many matches there
 	// are.
 	Workers int
+	// TickPhases is at how many evenly spaced instants a tick the rooms'
+	// ticks fall (default 4; negative: each room ticks from the moment
+	// its match started): a match that starts takes the latest of them,
+	// so it ticks at the same instants as the other rooms of its phase.
+	// A worker then wakes once for all the rooms of a phase, not once
+	// per room, and sends their datagrams together; the rooms of a phase
+	// run one after the other, so the last starts its tick later (about
+	// the rooms per phase ÷ Workers × a room's update).
+	TickPhases int
 	// QueueLen is how many received datagrams wait per match before
 	// further ones for it are dropped (default 128).
 	QueueLen int
@@ -63,6 +72,9 @@ func (o MultiHostOptions) withDefaults() MultiHostOptions {
 	}
 	if o.QueueLen <= 0 {
 		o.QueueLen = 128
+	}
+	if o.TickPhases == 0 {
+		o.TickPhases = 4
 	}
 	return o
 }
@@ -179,6 +191,9 @@ func NewMultiHost[I any](g Game[I], conn transport.Conn, opts MultiHostOptions) 
 		wake:   make(chan struct{}, 1),
 	}
 	h.batcher, _ = conn.(transport.Batcher)
+	if opts.TickPhases > 0 && h.cfg.TickOrigin == nil {
+		h.cfg.TickOrigin = tickPhases(time.Now(), h.period, opts.TickPhases)
+	}
 	h.lazyInputs = cfg.Stall.Kind == server.StallNever
 	return h, nil
 }
@@ -490,4 +505,19 @@ func randomRoom() string {
 		b[i] = RoomAlphabet[b[i]%byte(len(RoomAlphabet))] // 256 is a multiple of 32: uniform
 	}
 	return string(b[:])
+}
+
+// tickPhases returns a server.Config.TickOrigin that puts a match's tick 0
+// at the latest of n instants a period (evenly spaced from epoch) at or
+// before the start: every match's ticks then fall on those n instants.
+func tickPhases(epoch time.Time, period time.Duration, n int) func(time.Time) time.Time {
+	return func(now time.Time) time.Time {
+		d := now.Sub(epoch)
+		if d < 0 || period <= 0 {
+			return now
+		}
+		r := d % period
+		k := time.Duration(int64(r) * int64(n) / int64(period)) // r's phase: offset k·period/n ≤ r
+		return now.Add(k*period/time.Duration(n) - r)
+	}
 }

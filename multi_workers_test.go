@@ -174,3 +174,41 @@ func (c *pipeConn) sentTo(addr transport.Addr, typ codec.Type) bool {
 	c.sends = c.sends[:0]
 	return found
 }
+
+// TestTickPhases: rooms whose matches start at 24 different moments tick
+// at 4 instants a tick (TickPhases' default), each at most a quarter
+// tick before it would have; with TickPhases -1 each at its own.
+func TestTickPhases(t *testing.T) {
+	for _, c := range []struct{ phases, want int }{{0, 4}, {1, 1}, {-1, 24}} {
+		t.Run(fmt.Sprintf("phases=%d", c.phases), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				conn := &sentConn{nullConn: nullConn{ready: make(chan struct{})}}
+				h, err := NewMultiHost[testgame.Input](&testgame.Game{}, conn, MultiHostOptions{MaxMatches: 24, TickPhases: c.phases})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer h.Close()
+				seen := map[time.Duration]bool{}
+				for i := range 24 {
+					code, err := h.Open("")
+					if err != nil {
+						t.Fatal(err)
+					}
+					r := h.rooms[code]
+					startRoom(t, h, conn, r, transport.Addr(fmt.Sprintf("udp:127.0.0.1:%d#1", 4000+i)))
+					// Tick 1 is due within a tick of the start, no later than
+					// it would have been without phases.
+					next, now := r.m.srv.NextDeadline(), time.Now()
+					if !next.After(now) || next.After(now.Add(h.period)) {
+						t.Fatalf("room %d: tick 1 due %v after its start; want within (0, %v]", i, next.Sub(now), h.period)
+					}
+					seen[time.Duration(next.UnixNano())%h.period] = true
+					time.Sleep(h.period/7 + time.Duration(i)*time.Millisecond/3)
+				}
+				if len(seen) != c.want {
+					t.Errorf("%d distinct tick phases; want %d", len(seen), c.want)
+				}
+			})
+		})
+	}
+}

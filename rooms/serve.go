@@ -44,6 +44,8 @@ type ServeOptions struct {
 	// Workers is how many goroutines run the matches' updates (default
 	// one per core), however many matches there are.
 	Workers int
+	// TickPhases is MultiHostOptions.TickPhases (default 4).
+	TickPhases int
 	// OnDemand lets the relay open rooms here when lobbies ask for one
 	// (relay.OpenRoom, `rewind open`), while slots are free. It also
 	// frees a room's slot when its match ends (its last player left):
@@ -157,6 +159,7 @@ func Serve[I any](ctx context.Context, g rewind.Game[I], opts ServeOptions) (*Se
 		HostOptions: rewind.HostOptions{Server: opts.Server, Log: log},
 		MaxMatches:  min(slots, sr.Slots()),
 		Workers:     opts.Workers,
+		TickPhases:  opts.TickPhases,
 		FreeEnded:   opts.OnDemand,
 		RoomOf:      roomOf,
 		OnClose:     sr.End,

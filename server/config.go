@@ -155,6 +155,13 @@ type Config struct {
 	// config (a host making a match each) for the recorder of its match;
 	// it takes the place of Record.
 	NewRecorder func() Recorder
+	// TickOrigin, if set, places a match's ticks: when the match starts
+	// at now, tick 0's time is TickOrigin(now) instead of now (tick n
+	// is due n tick periods after it). It should return a time in
+	// (now − one tick period, now]; one outside is taken as now. A
+	// MultiHost sets it so that its rooms' ticks fall on a few instants
+	// a tick that they share (MultiHostOptions.TickPhases).
+	TickOrigin func(now time.Time) time.Time
 }
 
 func (c Config) withDefaults() Config {

@@ -293,6 +293,18 @@ func (s *Server[I]) NextDeadline() time.Time {
 	return s.tickTime(s.tick + 1)
 }
 
+// origin is tick 0's time for a match starting at now: now, or
+// Config.TickOrigin's time when it is within a tick period before now.
+func (s *Server[I]) origin(now time.Time) time.Time {
+	if s.cfg.TickOrigin == nil {
+		return now
+	}
+	if o := s.cfg.TickOrigin(now); !o.After(now) && now.Sub(o) < s.dt {
+		return o
+	}
+	return now
+}
+
 func (s *Server[I]) tickTime(t uint32) time.Time {
 	return s.start.Add(time.Duration(t) * s.dt)
 }
@@ -324,7 +336,7 @@ func (s *Server[I]) Update(now time.Time) error {
 	}
 	if !s.started && s.ready() >= s.cfg.StartPlayers {
 		s.started = true
-		s.start = now
+		s.start = s.origin(now)
 	}
 	ran := false
 	for s.started && !s.ended() && (s.stall.held || !now.Before(s.tickTime(s.tick+1))) {

@@ -29,11 +29,13 @@ var sysRecvmmsg uintptr = unix.SYS_RECVMMSG
 // into a preallocated sockaddr (golang.org/x/net's ReadBatch would
 // allocate an address per datagram).
 //
-// Unlike sendmmsg (udpBatchSys), recvmmsg goes through unix.Syscall6,
-// which tells the runtime it is in a system call: measured with bench
-// fleet on a quiet machine (100 matches × 4 players), a raw recvmmsg made
-// the server 10-20 % dearer (23-25 against 19.6-22 µs per player-tick,
-// ABBA), the raw sendmmsg did not.
+// Like sendmmsg (udpBatchSys), recvmmsg is a raw system call
+// (unix.RawSyscall6: non-blocking, EAGAIN lets the poller wait): as an
+// ordinary one, the runtime's monitor (sysmon) kept waking every 20 µs
+// to watch it, 10 % of a MultiHost's CPU at 100 matches (bench fleet on a
+// quiet machine: 19.8-21.5 against 17.0-19.6 µs per player-tick, ABBA).
+// (With the MultiHost's earlier dispatcher, the raw call measured
+// dearer instead: docs/benchmarks.md.)
 type udpReadSys struct {
 	raw   syscall.RawConn // nil: recvmmsg is not used (readOne instead)
 	msgs  [udpReadBatch]udpMmsg
@@ -62,7 +64,7 @@ func (y *udpReadSys) init(r *udpReader) {
 	}
 	y.recv = func(fd uintptr) bool {
 		for {
-			n, _, e := unix.Syscall6(sysRecvmmsg, fd, uintptr(unsafe.Pointer(&y.msgs[0])), uintptr(r.batch), 0, 0, 0)
+			n, _, e := unix.RawSyscall6(sysRecvmmsg, fd, uintptr(unsafe.Pointer(&y.msgs[0])), uintptr(r.batch), 0, 0, 0)
 			switch e {
 			case unix.EINTR:
 				continue

@@ -48,6 +48,7 @@ and vs_raw.`
 // fleetFlags are bench fleet's flags.
 type fleetFlags struct {
 	matches, players, procs, workers int
+	tickPhases                       int
 	seconds                          float64
 	steps                            string
 	raw                              bool
@@ -65,6 +66,7 @@ func (f *fleetFlags) add(fs *flag.FlagSet) {
 	fs.StringVar(&f.steps, "steps", "", "comma-separated match counts to measure (default 1, 10, 100, ... below --matches, and --matches)")
 	fs.IntVar(&f.procs, "bot-procs", 4, "child processes running the load bots, each on its own 127.0.0.x address")
 	fs.IntVar(&f.workers, "workers", 0, "the server's worker goroutines (default one per core)")
+	fs.IntVar(&f.tickPhases, "tick-phases", 0, "instants a tick the matches' ticks share (MultiHostOptions.TickPhases; default 4, -1: each its own)")
 	fs.BoolVar(&f.raw, "raw", true, "also measure a raw socket loop at the last step, for vs_raw")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the last step's measured window (the server process) to this file")
 	fs.StringVar(&f.botServer, "bot-server", "", "internal: run as a bot process of bench fleet, against this server")
@@ -203,12 +205,13 @@ type fleetRig struct {
 // startFleetRig opens the host, m rooms and their bots (players per
 // room, dealt round procs processes) and waits until they play (past a
 // deadline, with at least half of them, saying so on stderr).
-func startFleetRig(m, players, procs, workers int, ucfg transport.UDPConfig, stderr io.Writer) (_ *fleetRig, err error) {
+func startFleetRig(m, players, procs, workers, phases int, ucfg transport.UDPConfig, stderr io.Writer) (_ *fleetRig, err error) {
 	ucfg.MaxUnprovenPerIP = 64 // the bots' handshakes come 16 at a time per address
 	h, err := rewind.HostUDPMulti[testgame.Input](&testgame.Game{}, "127.0.0.1:0", rewind.MultiHostOptions{
 		HostOptions: rewind.HostOptions{Server: server.Config{StartPlayers: players, MaxPlayers: players}, UDP: ucfg},
 		MaxMatches:  m,
 		Workers:     workers,
+		TickPhases:  phases,
 	})
 	if err != nil {
 		return nil, err
@@ -311,7 +314,7 @@ func socketDrops(port uint16) uint64 {
 // fleetRun measures m matches of f.players load bots each; with profile,
 // it writes a CPU profile of the measured window there.
 func fleetRun(f fleetFlags, m int, baseHeap uint64, profile string, stderr io.Writer) (fleetStep, error) {
-	r, err := startFleetRig(m, f.players, f.procs, f.workers, transport.UDPConfig{}, stderr)
+	r, err := startFleetRig(m, f.players, f.procs, f.workers, f.tickPhases, transport.UDPConfig{}, stderr)
 	if err != nil {
 		return fleetStep{}, err
 	}

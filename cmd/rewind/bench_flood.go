@@ -179,7 +179,7 @@ func runBenchFlood(args []string, stdout, stderr io.Writer) error {
 	case f.rounds < 1 || f.rounds > 100:
 		return usageError{fmt.Errorf("--rounds %d: want 1..100", f.rounds)}
 	}
-	r, err := startFleetRig(f.matches, f.players, f.procs, f.workers, transport.UDPConfig{ReadBuffer: f.readBuffer}, stderr)
+	r, err := startFleetRig(f.matches, f.players, f.procs, f.workers, 0, transport.UDPConfig{ReadBuffer: f.readBuffer}, stderr)
 	if err != nil {
 		return err
 	}

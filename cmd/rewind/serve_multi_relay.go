@@ -39,7 +39,7 @@ func serveRooms[I any](ctx context.Context, g rewind.Game[I], o roomServe, stdou
 	s, err := rooms.Serve(hctx, g, rooms.ServeOptions{
 		Relay: o.rooms.relay, Relays: o.rooms.more, Reconnect: o.rooms.reconnect,
 		Rooms: o.multi.rooms, Codes: codes, MaxMatches: o.multi.maxMatches,
-		Workers: o.multi.workers, OnDemand: o.rooms.onDemand, Server: o.server, Log: o.game.logger(log),
+		Workers: o.multi.workers, TickPhases: o.multi.tickPhases, OnDemand: o.rooms.onDemand, Server: o.server, Log: o.game.logger(log),
 		UDP: udp, UDPConfig: o.udpConfig,
 	})
 	cancel()
