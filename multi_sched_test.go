@@ -54,7 +54,7 @@ func startRoom(t *testing.T, h *MultiHost[testgame.Input], conn *sentConn, r *ro
 		t.Fatalf("hello: room %v, soon %v: want the room, at once", got, soon)
 	}
 	h.runRoom(r, nil)
-	s.finished(run, time.Now())
+	s.finished(run, time.Now(), 0)
 	var w codec.Welcome
 	for _, b := range conn.sent {
 		if typ, _, _ := codec.Peek(b); typ == codec.TypeWelcome {
@@ -72,7 +72,7 @@ func startRoom(t *testing.T, h *MultiHost[testgame.Input], conn *sentConn, r *ro
 		t.Fatal("inputs before the match started wait: they are what starts it")
 	}
 	h.runRoom(r, nil)
-	s.finished(run, time.Now())
+	s.finished(run, time.Now(), 0)
 	if !r.m.srv.Started() {
 		t.Fatal("the match did not start")
 	}

@@ -169,11 +169,15 @@ func (s *scheduler[I]) finishedLocked(r *roomMatch[I], now time.Time) (close boo
 	return false
 }
 
-// finished takes back the rooms a worker ran and closes those that
-// failed or ended.
-func (s *scheduler[I]) finished(run []*roomMatch[I], now time.Time) {
+// finished takes back the rooms a worker ran (in took: it adds that to
+// the moving average of a room's run) and closes those that failed or
+// ended.
+func (s *scheduler[I]) finished(run []*roomMatch[I], now time.Time, took time.Duration) {
 	var closing []*roomMatch[I]
 	s.mu.Lock()
+	if len(run) > 0 && took > 0 {
+		s.perRoom += (int64(took)/int64(len(run)) - s.perRoom) / 8
+	}
 	for _, r := range run {
 		if s.finishedLocked(r, now) {
 			closing = append(closing, r)
@@ -195,11 +199,11 @@ func (s *scheduler[I]) worker(batch transport.Batch) {
 	w := &schedWorker{wake: make(chan struct{}, 1)}
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
-	max := 1
+	most := 1
 	if batch != nil {
-		max = workerRun
+		most = workerRun
 	}
-	run := make([]*roomMatch[I], 0, max)
+	run := make([]*roomMatch[I], 0, most)
 	for {
 		select {
 		case <-s.quit:
@@ -208,13 +212,12 @@ func (s *scheduler[I]) worker(batch transport.Batch) {
 		}
 		now := time.Now()
 		s.mu.Lock()
-		run = s.takeLocked(now, run[:0], max)
+		run = s.takeLocked(now, run[:0], most)
 		if len(run) > 0 {
 			s.handOffLocked(now, len(run))
 			s.mu.Unlock()
 			s.h.runRooms(run, batch)
-			s.noteRun(len(run), time.Since(now))
-			s.finished(run, time.Now())
+			s.finished(run, time.Now(), time.Since(now))
 			continue
 		}
 		wait := time.Duration(-1)
@@ -223,7 +226,7 @@ func (s *scheduler[I]) worker(batch transport.Batch) {
 			// or another worker ran since came due sooner) wakes at its
 			// own and finds it no longer leads.
 			s.leader, s.leaderAt = w, s.heap[0].deadline
-			wait = max0(s.leaderAt.Sub(now))
+			wait = max(s.leaderAt.Sub(now), 0)
 		} else {
 			s.idle = append(s.idle, w)
 		}
@@ -247,14 +250,6 @@ func (s *scheduler[I]) handOffLocked(now time.Time, n int) {
 	if len(s.idle) > 0 {
 		s.wakeLocked(s.idle[len(s.idle)-1])
 	}
-}
-
-// noteRun adds n rooms run in d to the moving average of a room's run.
-func (s *scheduler[I]) noteRun(n int, d time.Duration) {
-	per := int64(d) / int64(n)
-	s.mu.Lock()
-	s.perRoom += (per - s.perRoom) / 8
-	s.mu.Unlock()
 }
 
 // sleep waits until w is woken, or for wait if it is not negative (w
@@ -287,8 +282,6 @@ func (s *scheduler[I]) sleep(w *schedWorker, timer *time.Timer, wait time.Durati
 	s.mu.Unlock()
 	return ok
 }
-
-func max0(d time.Duration) time.Duration { return max(d, 0) }
 
 // runRooms updates the rooms of run one after the other, their sends into
 // batch (if not nil), then flushes it; it notes how late each due tick's
