@@ -21,7 +21,7 @@ import (
 // dependency; docs/benchmarks.md, "Dependencies of a minimal game", has
 // the figures.
 var lightPackages = []string{
-	".", "./examples/tiny", "./world/...", "./codec/...", "./game/...",
+	".", "./examples/tiny", "./games/...", "./world/...", "./codec/...", "./game/...",
 	"./server/...", "./client/...", "./transport",
 }
 

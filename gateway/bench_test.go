@@ -12,7 +12,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/rewindnet/rewind/client"
-	"github.com/rewindnet/rewind/examples/walkers"
+	"github.com/rewindnet/rewind/games/walkers"
 	"github.com/rewindnet/rewind/gateway"
 	"github.com/rewindnet/rewind/transport"
 )

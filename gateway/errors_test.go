@@ -7,7 +7,7 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/rewindnet/rewind/examples/walkers"
+	"github.com/rewindnet/rewind/games/walkers"
 	"github.com/rewindnet/rewind/gateway"
 	"github.com/rewindnet/rewind/internal/testutil"
 )

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rewindnet/rewind/examples/walkers"
+	"github.com/rewindnet/rewind/games/walkers"
 	"github.com/rewindnet/rewind/gateway"
 	"github.com/rewindnet/rewind/internal/testutil"
 )

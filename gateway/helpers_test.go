@@ -15,7 +15,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/rewindnet/rewind"
-	"github.com/rewindnet/rewind/examples/walkers"
+	"github.com/rewindnet/rewind/games/walkers"
 	"github.com/rewindnet/rewind/gateway"
 	"github.com/rewindnet/rewind/internal/testutil"
 	"github.com/rewindnet/rewind/transport"

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind/client"
-	"github.com/rewindnet/rewind/examples/walkers"
+	"github.com/rewindnet/rewind/games/walkers"
 	"github.com/rewindnet/rewind/gateway"
 	"github.com/rewindnet/rewind/internal/testutil"
 	"github.com/rewindnet/rewind/transport"

@@ -1,4 +1,4 @@
-// Package view is rewind's view of the sand game (examples/sand) for
+// Package view is rewind's view of the sand game (games/sand) for
 // people, with Ebitengine: the grid, the avatars in their players' colours
 // with their ids, a HUD (room, player, ping, predicted and verified
 // tick, rollbacks, resyncs, players in the match; "SPECTATING" for a
@@ -38,7 +38,7 @@ import (
 	"github.com/hajimehoshi/ebiten/v2/inpututil"
 	"github.com/hajimehoshi/ebiten/v2/vector"
 	"github.com/rewindnet/rewind"
-	"github.com/rewindnet/rewind/examples/sand"
+	"github.com/rewindnet/rewind/games/sand"
 	"github.com/rewindnet/rewind/view/seat"
 	"github.com/rewindnet/rewind/world"
 )

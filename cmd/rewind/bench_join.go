@@ -6,7 +6,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/rewindnet/rewind/examples/sand"
+	"github.com/rewindnet/rewind/games/sand"
 	"github.com/rewindnet/rewind/game"
 	"github.com/rewindnet/rewind/internal/simmatch"
 	"github.com/rewindnet/rewind/internal/zstdfast"

@@ -6,8 +6,8 @@ import (
 	"io"
 	"time"
 
-	"github.com/rewindnet/rewind/examples/sand"
-	"github.com/rewindnet/rewind/examples/walkers"
+	"github.com/rewindnet/rewind/games/sand"
+	"github.com/rewindnet/rewind/games/walkers"
 	"github.com/rewindnet/rewind/game"
 	"github.com/rewindnet/rewind/internal/simmatch"
 	"github.com/rewindnet/rewind/server"

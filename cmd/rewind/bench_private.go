@@ -6,7 +6,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/rewindnet/rewind/examples/cards"
+	"github.com/rewindnet/rewind/games/cards"
 	"github.com/rewindnet/rewind/internal/privatesim"
 )
 
@@ -15,7 +15,7 @@ func init() {
 }
 
 // benchPrivateKeys is what bench private's help says of its result keys.
-const benchPrivateKeys = `The cards example (examples/cards) is played twice over the network
+const benchPrivateKeys = `The cards example (games/cards) is played twice over the network
 simulator in made-up time: with its private scenes, then with everything
 public (the public_ keys) to measure what hiding costs. Every datagram the
 server sends is searched for the bytes of every card that player may not

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind"
-	"github.com/rewindnet/rewind/examples/sand"
+	"github.com/rewindnet/rewind/games/sand"
 	"github.com/rewindnet/rewind/gateway"
 	"github.com/rewindnet/rewind/internal/netutil"
 	"github.com/rewindnet/rewind/relay"

@@ -4,7 +4,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/rewindnet/rewind"
-	"github.com/rewindnet/rewind/examples/cards"
+	"github.com/rewindnet/rewind/games/cards"
 )
 
 // The cards example in serve and play (--game cards): private hands and a

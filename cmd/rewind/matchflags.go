@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/rewindnet/rewind/examples/sand"
+	"github.com/rewindnet/rewind/games/sand"
 	"github.com/rewindnet/rewind/transport"
 )
 

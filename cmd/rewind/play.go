@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind"
-	"github.com/rewindnet/rewind/examples/sand"
-	"github.com/rewindnet/rewind/examples/walkers"
+	"github.com/rewindnet/rewind/games/sand"
+	"github.com/rewindnet/rewind/games/walkers"
 )
 
 func init() {

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rewindnet/rewind/examples/sand"
+	"github.com/rewindnet/rewind/games/sand"
 	"github.com/rewindnet/rewind/internal/testutil"
 	"github.com/rewindnet/rewind/relay"
 	"github.com/rewindnet/rewind/rooms"

@@ -17,8 +17,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/rewindnet/rewind"
-	"github.com/rewindnet/rewind/examples/sand"
-	"github.com/rewindnet/rewind/examples/walkers"
+	"github.com/rewindnet/rewind/games/sand"
+	"github.com/rewindnet/rewind/games/walkers"
 	"github.com/rewindnet/rewind/transport"
 )
 

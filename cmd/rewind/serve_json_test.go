@@ -58,13 +58,13 @@ func startServeJSON(t *testing.T, args ...string) (url string, before []string, 
 // reference client: `rewind serve --game walkers --json 127.0.0.1:0`
 // prints json=ws://HOST:PORT/ (and, without --udp, opens no UDP socket:
 // no udp= line, no udp key at the end), and the Node client of
-// examples/walkers/js plays 2,000 ticks through it, its own simulation's
+// games/walkers/js plays 2,000 ticks through it, its own simulation's
 // hash equal to stateHash on every tick, dropping its connection midway
 // and resuming in its slot.
 func TestServeJSONNode(t *testing.T) {
 	node, err := exec.LookPath("node")
 	if err != nil {
-		t.Skip("node not found on PATH: the JavaScript reference client (examples/walkers/js) needs Node 20 or later")
+		t.Skip("node not found on PATH: the JavaScript reference client (games/walkers/js) needs Node 20 or later")
 	}
 	url, before, stop := startServeJSON(t, "--game", "walkers", "--json", "127.0.0.1:0", "--players", "1", "--tick-rate", "200", "--status", "0")
 	for _, l := range before {
@@ -77,7 +77,7 @@ func TestServeJSONNode(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, "--experimental-websocket", "../../examples/walkers/js/client.js", url, "--ticks", "2000")
+	cmd := exec.CommandContext(ctx, node, "--experimental-websocket", "../../games/walkers/js/client.js", url, "--ticks", "2000")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

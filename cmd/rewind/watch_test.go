@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rewindnet/rewind/examples/sand"
+	"github.com/rewindnet/rewind/games/sand"
 	"github.com/rewindnet/rewind/rooms"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport/webrtc"

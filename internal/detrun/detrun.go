@@ -1,4 +1,4 @@
-// Package detrun runs the sand game (examples/sand) through a fixed script
+// Package detrun runs the sand game (games/sand) through a fixed script
 // of four players who join, move, pour and leave, and reports the world's
 // hash after every tick. The same script built natively and as js/wasm must
 // give the same hashes: browser and desktop players share matches, so the
@@ -9,7 +9,7 @@ package detrun
 
 import (
 	"github.com/rewindnet/rewind"
-	"github.com/rewindnet/rewind/examples/sand"
+	"github.com/rewindnet/rewind/games/sand"
 	"github.com/rewindnet/rewind/game"
 )
 

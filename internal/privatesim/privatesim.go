@@ -1,4 +1,4 @@
-// Package privatesim plays the cards example (examples/cards) in the
+// Package privatesim plays the cards example (games/cards) in the
 // network simulator with every datagram the server sends captured, and
 // checks what each player was sent against what it may know: the
 // measurement behind `rewind bench private` and the capture tests of
@@ -25,7 +25,7 @@ import (
 
 	"github.com/rewindnet/rewind/client"
 	"github.com/rewindnet/rewind/codec"
-	"github.com/rewindnet/rewind/examples/cards"
+	"github.com/rewindnet/rewind/games/cards"
 	"github.com/rewindnet/rewind/game"
 	"github.com/rewindnet/rewind/internal/cputime"
 	"github.com/rewindnet/rewind/server"

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/rewindnet/rewind/codec"
-	"github.com/rewindnet/rewind/examples/cards"
+	"github.com/rewindnet/rewind/games/cards"
 	"github.com/rewindnet/rewind/server"
 )
 

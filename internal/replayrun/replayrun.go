@@ -14,9 +14,9 @@ import (
 
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/codec"
-	"github.com/rewindnet/rewind/examples/cards"
-	"github.com/rewindnet/rewind/examples/sand"
-	"github.com/rewindnet/rewind/examples/walkers"
+	"github.com/rewindnet/rewind/games/cards"
+	"github.com/rewindnet/rewind/games/sand"
+	"github.com/rewindnet/rewind/games/walkers"
 )
 
 // Settings returns the settings text a recorder writes for game (sand's

@@ -2,7 +2,7 @@
 // tests and benchmarks: avatars that move by their players' inputs and a
 // random walk from the world's RNG, plus a score that depends on every
 // input, so that a wrong input or a missed join shows in the hash at once.
-// Engine packages test with it instead of importing examples/.
+// Engine packages test with it instead of importing games/.
 package testgame
 
 import (

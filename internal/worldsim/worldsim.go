@@ -1,8 +1,8 @@
 // Package worldsim holds two small deterministic simulations used to
 // measure package world: a falling-sand pour (a 256×256 byte grid, a few
-// avatars and a random number generator: the shape of examples/sand) and a
+// avatars and a random number generator: the shape of games/sand) and a
 // table of moving entities. They exist for benchmarks and tests; the real
-// sand game lives in examples/sand.
+// sand game lives in games/sand.
 package worldsim
 
 import (

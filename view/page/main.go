@@ -33,7 +33,7 @@ import (
 
 	"github.com/hajimehoshi/ebiten/v2"
 	"github.com/rewindnet/rewind"
-	"github.com/rewindnet/rewind/examples/sand"
+	"github.com/rewindnet/rewind/games/sand"
 	"github.com/rewindnet/rewind/rooms"
 	"github.com/rewindnet/rewind/view"
 	"github.com/rewindnet/rewind/view/seat"

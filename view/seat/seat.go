@@ -1,4 +1,4 @@
-// Package seat is one person's seat in a sand match (examples/sand): the
+// Package seat is one person's seat in a sand match (games/sand): the
 // session, the tick handler that drives it, the stop at a verified tick,
 // and the status line the browser page writes into #status and the
 // window prints at the end. It does not draw (package view does) and does
@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind"
-	"github.com/rewindnet/rewind/examples/sand"
+	"github.com/rewindnet/rewind/games/sand"
 )
 
 // Config configures a Player. The zero value plays sand on the

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind"
-	"github.com/rewindnet/rewind/examples/sand"
+	"github.com/rewindnet/rewind/games/sand"
 )
 
 // statusKeys are the keys the page's #status must hold (the command

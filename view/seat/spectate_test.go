@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind"
-	"github.com/rewindnet/rewind/examples/sand"
+	"github.com/rewindnet/rewind/games/sand"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport"
 	"github.com/rewindnet/rewind/world"

@@ -46,7 +46,7 @@ import (
 
 	"github.com/hajimehoshi/ebiten/v2"
 	"github.com/rewindnet/rewind"
-	"github.com/rewindnet/rewind/examples/sand"
+	"github.com/rewindnet/rewind/games/sand"
 	"github.com/rewindnet/rewind/relay"
 	"github.com/rewindnet/rewind/rooms"
 	"github.com/rewindnet/rewind/transport"

@@ -1,4 +1,4 @@
-// Unit tests of the reference client's pieces: node examples/walkers/js/test.js
+// Unit tests of the reference client's pieces: node games/walkers/js/test.js
 'use strict';
 
 const assert = require('node:assert');

@@ -1,4 +1,4 @@
-// The walkers game of examples/walkers, simulated again in JavaScript
+// The walkers game of games/walkers, simulated again in JavaScript
 // from its rules (the Go package's doc), with rewind's world hash
 // computed exactly as docs/world.md defines it.
 'use strict';
