@@ -61,6 +61,9 @@ func TestScriptHasJoinsAndLeaves(t *testing.T) {
 // TestWasmMatchesNative runs the script natively and as js/wasm under Node
 // (Go's go_js_wasm_exec) and compares the world's hash after every tick.
 func TestWasmMatchesNative(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: builds a js/wasm program with the toolchain and runs it under node (the full run keeps it)")
+	}
 	skip := t.Skip
 	if os.Getenv("CI") != "" { // .ci/run installs Node: missing there is a failure
 		skip = t.Fatal

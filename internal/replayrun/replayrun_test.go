@@ -69,6 +69,9 @@ func record(t *testing.T, dir string) []string {
 // recorded natively verify natively and as js/wasm under Node (Go's
 // go_js_wasm_exec), with the same result.
 func TestReplayVerifiesUnderWasm(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: builds a js/wasm program with the toolchain and runs it under node (the full run keeps it)")
+	}
 	dir := t.TempDir()
 	files := record(t, dir)
 	var native []string

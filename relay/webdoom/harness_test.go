@@ -38,6 +38,7 @@ func startWebDoom(t *testing.T, cfg ServerConfig) (*Server, string) {
 // startOn is startWebDoom with the listener wrapped by wrap.
 func startOn(t *testing.T, cfg ServerConfig, wrap func(net.Listener) net.Listener) (*Server, string) {
 	t.Helper()
+	testutil.SkipSockets(t)
 	testutil.CheckGoroutines(t, 10*time.Second) // generous: a loaded machine winds sockets down slowly
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
