@@ -6,8 +6,8 @@ import (
 	"io"
 	"time"
 
-	"github.com/rewindnet/rewind/games/sand"
 	"github.com/rewindnet/rewind/game"
+	"github.com/rewindnet/rewind/games/sand"
 	"github.com/rewindnet/rewind/internal/simmatch"
 	"github.com/rewindnet/rewind/internal/zstdfast"
 	"github.com/rewindnet/rewind/server"

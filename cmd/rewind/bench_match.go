@@ -6,9 +6,9 @@ import (
 	"io"
 	"time"
 
+	"github.com/rewindnet/rewind/game"
 	"github.com/rewindnet/rewind/games/sand"
 	"github.com/rewindnet/rewind/games/walkers"
-	"github.com/rewindnet/rewind/game"
 	"github.com/rewindnet/rewind/internal/simmatch"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport"

@@ -10,8 +10,8 @@ import (
 
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/codec"
-	"github.com/rewindnet/rewind/games/sand"
 	"github.com/rewindnet/rewind/game"
+	"github.com/rewindnet/rewind/games/sand"
 	"github.com/rewindnet/rewind/internal/replayrun"
 	"github.com/rewindnet/rewind/internal/simmatch"
 	"github.com/rewindnet/rewind/transport"

@@ -9,8 +9,8 @@ package detrun
 
 import (
 	"github.com/rewindnet/rewind"
-	"github.com/rewindnet/rewind/games/sand"
 	"github.com/rewindnet/rewind/game"
+	"github.com/rewindnet/rewind/games/sand"
 )
 
 // Players is the number of player slots the script uses.

@@ -25,8 +25,8 @@ import (
 
 	"github.com/rewindnet/rewind/client"
 	"github.com/rewindnet/rewind/codec"
-	"github.com/rewindnet/rewind/games/cards"
 	"github.com/rewindnet/rewind/game"
+	"github.com/rewindnet/rewind/games/cards"
 	"github.com/rewindnet/rewind/internal/cputime"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport"

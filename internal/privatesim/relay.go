@@ -3,8 +3,8 @@ package privatesim
 import (
 	"github.com/rewindnet/rewind/codec"
 	"github.com/rewindnet/rewind/codec/inputs"
-	"github.com/rewindnet/rewind/games/cards"
 	"github.com/rewindnet/rewind/game"
+	"github.com/rewindnet/rewind/games/cards"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport"
 )
