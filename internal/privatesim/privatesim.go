@@ -230,154 +230,200 @@ func (c *capture) Send(to transport.Addr, p []byte) error {
 // Run plays the match and returns what it showed.
 func Run(cfg Config) (Result, error) {
 	cfg = withDefaults(cfg)
-	res := Result{Players: cfg.Players, Ticks: cfg.Ticks, Public: cfg.Public}
 	runtime.LockOSThread() // the server's CPU time is this thread's
 	defer runtime.UnlockOSThread()
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	net := transport.NewSimNetwork(cfg.Seed, start)
 	net.SetDefaultLink(transport.LinkConfig{Latency: cfg.Latency, Jitter: cfg.Jitter, Loss: cfg.Loss})
-	newGame := cards.New
-	if cfg.Public {
-		newGame = cards.NewPublic
-	}
-	sg := newGame()
-	sec := &secrets{cards: map[uint64]bool{}, words: map[uint64]bool{}, notes: map[uint32]int{}, public: map[uint64]bool{}}
-	for p := range cfg.Players {
-		sec.allowed = append(sec.allowed, map[uint64]bool{})
-		for k := range cfg.Ticks/40 + 2*cards.MaxPlayers {
-			sec.notes[cards.BotNote(game.PlayerID(p), k)] = p
-		}
-	}
-	relay, err := newRelayLog(cfg.Public)
+	r, err := newRun(cfg)
 	if err != nil {
-		return res, err
+		return r.res, err
 	}
-	views := map[uint32][]uint64{} // tick -> each player's view hash
-	var buf []cards.Card
 	sconn, err := net.Listen("server")
 	if err != nil {
-		return res, err
+		return r.res, err
 	}
 	defer sconn.Close()
-	byAddr := map[transport.Addr]*client.Client[cards.Input]{}
-	var specAddr transport.Addr // the spectator's, if any
-	// The search and the bookkeeping run inside the server's Update: their
-	// CPU time is taken off the server's.
-	overhead := func(t0 time.Duration) {
-		t1, _ := cputime.Thread()
-		res.ServerCPU -= t1 - t0
-	}
-	capt := &capture{Conn: sconn, on: func(to transport.Addr, p []byte) {
-		t0, _ := cputime.Thread()
-		defer overhead(t0)
-		res.Datagrams++
-		if specAddr != "" && to == specAddr {
-			res.SpectatorBytes += uint64(len(p))
-			n, _ := sec.searchAllowed(-1, sec.public, p)
-			res.SpectatorLeaked += n
-			if cfg.SpectatorDelay == 0 && cfg.SpectatorFrom == 0 { // from tick 1, like the players
-				res.SpectatorPrivateInputs += relay.take(to, codec.SpectatorID, p)
-			}
-			return
-		}
-		res.BytesToClients += uint64(len(p))
-		if c, ok := byAddr[to]; ok {
-			id, welcomed := c.Player() // the id the server gave it: whose view it gets
-			if !welcomed {
-				id = 0xff
-			}
-			n, v := sec.search(int(id), p)
-			res.PrivateInputsSeen += relay.take(to, id, p)
-			res.LeakedDatagram += n
-			res.LeakedBytes += n
-			res.LeakedValues += v
-		}
-	}}
-	var handOf [cards.MaxPlayers]int
-	for i := range handOf {
-		handOf[i] = i
-	}
-	var secret [32]byte
-	binary.LittleEndian.PutUint64(secret[:], uint64(cfg.Seed)^0x5eed)
-	scfg := server.Config{MaxPlayers: cards.MaxPlayers, StartPlayers: cfg.Players, MaxTicks: cfg.Ticks, Secret: secret,
-		OnTick: func(t uint32, w *world.World, _ uint64) {
-			t0, _ := cputime.Thread()
-			defer overhead(t0)
-			buf = sec.note(sg, w, cfg.Players, buf)
-			hs := make([]uint64, cfg.Players+1)
-			for p := range cfg.Players {
-				hs[p] = w.ViewHash(w.ViewOf(p))
-			}
-			hs[cfg.Players] = w.ViewHash(1) // the public scene: a spectator's
-			views[t] = hs
-			for p := range handOf {
-				if h := sg.HandOf(w, p); h != handOf[p] {
-					res.Swaps++
-					handOf[p] = h
-				}
-			}
-			if cfg.OnTick != nil {
-				cfg.OnTick(t, w)
-			}
-		}}
-	srv, err := server.New[cards.Input](sg, capt, scfg)
+	srv, err := server.New[cards.Input](r.sg, &capture{Conn: sconn, on: r.captured}, r.serverConfig())
 	if err != nil {
-		return res, err
+		return r.res, err
 	}
 	clis := make([]*client.Client[cards.Input], cfg.Players)
 	for i := range clis {
 		conn, err := net.Dial(fmt.Sprintf("c%d", i), "server")
 		if err != nil {
-			return res, err
+			return r.res, err
 		}
 		defer conn.Close()
-		var c *client.Client[cards.Input]
-		ccfg := client.Config{OnVerified: func(t uint32, h uint64) {
-			res.VerifiedTicks++
-			id, _ := c.Player()
-			if hs, ok := views[t]; !ok || int(id) >= len(hs) || hs[id] != h {
-				res.Unequal++
-			}
-		}}
-		c, err = client.New[cards.Input](newGame(), conn, ccfg)
-		if err != nil {
-			return res, err
+		if clis[i], err = r.newPlayer(conn); err != nil {
+			return r.res, err
 		}
-		byAddr[conn.LocalAddr()] = c
-		c.SetInputFunc(func(t uint32) cards.Input {
-			id, _ := c.Player()
-			return cards.Bot(id, t)
-		})
-		clis[i] = c
 	}
 	var spec *client.Client[cards.Input]
 	if cfg.Spectator {
 		conn, err := net.Dial("spectator", "server")
 		if err != nil {
-			return res, err
+			return r.res, err
 		}
 		defer conn.Close()
-		specAddr = conn.LocalAddr()
-		ccfg := client.Config{Spectate: true, SpectateDelay: cfg.SpectatorDelay, OnVerified: func(t uint32, h uint64) {
-			res.SpectatorVerified++
-			if hs, ok := views[t]; !ok || hs[cfg.Players] != h {
-				res.SpectatorUnequal++
-			}
-		}}
-		if spec, err = client.New[cards.Input](newGame(), conn, ccfg); err != nil {
-			return res, err
+		if spec, err = r.newSpectator(conn); err != nil {
+			return r.res, err
 		}
 	}
-	if err := loop(cfg, net, srv, clis, spec, sec, &res, start); err != nil {
-		return res, err
+	if err := loop(cfg, net, srv, clis, spec, r.sec, &r.res, start); err != nil {
+		return r.res, err
 	}
-	res.RelayedTicks = relay.decoded
-	if r := relay.players[specAddr]; spec != nil && r != nil {
-		res.SpectatorRelayed = int(r.next - 1)
-		res.RelayedTicks -= res.SpectatorRelayed
+	r.res.RelayedTicks = r.relay.decoded
+	if rl := r.relay.players[r.specAddr]; spec != nil && rl != nil {
+		r.res.SpectatorRelayed = int(rl.next - 1)
+		r.res.RelayedTicks -= r.res.SpectatorRelayed
 	}
-	res.HandsMatch = handsMatch(sg, srv.World(), clis, cfg.Ticks)
-	return res, nil
+	r.res.HandsMatch = handsMatch(r.sg, srv.World(), clis, cfg.Ticks)
+	return r.res, nil
+}
+
+// run is one match's state: the secrets searched for, the server's view
+// hashes, the clients by address and the result being filled in.
+type run struct {
+	cfg      Config
+	res      Result
+	sg       *cards.Game
+	newGame  func() *cards.Game
+	sec      *secrets
+	relay    *relayLog
+	views    map[uint32][]uint64 // tick -> each player's view hash
+	buf      []cards.Card
+	byAddr   map[transport.Addr]*client.Client[cards.Input]
+	specAddr transport.Addr // the spectator's, if any
+	handOf   [cards.MaxPlayers]int
+}
+
+// newRun prepares a match of cfg: the game and the secrets to search for.
+func newRun(cfg Config) (*run, error) {
+	r := &run{cfg: cfg, res: Result{Players: cfg.Players, Ticks: cfg.Ticks, Public: cfg.Public},
+		newGame: cards.New, views: map[uint32][]uint64{}, byAddr: map[transport.Addr]*client.Client[cards.Input]{}}
+	if cfg.Public {
+		r.newGame = cards.NewPublic
+	}
+	r.sg = r.newGame()
+	r.sec = &secrets{cards: map[uint64]bool{}, words: map[uint64]bool{}, notes: map[uint32]int{}, public: map[uint64]bool{}}
+	for p := range cfg.Players {
+		r.sec.allowed = append(r.sec.allowed, map[uint64]bool{})
+		for k := range cfg.Ticks/40 + 2*cards.MaxPlayers {
+			r.sec.notes[cards.BotNote(game.PlayerID(p), k)] = p
+		}
+	}
+	for i := range r.handOf {
+		r.handOf[i] = i
+	}
+	var err error
+	r.relay, err = newRelayLog(cfg.Public)
+	return r, err
+}
+
+// overhead takes the CPU time since t0 off the server's: the search and
+// the bookkeeping run inside the server's Update.
+func (r *run) overhead(t0 time.Duration) {
+	t1, _ := cputime.Thread()
+	r.res.ServerCPU -= t1 - t0
+}
+
+// captured searches a datagram the server sends to to.
+func (r *run) captured(to transport.Addr, p []byte) {
+	t0, _ := cputime.Thread()
+	defer r.overhead(t0)
+	res := &r.res
+	res.Datagrams++
+	if r.specAddr != "" && to == r.specAddr {
+		res.SpectatorBytes += uint64(len(p))
+		n, _ := r.sec.searchAllowed(-1, r.sec.public, p)
+		res.SpectatorLeaked += n
+		if r.cfg.SpectatorDelay == 0 && r.cfg.SpectatorFrom == 0 { // from tick 1, like the players
+			res.SpectatorPrivateInputs += r.relay.take(to, codec.SpectatorID, p)
+		}
+		return
+	}
+	res.BytesToClients += uint64(len(p))
+	if c, ok := r.byAddr[to]; ok {
+		id, welcomed := c.Player() // the id the server gave it: whose view it gets
+		if !welcomed {
+			id = 0xff
+		}
+		n, v := r.sec.search(int(id), p)
+		res.PrivateInputsSeen += r.relay.take(to, id, p)
+		res.LeakedDatagram += n
+		res.LeakedBytes += n
+		res.LeakedValues += v
+	}
+}
+
+// serverConfig is the server's: after each tick it notes the secrets,
+// every player's view hash and the hands that changed owner.
+func (r *run) serverConfig() server.Config {
+	var secret [32]byte
+	binary.LittleEndian.PutUint64(secret[:], uint64(r.cfg.Seed)^0x5eed)
+	return server.Config{MaxPlayers: cards.MaxPlayers, StartPlayers: r.cfg.Players, MaxTicks: r.cfg.Ticks, Secret: secret,
+		OnTick: r.onTick}
+}
+
+// onTick is the server's OnTick.
+func (r *run) onTick(t uint32, w *world.World, _ uint64) {
+	t0, _ := cputime.Thread()
+	defer r.overhead(t0)
+	players := r.cfg.Players
+	r.buf = r.sec.note(r.sg, w, players, r.buf)
+	hs := make([]uint64, players+1)
+	for p := range players {
+		hs[p] = w.ViewHash(w.ViewOf(p))
+	}
+	hs[players] = w.ViewHash(1) // the public scene: a spectator's
+	r.views[t] = hs
+	for p := range r.handOf {
+		if h := r.sg.HandOf(w, p); h != r.handOf[p] {
+			r.res.Swaps++
+			r.handOf[p] = h
+		}
+	}
+	if r.cfg.OnTick != nil {
+		r.cfg.OnTick(t, w)
+	}
+}
+
+// newPlayer is a bot player on conn whose verified views are checked
+// against the server's.
+func (r *run) newPlayer(conn transport.Conn) (*client.Client[cards.Input], error) {
+	var c *client.Client[cards.Input]
+	ccfg := client.Config{OnVerified: func(t uint32, h uint64) {
+		r.res.VerifiedTicks++
+		id, _ := c.Player()
+		if hs, ok := r.views[t]; !ok || int(id) >= len(hs) || hs[id] != h {
+			r.res.Unequal++
+		}
+	}}
+	c, err := client.New[cards.Input](r.newGame(), conn, ccfg)
+	if err != nil {
+		return nil, err
+	}
+	r.byAddr[conn.LocalAddr()] = c
+	c.SetInputFunc(func(t uint32) cards.Input {
+		id, _ := c.Player()
+		return cards.Bot(id, t)
+	})
+	return c, nil
+}
+
+// newSpectator is the spectator on conn, its views checked against the
+// public scene's.
+func (r *run) newSpectator(conn transport.Conn) (*client.Client[cards.Input], error) {
+	r.specAddr = conn.LocalAddr()
+	players := r.cfg.Players
+	ccfg := client.Config{Spectate: true, SpectateDelay: r.cfg.SpectatorDelay, OnVerified: func(t uint32, h uint64) {
+		r.res.SpectatorVerified++
+		if hs, ok := r.views[t]; !ok || hs[players] != h {
+			r.res.SpectatorUnequal++
+		}
+	}}
+	return client.New[cards.Input](r.newGame(), conn, ccfg)
 }
 
 // handsMatch reports whether every client's verified world at tick shows
