@@ -50,13 +50,16 @@ type metricFunc struct {
 	fn   func() float64
 }
 
-// registerHostMetrics exports a UDP host's counters: players, matches,
-// ticks, bytes, refusals, joins and the transport's drops.
-func registerHostMetrics[I any](reg *prometheus.Registry, h *rewind.Host[I]) {
+// registerHostMetrics exports a host's counters: players, matches,
+// ticks, bytes, refusals, joins and the transport's drops; udp is the
+// host's UDP socket (nil for a JSON gateway without --udp: its udp_
+// counters stay 0 and its session gauges are not exported). h.Conn() is
+// not asked: with --json it is the gateway's or a transport.Multi.
+func registerHostMetrics[I any](reg *prometheus.Registry, h *rewind.Host[I], udp *transport.UDPServer) {
 	st := func(f func(s rewind.HostStats) uint64) func() float64 {
 		return func() float64 { return float64(f(h.Stats())) }
 	}
-	registerUDPHostCounters(reg, h.Stats, h.Conn().(*transport.UDPServer))
+	registerUDPHostCounters(reg, h.Stats, udp)
 	registerDropMetrics(reg, h.Stats, nil)
 	registerFuncs(reg, nil, map[string]metricFunc{
 		"players": {"Players in the current match.", st(func(s rewind.HostStats) uint64 { return uint64(s.Match.Players) })},
@@ -98,10 +101,13 @@ func registerUDPHostCounters(reg *prometheus.Registry, stats func() rewind.HostS
 		"datagrams_queue_dropped_total": {"Datagrams dropped because the match fell behind reading them.", st(func(s rewind.HostStats) uint64 { return s.UDP.QueueDropped })},
 		"udp_unproven_evicted_total":    {"Unproven UDP sessions (no match hello admitted yet) ended to make room: per-IP cap or a full server.", st(func(s rewind.HostStats) uint64 { return s.UDP.UnprovenEvicted })},
 		"udp_unproven_reaped_total":     {"Unproven UDP sessions ended by the unproven timeout.", st(func(s rewind.HostStats) uint64 { return s.UDP.UnprovenReaped })},
-	}, map[string]metricFunc{
-		"udp_sessions":          {"Open UDP sessions.", func() float64 { return float64(udp.Sessions()) }},
-		"udp_unproven_sessions": {"Open UDP sessions not proven yet (no match hello admitted).", func() float64 { return float64(udp.Unproven()) }},
-	})
+	}, nil)
+	if udp != nil {
+		registerFuncs(reg, nil, map[string]metricFunc{
+			"udp_sessions":          {"Open UDP sessions.", func() float64 { return float64(udp.Sessions()) }},
+			"udp_unproven_sessions": {"Open UDP sessions not proven yet (no match hello admitted).", func() float64 { return float64(udp.Unproven()) }},
+		})
+	}
 	// Refusals by reason: the log has one line per reason per second at
 	// most, these count every one.
 	for r := rewind.ReasonFull; r <= rewind.ReasonCookie; r++ {

@@ -375,7 +375,7 @@ func hostUDP[I any](g rewind.Game[I], addr string, opts rewind.HostOptions, reg 
 		return nil, err
 	}
 	if reg != nil {
-		registerHostMetrics(reg, host)
+		registerHostMetrics(reg, host, host.Conn().(*transport.UDPServer))
 	}
 	return host, nil
 }

@@ -70,13 +70,15 @@ func hostMatch[I any](g rewind.Game[I], dest func(x, y int32) I, bound int32, pl
 	opts := plan.opts
 	opts.Server.Schema = gw.Schema()
 	var conn transport.Conn = gw.Conn()
+	var udp *transport.UDPServer
 	if plan.udp {
 		ucfg := opts.UDP
 		if ucfg.IdleTimeout <= 0 && opts.Server.PlayerTimeout > 0 {
 			ucfg.IdleTimeout = opts.Server.PlayerTimeout
 		}
 		ucfg.ProveExplicitly = true // the match proves the players it admits
-		udp, err := transport.ListenUDP(plan.udpAddr, ucfg)
+		var err error
+		udp, err = transport.ListenUDP(plan.udpAddr, ucfg)
 		if err != nil {
 			ln.Close()
 			gw.Conn().Close()
@@ -93,7 +95,7 @@ func hostMatch[I any](g rewind.Game[I], dest func(x, y int32) I, bound int32, pl
 		return nil, nil, err
 	}
 	if plan.reg != nil {
-		registerHostMetrics(plan.reg, host)
+		registerHostMetrics(plan.reg, host, udp)
 	}
 	j := &jsonServe{url: "ws://" + ln.Addr().String() + "/", srv: netutil.HTTPLimits{}.Server(gw), done: make(chan error, 1),
 		stats: gw.Stats, gw: gw}
