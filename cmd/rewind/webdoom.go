@@ -145,7 +145,7 @@ func webDoomSettings(args []string, getenv func(string) string, stderr io.Writer
 	fs.StringVar(&host, "host", host, "address to listen on ($DOOM_HOST)")
 	fs.IntVar(&port, "port", port, "port to listen on ($DOOM_PORT)")
 	fs.IntVar(&cfg.MaxHistoryTics, "max-history", cfg.MaxHistoryTics, "cap on sealed tics kept for drop-in and spectators, 0 = none ($WEBDOOM_MAX_HISTORY_TICS)")
-	fs.DurationVar(&cfg.LobbyIdle, "lobby-idle", 0, "free the lobby seat of a socket silent this long while no game runs (0: never, as WebDoom)")
+	fs.DurationVar(&cfg.LobbyIdle, "lobby-idle", webdoom.DefaultLobbyIdle, "free the lobby seat of a socket silent this long while no game runs (0: never, as WebDoom's own server)")
 	fs.StringVar(&set.metrics, "metrics-http", "", "serve Prometheus /metrics and /debug/pprof/ on this separate TCP address, e.g. 127.0.0.1:9666 (empty: off; never on the game port)")
 	fs.BoolVar(&set.quiet, "quiet", false, "log only warnings")
 	if err := parseFlags(fs, args); err != nil {
@@ -156,6 +156,9 @@ func webDoomSettings(args []string, getenv func(string) string, stderr io.Writer
 	}
 	if cfg.LobbyIdle < 0 {
 		return set, usageError{fmt.Errorf("--lobby-idle %v: must not be negative", cfg.LobbyIdle)}
+	}
+	if cfg.LobbyIdle == 0 {
+		cfg.LobbyIdle = -1 // never: the Config's 0 means its default
 	}
 	if cfg.MaxHistoryTics < 0 {
 		return set, usageError{fmt.Errorf("--max-history %d: must be 0 (no cap) or more", cfg.MaxHistoryTics)}

@@ -46,10 +46,15 @@ type Config struct {
 	// MaxSpectators caps spectators per session; 0 means no cap, as the
 	// protocol (WEBDOOM_MAX_SPECTATORS).
 	MaxSpectators int
-	// LobbyIdle, if positive, frees the lobby seat of a socket that sent
-	// nothing (not even a ping) for this long while no game runs: it is
-	// terminated (RefuseLobbyIdle). 0, the default, keeps seats forever,
-	// as WebDoom's protocol does (4 silent sockets then lock the lobby).
+	// LobbyIdle frees the lobby seat of a socket that sent nothing (not
+	// even a ping) for this long while no game runs: it is terminated
+	// (RefuseLobbyIdle). 0 means the default, 10 minutes; negative keeps
+	// seats forever, as WebDoom's own server does (4 silent sockets then
+	// lock the lobby for as long as they stay). WebDoom's client sends
+	// nothing on its own while it waits in the lobby (no periodic ping),
+	// so the limit must outlast a person waiting for friends with the
+	// menu open: 10 minutes does, and a squatter's seat is back within 10
+	// minutes of its last message instead of never.
 	LobbyIdle time.Duration
 }
 
@@ -68,8 +73,12 @@ func DefaultConfig() Config {
 		MaxConns:      50,
 		RateCap:       300,
 		RateWindow:    time.Second,
+		LobbyIdle:     DefaultLobbyIdle,
 	}
 }
+
+// DefaultLobbyIdle is Config.LobbyIdle's default (see there for why).
+const DefaultLobbyIdle = 10 * time.Minute
 
 // withDefaults returns c with every zero timer or limit replaced by
 // WebDoom's default (a zero sweep period would spin).
@@ -87,6 +96,9 @@ func (c Config) withDefaults() Config {
 	set(&c.Sweep, d.Sweep)
 	set(&c.Countdown, d.Countdown)
 	set(&c.RateWindow, d.RateWindow)
+	if c.LobbyIdle == 0 {
+		c.LobbyIdle = d.LobbyIdle
+	}
 	if c.CountdownFrom <= 0 {
 		c.CountdownFrom = d.CountdownFrom
 	}
