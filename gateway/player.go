@@ -67,6 +67,10 @@ type player[I any] struct {
 
 	sent       bool   // an initial_state went to the current socket
 	checkpoint bool   // a desync asked for one
+	// ckGap is the least time from ckLast, the last checkpoint sent for a
+	// desync, to the next one (Config.CheckpointEvery, doubling).
+	ckGap  time.Duration
+	ckLast time.Time
 	stepped    uint32 // the last tick stepped
 	body       []byte // the last stepped tick's commands and events
 	prev       [game.MaxPlayers][]byte
@@ -204,8 +208,8 @@ func (p *player[I]) run(name string) error {
 		if id, ok := p.c.Player(); ok {
 			p.me = id
 		}
-		if p.sock != nil && p.c.Playing() && p.stepped != 0 && p.c.Stats().Verified == p.stepped && (!p.sent || p.checkpoint) {
-			p.sendInitial()
+		if p.sock != nil && p.c.Playing() && p.stepped != 0 && p.c.Stats().Verified == p.stepped && (!p.sent || p.checkpointDue(now)) {
+			p.sendInitial(now)
 		}
 		if p.sock == nil && now.Sub(p.away) > gw.cfg.RejoinWindow {
 			_ = p.c.Close() // a bye: the player leaves the match
@@ -284,7 +288,6 @@ func (p *player[I]) message(m clientMsg) {
 			p.gw.onTake(m.seq, p.lastTick)
 		}
 	case msgDesync:
-		p.gw.st.checkpoints.Add(1)
 		p.checkpoint = true
 	}
 }
@@ -382,8 +385,15 @@ func (p *player[I]) onVerified(tick uint32, hash uint64) {
 	}
 }
 
-// sendInitial sends an initial_state at the verified tick.
-func (p *player[I]) sendInitial() {
+// checkpointDue reports whether a desync asked for a checkpoint and the
+// gap since the last one has passed (Config.CheckpointEvery).
+func (p *player[I]) checkpointDue(now time.Time) bool {
+	return p.checkpoint && (p.ckLast.IsZero() || now.Sub(p.ckLast) >= p.ckGap)
+}
+
+// sendInitial sends an initial_state at the verified tick: the socket's
+// first, or a checkpoint for a desync (then the next one's gap doubles).
+func (p *player[I]) sendInitial(now time.Time) {
 	gw := p.gw
 	w := p.c.World()
 	s := initialState{tick: p.stepped, player: p.me, rate: gw.rate, delay: gw.cfg.InputDelay, compat: gw.compat,
@@ -391,6 +401,16 @@ func (p *player[I]) sendInitial() {
 	s.inputs, s.present = p.currentInputs(), p.present
 	if p.sock.send(appendInitial(nil, gw.it.Schema, &s)) {
 		gw.st.initials.Add(1)
+	}
+	if p.checkpoint && p.sent {
+		gw.st.checkpoints.Add(1)
+		switch {
+		case p.ckLast.IsZero() || now.Sub(p.ckLast) >= p.ckGap+gw.cfg.CheckpointMax:
+			p.ckGap = gw.cfg.CheckpointEvery // quiet for CheckpointMax: start again
+		default:
+			p.ckGap = min(2*p.ckGap, gw.cfg.CheckpointMax)
+		}
+		p.ckLast = now
 	}
 	p.sent, p.checkpoint = true, false
 }
