@@ -65,21 +65,21 @@ type player[I any] struct {
 	lastSeq  atomic.Uint64
 	sentTick atomic.Uint32
 
-	sent       bool   // an initial_state went to the current socket
-	checkpoint bool   // a desync asked for one
+	sent       bool // an initial_state went to the current socket
+	checkpoint bool // a desync asked for one
 	// ckGap is the least time from ckLast, the last checkpoint sent for a
 	// desync, to the next one (Config.CheckpointEvery, doubling).
-	ckGap  time.Duration
-	ckLast time.Time
-	stepped    uint32 // the last tick stepped
-	body       []byte // the last stepped tick's commands and events
-	prev       [game.MaxPlayers][]byte
-	cmds       []command
-	packed     []byte
-	hist       []histTick // ring of the last gw.hist ticks
-	histN      int
-	lastTick   uint32 // newest tick message made
-	present    uint64 // the players present after the last stepped tick
+	ckGap    time.Duration
+	ckLast   time.Time
+	stepped  uint32 // the last tick stepped
+	body     []byte // the last stepped tick's commands and events
+	prev     [game.MaxPlayers][]byte
+	cmds     []command
+	packed   []byte
+	hist     []histTick // ring of the last gw.hist ticks
+	histN    int
+	lastTick uint32 // newest tick message made
+	present  uint64 // the players present after the last stepped tick
 }
 
 // histTick is a tick message kept for a resume.
