@@ -90,7 +90,7 @@ func (h *Host[I]) Announce(kind codec.ChatKind, text string) error {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return h.m.srv.Announce(kind, text)
+	return h.m.Server.Announce(kind, text)
 }
 
 // AnnounceMessage sends every player of h's current match v, a game
@@ -103,7 +103,7 @@ func AnnounceMessage[I, M any](h *Host[I], t MessageType[M], v M) error {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return h.m.srv.Announce(ChatGame, string(append([]byte{t.id}, b...)))
+	return h.m.Server.Announce(ChatGame, string(append([]byte{t.id}, b...)))
 }
 
 // Ready returns the players of the current match who said they are ready
@@ -111,12 +111,12 @@ func AnnounceMessage[I, M any](h *Host[I], t MessageType[M], v M) error {
 func (h *Host[I]) Ready() uint64 {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return h.m.srv.Ready()
+	return h.m.Server.Ready()
 }
 
 // Name returns player p's name in the current match ("" if it has none).
 func (h *Host[I]) Name(p PlayerID) string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return h.m.srv.Name(int(p))
+	return h.m.Server.Name(int(p))
 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rewindnet/rewind/internal/matchhost"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport"
 )
@@ -43,7 +44,7 @@ type Host[I any] struct {
 	mu     sync.Mutex
 	conn   transport.Conn
 	batch  *batchConn // over conn when it is a transport.Batcher, else nil
-	m      matchHost[I]
+	m      matchhost.Host[I]
 	closed bool
 	bye    Reason // Close's goodbye (SetGoodbye; zero: shutdown)
 }
@@ -80,7 +81,7 @@ type HostStats struct {
 // registered once (unless opts.Server has a Schema); every match sets up a
 // fresh world from it.
 func NewHost[I any](g Game[I], conn transport.Conn, opts HostOptions) (*Host[I], error) {
-	cfg, log, err := hostSetup(g, opts.Server, opts.Log)
+	cfg, log, err := matchhost.Setup(g, opts.Server, opts.Log)
 	if err != nil {
 		conn.Close()
 		return nil, err
@@ -94,7 +95,7 @@ func NewHost[I any](g Game[I], conn transport.Conn, opts HostOptions) (*Host[I],
 		h.batch = &batchConn{Conn: conn, b: b.NewBatch()}
 		mconn = h.batch
 	}
-	if err := h.m.init(g, cfg, mconn, log); err != nil {
+	if err := h.m.Init(g, cfg, mconn, log); err != nil {
 		conn.Close()
 		return nil, err
 	}
@@ -108,31 +109,18 @@ func (h *Host[I]) Conn() transport.Conn { return h.conn }
 func (h *Host[I]) TickRate() int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return h.m.srv.TickRate()
+	return h.m.Server.TickRate()
 }
 
 // UDPAddr returns the UDP socket's address (the Conn's, or a MultiConn
 // member's, with a UDPAddr method), and false without one.
 func (h *Host[I]) UDPAddr() (netip.AddrPort, bool) {
-	for _, c := range members(h.conn) {
+	for _, c := range matchhost.Members(h.conn) {
 		if u, ok := c.(interface{ UDPAddr() netip.AddrPort }); ok {
 			return u.UDPAddr(), true
 		}
 	}
 	return netip.AddrPort{}, false
-}
-
-// members returns conn's members if it is a MultiConn, else conn alone.
-func members(conn transport.Conn) []transport.Conn {
-	m, ok := conn.(*transport.MultiConn)
-	if !ok {
-		return []transport.Conn{conn}
-	}
-	out := make([]transport.Conn, m.Members())
-	for i := range out {
-		out[i] = m.Member(i)
-	}
-	return out
 }
 
 // Update runs the current match at now (see server.Server.Update), logs
@@ -143,7 +131,7 @@ func (h *Host[I]) Update(now time.Time) error {
 	if h.closed {
 		return fmt.Errorf("rewind: host %s: %w", h.conn.LocalAddr(), transport.ErrClosed)
 	}
-	err := h.m.update(now)
+	err := h.m.Update(now)
 	if ferr := h.flush(); err == nil {
 		err = ferr
 	}
@@ -170,7 +158,7 @@ func (h *Host[I]) NextDeadline() time.Time {
 	if h.closed {
 		return time.Time{}
 	}
-	return h.m.srv.NextDeadline()
+	return h.m.Server.NextDeadline()
 }
 
 // Run drives the host in real time until ctx is done (then it returns
@@ -180,7 +168,7 @@ func (h *Host[I]) NextDeadline() time.Time {
 // fixed short period, because every wake-up costs more CPU than the
 // server's work for it (docs/benchmarks.md, Transport).
 func (h *Host[I]) Run(ctx context.Context) error {
-	err := Drive(ctx, h, h.m.period, nil, h.conn.Ready())
+	err := Drive(ctx, h, h.m.Period, nil, h.conn.Ready())
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return nil
 	}
@@ -192,9 +180,9 @@ func (h *Host[I]) Stats() HostStats {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	var s HostStats
-	s.Matches, s.Running, s.Match, s.Total = h.m.stats()
-	s.RefusedBy = h.m.tap.total
-	for _, c := range members(h.conn) {
+	s.Matches, s.Running, s.Match, s.Total = h.m.Stats()
+	s.RefusedBy = h.m.Tap.Total
+	for _, c := range matchhost.Members(h.conn) {
 		switch c := c.(type) {
 		case interface{ Stats() transport.UDPStats }:
 			s.UDP = c.Stats()
@@ -216,13 +204,13 @@ func (h *Host[I]) Close() error {
 		return nil
 	}
 	h.closed = true
-	h.m.log.Info("closing", "matches", h.m.matches)
+	h.m.Log.Info("closing", "matches", h.m.Matches)
 	switch {
-	case h.m.srv.Done(): // End said goodbye to everyone already
+	case h.m.Server.Done(): // End said goodbye to everyone already
 	case h.bye != 0:
-		_ = h.m.srv.Goodbye(h.bye)
+		_ = h.m.Server.Goodbye(h.bye)
 	default:
-		_ = h.m.srv.Shutdown() // a bye to every player
+		_ = h.m.Server.Shutdown() // a bye to every player
 	}
 	_ = h.flush()
 	return h.conn.Close()
@@ -240,15 +228,15 @@ func (h *Host[I]) Close() error {
 func (h *Host[I]) End(ctx context.Context) error {
 	h.mu.Lock()
 	h.bye = ReasonEnded
-	started := !h.closed && h.m.srv.Started()
+	started := !h.closed && h.m.Server.Started()
 	if started {
-		h.m.srv.End(time.Now())
+		h.m.Server.End(time.Now())
 	}
 	h.mu.Unlock()
 	if !started {
 		return nil
 	}
-	err := Drive(ctx, hostEnd[I]{h}, h.m.period, nil, h.conn.Ready())
+	err := Drive(ctx, hostEnd[I]{h}, h.m.Period, nil, h.conn.Ready())
 	if errors.Is(err, errEndDone) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return nil
 	}
@@ -270,12 +258,12 @@ func (e hostEnd[I]) Update(now time.Time) error {
 	if h.closed {
 		return fmt.Errorf("rewind: host %s: %w", h.conn.LocalAddr(), transport.ErrClosed)
 	}
-	err := h.m.srv.Update(now)
+	err := h.m.Server.Update(now)
 	if ferr := h.flush(); err == nil {
 		err = ferr
 	}
-	if err == nil && h.m.srv.Done() {
-		h.m.log.Info("match ended", "match", h.m.matches, "ticks", h.m.srv.Stats().Tick)
+	if err == nil && h.m.Server.Done() {
+		h.m.Log.Info("match ended", "match", h.m.Matches, "ticks", h.m.Server.Stats().Tick)
 		return errEndDone
 	}
 	return err

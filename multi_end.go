@@ -24,8 +24,8 @@ func (h *MultiHost[I]) End(ctx context.Context) error {
 	var ending []*roomMatch[I]
 	for _, r := range rooms {
 		r.mu.Lock()
-		if r.m.srv.Started() && !r.closed.Load() {
-			r.m.srv.End(now)
+		if r.m.Server.Started() && !r.closed.Load() {
+			r.m.Server.End(now)
 			ending = append(ending, r)
 		}
 		r.mu.Unlock()
@@ -60,7 +60,7 @@ func (h *MultiHost[I]) cancelWhenEnded(ctx context.Context, cancel context.Cance
 		ending = slices.DeleteFunc(ending, func(r *roomMatch[I]) bool {
 			r.mu.Lock()
 			defer r.mu.Unlock()
-			return r.closed.Load() || !r.m.srv.Ending() || r.m.srv.Done()
+			return r.closed.Load() || !r.m.Server.Ending() || r.m.Server.Done()
 		})
 		if len(ending) == 0 {
 			h.log.Info("every match ended")

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind/codec"
+	"github.com/rewindnet/rewind/internal/matchhost"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport"
 )
@@ -143,7 +144,7 @@ type roomMatch[I any] struct {
 	sub  *subConn
 
 	mu sync.Mutex // guards m: a worker updates it, Stats reads it
-	m  matchHost[I]
+	m  matchhost.Host[I]
 
 	// Written by the worker that ran the update, read by it as it hands
 	// the room back to the scheduler.
@@ -174,7 +175,7 @@ type roomMatch[I any] struct {
 // room: Open does.
 func NewMultiHost[I any](g Game[I], conn transport.Conn, opts MultiHostOptions) (*MultiHost[I], error) {
 	opts = opts.withDefaults()
-	cfg, log, err := hostSetup(g, opts.Server, opts.Log)
+	cfg, log, err := matchhost.Setup(g, opts.Server, opts.Log)
 	if err != nil {
 		conn.Close()
 		return nil, err
@@ -232,7 +233,7 @@ func (h *MultiHost[I]) Conn() transport.Conn { return h.conn }
 
 // UDPAddr returns the UDP socket's address, and false without one.
 func (h *MultiHost[I]) UDPAddr() (netip.AddrPort, bool) {
-	for _, c := range members(h.conn) {
+	for _, c := range matchhost.Members(h.conn) {
 		if u, ok := c.(interface{ UDPAddr() netip.AddrPort }); ok {
 			return u.UDPAddr(), true
 		}
@@ -268,7 +269,7 @@ func (h *MultiHost[I]) Open(code string) (string, error) {
 	}
 	r := &roomMatch[I]{code: code, index: -1}
 	r.sub = newSubConn(h, h.opts.QueueLen)
-	if err := r.m.init(h.g, h.cfg, r.sub, h.log.With("room", code)); err != nil {
+	if err := r.m.Init(h.g, h.cfg, r.sub, h.log.With("room", code)); err != nil {
 		return "", err
 	}
 	h.rooms[code] = r
@@ -300,11 +301,11 @@ func (h *MultiHost[I]) closeRoom(r *roomMatch[I], reason Reason) {
 		return
 	}
 	r.mu.Lock()
-	if !r.m.srv.Done() { // End said goodbye to everyone already
-		_ = r.m.srv.Goodbye(reason)
+	if !r.m.Server.Done() { // End said goodbye to everyone already
+		_ = r.m.Server.Goodbye(reason)
 	}
-	matches, _, _, total := r.m.stats()
-	refused := r.m.tap.total
+	matches, _, _, total := r.m.Stats()
+	refused := r.m.Tap.Total
 	r.mu.Unlock()
 	h.mu.Lock()
 	defer func() {
@@ -321,7 +322,7 @@ func (h *MultiHost[I]) closeRoom(r *roomMatch[I], reason Reason) {
 		}
 	}
 	h.gone.matches += matches
-	h.gone.total = addServerStats(h.gone.total, total)
+	h.gone.total = matchhost.AddStats(h.gone.total, total)
 	for i, n := range refused {
 		h.gone.refusedBy[i] += n
 	}
@@ -387,11 +388,11 @@ func (h *MultiHost[I]) Stats() MultiHostStats {
 	s.Total.Players = 0
 	for _, r := range rooms {
 		r.mu.Lock()
-		matches, running, cur, total := r.m.stats()
-		refused := r.m.tap.total
+		matches, running, cur, total := r.m.Stats()
+		refused := r.m.Tap.Total
 		r.mu.Unlock()
 		s.Matches += matches
-		s.Total = addServerStats(s.Total, total)
+		s.Total = matchhost.AddStats(s.Total, total)
 		s.Players += cur.Players
 		if running {
 			s.Running++
@@ -404,7 +405,7 @@ func (h *MultiHost[I]) Stats() MultiHostStats {
 	s.Total.Players = s.Players
 	slices.SortFunc(s.TopPlayers, func(a, b int) int { return b - a })
 	s.TopPlayers = s.TopPlayers[:min(len(s.TopPlayers), 5)]
-	for _, c := range members(h.conn) {
+	for _, c := range matchhost.Members(h.conn) {
 		if u, ok := c.(interface{ Stats() transport.UDPStats }); ok {
 			s.UDP = u.Stats()
 		}
@@ -425,8 +426,8 @@ func (h *MultiHost[I]) RoomStats(code string) (HostStats, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var s HostStats
-	s.Matches, s.Running, s.Match, s.Total = r.m.stats()
-	s.RefusedBy = r.m.tap.total
+	s.Matches, s.Running, s.Match, s.Total = r.m.Stats()
+	s.RefusedBy = r.m.Tap.Total
 	return s, true
 }
 

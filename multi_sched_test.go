@@ -49,7 +49,7 @@ func startRoom(t *testing.T, h *MultiHost[testgame.Input], conn *sentConn, r *ro
 	s := newScheduler(h)
 	run := []*roomMatch[testgame.Input]{r}
 	conn.sent = conn.sent[:0]
-	hello := (&codec.Hello{Game: r.m.srv.Fingerprint(), HasRoom: true, Room: [codec.RoomCodeSize]byte([]byte(r.code))}).Append(nil)
+	hello := (&codec.Hello{Game: r.m.Server.Fingerprint(), HasRoom: true, Room: [codec.RoomCodeSize]byte([]byte(r.code))}).Append(nil)
 	if got, soon := h.route(peer, hello, time.Now()); got != r || !soon {
 		t.Fatalf("hello: room %v, soon %v: want the room, at once", got, soon)
 	}
@@ -73,7 +73,7 @@ func startRoom(t *testing.T, h *MultiHost[testgame.Input], conn *sentConn, r *ro
 	}
 	h.runRoom(r, nil)
 	s.finished(run, time.Now(), 0)
-	if !r.m.srv.Started() {
+	if !r.m.Server.Started() {
 		t.Fatal("the match did not start")
 	}
 	return w
@@ -105,7 +105,7 @@ func TestMultiHostInputsWaitForTick(t *testing.T) {
 	if _, soon := h.route(peer, in, time.Now()); soon {
 		t.Fatal("an input after a ping runs the room")
 	}
-	hello := (&codec.Hello{Game: r.m.srv.Fingerprint()}).Append(nil)
+	hello := (&codec.Hello{Game: r.m.Server.Fingerprint()}).Append(nil)
 	if _, soon := h.route("udp:127.0.0.1:4001#2", hello, time.Now()); !soon {
 		t.Fatal("a hello waits for the tick")
 	}

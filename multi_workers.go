@@ -317,21 +317,21 @@ func (h *MultiHost[I]) runRoom(r *roomMatch[I], batch transport.Batch) {
 	defer r.mu.Unlock()
 	h.updates.Add(1)
 	now := time.Now()
-	r.due = r.m.srv.Started() && !now.Before(r.deadline)
+	r.due = r.m.Server.Started() && !now.Before(r.deadline)
 	if r.due {
 		r.late = now.Sub(r.deadline)
 		if batch == nil {
 			h.lag.add(r.late)
 		}
 	}
-	started := r.m.started
+	started := r.m.Started
 	r.sub.batch = batch
-	r.err = r.m.update(now)
+	r.err = r.m.Update(now)
 	r.sub.batch = nil
 	r.ran = time.Now()
-	r.ended = started && !r.m.started
-	r.next = r.m.srv.NextDeadline()
-	r.ticking = h.lazyInputs && r.m.srv.Started() && !r.m.srv.Ending()
+	r.ended = started && !r.m.Started
+	r.next = r.m.Server.NextDeadline()
+	r.ticking = h.lazyInputs && r.m.Server.Started() && !r.m.Server.Ending()
 }
 
 // roomHeap orders rooms by deadline (container/heap).

@@ -49,7 +49,7 @@ func schedulerOnTime(t *testing.T, rooms, idle, workers int) {
 		}
 		r := h.rooms[code]
 		startRoom(t, h, conn, r, transport.Addr(fmt.Sprintf("udp:127.0.0.1:%d#1", 4000+i)))
-		start[i], startAt[i] = r.m.srv.Tick(), time.Now()
+		start[i], startAt[i] = r.m.Server.Tick(), time.Now()
 		time.Sleep(h.period / 7) // the rooms' ticks fall apart
 	}
 	const run = 2 * time.Second
@@ -65,7 +65,7 @@ func schedulerOnTime(t *testing.T, rooms, idle, workers int) {
 	for i, r := range h.order[idle:] {
 		d := time.Since(startAt[i])
 		want := uint32(d / h.period)
-		if got := r.m.srv.Tick() - start[i]; got+1 < want || got > want+1 {
+		if got := r.m.Server.Tick() - start[i]; got+1 < want || got > want+1 {
 			t.Errorf("room %d ticked %d times in %v; want %d", i, got, d, want)
 		}
 	}
@@ -198,7 +198,7 @@ func TestTickPhases(t *testing.T) {
 					startRoom(t, h, conn, r, transport.Addr(fmt.Sprintf("udp:127.0.0.1:%d#1", 4000+i)))
 					// Tick 1 is due within a tick of the start, no later than
 					// it would have been without phases.
-					next, now := r.m.srv.NextDeadline(), time.Now()
+					next, now := r.m.Server.NextDeadline(), time.Now()
 					if !next.After(now) || next.After(now.Add(h.period)) {
 						t.Fatalf("room %d: tick 1 due %v after its start; want within (0, %v]", i, next.Sub(now), h.period)
 					}

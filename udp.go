@@ -60,7 +60,7 @@ func HostUDP[I any](g Game[I], addr string, opts HostOptions) (*Host[I], error) 
 	if err != nil {
 		return nil, err
 	}
-	h.m.log.Info("listening", "udp", udp.UDPAddr().String(), "tick_rate", h.TickRate(),
-		"start_players", max(h.m.cfg.StartPlayers, 1))
+	h.m.Log.Info("listening", "udp", udp.UDPAddr().String(), "tick_rate", h.TickRate(),
+		"start_players", max(opts.Server.StartPlayers, 1))
 	return h, nil
 }

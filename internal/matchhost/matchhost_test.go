@@ -1,4 +1,4 @@
-package rewind
+package matchhost
 
 import (
 	"bytes"
@@ -33,7 +33,7 @@ func TestRefuseTapLogsReasons(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tap := &refuseTap{Conn: sconn}
+	tap := &RefuseTap{Conn: sconn}
 	for _, m := range []codec.Refuse{{Reason: codec.ReasonFull}, {Reason: codec.ReasonGame}, {Reason: codec.ReasonFull}} {
 		if err := tap.Send(from, m.Append(nil)); err != nil {
 			t.Fatal(err)
@@ -80,13 +80,13 @@ func TestRefuseTapLogsReasons(t *testing.T) {
 	if lines < 9 || lines > 11 || !strings.Contains(out.String(), `refusals=1000 `) {
 		t.Errorf("10,000 refusals in 10 s: %d lines, want 10 of 1000 (a line per second):\n%.600s", lines, out.String())
 	}
-	if tap.total[codec.ReasonGame] != 10001 || tap.total[codec.ReasonFull] != 2 {
-		t.Errorf("totals %v", tap.total)
+	if tap.Total[codec.ReasonGame] != 10001 || tap.Total[codec.ReasonFull] != 2 {
+		t.Errorf("totals %v", tap.Total)
 	}
 }
 
 // TestAddServerStatsSumsEveryCounter fills every field of two server.Stats
-// by reflection and checks addServerStats adds each counter: a counter
+// by reflection and checks AddStats adds each counter: a counter
 // added to server.Stats and forgotten in the sum fails here.
 func TestAddServerStatsSumsEveryCounter(t *testing.T) {
 	var a, b server.Stats
@@ -103,7 +103,7 @@ func TestAddServerStatsSumsEveryCounter(t *testing.T) {
 			t.Fatalf("field %s of kind %s: teach this test how to sum it", va.Type().Field(i).Name, va.Field(i).Kind())
 		}
 	}
-	s := reflect.ValueOf(addServerStats(a, b))
+	s := reflect.ValueOf(AddStats(a, b))
 	for i := range s.NumField() {
 		name := s.Type().Field(i).Name
 		var want int64 = 7

@@ -1,4 +1,9 @@
-package rewind
+// Package matchhost runs one match at a time of a game over a
+// server-side Conn, starting a new one when the current one has emptied:
+// the core of rewind.Host and of each room of a host.Multi. It logs what
+// happens (refusals counted by reason through a RefuseTap) and sums every
+// match's counters. Its owner locks around it.
+package matchhost
 
 import (
 	"fmt"
@@ -7,14 +12,28 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind/codec"
+	"github.com/rewindnet/rewind/game"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport"
 	"github.com/rewindnet/rewind/world"
 )
 
-// hostSetup registers g's schema into cfg unless it has one, and returns
+// Members returns conn's members if it is a MultiConn, else conn alone.
+func Members(conn transport.Conn) []transport.Conn {
+	m, ok := conn.(*transport.MultiConn)
+	if !ok {
+		return []transport.Conn{conn}
+	}
+	out := make([]transport.Conn, m.Members())
+	for i := range out {
+		out[i] = m.Member(i)
+	}
+	return out
+}
+
+// Setup registers g's schema into cfg unless it has one, and returns
 // log, or a logger that discards, when log is nil.
-func hostSetup[I any](g Game[I], cfg server.Config, log *slog.Logger) (server.Config, *slog.Logger, error) {
+func Setup[I any](g game.Game[I], cfg server.Config, log *slog.Logger) (server.Config, *slog.Logger, error) {
 	if cfg.Schema == nil {
 		schema := world.NewSchema()
 		if err := g.Register(schema); err != nil {
@@ -28,101 +47,111 @@ func hostSetup[I any](g Game[I], cfg server.Config, log *slog.Logger) (server.Co
 	return cfg, log, nil
 }
 
-// matchHost is the core of Host: it runs one match at a
-// time of a game over a server-side Conn, starting a new one when the
-// current one has emptied, logs what happens, and sums every match's
-// counters. Its owner locks around it.
-type matchHost[I any] struct {
-	g       Game[I]
-	cfg     server.Config
-	conn    transport.Conn
-	tap     *refuseTap // conn as the server sees it: notes refusal reasons
-	srv     *server.Server[I]
-	log     *slog.Logger
-	period  time.Duration
-	matches uint64       // matches started
-	done    server.Stats // the sum of ended matches
-	last    server.Stats // the current match's stats at the last update
-	started bool         // the current match had started at the last update
-	ready   uint64       // the players ready at the last update
+// Host is the core of rewind.Host and of a host.Multi's room: it runs
+// one match at a time of a game over a server-side Conn, starting a new
+// one when the current one has emptied, logs what happens, and sums every
+// match's counters. Its owner locks around it. Its exported fields are
+// for the owner to read (Server to drive the current match too); Init and
+// Update set them.
+type Host[I any] struct {
+	// Server is the current match's server.
+	Server *server.Server[I]
+	// Tap is the Conn as Server sees it: it notes refusal reasons.
+	Tap *RefuseTap
+	// Log gets the host's events.
+	Log *slog.Logger
+	// Period is the game's tick period.
+	Period time.Duration
+	// Matches counts the matches started.
+	Matches uint64
+	// Started says whether the current match had started at the last
+	// Update.
+	Started bool
+
+	g     game.Game[I]
+	cfg   server.Config
+	conn  transport.Conn
+	done  server.Stats // the sum of ended matches
+	last  server.Stats // the current match's stats at the last update
+	ready uint64       // the players ready at the last update
 }
 
-// init sets m up and creates its first match.
-func (m *matchHost[I]) init(g Game[I], cfg server.Config, conn transport.Conn, log *slog.Logger) error {
-	*m = matchHost[I]{g: g, cfg: cfg, conn: conn, log: log, period: tickPeriod(g)}
+// Init sets m up and creates its first match.
+func (m *Host[I]) Init(g game.Game[I], cfg server.Config, conn transport.Conn, log *slog.Logger) error {
+	*m = Host[I]{g: g, cfg: cfg, conn: conn, Log: log, Period: time.Second / time.Duration(game.RateOf(g))}
 	return m.newMatch()
 }
 
-func (m *matchHost[I]) newMatch() error {
-	if m.tap == nil { // one tap for every match: its counts and log times go on
-		m.tap = &refuseTap{Conn: m.conn}
+func (m *Host[I]) newMatch() error {
+	if m.Tap == nil { // one tap for every match: its counts and log times go on
+		m.Tap = &RefuseTap{Conn: m.conn}
 	}
-	srv, err := server.New(m.g, m.tap, m.cfg)
+	srv, err := server.New(m.g, m.Tap, m.cfg)
 	if err != nil {
 		return fmt.Errorf("rewind: host: %w", err)
 	}
-	m.srv, m.last, m.started, m.ready = srv, server.Stats{}, false, 0
+	m.Server, m.last, m.Started, m.ready = srv, server.Stats{}, false, 0
 	return nil
 }
 
-// update runs the current match at now, logs what changed, and starts a
+// Update runs the current match at now, logs what changed, and starts a
 // new match when the current one has emptied.
-func (m *matchHost[I]) update(now time.Time) error {
-	if err := m.srv.Update(now); err != nil {
+func (m *Host[I]) Update(now time.Time) error {
+	if err := m.Server.Update(now); err != nil {
 		return fmt.Errorf("rewind: host: %w", err)
 	}
-	st := m.srv.Stats()
-	if !m.started && m.srv.Started() {
-		m.started = true
-		m.matches++
-		m.log.Info("match started", "match", m.matches, "players", st.Players)
+	st := m.Server.Stats()
+	if !m.Started && m.Server.Started() {
+		m.Started = true
+		m.Matches++
+		m.Log.Info("match started", "match", m.Matches, "players", st.Players)
 	}
 	if st.Joins > m.last.Joins {
-		m.log.Info("player joined", "match", m.matches, "tick", st.Tick, "players", st.Players, "joins", st.Joins-m.last.Joins)
+		m.Log.Info("player joined", "match", m.Matches, "tick", st.Tick, "players", st.Players, "joins", st.Joins-m.last.Joins)
 	}
 	if st.Leaves > m.last.Leaves {
-		m.log.Info("player left", "match", m.matches, "tick", st.Tick, "players", st.Players, "leaves", st.Leaves-m.last.Leaves)
+		m.Log.Info("player left", "match", m.Matches, "tick", st.Tick, "players", st.Players, "leaves", st.Leaves-m.last.Leaves)
 	}
-	if st.Refused > m.last.Refused || m.tap.waiting {
-		m.tap.log(m.log, now, st.Refused-m.last.Refused, "match", m.matches, "tick", st.Tick)
+	if st.Refused > m.last.Refused || m.Tap.waiting {
+		m.Tap.log(m.Log, now, st.Refused-m.last.Refused, "match", m.Matches, "tick", st.Tick)
 	}
 	m.last = st
-	if r := m.srv.Ready(); r != m.ready {
+	if r := m.Server.Ready(); r != m.ready {
 		m.ready = r
-		m.log.Info("ready", "match", m.matches, "players", WaitingIDs(r))
+		m.Log.Info("ready", "match", m.Matches, "players", server.WaitingIDs(r))
 	}
-	if m.started && st.Players == 0 {
+	if m.Started && st.Players == 0 {
 		// The match is over: its spectators get every tick up to the
 		// last, then the goodbye (server.Config.Linger bounds the wait);
 		// the next match starts then.
-		if !m.srv.Ending() {
-			m.srv.End(now)
-			if err := m.srv.Update(now); err != nil {
+		if !m.Server.Ending() {
+			m.Server.End(now)
+			if err := m.Server.Update(now); err != nil {
 				return fmt.Errorf("rewind: host: %w", err)
 			}
 		}
-		if !m.srv.Done() {
+		if !m.Server.Done() {
 			return nil
 		}
-		m.log.Info("match ended", "match", m.matches, "ticks", st.Tick, "joins", st.Joins)
-		m.done = addServerStats(m.done, st)
+		m.Log.Info("match ended", "match", m.Matches, "ticks", st.Tick, "joins", st.Joins)
+		m.done = AddStats(m.done, st)
 		return m.newMatch()
 	}
 	return nil
 }
 
-// stats returns the matches started, whether one runs, the current
+// Stats returns the matches started, whether one runs, the current
 // match's counters and the sum of all (its Players the current match's).
-func (m *matchHost[I]) stats() (matches uint64, running bool, cur, total server.Stats) {
-	cur = m.srv.Stats()
-	total = addServerStats(m.done, cur)
+func (m *Host[I]) Stats() (matches uint64, running bool, cur, total server.Stats) {
+	cur = m.Server.Stats()
+	total = AddStats(m.done, cur)
 	total.Players = cur.Players
-	return m.matches, m.srv.Started(), cur, total
+	return m.Matches, m.Server.Started(), cur, total
 }
 
-// addServerStats sums the counters of two matches; Tick sums the ticks run,
+// AddStats sums the counters of two matches; Tick sums the ticks run,
 // Players is b's (the later match's) and LongestStall the longer one.
-func addServerStats(a, b server.Stats) server.Stats {
+func AddStats(a, b server.Stats) server.Stats {
 	a.Tick += b.Tick
 	a.Players = b.Players
 	a.LateInputs += b.LateInputs
@@ -163,32 +192,34 @@ func addServerStats(a, b server.Stats) server.Stats {
 // the count, never a line per hello.
 const refuseLogEvery = time.Second
 
-// refuseTap is the Conn a host gives its server: it passes every datagram
+// RefuseTap is the Conn a host gives its server: it passes every datagram
 // through and notes the reason of each Refuse the server sends, which the
 // server's Stats count but do not break down, so that the host can log
 // why hellos were refused (full, incompatible protocol or game, bad
-// cookie) and count them by reason (HostStats.RefusedBy). The server sends
+// cookie) and count them by reason (rewind.HostStats.RefusedBy). The server sends
 // from the goroutine that updates it, which is the one that reads the tap.
-type refuseTap struct {
+type RefuseTap struct {
 	transport.Conn
+	// Total counts the refusals by reason, ever.
+	Total [codec.ReasonCookie + 1]uint64
+
 	reasons [codec.ReasonCookie + 1]uint64 // refusals by reason not logged yet
 	first   [codec.ReasonCookie + 1]transport.Addr
 	logged  [codec.ReasonCookie + 2]time.Time // last line per reason; the last: unknown
-	total   [codec.ReasonCookie + 1]uint64    // refusals by reason, ever
 	fresh   uint64                            // refusals seen since the last log call
 	unknown uint64                            // refusals the tap did not see, not logged yet
 	waiting bool                              // some refusals are not logged yet
 }
 
 // Send implements transport.Conn.
-func (t *refuseTap) Send(to transport.Addr, p []byte) error {
+func (t *RefuseTap) Send(to transport.Addr, p []byte) error {
 	if typ, _, err := codec.Peek(p); err == nil && typ == codec.TypeRefuse {
 		if m, _, err := codec.ParseRefuse(p); err == nil {
 			if t.reasons[m.Reason] == 0 {
 				t.first[m.Reason] = to
 			}
 			t.reasons[m.Reason]++
-			t.total[m.Reason]++
+			t.Total[m.Reason]++
 			t.fresh++
 			t.waiting = true
 		}
@@ -198,7 +229,7 @@ func (t *refuseTap) Send(to transport.Addr, p []byte) error {
 
 // RecvStamped implements transport.Stamped: the Conn's arrival times when
 // it has them (a MultiHost's room queue), else the zero Time.
-func (t *refuseTap) RecvStamped(p []byte) (int, transport.Addr, time.Time, error) {
+func (t *RefuseTap) RecvStamped(p []byte) (int, transport.Addr, time.Time, error) {
 	if c, ok := t.Conn.(transport.Stamped); ok {
 		return c.RecvStamped(p)
 	}
@@ -208,7 +239,7 @@ func (t *refuseTap) RecvStamped(p []byte) (int, transport.Addr, time.Time, error
 
 // Prove implements transport.Prover when the Conn does: the server proves
 // the players it admits.
-func (t *refuseTap) Prove(a transport.Addr) {
+func (t *RefuseTap) Prove(a transport.Addr) {
 	if p, ok := t.Conn.(transport.Prover); ok {
 		p.Prove(a)
 	}
@@ -219,7 +250,7 @@ func (t *refuseTap) Prove(a transport.Addr) {
 // reason's last line is under refuseLogEvery old (then they wait for a
 // later call). n is the server's count of refusals since the last call:
 // those the tap did not see are logged as reason "unknown".
-func (t *refuseTap) log(log *slog.Logger, now time.Time, n uint64, attrs ...any) {
+func (t *RefuseTap) log(log *slog.Logger, now time.Time, n uint64, attrs ...any) {
 	if n > t.fresh {
 		t.unknown += n - t.fresh
 	}
