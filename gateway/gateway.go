@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"github.com/rewindnet/rewind/internal/logsample"
 	"io"
 	"log/slog"
 	"net"
@@ -45,6 +46,7 @@ type Gateway[I any] struct {
 	layout uint64
 	hist   int // ticks of history per player
 	log    *slog.Logger
+	refLog logsample.Sampler // refusals, one line per reason per second
 
 	ctx    context.Context
 	cancel context.CancelFunc

@@ -123,10 +123,23 @@ func (gw *Gateway[I]) newPlayer() (*player[I], bool) {
 		defer p.leave()
 		if err := p.run(name); err != nil {
 			p.endErr = err
-			gw.log.Info("json player ended", "player", p.me, "err", err)
+			gw.logEnded(p.me, err)
 		}
 	}()
 	return p, true
+}
+
+// logEnded logs why a player's client ended: a refusal by the match
+// (full, incompatible) one line per reason per second at most (a flood
+// of sockets refused full cost a line each: issue 30 item 7), anything
+// else always.
+func (gw *Gateway[I]) logEnded(id game.PlayerID, err error) {
+	var r *client.RefusedError
+	if errors.As(err, &r) {
+		gw.refLog.Log(gw.log, time.Now(), "json player refused", "reason", r.Reason.String(), "err", err)
+		return
+	}
+	gw.log.Info("json player ended", "player", id, "err", err)
 }
 
 // post hands e to the player; false if it has left (or ctx ended).

@@ -1,6 +1,7 @@
 package webdoom
 
 import (
+	"github.com/rewindnet/rewind/internal/logsample"
 	"log/slog"
 	"slices"
 	"time"
@@ -99,7 +100,7 @@ type Core struct {
 	session *webDoomSession
 	out     []Action
 	now     time.Time // the time of the call being handled (for the refusal log)
-	refLog  refusalLog
+	refLog  logsample.Sampler
 }
 
 // NewCore returns a core with no game running. Zero settings take
@@ -272,7 +273,7 @@ func (c *Core) refuse(id ConnID, cn *webDoomConn, reason string, attrs ...any) {
 		cn.closing = true
 	}
 	c.stats.refuse(reason)
-	c.refLog.log(c.log, c.now, reason, append([]any{"conn", id}, attrs...)...)
+	c.refLog.Log(c.log, c.now, "webdoom: refused", "reason", reason, append([]any{"conn", id}, attrs...)...)
 	c.out = append(c.out, Action{Kind: Terminate, Conn: id, Reason: reason})
 }
 

@@ -3,6 +3,7 @@ package webdoom
 import (
 	"context"
 	"errors"
+	"github.com/rewindnet/rewind/internal/logsample"
 	"io"
 	"log/slog"
 	"net"
@@ -86,8 +87,8 @@ type Server struct {
 	mu      sync.Mutex // guards closed against wg.Add
 	closed  bool
 	httpSrv *http.Server
-	uploads *uploadLimit // demo and verify uploads per address
-	refLog  refusalLog   // the HTTP side's refusals (the core has its own)
+	uploads *uploadLimit      // demo and verify uploads per address
+	refLog  logsample.Sampler // the HTTP side's refusals (the core has its own)
 	files   *webDoomFiles
 	demos   *webDoomDemoStore
 }
@@ -353,7 +354,7 @@ func (s *Server) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	default:
 		// WebDoom destroys the socket: no HTTP answer at all.
 		s.core.stats.refuse(RefuseBadPath)
-		s.refLog.log(s.log, s.cfg.Now(), RefuseBadPath, "path", r.URL.EscapedPath(), "remote", r.RemoteAddr)
+		s.refLog.Log(s.log, s.cfg.Now(), "webdoom: refused", "reason", RefuseBadPath, "path", r.URL.EscapedPath(), "remote", r.RemoteAddr)
 		if conn, _, err := http.NewResponseController(rw).Hijack(); err == nil {
 			conn.Close()
 		}
@@ -429,7 +430,7 @@ func (s *Server) discardLoop(w *webDoomWS) {
 		}
 		if count++; count > s.cfg.RateCap {
 			s.core.stats.refuse(RefuseRateCap)
-			s.refLog.log(s.log, s.cfg.Now(), RefuseRateCap, "conn", w.id, "endpoint", "spectate")
+			s.refLog.Log(s.log, s.cfg.Now(), "webdoom: refused", "reason", RefuseRateCap, "conn", w.id, "endpoint", "spectate")
 			return
 		}
 	}

@@ -1,4 +1,4 @@
-package webdoom
+package logsample
 
 import (
 	"bytes"
@@ -8,17 +8,17 @@ import (
 	"time"
 )
 
-// TestRefusalLogSampled: a flood of refusals logs one line per reason per
-// second, the next line saying how many were not logged.
-func TestRefusalLogSampled(t *testing.T) {
+// TestSampled: a flood of refusals logs one line per reason per second,
+// the next line saying how many were not logged.
+func TestSampled(t *testing.T) {
 	var out bytes.Buffer
 	log := slog.New(slog.NewTextHandler(&out, nil))
-	var l refusalLog
+	var l Sampler
 	now := time.Unix(100, 0)
 	for i := range 3000 { // 3 s of 1,000 a second, two reasons
 		at := now.Add(time.Duration(i) * time.Millisecond)
-		l.log(log, at, RefuseConnCap, "conn", i)
-		l.log(log, at, RefuseRateCap, "conn", i)
+		l.Log(log, at, "refused", "reason", "conn cap", "conn", i)
+		l.Log(log, at, "refused", "reason", "rate cap", "conn", i)
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	if len(lines) != 6 {
