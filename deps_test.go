@@ -22,7 +22,13 @@ import (
 // the figures.
 var lightPackages = []string{
 	".", "./examples/tiny", "./games/...", "./world/...", "./codec/...", "./game/...",
-	"./server/...", "./client/...", "./transport",
+	"./server/...", "./client/...", "./transport", "./fixed",
+}
+
+// enginePackages must not depend on package fixed: it is the games' math,
+// and the engine itself never computes with fixed point.
+var enginePackages = []string{
+	".", "./world/...", "./codec/...", "./game/...", "./server/...", "./client/...", "./transport/...",
 }
 
 // heavyPrefixes are the import paths the light core must not depend on:
@@ -147,6 +153,16 @@ func TestLightCore(t *testing.T) {
 	}
 	for _, b := range prometheusImporters("github.com/rewindnet/rewind", goList(t, "./...")) {
 		t.Errorf("prometheus outside cmd/ and internal/: %s", b)
+	}
+}
+
+// TestFixedOnlyForGames: no engine package depends on package fixed.
+func TestFixedOnlyForGames(t *testing.T) {
+	const fixed = "github.com/rewindnet/rewind/fixed"
+	for _, p := range goList(t, append([]string{"-deps"}, enginePackages...)...) {
+		if !p.DepOnly && slices.Contains(p.Deps, fixed) {
+			t.Errorf("engine package %s depends on %s", p.ImportPath, fixed)
+		}
 	}
 }
 
