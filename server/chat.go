@@ -3,7 +3,6 @@ package server
 import (
 	"fmt"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/rewindnet/rewind/codec"
@@ -93,7 +92,7 @@ func chatEntry(from uint8, kind codec.ChatKind, text []byte) []byte {
 // why it was refused.
 func (s *Server[I]) takeChat(now time.Time, p *player, kind codec.ChatKind, text []byte) {
 	st := s.chatOf(p)
-	reason := s.checkChat(now, st, kind, text)
+	text, reason := s.checkChat(now, st, kind, text)
 	if reason != "" {
 		s.stats.ChatRefused++
 		st.stream.Push(chatEntry(uint8(p.id), codec.ChatRefused, []byte(reason)))
@@ -122,38 +121,39 @@ func (s *Server[I]) takeChat(now time.Time, p *player, kind codec.ChatKind, text
 	}
 }
 
-// checkChat returns why a message is refused ("" when it is not): a
-// refusal is the server's word to the sender, and the sender stays.
-func (s *Server[I]) checkChat(now time.Time, st *chatState, kind codec.ChatKind, text []byte) string {
+// checkChat returns the message as it is relayed (a name or a line in
+// NFC: cleanText) and why it is refused ("" when it is not): a refusal is
+// the server's word to the sender, and the sender stays.
+func (s *Server[I]) checkChat(now time.Time, st *chatState, kind codec.ChatKind, text []byte) ([]byte, string) {
 	if kind == codec.ChatGame {
-		return s.checkMessage(now, st, text)
+		return text, s.checkMessage(now, st, text)
 	}
 	switch {
 	case kind != codec.ChatText && kind != codec.ChatName && kind != codec.ChatReady:
-		return "not a message a player sends"
+		return nil, "not a message a player sends"
 	case kind == codec.ChatReady && string(text) != "0" && string(text) != "1":
-		return "ready is 1 or 0"
+		return nil, "ready is 1 or 0"
 	case !utf8.Valid(text):
-		return "invalid UTF-8"
-	case kind == codec.ChatName && (len(text) == 0 || len(text) > MaxNameLen):
-		return "name empty or too long"
-	case len(text) > s.cfg.ChatMaxLen:
-		return "too long"
+		return nil, "invalid UTF-8"
 	}
-	for _, r := range string(text) {
-		if unicode.IsControl(r) || r == utf8.RuneError {
-			return "control characters"
-		}
+	text, reason := cleanText(text, kind == codec.ChatName)
+	switch {
+	case reason != "":
+		return nil, reason
+	case kind == codec.ChatName && (len(text) == 0 || len(text) > MaxNameLen):
+		return nil, "name empty or too long"
+	case len(text) > s.cfg.ChatMaxLen:
+		return nil, "too long"
 	}
 	if kind == codec.ChatText {
 		st.tokens = min(st.tokens+now.Sub(st.at).Seconds()*s.cfg.ChatRate, float64(s.cfg.ChatBurst))
 		st.at = now
 		if st.tokens < 1 {
-			return "too many lines: slow down"
+			return nil, "too many lines: slow down"
 		}
 		st.tokens--
 	}
-	return ""
+	return text, ""
 }
 
 // checkMessage returns why a typed game message (its type id, then its
