@@ -70,40 +70,58 @@ func TestGrainsConserved(t *testing.T) {
 	}
 }
 
-// BenchmarkStep steps a 256×256 world with 4 pouring players, after 10 s
-// of play.
-func BenchmarkStep(b *testing.B) {
+// BenchmarkStep steps the demo's world (256×256, as rewind demo hosts it)
+// with 4 pouring players, over ticks 1801-2400 (after 30 s of play, the
+// state BenchmarkRollback60 rolls back in; again and again: the world is
+// restored at tick 1800 every 600 ticks). BenchmarkStepOld steps the same
+// ticks with the old Step (oldstep_test.go), for comparison. Reported
+// beside the wall time: cpu-us/tick, the thread's CPU time (the process's
+// under Node; the machine is shared, so it is the steadier figure).
+func BenchmarkStep(b *testing.B)    { benchStep(b, (*Game).Step) }
+func BenchmarkStepOld(b *testing.B) { benchStep(b, (*Game).refStep) }
+
+func benchStep(b *testing.B, step func(*Game, *world.World, *rewind.Tick[Input])) {
 	g := New(256)
-	s := world.NewSchema()
-	if err := g.Register(s); err != nil {
-		b.Fatal(err)
-	}
-	w, _ := world.New(s)
-	_ = g.Setup(w)
+	w := newWorld(b, g)
 	tk := rewind.Tick[Input]{Inputs: make([]Input, 4), Present: make([]bool, 4)}
+	for p := range 4 {
+		tk.Events = append(tk.Events, rewind.Event{Kind: rewind.Join, Player: rewind.PlayerID(p)})
+		tk.Present[p] = true
+	}
+	const start, window = 30 * 60, 600
+	var at30 world.Snapshot
 	tick := uint32(0)
-	step := func() {
+	next := func() {
 		tick++
 		tk.Number = tick
-		tk.Events = tk.Events[:0]
-		if tick == 1 {
-			for p := range 4 {
-				tk.Events = append(tk.Events, rewind.Event{Kind: rewind.Join, Player: rewind.PlayerID(p)})
-				tk.Present[p] = true
-			}
+		if tick == 2 {
+			tk.Events = tk.Events[:0]
 		}
 		for p := range 4 {
 			tk.Inputs[p] = Bot(rewind.PlayerID(p), tick)
 		}
-		g.Step(w, &tk)
+		step(g, w, &tk)
+		if tick == start {
+			w.SnapshotInto(&at30)
+		}
+		if tick == start+window {
+			if err := w.Restore(&at30); err != nil {
+				b.Fatal(err)
+			}
+			tick = start
+		}
 	}
-	for range 600 {
-		step()
+	for range start {
+		next()
 	}
-	b.ResetTimer()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	c0, _ := cputime.Thread()
 	for b.Loop() {
-		step()
+		next()
 	}
+	c1, _ := cputime.Thread()
+	b.ReportMetric(float64((c1-c0).Nanoseconds())/float64(b.N)/1e3, "cpu-us/tick")
 }
 
 // BenchmarkRollback60 measures a rollback of 60 ticks (one second at 60 Hz,
