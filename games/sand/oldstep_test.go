@@ -7,6 +7,7 @@ package sand
 
 import (
 	"encoding/binary"
+	"unsafe"
 
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/world"
@@ -234,4 +235,9 @@ func refMove(row, below []Material, x, y int, tick uint32) int {
 func refHasGrains(c []Material) bool {
 	v := binary.LittleEndian.Uint64(materialBytes(c))
 	return (v^v>>1)&0x0101010101010101 != 0
+}
+
+// materialBytes views a row of Materials as bytes (Material is a uint8).
+func materialBytes(m []Material) []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(m))), len(m))
 }
