@@ -236,6 +236,7 @@ func (gw *Gateway[I]) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ws.SetReadLimit(gw.hardLimit())
 	s.ws = ws
 	s.secure = r.TLS != nil || loopback(r.RemoteAddr)
+	s.ip = remoteIP(r.RemoteAddr)
 	gw.st.conns.Add(1)
 	msgs := make(chan []byte, 16)
 	ctx, cancel := context.WithCancel(gw.ctx)
@@ -282,7 +283,7 @@ func (gw *Gateway[I]) serveSocket(ctx context.Context, s *socket, msgs <-chan []
 	}
 	if p == nil {
 		var ok bool
-		if p, ok = gw.newPlayer(); !ok {
+		if p, ok = gw.newPlayer(s.ip); !ok {
 			return
 		}
 		p.post(ctx, event{kind: evAttach, sock: s})
@@ -419,5 +420,22 @@ func loopback(addr string) bool {
 	return err == nil && a.IsLoopback()
 }
 
-// playerName names the n-th player's loopback endpoint.
-func playerName(n uint64) string { return "json-" + strconv.FormatUint(n, 10) }
+// remoteIP is the IP address of a request's RemoteAddr, if it has one.
+func remoteIP(addr string) netip.Addr {
+	ap, err := netip.ParseAddrPort(addr)
+	if err != nil {
+		return netip.Addr{}
+	}
+	return ap.Addr().Unmap()
+}
+
+// playerName names the n-th player's endpoint on the gateway's network:
+// "json:IP#N" for a socket from IP, so that the server's per-address cap
+// (server.Config.MaxPlayersPerIP) counts JSON players with the UDP ones
+// of that address; "json-N" without an IP.
+func playerName(n uint64, ip netip.Addr) string {
+	if !ip.IsValid() {
+		return "json-" + strconv.FormatUint(n, 10)
+	}
+	return "json:" + ip.String() + "#" + strconv.FormatUint(n, 10)
+}

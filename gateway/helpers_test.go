@@ -41,6 +41,13 @@ func destination(x, y int32) walkers.Input { return walkers.Input{X: x, Y: y, Mo
 // beside the gateway's Conn.
 func newMatch(t testing.TB, maxPlayers int, cfg gateway.Config[walkers.Input], extra ...transport.Conn) *match {
 	t.Helper()
+	return newMatchServer(t, rewind.ServerConfig{MaxPlayers: maxPlayers, StartPlayers: 1}, cfg, extra...)
+}
+
+// newMatchServer is newMatch with the match server's configuration (its
+// Schema and OnTick are set here).
+func newMatchServer(t testing.TB, scfg rewind.ServerConfig, cfg gateway.Config[walkers.Input], extra ...transport.Conn) *match {
+	t.Helper()
 	cfg.Destination, cfg.DestinationBound = destination, walkers.HalfField
 	g := walkers.New()
 	gw, err := gateway.New[walkers.Input](g, cfg)
@@ -54,8 +61,8 @@ func newMatch(t testing.TB, maxPlayers int, cfg gateway.Config[walkers.Input], e
 			t.Fatal(err)
 		}
 	}
-	host, err := rewind.NewHost[walkers.Input](g, conn, rewind.HostOptions{Server: rewind.ServerConfig{
-		Schema: gw.Schema(), MaxPlayers: maxPlayers, StartPlayers: 1, OnTick: hh.OnTick}})
+	scfg.Schema, scfg.OnTick = gw.Schema(), hh.OnTick
+	host, err := rewind.NewHost[walkers.Input](g, conn, rewind.HostOptions{Server: scfg})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"net/netip"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -67,6 +68,7 @@ type player[I any] struct {
 
 	sent       bool // an initial_state went to the current socket
 	checkpoint bool // a desync asked for one
+	gone       bool // its socket closed before its initial_state: no resume
 	// ckGap is the least time from ckLast, the last checkpoint sent for a
 	// desync, to the next one (Config.CheckpointEvery, doubling).
 	ckGap    time.Duration
@@ -106,13 +108,13 @@ func (t tap[I]) TickRate() int { return game.RateOf(t.Game) }
 
 // newPlayer starts a player in a new slot (if the match has one: else its
 // socket gets full).
-func (gw *Gateway[I]) newPlayer() (*player[I], bool) {
+func (gw *Gateway[I]) newPlayer(ip netip.Addr) (*player[I], bool) {
 	if !gw.enter() {
 		return nil, false
 	}
 	gw.mu.Lock()
 	gw.nextID++
-	name := playerName(gw.nextID)
+	name := playerName(gw.nextID, ip)
 	p := &player[I]{gw: gw, token: newToken(), inbox: make(chan event, 64), done: make(chan struct{}),
 		hist: make([]histTick, gw.hist), packed: make([]byte, gw.it.Size()), away: time.Now()}
 	gw.tokens[p.token] = p
@@ -224,7 +226,7 @@ func (p *player[I]) run(name string) error {
 		if p.sock != nil && p.c.Playing() && p.stepped != 0 && p.c.Stats().Verified == p.stepped && (!p.sent || p.checkpointDue(now)) {
 			p.sendInitial(now)
 		}
-		if p.sock == nil && now.Sub(p.away) > gw.cfg.RejoinWindow {
+		if p.sock == nil && (p.gone || now.Sub(p.away) > gw.cfg.RejoinWindow) {
 			_ = p.c.Close() // a bye: the player leaves the match
 			return nil
 		}
@@ -281,6 +283,9 @@ func (p *player[I]) handle(e event) {
 		}
 	case evDetach:
 		if p.sock == e.sock {
+			// A socket that never got its initial_state has no resume
+			// token: its slot is freed at once, not after RejoinWindow.
+			p.gone = !p.sent
 			p.sock, p.away, p.sent = nil, time.Now(), true
 		}
 	case evMsg:

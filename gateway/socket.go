@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"net/netip"
 	"sync"
 	"time"
 
@@ -22,7 +23,8 @@ type outMsg struct {
 type socket struct {
 	ws     *websocket.Conn
 	gw     *stats
-	secure bool // over TLS, or from a loopback address: a resume is honoured
+	secure bool       // over TLS, or from a loopback address: a resume is honoured
+	ip     netip.Addr // the remote address (server.Config.MaxPlayersPerIP)
 	out    chan outMsg
 	done   chan struct{} // closed when the socket ends
 	once   sync.Once

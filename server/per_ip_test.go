@@ -15,6 +15,12 @@ func TestAddrIP(t *testing.T) {
 		"0/webrtc:p3":              "",
 		"sim:3":                    "",
 		"udp:nonsense":             "",
+		"json:10.1.2.3#4":          "10.1.2.3",
+		"2/json:::1#9":             "::1",
+		"json-3":                   "",
+		"sim:json:10.9.8.7#2":      "10.9.8.7",
+		"1/sim:json:::1#5":         "::1",
+		"sim:json-3":               "",
 	} {
 		ip, ok := addrIP(a)
 		if got := ip.String(); ok != (want != "") || ok && got != want {
