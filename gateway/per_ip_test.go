@@ -43,4 +43,3 @@ func TestMaxPlayersPerIP(t *testing.T) {
 		c.ws.CloseNow()
 	}
 }
-
