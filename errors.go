@@ -67,7 +67,7 @@ var (
 	ErrPeerGone = transport.ErrPeerGone
 
 	// ErrBadRoom indicates a room code that is not 6 to 12 characters of
-	// RoomAlphabet (MultiHost.Open).
+	// the room-code alphabet (relay/roomcode; MultiHost.Open).
 	ErrBadRoom = errors.New("rewind: bad room code")
 	// ErrRoomTaken indicates a room code a MultiHost already has open.
 	ErrRoomTaken = errors.New("rewind: room code taken")

@@ -11,16 +11,11 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/rewindnet/rewind/codec"
 	"github.com/rewindnet/rewind/internal/matchhost"
+	"github.com/rewindnet/rewind/relay/roomcode"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport"
 )
-
-// RoomAlphabet is the alphabet of room codes: 32 letters and digits
-// without 0/O and 1/I (the relay's, docs/rooms.md). A MultiHost draws its
-// codes from it and refuses proposed codes that are not 6 of them.
-const RoomAlphabet = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
 
 // MultiHostOptions configures a MultiHost. The zero value hosts with every
 // default.
@@ -242,7 +237,7 @@ func (h *MultiHost[I]) UDPAddr() (netip.AddrPort, bool) {
 }
 
 // Open opens a room with its match and returns its code: code if given
-// (6 to 12 characters of RoomAlphabet, upper-cased; a hello names only
+// (6 to 12 characters of roomcode.Alphabet, upper-cased; a hello names only
 // 6-character codes, so longer ones are reached through
 // MultiHostOptions.RoomOf), else a random free one of 6. It
 // fails with ErrBadRoom, ErrRoomTaken, ErrTooManyMatches, or ErrClosed
@@ -464,12 +459,8 @@ func (h *MultiHost[I]) signal() {
 	}
 }
 
-// maxRoomCode is the longest room code a MultiHost takes (a relay's
-// --code-length at most).
-const maxRoomCode = 12
-
 // normalRoom upper-cases code and reports whether it is 6 to 12
-// characters of RoomAlphabet.
+// characters of the room-code alphabet (package relay/roomcode).
 func normalRoom(code string) (string, bool) {
 	b := []byte(code)
 	for i, c := range b {
@@ -478,34 +469,16 @@ func normalRoom(code string) (string, bool) {
 		}
 	}
 	code = string(b)
-	if len(code) < codec.RoomCodeSize || len(code) > maxRoomCode {
-		return code, false
-	}
-	for _, c := range b {
-		if !containsByte(RoomAlphabet, c) {
-			return code, false
-		}
-	}
-	return code, true
+	return code, roomcode.ValidLen(code)
 }
 
-func containsByte(s string, c byte) bool {
-	for i := range len(s) {
-		if s[i] == c {
-			return true
-		}
-	}
-	return false
-}
-
-// randomRoom draws a room code with crypto/rand.
+// randomRoom draws a room code of roomcode.Len with crypto/rand.
 func randomRoom() string {
-	var b [codec.RoomCodeSize]byte
-	rand.Read(b[:]) // never fails (crypto/rand panics rather)
-	for i := range b {
-		b[i] = RoomAlphabet[b[i]%byte(len(RoomAlphabet))] // 256 is a multiple of 32: uniform
+	code, err := roomcode.New(rand.Reader, roomcode.Len)
+	if err != nil {
+		panic("rewind: drawing a room code: " + err.Error()) // crypto/rand never fails
 	}
-	return string(b[:])
+	return code
 }
 
 // tickPhases returns a server.Config.TickOrigin that puts a match's tick 0

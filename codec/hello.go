@@ -68,7 +68,8 @@ type Hello struct {
 // SpectatorID is the player id a spectator's welcome carries.
 const SpectatorID = 0xFF
 
-// RoomCodeSize is the length of a room code in a Hello.
+// RoomCodeSize is the length of a room code in a Hello: a code of
+// relay/roomcode.Len characters (a test there keeps the two equal).
 const RoomCodeSize = 6
 
 // Length returns the encoded length.

@@ -1,6 +1,6 @@
 // Package relay holds rewind's rooms relay and its client side.
 //
-// The rooms relay (RoomServer, served by `rewind relay` at RoomPath) hands
+// The rooms relay (RoomServer, served by `rewind relay` at roomproto.Path) hands
 // out 6-character room codes and 128-bit room keys, keeps them in a
 // RoomDirectory (MemoryRoomDirectory in one process), and carries the
 // WebRTC signaling between a match's host and the players who join by

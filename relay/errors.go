@@ -3,57 +3,11 @@ package relay
 import "errors"
 
 var (
-	// Errors of the rooms relay and its client side (room_*.go). A relay
-	// error message (type "error") carries one of the RoomErr* codes; the
-	// client side turns it into the matching error below, wrapped with
-	// context.
+	// Errors of the rooms relay's client side and its Redis directory;
+	// the protocol's errors (ErrNoRoom, ...) are package roomproto's.
 
-	// ErrNoRoom indicates a room code that names no room.
-	ErrNoRoom = errors.New("relay: no such room")
-	// ErrRoomFull indicates a room that has as many players as it takes.
-	ErrRoomFull = errors.New("relay: room full")
-	// ErrRoomBusy indicates a room with too many players joining at once.
-	ErrRoomBusy = errors.New("relay: too many players joining the room at once")
-	// ErrRoomEnded indicates a room whose match has ended (ended rooms are
-	// remembered for a while so that players coming back are told).
-	ErrRoomEnded = errors.New("relay: room ended")
-	// ErrBadKey indicates a room key that does not match the room's.
-	ErrBadKey = errors.New("relay: bad room key")
-	// ErrCodeTaken indicates a proposed room code that is in use (or
-	// remembered as ended).
-	ErrCodeTaken = errors.New("relay: room code taken")
-	// ErrBadCode indicates a room code that is not 6 to 12 characters of
-	// the code alphabet.
-	ErrBadCode = errors.New("relay: bad room code")
-	// ErrBadMessage indicates a relay message that is not valid JSON, has
-	// an unknown type, lacks a field or does not fit the connection's state.
-	ErrBadMessage = errors.New("relay: bad message")
-	// ErrTooLarge indicates a relay message longer than the relay's limit.
-	ErrTooLarge = errors.New("relay: message too large")
-	// ErrRateLimited indicates a connection that sent messages faster than
-	// the relay allows.
-	ErrRateLimited = errors.New("relay: too many messages")
-	// ErrTooManyConns indicates a relay that refuses a connection because
-	// the address, or the relay, has too many.
-	ErrTooManyConns = errors.New("relay: too many connections")
-	// ErrBadVersion indicates a protocol version the relay does not speak.
-	ErrBadVersion = errors.New("relay: unsupported protocol version")
-	// ErrNoPlayer indicates a signal to a player who is not in the room.
-	ErrNoPlayer = errors.New("relay: no such player")
-	// ErrHostGone indicates a room whose host stopped answering or left.
-	ErrHostGone = errors.New("relay: host gone")
-	// ErrRelayClosed indicates a relay connection that closed.
-	ErrRelayClosed = errors.New("relay: connection closed")
-	// ErrJoinTimeout indicates a joiner dropped from its room before its
-	// data channel opened: not within RoomConfig.JoinTimeout, or to make
-	// room for newer joiners (JoiningPerAddr, JoinGrace).
-	ErrJoinTimeout = errors.New("relay: data channel not open in time")
 	// ErrNoAnswer indicates a relay that did not answer a request in time.
 	ErrNoAnswer = errors.New("relay: no answer")
-	// ErrFull indicates a request to open a room on demand that no match
-	// server could take: none registered for it, or every one's slots
-	// are in use (or the one asked refused or did not answer).
-	ErrFull = errors.New("relay: no match server has a free slot")
 	// ErrRedis indicates a Redis (RedisRoomDirectory) that could not be
 	// reached or failed a command.
 	ErrRedis = errors.New("relay: redis")

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind/relay"
+	"github.com/rewindnet/rewind/relay/roomproto"
 	"github.com/rewindnet/rewind/transport"
 	"github.com/rewindnet/rewind/transport/webrtc"
 )
@@ -26,10 +27,10 @@ func Example() {
 	rooms := relay.NewRoomServer(relay.RoomConfig{TURN: turn})
 	defer rooms.Close()
 	mux := http.NewServeMux()
-	mux.Handle(relay.RoomPath, rooms)
+	mux.Handle(roomproto.Path, rooms)
 	hs := httptest.NewServer(mux)
 	defer hs.Close()
-	url := "ws" + strings.TrimPrefix(hs.URL, "http") + relay.RoomPath
+	url := "ws" + strings.TrimPrefix(hs.URL, "http") + roomproto.Path
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/rewindnet/rewind/relay/roomproto"
 )
 
 // ClaimOptions says how to claim a room whose host was lost (host
@@ -34,9 +36,9 @@ type ClaimOptions struct {
 	Host HostOptions
 }
 
-// Claimed is the relay's answer to a claim. Outcome is RoomClaimHost (the
-// claimant hosts the room now: Host), RoomClaimSame (the old host answered
-// the relay's probe: Player is connected to it again) or RoomClaimNew
+// Claimed is the relay's answer to a claim. Outcome is roomproto.ClaimHost (the
+// claimant hosts the room now: Host), roomproto.ClaimSame (the old host answered
+// the relay's probe: Player is connected to it again) or roomproto.ClaimNew
 // (another claimant took the room over: Player is connected to it).
 type Claimed struct {
 	Outcome string
@@ -46,27 +48,27 @@ type Claimed struct {
 
 // ClaimRoom claims the room opts.Code with its key and returns once the
 // claimant hosts it, or is connected to its host over a data channel.
-// The relay's refusals come back as errors wrapping ErrRoomEnded (the
-// host ended the match on purpose), ErrBadKey (another match has the
+// The relay's refusals come back as errors wrapping roomproto.ErrRoomEnded (the
+// host ended the match on purpose), roomproto.ErrBadKey (another match has the
 // code) and the like; a claimant introduced to a host that the relay
 // then says is lost too (before the data channel opened) gets
-// ErrHostGone, and may claim again.
+// roomproto.ErrHostGone, and may claim again.
 func ClaimRoom(ctx context.Context, opts ClaimOptions) (*Claimed, error) {
 	code := strings.ToUpper(strings.TrimSpace(opts.Code))
-	var handle func(roomMsg)
+	var handle func(roomproto.Msg)
 	r, err := reach(ctx, relayList(opts.URL, opts.URLs), opts.TryTimeout,
-		&roomMsg{Type: RoomMsgClaim, V: roomV1, Code: code, Key: opts.Key, MaxPlayers: opts.Host.MaxPlayers, NoHost: opts.NoHost},
-		"", func(m roomMsg) { handle(m) })
+		&roomproto.Msg{Type: roomproto.MsgClaim, V: roomproto.V1, Code: code, Key: opts.Key, MaxPlayers: opts.Host.MaxPlayers, NoHost: opts.NoHost},
+		"", func(m roomproto.Msg) { handle(m) })
 	if err != nil {
 		return nil, fmt.Errorf("relay: claiming %s: %w", code, err)
 	}
 	rc, m, start, url := r.rc, r.first, r.start, r.url
-	if m.Type == RoomMsgEnded {
+	if m.Type == roomproto.MsgEnded {
 		rc.close()
-		return nil, fmt.Errorf("relay: claiming %s at %s: %w: %s", code, url, ErrRoomEnded, m.Reason)
+		return nil, fmt.Errorf("relay: claiming %s at %s: %w: %s", code, url, roomproto.ErrRoomEnded, m.Reason)
 	}
 	switch {
-	case m.Type == RoomMsgHosted && m.Claim == RoomClaimHost:
+	case m.Type == roomproto.MsgHosted && m.Claim == roomproto.ClaimHost:
 		hopts := opts.Host
 		hopts.URL, hopts.URLs, hopts.Code, hopts.Migrate = url, nil, code, true
 		h := &HostedRoom{opts: hopts}
@@ -74,8 +76,8 @@ func ClaimRoom(ctx context.Context, opts ClaimOptions) (*Claimed, error) {
 		if err := h.start(rc, m, start); err != nil {
 			return nil, err
 		}
-		return &Claimed{Outcome: RoomClaimHost, Host: h}, nil
-	case m.Type == RoomMsgJoined && (m.Claim == RoomClaimSame || m.Claim == RoomClaimNew):
+		return &Claimed{Outcome: roomproto.ClaimHost, Host: h}, nil
+	case m.Type == roomproto.MsgJoined && (m.Claim == roomproto.ClaimSame || m.Claim == roomproto.ClaimNew):
 		p := newRoomPlayer(code)
 		handle = p.handle
 		if err := p.start(ctx, rc, m, start, JoinOptions{URL: url, Code: code, WebRTC: opts.Host.WebRTC}); err != nil {
@@ -84,5 +86,5 @@ func ClaimRoom(ctx context.Context, opts ClaimOptions) (*Claimed, error) {
 		return &Claimed{Outcome: m.Claim, Player: p}, nil
 	}
 	rc.close()
-	return nil, fmt.Errorf("relay: claiming %s: %w: answered %q (claim %q)", code, ErrBadMessage, m.Type, m.Claim)
+	return nil, fmt.Errorf("relay: claiming %s: %w: answered %q (claim %q)", code, roomproto.ErrBadMessage, m.Type, m.Claim)
 }

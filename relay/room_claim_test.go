@@ -11,6 +11,7 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/rewindnet/rewind/internal/testutil"
+	"github.com/rewindnet/rewind/relay/roomproto"
 	"github.com/rewindnet/rewind/transport/webrtc"
 )
 
@@ -40,14 +41,14 @@ func TestClaimRoomOverSockets(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("player not told the host is lost")
 	}
-	if _, err := ClaimRoom(ctx, ClaimOptions{URL: r.url, Code: code, Key: "0123456789abcdef0123456789abcdef"}); !errors.Is(err, ErrBadKey) {
+	if _, err := ClaimRoom(ctx, ClaimOptions{URL: r.url, Code: code, Key: "0123456789abcdef0123456789abcdef"}); !errors.Is(err, roomproto.ErrBadKey) {
 		t.Fatalf("claim with another key: %v", err)
 	}
 	first, err := ClaimRoom(ctx, ClaimOptions{URL: r.url, Code: code, Key: key})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if first.Outcome != RoomClaimHost || first.Host.Code() != code || first.Host.Key() != key {
+	if first.Outcome != roomproto.ClaimHost || first.Host.Code() != code || first.Host.Key() != key {
 		t.Fatalf("first claim: %+v", first)
 	}
 	defer first.Host.Close()
@@ -55,7 +56,7 @@ func TestClaimRoomOverSockets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if second.Outcome != RoomClaimNew || second.Player == nil {
+	if second.Outcome != roomproto.ClaimNew || second.Player == nil {
 		t.Fatalf("second claim: %+v", second)
 	}
 	defer second.Player.Close()
@@ -79,7 +80,7 @@ func TestClaimRoomOverSockets(t *testing.T) {
 				c.Host.Close()
 			}
 		}
-		if errors.Is(err, ErrRoomEnded) {
+		if errors.Is(err, roomproto.ErrRoomEnded) {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -130,7 +131,7 @@ func TestClaimRoomHostHearsWaitingClaimants(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer first.Host.Close()
-	if first.Outcome != RoomClaimHost {
+	if first.Outcome != roomproto.ClaimHost {
 		t.Fatalf("hosting claim: %+v", first)
 	}
 	for range n {
@@ -139,7 +140,7 @@ func TestClaimRoomHostHearsWaitingClaimants(t *testing.T) {
 			t.Fatalf("waiting claimant: %v", w.err)
 		}
 		defer w.c.Player.Close()
-		if w.c.Outcome != RoomClaimNew {
+		if w.c.Outcome != roomproto.ClaimNew {
 			t.Fatalf("waiting claimant: %+v", w.c)
 		}
 	}
@@ -173,12 +174,12 @@ func TestGatedReaderKeepsMessagesBehindTheAnswer(t *testing.T) {
 			return
 		}
 		defer ws.CloseNow()
-		msgs := []*roomMsg{{Type: RoomMsgHosted, V: RoomProtocolVersion, Code: "ABCDEF"}}
+		msgs := []*roomproto.Msg{{Type: roomproto.MsgHosted, V: roomproto.Version, Code: "ABCDEF"}}
 		for i := range n {
-			msgs = append(msgs, &roomMsg{Type: RoomMsgPlayer, ID: fmt.Sprintf("p%d", i+1)})
+			msgs = append(msgs, &roomproto.Msg{Type: roomproto.MsgPlayer, ID: fmt.Sprintf("p%d", i+1)})
 		}
 		for _, m := range msgs {
-			if err := ws.Write(r.Context(), websocket.MessageText, m.encode()); err != nil {
+			if err := ws.Write(r.Context(), websocket.MessageText, m.Encode()); err != nil {
 				return
 			}
 		}
@@ -187,12 +188,12 @@ func TestGatedReaderKeepsMessagesBehindTheAnswer(t *testing.T) {
 	defer hs.Close()
 	ctx := testCtx(t)
 	got := make(chan string, n)
-	rc, replies, start, err := dialRoomGated(ctx, "ws"+strings.TrimPrefix(hs.URL, "http"), func(m roomMsg) { got <- m.ID })
+	rc, replies, start, err := dialRoomGated(ctx, "ws"+strings.TrimPrefix(hs.URL, "http"), func(m roomproto.Msg) { got <- m.ID })
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rc.close()
-	if m, err := firstReply(ctx, rc, replies, RoomMsgHosted); err != nil || m.Code != "ABCDEF" {
+	if m, err := firstReply(ctx, rc, replies, roomproto.MsgHosted); err != nil || m.Code != "ABCDEF" {
 		t.Fatalf("first reply %+v, %v", m, err)
 	}
 	// Not a synchronization: it lets the later messages reach the reader
@@ -216,20 +217,20 @@ func TestGatedReaderKeepsMessagesBehindTheAnswer(t *testing.T) {
 // that host goes before the claimant's data channel to it opens (a host
 // that answers pings while it leaves: here a raw WebSocket host that
 // never answers an offer). The relay orphans the room and tells the
-// claimant: its claim fails with ErrHostGone instead of waiting for a
+// claimant: its claim fails with roomproto.ErrHostGone instead of waiting for a
 // data channel that cannot open, and a second claim hosts the room.
 func TestClaimToAHostThatGoes(t *testing.T) {
 	testutil.CheckGoroutines(t, 5*time.Second)
 	r := startTestRelay(t, RoomConfig{})
 	ctx := testCtx(t)
 	ws := dialRaw(t, r.url)
-	writeRaw(t, ws, string((&roomMsg{Type: RoomMsgHost, V: RoomProtocolVersion, Migrate: true}).encode()))
+	writeRaw(t, ws, string((&roomproto.Msg{Type: roomproto.MsgHost, V: roomproto.Version, Migrate: true}).Encode()))
 	_, b, err := ws.Read(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	hosted, _ := decodeReply(b)
-	if hosted.Type != RoomMsgHosted {
+	if hosted.Type != roomproto.MsgHosted {
 		t.Fatalf("got %s, want hosted", b)
 	}
 	claimErr := make(chan error, 1)
@@ -248,18 +249,18 @@ func TestClaimToAHostThatGoes(t *testing.T) {
 			t.Fatal(err)
 		}
 		m, _ := decodeReply(b)
-		if m.Type == RoomMsgPing {
-			writeRaw(t, ws, string((&roomMsg{Type: RoomMsgPong, N: m.N}).encode()))
+		if m.Type == roomproto.MsgPing {
+			writeRaw(t, ws, string((&roomproto.Msg{Type: roomproto.MsgPong, N: m.N}).Encode()))
 		}
-		if m.Type == RoomMsgSignal {
+		if m.Type == roomproto.MsgSignal {
 			break
 		}
 	}
 	ws.CloseNow()
 	select {
 	case err := <-claimErr:
-		if !errors.Is(err, ErrHostGone) {
-			t.Fatalf("claim to the host that went: %v, want ErrHostGone", err)
+		if !errors.Is(err, roomproto.ErrHostGone) {
+			t.Fatalf("claim to the host that went: %v, want roomproto.ErrHostGone", err)
 		}
 	case <-ctx.Done():
 		t.Fatal("the claim still waits for the data channel of a host that went")
@@ -269,7 +270,7 @@ func TestClaimToAHostThatGoes(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer again.Host.Close()
-	if again.Outcome != RoomClaimHost {
+	if again.Outcome != roomproto.ClaimHost {
 		t.Fatalf("second claim: %+v", again)
 	}
 }

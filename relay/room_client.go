@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/rewindnet/rewind/relay/roomproto"
 	"github.com/rewindnet/rewind/transport/webrtc"
 )
 
@@ -43,7 +44,7 @@ const (
 
 // dialRoom dials the relay; the reader goroutine hands every message to
 // the handler that newHandle makes for the connection.
-func dialRoom(ctx context.Context, rawURL string, newHandle func(*roomClient) func(roomMsg)) (*roomClient, error) {
+func dialRoom(ctx context.Context, rawURL string, newHandle func(*roomClient) func(roomproto.Msg)) (*roomClient, error) {
 	ws, _, err := websocket.Dial(ctx, rawURL, nil)
 	if err != nil {
 		return nil, fmt.Errorf("relay: dial %s: %w", rawURL, err)
@@ -65,12 +66,12 @@ func dialRoom(ctx context.Context, rawURL string, newHandle func(*roomClient) fu
 // claimant that takes a room over hears of the claimants introduced to
 // it at once): they wait in order, none is dropped, and the reader never
 // blocks on replies.
-func dialRoomGated(ctx context.Context, rawURL string, handle func(roomMsg)) (rc *roomClient, replies <-chan roomMsg, start func(), err error) {
-	ch := make(chan roomMsg, 1)
+func dialRoomGated(ctx context.Context, rawURL string, handle func(roomproto.Msg)) (rc *roomClient, replies <-chan roomproto.Msg, start func(), err error) {
+	ch := make(chan roomproto.Msg, 1)
 	ready := make(chan struct{})
-	rc, err = dialRoom(ctx, rawURL, func(rc *roomClient) func(roomMsg) {
+	rc, err = dialRoom(ctx, rawURL, func(rc *roomClient) func(roomproto.Msg) {
 		first := true // only the reader goroutine reads and writes it
-		return func(m roomMsg) {
+		return func(m roomproto.Msg) {
 			if first {
 				first = false
 				ch <- m // never blocks: ch holds one, and this is the first
@@ -89,17 +90,17 @@ func dialRoomGated(ctx context.Context, rawURL string, handle func(roomMsg)) (rc
 	return rc, ch, func() { close(ready) }, nil
 }
 
-func (rc *roomClient) readLoop(handle func(roomMsg)) {
+func (rc *roomClient) readLoop(handle func(roomproto.Msg)) {
 	defer rc.wg.Done()
 	for {
 		_, b, err := rc.ws.Read(context.Background())
 		if err != nil {
-			rc.fail(fmt.Errorf("%w: %w", ErrRelayClosed, err))
+			rc.fail(fmt.Errorf("%w: %w", roomproto.ErrRelayClosed, err))
 			return
 		}
-		var m roomMsg
+		var m roomproto.Msg
 		if err := json.Unmarshal(b, &m); err != nil {
-			rc.fail(fmt.Errorf("relay sent a bad message: %w: %w", ErrBadMessage, err))
+			rc.fail(fmt.Errorf("relay sent a bad message: %w: %w", roomproto.ErrBadMessage, err))
 			return
 		}
 		handle(m)
@@ -116,7 +117,7 @@ func (rc *roomClient) writeLoop() {
 			cancel()
 			rc.unsent.Add(-1)
 			if err != nil {
-				rc.fail(fmt.Errorf("%w: %w", ErrRelayClosed, err))
+				rc.fail(fmt.Errorf("%w: %w", roomproto.ErrRelayClosed, err))
 				return
 			}
 		case <-rc.done:
@@ -126,10 +127,10 @@ func (rc *roomClient) writeLoop() {
 }
 
 // send queues m for the relay; it waits while the queue is full.
-func (rc *roomClient) send(m *roomMsg) {
+func (rc *roomClient) send(m *roomproto.Msg) {
 	rc.unsent.Add(1)
 	select {
-	case rc.out <- m.encode():
+	case rc.out <- m.Encode():
 	case <-rc.done:
 		rc.unsent.Add(-1)
 	}
@@ -168,7 +169,7 @@ flush:
 	}
 	rc.closed.Do(func() {
 		rc.mu.Lock()
-		rc.err = ErrRelayClosed
+		rc.err = roomproto.ErrRelayClosed
 		rc.mu.Unlock()
 		close(rc.done)
 		_ = rc.ws.Close(websocket.StatusNormalClosure, "bye")
@@ -232,19 +233,19 @@ func webrtcConfig(base webrtc.Config, relayURL string, ice []webrtc.ICEServer) w
 
 // firstReply waits for the answer to a request: the message of type want
 // (any type when want is empty), or an error message, or the end of the connection or ctx.
-func firstReply(ctx context.Context, rc *roomClient, replies <-chan roomMsg, want string) (roomMsg, error) {
+func firstReply(ctx context.Context, rc *roomClient, replies <-chan roomproto.Msg, want string) (roomproto.Msg, error) {
 	select {
 	case m := <-replies:
-		if m.Type == RoomMsgError {
-			return m, &RoomError{Code: m.Error, Re: m.Re, Reason: m.Reason}
+		if m.Type == roomproto.MsgError {
+			return m, &roomproto.Error{Code: m.Error, Re: m.Re, Reason: m.Reason}
 		}
 		if want != "" && m.Type != want {
-			return m, fmt.Errorf("%w: relay answered %q, want %q", ErrBadMessage, m.Type, want)
+			return m, fmt.Errorf("%w: relay answered %q, want %q", roomproto.ErrBadMessage, m.Type, want)
 		}
 		return m, nil
 	case <-rc.done:
-		return roomMsg{}, rc.Err()
+		return roomproto.Msg{}, rc.Err()
 	case <-ctx.Done():
-		return roomMsg{}, fmt.Errorf("relay: waiting for %q: %w: %w", want, ErrNoAnswer, ctx.Err())
+		return roomproto.Msg{}, fmt.Errorf("relay: waiting for %q: %w: %w", want, ErrNoAnswer, ctx.Err())
 	}
 }

@@ -2,9 +2,10 @@ package relay
 
 import (
 	"fmt"
-	"io"
 	"sync"
 	"time"
+
+	"github.com/rewindnet/rewind/relay/roomproto"
 )
 
 // RoomRecord is what the room directory knows about one room: enough for
@@ -27,7 +28,7 @@ type RoomRecord struct {
 // (MemoryRoomDirectory) by default; RedisRoomDirectory shares it between
 // the relay processes of a fleet. Methods are safe for concurrent use.
 type RoomDirectory interface {
-	// Claim records a new room under rec.Code, failing with ErrCodeTaken if
+	// Claim records a new room under rec.Code, failing with roomproto.ErrCodeTaken if
 	// the code names a live room or an ended one still remembered at now.
 	Claim(rec RoomRecord, now time.Time) error
 	// Lookup returns the room under code; ended rooms are returned until
@@ -72,7 +73,7 @@ func (d *MemoryRoomDirectory) Claim(rec RoomRecord, now time.Time) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if _, ok := d.live(rec.Code, now); ok {
-		return fmt.Errorf("%w: %s", ErrCodeTaken, rec.Code)
+		return fmt.Errorf("%w: %s", roomproto.ErrCodeTaken, rec.Code)
 	}
 	d.rooms[rec.Code] = rec
 	return nil
@@ -119,19 +120,4 @@ func (d *MemoryRoomDirectory) Len() int {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return len(d.rooms)
-}
-
-// newRoomCode draws a code of n characters (6 to 12) of
-// RoomCodeAlphabet from rnd, whose 32 letters take 5 bits each, so every
-// code is equally likely.
-func newRoomCode(rnd io.Reader, n int) (string, error) {
-	var buf [roomCodeMaxLen]byte
-	b := buf[:min(max(n, roomCodeLen), roomCodeMaxLen)]
-	if _, err := io.ReadFull(rnd, b); err != nil {
-		return "", fmt.Errorf("relay: drawing a room code: %w", err)
-	}
-	for i := range b {
-		b[i] = RoomCodeAlphabet[b[i]&31]
-	}
-	return string(b), nil
 }

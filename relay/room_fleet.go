@@ -11,6 +11,7 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/redis/go-redis/v9"
+	"github.com/rewindnet/rewind/relay/roomproto"
 )
 
 // roleForward is the role of a player's connection whose room is hosted
@@ -152,9 +153,9 @@ func (l *fleetLink) take(m fleetMsg, now time.Time) {
 	case "open":
 		c, err := h.connect(m.A, now)
 		if err != nil {
-			d := errorMsg(RoomErrTooManyConns, "", err.Error())
-			l.send(m.F, fleetMsg{K: "down", C: m.C, D: string(d.encode())})
-			l.send(m.F, fleetMsg{K: "close", C: m.C, S: int(websocket.StatusTryAgainLater), R: RoomErrTooManyConns})
+			d := roomproto.ErrorMsg(roomproto.ErrCodeTooManyConns, "", err.Error())
+			l.send(m.F, fleetMsg{K: "down", C: m.C, D: string(d.Encode())})
+			l.send(m.F, fleetMsg{K: "close", C: m.C, S: int(websocket.StatusTryAgainLater), R: roomproto.ErrCodeTooManyConns})
 			return
 		}
 		h.mu.Lock()
@@ -228,9 +229,9 @@ func (l *fleetLink) pump(c *roomConn, relay string, id uint64) {
 
 // forward makes c, which asked to join a room hosted by relay owner,
 // a forwarded connection, and sends its join there. hub.mu is held.
-func (l *fleetLink) forward(c *roomConn, owner string, join *roomMsg) {
+func (l *fleetLink) forward(c *roomConn, owner string, join *roomproto.Msg) {
 	c.role, c.fwd = roleForward, owner
-	if !l.send(owner, fleetMsg{K: "open", F: l.dir.self, C: c.id, A: c.addr, D: string(join.encode())}) {
+	if !l.send(owner, fleetMsg{K: "open", F: l.dir.self, C: c.id, A: c.addr, D: string(join.Encode())}) {
 		l.hub.kill(c, websocket.StatusPolicyViolation, "slow: relay fleet queue full")
 	}
 }
@@ -318,12 +319,12 @@ func (l *fleetLink) dropDead(relays []string, now time.Time) {
 // through a live relay) makes this relay its owner, so the claimant takes
 // it over here, unless another relay adopted it first: then the claim
 // goes there. Called outside the hub's lock.
-func (l *fleetLink) checkOwner(d *dirAnswer, m *roomMsg) {
+func (l *fleetLink) checkOwner(d *dirAnswer, m *roomproto.Msg) {
 	alive, ok := l.dir.alive([]string{d.rec.Owner})
 	if !ok || alive[0] {
 		return
 	}
-	if m.Type != RoomMsgClaim {
+	if m.Type != roomproto.MsgClaim {
 		d.ownerDead = true
 		return
 	}

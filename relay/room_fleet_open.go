@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/rewindnet/rewind/relay/roomproto"
 )
 
 // Rooms on demand across a fleet of relays. Each relay publishes the
@@ -189,7 +190,7 @@ func (h *roomHub) placeOpen(c *roomConn, d *dirAnswer) bool {
 
 // openElsewhere forwards lobby c's open to the relay d placed it at, or
 // refuses it "full" with the fleet's count. h.mu is held.
-func (h *roomHub) openElsewhere(c *roomConn, m *roomMsg, d dirAnswer) {
+func (h *roomHub) openElsewhere(c *roomConn, m *roomproto.Msg, d dirAnswer) {
 	if d.sendTo != "" {
 		h.serving.forwarded++
 		h.cfg.Log.Debug("relay: open placed at another relay", "conn", c.id, "relay", d.sendTo)
@@ -197,7 +198,7 @@ func (h *roomHub) openElsewhere(c *roomConn, m *roomMsg, d dirAnswer) {
 		return
 	}
 	h.serving.full++
-	h.fail(c, m.Type, fmt.Errorf("%w: %s", ErrFull, h.localSlots().add(*d.others).fullReason("in the fleet")))
+	h.fail(c, m.Type, fmt.Errorf("%w: %s", roomproto.ErrFull, h.localSlots().add(*d.others).fullReason("in the fleet")))
 }
 
 // endAt reports whether the end of d.rec, a live room with the right

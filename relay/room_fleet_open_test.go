@@ -11,6 +11,8 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/rewindnet/rewind/internal/testutil"
+	"github.com/rewindnet/rewind/relay/roomcode"
+	"github.com/rewindnet/rewind/relay/roomproto"
 )
 
 // fleetSlotsOf reads the slots relay published for the fleet.
@@ -36,15 +38,15 @@ func (d *RedisRoomDirectory) fleetSlotsOf(relay string) (slotCount, bool) {
 
 // rawServe registers a match server at url over a bare WebSocket,
 // answering the relay's pings; the other messages it gets come on msgs.
-func rawServe(t *testing.T, url string, slots int) (ws *websocket.Conn, msgs <-chan roomMsg) {
+func rawServe(t *testing.T, url string, slots int) (ws *websocket.Conn, msgs <-chan roomproto.Msg) {
 	t.Helper()
 	ws = dialRaw(t, url)
 	writeRaw(t, ws, fmt.Sprintf(`{"type":"serve","v":2,"slots":%d,"onDemand":true}`, slots))
 	_, b, err := ws.Read(testCtx(t))
-	if m, _ := decodeReply(b); err != nil || m.Type != RoomMsgServing {
+	if m, _ := decodeReply(b); err != nil || m.Type != roomproto.MsgServing {
 		t.Fatalf("serve: %s %v", b, err)
 	}
-	ch := make(chan roomMsg, 64)
+	ch := make(chan roomproto.Msg, 64)
 	go func() {
 		defer close(ch)
 		for {
@@ -53,7 +55,7 @@ func rawServe(t *testing.T, url string, slots int) (ws *websocket.Conn, msgs <-c
 				return
 			}
 			m, _ := decodeReply(b)
-			if m.Type == RoomMsgPing {
+			if m.Type == roomproto.MsgPing {
 				_ = ws.Write(context.Background(), websocket.MessageText, []byte(fmt.Sprintf(`{"type":"pong","n":%d}`, m.N)))
 				continue
 			}
@@ -65,7 +67,7 @@ func rawServe(t *testing.T, url string, slots int) (ws *websocket.Conn, msgs <-c
 
 // rawOpen asks url for a room on demand from a new lobby connection and
 // returns the lobby's messages.
-func rawOpen(t *testing.T, url string) <-chan roomMsg {
+func rawOpen(t *testing.T, url string) <-chan roomproto.Msg {
 	t.Helper()
 	ws := dialRaw(t, url)
 	t.Cleanup(func() { ws.CloseNow() })
@@ -91,7 +93,7 @@ func TestRedisFleetOpen(t *testing.T) {
 	r2, _, _ := startFleetRelayWith(t, url, cfg, rcfg)
 	ctx := testCtx(t)
 
-	if m := nextRaw(t, rawOpen(t, r2.url)); m.Error != RoomErrFull || !strings.Contains(m.Reason, "0 match server(s) take rooms on demand in the fleet") {
+	if m := nextRaw(t, rawOpen(t, r2.url)); m.Error != roomproto.ErrCodeFull || !strings.Contains(m.Reason, "0 match server(s) take rooms on demand in the fleet") {
 		t.Fatalf("open with no match server in the fleet: %+v", m)
 	}
 	srv, smsgs := rawServe(t, r1.url, 1)
@@ -101,22 +103,22 @@ func TestRedisFleetOpen(t *testing.T) {
 	})
 	lobby := rawOpen(t, r2.url)
 	open := nextRaw(t, smsgs)
-	if open.Type != RoomMsgOpen || !ValidRoomCode(open.Code) || len(open.Key) != roomKeyHexLen {
+	if open.Type != roomproto.MsgOpen || !roomcode.Valid(open.Code) || len(open.Key) != roomproto.KeyHexLen {
 		t.Fatalf("the server got %+v, want open", open)
 	}
 	writeRaw(t, srv, fmt.Sprintf(`{"type":"opened","code":%q}`, open.Code))
-	if m := nextRaw(t, lobby); m.Type != RoomMsgOpened || m.Code != open.Code || m.Key != open.Key {
+	if m := nextRaw(t, lobby); m.Type != roomproto.MsgOpened || m.Code != open.Code || m.Key != open.Key {
 		t.Fatalf("the lobby got %+v, want opened %s with its key", m, open.Code)
 	}
 	_, joined, pmsgs := rawJoin(t, r2.url, open.Code)
-	if m := nextRaw(t, smsgs); m.Type != RoomMsgPlayer || m.Code != open.Code || m.ID != joined.ID {
+	if m := nextRaw(t, smsgs); m.Type != roomproto.MsgPlayer || m.Code != open.Code || m.ID != joined.ID {
 		t.Fatalf("the server got %+v, want player %s of %s", m, joined.ID, open.Code)
 	}
 	testutil.WaitUntil(ctx, t, "relay 1 to publish the slot in use", func() bool {
 		s, ok := dir1.fleetSlotsOf(dir1.Self())
 		return ok && s == slotCount{1, 1, 1}
 	})
-	if m := nextRaw(t, rawOpen(t, r2.url)); m.Error != RoomErrFull || !strings.Contains(m.Reason, "1 match server(s) take rooms on demand in the fleet, 1 of 1 slots in use") {
+	if m := nextRaw(t, rawOpen(t, r2.url)); m.Error != roomproto.ErrCodeFull || !strings.Contains(m.Reason, "1 match server(s) take rooms on demand in the fleet, 1 of 1 slots in use") {
 		t.Fatalf("open with the fleet's slot in use: %+v", m)
 	}
 	if st := r2.srv.MatchServers(); st.Forwarded != 1 || st.Full != 2 {
@@ -130,17 +132,17 @@ func TestRedisFleetOpen(t *testing.T) {
 	if err := EndRoom(ctx, r2.url, open.Code, open.Key); err != nil {
 		t.Fatalf("the lobby's end: %v", err)
 	}
-	if m := nextRaw(t, smsgs); m.Type != RoomMsgEnded || m.Code != open.Code {
+	if m := nextRaw(t, smsgs); m.Type != roomproto.MsgEnded || m.Code != open.Code {
 		t.Fatalf("the server got %+v, want ended %s", m, open.Code)
 	}
-	if m := nextRaw(t, pmsgs); m.Type != RoomMsgEnded {
+	if m := nextRaw(t, pmsgs); m.Type != roomproto.MsgEnded {
 		t.Fatalf("the player got %+v, want ended", m)
 	}
 	testutil.WaitUntil(ctx, t, "relay 1 to publish the slot free", func() bool {
 		s, ok := dir1.fleetSlotsOf(dir1.Self())
 		return ok && s == slotCount{1, 1, 0}
 	})
-	if err := EndRoom(ctx, r2.url, open.Code, open.Key); !errors.Is(err, ErrRoomEnded) {
+	if err := EndRoom(ctx, r2.url, open.Code, open.Key); !errors.Is(err, roomproto.ErrRoomEnded) {
 		t.Errorf("a second end: %v, want room_ended", err)
 	}
 	srv.CloseNow()
@@ -174,7 +176,7 @@ func TestRedisFleetOpenDeadRelay(t *testing.T) {
 	if _, ok := dir2.fleetSlotsOf(dir1.Self()); !ok {
 		t.Log("relay 1's slots expired before its liveness: the check below proves less")
 	}
-	if m := nextRaw(t, rawOpen(t, r2.url)); m.Error != RoomErrFull || !strings.Contains(m.Reason, "0 match server(s)") {
+	if m := nextRaw(t, rawOpen(t, r2.url)); m.Error != roomproto.ErrCodeFull || !strings.Contains(m.Reason, "0 match server(s)") {
 		t.Fatalf("open with the only server's relay dead: %+v", m)
 	}
 }

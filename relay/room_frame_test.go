@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind/internal/testutil"
+	"github.com/rewindnet/rewind/relay/roomproto"
 )
 
 // TestRoomFrameOverLimitRefused: a frame header declaring 2^63-1 bytes closes
@@ -41,7 +42,7 @@ func TestRoomFrameOverLimitRefused(t *testing.T) {
 	if ne, ok := err.(net.Error); ok && ne.Timeout() {
 		t.Fatal("a frame declaring 2^63-1 bytes did not close the connection")
 	}
-	if !strings.Contains(string(rest), RoomErrTooLarge) {
+	if !strings.Contains(string(rest), roomproto.ErrCodeTooLarge) {
 		t.Logf("closed without the too_large message (%q)", rest)
 	}
 	testutil.WaitUntil(testCtx(t), t, "the relay to forget the connection", func() bool {

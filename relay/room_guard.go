@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/rewindnet/rewind/relay/roomproto"
 )
 
 // The hub's guards against squatting and code guessing: joiners whose data
@@ -56,7 +57,7 @@ func (h *roomHub) bucket(addr string, now time.Time) *failBucket {
 
 // throttled reports whether c's address has used up its failed joins, and
 // if so refuses m (rate_limited, closing c).
-func (h *roomHub) throttled(c *roomConn, m *roomMsg, now time.Time) bool {
+func (h *roomHub) throttled(c *roomConn, m *roomproto.Msg, now time.Time) bool {
 	if b := h.bucket(c.addr, now); b != nil && b.tokens < 1 {
 		h.refuseThrottled(c, m)
 		return true
@@ -66,10 +67,10 @@ func (h *roomHub) throttled(c *roomConn, m *roomMsg, now time.Time) bool {
 
 // refuseThrottled refuses m, from an address that has used up its failed
 // joins here or in the fleet (rate_limited, closing c).
-func (h *roomHub) refuseThrottled(c *roomConn, m *roomMsg) {
+func (h *roomHub) refuseThrottled(c *roomConn, m *roomproto.Msg) {
 	h.stats.joinsThrottled++
 	h.fail(c, m.Type, fmt.Errorf("%w: over %d failed joins from %s, %g more per second",
-		ErrRateLimited, h.cfg.FailedJoinBurst, c.addr, h.cfg.FailedJoinRate))
+		roomproto.ErrRateLimited, h.cfg.FailedJoinBurst, c.addr, h.cfg.FailedJoinRate))
 }
 
 // joinFailed counts a failed join (no such room, bad key, room ended)
@@ -129,8 +130,8 @@ func (h *roomHub) pendingDone(c *roomConn) {
 func (h *roomHub) dropPending(c *roomConn, now time.Time, why string) {
 	h.stats.pendingDropped++
 	h.leaveRoom(c, now, "")
-	h.send(c, ptr(errorMsg(RoomErrJoinTimeout, RoomMsgJoin, ErrJoinTimeout.Error()+": "+why)))
-	h.kill(c, websocket.StatusPolicyViolation, RoomErrJoinTimeout+": "+why)
+	h.send(c, ptr(roomproto.ErrorMsg(roomproto.ErrCodeJoinTimeout, roomproto.MsgJoin, roomproto.ErrJoinTimeout.Error()+": "+why)))
+	h.kill(c, websocket.StatusPolicyViolation, roomproto.ErrCodeJoinTimeout+": "+why)
 }
 
 // makeJoinRoom lets a joiner into r when JoiningPerRoom players are

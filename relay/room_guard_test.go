@@ -4,20 +4,22 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/rewindnet/rewind/relay/roomproto"
 )
 
 // joinRoom sends a join for code from a new connection at addr at now.
 func joinRoom(t *testing.T, h *roomHub, addr, code string, now time.Time) *roomConn {
 	t.Helper()
 	c := mustConnect(t, h, addr)
-	sendMsg(h, c, roomMsg{Type: RoomMsgJoin, V: 1, Code: code}, now)
+	sendMsg(h, c, roomproto.Msg{Type: roomproto.MsgJoin, V: 1, Code: code}, now)
 	return c
 }
 
-func wantJoined(t *testing.T, c *roomConn) roomMsg {
+func wantJoined(t *testing.T, c *roomConn) roomproto.Msg {
 	t.Helper()
 	m := next(t, c)
-	if m.Type != RoomMsgJoined {
+	if m.Type != roomproto.MsgJoined {
 		t.Fatalf("got %+v, want joined", m)
 	}
 	return m
@@ -44,8 +46,8 @@ func TestHubPendingJoinerExpires(t *testing.T) {
 		t.Fatal("joiner dropped before JoinTimeout")
 	}
 	h.tick(t0.Add(20 * time.Second))
-	wantErr(t, squat, RoomErrJoinTimeout, true)
-	if m := next(t, host); m.Type != RoomMsgLeft || m.ID != id {
+	wantErr(t, squat, roomproto.ErrCodeJoinTimeout, true)
+	if m := next(t, host); m.Type != roomproto.MsgLeft || m.ID != id {
 		t.Fatalf("host told %+v, want left %s", m, id)
 	}
 	if st := h.roomStats(); st.Pending != 0 || st.PendingDropped != 1 {
@@ -67,7 +69,7 @@ func TestHubSquattersDoNotFillRoom(t *testing.T) {
 	}
 	legit := joinRoom(t, h, "10.0.0.3", hosted.Code, t0)
 	wantJoined(t, legit)
-	sendMsg(h, legit, roomMsg{Type: RoomMsgConnected}, t0)
+	sendMsg(h, legit, roomproto.Msg{Type: roomproto.MsgConnected}, t0)
 	if !legit.connected || legit.killed {
 		t.Fatal("legit player not in")
 	}
@@ -81,14 +83,14 @@ func TestHubSquattersDoNotFillRoom(t *testing.T) {
 		wantJoined(t, c)
 		squat = append(squat, c)
 	}
-	wantErr(t, joinRoom(t, h, "10.0.0.3", hosted.Code, t0.Add(time.Second)), RoomErrRoomBusy, false)
+	wantErr(t, joinRoom(t, h, "10.0.0.3", hosted.Code, t0.Add(time.Second)), roomproto.ErrCodeRoomBusy, false)
 	legit = joinRoom(t, h, "10.0.0.3", hosted.Code, t0.Add(5*time.Second))
 	wantJoined(t, legit)
-	sendMsg(h, legit, roomMsg{Type: RoomMsgConnected}, t0.Add(5*time.Second))
+	sendMsg(h, legit, roomproto.Msg{Type: roomproto.MsgConnected}, t0.Add(5*time.Second))
 	if !legit.connected || !squat[0].killed || squat[1].killed {
 		t.Fatalf("legit connected %v, oldest squatter killed %v, next %v", legit.connected, squat[0].killed, squat[1].killed)
 	}
-	wantErr(t, squat[0], RoomErrJoinTimeout, true)
+	wantErr(t, squat[0], roomproto.ErrCodeJoinTimeout, true)
 }
 
 // TestHubFullRoomRefusesLateChannel: a joiner whose data channel opens
@@ -100,9 +102,9 @@ func TestHubFullRoomRefusesLateChannel(t *testing.T) {
 	b := joinRoom(t, h, "10.0.0.3", hosted.Code, t0)
 	wantJoined(t, a)
 	wantJoined(t, b)
-	sendMsg(h, a, roomMsg{Type: RoomMsgConnected}, t0)
-	sendMsg(h, b, roomMsg{Type: RoomMsgConnected}, t0)
-	wantErr(t, b, RoomErrRoomFull, false)
+	sendMsg(h, a, roomproto.Msg{Type: roomproto.MsgConnected}, t0)
+	sendMsg(h, b, roomproto.Msg{Type: roomproto.MsgConnected}, t0)
+	wantErr(t, b, roomproto.ErrCodeRoomFull, false)
 	if !a.connected || b.room != nil || len(a.room.players) != 1 || a.room.joining != 0 {
 		t.Fatalf("a connected %v, b in a room %v, players %d, joining %d", a.connected, b.room != nil, len(a.room.players), a.room.joining)
 	}
@@ -114,23 +116,23 @@ func TestHubFailedJoinsThrottled(t *testing.T) {
 	h := newTestHub(RoomConfig{})
 	_, hosted := hostRoom(t, h, "")
 	for i := range 20 {
-		wantErr(t, joinRoom(t, h, "10.0.0.9", fmt.Sprintf("ZZZZ%c%c", 'A'+i%26, 'A'+i/26), t0), RoomErrNoRoom, false)
+		wantErr(t, joinRoom(t, h, "10.0.0.9", fmt.Sprintf("ZZZZ%c%c", 'A'+i%26, 'A'+i/26), t0), roomproto.ErrCodeNoRoom, false)
 	}
 	// Out of tokens: even a good code is refused, from a new connection.
-	wantErr(t, joinRoom(t, h, "10.0.0.9", hosted.Code, t0), RoomErrRateLimited, true)
+	wantErr(t, joinRoom(t, h, "10.0.0.9", hosted.Code, t0), roomproto.ErrCodeRateLimited, true)
 	c := mustConnect(t, h, "10.0.0.9")
-	sendMsg(h, c, roomMsg{Type: RoomMsgEnd, Code: hosted.Code, Key: "00000000000000000000000000000000"}, t0)
-	wantErr(t, c, RoomErrRateLimited, true)
+	sendMsg(h, c, roomproto.Msg{Type: roomproto.MsgEnd, Code: hosted.Code, Key: "00000000000000000000000000000000"}, t0)
+	wantErr(t, c, roomproto.ErrCodeRateLimited, true)
 	// Another address is not affected; a second later one token is back.
 	wantJoined(t, joinRoom(t, h, "10.0.0.10", hosted.Code, t0))
 	wantJoined(t, joinRoom(t, h, "10.0.0.9", hosted.Code, t0.Add(time.Second)))
-	wantErr(t, joinRoom(t, h, "10.0.0.9", "ZZZZZZ", t0.Add(time.Second)), RoomErrNoRoom, false)
-	wantErr(t, joinRoom(t, h, "10.0.0.9", "ZZZZZZ", t0.Add(time.Second)), RoomErrRateLimited, true)
+	wantErr(t, joinRoom(t, h, "10.0.0.9", "ZZZZZZ", t0.Add(time.Second)), roomproto.ErrCodeNoRoom, false)
+	wantErr(t, joinRoom(t, h, "10.0.0.9", "ZZZZZZ", t0.Add(time.Second)), roomproto.ErrCodeRateLimited, true)
 	// IPv6: one /64 is one address.
 	for i := range 20 {
-		wantErr(t, joinRoom(t, h, fmt.Sprintf("2001:db8::%x", i+1), "ZZZZZZ", t0), RoomErrNoRoom, false)
+		wantErr(t, joinRoom(t, h, fmt.Sprintf("2001:db8::%x", i+1), "ZZZZZZ", t0), roomproto.ErrCodeNoRoom, false)
 	}
-	wantErr(t, joinRoom(t, h, "2001:db8::ffff", hosted.Code, t0), RoomErrRateLimited, true)
+	wantErr(t, joinRoom(t, h, "2001:db8::ffff", hosted.Code, t0), roomproto.ErrCodeRateLimited, true)
 	wantJoined(t, joinRoom(t, h, "2001:db8:0:1::1", hosted.Code, t0))
 	if st := h.roomStats(); st.JoinsFailed != 41 || st.JoinsThrottled != 4 {
 		t.Fatalf("stats %+v", st)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rewindnet/rewind/relay/roomproto"
 	"github.com/rewindnet/rewind/transport"
 	"github.com/rewindnet/rewind/transport/webrtc"
 )
@@ -21,7 +22,7 @@ type HostOptions struct {
 	// JoinOptions.TryTimeout does (default DefaultTryTimeout).
 	TryTimeout time.Duration
 	// Code proposes a room code; empty lets the relay pick one. A taken
-	// code fails with ErrCodeTaken.
+	// code fails with roomproto.ErrCodeTaken.
 	Code string
 	// MaxPlayers asks the relay to cap the room (0: the relay's cap).
 	MaxPlayers int
@@ -60,8 +61,8 @@ type HostedRoom struct {
 func HostRoom(ctx context.Context, opts HostOptions) (*HostedRoom, error) {
 	h := &HostedRoom{opts: opts}
 	r, err := reach(ctx, relayList(opts.URL, opts.URLs), opts.TryTimeout,
-		&roomMsg{Type: RoomMsgHost, V: roomV1, Code: opts.Code, MaxPlayers: opts.MaxPlayers, Migrate: opts.Migrate},
-		RoomMsgHosted, h.handle)
+		&roomproto.Msg{Type: roomproto.MsgHost, V: roomproto.V1, Code: opts.Code, MaxPlayers: opts.MaxPlayers, Migrate: opts.Migrate},
+		roomproto.MsgHosted, h.handle)
 	if err != nil {
 		return nil, fmt.Errorf("relay: hosting: %w", err)
 	}
@@ -74,7 +75,7 @@ func HostRoom(ctx context.Context, opts HostOptions) (*HostedRoom, error) {
 
 // start sets the hosted room up from the relay's "hosted" answer m (to a
 // host or to a claim) and lets the reader hand it the later messages.
-func (h *HostedRoom) start(rc *roomClient, m roomMsg, start func()) error {
+func (h *HostedRoom) start(rc *roomClient, m roomproto.Msg, start func()) error {
 	opts := h.opts
 	h.rc = rc
 	h.code, h.key = m.Code, m.Key
@@ -90,34 +91,34 @@ func (h *HostedRoom) start(rc *roomClient, m roomMsg, start func()) error {
 }
 
 // handle runs on the reader goroutine for every message after "hosted".
-func (h *HostedRoom) handle(m roomMsg) {
+func (h *HostedRoom) handle(m roomproto.Msg) {
 	switch m.Type {
-	case RoomMsgPing:
-		h.rc.send(&roomMsg{Type: RoomMsgPong, N: m.N})
-	case RoomMsgPlayer:
+	case roomproto.MsgPing:
+		h.rc.send(&roomproto.Msg{Type: roomproto.MsgPong, N: m.N})
+	case roomproto.MsgPlayer:
 		if h.opts.OnPlayer != nil {
 			h.opts.OnPlayer(m.ID)
 		}
-	case RoomMsgSignal:
+	case roomproto.MsgSignal:
 		if m.Signal == nil {
 			return
 		}
 		id := m.From
 		_ = h.conn.HandleSignal(id, *m.Signal, func(s webrtc.Signal) {
-			h.rc.send(&roomMsg{Type: RoomMsgSignal, To: id, Signal: &s})
+			h.rc.send(&roomproto.Msg{Type: roomproto.MsgSignal, To: id, Signal: &s})
 		}) // a player's bad signal fails its own connection only
-	case RoomMsgLeft:
+	case roomproto.MsgLeft:
 		h.conn.RemovePeer(m.ID)
 		if h.opts.OnLeft != nil {
 			h.opts.OnLeft(m.ID)
 		}
-	case RoomMsgEnded:
-		h.end.set(fmt.Errorf("%w: %s", ErrRoomEnded, m.Reason))
-	case RoomMsgError:
-		if m.Error == RoomErrNoPlayer {
+	case roomproto.MsgEnded:
+		h.end.set(fmt.Errorf("%w: %s", roomproto.ErrRoomEnded, m.Reason))
+	case roomproto.MsgError:
+		if m.Error == roomproto.ErrCodeNoPlayer {
 			return // the player left while we answered it
 		}
-		h.end.set(&RoomError{Code: m.Error, Re: m.Re, Reason: m.Reason})
+		h.end.set(&roomproto.Error{Code: m.Error, Re: m.Re, Reason: m.Reason})
 	}
 }
 
@@ -145,7 +146,7 @@ func (h *HostedRoom) Err() error { return h.end.err(h.rc) }
 // End tells the relay the match ended: players coming back with the code
 // are told so for the relay's memory span (5 minutes).
 func (h *HostedRoom) End() {
-	h.rc.send(&roomMsg{Type: RoomMsgEnd, Code: h.code, Key: h.key})
+	h.rc.send(&roomproto.Msg{Type: roomproto.MsgEnd, Code: h.code, Key: h.key})
 }
 
 // Close leaves the relay (which ends the room) and closes the transport.

@@ -1,13 +1,13 @@
 package relay
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 	"sync"
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/rewindnet/rewind/relay/roomproto"
 	"github.com/rewindnet/rewind/transport/webrtc"
 )
 
@@ -113,15 +113,15 @@ func newRoomHub(cfg RoomConfig) *roomHub {
 }
 
 // connect admits a new connection from addr, or refuses it with
-// ErrTooManyConns.
+// roomproto.ErrTooManyConns.
 func (h *roomHub) connect(addr string, now time.Time) (*roomConn, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if len(h.conns) >= h.cfg.MaxConns {
-		return nil, fmt.Errorf("%w: relay has %d", ErrTooManyConns, len(h.conns))
+		return nil, fmt.Errorf("%w: relay has %d", roomproto.ErrTooManyConns, len(h.conns))
 	}
 	if h.perAddr[addr] >= h.cfg.ConnsPerAddr {
-		return nil, fmt.Errorf("%w: %d from %s", ErrTooManyConns, h.perAddr[addr], addr)
+		return nil, fmt.Errorf("%w: %d from %s", roomproto.ErrTooManyConns, h.perAddr[addr], addr)
 	}
 	h.nextID++
 	c := &roomConn{
@@ -171,7 +171,7 @@ func (h *roomHub) leaveRoom(c *roomConn, now time.Time, why string) {
 			r.joining--
 			h.pendingDone(c)
 		}
-		h.send(r.host, &roomMsg{Type: RoomMsgLeft, Code: r.code, ID: c.pid})
+		h.send(r.host, &roomproto.Msg{Type: roomproto.MsgLeft, Code: r.code, ID: c.pid})
 	case roleHost:
 		h.hostGone(r, now, why)
 	case roleClaimant:
@@ -181,12 +181,12 @@ func (h *roomHub) leaveRoom(c *roomConn, now time.Time, why string) {
 }
 
 // send queues a message for c; a connection too slow to keep up is closed.
-func (h *roomHub) send(c *roomConn, m *roomMsg) {
+func (h *roomHub) send(c *roomConn, m *roomproto.Msg) {
 	if c == nil || c.killed {
 		return
 	}
 	select {
-	case c.out <- m.encode():
+	case c.out <- m.Encode():
 	default:
 		h.kill(c, websocket.StatusPolicyViolation, "slow: send queue full")
 	}
@@ -194,18 +194,15 @@ func (h *roomHub) send(c *roomConn, m *roomMsg) {
 
 // fail sends an error; fatal errors then close the connection.
 func (h *roomHub) fail(c *roomConn, re string, err error) {
-	code := RoomErrBadMessage
-	for k, e := range roomErrs {
-		if errors.Is(err, e) && e != ErrRelayClosed {
-			code = k
-			break
-		}
+	code, ok := roomproto.ErrCodeOf(err)
+	if !ok {
+		code = roomproto.ErrCodeBadMessage
 	}
-	h.send(c, ptr(errorMsg(code, re, err.Error())))
+	h.send(c, ptr(roomproto.ErrorMsg(code, re, err.Error())))
 	switch code {
-	case RoomErrBadMessage, RoomErrBadVersion, RoomErrRateLimited, RoomErrTooManyConns:
+	case roomproto.ErrCodeBadMessage, roomproto.ErrCodeBadVersion, roomproto.ErrCodeRateLimited, roomproto.ErrCodeTooManyConns:
 		h.kill(c, websocket.StatusPolicyViolation, code+": "+err.Error())
-	case RoomErrTooLarge:
+	case roomproto.ErrCodeTooLarge:
 		h.kill(c, websocket.StatusMessageTooBig, code+": "+err.Error())
 	}
 }
@@ -229,7 +226,7 @@ func (h *roomHub) kill(c *roomConn, status websocket.StatusCode, reason string) 
 func (h *roomHub) tooLarge(c *roomConn) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.fail(c, "", fmt.Errorf("%w: over %d bytes", ErrTooLarge, h.cfg.MaxMessageBytes))
+	h.fail(c, "", fmt.Errorf("%w: over %d bytes", roomproto.ErrTooLarge, h.cfg.MaxMessageBytes))
 }
 
 // handle takes one message from c at now.
@@ -243,7 +240,7 @@ func (h *roomHub) handle(c *roomConn, b []byte, now time.Time) {
 		h.fleet.up(c, b)
 		return
 	}
-	m, err := decodeRoomMsg(b)
+	m, err := roomproto.Decode(b)
 	if !h.spend(c, &m, err, now) {
 		return
 	}
@@ -262,21 +259,21 @@ func (h *roomHub) handle(c *roomConn, b []byte, now time.Time) {
 		return
 	}
 	switch m.Type {
-	case RoomMsgSignal:
+	case roomproto.MsgSignal:
 		h.signal(c, &m)
-	case RoomMsgConnected:
+	case roomproto.MsgConnected:
 		h.connected(c, &m, now)
-	case RoomMsgServe:
+	case roomproto.MsgServe:
 		h.serve(c, &m, now)
-	case RoomMsgOpened:
+	case roomproto.MsgOpened:
 		h.opened(c, &m, now)
-	case RoomMsgPong:
+	case roomproto.MsgPong:
 		if c.role == roleServer {
 			h.serverPong(c, m.N, now)
 			return
 		}
 		if c.role != roleHost {
-			h.fail(c, m.Type, fmt.Errorf("%w: pong from a connection that hosts nothing", ErrBadMessage))
+			h.fail(c, m.Type, fmt.Errorf("%w: pong from a connection that hosts nothing", roomproto.ErrBadMessage))
 			return
 		}
 		if m.N <= c.room.pingN {
@@ -292,7 +289,7 @@ func (h *roomHub) handle(c *roomConn, b []byte, now time.Time) {
 // player, so that many players joining at once (each needing an answer
 // and a few candidates) cannot get their host rate-limited; so are a
 // match server's messages freeServerMsg lets through.
-func (h *roomHub) spend(c *roomConn, m *roomMsg, err error, now time.Time) bool {
+func (h *roomHub) spend(c *roomConn, m *roomproto.Msg, err error, now time.Time) bool {
 	c.tokens += now.Sub(c.lastMsg).Seconds() * h.cfg.MsgRate
 	if c.tokens > float64(h.cfg.MsgBurst) {
 		c.tokens = float64(h.cfg.MsgBurst)
@@ -302,7 +299,7 @@ func (h *roomHub) spend(c *roomConn, m *roomMsg, err error, now time.Time) bool 
 		return true
 	}
 	if c.tokens < 1 {
-		h.fail(c, "", fmt.Errorf("%w: over %g per second", ErrRateLimited, h.cfg.MsgRate))
+		h.fail(c, "", fmt.Errorf("%w: over %g per second", roomproto.ErrRateLimited, h.cfg.MsgRate))
 		return false
 	}
 	c.tokens--
@@ -312,9 +309,9 @@ func (h *roomHub) spend(c *roomConn, m *roomMsg, err error, now time.Time) bool 
 // connected takes a player's report that its data channel to the host is
 // open: it now counts against the room's players, and goes if the room
 // is full.
-func (h *roomHub) connected(c *roomConn, m *roomMsg, now time.Time) {
+func (h *roomHub) connected(c *roomConn, m *roomproto.Msg, now time.Time) {
 	if c.role != rolePlayer {
-		h.fail(c, m.Type, fmt.Errorf("%w: only a player in a room reports connected", ErrBadMessage))
+		h.fail(c, m.Type, fmt.Errorf("%w: only a player in a room reports connected", roomproto.ErrBadMessage))
 		return
 	}
 	if c.connected {
@@ -325,7 +322,7 @@ func (h *roomHub) connected(c *roomConn, m *roomMsg, now time.Time) {
 		// Joiners pending do not count against the room's players, nor
 		// do spectators: a player whose channel opens in a full room goes.
 		h.leaveRoom(c, now, "")
-		h.fail(c, m.Type, fmt.Errorf("%w: %d players", ErrRoomFull, r.maxPlayers))
+		h.fail(c, m.Type, fmt.Errorf("%w: %d players", roomproto.ErrRoomFull, r.maxPlayers))
 		return
 	}
 	c.connected = true
@@ -340,8 +337,8 @@ const hostSignalsPerJoin = 32
 
 // freeSignal reports whether m, from c, is a host's signal to a player
 // still joining with free signals left, and counts it.
-func (h *roomHub) freeSignal(c *roomConn, m *roomMsg, err error) bool {
-	if err != nil || (c.role != roleHost && c.role != roleServer) || m.Type != RoomMsgSignal {
+func (h *roomHub) freeSignal(c *roomConn, m *roomproto.Msg, err error) bool {
+	if err != nil || (c.role != roleHost && c.role != roleServer) || m.Type != roomproto.MsgSignal {
 		return false
 	}
 	r := h.hostedRoom(c, m.Code)
@@ -356,32 +353,32 @@ func (h *roomHub) freeSignal(c *roomConn, m *roomMsg, err error) bool {
 	return true
 }
 
-func (h *roomHub) host(c *roomConn, m *roomMsg, d dirAnswer, now time.Time) {
+func (h *roomHub) host(c *roomConn, m *roomproto.Msg, d dirAnswer, now time.Time) {
 	if d.err != nil {
 		h.fail(c, m.Type, d.err)
 		return
 	}
 	if c.role == roleServer && c.srv.free() <= 0 { // rooms opened on demand took the slots meanwhile
 		h.abandon(d)
-		h.fail(c, m.Type, fmt.Errorf("%w: all %d slots of this connection are in use", ErrFull, c.srv.slots))
+		h.fail(c, m.Type, fmt.Errorf("%w: all %d slots of this connection are in use", roomproto.ErrFull, c.srv.slots))
 		return
 	}
 	r := h.newRoom(d.rec, c, m.MaxPlayers, now)
 	r.migrate = m.Migrate
-	h.send(c, &roomMsg{Type: RoomMsgHosted, V: RoomProtocolVersion, Code: r.code, Key: r.key,
+	h.send(c, &roomproto.Msg{Type: roomproto.MsgHosted, V: roomproto.Version, Code: r.code, Key: r.key,
 		MaxPlayers: r.maxPlayers, ICE: h.ice(r.code+"-host", now)})
 }
 
-func (h *roomHub) join(c *roomConn, m *roomMsg, d dirAnswer, now time.Time) {
+func (h *roomHub) join(c *roomConn, m *roomproto.Msg, d dirAnswer, now time.Time) {
 	rec, ok := d.rec, d.ok
 	r := h.rooms[m.Code]
 	switch {
 	case ok && rec.Ended:
 		h.joinFailed(c, now)
-		h.fail(c, m.Type, fmt.Errorf("%w: %s", ErrRoomEnded, m.Code))
+		h.fail(c, m.Type, fmt.Errorf("%w: %s", roomproto.ErrRoomEnded, m.Code))
 		return
 	case ok && r == nil && d.ownerDead:
-		h.fail(c, m.Type, fmt.Errorf("%w: %.6q: its relay is gone", ErrNoRoom, m.Code))
+		h.fail(c, m.Type, fmt.Errorf("%w: %.6q: its relay is gone", roomproto.ErrNoRoom, m.Code))
 		return
 	case ok && r == nil && h.fleet.remoteOwner(rec):
 		// Hosted by another relay process of the fleet: from now on
@@ -390,22 +387,22 @@ func (h *roomHub) join(c *roomConn, m *roomMsg, d dirAnswer, now time.Time) {
 		return
 	case !ok || r == nil:
 		h.joinFailed(c, now)
-		h.fail(c, m.Type, fmt.Errorf("%w: %.6q", ErrNoRoom, m.Code))
+		h.fail(c, m.Type, fmt.Errorf("%w: %.6q", roomproto.ErrNoRoom, m.Code))
 		return
 	case r.orphaned || len(r.claims) > 0:
-		h.fail(c, m.Type, fmt.Errorf("%w: its match is moving to a new host", ErrRoomBusy))
+		h.fail(c, m.Type, fmt.Errorf("%w: its match is moving to a new host", roomproto.ErrRoomBusy))
 		return
 	}
 	players, spectators := r.members()
 	switch {
 	case m.Spectator && spectators >= h.cfg.MaxSpectators:
-		h.fail(c, m.Type, fmt.Errorf("%w: %d spectators", ErrRoomFull, spectators))
+		h.fail(c, m.Type, fmt.Errorf("%w: %d spectators", roomproto.ErrRoomFull, spectators))
 		return
 	case !m.Spectator && players >= r.maxPlayers:
-		h.fail(c, m.Type, fmt.Errorf("%w: %d players", ErrRoomFull, players))
+		h.fail(c, m.Type, fmt.Errorf("%w: %d players", roomproto.ErrRoomFull, players))
 		return
 	case r.joining >= h.cfg.JoiningPerRoom && !h.makeJoinRoom(r, now):
-		h.fail(c, m.Type, fmt.Errorf("%w: %d joining", ErrRoomBusy, r.joining))
+		h.fail(c, m.Type, fmt.Errorf("%w: %d joining", roomproto.ErrRoomBusy, r.joining))
 		return
 	}
 	h.admit(r, c, now, "")
@@ -438,43 +435,43 @@ func (h *roomHub) admit(r *room, c *roomConn, now time.Time, claim string) {
 	r.joining++
 	h.cfg.Log.Debug("relay: player admitted", "room", r.code, "conn", c.id, "player", c.pid, "claim", claim)
 	h.addPending(c, now)
-	h.send(c, &roomMsg{Type: RoomMsgJoined, V: RoomProtocolVersion, Code: r.code, ID: c.pid,
+	h.send(c, &roomproto.Msg{Type: roomproto.MsgJoined, V: roomproto.Version, Code: r.code, ID: c.pid,
 		ICE: h.ice(r.code+"-"+c.pid, now), Claim: claim})
-	h.send(r.host, &roomMsg{Type: RoomMsgPlayer, Code: r.code, ID: c.pid})
+	h.send(r.host, &roomproto.Msg{Type: roomproto.MsgPlayer, Code: r.code, ID: c.pid})
 }
 
-func (h *roomHub) signal(c *roomConn, m *roomMsg) {
+func (h *roomHub) signal(c *roomConn, m *roomproto.Msg) {
 	switch c.role {
 	case rolePlayer:
-		h.send(c.room.host, &roomMsg{Type: RoomMsgSignal, Code: c.room.code, From: c.pid, Signal: m.Signal})
+		h.send(c.room.host, &roomproto.Msg{Type: roomproto.MsgSignal, Code: c.room.code, From: c.pid, Signal: m.Signal})
 	case roleHost, roleServer:
 		r := h.hostedRoom(c, m.Code)
 		if r == nil {
-			h.fail(c, m.Type, fmt.Errorf("%w: no room %.12q on this connection", ErrNoPlayer, m.Code))
+			h.fail(c, m.Type, fmt.Errorf("%w: no room %.12q on this connection", roomproto.ErrNoPlayer, m.Code))
 			return
 		}
 		p := r.players[m.To]
 		if p == nil {
-			h.fail(c, m.Type, fmt.Errorf("%w: %.16q", ErrNoPlayer, m.To))
+			h.fail(c, m.Type, fmt.Errorf("%w: %.16q", roomproto.ErrNoPlayer, m.To))
 			return
 		}
-		h.send(p, &roomMsg{Type: RoomMsgSignal, Signal: m.Signal})
+		h.send(p, &roomproto.Msg{Type: roomproto.MsgSignal, Signal: m.Signal})
 	default:
-		h.fail(c, m.Type, fmt.Errorf("%w: signal outside a room", ErrBadMessage))
+		h.fail(c, m.Type, fmt.Errorf("%w: signal outside a room", roomproto.ErrBadMessage))
 	}
 }
 
-func (h *roomHub) end(c *roomConn, m *roomMsg, d dirAnswer, now time.Time) {
+func (h *roomHub) end(c *roomConn, m *roomproto.Msg, d dirAnswer, now time.Time) {
 	rec, ok := d.rec, d.ok
 	switch {
 	case !ok:
 		h.joinFailed(c, now)
-		h.fail(c, m.Type, fmt.Errorf("%w: %s", ErrNoRoom, m.Code))
+		h.fail(c, m.Type, fmt.Errorf("%w: %s", roomproto.ErrNoRoom, m.Code))
 	case rec.Key != m.Key:
 		h.joinFailed(c, now)
-		h.fail(c, m.Type, fmt.Errorf("%w for room %s", ErrBadKey, m.Code))
+		h.fail(c, m.Type, fmt.Errorf("%w for room %s", roomproto.ErrBadKey, m.Code))
 	case rec.Ended:
-		h.fail(c, m.Type, fmt.Errorf("%w: %s", ErrRoomEnded, m.Code))
+		h.fail(c, m.Type, fmt.Errorf("%w: %s", roomproto.ErrRoomEnded, m.Code))
 	case d.sendTo != "": // live at another relay of the fleet: ended there
 		h.fleet.forward(c, d.sendTo, m)
 	default: // the directory has it ended already (consult)
@@ -482,7 +479,7 @@ func (h *roomHub) end(c *roomConn, m *roomMsg, d dirAnswer, now time.Time) {
 			h.closeRoom(r, "ended")
 		}
 		if c.role == roleNone {
-			h.send(c, &roomMsg{Type: RoomMsgEnded, Code: m.Code, Reason: "ended"})
+			h.send(c, &roomproto.Msg{Type: roomproto.MsgEnded, Code: m.Code, Reason: "ended"})
 		}
 	}
 }
@@ -513,7 +510,7 @@ func (h *roomHub) tick(now time.Time) {
 			host := r.host
 			h.hostGone(r, now, "host gone: no answer to ping")
 			if host != nil {
-				h.send(host, ptr(errorMsg(RoomErrHostGone, RoomMsgPing, ErrHostGone.Error())))
+				h.send(host, ptr(roomproto.ErrorMsg(roomproto.ErrCodeHostGone, roomproto.MsgPing, roomproto.ErrHostGone.Error())))
 				h.kill(host, websocket.StatusPolicyViolation, "host did not answer ping")
 			}
 			continue
@@ -521,7 +518,7 @@ func (h *roomHub) tick(now time.Time) {
 		if now.Sub(r.lastPing) >= h.cfg.PingInterval {
 			r.pingN++
 			r.lastPing = now
-			h.send(r.host, &roomMsg{Type: RoomMsgPing, N: r.pingN})
+			h.send(r.host, &roomproto.Msg{Type: roomproto.MsgPing, N: r.pingN})
 		}
 	}
 	for _, c := range h.conns {
@@ -529,8 +526,8 @@ func (h *roomHub) tick(now time.Time) {
 			h.serverTick(c, now)
 		}
 		if c.role == roleNone && !c.killed && now.Sub(c.lastMsg) >= h.cfg.IdleTimeout {
-			h.send(c, ptr(errorMsg(RoomErrIdle, "", "no room and nothing sent")))
-			h.kill(c, websocket.StatusPolicyViolation, RoomErrIdle+": no room and nothing sent")
+			h.send(c, ptr(roomproto.ErrorMsg(roomproto.ErrCodeIdle, "", "no room and nothing sent")))
+			h.kill(c, websocket.StatusPolicyViolation, roomproto.ErrCodeIdle+": no room and nothing sent")
 		}
 	}
 	h.tickGuards(now)

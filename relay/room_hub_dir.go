@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/rewindnet/rewind/relay/roomcode"
+	"github.com/rewindnet/rewind/relay/roomproto"
 )
 
 // The room directory is called outside the hub's lock: a Redis round trip
@@ -77,7 +80,7 @@ func (h *roomHub) unlock() {
 // directory's answer.
 func needsDirectory(typ string) bool {
 	switch typ {
-	case RoomMsgHost, RoomMsgJoin, RoomMsgEnd, RoomMsgClaim, RoomMsgOpen:
+	case roomproto.MsgHost, roomproto.MsgJoin, roomproto.MsgEnd, roomproto.MsgClaim, roomproto.MsgOpen:
 		return true
 	}
 	return false
@@ -85,46 +88,46 @@ func needsDirectory(typ string) bool {
 
 // precheck refuses m if c's state or its address's failed joins say no
 // without asking the directory; false if it did. h.mu is held.
-func (h *roomHub) precheck(c *roomConn, m *roomMsg, now time.Time) bool {
-	if m.Type == RoomMsgClaim && c.role == rolePlayer && c.room != nil && c.room.code == m.Code {
+func (h *roomHub) precheck(c *roomConn, m *roomproto.Msg, now time.Time) bool {
+	if m.Type == roomproto.MsgClaim && c.role == rolePlayer && c.room != nil && c.room.code == m.Code {
 		// Still a player of the room at the relay (its host holds its
 		// relay connection): it claims now, as a new member.
 		h.leaveRoom(c, now, "")
 	}
 	switch {
-	case m.Type == RoomMsgHost && c.role == roleServer:
+	case m.Type == roomproto.MsgHost && c.role == roleServer:
 		return h.serverTakes(c, m) // room_serve.go
-	case m.Type == RoomMsgClaim && c.role == roleServer:
+	case m.Type == roomproto.MsgClaim && c.role == roleServer:
 		return h.serverReclaims(c, m) && !h.throttled(c, m, now) // room_serve_claim.go
-	case m.Type == RoomMsgOpen:
+	case m.Type == roomproto.MsgOpen:
 		return h.openPrecheck(c, m)
 	}
-	if m.Type != RoomMsgEnd && c.role != roleNone {
-		h.fail(c, m.Type, fmt.Errorf("%w: already in a room", ErrBadMessage))
+	if m.Type != roomproto.MsgEnd && c.role != roleNone {
+		h.fail(c, m.Type, fmt.Errorf("%w: already in a room", roomproto.ErrBadMessage))
 		return false
 	}
-	if m.Type != RoomMsgHost && h.throttled(c, m, now) {
+	if m.Type != roomproto.MsgHost && h.throttled(c, m, now) {
 		return false
 	}
 	return true
 }
 
 // consult asks the directory about m, outside the hub's lock.
-func (h *roomHub) consult(c *roomConn, m *roomMsg, now time.Time) dirAnswer {
+func (h *roomHub) consult(c *roomConn, m *roomproto.Msg, now time.Time) dirAnswer {
 	var d dirAnswer
-	if m.Type != RoomMsgHost && m.Type != RoomMsgOpen && h.fleet != nil && h.fleet.dir.joinThrottled(failKey(c.addr), now, h.cfg.FailedJoinRate, h.cfg.FailedJoinBurst) {
+	if m.Type != roomproto.MsgHost && m.Type != roomproto.MsgOpen && h.fleet != nil && h.fleet.dir.joinThrottled(failKey(c.addr), now, h.cfg.FailedJoinRate, h.cfg.FailedJoinBurst) {
 		d.throttled = true
 		return d
 	}
 	dir := h.cfg.Directory
 	switch m.Type {
-	case RoomMsgHost, RoomMsgOpen:
-		if m.Type == RoomMsgOpen && h.placeOpen(c, &d) {
+	case roomproto.MsgHost, roomproto.MsgOpen:
+		if m.Type == roomproto.MsgOpen && h.placeOpen(c, &d) {
 			return d // placed at another relay of the fleet, or full everywhere
 		}
 		d.rec, d.err = h.claimNew(m.Code, now)
 		d.ok, d.claimed = d.err == nil, d.err == nil
-	case RoomMsgClaim:
+	case roomproto.MsgClaim:
 		d.rec, d.ok = dir.Lookup(m.Code, now)
 		if d.ok {
 			break
@@ -135,14 +138,14 @@ func (h *roomHub) consult(c *roomConn, m *roomMsg, now time.Time) dirAnswer {
 		d.rec = RoomRecord{Code: m.Code, Key: m.Key}
 		if d.err = dir.Claim(d.rec, now); d.err == nil {
 			d.ok, d.claimed = true, true
-		} else if errors.Is(d.err, ErrCodeTaken) {
+		} else if errors.Is(d.err, roomproto.ErrCodeTaken) {
 			d.rec, d.ok = dir.Lookup(m.Code, now)
 			d.err = nil
 			if !d.ok {
-				d.err = fmt.Errorf("%w: %s", ErrCodeTaken, m.Code)
+				d.err = fmt.Errorf("%w: %s", roomproto.ErrCodeTaken, m.Code)
 			}
 		}
-	case RoomMsgEnd:
+	case roomproto.MsgEnd:
 		d.rec, d.ok = dir.Lookup(m.Code, now)
 		if d.ok && !d.rec.Ended && d.rec.Key == m.Key {
 			if h.endAt(c, &d) {
@@ -154,7 +157,7 @@ func (h *roomHub) consult(c *roomConn, m *roomMsg, now time.Time) dirAnswer {
 	default:
 		d.rec, d.ok = dir.Lookup(m.Code, now)
 	}
-	if (m.Type == RoomMsgJoin || m.Type == RoomMsgClaim) && d.ok && h.fleet.remoteOwner(d.rec) {
+	if (m.Type == roomproto.MsgJoin || m.Type == roomproto.MsgClaim) && d.ok && h.fleet.remoteOwner(d.rec) {
 		h.fleet.checkOwner(&d, m)
 	}
 	return d
@@ -165,7 +168,7 @@ func (h *roomHub) consult(c *roomConn, m *roomMsg, now time.Time) dirAnswer {
 func (h *roomHub) claimNew(code string, now time.Time) (RoomRecord, error) {
 	var key [16]byte
 	if err := h.draw(key[:]); err != nil {
-		return RoomRecord{}, fmt.Errorf("%w: drawing a key: %w", ErrRelayClosed, err)
+		return RoomRecord{}, fmt.Errorf("%w: drawing a key: %w", roomproto.ErrRelayClosed, err)
 	}
 	rec := RoomRecord{Code: code, Key: hex.EncodeToString(key[:])}
 	if code != "" {
@@ -174,12 +177,12 @@ func (h *roomHub) claimNew(code string, now time.Time) (RoomRecord, error) {
 	var err error
 	for range 16 {
 		h.randMu.Lock()
-		rec.Code, err = newRoomCode(h.cfg.Rand, h.cfg.CodeLength)
+		rec.Code, err = roomcode.New(h.cfg.Rand, h.cfg.CodeLength)
 		h.randMu.Unlock()
 		if err != nil {
 			return rec, err
 		}
-		if err = h.cfg.Directory.Claim(rec, now); !errors.Is(err, ErrCodeTaken) {
+		if err = h.cfg.Directory.Claim(rec, now); !errors.Is(err, roomproto.ErrCodeTaken) {
 			break
 		}
 	}
@@ -206,7 +209,7 @@ func (h *roomHub) abandon(d dirAnswer) {
 
 // decide handles a message that needed the directory, on its answer d.
 // h.mu is held.
-func (h *roomHub) decide(c *roomConn, m *roomMsg, d dirAnswer, now time.Time) {
+func (h *roomHub) decide(c *roomConn, m *roomproto.Msg, d dirAnswer, now time.Time) {
 	if c.killed {
 		h.abandon(d)
 		if r := h.rooms[d.rec.Code]; d.ended && r != nil {
@@ -219,15 +222,15 @@ func (h *roomHub) decide(c *roomConn, m *roomMsg, d dirAnswer, now time.Time) {
 		return
 	}
 	switch m.Type {
-	case RoomMsgHost:
+	case roomproto.MsgHost:
 		h.host(c, m, d, now)
-	case RoomMsgJoin:
+	case roomproto.MsgJoin:
 		h.join(c, m, d, now)
-	case RoomMsgEnd:
+	case roomproto.MsgEnd:
 		h.end(c, m, d, now)
-	case RoomMsgClaim:
+	case roomproto.MsgClaim:
 		h.claim(c, m, d, now)
-	case RoomMsgOpen:
+	case roomproto.MsgOpen:
 		h.open(c, m, d, now)
 	}
 }

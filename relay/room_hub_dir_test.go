@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rewindnet/rewind/relay/roomcode"
+	"github.com/rewindnet/rewind/relay/roomproto"
 	"github.com/rewindnet/rewind/transport/webrtc"
 )
 
@@ -93,8 +95,8 @@ func TestHubDirectoryOutsideLock(t *testing.T) {
 		}
 		h.mu.Unlock()
 		dir.arm(false)
-		sendMsg(h, player, roomMsg{Type: RoomMsgSignal, Signal: &webrtc.Signal{Kind: webrtc.SignalOffer, SDP: "v=0"}}, t0)
-		if m := next(t, other); m.Type != RoomMsgSignal || m.From != "p1" {
+		sendMsg(h, player, roomproto.Msg{Type: roomproto.MsgSignal, Signal: &webrtc.Signal{Kind: webrtc.SignalOffer, SDP: "v=0"}}, t0)
+		if m := next(t, other); m.Type != roomproto.MsgSignal || m.From != "p1" {
 			t.Fatalf("%s: the other room's host got %+v while the directory waited", name, m)
 		}
 		dir.released <- struct{}{}
@@ -102,12 +104,12 @@ func TestHubDirectoryOutsideLock(t *testing.T) {
 	}
 
 	host := mustConnect(t, h, "10.0.0.2")
-	stalled("host", "claim", func() { sendMsg(h, host, roomMsg{Type: RoomMsgHost, V: 1, Code: "ABCDEF"}, t0) })
-	if m := next(t, host); m.Type != RoomMsgHosted || m.Code != "ABCDEF" {
+	stalled("host", "claim", func() { sendMsg(h, host, roomproto.Msg{Type: roomproto.MsgHost, V: 1, Code: "ABCDEF"}, t0) })
+	if m := next(t, host); m.Type != roomproto.MsgHosted || m.Code != "ABCDEF" {
 		t.Fatalf("host got %+v", m)
 	}
 	joiner := mustConnect(t, h, "10.0.0.3")
-	stalled("join", "lookup", func() { sendMsg(h, joiner, roomMsg{Type: RoomMsgJoin, V: 1, Code: "ABCDEF"}, t0) })
+	stalled("join", "lookup", func() { sendMsg(h, joiner, roomproto.Msg{Type: roomproto.MsgJoin, V: 1, Code: "ABCDEF"}, t0) })
 	wantJoined(t, joiner)
 	next(t, host) // player p1
 
@@ -122,7 +124,7 @@ func TestHubDirectoryOutsideLock(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		sendMsg(h, ender, roomMsg{Type: RoomMsgEnd, Code: otherRoom.Code, Key: otherRoom.Key}, t0)
+		sendMsg(h, ender, roomproto.Msg{Type: roomproto.MsgEnd, Code: otherRoom.Code, Key: otherRoom.Key}, t0)
 	}()
 	for _, want := range []string{"lookup", "end"} {
 		if call := <-dir.entered; call != want {
@@ -139,7 +141,7 @@ func TestHubDirectoryOutsideLock(t *testing.T) {
 	if rec, ok := dir.Lookup(otherRoom.Code, t0); !ok || !rec.Ended {
 		t.Fatalf("ended room in the directory: %+v %v", rec, ok)
 	}
-	if m := next(t, player); m.Type != RoomMsgEnded {
+	if m := next(t, player); m.Type != roomproto.MsgEnded {
 		t.Fatalf("player got %+v, want ended", m)
 	}
 }
@@ -154,7 +156,7 @@ func TestHubDirectoryOutsideLockClosed(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		sendMsg(h, host, roomMsg{Type: RoomMsgHost, V: 1, Code: "ABCDEF"}, t0)
+		sendMsg(h, host, roomproto.Msg{Type: roomproto.MsgHost, V: 1, Code: "ABCDEF"}, t0)
 	}()
 	<-dir.entered
 	h.disconnect(host, t0)
@@ -180,13 +182,13 @@ func TestHubConcurrentDirectory(t *testing.T) {
 		wg.Go(func() {
 			for i := range 40 {
 				host := mustConnect(t, h, fmt.Sprintf("10.1.%d.1", g))
-				code := fmt.Sprintf("G%dXY%c%c", g+2, RoomCodeAlphabet[i/20], RoomCodeAlphabet[i%20])
-				sendMsg(h, host, roomMsg{Type: RoomMsgHost, V: 1, Code: code}, t0)
+				code := fmt.Sprintf("G%dXY%c%c", g+2, roomcode.Alphabet[i/20], roomcode.Alphabet[i%20])
+				sendMsg(h, host, roomproto.Msg{Type: roomproto.MsgHost, V: 1, Code: code}, t0)
 				p := mustConnect(t, h, fmt.Sprintf("10.1.%d.2", g))
-				sendMsg(h, p, roomMsg{Type: RoomMsgJoin, V: 1, Code: code}, t0)
+				sendMsg(h, p, roomproto.Msg{Type: roomproto.MsgJoin, V: 1, Code: code}, t0)
 				switch i % 3 {
 				case 0:
-					sendMsg(h, p, roomMsg{Type: RoomMsgEnd, Code: code, Key: roomKey(h, code)}, t0)
+					sendMsg(h, p, roomproto.Msg{Type: roomproto.MsgEnd, Code: code, Key: roomKey(h, code)}, t0)
 				case 1:
 					h.disconnect(host, t0)
 				}

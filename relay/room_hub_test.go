@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/rewindnet/rewind/relay/roomcode"
+	"github.com/rewindnet/rewind/relay/roomproto"
 	"github.com/rewindnet/rewind/transport/webrtc"
 )
 
@@ -37,23 +39,23 @@ func mustConnect(t *testing.T, h *roomHub, addr string) *roomConn {
 	return c
 }
 
-func sendMsg(h *roomHub, c *roomConn, m roomMsg, now time.Time) {
-	h.handle(c, m.encode(), now)
+func sendMsg(h *roomHub, c *roomConn, m roomproto.Msg, now time.Time) {
+	h.handle(c, m.Encode(), now)
 }
 
 // next returns c's next queued message, failing if there is none.
-func next(t *testing.T, c *roomConn) roomMsg {
+func next(t *testing.T, c *roomConn) roomproto.Msg {
 	t.Helper()
 	select {
 	case b := <-c.out:
-		var m roomMsg
+		var m roomproto.Msg
 		if err := json.Unmarshal(b, &m); err != nil {
 			t.Fatal(err)
 		}
 		return m
 	default:
 		t.Fatalf("conn %d: no message", c.id)
-		return roomMsg{}
+		return roomproto.Msg{}
 	}
 }
 
@@ -69,7 +71,7 @@ func noMsg(t *testing.T, c *roomConn) {
 func wantErr(t *testing.T, c *roomConn, code string, fatal bool) {
 	t.Helper()
 	m := next(t, c)
-	if m.Type != RoomMsgError || m.Error != code {
+	if m.Type != roomproto.MsgError || m.Error != code {
 		t.Fatalf("got %+v, want error %s", m, code)
 	}
 	if c.killed != fatal {
@@ -77,12 +79,12 @@ func wantErr(t *testing.T, c *roomConn, code string, fatal bool) {
 	}
 }
 
-func hostRoom(t *testing.T, h *roomHub, code string) (*roomConn, roomMsg) {
+func hostRoom(t *testing.T, h *roomHub, code string) (*roomConn, roomproto.Msg) {
 	t.Helper()
 	c := mustConnect(t, h, "10.0.0.1")
-	sendMsg(h, c, roomMsg{Type: RoomMsgHost, V: 1, Code: code}, t0)
+	sendMsg(h, c, roomproto.Msg{Type: roomproto.MsgHost, V: 1, Code: code}, t0)
 	m := next(t, c)
-	if m.Type != RoomMsgHosted || !ValidRoomCode(m.Code) || len(m.Key) != 32 {
+	if m.Type != roomproto.MsgHosted || !roomcode.Valid(m.Code) || len(m.Key) != 32 {
 		t.Fatalf("hosted: %+v", m)
 	}
 	return c, m
@@ -92,30 +94,30 @@ func TestHubHostJoinSignal(t *testing.T) {
 	h := newTestHub(RoomConfig{})
 	host, hosted := hostRoom(t, h, "")
 	p := mustConnect(t, h, "10.0.0.2")
-	sendMsg(h, p, roomMsg{Type: RoomMsgJoin, V: 1, Code: hosted.Code}, t0)
+	sendMsg(h, p, roomproto.Msg{Type: roomproto.MsgJoin, V: 1, Code: hosted.Code}, t0)
 	joined := next(t, p)
-	if joined.Type != RoomMsgJoined || joined.ID == "" {
+	if joined.Type != roomproto.MsgJoined || joined.ID == "" {
 		t.Fatalf("joined: %+v", joined)
 	}
-	if m := next(t, host); m.Type != RoomMsgPlayer || m.ID != joined.ID {
+	if m := next(t, host); m.Type != roomproto.MsgPlayer || m.ID != joined.ID {
 		t.Fatalf("host told %+v", m)
 	}
 	offer := &webrtc.Signal{Kind: webrtc.SignalOffer, SDP: "v=0"}
-	sendMsg(h, p, roomMsg{Type: RoomMsgSignal, Signal: offer}, t0)
-	if m := next(t, host); m.Type != RoomMsgSignal || m.From != joined.ID || *m.Signal != *offer {
+	sendMsg(h, p, roomproto.Msg{Type: roomproto.MsgSignal, Signal: offer}, t0)
+	if m := next(t, host); m.Type != roomproto.MsgSignal || m.From != joined.ID || *m.Signal != *offer {
 		t.Fatalf("host got %+v", m)
 	}
 	answer := &webrtc.Signal{Kind: webrtc.SignalAnswer, SDP: "v=0 answer"}
-	sendMsg(h, host, roomMsg{Type: RoomMsgSignal, To: joined.ID, Signal: answer}, t0)
-	if m := next(t, p); m.Type != RoomMsgSignal || *m.Signal != *answer {
+	sendMsg(h, host, roomproto.Msg{Type: roomproto.MsgSignal, To: joined.ID, Signal: answer}, t0)
+	if m := next(t, p); m.Type != roomproto.MsgSignal || *m.Signal != *answer {
 		t.Fatalf("player got %+v", m)
 	}
 	// To a player who is not there: a soft error.
-	sendMsg(h, host, roomMsg{Type: RoomMsgSignal, To: "p99", Signal: answer}, t0)
-	wantErr(t, host, RoomErrNoPlayer, false)
+	sendMsg(h, host, roomproto.Msg{Type: roomproto.MsgSignal, To: "p99", Signal: answer}, t0)
+	wantErr(t, host, roomproto.ErrCodeNoPlayer, false)
 	// A player leaving is reported to the host.
 	h.disconnect(p, t0)
-	if m := next(t, host); m.Type != RoomMsgLeft || m.ID != joined.ID {
+	if m := next(t, host); m.Type != roomproto.MsgLeft || m.ID != joined.ID {
 		t.Fatalf("host got %+v", m)
 	}
 }
@@ -124,12 +126,12 @@ func TestHubProposedCode(t *testing.T) {
 	h := newTestHub(RoomConfig{})
 	hostRoom(t, h, "ABC234")
 	c := mustConnect(t, h, "10.0.0.3")
-	sendMsg(h, c, roomMsg{Type: RoomMsgHost, V: 1, Code: "ABC234"}, t0)
-	wantErr(t, c, RoomErrCodeTaken, false)
-	sendMsg(h, c, roomMsg{Type: RoomMsgHost, V: 1, Code: "ABC10O"}, t0)
-	wantErr(t, c, RoomErrBadCode, false)
-	sendMsg(h, c, roomMsg{Type: RoomMsgHost, V: 1, Code: "XYZ789"}, t0)
-	if m := next(t, c); m.Type != RoomMsgHosted || m.Code != "XYZ789" {
+	sendMsg(h, c, roomproto.Msg{Type: roomproto.MsgHost, V: 1, Code: "ABC234"}, t0)
+	wantErr(t, c, roomproto.ErrCodeCodeTaken, false)
+	sendMsg(h, c, roomproto.Msg{Type: roomproto.MsgHost, V: 1, Code: "ABC10O"}, t0)
+	wantErr(t, c, roomproto.ErrCodeBadCode, false)
+	sendMsg(h, c, roomproto.Msg{Type: roomproto.MsgHost, V: 1, Code: "XYZ789"}, t0)
+	if m := next(t, c); m.Type != roomproto.MsgHosted || m.Code != "XYZ789" {
 		t.Fatalf("got %+v", m)
 	}
 }
@@ -139,25 +141,25 @@ func TestHubErrors(t *testing.T) {
 	host, hosted := hostRoom(t, h, "")
 	join := func(code string) *roomConn {
 		c := mustConnect(t, h, "10.0.1.1")
-		sendMsg(h, c, roomMsg{Type: RoomMsgJoin, V: 1, Code: code}, t0)
+		sendMsg(h, c, roomproto.Msg{Type: roomproto.MsgJoin, V: 1, Code: code}, t0)
 		return c
 	}
-	wantErr(t, join("ZZZZZZ"), RoomErrNoRoom, false)
-	wantErr(t, join("lower!"), RoomErrNoRoom, false)
+	wantErr(t, join("ZZZZZZ"), roomproto.ErrCodeNoRoom, false)
+	wantErr(t, join("lower!"), roomproto.ErrCodeNoRoom, false)
 	for range 2 {
 		c := join(hosted.Code)
-		if m := next(t, c); m.Type != RoomMsgJoined {
+		if m := next(t, c); m.Type != roomproto.MsgJoined {
 			t.Fatalf("got %+v", m)
 		}
-		sendMsg(h, c, roomMsg{Type: RoomMsgConnected}, t0)
+		sendMsg(h, c, roomproto.Msg{Type: roomproto.MsgConnected}, t0)
 	}
-	wantErr(t, join(hosted.Code), RoomErrRoomFull, false)
+	wantErr(t, join(hosted.Code), roomproto.ErrCodeRoomFull, false)
 
 	other := mustConnect(t, h, "10.0.2.2")
-	sendMsg(h, other, roomMsg{Type: RoomMsgEnd, Code: hosted.Code, Key: "00000000000000000000000000000000"}, t0)
-	wantErr(t, other, RoomErrBadKey, false)
-	sendMsg(h, other, roomMsg{Type: RoomMsgEnd, Code: "ZZZZZZ", Key: hosted.Key}, t0)
-	wantErr(t, other, RoomErrNoRoom, false)
+	sendMsg(h, other, roomproto.Msg{Type: roomproto.MsgEnd, Code: hosted.Code, Key: "00000000000000000000000000000000"}, t0)
+	wantErr(t, other, roomproto.ErrCodeBadKey, false)
+	sendMsg(h, other, roomproto.Msg{Type: roomproto.MsgEnd, Code: "ZZZZZZ", Key: hosted.Key}, t0)
+	wantErr(t, other, roomproto.ErrCodeNoRoom, false)
 
 	// The key ends the room from any connection; everyone is told.
 	for {
@@ -168,16 +170,16 @@ func TestHubErrors(t *testing.T) {
 		}
 		break
 	}
-	sendMsg(h, other, roomMsg{Type: RoomMsgEnd, Code: hosted.Code, Key: hosted.Key}, t0)
-	if m := next(t, other); m.Type != RoomMsgEnded {
+	sendMsg(h, other, roomproto.Msg{Type: roomproto.MsgEnd, Code: hosted.Code, Key: hosted.Key}, t0)
+	if m := next(t, other); m.Type != roomproto.MsgEnded {
 		t.Fatalf("got %+v", m)
 	}
-	if m := next(t, host); m.Type != RoomMsgEnded || m.Reason != "ended" {
+	if m := next(t, host); m.Type != roomproto.MsgEnded || m.Reason != "ended" {
 		t.Fatalf("host got %+v", m)
 	}
-	sendMsg(h, other, roomMsg{Type: RoomMsgEnd, Code: hosted.Code, Key: hosted.Key}, t0)
-	wantErr(t, other, RoomErrRoomEnded, false)
-	wantErr(t, join(hosted.Code), RoomErrRoomEnded, false)
+	sendMsg(h, other, roomproto.Msg{Type: roomproto.MsgEnd, Code: hosted.Code, Key: hosted.Key}, t0)
+	wantErr(t, other, roomproto.ErrCodeRoomEnded, false)
+	wantErr(t, join(hosted.Code), roomproto.ErrCodeRoomEnded, false)
 
 	// Malformed, unknown and out-of-state messages close the connection.
 	for _, raw := range []string{`{"type":`, `[]`, `{"type":"dance"}`, `{"type":"join","v":1}`,
@@ -185,17 +187,17 @@ func TestHubErrors(t *testing.T) {
 		`{"type":"signal","signal":{"kind":"tea"}}`} {
 		c := mustConnect(t, h, "10.0.3.3")
 		h.handle(c, []byte(raw), t0)
-		wantErr(t, c, RoomErrBadMessage, true)
+		wantErr(t, c, roomproto.ErrCodeBadMessage, true)
 		if c.status != websocket.StatusPolicyViolation || c.reason == "" {
 			t.Fatalf("%s: closed with %v %q", raw, c.status, c.reason)
 		}
 	}
 	c := mustConnect(t, h, "10.0.3.3")
-	sendMsg(h, c, roomMsg{Type: RoomMsgJoin, V: 3, Code: hosted.Code}, t0)
-	wantErr(t, c, RoomErrBadVersion, true)
+	sendMsg(h, c, roomproto.Msg{Type: roomproto.MsgJoin, V: 3, Code: hosted.Code}, t0)
+	wantErr(t, c, roomproto.ErrCodeBadVersion, true)
 	c = mustConnect(t, h, "10.0.3.3")
 	h.tooLarge(c)
-	wantErr(t, c, RoomErrTooLarge, true)
+	wantErr(t, c, roomproto.ErrCodeTooLarge, true)
 	if c.status != websocket.StatusMessageTooBig {
 		t.Fatalf("too large: status %v", c.status)
 	}
@@ -206,23 +208,23 @@ func TestHubEndedRoomRemembered(t *testing.T) {
 	host, hosted := hostRoom(t, h, "")
 	// Only the host's explicit end marks the room ended (a host that
 	// vanishes does not: TestHubVanishedHostDoesNotEnd).
-	sendMsg(h, host, roomMsg{Type: RoomMsgEnd, Code: hosted.Code, Key: hosted.Key}, t0)
-	if m := next(t, host); m.Type != RoomMsgEnded {
+	sendMsg(h, host, roomproto.Msg{Type: roomproto.MsgEnd, Code: hosted.Code, Key: hosted.Key}, t0)
+	if m := next(t, host); m.Type != roomproto.MsgEnded {
 		t.Fatalf("host got %+v", m)
 	}
 	h.disconnect(host, t0)
 	join := func(now time.Time) *roomConn {
 		c := mustConnect(t, h, "10.0.1.1")
-		sendMsg(h, c, roomMsg{Type: RoomMsgJoin, V: 1, Code: hosted.Code}, now)
+		sendMsg(h, c, roomproto.Msg{Type: roomproto.MsgJoin, V: 1, Code: hosted.Code}, now)
 		return c
 	}
-	wantErr(t, join(t0.Add(4*time.Minute+59*time.Second)), RoomErrRoomEnded, false)
+	wantErr(t, join(t0.Add(4*time.Minute+59*time.Second)), roomproto.ErrCodeRoomEnded, false)
 	h.tick(t0.Add(5 * time.Minute))
-	wantErr(t, join(t0.Add(5*time.Minute)), RoomErrNoRoom, false)
+	wantErr(t, join(t0.Add(5*time.Minute)), roomproto.ErrCodeNoRoom, false)
 	// The code is free again.
 	c := mustConnect(t, h, "10.0.1.1")
-	sendMsg(h, c, roomMsg{Type: RoomMsgHost, V: 1, Code: hosted.Code}, t0.Add(5*time.Minute))
-	if m := next(t, c); m.Type != RoomMsgHosted {
+	sendMsg(h, c, roomproto.Msg{Type: roomproto.MsgHost, V: 1, Code: hosted.Code}, t0.Add(5*time.Minute))
+	if m := next(t, c); m.Type != roomproto.MsgHosted {
 		t.Fatalf("got %+v", m)
 	}
 }
@@ -231,7 +233,7 @@ func TestHubHostPingTimeout(t *testing.T) {
 	h := newTestHub(RoomConfig{})
 	host, hosted := hostRoom(t, h, "")
 	p := mustConnect(t, h, "10.0.0.2")
-	sendMsg(h, p, roomMsg{Type: RoomMsgJoin, V: 1, Code: hosted.Code}, t0)
+	sendMsg(h, p, roomproto.Msg{Type: roomproto.MsgJoin, V: 1, Code: hosted.Code}, t0)
 	next(t, p)
 	next(t, host)
 	// A host that answers stays.
@@ -240,10 +242,10 @@ func TestHubHostPingTimeout(t *testing.T) {
 		now = now.Add(time.Second)
 		h.tick(now)
 		m := next(t, host)
-		if m.Type != RoomMsgPing {
+		if m.Type != roomproto.MsgPing {
 			t.Fatalf("got %+v", m)
 		}
-		sendMsg(h, host, roomMsg{Type: RoomMsgPong, N: m.N}, now.Add(100*time.Millisecond))
+		sendMsg(h, host, roomproto.Msg{Type: roomproto.MsgPong, N: m.N}, now.Add(100*time.Millisecond))
 	}
 	// One that stops answering is gone 3 s after its last answer.
 	last := now.Add(100 * time.Millisecond)
@@ -256,14 +258,14 @@ func TestHubHostPingTimeout(t *testing.T) {
 	if !host.killed {
 		t.Fatal("host not gone after 3 s")
 	}
-	if m := next(t, p); m.Type != RoomMsgEnded || m.Reason != "host gone: no answer to ping" {
+	if m := next(t, p); m.Type != roomproto.MsgEnded || m.Reason != "host gone: no answer to ping" {
 		t.Fatalf("player got %+v", m)
 	}
 	// A room without migration is forgotten, not remembered as ended:
 	// only the host's End does that.
 	c := mustConnect(t, h, "10.0.1.1")
-	sendMsg(h, c, roomMsg{Type: RoomMsgJoin, V: 1, Code: hosted.Code}, last.Add(3*time.Second))
-	wantErr(t, c, RoomErrNoRoom, false)
+	sendMsg(h, c, roomproto.Msg{Type: roomproto.MsgJoin, V: 1, Code: hosted.Code}, last.Add(3*time.Second))
+	wantErr(t, c, roomproto.ErrCodeNoRoom, false)
 }
 
 func TestHubRateLimit(t *testing.T) {
@@ -271,19 +273,19 @@ func TestHubRateLimit(t *testing.T) {
 	c := mustConnect(t, h, "10.0.0.9")
 	// The burst: 200 messages at one instant pass.
 	for range 200 {
-		sendMsg(h, c, roomMsg{Type: RoomMsgJoin, V: 1, Code: "ZZZZZZ"}, t0)
-		wantErr(t, c, RoomErrNoRoom, false)
+		sendMsg(h, c, roomproto.Msg{Type: roomproto.MsgJoin, V: 1, Code: "ZZZZZZ"}, t0)
+		wantErr(t, c, roomproto.ErrCodeNoRoom, false)
 	}
 	// Then 50 per second: one every 20 ms passes for a long while.
 	now := t0
 	for range 500 {
 		now = now.Add(20 * time.Millisecond)
-		sendMsg(h, c, roomMsg{Type: RoomMsgJoin, V: 1, Code: "ZZZZZZ"}, now)
-		wantErr(t, c, RoomErrNoRoom, false)
+		sendMsg(h, c, roomproto.Msg{Type: roomproto.MsgJoin, V: 1, Code: "ZZZZZZ"}, now)
+		wantErr(t, c, roomproto.ErrCodeNoRoom, false)
 	}
 	// One more at the same instant is over the limit: the connection closes.
-	sendMsg(h, c, roomMsg{Type: RoomMsgJoin, V: 1, Code: "ZZZZZZ"}, now)
-	wantErr(t, c, RoomErrRateLimited, true)
+	sendMsg(h, c, roomproto.Msg{Type: roomproto.MsgJoin, V: 1, Code: "ZZZZZZ"}, now)
+	wantErr(t, c, roomproto.ErrCodeRateLimited, true)
 }
 
 func TestHubConnLimits(t *testing.T) {
@@ -292,7 +294,7 @@ func TestHubConnLimits(t *testing.T) {
 	for range 64 {
 		conns = append(conns, mustConnect(t, h, "10.0.0.1"))
 	}
-	if _, err := h.connect("10.0.0.1", t0); !errors.Is(err, ErrTooManyConns) {
+	if _, err := h.connect("10.0.0.1", t0); !errors.Is(err, roomproto.ErrTooManyConns) {
 		t.Fatalf("65th connection from one address: %v", err)
 	}
 	h.disconnect(conns[0], t0)
@@ -300,7 +302,7 @@ func TestHubConnLimits(t *testing.T) {
 	for range 36 {
 		mustConnect(t, h, "10.0.0.2")
 	}
-	if _, err := h.connect("10.0.0.3", t0); !errors.Is(err, ErrTooManyConns) {
+	if _, err := h.connect("10.0.0.3", t0); !errors.Is(err, roomproto.ErrTooManyConns) {
 		t.Fatalf("101st connection: %v", err)
 	}
 }
@@ -311,19 +313,19 @@ func TestHubJoiningLimit(t *testing.T) {
 	var players []*roomConn
 	for i := range 32 {
 		c := mustConnect(t, h, fmt.Sprintf("10.0.5.%d", i))
-		sendMsg(h, c, roomMsg{Type: RoomMsgJoin, V: 1, Code: hosted.Code}, t0)
-		if m := next(t, c); m.Type != RoomMsgJoined {
+		sendMsg(h, c, roomproto.Msg{Type: roomproto.MsgJoin, V: 1, Code: hosted.Code}, t0)
+		if m := next(t, c); m.Type != roomproto.MsgJoined {
 			t.Fatalf("got %+v", m)
 		}
 		players = append(players, c)
 	}
 	c := mustConnect(t, h, "10.0.0.6")
-	sendMsg(h, c, roomMsg{Type: RoomMsgJoin, V: 1, Code: hosted.Code}, t0)
-	wantErr(t, c, RoomErrRoomBusy, false)
+	sendMsg(h, c, roomproto.Msg{Type: roomproto.MsgJoin, V: 1, Code: hosted.Code}, t0)
+	wantErr(t, c, roomproto.ErrCodeRoomBusy, false)
 	// A player whose data channel opened no longer counts as joining.
-	sendMsg(h, players[0], roomMsg{Type: RoomMsgConnected}, t0)
-	sendMsg(h, c, roomMsg{Type: RoomMsgJoin, V: 1, Code: hosted.Code}, t0)
-	if m := next(t, c); m.Type != RoomMsgJoined {
+	sendMsg(h, players[0], roomproto.Msg{Type: roomproto.MsgConnected}, t0)
+	sendMsg(h, c, roomproto.Msg{Type: roomproto.MsgJoin, V: 1, Code: hosted.Code}, t0)
+	if m := next(t, c); m.Type != roomproto.MsgJoined {
 		t.Fatalf("got %+v", m)
 	}
 }
@@ -332,8 +334,8 @@ func TestHubIdleTimeout(t *testing.T) {
 	h := newTestHub(RoomConfig{})
 	idle := mustConnect(t, h, "10.0.0.1")
 	busy := mustConnect(t, h, "10.0.0.1")
-	sendMsg(h, busy, roomMsg{Type: RoomMsgJoin, V: 1, Code: "ZZZZZZ"}, t0.Add(20*time.Second))
-	wantErr(t, busy, RoomErrNoRoom, false)
+	sendMsg(h, busy, roomproto.Msg{Type: roomproto.MsgJoin, V: 1, Code: "ZZZZZZ"}, t0.Add(20*time.Second))
+	wantErr(t, busy, roomproto.ErrCodeNoRoom, false)
 	h.tick(t0.Add(29 * time.Second))
 	if idle.killed {
 		t.Fatal("idle connection closed before 30 s")
@@ -342,7 +344,7 @@ func TestHubIdleTimeout(t *testing.T) {
 	if !idle.killed || busy.killed {
 		t.Fatalf("after 30 s: idle killed=%v, busy=%v", idle.killed, busy.killed)
 	}
-	wantErr(t, idle, RoomErrIdle, true)
+	wantErr(t, idle, roomproto.ErrCodeIdle, true)
 }
 
 // TestHubJoinStorm: 32 players joining at once need an answer and several
@@ -355,14 +357,14 @@ func TestHubJoinStorm(t *testing.T) {
 	var ids []string
 	for i := range 32 {
 		c := mustConnect(t, h, fmt.Sprintf("10.0.5.%d", i))
-		sendMsg(h, c, roomMsg{Type: RoomMsgJoin, V: 1, Code: hosted.Code}, t0)
+		sendMsg(h, c, roomproto.Msg{Type: roomproto.MsgJoin, V: 1, Code: hosted.Code}, t0)
 		ids = append(ids, next(t, c).ID)
 		next(t, host)
 	}
 	cand := &webrtc.Signal{Kind: webrtc.SignalCandidate, Candidate: "candidate:1 1 udp 1 127.0.0.1 9 typ host"}
 	for _, id := range ids {
 		for range 8 { // 256 signals at one instant, over the burst of 200
-			sendMsg(h, host, roomMsg{Type: RoomMsgSignal, To: id, Signal: cand}, t0)
+			sendMsg(h, host, roomproto.Msg{Type: roomproto.MsgSignal, To: id, Signal: cand}, t0)
 		}
 	}
 	if host.killed {
@@ -373,7 +375,7 @@ func TestHubJoinStorm(t *testing.T) {
 		if i > 300 {
 			t.Fatal("host never rate-limited")
 		}
-		sendMsg(h, host, roomMsg{Type: RoomMsgSignal, To: ids[0], Signal: cand}, t0)
+		sendMsg(h, host, roomproto.Msg{Type: roomproto.MsgSignal, To: ids[0], Signal: cand}, t0)
 	}
 }
 
@@ -383,27 +385,27 @@ func TestHubJoinStorm(t *testing.T) {
 func TestHubLongCodes(t *testing.T) {
 	h := newTestHub(RoomConfig{CodeLength: 10})
 	host := mustConnect(t, h, "10.0.0.1")
-	sendMsg(h, host, roomMsg{Type: RoomMsgHost, V: 1}, t0)
+	sendMsg(h, host, roomproto.Msg{Type: roomproto.MsgHost, V: 1}, t0)
 	hosted := next(t, host)
-	if hosted.Type != RoomMsgHosted || len(hosted.Code) != 10 || !validRoomCodeLen(hosted.Code) || ValidRoomCode(hosted.Code) {
+	if hosted.Type != roomproto.MsgHosted || len(hosted.Code) != 10 || !roomcode.ValidLen(hosted.Code) || roomcode.Valid(hosted.Code) {
 		t.Fatalf("hosted: %+v", hosted)
 	}
 	p := mustConnect(t, h, "10.0.0.2")
-	sendMsg(h, p, roomMsg{Type: RoomMsgJoin, V: 1, Code: hosted.Code}, t0)
-	if m := next(t, p); m.Type != RoomMsgJoined {
+	sendMsg(h, p, roomproto.Msg{Type: roomproto.MsgJoin, V: 1, Code: hosted.Code}, t0)
+	if m := next(t, p); m.Type != roomproto.MsgJoined {
 		t.Fatalf("joined: %+v", m)
 	}
 	next(t, host) // the player
-	sendMsg(h, p, roomMsg{Type: RoomMsgEnd, Code: hosted.Code, Key: hosted.Key}, t0)
-	if m := next(t, p); m.Type != RoomMsgEnded {
+	sendMsg(h, p, roomproto.Msg{Type: roomproto.MsgEnd, Code: hosted.Code, Key: hosted.Key}, t0)
+	if m := next(t, p); m.Type != roomproto.MsgEnded {
 		t.Fatalf("end: %+v", m)
 	}
 	h2 := mustConnect(t, h, "10.0.0.3")
-	sendMsg(h, h2, roomMsg{Type: RoomMsgHost, V: 1, Code: "ABCDEFGH"}, t0)
-	if m := next(t, h2); m.Type != RoomMsgHosted || m.Code != "ABCDEFGH" {
+	sendMsg(h, h2, roomproto.Msg{Type: roomproto.MsgHost, V: 1, Code: "ABCDEFGH"}, t0)
+	if m := next(t, h2); m.Type != roomproto.MsgHosted || m.Code != "ABCDEFGH" {
 		t.Fatalf("proposed 8: %+v", m)
 	}
-	if _, err := decodeRoomMsg([]byte(`{"type":"host","v":1,"code":"ABCDEFGHJKLMN"}`)); !errors.Is(err, ErrBadCode) {
+	if _, err := roomproto.Decode([]byte(`{"type":"host","v":1,"code":"ABCDEFGHJKLMN"}`)); !errors.Is(err, roomproto.ErrBadCode) {
 		t.Fatalf("13 characters: %v", err)
 	}
 	for n, want := range map[int]int{0: 6, 3: 6, 6: 6, 12: 12, 40: 12} {

@@ -1,6 +1,10 @@
 package relay
 
-import "time"
+import (
+	"time"
+
+	"github.com/rewindnet/rewind/relay/roomproto"
+)
 
 // Rooms' lives in the hub: made for a host (or a match server), taken
 // from a host that is gone, ended, closed.
@@ -32,7 +36,7 @@ func (h *roomHub) endRoom(r *room, now time.Time, why string) {
 // claimant) it ended, for why.
 func (h *roomHub) closeRoom(r *room, why string) {
 	delete(h.rooms, r.code)
-	msg := &roomMsg{Type: RoomMsgEnded, Code: r.code, Reason: why}
+	msg := &roomproto.Msg{Type: roomproto.MsgEnded, Code: r.code, Reason: why}
 	for _, p := range r.players {
 		if !p.connected {
 			h.pendingDone(p)
@@ -48,7 +52,7 @@ func (h *roomHub) closeRoom(r *room, why string) {
 	r.claims = nil
 	if r.opening { // a room opened on demand that its server did not confirm
 		h.serving.full++
-		h.send(r.opener, ptr(errorMsg(RoomErrFull, RoomMsgOpen, ErrFull.Error()+": the match server did not open the room: "+why)))
+		h.send(r.opener, ptr(roomproto.ErrorMsg(roomproto.ErrCodeFull, roomproto.MsgOpen, roomproto.ErrFull.Error()+": the match server did not open the room: "+why)))
 		r.opening, r.opener = false, nil
 	}
 	h.send(r.host, msg)

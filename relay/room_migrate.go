@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/rewindnet/rewind/relay/roomproto"
 )
 
 // Host migration at the relay. A room hosted with "migrate" outlives its
@@ -42,7 +43,7 @@ import (
 func (h *roomHub) orphan(r *room, now time.Time) {
 	h.cfg.Log.Debug("relay: room orphaned", "room", r.code, "players", len(r.players), "claims", len(r.claims))
 	r.orphaned, r.orphanedAt = true, now
-	msg := &roomMsg{Type: RoomMsgHostLost, Code: r.code}
+	msg := &roomproto.Msg{Type: roomproto.MsgHostLost, Code: r.code}
 	for _, p := range r.players {
 		if !p.connected {
 			h.pendingDone(p)
@@ -60,7 +61,7 @@ func (h *roomHub) orphan(r *room, now time.Time) {
 }
 
 // claim handles a player's claim of a room whose host it lost.
-func (h *roomHub) claim(c *roomConn, m *roomMsg, d dirAnswer, now time.Time) {
+func (h *roomHub) claim(c *roomConn, m *roomproto.Msg, d dirAnswer, now time.Time) {
 	if c.role == roleServer {
 		h.serverClaim(c, m, d, now) // a match server's room back (room_serve_claim.go)
 		return
@@ -75,14 +76,14 @@ func (h *roomHub) claim(c *roomConn, m *roomMsg, d dirAnswer, now time.Time) {
 	case ok && rec.Ended:
 		log("ended")
 		h.joinFailed(c, now)
-		h.fail(c, m.Type, fmt.Errorf("%w: %s", ErrRoomEnded, m.Code))
+		h.fail(c, m.Type, fmt.Errorf("%w: %s", roomproto.ErrRoomEnded, m.Code))
 	case ok && rec.Key != m.Key:
 		log("bad_key")
 		h.joinFailed(c, now)
-		h.fail(c, m.Type, fmt.Errorf("%w: room %s is another match", ErrBadKey, m.Code))
+		h.fail(c, m.Type, fmt.Errorf("%w: room %s is another match", roomproto.ErrBadKey, m.Code))
 	case ok && r == nil && d.ownerDead:
 		log("owner_dead")
-		h.fail(c, m.Type, fmt.Errorf("%w: %.6q: its relay is gone", ErrNoRoom, m.Code))
+		h.fail(c, m.Type, fmt.Errorf("%w: %.6q: its relay is gone", roomproto.ErrNoRoom, m.Code))
 	case ok && r == nil && h.fleet.remoteOwner(rec):
 		// Hosted by another live relay of the fleet: the claim is
 		// decided there, like a join (room_fleet.go).
@@ -108,7 +109,7 @@ func (h *roomHub) claim(c *roomConn, m *roomMsg, d dirAnswer, now time.Time) {
 		h.claimOrphan(r, c, now)
 	case !r.takenAt.IsZero() && now.Sub(r.takenAt) < h.cfg.TakeoverWindow:
 		log("just_taken_over")
-		h.admit(r, c, now, RoomClaimNew)
+		h.admit(r, c, now, roomproto.ClaimNew)
 	default:
 		log("probe_host")
 		c.role, c.room = roleClaimant, r
@@ -116,7 +117,7 @@ func (h *roomHub) claim(c *roomConn, m *roomMsg, d dirAnswer, now time.Time) {
 		if len(r.claims) == 1 {
 			r.pingN++
 			r.probeN, r.probeAt, r.lastPing = r.pingN, now, now
-			h.send(r.host, &roomMsg{Type: RoomMsgPing, N: r.probeN})
+			h.send(r.host, &roomproto.Msg{Type: roomproto.MsgPing, N: r.probeN})
 		}
 	}
 }
@@ -139,13 +140,13 @@ func (h *roomHub) takeOver(r *room, c *roomConn, now time.Time) {
 	r.orphaned, r.takenAt = false, now
 	r.host, r.lastPong, r.lastPing = c, now, now
 	c.role, c.room = roleHost, r
-	h.send(c, &roomMsg{Type: RoomMsgHosted, V: RoomProtocolVersion, Code: r.code, Key: r.key,
-		MaxPlayers: r.maxPlayers, ICE: h.ice(r.code+"-host", now), Claim: RoomClaimHost})
+	h.send(c, &roomproto.Msg{Type: roomproto.MsgHosted, V: roomproto.Version, Code: r.code, Key: r.key,
+		MaxPlayers: r.maxPlayers, ICE: h.ice(r.code+"-host", now), Claim: roomproto.ClaimHost})
 	waiting := r.claims
 	r.claims = nil
 	for _, w := range waiting {
 		w.role, w.room = roleNone, nil
-		h.admit(r, w, now, RoomClaimNew)
+		h.admit(r, w, now, roomproto.ClaimNew)
 	}
 }
 
@@ -160,7 +161,7 @@ func (h *roomHub) probeAnswered(r *room, n uint64, now time.Time) {
 	h.cfg.Log.Debug("relay: probe answered: claimants back to the same host", "room", r.code, "claims", len(claims))
 	for _, c := range claims {
 		c.role, c.room = roleNone, nil
-		h.admit(r, c, now, RoomClaimSame)
+		h.admit(r, c, now, roomproto.ClaimSame)
 	}
 }
 
@@ -188,7 +189,7 @@ func (h *roomHub) migrationTick(r *room, now time.Time) bool {
 		old := r.host
 		r.host = nil
 		old.room, old.role = nil, roleNone
-		h.send(old, ptr(errorMsg(RoomErrHostGone, RoomMsgPing, "another player hosts the match now: "+ErrHostGone.Error())))
+		h.send(old, ptr(roomproto.ErrorMsg(roomproto.ErrCodeHostGone, roomproto.MsgPing, "another player hosts the match now: "+roomproto.ErrHostGone.Error())))
 		h.kill(old, websocket.StatusPolicyViolation, "host did not answer the probe of a claim")
 		// Its players (if any are still here) claim too.
 		h.orphan(r, now)

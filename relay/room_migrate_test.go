@@ -3,6 +3,8 @@ package relay
 import (
 	"testing"
 	"time"
+
+	"github.com/rewindnet/rewind/relay/roomproto"
 )
 
 // The relay's host-migration decision table, case by case, in made-up
@@ -12,19 +14,19 @@ const testKey = "00112233445566778899aabbccddeeff"
 
 // migratingRoom hosts a room with migration and joins n players to it; it
 // returns the host, the hosted message and the players.
-func migratingRoom(t *testing.T, h *roomHub, n int) (*roomConn, roomMsg, []*roomConn) {
+func migratingRoom(t *testing.T, h *roomHub, n int) (*roomConn, roomproto.Msg, []*roomConn) {
 	t.Helper()
 	host := mustConnect(t, h, "10.0.0.1")
-	sendMsg(h, host, roomMsg{Type: RoomMsgHost, V: 1, Migrate: true}, t0)
+	sendMsg(h, host, roomproto.Msg{Type: roomproto.MsgHost, V: 1, Migrate: true}, t0)
 	hosted := next(t, host)
-	if hosted.Type != RoomMsgHosted {
+	if hosted.Type != roomproto.MsgHosted {
 		t.Fatalf("hosted: %+v", hosted)
 	}
 	var ps []*roomConn
 	for range n {
 		p := mustConnect(t, h, "10.0.0.2")
-		sendMsg(h, p, roomMsg{Type: RoomMsgJoin, V: 1, Code: hosted.Code}, t0)
-		if m := next(t, p); m.Type != RoomMsgJoined {
+		sendMsg(h, p, roomproto.Msg{Type: roomproto.MsgJoin, V: 1, Code: hosted.Code}, t0)
+		if m := next(t, p); m.Type != roomproto.MsgJoined {
 			t.Fatalf("joined: %+v", m)
 		}
 		next(t, host) // player
@@ -33,18 +35,18 @@ func migratingRoom(t *testing.T, h *roomHub, n int) (*roomConn, roomMsg, []*room
 	return host, hosted, ps
 }
 
-func claimMsg(code, key string) roomMsg {
-	return roomMsg{Type: RoomMsgClaim, V: 1, Code: code, Key: key}
+func claimMsg(code, key string) roomproto.Msg {
+	return roomproto.Msg{Type: roomproto.MsgClaim, V: 1, Code: code, Key: key}
 }
 
-// wantClaim checks c's answer to a claim: hosted for RoomClaimHost,
+// wantClaim checks c's answer to a claim: hosted for roomproto.ClaimHost,
 // joined otherwise, with the outcome.
-func wantClaim(t *testing.T, c *roomConn, code, outcome string) roomMsg {
+func wantClaim(t *testing.T, c *roomConn, code, outcome string) roomproto.Msg {
 	t.Helper()
 	m := next(t, c)
-	typ := RoomMsgJoined
-	if outcome == RoomClaimHost {
-		typ = RoomMsgHosted
+	typ := roomproto.MsgJoined
+	if outcome == roomproto.ClaimHost {
+		typ = roomproto.MsgHosted
 	}
 	if m.Type != typ || m.Claim != outcome || m.Code != code {
 		t.Fatalf("claim answered %+v, want %s with claim %q", m, typ, outcome)
@@ -55,7 +57,7 @@ func wantClaim(t *testing.T, c *roomConn, code, outcome string) roomMsg {
 func wantHostLost(t *testing.T, ps []*roomConn, code string) {
 	t.Helper()
 	for _, p := range ps {
-		if m := next(t, p); m.Type != RoomMsgHostLost || m.Code != code {
+		if m := next(t, p); m.Type != roomproto.MsgHostLost || m.Code != code {
 			t.Fatalf("player got %+v, want host_lost", m)
 		}
 	}
@@ -74,29 +76,29 @@ func TestMigrateVanishedHost(t *testing.T) {
 	}
 	// A new player meanwhile: busy, come again.
 	nc := mustConnect(t, h, "10.0.9.9")
-	sendMsg(h, nc, roomMsg{Type: RoomMsgJoin, V: 1, Code: hosted.Code}, t0)
-	wantErr(t, nc, RoomErrRoomBusy, false)
+	sendMsg(h, nc, roomproto.Msg{Type: roomproto.MsgJoin, V: 1, Code: hosted.Code}, t0)
+	wantErr(t, nc, roomproto.ErrCodeRoomBusy, false)
 
 	now := t0.Add(100 * time.Millisecond)
 	sendMsg(h, ps[1], claimMsg(hosted.Code, hosted.Key), now)
-	got := wantClaim(t, ps[1], hosted.Code, RoomClaimHost)
+	got := wantClaim(t, ps[1], hosted.Code, roomproto.ClaimHost)
 	if got.Key != hosted.Key {
 		t.Fatalf("the room's key changed: %q", got.Key)
 	}
 	sendMsg(h, ps[0], claimMsg(hosted.Code, hosted.Key), now.Add(2900*time.Millisecond))
-	j := wantClaim(t, ps[0], hosted.Code, RoomClaimNew)
-	if m := next(t, ps[1]); m.Type != RoomMsgPlayer || m.ID != j.ID {
+	j := wantClaim(t, ps[0], hosted.Code, roomproto.ClaimNew)
+	if m := next(t, ps[1]); m.Type != roomproto.MsgPlayer || m.ID != j.ID {
 		t.Fatalf("new host told %+v", m)
 	}
 	// Past TakeoverWindow, a live host is probed first.
 	sendMsg(h, ps[2], claimMsg(hosted.Code, hosted.Key), now.Add(3*time.Second))
 	noMsg(t, ps[2])
 	ping := next(t, ps[1])
-	if ping.Type != RoomMsgPing {
+	if ping.Type != roomproto.MsgPing {
 		t.Fatalf("new host got %+v, want the probe", ping)
 	}
-	sendMsg(h, ps[1], roomMsg{Type: RoomMsgPong, N: ping.N}, now.Add(3100*time.Millisecond))
-	wantClaim(t, ps[2], hosted.Code, RoomClaimSame)
+	sendMsg(h, ps[1], roomproto.Msg{Type: roomproto.MsgPong, N: ping.N}, now.Add(3100*time.Millisecond))
+	wantClaim(t, ps[2], hosted.Code, roomproto.ClaimSame)
 }
 
 // Case: a live room whose host holds its relay connection and answers
@@ -105,11 +107,11 @@ func TestMigrateProbeAnswered(t *testing.T) {
 	h := newTestHub(RoomConfig{})
 	host, hosted, ps := migratingRoom(t, h, 2)
 	sendMsg(h, ps[0], claimMsg(hosted.Code, hosted.Key), t0)
-	if m := next(t, host); m.Type != RoomMsgLeft {
+	if m := next(t, host); m.Type != roomproto.MsgLeft {
 		t.Fatalf("host got %+v, want left (the claimant was its player)", m)
 	}
 	probe := next(t, host)
-	if probe.Type != RoomMsgPing {
+	if probe.Type != roomproto.MsgPing {
 		t.Fatalf("host got %+v", probe)
 	}
 	sendMsg(h, ps[1], claimMsg(hosted.Code, hosted.Key), t0.Add(time.Second))
@@ -119,9 +121,9 @@ func TestMigrateProbeAnswered(t *testing.T) {
 	for _, p := range ps {
 		noMsg(t, p)
 	}
-	sendMsg(h, host, roomMsg{Type: RoomMsgPong, N: probe.N}, t0.Add(2999*time.Millisecond))
+	sendMsg(h, host, roomproto.Msg{Type: roomproto.MsgPong, N: probe.N}, t0.Add(2999*time.Millisecond))
 	for _, p := range ps {
-		wantClaim(t, p, hosted.Code, RoomClaimSame)
+		wantClaim(t, p, hosted.Code, roomproto.ClaimSame)
 	}
 	if host.killed || h.rooms[hosted.Code].host != host {
 		t.Fatal("the host that answered lost its room")
@@ -144,22 +146,22 @@ func TestMigrateProbeSilent(t *testing.T) {
 	if host.killed {
 		t.Fatal("host lost the room before ProbeTimeout")
 	}
-	if m := next(t, host); m.Type != RoomMsgPing { // the ordinary ping, also unanswered
+	if m := next(t, host); m.Type != roomproto.MsgPing { // the ordinary ping, also unanswered
 		t.Fatalf("host got %+v", m)
 	}
 	h.tick(t0.Add(3 * time.Second))
-	if m := next(t, host); m.Type != RoomMsgError || m.Error != RoomErrHostGone || !host.killed {
+	if m := next(t, host); m.Type != roomproto.MsgError || m.Error != roomproto.ErrCodeHostGone || !host.killed {
 		t.Fatalf("old host got %+v (killed %v)", m, host.killed)
 	}
-	wantClaim(t, ps[2], hosted.Code, RoomClaimHost)
-	j := wantClaim(t, ps[0], hosted.Code, RoomClaimNew)
-	if m := next(t, ps[2]); m.Type != RoomMsgPlayer || m.ID != j.ID {
+	wantClaim(t, ps[2], hosted.Code, roomproto.ClaimHost)
+	j := wantClaim(t, ps[0], hosted.Code, roomproto.ClaimNew)
+	if m := next(t, ps[2]); m.Type != roomproto.MsgPlayer || m.ID != j.ID {
 		t.Fatalf("new host told %+v", m)
 	}
 	// The player that had not claimed yet is told, and is introduced.
 	wantHostLost(t, ps[1:2], hosted.Code)
 	sendMsg(h, ps[1], claimMsg(hosted.Code, hosted.Key), t0.Add(3100*time.Millisecond))
-	wantClaim(t, ps[1], hosted.Code, RoomClaimNew)
+	wantClaim(t, ps[1], hosted.Code, roomproto.ClaimNew)
 	hosts := 0
 	for _, c := range h.conns {
 		if c.role == roleHost {
@@ -182,7 +184,7 @@ func TestMigrateHungHost(t *testing.T) {
 	}
 	wantHostLost(t, ps, hosted.Code)
 	sendMsg(h, ps[1], claimMsg(hosted.Code, hosted.Key), t0.Add(3100*time.Millisecond))
-	wantClaim(t, ps[1], hosted.Code, RoomClaimHost)
+	wantClaim(t, ps[1], hosted.Code, roomproto.ClaimHost)
 }
 
 // Case: another key -> refused as another match; the room stays.
@@ -192,9 +194,9 @@ func TestMigrateOtherKey(t *testing.T) {
 	h.disconnect(host, t0)
 	wantHostLost(t, ps, hosted.Code)
 	sendMsg(h, ps[0], claimMsg(hosted.Code, testKey), t0)
-	wantErr(t, ps[0], RoomErrBadKey, false)
+	wantErr(t, ps[0], roomproto.ErrCodeBadKey, false)
 	sendMsg(h, ps[0], claimMsg(hosted.Code, hosted.Key), t0)
-	wantClaim(t, ps[0], hosted.Code, RoomClaimHost)
+	wantClaim(t, ps[0], hosted.Code, roomproto.ClaimHost)
 }
 
 // Case: a match its host ended on purpose within EndedRemember -> ended;
@@ -202,15 +204,15 @@ func TestMigrateOtherKey(t *testing.T) {
 func TestMigrateEnded(t *testing.T) {
 	h := newTestHub(RoomConfig{})
 	host, hosted, ps := migratingRoom(t, h, 1)
-	sendMsg(h, host, roomMsg{Type: RoomMsgEnd, Code: hosted.Code, Key: hosted.Key}, t0)
-	if m := next(t, ps[0]); m.Type != RoomMsgEnded {
+	sendMsg(h, host, roomproto.Msg{Type: roomproto.MsgEnd, Code: hosted.Code, Key: hosted.Key}, t0)
+	if m := next(t, ps[0]); m.Type != roomproto.MsgEnded {
 		t.Fatalf("player got %+v", m)
 	}
 	sendMsg(h, ps[0], claimMsg(hosted.Code, hosted.Key), t0.Add(4*time.Minute+59*time.Second))
-	wantErr(t, ps[0], RoomErrRoomEnded, false)
+	wantErr(t, ps[0], roomproto.ErrCodeRoomEnded, false)
 	h.tick(t0.Add(5 * time.Minute))
 	sendMsg(h, ps[0], claimMsg(hosted.Code, hosted.Key), t0.Add(5*time.Minute))
-	wantClaim(t, ps[0], hosted.Code, RoomClaimHost)
+	wantClaim(t, ps[0], hosted.Code, roomproto.ClaimHost)
 }
 
 // Case: no record at all (a restarted relay) -> the first claimant hosts
@@ -219,14 +221,14 @@ func TestMigrateUnknownRoom(t *testing.T) {
 	h := newTestHub(RoomConfig{})
 	a, b := mustConnect(t, h, "10.0.0.5"), mustConnect(t, h, "10.0.0.6")
 	sendMsg(h, a, claimMsg("ABC234", testKey), t0)
-	if m := wantClaim(t, a, "ABC234", RoomClaimHost); m.Key != testKey {
+	if m := wantClaim(t, a, "ABC234", roomproto.ClaimHost); m.Key != testKey {
 		t.Fatalf("key %q", m.Key)
 	}
 	sendMsg(h, b, claimMsg("ABC234", testKey), t0.Add(time.Second))
-	wantClaim(t, b, "ABC234", RoomClaimNew)
+	wantClaim(t, b, "ABC234", roomproto.ClaimNew)
 	c := mustConnect(t, h, "10.0.0.7")
 	sendMsg(h, c, claimMsg("ABC234", "ffffffffffffffffffffffffffffffff"), t0.Add(time.Second))
-	wantErr(t, c, RoomErrBadKey, false)
+	wantErr(t, c, roomproto.ErrCodeBadKey, false)
 }
 
 // An orphaned room no one claims in OrphanWindow is forgotten (not
@@ -258,23 +260,23 @@ func TestMigrateOrphanForgottenAndClaimantLeaves(t *testing.T) {
 	if !host2.killed {
 		t.Fatal("silent host kept the room")
 	}
-	wantClaim(t, ps2[1], hosted2.Code, RoomClaimHost)
+	wantClaim(t, ps2[1], hosted2.Code, roomproto.ClaimHost)
 }
 
 func TestClaimMessageChecked(t *testing.T) {
 	h := newTestHub(RoomConfig{})
-	for _, m := range []roomMsg{
-		{Type: RoomMsgClaim, V: 1, Code: "ABC234"},
-		{Type: RoomMsgClaim, V: 1, Key: testKey},
-		{Type: RoomMsgClaim, V: 1, Code: "ABC234", Key: testKey, MaxPlayers: -1},
+	for _, m := range []roomproto.Msg{
+		{Type: roomproto.MsgClaim, V: 1, Code: "ABC234"},
+		{Type: roomproto.MsgClaim, V: 1, Key: testKey},
+		{Type: roomproto.MsgClaim, V: 1, Code: "ABC234", Key: testKey, MaxPlayers: -1},
 	} {
 		c := mustConnect(t, h, "10.0.3.3")
 		sendMsg(h, c, m, t0)
-		wantErr(t, c, RoomErrBadMessage, true)
+		wantErr(t, c, roomproto.ErrCodeBadMessage, true)
 	}
 	c := mustConnect(t, h, "10.0.3.3")
-	sendMsg(h, c, roomMsg{Type: RoomMsgClaim, V: 3, Code: "ABC234", Key: testKey}, t0)
-	wantErr(t, c, RoomErrBadVersion, true)
+	sendMsg(h, c, roomproto.Msg{Type: roomproto.MsgClaim, V: 3, Code: "ABC234", Key: testKey}, t0)
+	wantErr(t, c, roomproto.ErrCodeBadVersion, true)
 }
 
 // Case: a claimant that cannot host (a browser tab) is never made the
@@ -290,9 +292,9 @@ func TestMigrateNoHostClaimant(t *testing.T) {
 	sendMsg(h, ps[0], tab, t0)
 	noMsg(t, ps[0])
 	sendMsg(h, ps[1], claimMsg(hosted.Code, hosted.Key), t0.Add(time.Second))
-	wantClaim(t, ps[1], hosted.Code, RoomClaimHost)
-	j := wantClaim(t, ps[0], hosted.Code, RoomClaimNew)
-	if m := next(t, ps[1]); m.Type != RoomMsgPlayer || m.ID != j.ID {
+	wantClaim(t, ps[1], hosted.Code, roomproto.ClaimHost)
+	j := wantClaim(t, ps[0], hosted.Code, roomproto.ClaimNew)
+	if m := next(t, ps[1]); m.Type != roomproto.MsgPlayer || m.ID != j.ID {
 		t.Fatalf("new host told %+v", m)
 	}
 
@@ -309,7 +311,7 @@ func TestMigrateNoHostClaimant(t *testing.T) {
 	noMsg(t, ps2[0])
 	h2.tick(t0.Add(30 * time.Second))
 	for _, p := range ps2 {
-		if m := next(t, p); m.Type != RoomMsgEnded {
+		if m := next(t, p); m.Type != roomproto.MsgEnded {
 			t.Fatalf("tab got %+v", m)
 		}
 	}
@@ -326,6 +328,6 @@ func TestMigrateNoHostClaimant(t *testing.T) {
 	if !host3.killed {
 		t.Fatal("silent host kept the room")
 	}
-	wantClaim(t, ps3[1], hosted3.Code, RoomClaimHost)
-	wantClaim(t, ps3[0], hosted3.Code, RoomClaimNew)
+	wantClaim(t, ps3[1], hosted3.Code, roomproto.ClaimHost)
+	wantClaim(t, ps3[0], hosted3.Code, roomproto.ClaimNew)
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/rewindnet/rewind/relay/roomproto"
 )
 
 // OpenOptions says how to ask a relay for a room on demand.
@@ -16,7 +18,7 @@ type OpenOptions struct {
 // OpenRoom asks the relay at url to open a room on a match server with a
 // free slot (one that registered with ServeOptions.OnDemand) and returns
 // its code once the server has opened it; players then join it by the
-// code. It fails with ErrFull (as a *RoomError whose Reason says why)
+// code. It fails with roomproto.ErrFull (as a *roomproto.Error whose Reason says why)
 // when no match server can take it. In a fleet of relays sharing Redis,
 // a relay whose own match servers are full places the room on another
 // relay's (OpenRoomWithKey tells the key too).
@@ -42,14 +44,14 @@ type OpenedRoom struct {
 // OpenRoomWithKey is OpenRoom, returning the room's key and cap beside
 // its code.
 func OpenRoomWithKey(ctx context.Context, url string, opts OpenOptions) (OpenedRoom, error) {
-	rc, replies, start, err := dialRoomGated(ctx, url, func(roomMsg) {})
+	rc, replies, start, err := dialRoomGated(ctx, url, func(roomproto.Msg) {})
 	if err != nil {
 		return OpenedRoom{}, err
 	}
 	defer rc.close()
 	start()
-	rc.send(&roomMsg{Type: RoomMsgOpen, V: RoomProtocolVersion, MaxPlayers: opts.MaxPlayers})
-	m, err := firstReply(ctx, rc, replies, RoomMsgOpened)
+	rc.send(&roomproto.Msg{Type: roomproto.MsgOpen, V: roomproto.Version, MaxPlayers: opts.MaxPlayers})
+	m, err := firstReply(ctx, rc, replies, roomproto.MsgOpened)
 	if err != nil {
 		return OpenedRoom{}, fmt.Errorf("relay: opening a room at %s: %w", url, err)
 	}
@@ -59,16 +61,16 @@ func OpenRoomWithKey(ctx context.Context, url string, opts OpenOptions) (OpenedR
 // EndRoom ends the room code at the relay at url with its key (any relay
 // of a fleet sharing Redis): its players and its host are told it ended,
 // a match server frees its slot, and the code is remembered as ended. It
-// fails with the relay's refusal (ErrNoRoom, ErrBadKey, ErrRoomEnded).
+// fails with the relay's refusal (roomproto.ErrNoRoom, roomproto.ErrBadKey, roomproto.ErrRoomEnded).
 func EndRoom(ctx context.Context, url, code, key string) error {
-	rc, replies, start, err := dialRoomGated(ctx, url, func(roomMsg) {})
+	rc, replies, start, err := dialRoomGated(ctx, url, func(roomproto.Msg) {})
 	if err != nil {
 		return err
 	}
 	defer rc.close()
 	start()
-	rc.send(&roomMsg{Type: RoomMsgEnd, Code: strings.ToUpper(strings.TrimSpace(code)), Key: key})
-	if _, err := firstReply(ctx, rc, replies, RoomMsgEnded); err != nil {
+	rc.send(&roomproto.Msg{Type: roomproto.MsgEnd, Code: strings.ToUpper(strings.TrimSpace(code)), Key: key})
+	if _, err := firstReply(ctx, rc, replies, roomproto.MsgEnded); err != nil {
 		return fmt.Errorf("relay: ending %s at %s: %w", code, url, err)
 	}
 	return nil

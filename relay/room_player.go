@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rewindnet/rewind/relay/roomproto"
 	"github.com/rewindnet/rewind/transport/webrtc"
 )
 
@@ -17,7 +18,7 @@ type JoinOptions struct {
 	// URLs are more relays of the same fleet (relays sharing Redis),
 	// tried in turn after URL when a relay cannot be reached or does not
 	// answer within TryTimeout (room_relays.go). A live relay's refusal
-	// (ErrNoRoom, ErrRoomEnded, ErrRoomFull...) is final: the fleet's
+	// (roomproto.ErrNoRoom, roomproto.ErrRoomEnded, roomproto.ErrRoomFull...) is final: the fleet's
 	// relays share one directory. Default: none.
 	URLs []string
 	// TryTimeout bounds each try but the last when URLs is set: the
@@ -52,13 +53,13 @@ type RoomPlayer struct {
 }
 
 // JoinRoom joins the room by code and returns once the data channel to the
-// host is open (or ctx ends, or the relay refuses: ErrNoRoom, ErrRoomFull,
-// ErrRoomBusy, ErrRoomEnded wrapped in a *RoomError; or the relay says the
-// host of a room hosted for migration is lost first: ErrHostGone).
+// host is open (or ctx ends, or the relay refuses: roomproto.ErrNoRoom, roomproto.ErrRoomFull,
+// roomproto.ErrRoomBusy, roomproto.ErrRoomEnded wrapped in a *roomproto.Error; or the relay says the
+// host of a room hosted for migration is lost first: roomproto.ErrHostGone).
 func JoinRoom(ctx context.Context, opts JoinOptions) (*RoomPlayer, error) {
 	p := newRoomPlayer(opts.Code)
 	r, err := reach(ctx, relayList(opts.URL, opts.URLs), opts.TryTimeout,
-		&roomMsg{Type: RoomMsgJoin, V: roomV1, Code: p.code, Spectator: opts.Spectator}, RoomMsgJoined, p.handle)
+		&roomproto.Msg{Type: roomproto.MsgJoin, V: roomproto.V1, Code: p.code, Spectator: opts.Spectator}, roomproto.MsgJoined, p.handle)
 	if err != nil {
 		return nil, fmt.Errorf("relay: joining %s: %w", p.code, err)
 	}
@@ -77,14 +78,14 @@ func newRoomPlayer(code string) *RoomPlayer {
 // start connects the player to the host after the relay's "joined"
 // answer m (to a join or to a claim): it returns once the data channel is
 // open.
-func (p *RoomPlayer) start(ctx context.Context, rc *roomClient, m roomMsg, start func(), opts JoinOptions) error {
+func (p *RoomPlayer) start(ctx context.Context, rc *roomClient, m roomproto.Msg, start func(), opts JoinOptions) error {
 	p.rc = rc
 	p.id = m.ID
 	p.url = opts.URL
 	start() // signals now go to p.signals, in order
 	var err error
 	p.conn, err = webrtc.Dial(webrtcConfig(opts.WebRTC, opts.URL, m.ICE), p.id,
-		func(s webrtc.Signal) { rc.send(&roomMsg{Type: RoomMsgSignal, Signal: &s}) })
+		func(s webrtc.Signal) { rc.send(&roomproto.Msg{Type: roomproto.MsgSignal, Signal: &s}) })
 	if err != nil {
 		rc.close()
 		return err
@@ -101,7 +102,7 @@ func (p *RoomPlayer) start(ctx context.Context, rc *roomClient, m roomMsg, start
 		// a host that was leaving): its data channel will never open.
 		// The room is orphaned; a claimant claims again.
 		p.Close()
-		return fmt.Errorf("relay: joining %s: %w: lost while the data channel opened", p.code, ErrHostGone)
+		return fmt.Errorf("relay: joining %s: %w: lost while the data channel opened", p.code, roomproto.ErrHostGone)
 	case <-ctx.Done():
 		p.Close()
 		return fmt.Errorf("relay: joining %s: data channel: %w", p.code, ctx.Err())
@@ -110,7 +111,7 @@ func (p *RoomPlayer) start(ctx context.Context, rc *roomClient, m roomMsg, start
 		p.Close()
 		return fmt.Errorf("relay: joining %s: %w", p.code, err)
 	}
-	rc.send(&roomMsg{Type: RoomMsgConnected})
+	rc.send(&roomproto.Msg{Type: roomproto.MsgConnected})
 	return nil
 }
 
@@ -129,21 +130,21 @@ func (p *RoomPlayer) pumpSignals() {
 }
 
 // handle runs on the reader goroutine for every message after "joined".
-func (p *RoomPlayer) handle(m roomMsg) {
+func (p *RoomPlayer) handle(m roomproto.Msg) {
 	switch m.Type {
-	case RoomMsgSignal:
+	case roomproto.MsgSignal:
 		if m.Signal != nil {
 			select {
 			case p.signals <- *m.Signal:
 			case <-p.rc.done:
 			}
 		}
-	case RoomMsgHostLost:
+	case roomproto.MsgHostLost:
 		p.lostOne.Do(func() { close(p.lost) })
-	case RoomMsgEnded:
-		p.end.set(fmt.Errorf("%w: %s", ErrRoomEnded, m.Reason))
-	case RoomMsgError:
-		p.end.set(&RoomError{Code: m.Error, Re: m.Re, Reason: m.Reason})
+	case roomproto.MsgEnded:
+		p.end.set(fmt.Errorf("%w: %s", roomproto.ErrRoomEnded, m.Reason))
+	case roomproto.MsgError:
+		p.end.set(&roomproto.Error{Code: m.Error, Re: m.Re, Reason: m.Reason})
 	}
 }
 
@@ -169,7 +170,7 @@ func (p *RoomPlayer) HostLost() <-chan struct{} { return p.lost }
 // Done is closed when the relay connection ends.
 func (p *RoomPlayer) Done() <-chan struct{} { return p.rc.done }
 
-// Err says why the room or the relay connection ended (ErrRoomEnded when
+// Err says why the room or the relay connection ended (roomproto.ErrRoomEnded when
 // the host ended it or was lost), or nil.
 func (p *RoomPlayer) Err() error { return p.end.err(p.rc) }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/rewindnet/rewind/relay/roomproto"
 )
 
 // RedisConfig configures a RedisRoomDirectory. The zero value means every
@@ -139,7 +140,7 @@ func (d *RedisRoomDirectory) Claim(rec RoomRecord, now time.Time) error {
 	case err != nil:
 		return fmt.Errorf("%w: claim %s: %v", ErrRedis, rec.Code, err)
 	case !ok:
-		return fmt.Errorf("%w: %s", ErrCodeTaken, rec.Code)
+		return fmt.Errorf("%w: %s", roomproto.ErrCodeTaken, rec.Code)
 	}
 	return nil
 }

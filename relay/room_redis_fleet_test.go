@@ -8,6 +8,8 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/rewindnet/rewind/internal/testutil"
+	"github.com/rewindnet/rewind/relay/roomcode"
+	"github.com/rewindnet/rewind/relay/roomproto"
 )
 
 // TestRedisFailBucket: the fleet's failed-join bucket of an address is
@@ -64,13 +66,13 @@ func TestRedisFleetThrottle(t *testing.T) {
 	r2, _, _ := startFleetRelayWith(t, url, cfg, RedisConfig{})
 	for i := range 3 {
 		ws := dialRaw(t, r1.url)
-		writeRaw(t, ws, fmt.Sprintf(`{"type":"join","v":1,"code":"ZZZZZ%c"}`, RoomCodeAlphabet[i]))
-		rawError(t, ws, RoomErrNoRoom, 0)
+		writeRaw(t, ws, fmt.Sprintf(`{"type":"join","v":1,"code":"ZZZZZ%c"}`, roomcode.Alphabet[i]))
+		rawError(t, ws, roomproto.ErrCodeNoRoom, 0)
 	}
 	for i, r := range []*testRelay{r1, r2} {
 		ws := dialRaw(t, r.url)
 		writeRaw(t, ws, `{"type":"join","v":1,"code":"ZZZZZZ"}`)
-		rawError(t, ws, RoomErrRateLimited, websocket.StatusPolicyViolation)
+		rawError(t, ws, roomproto.ErrCodeRateLimited, websocket.StatusPolicyViolation)
 		if st := r.srv.RoomStats(); st.JoinsThrottled != 1 {
 			t.Errorf("relay %d: %d joins throttled, want 1", i+1, st.JoinsThrottled)
 		}
@@ -79,16 +81,16 @@ func TestRedisFleetThrottle(t *testing.T) {
 
 // rawHost hosts a room over a bare WebSocket at url, answering the
 // relay's pings; the other messages it gets come on the returned channel.
-func rawHost(t *testing.T, url string) (code string, msgs <-chan roomMsg) {
+func rawHost(t *testing.T, url string) (code string, msgs <-chan roomproto.Msg) {
 	t.Helper()
 	ws := dialRaw(t, url)
 	writeRaw(t, ws, `{"type":"host","v":1}`)
 	_, b, err := ws.Read(testCtx(t))
 	m, _ := decodeReply(b)
-	if err != nil || m.Type != RoomMsgHosted {
+	if err != nil || m.Type != roomproto.MsgHosted {
 		t.Fatalf("host: %s %v", b, err)
 	}
-	ch := make(chan roomMsg, 64)
+	ch := make(chan roomproto.Msg, 64)
 	go func() {
 		defer close(ch)
 		for {
@@ -97,7 +99,7 @@ func rawHost(t *testing.T, url string) (code string, msgs <-chan roomMsg) {
 				return
 			}
 			m, _ := decodeReply(b)
-			if m.Type == RoomMsgPing {
+			if m.Type == roomproto.MsgPing {
 				_ = ws.Write(context.Background(), websocket.MessageText, []byte(fmt.Sprintf(`{"type":"pong","n":%d}`, m.N)))
 				continue
 			}
@@ -108,14 +110,14 @@ func rawHost(t *testing.T, url string) (code string, msgs <-chan roomMsg) {
 }
 
 // nextRaw returns the next message of msgs.
-func nextRaw(t *testing.T, msgs <-chan roomMsg) roomMsg {
+func nextRaw(t *testing.T, msgs <-chan roomproto.Msg) roomproto.Msg {
 	t.Helper()
 	select {
 	case m := <-msgs:
 		return m
 	case <-testCtx(t).Done():
 		t.Fatal("no message")
-		return roomMsg{}
+		return roomproto.Msg{}
 	}
 }
 
@@ -135,10 +137,10 @@ func TestRedisFleetDeadRelay(t *testing.T) {
 		ws := dialRaw(t, r.url)
 		writeRaw(t, ws, fmt.Sprintf(`{"type":"join","v":1,"code":%q}`, code))
 		_, b, err := ws.Read(testCtx(t))
-		if m, _ := decodeReply(b); err != nil || m.Type != RoomMsgJoined || m.ID != fmt.Sprintf("p%d", i+1) {
+		if m, _ := decodeReply(b); err != nil || m.Type != roomproto.MsgJoined || m.ID != fmt.Sprintf("p%d", i+1) {
 			t.Fatalf("join through relay %d: %s %v", i+2, b, err)
 		}
-		if m := nextRaw(t, host); m.Type != RoomMsgPlayer {
+		if m := nextRaw(t, host); m.Type != roomproto.MsgPlayer {
 			t.Fatalf("host got %+v, want player", m)
 		}
 		go func() { // reads until the relay closes it (the close handshake)
@@ -151,7 +153,7 @@ func TestRedisFleetDeadRelay(t *testing.T) {
 	}
 	start := time.Now()
 	crash2()
-	if m := nextRaw(t, host); m.Type != RoomMsgLeft || m.ID != "p1" {
+	if m := nextRaw(t, host); m.Type != roomproto.MsgLeft || m.ID != "p1" {
 		t.Fatalf("host got %+v, want p1 (through the dead relay) left", m)
 	}
 	t.Logf("the dead relay's player left after %v (TTL %v)", time.Since(start), rcfg.TTL)
@@ -172,21 +174,21 @@ func TestRedisFleetDeadRelay(t *testing.T) {
 // rawJoin joins code through url over a bare WebSocket and returns it
 // with the "joined" answer; the later messages come on msgs. It never
 // reports a data channel open.
-func rawJoin(t *testing.T, url, code string) (ws *websocket.Conn, joined roomMsg, msgs <-chan roomMsg) {
+func rawJoin(t *testing.T, url, code string) (ws *websocket.Conn, joined roomproto.Msg, msgs <-chan roomproto.Msg) {
 	t.Helper()
 	ws = dialRaw(t, url)
 	writeRaw(t, ws, fmt.Sprintf(`{"type":"join","v":1,"code":%q}`, code))
 	ch := rawReader(ws)
 	joined = nextRaw(t, ch)
-	if joined.Type != RoomMsgJoined {
+	if joined.Type != roomproto.MsgJoined {
 		t.Fatalf("join through %s: %+v", url, joined)
 	}
 	return ws, joined, ch
 }
 
 // rawReader hands ws's messages to a channel until it closes.
-func rawReader(ws *websocket.Conn) <-chan roomMsg {
-	ch := make(chan roomMsg, 64)
+func rawReader(ws *websocket.Conn) <-chan roomproto.Msg {
+	ch := make(chan roomproto.Msg, 64)
 	go func() {
 		defer close(ch)
 		for {
@@ -203,13 +205,13 @@ func rawReader(ws *websocket.Conn) <-chan roomMsg {
 
 // rawMigratingHost hosts a room for migration at url over a bare
 // WebSocket (its pings left unanswered: the test closes it first).
-func rawMigratingHost(t *testing.T, url string) (ws *websocket.Conn, hosted roomMsg) {
+func rawMigratingHost(t *testing.T, url string) (ws *websocket.Conn, hosted roomproto.Msg) {
 	t.Helper()
 	ws = dialRaw(t, url)
 	writeRaw(t, ws, `{"type":"host","v":1,"migrate":true}`)
 	_, b, err := ws.Read(testCtx(t))
 	hosted, _ = decodeReply(b)
-	if err != nil || hosted.Type != RoomMsgHosted {
+	if err != nil || hosted.Type != roomproto.MsgHosted {
 		t.Fatalf("host: %s %v", b, err)
 	}
 	return ws, hosted
@@ -229,8 +231,8 @@ func TestRedisFleetClaim(t *testing.T) {
 	p1, _, m1 := rawJoin(t, r2.url, hosted.Code)
 	p2, _, m2 := rawJoin(t, r3.url, hosted.Code)
 	host.CloseNow()
-	for i, ch := range []<-chan roomMsg{m1, m2} {
-		if m := nextRaw(t, ch); m.Type != RoomMsgHostLost {
+	for i, ch := range []<-chan roomproto.Msg{m1, m2} {
+		if m := nextRaw(t, ch); m.Type != roomproto.MsgHostLost {
 			t.Fatalf("player %d got %+v, want host_lost", i+1, m)
 		}
 	}
@@ -241,16 +243,16 @@ func TestRedisFleetClaim(t *testing.T) {
 	c1 := dialRaw(t, r2.url)
 	n1 := rawReader(c1)
 	writeRaw(t, c1, claim)
-	if m := nextRaw(t, n1); m.Type != RoomMsgHosted || m.Claim != RoomClaimHost {
+	if m := nextRaw(t, n1); m.Type != roomproto.MsgHosted || m.Claim != roomproto.ClaimHost {
 		t.Fatalf("first claimant got %+v, want hosted (claim host)", m)
 	}
 	c2 := dialRaw(t, r3.url)
 	n2 := rawReader(c2)
 	writeRaw(t, c2, claim)
-	if m := nextRaw(t, n2); m.Type != RoomMsgJoined || m.Claim != RoomClaimNew {
+	if m := nextRaw(t, n2); m.Type != roomproto.MsgJoined || m.Claim != roomproto.ClaimNew {
 		t.Fatalf("second claimant got %+v, want joined (claim new): two hosts", m)
 	}
-	if m := nextRaw(t, n1); m.Type != RoomMsgPlayer {
+	if m := nextRaw(t, n1); m.Type != roomproto.MsgPlayer {
 		t.Fatalf("the new host got %+v, want the second claimant", m)
 	}
 }
@@ -277,7 +279,7 @@ func TestRedisFleetClaimDeadRelay(t *testing.T) {
 	p1 := dialRaw(t, r2.url)
 	c1 := rawReader(p1)
 	writeRaw(t, p1, claim)
-	if m := nextRaw(t, c1); m.Type != RoomMsgHosted || m.Claim != RoomClaimHost {
+	if m := nextRaw(t, c1); m.Type != roomproto.MsgHosted || m.Claim != roomproto.ClaimHost {
 		t.Fatalf("claimant at a live relay got %+v, want hosted (claim host)", m)
 	}
 	if rec, ok := dir2.Lookup(hosted.Code, time.Now()); !ok || rec.Owner != dir2.Self() {
@@ -286,7 +288,7 @@ func TestRedisFleetClaimDeadRelay(t *testing.T) {
 	p2 := dialRaw(t, r3.url)
 	c2 := rawReader(p2)
 	writeRaw(t, p2, claim)
-	if m := nextRaw(t, c2); m.Type != RoomMsgJoined || m.Claim != RoomClaimNew {
+	if m := nextRaw(t, c2); m.Type != roomproto.MsgJoined || m.Claim != roomproto.ClaimNew {
 		t.Fatalf("second claimant got %+v, want joined (claim new)", m)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind/internal/testutil"
+	"github.com/rewindnet/rewind/relay/roomproto"
 	"github.com/rewindnet/rewind/transport"
 	"github.com/rewindnet/rewind/transport/webrtc"
 )
@@ -36,8 +37,8 @@ func TestRedisRoomDirectory(t *testing.T) {
 	if err := a.Claim(RoomRecord{Code: "AAAAAA", Key: "k1"}, now); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Claim(RoomRecord{Code: "AAAAAA", Key: "k2"}, now); !errors.Is(err, ErrCodeTaken) {
-		t.Fatalf("second claim: %v, want ErrCodeTaken", err)
+	if err := b.Claim(RoomRecord{Code: "AAAAAA", Key: "k2"}, now); !errors.Is(err, roomproto.ErrCodeTaken) {
+		t.Fatalf("second claim: %v, want roomproto.ErrCodeTaken", err)
 	}
 	rec, ok := b.Lookup("AAAAAA", now)
 	if !ok || rec.Key != "k1" || rec.Owner != a.Self() || rec.Ended {
@@ -50,7 +51,7 @@ func TestRedisRoomDirectory(t *testing.T) {
 	if rec, ok := b.Lookup("AAAAAA", now); !ok || !rec.Ended || rec.EndedAt.UnixMilli() != now.UnixMilli() {
 		t.Fatalf("ended room: %+v, %v", rec, ok)
 	}
-	if err := b.Claim(RoomRecord{Code: "AAAAAA"}, now); !errors.Is(err, ErrCodeTaken) {
+	if err := b.Claim(RoomRecord{Code: "AAAAAA"}, now); !errors.Is(err, roomproto.ErrCodeTaken) {
 		t.Fatalf("claim of a remembered ended code: %v", err)
 	}
 	// a refreshes CCCCCC; nobody refreshes BBBBBB (its relay died).
@@ -104,7 +105,7 @@ func startFleetRelayWith(t *testing.T, url string, cfg RoomConfig, rcfg RedisCon
 	cfg.Directory = dir
 	srv := NewRoomServer(cfg)
 	mux := http.NewServeMux()
-	mux.Handle(RoomPath, srv)
+	mux.Handle(roomproto.Path, srv)
 	hs := httptest.NewServer(mux)
 	var once sync.Once
 	t.Cleanup(func() {
@@ -121,7 +122,7 @@ func startFleetRelayWith(t *testing.T, url string, cfg RoomConfig, rcfg RedisCon
 			hs.Close()
 		})
 	}
-	return &testRelay{url: "ws" + strings.TrimPrefix(hs.URL, "http") + RoomPath, srv: srv}, dir, crash
+	return &testRelay{url: "ws" + strings.TrimPrefix(hs.URL, "http") + roomproto.Path, srv: srv}, dir, crash
 }
 
 // TestRedisFleetJoin runs two relays sharing one Redis: a host registers
@@ -168,19 +169,19 @@ func TestRedisFleetJoin(t *testing.T) {
 	if ids := players[0].ID() + players[1].ID(); ids != "p1p2" {
 		t.Errorf("player ids %s, want p1 and p2 from the host's relay", ids)
 	}
-	if _, err := JoinRoom(ctx, JoinOptions{URL: r1.url, Code: "ZZZZZZ"}); !errors.Is(err, ErrNoRoom) {
+	if _, err := JoinRoom(ctx, JoinOptions{URL: r1.url, Code: "ZZZZZZ"}); !errors.Is(err, roomproto.ErrNoRoom) {
 		t.Errorf("join of no room at the first relay: %v", err)
 	}
-	if _, err := JoinRoom(ctx, JoinOptions{URL: r2.url, Code: "ZZZZZZ"}); !errors.Is(err, ErrNoRoom) {
+	if _, err := JoinRoom(ctx, JoinOptions{URL: r2.url, Code: "ZZZZZZ"}); !errors.Is(err, roomproto.ErrNoRoom) {
 		t.Errorf("join of no room at the second relay: %v", err)
 	}
 	host.End()
 	for i, p := range players {
 		testutil.WaitUntil(ctx, t, fmt.Sprintf("player %d at the second relay to hear the room end", i), func() bool {
-			return errors.Is(p.Err(), ErrRoomEnded)
+			return errors.Is(p.Err(), roomproto.ErrRoomEnded)
 		})
 	}
-	if _, err := JoinRoom(ctx, JoinOptions{URL: r2.url, Code: host.Code()}); !errors.Is(err, ErrRoomEnded) {
+	if _, err := JoinRoom(ctx, JoinOptions{URL: r2.url, Code: host.Code()}); !errors.Is(err, roomproto.ErrRoomEnded) {
 		t.Errorf("join of the ended room at the second relay: %v, want room_ended", err)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/rewindnet/rewind/relay/roomproto"
 )
 
 // A player (or a claimant, or a host) of a fleet of relays sharing Redis
@@ -54,9 +56,9 @@ func relayList(url string, more []string) []string {
 // reached is a relay connection that answered its first request.
 type reached struct {
 	rc    *roomClient
-	first roomMsg // the relay's answer
-	start func()  // lets the reader hand later messages to the handler
-	url   string  // the relay that answered
+	first roomproto.Msg // the relay's answer
+	start func()        // lets the reader hand later messages to the handler
+	url   string        // the relay that answered
 }
 
 // reach sends req to the relays of urls in turn (see above) and returns
@@ -65,7 +67,7 @@ type reached struct {
 // DefaultTryTimeout); the last by ctx only. A definite refusal from a
 // live relay ends the tries with it; when no relay answers, the error
 // names each one's failure. handle gets the messages after start.
-func reach(ctx context.Context, urls []string, bound time.Duration, req *roomMsg, want string, handle func(roomMsg)) (reached, error) {
+func reach(ctx context.Context, urls []string, bound time.Duration, req *roomproto.Msg, want string, handle func(roomproto.Msg)) (reached, error) {
 	if len(urls) == 0 {
 		return reached{}, fmt.Errorf("relay: no relay URL: %w", ErrNoAnswer)
 	}
@@ -99,7 +101,7 @@ func reach(ctx context.Context, urls []string, bound time.Duration, req *roomMsg
 }
 
 // reachOne dials url, sends req and waits for the answer.
-func reachOne(ctx context.Context, url string, req *roomMsg, want string, handle func(roomMsg)) (reached, error) {
+func reachOne(ctx context.Context, url string, req *roomproto.Msg, want string, handle func(roomproto.Msg)) (reached, error) {
 	rc, replies, start, err := dialRoomGated(ctx, url, handle)
 	if err != nil {
 		return reached{}, err
@@ -116,12 +118,12 @@ func reachOne(ctx context.Context, url string, req *roomMsg, want string, handle
 // final reports whether err is a live relay's answer about the room,
 // which every relay of the fleet would give.
 func final(err error) bool {
-	var re *RoomError
+	var re *roomproto.Error
 	if !errors.As(err, &re) {
 		return false // not reached, closed, or no answer in time
 	}
 	switch re.Code {
-	case RoomErrTooManyConns, RoomErrRateLimited, RoomErrBadVersion, RoomErrSlow, RoomErrIdle:
+	case roomproto.ErrCodeTooManyConns, roomproto.ErrCodeRateLimited, roomproto.ErrCodeBadVersion, roomproto.ErrCodeSlow, roomproto.ErrCodeIdle:
 		return false
 	}
 	return true

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind/internal/testutil"
+	"github.com/rewindnet/rewind/relay/roomproto"
 )
 
 // deadRelayURL is a relay URL on 127.0.0.1 whose port refuses connections
@@ -22,7 +23,7 @@ func deadRelayURL(t *testing.T) string {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	return "ws://" + addr + RoomPath
+	return "ws://" + addr + roomproto.Path
 }
 
 // silentRelayURL is a relay URL on 127.0.0.1 that accepts connections and
@@ -57,7 +58,7 @@ func silentRelayURL(t *testing.T) string {
 			c.Close()
 		}
 	})
-	return "ws://" + ln.Addr().String() + RoomPath
+	return "ws://" + ln.Addr().String() + roomproto.Path
 }
 
 // TestRoomRelayList: a host, a player and a claimant given a list of
@@ -106,8 +107,8 @@ func TestRoomRelayList(t *testing.T) {
 	}
 
 	_, err = JoinRoom(ctx, JoinOptions{URL: other.url, URLs: []string{live.url}, Code: host.Code()})
-	var re *RoomError
-	if !errors.Is(err, ErrNoRoom) || !errors.As(err, &re) || strings.Contains(err.Error(), live.url) {
+	var re *roomproto.Error
+	if !errors.Is(err, roomproto.ErrNoRoom) || !errors.As(err, &re) || strings.Contains(err.Error(), live.url) {
 		t.Fatalf("join through a relay without the room first: %v, want its no_room alone", err)
 	}
 	if n, _ := live.srv.Stats(); n != 2 {
@@ -117,7 +118,7 @@ func TestRoomRelayList(t *testing.T) {
 	// A claim with another key reaches the live relay past the dead one
 	// and is refused there: a relay's answer.
 	_, err = ClaimRoom(ctx, ClaimOptions{URL: dead, URLs: []string{live.url}, Code: host.Code(),
-		Key: strings.Repeat("0", roomKeyHexLen)})
+		Key: strings.Repeat("0", roomproto.KeyHexLen)})
 	if !errors.As(err, &re) || !strings.Contains(err.Error(), live.url) {
 		t.Fatalf("claim past a dead relay: %v, want the live relay's refusal", err)
 	}

@@ -6,11 +6,12 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/rewindnet/rewind/relay/roomproto"
 )
 
 // Match servers (protocol version 2): one connection hosts many rooms,
 // and lobbies ask the relay for rooms that it opens on a match server
-// with a free slot. See room_msg.go for the flow, docs/rooms.md for the
+// with a free slot. See roomproto/msg.go for the flow, docs/rooms.md for the
 // messages.
 
 // roleServer is the role of a match server's connection ("serve").
@@ -76,9 +77,9 @@ func (s *RoomServer) MatchServers() MatchServerStats {
 func (s *matchServer) free() int { return s.slots - len(s.rooms) }
 
 // serve makes c a match server.
-func (h *roomHub) serve(c *roomConn, m *roomMsg, now time.Time) {
+func (h *roomHub) serve(c *roomConn, m *roomproto.Msg, now time.Time) {
 	if c.role != roleNone {
-		h.fail(c, m.Type, fmt.Errorf("%w: serve from a connection in a room", ErrBadMessage))
+		h.fail(c, m.Type, fmt.Errorf("%w: serve from a connection in a room", roomproto.ErrBadMessage))
 		return
 	}
 	slots := min(m.Slots, h.cfg.ServerSlots)
@@ -89,19 +90,19 @@ func (h *roomHub) serve(c *roomConn, m *roomMsg, now time.Time) {
 	}
 	h.cfg.Log.Debug("relay: match server", "conn", c.id, "slots", slots, "on_demand", m.OnDemand)
 	h.slotsChanged()
-	h.send(c, &roomMsg{Type: RoomMsgServing, V: RoomProtocolVersion, Slots: slots, OnDemand: m.OnDemand,
+	h.send(c, &roomproto.Msg{Type: roomproto.MsgServing, V: roomproto.Version, Slots: slots, OnDemand: m.OnDemand,
 		ICE: h.ice("server-"+strconv.FormatUint(c.id, 10), now)}) // one WebRTC host for all its rooms
 }
 
 // serverTakes reports whether match server c may host one more room (m,
 // a "host"); if not, c is told why.
-func (h *roomHub) serverTakes(c *roomConn, m *roomMsg) bool {
+func (h *roomHub) serverTakes(c *roomConn, m *roomproto.Msg) bool {
 	switch {
 	case m.Migrate:
-		h.fail(c, m.Type, fmt.Errorf("%w: the rooms of a match server do not migrate", ErrBadMessage))
+		h.fail(c, m.Type, fmt.Errorf("%w: the rooms of a match server do not migrate", roomproto.ErrBadMessage))
 		return false
 	case c.srv.free() <= 0:
-		h.fail(c, m.Type, fmt.Errorf("%w: all %d slots of this connection are in use", ErrFull, c.srv.slots))
+		h.fail(c, m.Type, fmt.Errorf("%w: all %d slots of this connection are in use", roomproto.ErrFull, c.srv.slots))
 		return false
 	}
 	if m.MaxPlayers <= 0 {
@@ -127,11 +128,11 @@ func (h *roomHub) hostedRoom(c *roomConn, code string) *room {
 // back after a reconnection: room_serve_claim.go) while it has a free
 // slot (its slots bound them), an "opened" (it answers the relay's
 // "open", which lobbies' rates bound).
-func (h *roomHub) freeServerMsg(c *roomConn, m *roomMsg, err error) bool {
+func (h *roomHub) freeServerMsg(c *roomConn, m *roomproto.Msg, err error) bool {
 	if err != nil || c.role != roleServer {
 		return false
 	}
-	return m.Type == RoomMsgOpened || ((m.Type == RoomMsgHost || m.Type == RoomMsgClaim) && c.srv.free() > 0)
+	return m.Type == roomproto.MsgOpened || ((m.Type == roomproto.MsgHost || m.Type == roomproto.MsgClaim) && c.srv.free() > 0)
 }
 
 // pickServer returns the match server that takes rooms on demand with
@@ -157,15 +158,15 @@ func (h *roomHub) pickServer() (s *roomConn, servers, slots, used int) {
 // did. In a fleet of relays (Redis) the fleet's servers are asked next
 // (placeOpen), unless c stands in for a lobby of another relay. h.mu is
 // held.
-func (h *roomHub) openPrecheck(c *roomConn, m *roomMsg) bool {
+func (h *roomHub) openPrecheck(c *roomConn, m *roomproto.Msg) bool {
 	if c.role != roleNone {
-		h.fail(c, m.Type, fmt.Errorf("%w: open from a connection in a room", ErrBadMessage))
+		h.fail(c, m.Type, fmt.Errorf("%w: open from a connection in a room", roomproto.ErrBadMessage))
 		return false
 	}
 	if s, servers, slots, used := h.pickServer(); s == nil && (h.fleet == nil || c.standIn) {
 		h.serving.full++
 		h.fail(c, m.Type, fmt.Errorf("%w: %d match server(s) take rooms on demand here, %d of %d slots in use",
-			ErrFull, servers, used, slots))
+			roomproto.ErrFull, servers, used, slots))
 		return false
 	}
 	return true
@@ -176,7 +177,7 @@ func (h *roomHub) openPrecheck(c *roomConn, m *roomMsg) bool {
 // onDemand. The room is live at once; c hears its code when the server
 // confirms, or "full" when none can take it, it refuses, or it does not
 // answer within OpenTimeout. h.mu is held.
-func (h *roomHub) open(c *roomConn, m *roomMsg, d dirAnswer, now time.Time) {
+func (h *roomHub) open(c *roomConn, m *roomproto.Msg, d dirAnswer, now time.Time) {
 	if d.err != nil {
 		h.fail(c, m.Type, d.err)
 		return
@@ -190,7 +191,7 @@ func (h *roomHub) open(c *roomConn, m *roomMsg, d dirAnswer, now time.Time) {
 		h.serving.full++
 		h.abandon(d)
 		h.fail(c, m.Type, fmt.Errorf("%w: %d match server(s) take rooms on demand here, %d of %d slots in use",
-			ErrFull, servers, used, slots))
+			roomproto.ErrFull, servers, used, slots))
 		return
 	}
 	maxPlayers := m.MaxPlayers
@@ -200,15 +201,15 @@ func (h *roomHub) open(c *roomConn, m *roomMsg, d dirAnswer, now time.Time) {
 	r := h.newRoom(d.rec, s, maxPlayers, now)
 	r.onDemand, r.opening, r.opener, r.openedAt = true, true, c, now
 	h.cfg.Log.Debug("relay: room opened on demand", "room", r.code, "server", s.id, "free", s.srv.free())
-	h.send(s, &roomMsg{Type: RoomMsgOpen, Code: r.code, Key: r.key, MaxPlayers: r.maxPlayers,
+	h.send(s, &roomproto.Msg{Type: roomproto.MsgOpen, Code: r.code, Key: r.key, MaxPlayers: r.maxPlayers,
 		ICE: h.ice(r.code+"-host", now)})
 }
 
 // opened takes a match server's answer to "open": the lobby gets the
 // code, or "full" with the server's reason (and the code is forgotten).
-func (h *roomHub) opened(c *roomConn, m *roomMsg, now time.Time) {
+func (h *roomHub) opened(c *roomConn, m *roomproto.Msg, now time.Time) {
 	if c.role != roleServer {
-		h.fail(c, m.Type, fmt.Errorf("%w: opened from a connection that is no match server", ErrBadMessage))
+		h.fail(c, m.Type, fmt.Errorf("%w: opened from a connection that is no match server", roomproto.ErrBadMessage))
 		return
 	}
 	r := c.srv.rooms[m.Code]
@@ -222,7 +223,7 @@ func (h *roomHub) opened(c *roomConn, m *roomMsg, now time.Time) {
 	}
 	r.opening = false
 	h.serving.opened++
-	h.send(r.opener, &roomMsg{Type: RoomMsgOpened, V: RoomProtocolVersion, Code: r.code, Key: r.key, MaxPlayers: r.maxPlayers})
+	h.send(r.opener, &roomproto.Msg{Type: roomproto.MsgOpened, V: roomproto.Version, Code: r.code, Key: r.key, MaxPlayers: r.maxPlayers})
 	r.opener = nil
 }
 
@@ -241,14 +242,14 @@ func (h *roomHub) serverTick(c *roomConn, now time.Time) {
 	}
 	if now.Sub(c.srv.lastPong) >= h.cfg.HostTimeout {
 		h.serverGone(c, now, "host gone: no answer to ping")
-		h.send(c, ptr(errorMsg(RoomErrHostGone, RoomMsgPing, ErrHostGone.Error())))
+		h.send(c, ptr(roomproto.ErrorMsg(roomproto.ErrCodeHostGone, roomproto.MsgPing, roomproto.ErrHostGone.Error())))
 		h.kill(c, websocket.StatusPolicyViolation, "match server did not answer ping")
 		return
 	}
 	if now.Sub(c.srv.lastPing) >= h.cfg.PingInterval {
 		c.srv.pingN++
 		c.srv.lastPing = now
-		h.send(c, &roomMsg{Type: RoomMsgPing, N: c.srv.pingN})
+		h.send(c, &roomproto.Msg{Type: roomproto.MsgPing, N: c.srv.pingN})
 	}
 }
 

@@ -3,6 +3,8 @@ package relay
 import (
 	"fmt"
 	"time"
+
+	"github.com/rewindnet/rewind/relay/roomproto"
 )
 
 // A match server that lost its relay connection (the relay died, or the
@@ -29,12 +31,12 @@ import (
 
 // serverClaim decides match server c's claim m of one of its rooms, on
 // the directory's answer d. h.mu is held.
-func (h *roomHub) serverClaim(c *roomConn, m *roomMsg, d dirAnswer, now time.Time) {
+func (h *roomHub) serverClaim(c *roomConn, m *roomproto.Msg, d dirAnswer, now time.Time) {
 	rec, ok := d.rec, d.ok
 	r := h.rooms[m.Code]
 	busy := func(why string) {
 		h.abandon(d)
-		h.fail(c, m.Type, fmt.Errorf("%w: %s: %s", ErrRoomBusy, m.Code, why))
+		h.fail(c, m.Type, fmt.Errorf("%w: %s: %s", roomproto.ErrRoomBusy, m.Code, why))
 	}
 	switch {
 	case d.err != nil:
@@ -42,10 +44,10 @@ func (h *roomHub) serverClaim(c *roomConn, m *roomMsg, d dirAnswer, now time.Tim
 	case !ok:
 		busy("the directory has no record of it (expired meanwhile)")
 	case ok && rec.Ended:
-		h.fail(c, m.Type, fmt.Errorf("%w: %s", ErrRoomEnded, m.Code))
+		h.fail(c, m.Type, fmt.Errorf("%w: %s", roomproto.ErrRoomEnded, m.Code))
 	case ok && rec.Key != m.Key:
 		h.joinFailed(c, now)
-		h.fail(c, m.Type, fmt.Errorf("%w: room %s is another match", ErrBadKey, m.Code))
+		h.fail(c, m.Type, fmt.Errorf("%w: room %s is another match", roomproto.ErrBadKey, m.Code))
 	case ok && r == nil && (d.ownerDead || h.fleet.remoteOwner(rec)):
 		busy("another relay of the fleet holds it still")
 	case r != nil && r.host == c:
@@ -54,7 +56,7 @@ func (h *roomHub) serverClaim(c *roomConn, m *roomMsg, d dirAnswer, now time.Tim
 		busy("another connection holds it still")
 	case c.srv.free() <= 0:
 		h.abandon(d)
-		h.fail(c, m.Type, fmt.Errorf("%w: all %d slots of this connection are in use", ErrFull, c.srv.slots))
+		h.fail(c, m.Type, fmt.Errorf("%w: all %d slots of this connection are in use", roomproto.ErrFull, c.srv.slots))
 	default:
 		maxPlayers := m.MaxPlayers
 		if maxPlayers <= 0 {
@@ -68,15 +70,15 @@ func (h *roomHub) serverClaim(c *roomConn, m *roomMsg, d dirAnswer, now time.Tim
 
 // sendReclaimed tells match server c it hosts r again.
 func (h *roomHub) sendReclaimed(c *roomConn, r *room, now time.Time) {
-	h.send(c, &roomMsg{Type: RoomMsgHosted, V: RoomProtocolVersion, Code: r.code, Key: r.key,
-		MaxPlayers: r.maxPlayers, ICE: h.ice(r.code+"-host", now), Claim: RoomClaimHost})
+	h.send(c, &roomproto.Msg{Type: roomproto.MsgHosted, V: roomproto.Version, Code: r.code, Key: r.key,
+		MaxPlayers: r.maxPlayers, ICE: h.ice(r.code+"-host", now), Claim: roomproto.ClaimHost})
 }
 
 // serverReclaims reports whether match server c may claim a room back
 // (m, a "claim"): it needs a free slot; if not, c is told.
-func (h *roomHub) serverReclaims(c *roomConn, m *roomMsg) bool {
+func (h *roomHub) serverReclaims(c *roomConn, m *roomproto.Msg) bool {
 	if c.srv.free() <= 0 {
-		h.fail(c, m.Type, fmt.Errorf("%w: all %d slots of this connection are in use", ErrFull, c.srv.slots))
+		h.fail(c, m.Type, fmt.Errorf("%w: all %d slots of this connection are in use", roomproto.ErrFull, c.srv.slots))
 		return false
 	}
 	return true

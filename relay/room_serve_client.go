@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rewindnet/rewind/relay/roomproto"
 	"github.com/rewindnet/rewind/transport"
 	"github.com/rewindnet/rewind/transport/webrtc"
 )
@@ -94,17 +95,17 @@ type ServedRooms struct {
 
 // hostWait is a Host call waiting for the relay's answer.
 type hostWait struct {
-	reply     chan roomMsg
+	reply     chan roomproto.Msg
 	abandoned bool // the caller gave up: a late "hosted" is ended
 }
 
 // ServeRooms registers a match server with the relay (protocol version
 // 2) and returns once the relay took it. It hosts no room yet: Host
 // registers one, and with OnDemand the relay opens them through OnOpen.
-// A relay of version 1 refuses it (ErrBadMessage).
+// A relay of version 1 refuses it (roomproto.ErrBadMessage).
 func ServeRooms(ctx context.Context, opts ServeOptions) (*ServedRooms, error) {
 	if opts.Slots <= 0 {
-		return nil, fmt.Errorf("relay: serve: %w: %d slots", ErrBadMessage, opts.Slots)
+		return nil, fmt.Errorf("relay: serve: %w: %d slots", roomproto.ErrBadMessage, opts.Slots)
 	}
 	s := &ServedRooms{opts: opts, keys: make(map[string]string), done: make(chan struct{}),
 		stop: make(chan struct{}), retry: make(chan struct{}, 1), retries: make(map[string]bool)}
@@ -129,18 +130,18 @@ func ServeRooms(ctx context.Context, opts ServeOptions) (*ServedRooms, error) {
 // register dials the relay at url and registers the server there
 // ("serve"); the connection's messages go to handle once start is
 // called. gen numbers the connection (peer names, peerName).
-func (s *ServedRooms) register(ctx context.Context, url string, gen int) (*roomClient, roomMsg, func(), error) {
+func (s *ServedRooms) register(ctx context.Context, url string, gen int) (*roomClient, roomproto.Msg, func(), error) {
 	var rc *roomClient
-	rc, replies, start, err := dialRoomGated(ctx, url, func(m roomMsg) { s.handle(rc, gen, m) })
+	rc, replies, start, err := dialRoomGated(ctx, url, func(m roomproto.Msg) { s.handle(rc, gen, m) })
 	if err != nil {
-		return nil, roomMsg{}, nil, err
+		return nil, roomproto.Msg{}, nil, err
 	}
-	rc.send(&roomMsg{Type: RoomMsgServe, V: RoomProtocolVersion, Slots: s.opts.Slots, OnDemand: s.opts.OnDemand, MaxPlayers: s.opts.MaxPlayers})
-	m, err := firstReply(ctx, rc, replies, RoomMsgServing)
+	rc.send(&roomproto.Msg{Type: roomproto.MsgServe, V: roomproto.Version, Slots: s.opts.Slots, OnDemand: s.opts.OnDemand, MaxPlayers: s.opts.MaxPlayers})
+	m, err := firstReply(ctx, rc, replies, roomproto.MsgServing)
 	if err != nil {
 		rc.close()
-		if errors.Is(err, ErrBadMessage) {
-			return nil, m, nil, fmt.Errorf("relay: the relay at %s takes no match servers (rooms protocol %d): %w", url, RoomProtocolVersion, err)
+		if errors.Is(err, roomproto.ErrBadMessage) {
+			return nil, m, nil, fmt.Errorf("relay: the relay at %s takes no match servers (rooms protocol %d): %w", url, roomproto.Version, err)
 		}
 		return nil, m, nil, fmt.Errorf("relay: serving at %s: %w", url, err)
 	}
@@ -186,18 +187,18 @@ func RoomOfPeer(a transport.Addr) string {
 
 // Host registers one more room on the connection: code if given, else
 // one the relay draws. It returns the room's code, or fails with the
-// relay's error (ErrFull when every slot is in use, ErrCodeTaken, ...).
+// relay's error (roomproto.ErrFull when every slot is in use, roomproto.ErrCodeTaken, ...).
 func (s *ServedRooms) Host(ctx context.Context, code string) (string, error) {
-	w := &hostWait{reply: make(chan roomMsg, 1)}
+	w := &hostWait{reply: make(chan roomproto.Msg, 1)}
 	s.mu.Lock()
 	rc := s.rc
 	s.hosts = append(s.hosts, w)
 	s.mu.Unlock()
-	rc.send(&roomMsg{Type: RoomMsgHost, V: roomV1, Code: code, MaxPlayers: s.opts.MaxPlayers})
+	rc.send(&roomproto.Msg{Type: roomproto.MsgHost, V: roomproto.V1, Code: code, MaxPlayers: s.opts.MaxPlayers})
 	select {
 	case m := <-w.reply:
-		if m.Type == RoomMsgError {
-			return "", &RoomError{Code: m.Error, Re: m.Re, Reason: m.Reason}
+		if m.Type == roomproto.MsgError {
+			return "", &roomproto.Error{Code: m.Error, Re: m.Re, Reason: m.Reason}
 		}
 		return m.Code, nil
 	case <-rc.done:
@@ -206,65 +207,65 @@ func (s *ServedRooms) Host(ctx context.Context, code string) (string, error) {
 		s.mu.Lock()
 		w.abandoned = true
 		s.mu.Unlock()
-		return "", fmt.Errorf("relay: waiting for %q: %w: %w", RoomMsgHosted, ErrNoAnswer, ctx.Err())
+		return "", fmt.Errorf("relay: waiting for %q: %w: %w", roomproto.MsgHosted, ErrNoAnswer, ctx.Err())
 	}
 }
 
 // handle runs on the reader goroutine of connection rc (the gen-th
 // after the first) for every message after "serving".
-func (s *ServedRooms) handle(rc *roomClient, gen int, m roomMsg) {
+func (s *ServedRooms) handle(rc *roomClient, gen int, m roomproto.Msg) {
 	switch m.Type {
-	case RoomMsgPing:
-		rc.send(&roomMsg{Type: RoomMsgPong, N: m.N})
-	case RoomMsgHosted:
-		if m.Claim == RoomClaimHost {
+	case roomproto.MsgPing:
+		rc.send(&roomproto.Msg{Type: roomproto.MsgPong, N: m.N})
+	case roomproto.MsgHosted:
+		if m.Claim == roomproto.ClaimHost {
 			s.reclaimed(m.Code, nil) // room_serve_reconnect.go
 			return
 		}
 		s.hosted(m)
-	case RoomMsgOpen:
+	case roomproto.MsgOpen:
 		s.open(rc, m)
-	case RoomMsgPlayer:
+	case roomproto.MsgPlayer:
 		if s.opts.OnPlayer != nil {
 			s.opts.OnPlayer(m.Code, m.ID)
 		}
-	case RoomMsgSignal:
+	case roomproto.MsgSignal:
 		if m.Signal == nil {
 			return
 		}
 		code, id := m.Code, m.From
 		_ = s.conn.HandleSignal(peerName(gen, code, id), *m.Signal, func(sig webrtc.Signal) {
-			rc.send(&roomMsg{Type: RoomMsgSignal, Code: code, To: id, Signal: &sig})
+			rc.send(&roomproto.Msg{Type: roomproto.MsgSignal, Code: code, To: id, Signal: &sig})
 		}) // a player's bad signal fails its own connection only
-	case RoomMsgLeft:
+	case roomproto.MsgLeft:
 		s.conn.RemovePeer(peerName(gen, m.Code, m.ID))
 		if s.opts.OnLeft != nil {
 			s.opts.OnLeft(m.Code, m.ID)
 		}
-	case RoomMsgEnded:
+	case roomproto.MsgEnded:
 		s.mu.Lock()
 		delete(s.keys, m.Code)
 		s.mu.Unlock()
 		if s.opts.OnEnded != nil {
 			s.opts.OnEnded(m.Code, m.Reason)
 		}
-	case RoomMsgError:
+	case roomproto.MsgError:
 		switch m.Re {
-		case RoomMsgHost:
+		case roomproto.MsgHost:
 			s.hosted(m)
-		case RoomMsgClaim:
-			s.reclaimed("", &RoomError{Code: m.Error, Re: m.Re, Reason: m.Reason})
-		case RoomMsgSignal, RoomMsgEnd:
+		case roomproto.MsgClaim:
+			s.reclaimed("", &roomproto.Error{Code: m.Error, Re: m.Re, Reason: m.Reason})
+		case roomproto.MsgSignal, roomproto.MsgEnd:
 			// A player who left, a room that ended meanwhile.
 		default:
-			s.end.set(&RoomError{Code: m.Error, Re: m.Re, Reason: m.Reason})
+			s.end.set(&roomproto.Error{Code: m.Error, Re: m.Re, Reason: m.Reason})
 		}
 	}
 }
 
 // hosted hands the answer to a "host" (hosted or error) to the Host call
 // that waits for it: the relay answers them in order.
-func (s *ServedRooms) hosted(m roomMsg) {
+func (s *ServedRooms) hosted(m roomproto.Msg) {
 	s.mu.Lock()
 	if len(s.hosts) == 0 {
 		s.mu.Unlock()
@@ -272,12 +273,12 @@ func (s *ServedRooms) hosted(m roomMsg) {
 	}
 	w := s.hosts[0]
 	s.hosts = s.hosts[1:]
-	if m.Type == RoomMsgHosted {
+	if m.Type == roomproto.MsgHosted {
 		s.keys[m.Code] = m.Key
 	}
 	abandoned := w.abandoned
 	s.mu.Unlock()
-	if abandoned && m.Type == RoomMsgHosted {
+	if abandoned && m.Type == roomproto.MsgHosted {
 		s.End(m.Code)
 		return
 	}
@@ -286,23 +287,23 @@ func (s *ServedRooms) hosted(m roomMsg) {
 
 // open answers the relay's "open" on rc: OnOpen opens the room, or
 // refuses it.
-func (s *ServedRooms) open(rc *roomClient, m roomMsg) {
+func (s *ServedRooms) open(rc *roomClient, m roomproto.Msg) {
 	err := fmt.Errorf("this match server does not open rooms on demand")
 	if s.opts.OnOpen != nil {
 		err = s.opts.OnOpen(m.Code)
 	}
 	if err != nil {
 		reason := err.Error()
-		if len(reason) > roomMaxReason {
-			reason = reason[:roomMaxReason]
+		if len(reason) > roomproto.MaxReason {
+			reason = reason[:roomproto.MaxReason]
 		}
-		rc.send(&roomMsg{Type: RoomMsgOpened, Code: m.Code, Reason: reason})
+		rc.send(&roomproto.Msg{Type: roomproto.MsgOpened, Code: m.Code, Reason: reason})
 		return
 	}
 	s.mu.Lock()
 	s.keys[m.Code] = m.Key
 	s.mu.Unlock()
-	rc.send(&roomMsg{Type: RoomMsgOpened, Code: m.Code})
+	rc.send(&roomproto.Msg{Type: roomproto.MsgOpened, Code: m.Code})
 }
 
 // Slots is how many rooms the relay lets the connection hold.
@@ -331,7 +332,7 @@ func (s *ServedRooms) End(code string) {
 	rc := s.rc
 	s.mu.Unlock()
 	if ok {
-		rc.send(&roomMsg{Type: RoomMsgEnd, Code: code, Key: key})
+		rc.send(&roomproto.Msg{Type: roomproto.MsgEnd, Code: code, Key: key})
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	"github.com/rewindnet/rewind/relay/roomproto"
 )
 
 // A match server whose relay connection drops (its relay died, or the
@@ -175,14 +177,14 @@ func (s *ServedRooms) switchTo(rc *roomClient, start func(), url string, gen int
 // those whose claim was answered room_busy.
 func (s *ServedRooms) claimAll(rc *roomClient, retries bool) {
 	s.mu.Lock()
-	var msgs []*roomMsg
+	var msgs []*roomproto.Msg
 	for code, key := range s.keys {
 		if retries && !s.retries[code] {
 			continue
 		}
 		delete(s.retries, code)
 		s.claims = append(s.claims, code)
-		msgs = append(msgs, &roomMsg{Type: RoomMsgClaim, V: roomV1, Code: code, Key: key, MaxPlayers: s.opts.MaxPlayers})
+		msgs = append(msgs, &roomproto.Msg{Type: roomproto.MsgClaim, V: roomproto.V1, Code: code, Key: key, MaxPlayers: s.opts.MaxPlayers})
 	}
 	s.mu.Unlock()
 	for _, m := range msgs {
@@ -205,7 +207,7 @@ func (s *ServedRooms) reclaimed(code string, err error) {
 	}
 	s.claims = s.claims[1:]
 	_, held := s.keys[code]
-	final := errors.Is(err, ErrRoomEnded) || errors.Is(err, ErrBadKey)
+	final := errors.Is(err, roomproto.ErrRoomEnded) || errors.Is(err, roomproto.ErrBadKey)
 	switch {
 	case err == nil || !held:
 	case final:

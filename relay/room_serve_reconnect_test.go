@@ -6,6 +6,7 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/rewindnet/rewind/internal/testutil"
+	"github.com/rewindnet/rewind/relay/roomproto"
 	"github.com/rewindnet/rewind/transport"
 )
 
@@ -51,7 +52,7 @@ func TestServeRoomsReconnect(t *testing.T) {
 		rm := h.rooms[code]
 		return rm != nil && rm.host != nil && rm.host.role == roleServer
 	})
-	if k, ok := s.Key(code); !ok || len(k) != roomKeyHexLen {
+	if k, ok := s.Key(code); !ok || len(k) != roomproto.KeyHexLen {
 		t.Fatalf("the server's key of %s: %q %v", code, k, ok)
 	}
 	select {

@@ -13,12 +13,10 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/rewindnet/rewind/internal/netutil"
+	"github.com/rewindnet/rewind/relay/roomcode"
+	"github.com/rewindnet/rewind/relay/roomproto"
 	"github.com/rewindnet/rewind/transport"
 )
-
-// RoomPath is the HTTP path the rooms relay is served at by `rewind relay`
-// and `rewind demo`: hosts and players connect to ws://HOST:PORT/rooms.
-const RoomPath = "/rooms"
 
 // RoomConfig configures the rooms relay. Zero fields take the defaults
 // (Tide's relay limits); timers are settings so tests can shorten them.
@@ -123,7 +121,7 @@ type RoomConfig struct {
 	// relay holds no cookies or ambient authority).
 	OriginPatterns []string
 	// CodeLength is the length of the room codes the relay draws: 6 to
-	// 12 characters of RoomCodeAlphabet (default 6, about 10^9 codes;
+	// 12 characters of roomcode.Alphabet (default 6, about 10^9 codes;
 	// each more character makes a code 32 times harder to guess). Longer
 	// ones are taken to 12, shorter ones to 6. Codes of any length in
 	// that range are accepted from hosts and joiners.
@@ -173,7 +171,7 @@ func (c RoomConfig) WithDefaults() RoomConfig {
 	def(&c.FailedJoinBurst, 20)
 	def(&c.MaxPlayers, 64)
 	def(&c.MaxSpectators, 64)
-	c.CodeLength = min(max(c.CodeLength, roomCodeLen), roomCodeMaxLen)
+	c.CodeLength = min(max(c.CodeLength, roomcode.Len), roomcode.MaxLen)
 	def(&c.SendQueue, 256)
 	defD(&c.PingInterval, time.Second)
 	defD(&c.HostTimeout, 3*time.Second)
@@ -193,7 +191,7 @@ func (c RoomConfig) WithDefaults() RoomConfig {
 }
 
 // RoomServer is the rooms relay: an http.Handler taking WebSocket
-// connections from hosts and players (see room_msg.go for the protocol).
+// connections from hosts and players (see roomproto/msg.go for the protocol).
 type RoomServer struct {
 	cfg  RoomConfig
 	hub  *roomHub
@@ -264,9 +262,9 @@ func (s *RoomServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		ctx, cancel := context.WithTimeout(r.Context(), s.cfg.WriteTimeout)
 		defer cancel()
-		m := errorMsg(RoomErrTooManyConns, "", err.Error())
-		_ = ws.Write(ctx, websocket.MessageText, m.encode())
-		_ = ws.Close(websocket.StatusTryAgainLater, RoomErrTooManyConns)
+		m := roomproto.ErrorMsg(roomproto.ErrCodeTooManyConns, "", err.Error())
+		_ = ws.Write(ctx, websocket.MessageText, m.Encode())
+		_ = ws.Close(websocket.StatusTryAgainLater, roomproto.ErrCodeTooManyConns)
 		return
 	}
 	s.mu.Lock()
@@ -304,7 +302,7 @@ func (s *RoomServer) readLoop(ws *websocket.Conn, c *roomConn) {
 		}
 		if typ != websocket.MessageText {
 			s.hub.mu.Lock()
-			s.hub.fail(c, "", errors.Join(ErrBadMessage, errors.New("binary message")))
+			s.hub.fail(c, "", errors.Join(roomproto.ErrBadMessage, errors.New("binary message")))
 			s.hub.mu.Unlock()
 			return
 		}

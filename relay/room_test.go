@@ -14,6 +14,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/rewindnet/rewind/internal/testutil"
+	"github.com/rewindnet/rewind/relay/roomproto"
 	"github.com/rewindnet/rewind/transport"
 	"github.com/rewindnet/rewind/transport/webrtc"
 )
@@ -39,14 +40,14 @@ func startTestRelay(t testing.TB, cfg RoomConfig) *testRelay {
 	cfg.TURN = turnSrv
 	srv := NewRoomServer(cfg)
 	mux := http.NewServeMux()
-	mux.Handle(RoomPath, srv)
+	mux.Handle(roomproto.Path, srv)
 	hs := httptest.NewServer(mux)
 	t.Cleanup(func() {
 		srv.Close()
 		hs.Close()
 		turnSrv.Close()
 	})
-	return &testRelay{url: "ws" + strings.TrimPrefix(hs.URL, "http") + RoomPath, srv: srv, turn: turnSrv}
+	return &testRelay{url: "ws" + strings.TrimPrefix(hs.URL, "http") + roomproto.Path, srv: srv, turn: turnSrv}
 }
 
 func testCtx(t testing.TB) context.Context {
@@ -158,12 +159,12 @@ func playRoom(t *testing.T, rtc webrtc.Config) []*RoomPlayer {
 			t.Fatal("player not told the room ended")
 		case <-waitErr(p):
 		}
-		if !errors.Is(p.Err(), ErrRoomEnded) {
+		if !errors.Is(p.Err(), roomproto.ErrRoomEnded) {
 			t.Fatalf("player: %v", p.Err())
 		}
 	}
 	_, err = JoinRoom(ctx, JoinOptions{URL: r.url, Code: host.Code(), WebRTC: rtc})
-	if !errors.Is(err, ErrRoomEnded) {
+	if !errors.Is(err, roomproto.ErrRoomEnded) {
 		t.Fatalf("join after end: %v", err)
 	}
 	return players
@@ -213,7 +214,7 @@ func rawError(t *testing.T, ws *websocket.Conn, code string, status websocket.St
 		t.Fatalf("want error %s, read: %v", code, err)
 	}
 	m, _ := decodeReply(b)
-	if m.Type != RoomMsgError || m.Error != code {
+	if m.Type != roomproto.MsgError || m.Error != code {
 		t.Fatalf("got %s, want error %s", b, code)
 	}
 	if status == 0 {
@@ -226,8 +227,8 @@ func rawError(t *testing.T, ws *websocket.Conn, code string, status websocket.St
 	}
 }
 
-func decodeReply(b []byte) (roomMsg, error) {
-	var m roomMsg
+func decodeReply(b []byte) (roomproto.Msg, error) {
+	var m roomproto.Msg
 	err := jsonUnmarshal(b, &m)
 	return m, err
 }
@@ -250,7 +251,7 @@ func TestRoomErrorsOverWebSocket(t *testing.T) {
 	defer host.Close()
 
 	// Wrong code.
-	if _, err := JoinRoom(ctx, JoinOptions{URL: r.url, Code: "ZZZZZZ"}); !errors.Is(err, ErrNoRoom) {
+	if _, err := JoinRoom(ctx, JoinOptions{URL: r.url, Code: "ZZZZZZ"}); !errors.Is(err, roomproto.ErrNoRoom) {
 		t.Fatalf("wrong code: %v", err)
 	}
 	// Full room: the one seat taken by a raw player.
@@ -262,15 +263,15 @@ func TestRoomErrorsOverWebSocket(t *testing.T) {
 	// Its data channel open (joiners still waiting for theirs take no seat).
 	writeRaw(t, p1, `{"type":"connected"}`)
 	testutil.WaitUntil(ctx, t, "the raw player connected", func() bool { return r.srv.RoomStats().Pending == 0 })
-	if _, err := JoinRoom(ctx, JoinOptions{URL: r.url, Code: host.Code()}); !errors.Is(err, ErrRoomFull) {
+	if _, err := JoinRoom(ctx, JoinOptions{URL: r.url, Code: host.Code()}); !errors.Is(err, roomproto.ErrRoomFull) {
 		t.Fatalf("full room: %v", err)
 	}
 	// Bad key.
 	ws := dialRaw(t, r.url)
 	writeRaw(t, ws, `{"type":"end","code":"`+host.Code()+`","key":"0123456789abcdef0123456789abcdef"}`)
-	rawError(t, ws, RoomErrBadKey, 0)
+	rawError(t, ws, roomproto.ErrCodeBadKey, 0)
 	// Taken code.
-	if _, err := HostRoom(ctx, HostOptions{URL: r.url, Code: host.Code()}); !errors.Is(err, ErrCodeTaken) {
+	if _, err := HostRoom(ctx, HostOptions{URL: r.url, Code: host.Code()}); !errors.Is(err, roomproto.ErrCodeTaken) {
 		t.Fatalf("taken code: %v", err)
 	}
 	// Ended room.
@@ -278,25 +279,25 @@ func TestRoomErrorsOverWebSocket(t *testing.T) {
 	if _, b, err := ws.Read(ctx); err != nil || !strings.Contains(string(b), `"ended"`) {
 		t.Fatalf("end: %s %v", b, err)
 	}
-	if _, err := JoinRoom(ctx, JoinOptions{URL: r.url, Code: host.Code()}); !errors.Is(err, ErrRoomEnded) {
+	if _, err := JoinRoom(ctx, JoinOptions{URL: r.url, Code: host.Code()}); !errors.Is(err, roomproto.ErrRoomEnded) {
 		t.Fatalf("ended room: %v", err)
 	}
 	// Oversized: that connection closes, others carry on.
 	big := dialRaw(t, r.url)
 	writeRaw(t, big, `{"type":"join","v":1,"code":"`+strings.Repeat("A", 5000)+`"}`)
-	rawError(t, big, RoomErrTooLarge, websocket.StatusMessageTooBig)
+	rawError(t, big, roomproto.ErrCodeTooLarge, websocket.StatusMessageTooBig)
 	// Malformed.
 	bad := dialRaw(t, r.url)
 	writeRaw(t, bad, `{"type":"join",`)
-	rawError(t, bad, RoomErrBadMessage, websocket.StatusPolicyViolation)
+	rawError(t, bad, roomproto.ErrCodeBadMessage, websocket.StatusPolicyViolation)
 	bin := dialRaw(t, r.url)
 	if err := bin.Write(ctx, websocket.MessageBinary, []byte{1, 2, 3}); err != nil {
 		t.Fatal(err)
 	}
-	rawError(t, bin, RoomErrBadMessage, websocket.StatusPolicyViolation)
+	rawError(t, bin, roomproto.ErrCodeBadMessage, websocket.StatusPolicyViolation)
 	// The bystander is unaffected.
 	writeRaw(t, ws, `{"type":"join","v":1,"code":"ZZZZZZ"}`)
-	rawError(t, ws, RoomErrNoRoom, 0)
+	rawError(t, ws, roomproto.ErrCodeNoRoom, 0)
 }
 
 func TestRoomLimitsOverWebSocket(t *testing.T) {
@@ -312,20 +313,20 @@ func TestRoomLimitsOverWebSocket(t *testing.T) {
 	waitConns(t, r.srv, 3)
 	// The fourth connection from 127.0.0.1 is refused with a reason.
 	fourth := dialRaw(t, r.url)
-	rawError(t, fourth, RoomErrTooManyConns, websocket.StatusTryAgainLater)
+	rawError(t, fourth, roomproto.ErrCodeTooManyConns, websocket.StatusTryAgainLater)
 	// Rate: the burst passes, the next message closes the connection.
 	ws := conns[0]
 	for range 5 {
 		writeRaw(t, ws, `{"type":"join","v":1,"code":"ZZZZZZ"}`)
-		rawError(t, ws, RoomErrNoRoom, 0)
+		rawError(t, ws, roomproto.ErrCodeNoRoom, 0)
 	}
 	writeRaw(t, ws, `{"type":"join","v":1,"code":"ZZZZZZ"}`)
-	rawError(t, ws, RoomErrRateLimited, websocket.StatusPolicyViolation)
+	rawError(t, ws, roomproto.ErrCodeRateLimited, websocket.StatusPolicyViolation)
 	// The address's slot is free again once the server has let go.
 	waitConns(t, r.srv, 2)
 	again := dialRaw(t, r.url)
 	writeRaw(t, again, `{"type":"join","v":1,"code":"ZZZZZZ"}`)
-	rawError(t, again, RoomErrNoRoom, 0)
+	rawError(t, again, roomproto.ErrCodeNoRoom, 0)
 }
 
 // TestRoomHostGone: a host that stops answering pings is gone after

@@ -10,6 +10,7 @@ import (
 
 	"github.com/rewindnet/rewind/internal/testgame"
 	"github.com/rewindnet/rewind/relay"
+	"github.com/rewindnet/rewind/relay/roomproto"
 	"github.com/rewindnet/rewind/rooms"
 )
 
@@ -21,10 +22,10 @@ func ExampleHost() {
 	rs := relay.NewRoomServer(relay.RoomConfig{})
 	defer rs.Close()
 	mux := http.NewServeMux()
-	mux.Handle(relay.RoomPath, rs)
+	mux.Handle(roomproto.Path, rs)
 	hs := httptest.NewServer(mux)
 	defer hs.Close()
-	url := "ws" + strings.TrimPrefix(hs.URL, "http") + relay.RoomPath
+	url := "ws" + strings.TrimPrefix(hs.URL, "http") + roomproto.Path
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

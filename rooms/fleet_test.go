@@ -14,6 +14,7 @@ import (
 	"github.com/rewindnet/rewind/internal/testgame"
 	"github.com/rewindnet/rewind/internal/testutil"
 	"github.com/rewindnet/rewind/relay"
+	"github.com/rewindnet/rewind/relay/roomproto"
 	"github.com/rewindnet/rewind/rooms"
 	"github.com/rewindnet/rewind/server"
 )
@@ -41,7 +42,7 @@ func startFleetRelay(t *testing.T, redisURL string, cfg relay.RoomConfig, rcfg r
 	cfg.Directory = dir
 	rs := relay.NewRoomServer(cfg)
 	mux := http.NewServeMux()
-	mux.Handle(relay.RoomPath, rs)
+	mux.Handle(roomproto.Path, rs)
 	hs := httptest.NewServer(mux)
 	var once sync.Once
 	stop := func(dirFirst bool) {
@@ -56,7 +57,7 @@ func startFleetRelay(t *testing.T, redisURL string, cfg relay.RoomConfig, rcfg r
 		})
 	}
 	t.Cleanup(func() { stop(false) })
-	return fleetRelay{url: "ws" + strings.TrimPrefix(hs.URL, "http") + relay.RoomPath, rs: rs,
+	return fleetRelay{url: "ws" + strings.TrimPrefix(hs.URL, "http") + roomproto.Path, rs: rs,
 		crash: func() { stop(true) }}
 }
 

@@ -21,7 +21,7 @@ type Conn struct {
 
 // Dial joins the room code at the relay relayURL and returns once the
 // data channel to the host is open. The relay's refusals come back as
-// errors wrapping relay.ErrNoRoom, relay.ErrRoomFull, relay.ErrRoomEnded
+// errors wrapping roomproto.ErrNoRoom, roomproto.ErrRoomFull, roomproto.ErrRoomEnded
 // and the like.
 func Dial(ctx context.Context, relayURL, code string, cfg webrtc.Config) (*Conn, error) {
 	return dial(ctx, relay.JoinOptions{URL: relayURL, Code: code, WebRTC: cfg})

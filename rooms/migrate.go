@@ -13,6 +13,7 @@ import (
 
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/relay"
+	"github.com/rewindnet/rewind/relay/roomproto"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport"
 )
@@ -110,7 +111,7 @@ func claim(ctx context.Context, relays *relayList, h rewind.Handoff, opts JoinOp
 			return c, nil
 		}
 		log.Debug("rooms: claim failed", "room", h.Handover.Code, "player", h.Player, "err", err)
-		if errors.Is(err, relay.ErrRoomEnded) || errors.Is(err, relay.ErrBadKey) || ctx.Err() != nil {
+		if errors.Is(err, roomproto.ErrRoomEnded) || errors.Is(err, roomproto.ErrBadKey) || ctx.Err() != nil {
 			return nil, err
 		}
 		t := time.NewTimer(pause)

@@ -11,6 +11,7 @@ import (
 	"github.com/rewindnet/rewind/internal/testgame"
 	"github.com/rewindnet/rewind/internal/testutil"
 	"github.com/rewindnet/rewind/relay"
+	"github.com/rewindnet/rewind/relay/roomproto"
 	"github.com/rewindnet/rewind/rooms"
 	"github.com/rewindnet/rewind/server"
 )
@@ -25,7 +26,7 @@ func deadRelayURL(t *testing.T) string {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	return "ws://" + addr + relay.RoomPath
+	return "ws://" + addr + roomproto.Path
 }
 
 // TestJoinRelayListMigrates: two relays sharing a Redis and a dead URL

@@ -14,6 +14,7 @@ import (
 	"github.com/rewindnet/rewind/internal/testgame"
 	"github.com/rewindnet/rewind/internal/testutil"
 	"github.com/rewindnet/rewind/relay"
+	"github.com/rewindnet/rewind/relay/roomproto"
 	"github.com/rewindnet/rewind/rooms"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport/webrtc"
@@ -40,19 +41,19 @@ func startRelayWith(t *testing.T, cfg relay.RoomConfig) (string, *relay.RoomServ
 	testutil.SkipSockets(t)
 	rs := relay.NewRoomServer(cfg)
 	mux := http.NewServeMux()
-	mux.Handle(relay.RoomPath, rs)
+	mux.Handle(roomproto.Path, rs)
 	hs := httptest.NewServer(mux)
 	t.Cleanup(func() {
 		rs.Close()
 		hs.Close()
 	})
-	return "ws" + strings.TrimPrefix(hs.URL, "http") + relay.RoomPath, rs
+	return "ws" + strings.TrimPrefix(hs.URL, "http") + roomproto.Path, rs
 }
 
 // TestHostRoomBothWays hosts a match in a room with a UDP socket too, over
 // real pion peers and a real relay on 127.0.0.1: one player joins by the
 // room code, one connects over UDP, and both verify ticks that hash as the
-// server's. A wrong code is refused with relay.ErrNoRoom.
+// server's. A wrong code is refused with roomproto.ErrNoRoom.
 func TestHostRoomBothWays(t *testing.T) {
 	testutil.CheckGoroutines(t, 5*time.Second)
 	url := startRelay(t)
@@ -77,8 +78,8 @@ func TestHostRoomBothWays(t *testing.T) {
 	}
 	stopHost := testutil.RunHost(ctx, t, h)
 
-	if _, err := rooms.Dial(ctx, url, "ZZZZZZ", webrtc.Config{}); !errors.Is(err, relay.ErrNoRoom) {
-		t.Fatalf("wrong code: %v, want relay.ErrNoRoom", err)
+	if _, err := rooms.Dial(ctx, url, "ZZZZZZ", webrtc.Config{}); !errors.Is(err, roomproto.ErrNoRoom) {
+		t.Fatalf("wrong code: %v, want roomproto.ErrNoRoom", err)
 	}
 
 	check := func(name string) rewind.Options {

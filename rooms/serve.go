@@ -225,8 +225,8 @@ func serveConn(sr *relay.ServedRooms, slots int, opts ServeOptions) (transport.C
 
 // AddRoom registers one more room with the relay (code if given, else
 // one the relay draws) and opens its match; it returns the code. It fails
-// with the relay's error (relay.ErrFull when every slot is in use,
-// relay.ErrCodeTaken, ...) or the MultiHost's.
+// with the relay's error (roomproto.ErrFull when every slot is in use,
+// roomproto.ErrCodeTaken, ...) or the MultiHost's.
 func (s *Served[I]) AddRoom(ctx context.Context, code string) (string, error) {
 	code, err := s.relay.Host(ctx, code)
 	if err != nil {

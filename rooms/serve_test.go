@@ -13,6 +13,7 @@ import (
 	"github.com/rewindnet/rewind/internal/testgame"
 	"github.com/rewindnet/rewind/internal/testutil"
 	"github.com/rewindnet/rewind/relay"
+	"github.com/rewindnet/rewind/relay/roomproto"
 	"github.com/rewindnet/rewind/rooms"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport/webrtc"
@@ -76,8 +77,8 @@ func TestServeRoomsOneConnection(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := s.AddRoom(ctx, ""); !errors.Is(err, relay.ErrFull) {
-		t.Fatalf("an 11th room: %v, want relay.ErrFull", err)
+	if _, err := s.AddRoom(ctx, ""); !errors.Is(err, roomproto.ErrFull) {
+		t.Fatalf("an 11th room: %v, want roomproto.ErrFull", err)
 	}
 	if conns, rooms := rs.Stats(); conns != 1 || rooms != 10 {
 		t.Fatalf("relay: %d connections, %d rooms; want 1 and 10", conns, rooms)
@@ -175,8 +176,8 @@ func TestServeOnDemand(t *testing.T) {
 	url, rs := startRelayServer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // a hang guard
 	defer cancel()
-	if _, err := relay.OpenRoom(ctx, url, relay.OpenOptions{}); !errors.Is(err, relay.ErrFull) {
-		t.Fatalf("open with no match server: %v, want relay.ErrFull", err)
+	if _, err := relay.OpenRoom(ctx, url, relay.OpenOptions{}); !errors.Is(err, roomproto.ErrFull) {
+		t.Fatalf("open with no match server: %v, want roomproto.ErrFull", err)
 	}
 	s, err := rooms.Serve[testgame.Input](ctx, &testgame.Game{}, rooms.ServeOptions{
 		Relay: url, MaxMatches: 2, OnDemand: true,
@@ -195,8 +196,8 @@ func TestServeOnDemand(t *testing.T) {
 		codes = append(codes, code)
 	}
 	_, err = relay.OpenRoom(ctx, url, relay.OpenOptions{})
-	var re *relay.RoomError
-	if !errors.As(err, &re) || !errors.Is(err, relay.ErrFull) || re.Code != relay.RoomErrFull || !strings.Contains(re.Reason, "2 of 2 slots in use") {
+	var re *roomproto.Error
+	if !errors.As(err, &re) || !errors.Is(err, roomproto.ErrFull) || re.Code != roomproto.ErrCodeFull || !strings.Contains(re.Reason, "2 of 2 slots in use") {
 		t.Fatalf("third open: %v, want full with 2 of 2 slots in use", err)
 	}
 	if got := s.Rooms(); len(got) != 2 || got[0] != codes[0] || got[1] != codes[1] {
@@ -231,8 +232,8 @@ func TestServeOnDemand(t *testing.T) {
 	if code == codes[0] || code == codes[1] {
 		t.Fatalf("new room %s, had %v", code, codes)
 	}
-	if _, err := rooms.Dial(ctx, url, codes[0], webrtc.Config{}); !errors.Is(err, relay.ErrRoomEnded) {
-		t.Errorf("joining the ended room: %v, want relay.ErrRoomEnded", err)
+	if _, err := rooms.Dial(ctx, url, codes[0], webrtc.Config{}); !errors.Is(err, roomproto.ErrRoomEnded) {
+		t.Errorf("joining the ended room: %v, want roomproto.ErrRoomEnded", err)
 	}
 	if st := s.Stats(); st.Rooms != 2 || st.Matches != 1 {
 		t.Errorf("server stats: %+v", st)

@@ -10,7 +10,7 @@ import (
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/internal/testgame"
 	"github.com/rewindnet/rewind/internal/testutil"
-	"github.com/rewindnet/rewind/relay"
+	"github.com/rewindnet/rewind/relay/roomproto"
 	"github.com/rewindnet/rewind/rooms"
 	"github.com/rewindnet/rewind/server"
 )
@@ -19,7 +19,7 @@ import (
 // (MaxPlayers 1, which also caps the room at the relay) and has it still
 // takes a spectator by its code (rooms.Join with Client.Spectate: the
 // relay counts it as a spectator), which verifies ticks that hash as the
-// server's; another player is refused with relay.ErrRoomFull. Real pion
+// server's; another player is refused with roomproto.ErrRoomFull. Real pion
 // peers and a real relay on 127.0.0.1.
 func TestSpectatorJoinsFullRoom(t *testing.T) {
 	testutil.CheckGoroutines(t, 5*time.Second)
@@ -58,8 +58,8 @@ func TestSpectatorJoinsFullRoom(t *testing.T) {
 		t.Fatalf("spectator in a room full of players: %v", err)
 	}
 	defer spec.Close()
-	if _, err := rooms.Join[testgame.Input](ctx, &testgame.Game{}, url, h.Code(), opts(false)); !errors.Is(err, relay.ErrRoomFull) {
-		t.Errorf("a second player: %v, want relay.ErrRoomFull", err)
+	if _, err := rooms.Join[testgame.Input](ctx, &testgame.Game{}, url, h.Code(), opts(false)); !errors.Is(err, roomproto.ErrRoomFull) {
+		t.Errorf("a second player: %v, want roomproto.ErrRoomFull", err)
 	}
 	sessions := []*rewind.Session[testgame.Input]{player, spec}
 	var wg sync.WaitGroup

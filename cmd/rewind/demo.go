@@ -17,7 +17,7 @@ import (
 	"github.com/rewindnet/rewind/games/sand"
 	"github.com/rewindnet/rewind/gateway"
 	"github.com/rewindnet/rewind/internal/netutil"
-	"github.com/rewindnet/rewind/relay"
+	"github.com/rewindnet/rewind/relay/roomproto"
 	"github.com/rewindnet/rewind/rooms"
 	"github.com/rewindnet/rewind/transport"
 )
@@ -92,7 +92,7 @@ func demo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	defer rr.close()
 	relayURL := wsURL(ln.Addr())
-	pageURL := "http" + strings.TrimSuffix(strings.TrimPrefix(relayURL, "ws"), relay.RoomPath) + "/"
+	pageURL := "http" + strings.TrimSuffix(strings.TrimPrefix(relayURL, "ws"), roomproto.Path) + "/"
 	page := &demoPage{relay: relayURL, play: files != nil}
 	g := gf.newGame()
 	gw, err := gateway.New(g, gateway.Config[sand.Input]{Log: log.With("part", "json")})
@@ -101,7 +101,7 @@ func demo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer gw.Close()
-	lockstepURL := strings.TrimSuffix(relayURL, relay.RoomPath) + "/lockstep"
+	lockstepURL := strings.TrimSuffix(relayURL, roomproto.Path) + "/lockstep"
 	mux := http.NewServeMux()
 	rr.mount(mux)
 	mux.Handle("/lockstep", gw) // the JSON lockstep gateway (docs/gateway.md)

@@ -18,6 +18,7 @@ import (
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/games/sand"
 	"github.com/rewindnet/rewind/games/walkers"
+	"github.com/rewindnet/rewind/relay/roomcode"
 )
 
 func init() {
@@ -101,7 +102,7 @@ func playAs(ctx context.Context, watch bool, args []string, stdout, stderr io.Wr
 	case *room != "" && *addr == "":
 		return usageError{errors.New("--room CODE goes with --connect HOST:PORT (to join by code through a relay: --join CODE)")}
 	case *room != "" && len(*room) != 6:
-		return usageError{fmt.Errorf("--room %q: a room code is 6 characters of %s", *room, rewind.RoomAlphabet)}
+		return usageError{fmt.Errorf("--room %q: a room code is 6 characters of %s", *room, roomcode.Alphabet)}
 	case *input != "scripted" && *input != "random":
 		return usageError{fmt.Errorf("--input %q: want scripted or random", *input)}
 	case *until > 1<<31:

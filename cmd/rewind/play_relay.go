@@ -10,13 +10,14 @@ import (
 
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/relay"
+	"github.com/rewindnet/rewind/relay/roomproto"
 	"github.com/rewindnet/rewind/rooms"
 	"github.com/rewindnet/rewind/transport/webrtc"
 )
 
 // defaultRelayURL is where `rewind demo` (and `rewind relay`) listen by
 // default.
-const defaultRelayURL = "ws://127.0.0.1:8080" + relay.RoomPath
+const defaultRelayURL = "ws://127.0.0.1:8080" + roomproto.Path
 
 // joinFlags are play's flags for joining a match by its room code
 // (`rewind play --join CODE --relay URL`).
@@ -69,13 +70,13 @@ func joinRoom[I any](ctx context.Context, j *joinFlags, g rewind.Game[I], opts r
 // joinError turns a failed join into one clear line.
 func joinError(code, url string, wait time.Duration, err error) error {
 	switch {
-	case errors.Is(err, relay.ErrNoRoom):
+	case errors.Is(err, roomproto.ErrNoRoom):
 		return fmt.Errorf("no room %s at the relay %s (check the code)", code, url)
-	case errors.Is(err, relay.ErrRoomEnded):
+	case errors.Is(err, roomproto.ErrRoomEnded):
 		return fmt.Errorf("the match in room %s has ended", code)
-	case errors.Is(err, relay.ErrRoomFull):
+	case errors.Is(err, roomproto.ErrRoomFull):
 		return fmt.Errorf("room %s is full", code)
-	case errors.Is(err, relay.ErrBadCode):
+	case errors.Is(err, roomproto.ErrBadCode):
 		return usageError{fmt.Errorf("--join %q: a room code is 6 to 12 characters of 23456789ABCDEFGHJKLMNPQRSTUVWXYZ", code)}
 	case errors.Is(err, context.DeadlineExceeded):
 		return fmt.Errorf("could not reach the host of room %s within %v (--join-timeout): %v", code, wait, err)

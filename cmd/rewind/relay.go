@@ -16,6 +16,7 @@ import (
 
 	"github.com/rewindnet/rewind/internal/netutil"
 	"github.com/rewindnet/rewind/relay"
+	"github.com/rewindnet/rewind/relay/roomproto"
 )
 
 func init() {
@@ -34,7 +35,7 @@ type roomRelayOptions struct {
 }
 
 // roomRelay is the rooms relay plus its TURN server, ready to be mounted at
-// relay.RoomPath on an HTTP mux (by `rewind relay` and `rewind demo`).
+// roomproto.Path on an HTTP mux (by `rewind relay` and `rewind demo`).
 type roomRelay struct {
 	rooms *relay.RoomServer
 	turn  *relay.TURNServer
@@ -76,7 +77,7 @@ func newRoomRelay(httpHost string, o roomRelayOptions) (*roomRelay, error) {
 }
 
 // mount adds the relay's WebSocket endpoint to mux.
-func (rr *roomRelay) mount(mux *http.ServeMux) { mux.Handle(relay.RoomPath, rr.rooms) }
+func (rr *roomRelay) mount(mux *http.ServeMux) { mux.Handle(roomproto.Path, rr.rooms) }
 
 // close stops the relay and TURN.
 func (rr *roomRelay) close() {
@@ -105,7 +106,7 @@ func wsURL(addr net.Addr) string {
 	if ip := net.ParseIP(host); ip == nil || ip.IsUnspecified() {
 		host = netutil.FirstIPv4().String()
 	}
-	return "ws://" + net.JoinHostPort(host, port) + relay.RoomPath
+	return "ws://" + net.JoinHostPort(host, port) + roomproto.Path
 }
 
 // runRelay serves the rooms relay and TURN until interrupted.
@@ -118,7 +119,7 @@ func runRelay(args []string, stdout, stderr io.Writer) error {
 // serveRelay serves the rooms relay and TURN until ctx ends.
 func serveRelay(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("relay", "rewind relay [--http ADDR] [--turn ADDR|none] [--turn-ip IP] [--metrics ADDR] [--log-level LEVEL] [--redis redis://HOST:PORT/DB [--redis-ttl D]]", stderr)
-	httpAddr := fs.String("http", "127.0.0.1:8080", "HTTP address of the relay's WebSocket endpoint ("+relay.RoomPath+")")
+	httpAddr := fs.String("http", "127.0.0.1:8080", "HTTP address of the relay's WebSocket endpoint ("+roomproto.Path+")")
 	metricsAddr := fs.String("metrics", "", "serve Prometheus /metrics (the relay's rooms, connections, joiners, failed and throttled joins) and /debug/pprof/ on this TCP address (empty: off)")
 	var o roomRelayOptions
 	fs.StringVar(&o.turnAddr, "turn", "", `UDP address of the TURN server (default: the --http host, a free port; "none" turns TURN off)`)
@@ -180,7 +181,7 @@ func serveRelay(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	_, port, _ := net.SplitHostPort(ln.Addr().String())
 	fmt.Fprintf(stderr, "rewind relay: players and hosts pass --relay %s\n", wsURL(ln.Addr()))
 	keyValues(stdout, append([]any{"relay", "listening", "url", wsURL(ln.Addr()), "http", net.JoinHostPort(host, port),
-		"turn", rr.turnURL(), "version", strconv.Itoa(relay.RoomProtocolVersion)}, metrics...)...)
+		"turn", rr.turnURL(), "version", strconv.Itoa(roomproto.Version)}, metrics...)...)
 	if err := hs.Serve(netutil.HTTPLimits{}.Listener(ln)); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}

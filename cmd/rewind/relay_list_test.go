@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind/internal/testutil"
-	"github.com/rewindnet/rewind/relay"
+	"github.com/rewindnet/rewind/relay/roomproto"
 )
 
 // TestPlayRelayListCommands runs two `rewind relay --redis URL` sharing
@@ -29,7 +29,7 @@ func TestPlayRelayListCommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dead := "ws://" + ln.Addr().String() + relay.RoomPath
+	dead := "ws://" + ln.Addr().String() + roomproto.Path
 	ln.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()

@@ -11,7 +11,7 @@ import (
 
 	"github.com/rewindnet/rewind/games/sand"
 	"github.com/rewindnet/rewind/internal/testutil"
-	"github.com/rewindnet/rewind/relay"
+	"github.com/rewindnet/rewind/relay/roomproto"
 	"github.com/rewindnet/rewind/rooms"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport/webrtc"
@@ -39,7 +39,7 @@ func startTestRoomRelay(t *testing.T) (url string, rr *roomRelay) {
 		rr.close()
 		hs.Close()
 	})
-	return "ws" + strings.TrimPrefix(hs.URL, "http") + relay.RoomPath, rr
+	return "ws" + strings.TrimPrefix(hs.URL, "http") + roomproto.Path, rr
 }
 
 // roomTestPlayer is a sand client joined by code, driven by a goroutine.

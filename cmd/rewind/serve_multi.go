@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/relay/roomcode"
 	"github.com/rewindnet/rewind/transport"
 )
 
@@ -87,7 +88,7 @@ func serveMulti[I any](ctx context.Context, g rewind.Game[I], o multiServe, stdo
 		code, err := h.Open(want)
 		if err != nil {
 			if want != "" {
-				return usageError{fmt.Errorf("--room %q: a room code is 6 characters of %s", want, rewind.RoomAlphabet)}
+				return usageError{fmt.Errorf("--room %q: a room code is 6 characters of %s", want, roomcode.Alphabet)}
 			}
 			return err
 		}

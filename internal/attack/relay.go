@@ -18,6 +18,8 @@ import (
 	"github.com/coder/websocket"
 	"github.com/rewindnet/rewind/internal/netutil"
 	"github.com/rewindnet/rewind/relay"
+	"github.com/rewindnet/rewind/relay/roomcode"
+	"github.com/rewindnet/rewind/relay/roomproto"
 )
 
 // relayTarget is a rooms relay served as `rewind relay` serves it (the
@@ -38,9 +40,9 @@ func startRelay(lim netutil.HTTPLimits, cfg relay.RoomConfig) (*relayTarget, err
 	}
 	t := &relayTarget{rooms: relay.NewRoomServer(cfg), ll: lim.Listener(ln), addr: ln.Addr().String(), done: make(chan struct{})}
 	mux := http.NewServeMux()
-	mux.Handle(relay.RoomPath, t.rooms)
+	mux.Handle(roomproto.Path, t.rooms)
 	t.hs = lim.Server(mux)
-	t.url = "ws://" + t.addr + relay.RoomPath
+	t.url = "ws://" + t.addr + roomproto.Path
 	go func() {
 		defer close(t.done)
 		_ = t.hs.Serve(t.ll)
@@ -152,7 +154,7 @@ func RoomSquatters(ctx context.Context, cfg Config) Result {
 func randomCode(rng *rand.Rand) string {
 	b := make([]byte, 6)
 	for i := range b {
-		b[i] = relay.RoomCodeAlphabet[rng.IntN(len(relay.RoomCodeAlphabet))]
+		b[i] = roomcode.Alphabet[rng.IntN(len(roomcode.Alphabet))]
 	}
 	return string(b)
 }
@@ -190,7 +192,7 @@ func CodeGuessing(ctx context.Context, cfg Config) Result {
 					if err != nil {
 						break
 					}
-					if m.Error == relay.RoomErrNoRoom {
+					if m.Error == roomproto.ErrCodeNoRoom {
 						answered.Add(1)
 					} else {
 						limited.Add(1)
@@ -235,7 +237,7 @@ func BigFrame(ctx context.Context, cfg Config) Result {
 	}
 	defer c.Close()
 	fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"+
-		"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n", relay.RoomPath, t.addr)
+		"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n", roomproto.Path, t.addr)
 	br := bufio.NewReader(c)
 	resp, err := http.ReadResponse(br, nil)
 	if err != nil || resp.StatusCode != http.StatusSwitchingProtocols {

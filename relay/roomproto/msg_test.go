@@ -1,4 +1,4 @@
-package relay
+package roomproto
 
 import (
 	"errors"
@@ -9,32 +9,32 @@ import (
 )
 
 // validRoomMsgs are one valid client-to-relay message of each type.
-var validRoomMsgs = []roomMsg{
-	{Type: RoomMsgHost, V: 1},
-	{Type: RoomMsgHost, V: 1, Code: "ABC234", MaxPlayers: 8},
-	{Type: RoomMsgJoin, V: 1, Code: "ABC234"},
-	{Type: RoomMsgSignal, Signal: &webrtc.Signal{Kind: webrtc.SignalOffer, SDP: "v=0\r\n"}},
-	{Type: RoomMsgSignal, To: "p1", Signal: &webrtc.Signal{Kind: webrtc.SignalAnswer, SDP: "v=0\r\n"}},
-	{Type: RoomMsgSignal, To: "p1", Signal: &webrtc.Signal{Kind: webrtc.SignalCandidate,
+var validRoomMsgs = []Msg{
+	{Type: MsgHost, V: 1},
+	{Type: MsgHost, V: 1, Code: "ABC234", MaxPlayers: 8},
+	{Type: MsgJoin, V: 1, Code: "ABC234"},
+	{Type: MsgSignal, Signal: &webrtc.Signal{Kind: webrtc.SignalOffer, SDP: "v=0\r\n"}},
+	{Type: MsgSignal, To: "p1", Signal: &webrtc.Signal{Kind: webrtc.SignalAnswer, SDP: "v=0\r\n"}},
+	{Type: MsgSignal, To: "p1", Signal: &webrtc.Signal{Kind: webrtc.SignalCandidate,
 		Candidate: "candidate:1 1 udp 2130706431 127.0.0.1 5000 typ host", SDPMid: "0"}},
-	{Type: RoomMsgConnected},
-	{Type: RoomMsgPong, N: 3},
-	{Type: RoomMsgEnd, Code: "ABC234", Key: "0123456789abcdef0123456789abcdef"},
-	{Type: RoomMsgHost, V: 1, Migrate: true},
-	{Type: RoomMsgClaim, V: 1, Code: "ABC234", Key: "0123456789abcdef0123456789abcdef", MaxPlayers: 4},
-	{Type: RoomMsgHost, V: 2},
-	{Type: RoomMsgServe, V: 2, Slots: 64, OnDemand: true, MaxPlayers: 8},
-	{Type: RoomMsgOpen, V: 2, MaxPlayers: 4},
-	{Type: RoomMsgOpened, Code: "ABC234"},
-	{Type: RoomMsgOpened, Code: "ABC234", Reason: "full"},
-	{Type: RoomMsgSignal, Code: "ABC234", To: "p1", Signal: &webrtc.Signal{Kind: webrtc.SignalAnswer, SDP: "v=0\r\n"}},
+	{Type: MsgConnected},
+	{Type: MsgPong, N: 3},
+	{Type: MsgEnd, Code: "ABC234", Key: "0123456789abcdef0123456789abcdef"},
+	{Type: MsgHost, V: 1, Migrate: true},
+	{Type: MsgClaim, V: 1, Code: "ABC234", Key: "0123456789abcdef0123456789abcdef", MaxPlayers: 4},
+	{Type: MsgHost, V: 2},
+	{Type: MsgServe, V: 2, Slots: 64, OnDemand: true, MaxPlayers: 8},
+	{Type: MsgOpen, V: 2, MaxPlayers: 4},
+	{Type: MsgOpened, Code: "ABC234"},
+	{Type: MsgOpened, Code: "ABC234", Reason: "full"},
+	{Type: MsgSignal, Code: "ABC234", To: "p1", Signal: &webrtc.Signal{Kind: webrtc.SignalAnswer, SDP: "v=0\r\n"}},
 }
 
 func TestDecodeRoomMsgRoundTrip(t *testing.T) {
 	for _, m := range validRoomMsgs {
-		got, err := decodeRoomMsg(m.encode())
+		got, err := Decode(m.Encode())
 		if err != nil {
-			t.Fatalf("%s: %v", m.encode(), err)
+			t.Fatalf("%s: %v", m.Encode(), err)
 		}
 		if !reflect.DeepEqual(got, m) {
 			t.Fatalf("round trip: got %+v, want %+v", got, m)
@@ -70,17 +70,8 @@ func TestDecodeRoomMsgRejects(t *testing.T) {
 		{`{"type":"ping"}`, ErrBadMessage},
 	}
 	for _, c := range cases {
-		if _, err := decodeRoomMsg([]byte(c.raw)); !errors.Is(err, c.want) {
+		if _, err := Decode([]byte(c.raw)); !errors.Is(err, c.want) {
 			t.Errorf("%s: got %v, want %v", c.raw, err, c.want)
-		}
-	}
-}
-
-func TestValidRoomCode(t *testing.T) {
-	for code, ok := range map[string]bool{"ABC234": true, "ZZZZZZ": true, "ABC23": false, "ABC2345": false,
-		"ABC10O": false, "abc234": false, "ABCI23": false} {
-		if ValidRoomCode(code) != ok {
-			t.Errorf("ValidRoomCode(%q) = %v", code, !ok)
 		}
 	}
 }
@@ -89,17 +80,17 @@ func TestValidRoomCode(t *testing.T) {
 // and whatever it accepts re-encodes to a message it decodes the same.
 func FuzzDecodeRoomMsg(f *testing.F) {
 	for _, m := range validRoomMsgs {
-		f.Add(m.encode())
+		f.Add(m.Encode())
 	}
 	f.Add([]byte(`{"type":"signal","signal":{"kind":"candidate","sdpMLineIndex":65536}}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		m, err := decodeRoomMsg(b)
+		m, err := Decode(b)
 		if err != nil {
 			return
 		}
-		again, err := decodeRoomMsg(m.encode())
+		again, err := Decode(m.Encode())
 		if err != nil {
-			t.Fatalf("accepted %q but not its re-encoding %q: %v", b, m.encode(), err)
+			t.Fatalf("accepted %q but not its re-encoding %q: %v", b, m.Encode(), err)
 		}
 		if !reflect.DeepEqual(again, m) {
 			t.Fatalf("re-encoding changed %+v to %+v", m, again)

@@ -1,4 +1,4 @@
-package relay
+package roomproto
 
 // The rooms protocol: JSON text messages over one WebSocket per host or
 // player (docs/rooms.md documents every message with examples).
@@ -81,166 +81,153 @@ package relay
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
-	"strings"
 
+	"github.com/rewindnet/rewind/relay/roomcode"
 	"github.com/rewindnet/rewind/transport/webrtc"
 )
 
-// RoomProtocolVersion is the rooms protocol version this relay speaks
+// Version is the rooms protocol version this relay speaks
 // (field "v" of host, join, claim, serve and open).
 // A relay of version 2 still takes host, join and claim of version 1
 // (clients send 1 there: nothing in them changed); serve and open need 2.
-const RoomProtocolVersion = 2
+const Version = 2
 
-// roomV1 is the version host, join and claim are sent with.
-const roomV1 = 1
+// V1 is the version host, join and claim are sent with.
+const V1 = 1
 
 // Message types of the rooms protocol.
 const (
-	RoomMsgHost      = "host"      // host → relay: register a room
-	RoomMsgHosted    = "hosted"    // relay → host: the room's code, key, ICE servers
-	RoomMsgJoin      = "join"      // player → relay: join a room by code (spectator?)
-	RoomMsgJoined    = "joined"    // relay → player: own id, ICE servers
-	RoomMsgPlayer    = "player"    // relay → host: a player joined
-	RoomMsgLeft      = "left"      // relay → host: a player's connection closed
-	RoomMsgSignal    = "signal"    // either way: WebRTC offer, answer, candidate
-	RoomMsgConnected = "connected" // player → relay: data channel open
-	RoomMsgPing      = "ping"      // relay → host
-	RoomMsgPong      = "pong"      // host → relay
-	RoomMsgEnd       = "end"       // anyone with the key → relay: end the room
-	RoomMsgEnded     = "ended"     // relay → players (and host): the room ended
-	RoomMsgError     = "error"     // relay → anyone
-	RoomMsgClaim     = "claim"     // player → relay: my host is gone, the match goes on (code, key, noHost?)
-	RoomMsgHostLost  = "host_lost" // relay → players: the host's relay connection closed or it failed pings
-	RoomMsgServe     = "serve"     // match server → relay: host many rooms on this connection (slots, onDemand) (v2)
-	RoomMsgServing   = "serving"   // relay → match server: registered (slots) (v2)
-	RoomMsgOpen      = "open"      // lobby → relay: open a room on a match server; relay → server: open this room (v2)
-	RoomMsgOpened    = "opened"    // server → relay: the room is open (or refused: reason); relay → lobby: its code (v2)
+	MsgHost      = "host"      // host → relay: register a room
+	MsgHosted    = "hosted"    // relay → host: the room's code, key, ICE servers
+	MsgJoin      = "join"      // player → relay: join a room by code (spectator?)
+	MsgJoined    = "joined"    // relay → player: own id, ICE servers
+	MsgPlayer    = "player"    // relay → host: a player joined
+	MsgLeft      = "left"      // relay → host: a player's connection closed
+	MsgSignal    = "signal"    // either way: WebRTC offer, answer, candidate
+	MsgConnected = "connected" // player → relay: data channel open
+	MsgPing      = "ping"      // relay → host
+	MsgPong      = "pong"      // host → relay
+	MsgEnd       = "end"       // anyone with the key → relay: end the room
+	MsgEnded     = "ended"     // relay → players (and host): the room ended
+	MsgError     = "error"     // relay → anyone
+	MsgClaim     = "claim"     // player → relay: my host is gone, the match goes on (code, key, noHost?)
+	MsgHostLost  = "host_lost" // relay → players: the host's relay connection closed or it failed pings
+	MsgServe     = "serve"     // match server → relay: host many rooms on this connection (slots, onDemand) (v2)
+	MsgServing   = "serving"   // relay → match server: registered (slots) (v2)
+	MsgOpen      = "open"      // lobby → relay: open a room on a match server; relay → server: open this room (v2)
+	MsgOpened    = "opened"    // server → relay: the room is open (or refused: reason); relay → lobby: its code (v2)
 )
 
 // Outcomes of a claim, in the "claim" field of the "hosted" or "joined"
 // that answers it.
 const (
-	// RoomClaimHost: the claimant hosts the match now ("hosted").
-	RoomClaimHost = "host"
-	// RoomClaimSame: the host answered the relay's probe: the claimant
+	// ClaimHost: the claimant hosts the match now ("hosted").
+	ClaimHost = "host"
+	// ClaimSame: the host answered the relay's probe: the claimant
 	// goes back to the same host ("joined") and rejoins with its cookie.
-	RoomClaimSame = "same"
-	// RoomClaimNew: another claimant took the match over: the claimant
+	ClaimSame = "same"
+	// ClaimNew: another claimant took the match over: the claimant
 	// is introduced to that new host ("joined").
-	RoomClaimNew = "new"
+	ClaimNew = "new"
 )
 
 // Error codes of "error" messages.
 const (
-	RoomErrNoRoom       = "no_room"
-	RoomErrRoomFull     = "room_full"
-	RoomErrRoomBusy     = "room_busy"
-	RoomErrRoomEnded    = "room_ended"
-	RoomErrBadKey       = "bad_key"
-	RoomErrCodeTaken    = "code_taken"
-	RoomErrBadCode      = "bad_code"
-	RoomErrNoPlayer     = "no_player"
-	RoomErrBadMessage   = "bad_message"
-	RoomErrBadVersion   = "bad_version"
-	RoomErrTooLarge     = "too_large"
-	RoomErrRateLimited  = "rate_limited"
-	RoomErrTooManyConns = "too_many_conns"
-	RoomErrSlow         = "slow"
-	RoomErrHostGone     = "host_gone"
-	RoomErrIdle         = "idle"
-	RoomErrJoinTimeout  = "join_timeout"
-	RoomErrFull         = "full"
+	ErrCodeNoRoom       = "no_room"
+	ErrCodeRoomFull     = "room_full"
+	ErrCodeRoomBusy     = "room_busy"
+	ErrCodeRoomEnded    = "room_ended"
+	ErrCodeBadKey       = "bad_key"
+	ErrCodeCodeTaken    = "code_taken"
+	ErrCodeBadCode      = "bad_code"
+	ErrCodeNoPlayer     = "no_player"
+	ErrCodeBadMessage   = "bad_message"
+	ErrCodeBadVersion   = "bad_version"
+	ErrCodeTooLarge     = "too_large"
+	ErrCodeRateLimited  = "rate_limited"
+	ErrCodeTooManyConns = "too_many_conns"
+	ErrCodeSlow         = "slow"
+	ErrCodeHostGone     = "host_gone"
+	ErrCodeIdle         = "idle"
+	ErrCodeJoinTimeout  = "join_timeout"
+	ErrCodeFull         = "full"
 )
 
 // roomErrs maps error codes to the package's errors.
 var roomErrs = map[string]error{
-	RoomErrNoRoom:       ErrNoRoom,
-	RoomErrRoomFull:     ErrRoomFull,
-	RoomErrRoomBusy:     ErrRoomBusy,
-	RoomErrRoomEnded:    ErrRoomEnded,
-	RoomErrBadKey:       ErrBadKey,
-	RoomErrCodeTaken:    ErrCodeTaken,
-	RoomErrBadCode:      ErrBadCode,
-	RoomErrNoPlayer:     ErrNoPlayer,
-	RoomErrBadMessage:   ErrBadMessage,
-	RoomErrBadVersion:   ErrBadVersion,
-	RoomErrTooLarge:     ErrTooLarge,
-	RoomErrRateLimited:  ErrRateLimited,
-	RoomErrTooManyConns: ErrTooManyConns,
-	RoomErrSlow:         ErrRelayClosed,
-	RoomErrHostGone:     ErrHostGone,
-	RoomErrIdle:         ErrRelayClosed,
-	RoomErrJoinTimeout:  ErrJoinTimeout,
-	RoomErrFull:         ErrFull,
+	ErrCodeNoRoom:       ErrNoRoom,
+	ErrCodeRoomFull:     ErrRoomFull,
+	ErrCodeRoomBusy:     ErrRoomBusy,
+	ErrCodeRoomEnded:    ErrRoomEnded,
+	ErrCodeBadKey:       ErrBadKey,
+	ErrCodeCodeTaken:    ErrCodeTaken,
+	ErrCodeBadCode:      ErrBadCode,
+	ErrCodeNoPlayer:     ErrNoPlayer,
+	ErrCodeBadMessage:   ErrBadMessage,
+	ErrCodeBadVersion:   ErrBadVersion,
+	ErrCodeTooLarge:     ErrTooLarge,
+	ErrCodeRateLimited:  ErrRateLimited,
+	ErrCodeTooManyConns: ErrTooManyConns,
+	ErrCodeSlow:         ErrRelayClosed,
+	ErrCodeHostGone:     ErrHostGone,
+	ErrCodeIdle:         ErrRelayClosed,
+	ErrCodeJoinTimeout:  ErrJoinTimeout,
+	ErrCodeFull:         ErrFull,
 }
 
-// RoomError is an "error" message received from the relay. It unwraps to
+// Error is an "error" message received from the relay. It unwraps to
 // the package error for its code (ErrNoRoom for "no_room", ...).
-type RoomError struct {
+type Error struct {
 	Code   string // error code, e.g. "no_room"
 	Re     string // type of the message it answers
 	Reason string // human-readable text
 }
 
 // Error implements error.
-func (e *RoomError) Error() string {
+func (e *Error) Error() string {
 	return fmt.Sprintf("relay: %s (%s): %s", e.Code, e.Re, e.Reason)
 }
 
 // Unwrap returns the package error for the code.
-func (e *RoomError) Unwrap() error {
+func (e *Error) Unwrap() error {
 	if err, ok := roomErrs[e.Code]; ok {
 		return err
 	}
 	return ErrBadMessage
 }
 
+// ErrCodeOf returns the error code of the first of the package's errors
+// that err wraps (ErrCodeNoRoom for ErrNoRoom, ...); false if it wraps
+// none. ErrRelayClosed, which two codes unwrap to (slow, idle), has no
+// code of its own.
+func ErrCodeOf(err error) (string, bool) {
+	for code, e := range roomErrs {
+		if errors.Is(err, e) && e != ErrRelayClosed {
+			return code, true
+		}
+	}
+	return "", false
+}
+
 // Limits on fields, so that a message's size bounds what it makes the relay
-// keep.
+// keep (a room code's are roomcode.Len to roomcode.MaxLen).
 const (
-	roomCodeLen    = 6
-	roomCodeMaxLen = 12
-	roomKeyHexLen  = 32
-	roomMaxIDLen   = 16
-	roomMaxReason  = 200
-	roomMaxPlayers = 1024
-	roomMaxSlots   = 100000
+	// KeyHexLen is the length of a room key: 128 bits as hex digits.
+	KeyHexLen = 32
+	// MaxIDLen bounds a player id ("to" of a signal).
+	MaxIDLen = 16
+	// MaxReason bounds the reason text of an "error" or "opened".
+	MaxReason = 200
+	// MaxPlayers bounds the "maxPlayers" of host, claim, serve and open.
+	MaxPlayers = 1024
+	// MaxSlots bounds the "slots" of serve.
+	MaxSlots = 100000
 )
 
-// RoomCodeAlphabet is the alphabet of room codes: no 0/O, 1/I.
-const RoomCodeAlphabet = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
-
-// ValidRoomCode reports whether code is 6 characters of RoomCodeAlphabet.
-func ValidRoomCode(code string) bool {
-	if len(code) != roomCodeLen {
-		return false
-	}
-	for i := 0; i < len(code); i++ {
-		if strings.IndexByte(RoomCodeAlphabet, code[i]) < 0 {
-			return false
-		}
-	}
-	return true
-}
-
-// validRoomCodeLen reports whether code is 6 to 12 characters of
-// RoomCodeAlphabet (RoomConfig.CodeLength).
-func validRoomCodeLen(code string) bool {
-	if len(code) < roomCodeLen || len(code) > roomCodeMaxLen {
-		return false
-	}
-	for i := 0; i < len(code); i++ {
-		if strings.IndexByte(RoomCodeAlphabet, code[i]) < 0 {
-			return false
-		}
-	}
-	return true
-}
-
-// roomMsg is every rooms-protocol message: Type says which fields count.
-type roomMsg struct {
+// Msg is every rooms-protocol message: Type says which fields count.
+type Msg struct {
 	Type       string             `json:"type"`
 	V          int                `json:"v,omitempty"`
 	Code       string             `json:"code,omitempty"`
@@ -264,16 +251,16 @@ type roomMsg struct {
 	Spectator  bool               `json:"spectator,omitempty"`
 }
 
-// decodeRoomMsg parses and checks a message a host or player sent to the
+// Decode parses and checks a message a host or player sent to the
 // relay. Unknown fields are ignored (a later version may add some); a
 // missing or malformed field is an error wrapping ErrBadMessage.
-func decodeRoomMsg(b []byte) (roomMsg, error) {
-	var m roomMsg
+func Decode(b []byte) (Msg, error) {
+	var m Msg
 	if err := json.Unmarshal(b, &m); err != nil {
-		return roomMsg{}, fmt.Errorf("%w: %w", ErrBadMessage, err)
+		return Msg{}, fmt.Errorf("%w: %w", ErrBadMessage, err)
 	}
 	if err := m.check(); err != nil {
-		return roomMsg{}, err
+		return Msg{}, err
 	}
 	return m, nil
 }
@@ -283,20 +270,20 @@ func badField(typ, what string) error {
 }
 
 // check validates the fields of a client-to-relay message.
-func (m *roomMsg) check() error {
+func (m *Msg) check() error {
 	switch m.Type {
-	case RoomMsgHost:
-		if m.Code != "" && !validRoomCodeLen(m.Code) {
+	case MsgHost:
+		if m.Code != "" && !roomcode.ValidLen(m.Code) {
 			return fmt.Errorf("%w: %q", ErrBadCode, m.Code)
 		}
-		if m.MaxPlayers < 0 || m.MaxPlayers > roomMaxPlayers {
+		if m.MaxPlayers < 0 || m.MaxPlayers > MaxPlayers {
 			return badField(m.Type, "maxPlayers out of range")
 		}
-	case RoomMsgJoin:
+	case MsgJoin:
 		if m.Code == "" {
 			return badField(m.Type, "no code")
 		}
-	case RoomMsgSignal:
+	case MsgSignal:
 		if m.Signal == nil {
 			return badField(m.Type, "no signal")
 		}
@@ -309,53 +296,53 @@ func (m *roomMsg) check() error {
 		default:
 			return badField(m.Type, "unknown signal kind")
 		}
-		if len(m.To) > roomMaxIDLen {
+		if len(m.To) > MaxIDLen {
 			return badField(m.Type, "bad to")
 		}
-		if m.Code != "" && !validRoomCodeLen(m.Code) {
+		if m.Code != "" && !roomcode.ValidLen(m.Code) {
 			return badField(m.Type, "bad code")
 		}
-	case RoomMsgServe:
-		if m.Slots <= 0 || m.Slots > roomMaxSlots {
+	case MsgServe:
+		if m.Slots <= 0 || m.Slots > MaxSlots {
 			return badField(m.Type, "slots out of range")
 		}
-		if m.MaxPlayers < 0 || m.MaxPlayers > roomMaxPlayers {
+		if m.MaxPlayers < 0 || m.MaxPlayers > MaxPlayers {
 			return badField(m.Type, "maxPlayers out of range")
 		}
-	case RoomMsgOpen:
-		if m.MaxPlayers < 0 || m.MaxPlayers > roomMaxPlayers {
+	case MsgOpen:
+		if m.MaxPlayers < 0 || m.MaxPlayers > MaxPlayers {
 			return badField(m.Type, "maxPlayers out of range")
 		}
-	case RoomMsgOpened:
-		if !validRoomCodeLen(m.Code) || len(m.Reason) > roomMaxReason {
+	case MsgOpened:
+		if !roomcode.ValidLen(m.Code) || len(m.Reason) > MaxReason {
 			return badField(m.Type, "needs a code")
 		}
-	case RoomMsgEnd, RoomMsgClaim:
-		if !validRoomCodeLen(m.Code) || len(m.Key) != roomKeyHexLen {
+	case MsgEnd, MsgClaim:
+		if !roomcode.ValidLen(m.Code) || len(m.Key) != KeyHexLen {
 			return badField(m.Type, "needs code and key")
 		}
-		if m.Type == RoomMsgClaim && (m.MaxPlayers < 0 || m.MaxPlayers > roomMaxPlayers) {
+		if m.Type == MsgClaim && (m.MaxPlayers < 0 || m.MaxPlayers > MaxPlayers) {
 			return badField(m.Type, "maxPlayers out of range")
 		}
-	case RoomMsgConnected, RoomMsgPong:
+	case MsgConnected, MsgPong:
 	default:
 		return badField("type", fmt.Sprintf("unknown type %.20q", m.Type))
 	}
 	switch m.Type {
-	case RoomMsgHost, RoomMsgJoin, RoomMsgClaim:
-		if m.V != roomV1 && m.V != RoomProtocolVersion {
-			return fmt.Errorf("%w: %d (this relay speaks %d to %d)", ErrBadVersion, m.V, roomV1, RoomProtocolVersion)
+	case MsgHost, MsgJoin, MsgClaim:
+		if m.V != V1 && m.V != Version {
+			return fmt.Errorf("%w: %d (this relay speaks %d to %d)", ErrBadVersion, m.V, V1, Version)
 		}
-	case RoomMsgServe, RoomMsgOpen:
-		if m.V != RoomProtocolVersion {
-			return fmt.Errorf("%w: %s needs %d, not %d", ErrBadVersion, m.Type, RoomProtocolVersion, m.V)
+	case MsgServe, MsgOpen:
+		if m.V != Version {
+			return fmt.Errorf("%w: %s needs %d, not %d", ErrBadVersion, m.Type, Version, m.V)
 		}
 	}
 	return nil
 }
 
-// encode marshals a message; the types are fixed, so it cannot fail.
-func (m *roomMsg) encode() []byte {
+// Encode marshals a message; the types are fixed, so it cannot fail.
+func (m *Msg) Encode() []byte {
 	b, err := json.Marshal(m)
 	if err != nil {
 		panic("relay: encoding a room message: " + err.Error())
@@ -363,10 +350,10 @@ func (m *roomMsg) encode() []byte {
 	return b
 }
 
-// errorMsg is an "error" message answering a message of type re.
-func errorMsg(code, re, reason string) roomMsg {
-	if len(reason) > roomMaxReason {
-		reason = reason[:roomMaxReason]
+// ErrorMsg is an "error" message answering a message of type re.
+func ErrorMsg(code, re, reason string) Msg {
+	if len(reason) > MaxReason {
+		reason = reason[:MaxReason]
 	}
-	return roomMsg{Type: RoomMsgError, Error: code, Re: re, Reason: reason}
+	return Msg{Type: MsgError, Error: code, Re: re, Reason: reason}
 }
