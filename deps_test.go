@@ -21,14 +21,14 @@ import (
 // dependency; docs/benchmarks.md, "Dependencies of a minimal game", has
 // the figures.
 var lightPackages = []string{
-	".", "./examples/tiny", "./games/...", "./world/...", "./codec/...", "./game/...",
+	".", "./examples/...", "./games/...", "./replay", "./world/...", "./codec/...", "./game/...",
 	"./server/...", "./client/...", "./transport", "./fixed",
 }
 
 // enginePackages must not depend on package fixed: it is the games' math,
 // and the engine itself never computes with fixed point.
 var enginePackages = []string{
-	".", "./world/...", "./codec/...", "./game/...", "./server/...", "./client/...", "./transport/...",
+	".", "./replay", "./world/...", "./codec/...", "./game/...", "./server/...", "./client/...", "./transport/...",
 }
 
 // heavyPrefixes are the import paths the light core must not depend on:

@@ -31,20 +31,6 @@ var (
 	ErrMatchEnded = client.ErrMatchEnded
 	// ErrClosed indicates a closed session.
 	ErrClosed = client.ErrClosed
-	// ErrReplayGame indicates a replay recorded with another game (its
-	// fingerprint or input size differs from the game's).
-	ErrReplayGame = errors.New("rewind: replay of another game")
-	// ErrReplayPartial indicates a player's replay of a game with private
-	// scenes: it holds only what that player saw, so it cannot be
-	// simulated again (a server's replay holds everything: verify that).
-	ErrReplayPartial = errors.New("rewind: a player's replay of a game with private scenes cannot be simulated again")
-	// ErrReplaySeek indicates a seek (ReplayPlayer.Seek) to a tick the
-	// replay does not hold: before its first world or past its last tick.
-	ErrReplaySeek = errors.New("rewind: seek outside the replay")
-	// ErrReplayDiverged indicates a replay whose world, simulated again by
-	// ReplayPlayer, hashed otherwise than recorded (or a keyframe whose
-	// world is not the recorded tick's).
-	ErrReplayDiverged = errors.New("rewind: replay diverged from its recorded hashes")
 	// ErrConfig indicates a client setting that cannot work (for one,
 	// ClientConfig.HostSettings with a game that is not Configurable).
 	ErrConfig = client.ErrConfig

@@ -31,6 +31,11 @@ type Stats = client.Stats
 // Session.ServerStats of a single-player session). See server.Stats.
 type ServerStats = server.Stats
 
+// Recorder receives what a replay needs (ServerConfig.Record,
+// ServerConfig.NewRecorder, ClientConfig.Record); package replay's
+// Recorder is one.
+type Recorder = server.Recorder
+
 // UDPConfig configures a UDP socket (UDPOptions.UDP): handshake and idle
 // timeouts, buffer sizes. Its zero value means every default; see
 // transport.UDPConfig.

@@ -17,7 +17,9 @@
 // ErrTimeout, ErrKicked, ErrHandshake, ErrConnRefused, …) have names here
 // (Example_face). Its view draws with Session.View or ViewBetween from
 // copies of the predicted world and of the tick before it, made after each
-// tick: drawing never waits for Run, nor Run for drawing.
+// tick: drawing never waits for Run, nor Run for drawing. Replays are
+// package replay's: a replay.Recorder set as ServerConfig.Record records
+// a match, replay.Verify checks a replay and replay.Load plays one back.
 //
 // Under the Session: package server runs the authoritative match, package
 // client predicts, rolls back and verifies, package world holds the state

@@ -7,7 +7,7 @@ import (
 )
 
 // Recorder receives what a replay of the match needs (Config.Record):
-// server.Recorder's interface, so that one recorder (rewind.ReplayRecorder)
+// server.Recorder's interface, so that one recorder (replay.Recorder)
 // serves either. A client records the ticks it verified, from the world it
 // started from (the match's start, or the world it loaded when it joined
 // late; RecordStart comes again if it has to load a newer world).

@@ -9,7 +9,7 @@ import (
 )
 
 // Recorder receives what a replay of the match needs (Config.Record);
-// rewind.ReplayRecorder writes it to a replay file (codec.ReplayWriter).
+// replay.Recorder writes it to a replay file (codec.ReplayWriter).
 // client.Recorder is the same interface: one recorder serves either. A
 // recorder that is also an io.Closer is closed when the server says
 // goodbye (the match is over).

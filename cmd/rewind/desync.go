@@ -11,9 +11,9 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/client"
 	"github.com/rewindnet/rewind/internal/replayrun"
+	"github.com/rewindnet/rewind/replay"
 	"github.com/rewindnet/rewind/world"
 )
 
@@ -195,7 +195,7 @@ func isReplay(b []byte) bool { return bytes.HasPrefix(b, []byte("RWREPLAY")) }
 func diffReplays(a, b []byte, na, nb string, stdout, stderr io.Writer) error {
 	hashes := func(r []byte, name string) (map[uint32]uint64, error) {
 		m := map[uint32]uint64{}
-		res, err := replayrun.Verify(r, rewind.ReplayOptions{OnTick: func(t uint32, w *world.World) error {
+		res, err := replayrun.Verify(r, replay.Options{OnTick: func(t uint32, w *world.World) error {
 			m[t] = w.Hash()
 			return nil
 		}})
@@ -233,7 +233,7 @@ func diffReplays(a, b []byte, na, nb string, stdout, stderr io.Writer) error {
 	}
 	worldAt := func(r []byte) (*world.Dump, error) {
 		var dump []byte
-		_, err := replayrun.Verify(r, rewind.ReplayOptions{UntilTick: first, OnTick: func(t uint32, w *world.World) error {
+		_, err := replayrun.Verify(r, replay.Options{UntilTick: first, OnTick: func(t uint32, w *world.World) error {
 			if t == first {
 				dump = w.AppendDump(nil, t)
 			}

@@ -8,8 +8,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/codec"
+	"github.com/rewindnet/rewind/replay"
 )
 
 // TestServeRecordNames: serve --record DIR's recorders create no file
@@ -24,9 +24,9 @@ func TestServeRecordNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	recs := make([]*rewind.ReplayRecorder, 40)
+	recs := make([]*replay.Recorder, 40)
 	for i := range recs {
-		recs[i] = newRec().(*rewind.ReplayRecorder)
+		recs[i] = newRec().(*replay.Recorder)
 	}
 	if es, err := os.ReadDir(dir); err != nil || len(es) != 0 {
 		t.Fatalf("files before any match started: %v %v", es, err)

@@ -14,6 +14,7 @@ import (
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/codec"
 	"github.com/rewindnet/rewind/internal/replayrun"
+	"github.com/rewindnet/rewind/replay"
 	"github.com/rewindnet/rewind/world"
 )
 
@@ -51,7 +52,7 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	opts := rewind.ReplayOptions{UntilTick: uint32(*until)}
+	opts := replay.Options{UntilTick: uint32(*until)}
 	if *speed > 0 {
 		opts.OnTick = pacer(b, *speed)
 	}
@@ -113,7 +114,7 @@ var replaySeq atomic.Uint64
 // recorder returns play's recorder for gf's game, writing the file
 // r.path (created at the first tick the player verifies, its path
 // logged); nil when --record is not set.
-func (r *recordFlags) recorder(gf *gameFlags, log *slog.Logger) *rewind.ReplayRecorder {
+func (r *recordFlags) recorder(gf *gameFlags, log *slog.Logger) *replay.Recorder {
 	if r.path == "" {
 		return nil
 	}
@@ -142,8 +143,8 @@ func (r *recordFlags) perMatch(gf *gameFlags, log *slog.Logger) (func() rewind.R
 
 // newReplayRecorder returns a recorder of gf's game creating the file
 // pathAt names at the recording's start.
-func newReplayRecorder(gf *gameFlags, log *slog.Logger, pathAt func(now time.Time) string) *rewind.ReplayRecorder {
-	rec := &rewind.ReplayRecorder{Game: gf.name, Settings: replayrun.Settings(gf.name, gf.grid, gf.tickRate)}
+func newReplayRecorder(gf *gameFlags, log *slog.Logger, pathAt func(now time.Time) string) *replay.Recorder {
+	rec := &replay.Recorder{Game: gf.name, Settings: replayrun.Settings(gf.name, gf.grid, gf.tickRate)}
 	rec.Open = func(h codec.ReplayHeader) (io.Writer, error) {
 		if h.Game = gf.name; gf.name == "sand" && len(h.MatchSettings) > 0 {
 			// The match's own settings (a player that took the host's):
@@ -168,7 +169,7 @@ func newReplayRecorder(gf *gameFlags, log *slog.Logger, pathAt func(now time.Tim
 
 // closeRecorder writes a recorder's last ticks and closes its file,
 // logging an error.
-func closeRecorder(rec *rewind.ReplayRecorder, log *slog.Logger) {
+func closeRecorder(rec *replay.Recorder, log *slog.Logger) {
 	if err := rec.Close(); err != nil {
 		log.Error("record", "err", err)
 		return

@@ -11,13 +11,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/client"
 	"github.com/rewindnet/rewind/codec"
 	"github.com/rewindnet/rewind/game"
 	"github.com/rewindnet/rewind/games/sand"
 	"github.com/rewindnet/rewind/internal/replayrun"
 	"github.com/rewindnet/rewind/internal/simmatch"
+	"github.com/rewindnet/rewind/replay"
 	"github.com/rewindnet/rewind/transport"
 )
 
@@ -35,8 +35,8 @@ func recordSandMatch(t *testing.T) *sandReplays {
 	t.Helper()
 	r := &sandReplays{dir: t.TempDir()}
 	gf := gameFlags{name: "sand", grid: 64, tickRate: 60}
-	newRec := func(name string, path *string) *rewind.ReplayRecorder {
-		rec := &rewind.ReplayRecorder{Game: "sand", Settings: replayrun.Settings("sand", gf.grid, gf.tickRate)}
+	newRec := func(name string, path *string) *replay.Recorder {
+		rec := &replay.Recorder{Game: "sand", Settings: replayrun.Settings("sand", gf.grid, gf.tickRate)}
 		rec.Open = func(codec.ReplayHeader) (io.Writer, error) {
 			*path = filepath.Join(r.dir, name+".rwreplay")
 			return os.Create(*path)
@@ -67,7 +67,7 @@ func recordSandMatch(t *testing.T) *sandReplays {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, rec := range []*rewind.ReplayRecorder{srec, erec, lrec} {
+	for _, rec := range []*replay.Recorder{srec, erec, lrec} {
 		if err := rec.Close(); err != nil {
 			t.Fatal(err)
 		}
@@ -165,7 +165,7 @@ func TestDiffReplays(t *testing.T) {
 	dir := t.TempDir()
 	rec := func(name string, bot func(game.PlayerID, uint32) sand.Input) string {
 		path := filepath.Join(dir, name)
-		r := &rewind.ReplayRecorder{Game: "sand", Settings: replayrun.Settings("sand", 32, 60)}
+		r := &replay.Recorder{Game: "sand", Settings: replayrun.Settings("sand", 32, 60)}
 		r.Open = func(codec.ReplayHeader) (io.Writer, error) { return os.Create(path) }
 		cfg := simmatch.Config[sand.Input]{Players: 2, NewGame: func() game.Game[sand.Input] { return sand.New(32) },
 			Bot: bot, Duration: 3 * time.Second, Seed: 1}

@@ -17,6 +17,7 @@ import (
 	"github.com/rewindnet/rewind/games/cards"
 	"github.com/rewindnet/rewind/games/sand"
 	"github.com/rewindnet/rewind/games/walkers"
+	"github.com/rewindnet/rewind/replay"
 )
 
 // Settings returns the settings text a recorder writes for game (sand's
@@ -103,48 +104,48 @@ func Sand(h codec.ReplayHeader) (rewind.Game[sand.Input], *sand.Game, error) {
 }
 
 // Verify verifies the replay in b with the game its header names.
-func Verify(b []byte, opts rewind.ReplayOptions) (rewind.ReplayResult, error) {
+func Verify(b []byte, opts replay.Options) (replay.Result, error) {
 	h, err := Header(b)
 	if err != nil {
-		return rewind.ReplayResult{Verified: false, FirstBad: 1, Reason: err.Error()}, err
+		return replay.Result{Verified: false, FirstBad: 1, Reason: err.Error()}, err
 	}
 	_, rate, err := parseSettings(h.Settings)
 	if err != nil {
-		return rewind.ReplayResult{Header: h}, err
+		return replay.Result{Header: h}, err
 	}
 	switch h.Game {
 	case "sand":
 		g, _, err := Sand(h)
 		if err != nil {
-			return rewind.ReplayResult{Header: h}, err
+			return replay.Result{Header: h}, err
 		}
-		return rewind.VerifyReplay(g, bytes.NewReader(b), opts)
+		return replay.Verify(g, bytes.NewReader(b), opts)
 	case "cards":
 		if rate != rewind.DefaultTickRate {
-			return rewind.ReplayResult{Header: h}, fmt.Errorf("replay of cards at %d Hz: this build replays cards at %d Hz", rate, rewind.DefaultTickRate)
+			return replay.Result{Header: h}, fmt.Errorf("replay of cards at %d Hz: this build replays cards at %d Hz", rate, rewind.DefaultTickRate)
 		}
-		return rewind.VerifyReplay[cards.Input](cards.New(), bytes.NewReader(b), opts)
+		return replay.Verify[cards.Input](cards.New(), bytes.NewReader(b), opts)
 	case "walkers":
 		var g rewind.Game[walkers.Input] = walkers.New()
 		if rate != rewind.DefaultTickRate {
 			g = walkers.Rated{Game: walkers.New(), Rate: rate}
 		}
-		return rewind.VerifyReplay(g, bytes.NewReader(b), opts)
+		return replay.Verify(g, bytes.NewReader(b), opts)
 	}
-	return rewind.ReplayResult{Header: h}, fmt.Errorf("replay of game %q: this build knows sand, walkers and cards", h.Game)
+	return replay.Result{Header: h}, fmt.Errorf("replay of game %q: this build knows sand, walkers and cards", h.Game)
 }
 
 // VerifyFile is Verify on the file at path.
-func VerifyFile(path string, opts rewind.ReplayOptions) (rewind.ReplayResult, error) {
+func VerifyFile(path string, opts replay.Options) (replay.Result, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return rewind.ReplayResult{}, err
+		return replay.Result{}, err
 	}
 	return Verify(b, opts)
 }
 
 // Line returns the result's last line: "replay_ticks=N verified=true|false
 // first_bad_tick=K".
-func Line(r rewind.ReplayResult) string {
+func Line(r replay.Result) string {
 	return fmt.Sprintf("replay_ticks=%d verified=%t first_bad_tick=%d", r.Ticks, r.Verified, r.FirstBad)
 }

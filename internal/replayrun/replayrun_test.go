@@ -10,12 +10,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/client"
 	"github.com/rewindnet/rewind/codec"
 	"github.com/rewindnet/rewind/game"
 	"github.com/rewindnet/rewind/games/sand"
 	"github.com/rewindnet/rewind/internal/simmatch"
+	"github.com/rewindnet/rewind/replay"
 	"github.com/rewindnet/rewind/transport"
 )
 
@@ -25,8 +25,8 @@ import (
 func record(t *testing.T, dir string) []string {
 	t.Helper()
 	paths := make([]string, 3)
-	newRec := func(name string, path *string) *rewind.ReplayRecorder {
-		rec := &rewind.ReplayRecorder{Game: "sand", Settings: Settings("sand", 64, 60)}
+	newRec := func(name string, path *string) *replay.Recorder {
+		rec := &replay.Recorder{Game: "sand", Settings: Settings("sand", 64, 60)}
 		rec.Open = func(codec.ReplayHeader) (io.Writer, error) {
 			*path = filepath.Join(dir, name)
 			return os.Create(*path)
@@ -56,7 +56,7 @@ func record(t *testing.T, dir string) []string {
 	if _, err := simmatch.Run(cfg); err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range []*rewind.ReplayRecorder{srec, erec, lrec} {
+	for _, r := range []*replay.Recorder{srec, erec, lrec} {
 		if err := r.Close(); err != nil {
 			t.Fatal(err)
 		}
@@ -76,7 +76,7 @@ func TestReplayVerifiesUnderWasm(t *testing.T) {
 	files := record(t, dir)
 	var native []string
 	for i, f := range files {
-		res, err := VerifyFile(f, rewind.ReplayOptions{})
+		res, err := VerifyFile(f, replay.Options{})
 		want := uint32(3600)
 		if i == 2 {
 			want = 2000 // joined 20 s into 60

@@ -10,12 +10,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/codec"
 	"github.com/rewindnet/rewind/game"
 	"github.com/rewindnet/rewind/games/sand"
 	"github.com/rewindnet/rewind/internal/replayrun"
 	"github.com/rewindnet/rewind/internal/simmatch"
+	"github.com/rewindnet/rewind/replay"
 	"github.com/rewindnet/rewind/transport"
 	"github.com/rewindnet/rewind/world"
 )
@@ -29,7 +29,7 @@ func TestWindowReplay(t *testing.T) {
 	xvfb := need(t, "the window test runs the window under Xvfb", "xvfb-run")
 	win := build(t, "window", "..", "./window")
 	file := filepath.Join(t.TempDir(), "match.rwreplay")
-	rec := &rewind.ReplayRecorder{Game: "sand", Settings: replayrun.Settings("sand", 64, 60),
+	rec := &replay.Recorder{Game: "sand", Settings: replayrun.Settings("sand", 64, 60),
 		Open: func(codec.ReplayHeader) (w io.Writer, err error) { return os.Create(file) }}
 	cfg := simmatch.Config[sand.Input]{
 		Players:  3,
@@ -47,7 +47,7 @@ func TestWindowReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	var want uint64
-	if _, err := replayrun.VerifyFile(file, rewind.ReplayOptions{UntilTick: 700, OnTick: func(tick uint32, w *world.World) error {
+	if _, err := replayrun.VerifyFile(file, replay.Options{UntilTick: 700, OnTick: func(tick uint32, w *world.World) error {
 		want = w.Hash()
 		return nil
 	}}); err != nil {

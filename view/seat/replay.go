@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/games/sand"
 	"github.com/rewindnet/rewind/internal/replayrun"
+	"github.com/rewindnet/rewind/replay"
 )
 
 // SeekStep is how far Replay.SeekBy moves on each key press the
@@ -22,7 +22,7 @@ const SeekStep = 10 * time.Second
 // methods are called from one goroutine (the window's game loop).
 type Replay struct {
 	name   string
-	p      *rewind.ReplayPlayer[sand.Input]
+	p      *replay.Player[sand.Input]
 	game   *sand.Game
 	until  uint32
 	paused bool
@@ -41,12 +41,12 @@ func NewReplay(name string, b []byte, speed float64, until uint32) (*Replay, err
 	if err != nil {
 		return nil, fmt.Errorf("replay %s: %w", name, err)
 	}
-	p, err := rewind.LoadReplay(g, bytes.NewReader(b))
+	p, err := replay.Load(g, bytes.NewReader(b))
 	if err != nil {
 		return nil, fmt.Errorf("replay %s: %w", name, err)
 	}
 	if until != 0 && (until < p.First() || until > p.Last()) {
-		return nil, fmt.Errorf("replay %s holds ticks %d to %d, not %d: %w", name, p.First(), p.Last(), until, rewind.ErrReplaySeek)
+		return nil, fmt.Errorf("replay %s holds ticks %d to %d, not %d: %w", name, p.First(), p.Last(), until, replay.ErrSeek)
 	}
 	if speed <= 0 {
 		return nil, fmt.Errorf("replay %s: speed %v: want more than 0", name, speed)
@@ -58,7 +58,7 @@ func NewReplay(name string, b []byte, speed float64, until uint32) (*Replay, err
 
 // Player returns the replay player (its World and Previous are the
 // worlds to draw, Fraction the alpha between them).
-func (r *Replay) Player() *rewind.ReplayPlayer[sand.Input] { return r.p }
+func (r *Replay) Player() *replay.Player[sand.Input] { return r.p }
 
 // Game returns the sand game the replay was recorded with (its Side is
 // the grid's).

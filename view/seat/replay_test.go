@@ -9,12 +9,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/codec"
 	"github.com/rewindnet/rewind/game"
 	"github.com/rewindnet/rewind/games/sand"
 	"github.com/rewindnet/rewind/internal/replayrun"
 	"github.com/rewindnet/rewind/internal/simmatch"
+	"github.com/rewindnet/rewind/replay"
 	"github.com/rewindnet/rewind/transport"
 	"github.com/rewindnet/rewind/world"
 )
@@ -24,7 +24,7 @@ import (
 func recordSand(t *testing.T) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	rec := &rewind.ReplayRecorder{Game: "sand", Settings: replayrun.Settings("sand", 32, 60), KeyframeEvery: 60,
+	rec := &replay.Recorder{Game: "sand", Settings: replayrun.Settings("sand", 32, 60), KeyframeEvery: 60,
 		Open: func(codec.ReplayHeader) (io.Writer, error) { return &buf, nil }}
 	cfg := simmatch.Config[sand.Input]{
 		Players:  2,
@@ -51,7 +51,7 @@ func recordSand(t *testing.T) []byte {
 func TestReplaySeat(t *testing.T) {
 	b := recordSand(t)
 	hashes := map[uint32]uint64{}
-	if _, err := replayrun.Verify(b, rewind.ReplayOptions{OnTick: func(tick uint32, w *world.World) error {
+	if _, err := replayrun.Verify(b, replay.Options{OnTick: func(tick uint32, w *world.World) error {
 		hashes[tick] = w.Hash()
 		return nil
 	}}); err != nil {
@@ -89,7 +89,7 @@ func TestReplaySeat(t *testing.T) {
 	if st := r.Status(); !strings.Contains(st, want) || !strings.HasSuffix(st, "hash="+fmt.Sprintf("%016x", hashes[250])) {
 		t.Fatalf("status %q: want %q and tick 250's hash %s", st, want, fmt.Sprintf("%016x", hashes[250]))
 	}
-	if _, err := NewReplay("m", b, 1, p.Last()+1); !errors.Is(err, rewind.ErrReplaySeek) {
+	if _, err := NewReplay("m", b, 1, p.Last()+1); !errors.Is(err, replay.ErrSeek) {
 		t.Fatalf("Until past the end: %v", err)
 	}
 	if _, err := NewReplay("m", b[:10], 1, 0); err == nil {

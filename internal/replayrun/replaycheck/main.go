@@ -9,8 +9,8 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/internal/replayrun"
+	"github.com/rewindnet/rewind/replay"
 )
 
 func main() {
@@ -20,7 +20,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: replaycheck [--until-tick T] FILE")
 		os.Exit(2)
 	}
-	res, err := replayrun.VerifyFile(flag.Arg(0), rewind.ReplayOptions{UntilTick: uint32(*until)})
+	res, err := replayrun.VerifyFile(flag.Arg(0), replay.Options{UntilTick: uint32(*until)})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "replaycheck:", err)
 	}

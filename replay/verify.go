@@ -1,4 +1,4 @@
-package rewind
+package replay
 
 import (
 	"errors"
@@ -11,8 +11,8 @@ import (
 	"github.com/rewindnet/rewind/world"
 )
 
-// ReplayOptions configure VerifyReplay.
-type ReplayOptions struct {
+// Options configure Verify.
+type Options struct {
 	// UntilTick stops after this tick (0: the whole replay).
 	UntilTick uint32
 	// OnTick, if set, is called after every tick simulated and checked
@@ -21,10 +21,10 @@ type ReplayOptions struct {
 	OnTick func(tick uint32, w *world.World) error
 }
 
-// ReplayResult is what VerifyReplay found.
-type ReplayResult struct {
+// Result is what Verify found.
+type Result struct {
 	// Header is the replay's header.
-	Header codec.ReplayHeader
+	Header Header
 	// Ticks counts the ticks simulated again and checked.
 	Ticks uint32
 	// LastTick is the last tick checked.
@@ -46,15 +46,15 @@ type ReplayResult struct {
 	Reason string
 }
 
-// VerifyReplay simulates the replay read from r again with game g (which
+// Verify simulates the replay read from r again with game g (which
 // must be the recorded game: the fingerprints must agree) and checks every
 // tick's world hash against the recorded one, and every keyframe against
 // the world simulated. A replay that does not verify is not an error: the
 // result says where and why. Errors are for replays of another game, for
-// a player's replay of a game with private scenes (ErrReplayPartial: it
+// a player's replay of a game with private scenes (ErrPartial: it
 // holds only what the player saw) and for reading failures.
-func VerifyReplay[I any](g Game[I], r io.Reader, opts ReplayOptions) (ReplayResult, error) {
-	var res ReplayResult
+func Verify[I any](g game.Game[I], r io.Reader, opts Options) (Result, error) {
+	var res Result
 	rr, err := codec.NewReplayReader(r)
 	if err != nil {
 		return res, fmt.Errorf("rewind: replay: %w", err)
@@ -70,10 +70,10 @@ func VerifyReplay[I any](g Game[I], r io.Reader, opts ReplayOptions) (ReplayResu
 		return res, fmt.Errorf("rewind: replay: %w", err)
 	}
 	if fp := game.Fingerprint(it.Fingerprint(), w.Layout().Hash(), game.RateOf(g)); fp != h.Fingerprint || int(h.InputSize) != it.Size() {
-		return res, fmt.Errorf("rewind: replay of game %q (fingerprint %016x), this game's is %016x: %w", h.Game, h.Fingerprint, fp, ErrReplayGame)
+		return res, fmt.Errorf("rewind: replay of game %q (fingerprint %016x), this game's is %016x: %w", h.Game, h.Fingerprint, fp, ErrGame)
 	}
 	if w.Layout().HasScenes() && h.Recorder != codec.RecordedByServer {
-		return res, fmt.Errorf("rewind: replay of game %q recorded by a player: %w", h.Game, ErrReplayPartial)
+		return res, fmt.Errorf("rewind: replay of game %q recorded by a player: %w", h.Game, ErrPartial)
 	}
 	v := &verifier[I]{g: g, it: it, w: w, scratch: world.NewFromLayout(w.Layout()), rr: rr, opts: opts, res: &res,
 		typed: make([]I, h.Players), present: make([]bool, h.Players)}
@@ -82,15 +82,15 @@ func VerifyReplay[I any](g Game[I], r io.Reader, opts ReplayOptions) (ReplayResu
 	return res, err
 }
 
-// verifier is VerifyReplay's state.
+// verifier is Verify's state.
 type verifier[I any] struct {
-	g       Game[I]
+	g       game.Game[I]
 	it      *inputs.Type[I]
 	w       *world.World
 	scratch *world.World
 	rr      *codec.ReplayReader
-	opts    ReplayOptions
-	res     *ReplayResult
+	opts    Options
+	res     *Result
 	started bool
 	tick    uint32 // the world is the world after this tick
 	typed   []I

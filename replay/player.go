@@ -1,4 +1,4 @@
-package rewind
+package replay
 
 import (
 	"errors"
@@ -13,7 +13,7 @@ import (
 	"github.com/rewindnet/rewind/world"
 )
 
-// ReplayPlayer plays a replay file back: it holds the whole replay (its
+// Player plays a replay file back: it holds the whole replay (its
 // worlds, every tick's events, inputs and hash) and a world it simulates
 // again tick by tick, checking every tick's hash against the recorded one.
 // Seek jumps to the nearest world the recorder wrote at or before the tick
@@ -21,10 +21,10 @@ import (
 // every ten seconds) and simulates forward from there. Advance steps it in
 // time at its speed, for a view that draws it. It is not safe for
 // concurrent use.
-type ReplayPlayer[I any] struct {
-	g       Game[I]
+type Player[I any] struct {
+	g       game.Game[I]
 	it      *inputs.Type[I]
-	h       codec.ReplayHeader
+	h       Header
 	keys    []replayKey  // by tick
 	ticks   []replayTick // ticks[i] is tick first+1+i
 	first   uint32       // the tick of the first world
@@ -69,12 +69,12 @@ type SeekResult struct {
 	Simulated int
 }
 
-// LoadReplay reads the replay from r for game g (the recorded game: the
-// fingerprints must agree, else the error wraps ErrReplayGame) and puts
+// Load reads the replay from r for game g (the recorded game: the
+// fingerprints must agree, else the error wraps ErrGame) and puts
 // the player at the replay's first world. A replay whose last frame is cut
 // (a recorder's crash) loads up to it (Truncated says so); a damaged frame
 // is an error wrapping codec.ErrReplayCorrupt.
-func LoadReplay[I any](g Game[I], r io.Reader) (*ReplayPlayer[I], error) {
+func Load[I any](g game.Game[I], r io.Reader) (*Player[I], error) {
 	rr, err := codec.NewReplayReader(r)
 	if err != nil {
 		return nil, fmt.Errorf("rewind: replay: %w", err)
@@ -89,9 +89,9 @@ func LoadReplay[I any](g Game[I], r io.Reader) (*ReplayPlayer[I], error) {
 		return nil, fmt.Errorf("rewind: replay: %w", err)
 	}
 	if fp := game.Fingerprint(it.Fingerprint(), w.Layout().Hash(), game.RateOf(g)); fp != h.Fingerprint || int(h.InputSize) != it.Size() {
-		return nil, fmt.Errorf("rewind: replay of game %q (fingerprint %016x), this game's is %016x: %w", h.Game, h.Fingerprint, fp, ErrReplayGame)
+		return nil, fmt.Errorf("rewind: replay of game %q (fingerprint %016x), this game's is %016x: %w", h.Game, h.Fingerprint, fp, ErrGame)
 	}
-	p := &ReplayPlayer[I]{g: g, it: it, h: h, w: w, prev: world.NewFromLayout(w.Layout()), speed: 1,
+	p := &Player[I]{g: g, it: it, h: h, w: w, prev: world.NewFromLayout(w.Layout()), speed: 1,
 		present: make([]bool, h.Players), typed: make([]I, h.Players)}
 	if err := p.load(rr); err != nil {
 		return nil, err
@@ -106,7 +106,7 @@ func LoadReplay[I any](g Game[I], r io.Reader) (*ReplayPlayer[I], error) {
 }
 
 // load reads every frame.
-func (p *ReplayPlayer[I]) load(rr *codec.ReplayReader) error {
+func (p *Player[I]) load(rr *codec.ReplayReader) error {
 	size := int(p.h.Players) * int(p.h.InputSize)
 	for {
 		f, err := rr.Next()
@@ -157,18 +157,18 @@ func (p *ReplayPlayer[I]) load(rr *codec.ReplayReader) error {
 }
 
 // Header returns the replay's header.
-func (p *ReplayPlayer[I]) Header() codec.ReplayHeader { return p.h }
+func (p *Player[I]) Header() Header { return p.h }
 
 // First returns the tick of the replay's first world (the player can seek
 // to it and to any tick after it up to Last).
-func (p *ReplayPlayer[I]) First() uint32 { return p.first }
+func (p *Player[I]) First() uint32 { return p.first }
 
 // Last returns the replay's last recorded tick.
-func (p *ReplayPlayer[I]) Last() uint32 { return p.first + uint32(len(p.ticks)) }
+func (p *Player[I]) Last() uint32 { return p.first + uint32(len(p.ticks)) }
 
 // Keyframes returns the ticks of the worlds the replay holds (its start
 // first), in order.
-func (p *ReplayPlayer[I]) Keyframes() []uint32 {
+func (p *Player[I]) Keyframes() []uint32 {
 	ks := make([]uint32, len(p.keys))
 	for i, k := range p.keys {
 		ks[i] = k.tick
@@ -178,24 +178,24 @@ func (p *ReplayPlayer[I]) Keyframes() []uint32 {
 
 // Truncated says the replay's last frame was cut (a recorder's crash):
 // the player holds the ticks before it.
-func (p *ReplayPlayer[I]) Truncated() bool { return p.trunc }
+func (p *Player[I]) Truncated() bool { return p.trunc }
 
 // Tick returns the tick the player's world is after.
-func (p *ReplayPlayer[I]) Tick() uint32 { return p.tick }
+func (p *Player[I]) Tick() uint32 { return p.tick }
 
 // World returns the world after Tick (the player's: valid until it moves).
-func (p *ReplayPlayer[I]) World() *world.World { return p.w }
+func (p *Player[I]) World() *world.World { return p.w }
 
 // Previous returns the world before Tick's, for drawing between the two
 // (after a seek, the same as World).
-func (p *ReplayPlayer[I]) Previous() *world.World { return p.prev }
+func (p *Player[I]) Previous() *world.World { return p.prev }
 
 // Present returns who is present after Tick (the player's slice).
-func (p *ReplayPlayer[I]) Present() []bool { return p.present }
+func (p *Player[I]) Present() []bool { return p.present }
 
 // Hash returns the recorded hash of tick t (false for a tick the replay
 // does not hold).
-func (p *ReplayPlayer[I]) Hash(t uint32) (uint64, bool) {
+func (p *Player[I]) Hash(t uint32) (uint64, bool) {
 	i := int64(t) - int64(p.first) - 1
 	if i < 0 || i >= int64(len(p.ticks)) || !p.ticks[i].ok {
 		return 0, false
@@ -204,37 +204,37 @@ func (p *ReplayPlayer[I]) Hash(t uint32) (uint64, bool) {
 }
 
 // Done says the player is at the replay's last tick.
-func (p *ReplayPlayer[I]) Done() bool { return p.tick == p.Last() }
+func (p *Player[I]) Done() bool { return p.tick == p.Last() }
 
 // Err returns the divergence that stopped the player (it wraps
-// ErrReplayDiverged), or nil; a Seek to a keyframe clears it.
-func (p *ReplayPlayer[I]) Err() error { return p.err }
+// ErrDiverged), or nil; a Seek to a keyframe clears it.
+func (p *Player[I]) Err() error { return p.err }
 
 // Speed returns the playing speed (1: the recorded tick rate).
-func (p *ReplayPlayer[I]) Speed() float64 { return p.speed }
+func (p *Player[I]) Speed() float64 { return p.speed }
 
 // SetSpeed sets the playing speed Advance uses: 2 plays twice as fast,
 // 0 pauses. Negative speeds are taken as 0.
-func (p *ReplayPlayer[I]) SetSpeed(x float64) { p.speed = max(x, 0) }
+func (p *Player[I]) SetSpeed(x float64) { p.speed = max(x, 0) }
 
 // Fraction returns how far Advance's time is between Tick and the next
 // tick, in [0, 1): the alpha to draw Previous and World between.
-func (p *ReplayPlayer[I]) Fraction() float64 {
+func (p *Player[I]) Fraction() float64 {
 	if p.Done() {
 		return 1
 	}
 	return float64(p.acc) / float64(p.tickDur())
 }
 
-func (p *ReplayPlayer[I]) tickDur() time.Duration {
+func (p *Player[I]) tickDur() time.Duration {
 	return time.Second / time.Duration(max(p.h.TickRate, 1))
 }
 
 // Advance moves the player dt of playing time on, at its speed: it
 // simulates every tick due (checking each hash) and returns how many. At
 // the last tick (or SetStop's) it stops and stays there; a divergence stops it with an
-// error wrapping ErrReplayDiverged.
-func (p *ReplayPlayer[I]) Advance(dt time.Duration) (int, error) {
+// error wrapping ErrDiverged.
+func (p *Player[I]) Advance(dt time.Duration) (int, error) {
 	if p.err != nil {
 		return 0, p.err
 	}
@@ -258,12 +258,12 @@ func (p *ReplayPlayer[I]) Advance(dt time.Duration) (int, error) {
 
 // SetStop makes Advance stop at tick t (0: at Last); Step and Seek go
 // past it.
-func (p *ReplayPlayer[I]) SetStop(t uint32) { p.stop = t }
+func (p *Player[I]) SetStop(t uint32) { p.stop = t }
 
 // Step simulates the next tick and checks its hash (at the last tick it
 // does nothing). Past a gap in a client's replay (it loaded a newer world)
 // it goes on from that world.
-func (p *ReplayPlayer[I]) Step() error {
+func (p *Player[I]) Step() error {
 	if p.err != nil {
 		return p.err
 	}
@@ -287,7 +287,7 @@ func (p *ReplayPlayer[I]) Step() error {
 	p.tk.Number, p.tk.Events, p.tk.Inputs, p.tk.Present = p.tick, p.events, p.typed, p.present
 	p.g.Step(p.w, &p.tk)
 	if h := p.w.Hash(); h != rt.hash {
-		p.err = fmt.Errorf("rewind: replay: tick %d hashed %016x, recorded %016x: %w", p.tick, h, rt.hash, ErrReplayDiverged)
+		p.err = fmt.Errorf("rewind: replay: tick %d hashed %016x, recorded %016x: %w", p.tick, h, rt.hash, ErrDiverged)
 		return p.err
 	}
 	return nil
@@ -295,13 +295,13 @@ func (p *ReplayPlayer[I]) Step() error {
 
 // loadKey puts the player at keys[k]'s world, checking it against its
 // tick's recorded hash.
-func (p *ReplayPlayer[I]) loadKey(k int) error {
+func (p *Player[I]) loadKey(k int) error {
 	key := &p.keys[k]
 	if err := p.w.DecodeWorld(key.enc); err != nil {
 		return fmt.Errorf("rewind: replay: world of tick %d: %w", key.tick, err)
 	}
 	if h, ok := p.Hash(key.tick); ok && h != p.w.Hash() {
-		p.err = fmt.Errorf("rewind: replay: keyframe of tick %d hashes %016x, recorded %016x: %w", key.tick, p.w.Hash(), h, ErrReplayDiverged)
+		p.err = fmt.Errorf("rewind: replay: keyframe of tick %d hashes %016x, recorded %016x: %w", key.tick, p.w.Hash(), h, ErrDiverged)
 		return p.err
 	}
 	_ = p.prev.CopyFrom(p.w)
@@ -316,15 +316,15 @@ func (p *ReplayPlayer[I]) loadKey(k int) error {
 // current tick and no keyframe lies between them, it simulates on from
 // where it is. A tick before First or after Last, or one a client's
 // recorder skipped (it loaded a newer world), is an error wrapping
-// ErrReplaySeek (the player stays where it was); a divergence on the way
-// one wrapping ErrReplayDiverged.
-func (p *ReplayPlayer[I]) Seek(t uint32) (SeekResult, error) {
+// ErrSeek (the player stays where it was); a divergence on the way
+// one wrapping ErrDiverged.
+func (p *Player[I]) Seek(t uint32) (SeekResult, error) {
 	if t < p.first || t > p.Last() {
-		return SeekResult{}, fmt.Errorf("rewind: replay: seek to tick %d, the replay holds ticks %d to %d: %w", t, p.first, p.Last(), ErrReplaySeek)
+		return SeekResult{}, fmt.Errorf("rewind: replay: seek to tick %d, the replay holds ticks %d to %d: %w", t, p.first, p.Last(), ErrSeek)
 	}
 	k := sort.Search(len(p.keys), func(i int) bool { return p.keys[i].tick > t }) - 1
 	if _, ok := p.Hash(t); !ok && p.keys[k].tick != t {
-		return SeekResult{}, fmt.Errorf("rewind: replay: seek to tick %d, which the recorder skipped (it loaded a newer world): %w", t, ErrReplaySeek)
+		return SeekResult{}, fmt.Errorf("rewind: replay: seek to tick %d, which the recorder skipped (it loaded a newer world): %w", t, ErrSeek)
 	}
 	res := SeekResult{From: p.tick}
 	if p.err != nil || p.tick > t || p.keys[k].tick > p.tick {

@@ -1,18 +1,17 @@
-package rewind
+package replay
 
 import (
 	"io"
 
 	"github.com/rewindnet/rewind/codec"
 	"github.com/rewindnet/rewind/game"
-	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/world"
 )
 
-// ReplayRecorder records a match into a replay file (the format is
-// codec's, replay.go there): set it as ServerConfig.Record or
-// ClientConfig.Record. The file is opened (Open) at the recording's start,
-// before the match's first tick (or the first tick a late client
+// Recorder records a match into a replay file (the format is codec's,
+// replay.go there): set it as rewind.ServerConfig.Record or
+// rewind.ClientConfig.Record (it is a rewind.Recorder). The file is
+// opened (Open) at the recording's start, before the match's first tick (or the first tick a late client
 // verifies); ticks are written a frame of about a second at a time, so a
 // crash loses at most the last second; with a server's world at hand a
 // keyframe (the whole world) goes every KeyframeEvery ticks, for seeking.
@@ -20,12 +19,12 @@ import (
 // start, so that a host's successive matches go to a file each; a client's
 // goes on in the same replay when it has to load a newer world. It is not
 // safe for concurrent use: the match's Update calls it.
-type ReplayRecorder struct {
+type Recorder struct {
 	// Open returns where the replay goes; it is called at the
 	// recording's start (a server's: at every match's) with the match's
 	// side of the header. A writer that is an io.Closer is closed when
 	// the recording ends (Close, or the next match's start).
-	Open func(h codec.ReplayHeader) (io.Writer, error)
+	Open func(h Header) (io.Writer, error)
 	// Game, Settings and Started go into the header (the game's name, the
 	// match's settings as text, the start in Unix milliseconds); Open may
 	// set them.
@@ -48,27 +47,23 @@ type ReplayRecorder struct {
 
 // Err returns the first error of opening or writing the replay; after it
 // the recorder records nothing more.
-func (r *ReplayRecorder) Err() error { return r.err }
+func (r *Recorder) Err() error { return r.err }
 
 // Ticks returns how many ticks were recorded.
-func (r *ReplayRecorder) Ticks() uint32 { return r.ticks }
+func (r *Recorder) Ticks() uint32 { return r.ticks }
 
 // Written returns the bytes written so far (of every replay this
 // recorder wrote).
-func (r *ReplayRecorder) Written() int64 {
+func (r *Recorder) Written() int64 {
 	if r.w == nil {
 		return r.written
 	}
 	return r.written + r.w.Written()
 }
 
-// Recorder receives what a replay needs (ServerConfig.Record,
-// ServerConfig.NewRecorder, ClientConfig.Record); ReplayRecorder is one.
-type Recorder = server.Recorder
-
 // RecordStart opens the replay (the first time) and writes the world after
 // tick.
-func (r *ReplayRecorder) RecordStart(h codec.ReplayHeader, tick uint32, w *world.World, present []bool) {
+func (r *Recorder) RecordStart(h Header, tick uint32, w *world.World, present []bool) {
 	if r.w != nil && h.Recorder == codec.RecordedByServer {
 		r.err = r.Close() // a new match
 	}
@@ -90,7 +85,7 @@ func (r *ReplayRecorder) RecordStart(h codec.ReplayHeader, tick uint32, w *world
 	r.world(tick, w, present)
 }
 
-func (r *ReplayRecorder) world(tick uint32, w *world.World, present []bool) {
+func (r *Recorder) world(tick uint32, w *world.World, present []bool) {
 	r.present = append(r.present[:0], present...)
 	r.enc = w.AppendWorld(r.enc[:0])
 	r.err = r.w.World(tick, present, r.enc)
@@ -98,7 +93,7 @@ func (r *ReplayRecorder) world(tick uint32, w *world.World, present []bool) {
 
 // RecordTick writes a tick (and, every KeyframeEvery ticks when w is not
 // nil, a keyframe after it), flushing a frame every second of ticks.
-func (r *ReplayRecorder) RecordTick(tick uint32, events []game.Event, inputs []byte, hash uint64, w *world.World) {
+func (r *Recorder) RecordTick(tick uint32, events []game.Event, inputs []byte, hash uint64, w *world.World) {
 	if r.err != nil || r.w == nil {
 		return
 	}
@@ -130,7 +125,7 @@ func (r *ReplayRecorder) RecordTick(tick uint32, events []game.Event, inputs []b
 // the writer if it is an io.Closer, and returns the first error. A
 // server's next match (RecordStart) opens a new replay; Close again does
 // nothing.
-func (r *ReplayRecorder) Close() error {
+func (r *Recorder) Close() error {
 	if r.w == nil {
 		return r.err
 	}

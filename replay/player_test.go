@@ -1,4 +1,4 @@
-package rewind_test
+package replay_test
 
 import (
 	"bytes"
@@ -7,12 +7,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/codec"
 	"github.com/rewindnet/rewind/codec/inputs"
 	"github.com/rewindnet/rewind/game"
 	"github.com/rewindnet/rewind/games/sand"
 	"github.com/rewindnet/rewind/internal/simmatch"
+	"github.com/rewindnet/rewind/replay"
 	"github.com/rewindnet/rewind/transport"
 	"github.com/rewindnet/rewind/world"
 )
@@ -20,7 +20,7 @@ import (
 // badHash records a wrong hash for one tick (a replay that diverges
 // there).
 type badHash struct {
-	*rewind.ReplayRecorder
+	*replay.Recorder
 	at uint32
 }
 
@@ -28,7 +28,7 @@ func (b badHash) RecordTick(tick uint32, events []game.Event, inputs []byte, has
 	if tick == b.at {
 		hash ^= 1
 	}
-	b.ReplayRecorder.RecordTick(tick, events, inputs, hash, w)
+	b.Recorder.RecordTick(tick, events, inputs, hash, w)
 }
 
 // recordSand records a server's replay of a 6 s sand match of three bots
@@ -37,7 +37,7 @@ func (b badHash) RecordTick(tick uint32, events []game.Event, inputs []byte, has
 func recordSand(t *testing.T, badAt uint32) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	rec := &rewind.ReplayRecorder{Game: "sand", KeyframeEvery: 100,
+	rec := &replay.Recorder{Game: "sand", KeyframeEvery: 100,
 		Open: func(codec.ReplayHeader) (io.Writer, error) { return &buf, nil }}
 	cfg := simmatch.Config[sand.Input]{
 		Players:  3,
@@ -63,25 +63,25 @@ func recordSand(t *testing.T, badAt uint32) []byte {
 }
 
 // TestReplayPlayerSeek: seeks land on the tick asked for with the world
-// whose hash VerifyReplay saw there (an independent pass over the file),
+// whose hash Verify saw there (an independent pass over the file),
 // from the nearest keyframe at or before it, backwards and forwards; past
-// the end or before the start is ErrReplaySeek and the player stays;
+// the end or before the start is ErrSeek and the player stays;
 // Advance plays at its speed and stops at the end.
 func TestReplayPlayerSeek(t *testing.T) {
 	b := recordSand(t, 0)
 	hashes := map[uint32]uint64{}
-	res, err := rewind.VerifyReplay[sand.Input](sand.New(32), bytes.NewReader(b), rewind.ReplayOptions{
+	res, err := replay.Verify[sand.Input](sand.New(32), bytes.NewReader(b), replay.Options{
 		OnTick: func(tick uint32, w *world.World) error { hashes[tick] = w.Hash(); return nil }})
 	if err != nil || !res.Verified {
-		t.Fatalf("VerifyReplay: %+v, %v", res, err)
+		t.Fatalf("Verify: %+v, %v", res, err)
 	}
-	p, err := rewind.LoadReplay[sand.Input](sand.New(32), bytes.NewReader(b))
+	p, err := replay.Load[sand.Input](sand.New(32), bytes.NewReader(b))
 	if err != nil {
 		t.Fatal(err)
 	}
 	first, last := p.First(), p.Last()
 	if last != res.LastTick || last < 350 || p.Tick() != first || p.Truncated() {
-		t.Fatalf("loaded first=%d last=%d tick=%d truncated=%v; VerifyReplay's last tick %d", first, last, p.Tick(), p.Truncated(), res.LastTick)
+		t.Fatalf("loaded first=%d last=%d tick=%d truncated=%v; Verify's last tick %d", first, last, p.Tick(), p.Truncated(), res.LastTick)
 	}
 	keys := p.Keyframes()
 	want := []uint32{first}
@@ -121,10 +121,10 @@ func TestReplayPlayerSeek(t *testing.T) {
 		}
 		if c.to != first {
 			if h := p.World().Hash(); h != hashes[c.to] {
-				t.Fatalf("%s: tick %d hashes %016x, VerifyReplay saw %016x", c.name, c.to, h, hashes[c.to])
+				t.Fatalf("%s: tick %d hashes %016x, Verify saw %016x", c.name, c.to, h, hashes[c.to])
 			}
 			if h, _ := p.Hash(c.to); h != hashes[c.to] {
-				t.Fatalf("%s: recorded hash of tick %d %016x, VerifyReplay saw %016x", c.name, c.to, h, hashes[c.to])
+				t.Fatalf("%s: recorded hash of tick %d %016x, Verify saw %016x", c.name, c.to, h, hashes[c.to])
 			}
 		}
 	}
@@ -133,7 +133,7 @@ func TestReplayPlayerSeek(t *testing.T) {
 		if first == 0 && to == first-1 {
 			continue
 		}
-		if _, err := p.Seek(to); !errors.Is(err, rewind.ErrReplaySeek) || p.Tick() != at {
+		if _, err := p.Seek(to); !errors.Is(err, replay.ErrSeek) || p.Tick() != at {
 			t.Fatalf("Seek(%d) outside %d..%d: %v, now at tick %d (was %d)", to, first, last, err, p.Tick(), at)
 		}
 	}
@@ -160,22 +160,22 @@ func TestReplayPlayerSeek(t *testing.T) {
 		t.Fatalf("Advance(1h): %d ticks, %v, at tick %d of %d", n, err, p.Tick(), last)
 	}
 	if p.World().Hash() != hashes[last] {
-		t.Fatalf("last tick hashes %016x, VerifyReplay saw %016x", p.World().Hash(), hashes[last])
+		t.Fatalf("last tick hashes %016x, Verify saw %016x", p.World().Hash(), hashes[last])
 	}
 }
 
 // TestReplayPlayerDiverged: a tick recorded with a wrong hash stops a seek
-// across it with ErrReplayDiverged; a seek from a keyframe after it works.
+// across it with ErrDiverged; a seek from a keyframe after it works.
 func TestReplayPlayerDiverged(t *testing.T) {
 	b := recordSand(t, 130)
-	p, err := rewind.LoadReplay[sand.Input](sand.New(32), bytes.NewReader(b))
+	p, err := replay.Load[sand.Input](sand.New(32), bytes.NewReader(b))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.Seek(150); !errors.Is(err, rewind.ErrReplayDiverged) || p.Tick() != 130 {
+	if _, err := p.Seek(150); !errors.Is(err, replay.ErrDiverged) || p.Tick() != 130 {
 		t.Fatalf("Seek(150) across the bad tick 130: %v, at tick %d", err, p.Tick())
 	}
-	if _, err := p.Advance(time.Second); !errors.Is(err, rewind.ErrReplayDiverged) {
+	if _, err := p.Advance(time.Second); !errors.Is(err, replay.ErrDiverged) {
 		t.Fatalf("Advance after the divergence: %v", err)
 	}
 	if sr, err := p.Seek(210); err != nil || p.Tick() != 210 || sr.From != 200 {
@@ -184,25 +184,25 @@ func TestReplayPlayerDiverged(t *testing.T) {
 }
 
 // TestReplayPlayerTruncated: a replay cut inside its last frame loads up
-// to it; seeking to the lost ticks is ErrReplaySeek; another game's
-// replay is ErrReplayGame.
+// to it; seeking to the lost ticks is ErrSeek; another game's
+// replay is ErrGame.
 func TestReplayPlayerTruncated(t *testing.T) {
 	b := recordSand(t, 0)
-	whole, err := rewind.LoadReplay[sand.Input](sand.New(32), bytes.NewReader(b))
+	whole, err := replay.Load[sand.Input](sand.New(32), bytes.NewReader(b))
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := rewind.LoadReplay[sand.Input](sand.New(32), bytes.NewReader(b[:len(b)-10]))
+	p, err := replay.Load[sand.Input](sand.New(32), bytes.NewReader(b[:len(b)-10]))
 	if err != nil || !p.Truncated() || p.Last() >= whole.Last() {
 		t.Fatalf("cut replay: %v, truncated=%v, last %d of %d", err, p != nil && p.Truncated(), p.Last(), whole.Last())
 	}
-	if _, err := p.Seek(whole.Last()); !errors.Is(err, rewind.ErrReplaySeek) {
+	if _, err := p.Seek(whole.Last()); !errors.Is(err, replay.ErrSeek) {
 		t.Fatalf("Seek to a lost tick: %v", err)
 	}
 	if _, err := p.Seek(p.Last()); err != nil {
 		t.Fatalf("Seek to the last tick kept: %v", err)
 	}
-	if _, err := rewind.LoadReplay[sand.Input](sand.New(64), bytes.NewReader(b)); !errors.Is(err, rewind.ErrReplayGame) {
+	if _, err := replay.Load[sand.Input](sand.New(64), bytes.NewReader(b)); !errors.Is(err, replay.ErrGame) {
 		t.Fatalf("replay of a 32 grid loaded as a 64 grid: %v", err)
 	}
 }
@@ -210,7 +210,7 @@ func TestReplayPlayerTruncated(t *testing.T) {
 // TestReplayPlayerClientRestart: a client's replay (no keyframes; a newer
 // world loaded after a gap, as after a resync) plays across the gap from
 // the newer world, seeks after it start there, and a seek into the gap is
-// ErrReplaySeek.
+// ErrSeek.
 func TestReplayPlayerClientRestart(t *testing.T) {
 	g := sand.New(16)
 	_, w, err := game.NewWorld[sand.Input](g, nil)
@@ -224,7 +224,7 @@ func TestReplayPlayerClientRestart(t *testing.T) {
 	h := codec.ReplayHeader{Fingerprint: game.Fingerprint(it.Fingerprint(), w.Layout().Hash(), game.RateOf(g)),
 		Layout: w.Layout().Hash(), TickRate: 60, Players: 2, InputSize: uint16(it.Size()), Recorder: codec.RecordedByClient}
 	var buf bytes.Buffer
-	rec := &rewind.ReplayRecorder{Game: "sand", Open: func(codec.ReplayHeader) (io.Writer, error) { return &buf, nil }}
+	rec := &replay.Recorder{Game: "sand", Open: func(codec.ReplayHeader) (io.Writer, error) { return &buf, nil }}
 	present := []bool{true, true}
 	rec.RecordStart(h, 0, w, []bool{false, false})
 	hashes := map[uint32]uint64{}
@@ -251,7 +251,7 @@ func TestReplayPlayerClientRestart(t *testing.T) {
 	if err := rec.Close(); err != nil {
 		t.Fatal(err)
 	}
-	p, err := rewind.LoadReplay[sand.Input](sand.New(16), bytes.NewReader(buf.Bytes()))
+	p, err := replay.Load[sand.Input](sand.New(16), bytes.NewReader(buf.Bytes()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +266,7 @@ func TestReplayPlayerClientRestart(t *testing.T) {
 			t.Fatalf("Seek(%d): %v, at tick %d", to, err, p.Tick())
 		}
 	}
-	if _, err := p.Seek(60); !errors.Is(err, rewind.ErrReplaySeek) || p.Tick() != 80 {
+	if _, err := p.Seek(60); !errors.Is(err, replay.ErrSeek) || p.Tick() != 80 {
 		t.Fatalf("Seek(60) into the gap: %v, at tick %d", err, p.Tick())
 	}
 }
