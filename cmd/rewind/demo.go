@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/rewindnet/rewind/internal/health"
 	"io"
 	"net"
 	"net/http"
@@ -104,6 +105,8 @@ func demo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	lockstepURL := strings.TrimSuffix(relayURL, roomproto.Path) + "/lockstep"
 	mux := http.NewServeMux()
 	rr.mount(mux)
+	var probe health.Probe // /healthz, /readyz
+	probe.Mount(mux)
 	mux.Handle("/lockstep", gw) // the JSON lockstep gateway (docs/gateway.md)
 	if files != nil {
 		files.mount(mux)

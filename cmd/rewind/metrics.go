@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/rewindnet/rewind/internal/health"
 	"log/slog"
 	"net"
 	"net/http"
@@ -185,11 +186,13 @@ func b2u(b bool) uint64 {
 	return 0
 }
 
-// httpServer is the --http endpoint: /metrics and /debug/pprof/.
+// httpServer is the --http endpoint: /metrics, /debug/pprof/ and the
+// probes /healthz and /readyz (docs/operations.md).
 type httpServer struct {
-	srv  *http.Server
-	ln   net.Listener
-	done chan error
+	srv   *http.Server
+	ln    net.Listener
+	done  chan error
+	probe health.Probe // /readyz: 503 once close begins
 }
 
 // startHTTP serves reg's /metrics and the pprof handlers on addr.
@@ -205,11 +208,9 @@ func startHTTP(addr string, reg *prometheus.Registry, log *slog.Logger) (*httpSe
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	h := &httpServer{
-		srv:  netutil.HTTPLimits{}.Server(mux),
-		ln:   ln,
-		done: make(chan error, 1),
-	}
+	h := &httpServer{ln: ln, done: make(chan error, 1)}
+	h.probe.Mount(mux)
+	h.srv = netutil.HTTPLimits{}.Server(mux)
 	go func() {
 		err := h.srv.Serve(netutil.HTTPLimits{}.Listener(ln))
 		if errors.Is(err, http.ErrServerClosed) {
@@ -224,8 +225,10 @@ func startHTTP(addr string, reg *prometheus.Registry, log *slog.Logger) (*httpSe
 // Addr is the listening address.
 func (h *httpServer) Addr() string { return h.ln.Addr().String() }
 
-// close stops the server and waits for it.
+// close stops the server and waits for it; /readyz says draining
+// meanwhile.
 func (h *httpServer) close() {
+	h.probe.Drain()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	if h.srv.Shutdown(ctx) != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/rewindnet/rewind/internal/health"
 	"io"
 	"log/slog"
 	"net"
@@ -170,9 +171,12 @@ func serveRelay(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	mux := http.NewServeMux()
 	rr.mount(mux)
+	var probe health.Probe // /healthz, /readyz on the rooms' address
+	probe.Mount(mux)
 	hs := netutil.HTTPLimits{}.Server(mux)
 	go func() {
 		<-ctx.Done()
+		probe.Drain()
 		rr.rooms.Close() // hijacked WebSockets are the relay's to close
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
