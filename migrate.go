@@ -8,81 +8,72 @@ import (
 
 	"github.com/rewindnet/rewind/client"
 	"github.com/rewindnet/rewind/codec"
-	"github.com/rewindnet/rewind/server"
-	"github.com/rewindnet/rewind/transport"
+	"github.com/rewindnet/rewind/internal/facehook"
 )
 
-// Handoff is what a session that lost its server carries to the match's
-// next server (host migration): its last verified tick and world, the
-// tick stream's roster, the old server's handover data, its id and
-// cookie.
-type Handoff = client.Handoff
+// The host-migration types are internal/facehook's: package rooms makes
+// the Migrator, the session runs it.
+type (
+	handoff         = facehook.Handoff
+	migrated[I any] = facehook.Migrated[I]
+	migrator[I any] = facehook.Migrator[I]
+)
 
-// Migrated is where a session goes on after a host migration: a
-// connection to the match's next server, and that server if this session
-// hosts it now.
-type Migrated[I any] struct {
-	// Conn is the session's connection to the next server (a client-side
-	// Conn; the session owns it).
-	Conn transport.Conn
-	// Server, if set, is the match's next server, resumed from the
-	// handoff: the session runs it (Update, before and after its client)
-	// and says goodbye to its players when closed.
-	Server *server.Server[I]
-	// Closers are closed with the session (the server's transports).
-	Closers []io.Closer
-	// Lost, if set, is closed when the next server is known lost in turn
-	// (the relay's notice about the next host): the session then
-	// migrates again, as at ServerLost.
-	Lost <-chan struct{}
+func init() {
+	facehook.Install(facehook.Hooks{
+		SetMigrator: func(s, fn any) { s.(hooked).setMigratorAny(fn) },
+		ServerLost:  func(s any) { s.(hooked).serverLost() },
+		Own:         func(s any) { s.(hooked).own() },
+	})
 }
 
-// Migrator moves a session to the match's next host: it claims the match
-// where its players meet again (package rooms: the relay's room) and
-// returns the connection to the next server, or that server when this
-// session is to host it. It runs on a goroutine of its own; ctx ends when
-// the session is closed, and it must then return soon: Close waits for
-// it, and closes what it returns.
-type Migrator[I any] func(ctx context.Context, h Handoff) (Migrated[I], error)
+// hooked is a *Session[I] of any I, as facehook's hooks get it.
+type hooked interface {
+	setMigratorAny(fn any)
+	serverLost()
+	own()
+}
 
 // migration is a session's host-migration state.
 type migration[I any] struct {
-	fn      Migrator[I]
+	fn      migrator[I]
 	running bool
 	done    chan migrationResult[I]
 	cancel  context.CancelFunc
 	count   int
 	hosting bool
-	handoff Handoff
+	handoff handoff
 	closers []io.Closer
 	lost    <-chan struct{} // the current server's Migrated.Lost
 }
 
 type migrationResult[I any] struct {
-	m   Migrated[I]
+	m   migrated[I]
 	err error
 }
 
-// SetMigrator makes the session migrate when it loses its server instead
-// of ending: when its client times out, the server says it leaves while
-// the match goes on elsewhere, or ServerLost is called (the relay's
-// notice), and the client holds the server's handover data and a
-// verified world. While it migrates its State is Migrating, Update does
-// not fail, and the view keeps the last world (no disconnect). Package
-// rooms sets one for sessions of a room hosted with migration.
-func (s *Session[I]) SetMigrator(fn Migrator[I]) {
+// setMigratorAny makes the session migrate when it loses its server
+// instead of ending (facehook.SetMigrator: package rooms sets one for
+// sessions of a room hosted with migration); fn is a migrator[I].
+func (s *Session[I]) setMigratorAny(fn any) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.mig.fn = fn
+	s.mig.fn = fn.(migrator[I])
 }
 
-// ServerLost tells the session its server is gone (the relay's notice
-// that the host's relay connection closed or failed its pings): with a
-// Migrator, the session migrates at its next Update. It may be called
-// from any goroutine. A notice that comes while the session migrates
-// concerns the server it left, and is dropped once it moved: the next
-// server's loss is told through Migrated.Lost.
-func (s *Session[I]) ServerLost() { s.lost.Store(true) }
+// serverLost tells the session its server is gone (facehook.ServerLost:
+// the relay's notice): with a migrator, the session migrates at its next
+// Update. A notice that comes while the session migrates concerns the
+// server it left, and is dropped once it moved.
+func (s *Session[I]) serverLost() { s.lost.Store(true) }
+
+// own makes the session close its connections when it closes
+// (facehook.Own, connectOwned).
+func (s *Session[I]) own() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ownConn = true
+}
 
 // Migrations returns how many times the session moved to a new host (the
 // session that takes the hosting over counts its takeover).

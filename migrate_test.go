@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/internal/facehook"
 	"github.com/rewindnet/rewind/internal/testgame"
 	"github.com/rewindnet/rewind/internal/testutil"
 	"github.com/rewindnet/rewind/server"
@@ -32,19 +33,20 @@ func TestSessionMigrations(t *testing.T) {
 		t.Fatal(err)
 	}
 	conn, _ := net.Dial("c", "a")
-	s, err := rewind.ConnectOwned[testgame.Input](&testgame.Game{}, conn, rewind.Options{})
+	s, err := rewind.Connect[testgame.Input](&testgame.Game{}, conn, rewind.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	facehook.Own(s)
 	defer s.Close()
 	type call struct {
-		h   rewind.Handoff
+		h   facehook.Handoff
 		ctx context.Context
 	}
 	calls := make(chan call, 4)
-	replies := make(chan rewind.Migrated[testgame.Input])
+	replies := make(chan facehook.Migrated[testgame.Input])
 	madeAtEnd := make(chan transport.Conn, 1)
-	s.SetMigrator(func(ctx context.Context, h rewind.Handoff) (rewind.Migrated[testgame.Input], error) {
+	facehook.SetMigrator(s, func(ctx context.Context, h facehook.Handoff) (facehook.Migrated[testgame.Input], error) {
 		calls <- call{h, ctx}
 		select {
 		case m := <-replies:
@@ -53,10 +55,10 @@ func TestSessionMigrations(t *testing.T) {
 			// As if the move had just succeeded when the session closed.
 			c, err := net.Dial("late", "b")
 			if err != nil {
-				return rewind.Migrated[testgame.Input]{}, err
+				return facehook.Migrated[testgame.Input]{}, err
 			}
 			madeAtEnd <- c
-			return rewind.Migrated[testgame.Input]{Conn: c}, nil
+			return facehook.Migrated[testgame.Input]{Conn: c}, nil
 		}
 	})
 	now := start
@@ -98,7 +100,7 @@ func TestSessionMigrations(t *testing.T) {
 	if !ok || s.State() != rewind.Playing || s.Stats().Verified == 0 {
 		t.Fatalf("before the first migration: player %d (%v), %v, %+v", id, ok, s.State(), s.Stats())
 	}
-	s.ServerLost()
+	facehook.ServerLost(s)
 	run(time.Millisecond)
 	if s.State() != rewind.Migrating {
 		t.Fatalf("after ServerLost: %v, want migrating", s.State())
@@ -114,8 +116,8 @@ func TestSessionMigrations(t *testing.T) {
 	}
 	toB, _ := net.Dial("c2", "b")
 	lost := make(chan struct{})
-	s.ServerLost() // late: the relay's notice about a, during the move
-	replies <- rewind.Migrated[testgame.Input]{Conn: toB, Lost: lost}
+	facehook.ServerLost(s) // late: the relay's notice about a, during the move
+	replies <- facehook.Migrated[testgame.Input]{Conn: toB, Lost: lost}
 	srv = b
 	// The Migrator's goroutine hands its result over on its own time:
 	// made-up time stands still until the session has it.

@@ -48,7 +48,8 @@ const (
 	// error of Options.OnUpdate stops Run but does not end the session.
 	Ended
 	// Migrating: the session lost its server and moves to the match's
-	// next host (SetMigrator); it then plays again (Loading, Playing).
+	// next host (a room joined with rooms.JoinOptions.HostMigration); it
+	// then plays again (Loading, Playing).
 	Migrating
 )
 

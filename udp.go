@@ -28,19 +28,18 @@ func ConnectUDP[I any](ctx context.Context, g Game[I], addr string, opts UDPOpti
 	if err != nil {
 		return nil, fmt.Errorf("rewind: connect: %w", err)
 	}
-	return ConnectOwned(g, conn, opts.Options)
+	return connectOwned(g, conn, opts.Options)
 }
 
-// ConnectOwned is Connect for a session that owns conn: Close says bye,
-// then closes conn; a ConnectOwned that fails closes it at once. ConnectUDP
-// and package rooms' Join use it.
-func ConnectOwned[I any](g Game[I], conn transport.Conn, opts Options) (*Session[I], error) {
+// connectOwned is Connect for a session that owns conn: Close says bye,
+// then closes conn; a connectOwned that fails closes it at once.
+func connectOwned[I any](g Game[I], conn transport.Conn, opts Options) (*Session[I], error) {
 	s, err := Connect(g, conn, opts)
 	if err != nil {
 		conn.Close()
 		return nil, err
 	}
-	s.ownConn = true
+	s.own()
 	return s, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/internal/facehook"
 	"github.com/rewindnet/rewind/relay"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport/webrtc"
@@ -61,7 +62,7 @@ type JoinOptions struct {
 	// it loses its host, in a room hosted with migration (the host's
 	// HostOptions.HostMigration): it claims the room with the handover
 	// data's code and key, and goes on as a player of the next host, or
-	// as that host (rewind.Session.SetMigrator, Migrations, Hosting).
+	// as that host (rewind.Session.Migrations, Hosting).
 	HostMigration bool
 	// Server configures the match's server should this session host it
 	// after a migration (its Resume, Room and HostMigration are set).
@@ -92,11 +93,16 @@ func Join[I any](ctx context.Context, g rewind.Game[I], relayURL, code string, o
 	if err != nil {
 		return nil, err
 	}
-	s, err := rewind.ConnectOwned(g, conn, opts.Options)
-	if err != nil || !opts.HostMigration {
-		return s, err
+	s, err := rewind.Connect(g, conn, opts.Options)
+	if err != nil {
+		conn.Close()
+		return nil, err
 	}
-	s.SetMigrator(migrator(s.Game, newRelayList(conn.p.URL(), relayURL, opts.Relays), opts)) // the game in play: g, or the one of the host's settings
+	facehook.Own(s)
+	if !opts.HostMigration {
+		return s, nil
+	}
+	facehook.SetMigrator(s, migrator(s.Game, newRelayList(conn.p.URL(), relayURL, opts.Relays), opts)) // the game in play: g, or the one of the host's settings
 	go watchLost(conn.p, s)
 	return s, nil
 }
@@ -106,7 +112,7 @@ func Join[I any](ctx context.Context, g rewind.Game[I], relayURL, code string, o
 func watchLost[I any](p *relay.RoomPlayer, s *rewind.Session[I]) {
 	select {
 	case <-p.HostLost():
-		s.ServerLost()
+		facehook.ServerLost(s)
 	case <-p.Done():
 	}
 }

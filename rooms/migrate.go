@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/internal/facehook"
 	"github.com/rewindnet/rewind/relay"
 	"github.com/rewindnet/rewind/relay/roomproto"
 	"github.com/rewindnet/rewind/server"
@@ -58,7 +59,7 @@ func (l *relayList) answered(url string) {
 	}
 }
 
-// migrator returns the rewind.Migrator of a session that joined a room
+// migrator returns the facehook.Migrator of a session that joined a room
 // at one of relays: it claims the room with the code and key of the handover
 // data (relay.ClaimRoom) and either hosts the match from the session's
 // handoff (a server resumed from it, over the room's WebRTC host and an
@@ -69,7 +70,7 @@ func (l *relayList) answered(url string) {
 // host it was sent to may have gone in the meantime (the relay then
 // orphans the room and the next claim takes it over), or the relay may
 // have been busy.
-func migrator[I any](game func() rewind.Game[I], relays *relayList, opts JoinOptions) rewind.Migrator[I] {
+func migrator[I any](game func() rewind.Game[I], relays *relayList, opts JoinOptions) facehook.Migrator[I] {
 	log := opts.Log
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -78,15 +79,15 @@ func migrator[I any](game func() rewind.Game[I], relays *relayList, opts JoinOpt
 	if timeout <= 0 {
 		timeout = DefaultMigrationTimeout
 	}
-	return func(ctx context.Context, h rewind.Handoff) (rewind.Migrated[I], error) {
+	return func(ctx context.Context, h facehook.Handoff) (facehook.Migrated[I], error) {
 		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
 		c, err := claim(ctx, relays, h, opts, log)
 		if err != nil {
-			return rewind.Migrated[I]{}, fmt.Errorf("rooms: claim: %w", err)
+			return facehook.Migrated[I]{}, fmt.Errorf("rooms: claim: %w", err)
 		}
 		if c.Player != nil {
-			return rewind.Migrated[I]{Conn: &Conn{Peer: c.Player.Conn(), p: c.Player}, Lost: c.Player.HostLost()}, nil
+			return facehook.Migrated[I]{Conn: &Conn{Peer: c.Player.Conn(), p: c.Player}, Lost: c.Player.HostLost()}, nil
 		}
 		return hostResumed(game(), c.Host, h, opts)
 	}
@@ -97,7 +98,7 @@ func migrator[I any](game func() rewind.Game[I], relays *relayList, opts JoinOpt
 // with a host or a connected player, the room ended or is another
 // match's, or ctx ends; between tries it waits a little longer each
 // time (100 ms, doubling up to a second).
-func claim(ctx context.Context, relays *relayList, h rewind.Handoff, opts JoinOptions, log *slog.Logger) (*relay.Claimed, error) {
+func claim(ctx context.Context, relays *relayList, h facehook.Handoff, opts JoinOptions, log *slog.Logger) (*relay.Claimed, error) {
 	pause := 100 * time.Millisecond
 	for try := 1; ; try++ {
 		log.Debug("rooms: claiming", "room", h.Handover.Code, "player", h.Player, "tick", h.Tick, "try", try)
@@ -135,24 +136,24 @@ func claimedAt(c *relay.Claimed) string {
 
 // hostResumed runs the match's next server over room (and a loopback to
 // the session's own client), resumed from h.
-func hostResumed[I any](g rewind.Game[I], room *relay.HostedRoom, h rewind.Handoff, opts JoinOptions) (rewind.Migrated[I], error) {
+func hostResumed[I any](g rewind.Game[I], room *relay.HostedRoom, h facehook.Handoff, opts JoinOptions) (facehook.Migrated[I], error) {
 	loop := transport.NewLoopback()
 	own, err := loop.Listen("host")
 	if err != nil {
 		room.Close()
-		return rewind.Migrated[I]{}, fmt.Errorf("rooms: host: %w", err)
+		return facehook.Migrated[I]{}, fmt.Errorf("rooms: host: %w", err)
 	}
 	cconn, err := loop.Dial("own", "host")
 	if err != nil {
 		own.Close()
 		room.Close()
-		return rewind.Migrated[I]{}, fmt.Errorf("rooms: host: %w", err)
+		return facehook.Migrated[I]{}, fmt.Errorf("rooms: host: %w", err)
 	}
 	multi, err := transport.NewMulti(relayConn{Host: room.Conn(), leave: room}, own)
 	if err != nil { // cannot happen: both are server-side Conns
 		own.Close()
 		room.Close()
-		return rewind.Migrated[I]{}, fmt.Errorf("rooms: host: %w", err)
+		return facehook.Migrated[I]{}, fmt.Errorf("rooms: host: %w", err)
 	}
 	cfg := opts.Server
 	cfg.HostMigration = true
@@ -169,7 +170,7 @@ func hostResumed[I any](g rewind.Game[I], room *relay.HostedRoom, h rewind.Hando
 	if err != nil {
 		multi.Close()
 		cconn.Close()
-		return rewind.Migrated[I]{}, fmt.Errorf("rooms: host: %w", err)
+		return facehook.Migrated[I]{}, fmt.Errorf("rooms: host: %w", err)
 	}
-	return rewind.Migrated[I]{Conn: cconn, Server: srv, Closers: []io.Closer{multi}}, nil
+	return facehook.Migrated[I]{Conn: cconn, Server: srv, Closers: []io.Closer{multi}}, nil
 }
