@@ -2,7 +2,7 @@
 //
 // The rooms relay (RoomServer, served by `rewind relay` at roomproto.Path) hands
 // out 6-character room codes and 128-bit room keys, keeps them in a
-// RoomDirectory (MemoryRoomDirectory in one process), and carries the
+// roomdir.Directory (roomdir.Memory in one process), and carries the
 // WebRTC signaling between a match's host and the players who join by
 // code; StartTURN runs a TURN server for players whose direct path fails.
 // A host calls HostRoom and gets a webrtc.Host that takes every

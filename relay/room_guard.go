@@ -12,7 +12,7 @@ import (
 // The hub's guards against squatting and code guessing: joiners whose data
 // channel has not opened (pending) are capped per address and expire, and
 // failed joins are throttled per address across connections, and, with a
-// RedisRoomDirectory, across the relays of the fleet (room_redis_guard.go).
+// roomdir.Redis, across the relays of the fleet (roomdir/redis_guard.go).
 
 // roomGuard is the hub's state for its guards. Guarded by the hub's mutex.
 type roomGuard struct {
@@ -90,7 +90,7 @@ func (h *roomHub) joinFailed(c *roomConn, now time.Time) {
 		// Counted in Redis too, where every relay of the fleet checks it
 		// (this relay's bucket still throttles if Redis does not answer).
 		dir, key, rate, burst := h.fleet.dir, failKey(c.addr), h.cfg.FailedJoinRate, h.cfg.FailedJoinBurst
-		h.later(func() { dir.joinFailed(key, now, rate, burst) })
+		h.later(func() { dir.JoinFailed(key, now, rate, burst) })
 	}
 }
 
@@ -186,7 +186,7 @@ type RoomStats struct {
 	// often (FailedJoinRate, FailedJoinBurst).
 	JoinsFailed, JoinsThrottled uint64
 	// StandIns is how many players of other relays of the fleet this
-	// relay stands in for in its rooms (room_fleet.go); DeadRelayDrops
+	// relay stands in for in its rooms (fleet.go); DeadRelayDrops
 	// counts the stand-ins dropped and the forwarded connections closed
 	// because their relay was found dead.
 	StandIns       int

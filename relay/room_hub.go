@@ -25,7 +25,7 @@ type roomHub struct {
 	guard   roomGuard // pending joiners and failed joins (room_guard.go)
 	stats   hubStats
 	serving serveCounters // rooms opened on demand (room_serve.go)
-	fleet   *fleetLink    // the other relays, with a RedisRoomDirectory (room_fleet.go); else nil
+	fleet   *fleetLink    // the other relays, with a roomdir.Redis (fleet.go); else nil
 	ops     []func()      // directory writes to run once mu is released (room_hub_dir.go)
 
 	randMu sync.Mutex // guards cfg.Rand
@@ -58,8 +58,8 @@ type roomConn struct {
 	noHost    bool         // a claimant that cannot host (room_migrate.go)
 	connected bool         // player's data channel open
 	spectator bool         // a player that joined as a spectator: not counted against maxPlayers
-	fwd       string       // roleForward: the relay that hosts the room (room_fleet.go)
-	standIn   bool         // stands in for a connection of another relay (room_fleet.go)
+	fwd       string       // roleForward: the relay that hosts the room (fleet.go)
+	standIn   bool         // stands in for a connection of another relay (fleet.go)
 	srv       *matchServer // roleServer: its rooms and pings (room_serve.go)
 	joinedAt  time.Time
 	// freeSignals counts the host's signals to this joining player that
@@ -382,7 +382,7 @@ func (h *roomHub) join(c *roomConn, m *roomproto.Msg, d dirAnswer, now time.Time
 		return
 	case ok && r == nil && h.fleet.remoteOwner(rec):
 		// Hosted by another relay process of the fleet: from now on
-		// this connection's messages go there (room_fleet.go).
+		// this connection's messages go there (fleet.go).
 		h.fleet.forward(c, rec.Owner, m)
 		return
 	case !ok || r == nil:

@@ -8,11 +8,12 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind/relay/roomcode"
+	"github.com/rewindnet/rewind/relay/roomdir"
 	"github.com/rewindnet/rewind/relay/roomproto"
 )
 
 // The room directory is called outside the hub's lock: a Redis round trip
-// (RedisRoomDirectory) must not stall every other connection and room of
+// (roomdir.Redis) must not stall every other connection and room of
 // the relay. A message that needs the directory (host, join, end, claim)
 // is handled in three steps:
 //
@@ -32,14 +33,14 @@ import (
 // takes the connection's next message. An end's End is made before the
 // decision (consult), so that no player hears a room ended before the
 // directory says so. Writes to one code from different goroutines may
-// pass each other; RedisRoomDirectory's End, Remove and
-// Refresh are atomic and conditional (room_redis.go) so that a late one
+// pass each other; roomdir.Redis's End, Remove and
+// Refresh are atomic and conditional (roomdir/redis.go) so that a late one
 // never undoes an earlier decision: a Remove or a Refresh leaves an ended
 // room's memory alone.
 
 // dirAnswer is what the directory said for one message.
 type dirAnswer struct {
-	rec RoomRecord
+	rec roomdir.Record
 	ok  bool // rec found
 	err error
 	// claimed: the code was claimed for this message (host, or a claim of
@@ -52,14 +53,14 @@ type dirAnswer struct {
 	// and coming back finds it ended).
 	ended bool
 	// ownerDead: rec is owned by another relay of the fleet whose
-	// liveness key is gone (room_fleet.go).
+	// liveness key is gone (fleet.go).
 	ownerDead bool
 	// sendTo: the message goes to this relay of the fleet: an open no
 	// match server here could take, an end of a room live there
-	// (room_fleet_open.go); others, if set, counts the fleet's other
+	// (fleet_open.go); others, if set, counts the fleet's other
 	// relays' slots.
 	sendTo string
-	others *slotCount
+	others *roomdir.Slots
 }
 
 // later queues f to run once the hub's lock is released. h.mu is held.
@@ -115,7 +116,7 @@ func (h *roomHub) precheck(c *roomConn, m *roomproto.Msg, now time.Time) bool {
 // consult asks the directory about m, outside the hub's lock.
 func (h *roomHub) consult(c *roomConn, m *roomproto.Msg, now time.Time) dirAnswer {
 	var d dirAnswer
-	if m.Type != roomproto.MsgHost && m.Type != roomproto.MsgOpen && h.fleet != nil && h.fleet.dir.joinThrottled(failKey(c.addr), now, h.cfg.FailedJoinRate, h.cfg.FailedJoinBurst) {
+	if m.Type != roomproto.MsgHost && m.Type != roomproto.MsgOpen && h.fleet != nil && h.fleet.dir.JoinThrottled(failKey(c.addr), now, h.cfg.FailedJoinRate, h.cfg.FailedJoinBurst) {
 		d.throttled = true
 		return d
 	}
@@ -135,7 +136,7 @@ func (h *roomHub) consult(c *roomConn, m *roomproto.Msg, now time.Time) dirAnswe
 		// A room the directory forgot (its relay restarted, say): the
 		// first claimant records it again. A claimant that lost the race
 		// to another takes the other's record.
-		d.rec = RoomRecord{Code: m.Code, Key: m.Key}
+		d.rec = roomdir.Record{Code: m.Code, Key: m.Key}
 		if d.err = dir.Claim(d.rec, now); d.err == nil {
 			d.ok, d.claimed = true, true
 		} else if errors.Is(d.err, roomproto.ErrCodeTaken) {
@@ -149,7 +150,7 @@ func (h *roomHub) consult(c *roomConn, m *roomproto.Msg, now time.Time) dirAnswe
 		d.rec, d.ok = dir.Lookup(m.Code, now)
 		if d.ok && !d.rec.Ended && d.rec.Key == m.Key {
 			if h.endAt(c, &d) {
-				break // ended by the room's relay (room_fleet_open.go)
+				break // ended by the room's relay (fleet_open.go)
 			}
 			dir.End(m.Code, now)
 			d.ended = true
@@ -165,12 +166,12 @@ func (h *roomHub) consult(c *roomConn, m *roomproto.Msg, now time.Time) dirAnswe
 
 // claimNew claims code for a new room with a fresh key, or, if code is
 // empty, a free code it draws (a few tries find one: 32^6 codes).
-func (h *roomHub) claimNew(code string, now time.Time) (RoomRecord, error) {
+func (h *roomHub) claimNew(code string, now time.Time) (roomdir.Record, error) {
 	var key [16]byte
 	if err := h.draw(key[:]); err != nil {
-		return RoomRecord{}, fmt.Errorf("%w: drawing a key: %w", roomproto.ErrRelayClosed, err)
+		return roomdir.Record{}, fmt.Errorf("%w: drawing a key: %w", roomproto.ErrRelayClosed, err)
 	}
-	rec := RoomRecord{Code: code, Key: hex.EncodeToString(key[:])}
+	rec := roomdir.Record{Code: code, Key: hex.EncodeToString(key[:])}
 	if code != "" {
 		return rec, h.cfg.Directory.Claim(rec, now)
 	}

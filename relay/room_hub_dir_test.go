@@ -7,15 +7,16 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind/relay/roomcode"
+	"github.com/rewindnet/rewind/relay/roomdir"
 	"github.com/rewindnet/rewind/relay/roomproto"
 	"github.com/rewindnet/rewind/transport/webrtc"
 )
 
-// gateDirectory is a MemoryRoomDirectory whose calls, while armed, wait
+// gateDirectory is a roomdir.Memory whose calls, while armed, wait
 // at a gate: each announces itself on entered and goes on when the test
 // sends on release.
 type gateDirectory struct {
-	*MemoryRoomDirectory
+	*roomdir.Memory
 	mu       sync.Mutex
 	armed    bool
 	entered  chan string
@@ -23,7 +24,7 @@ type gateDirectory struct {
 }
 
 func newGateDirectory() *gateDirectory {
-	return &gateDirectory{MemoryRoomDirectory: NewMemoryRoomDirectory(5 * time.Minute),
+	return &gateDirectory{Memory: roomdir.NewMemory(5 * time.Minute),
 		entered: make(chan string), released: make(chan struct{})}
 }
 
@@ -43,24 +44,24 @@ func (g *gateDirectory) gate(call string) {
 	}
 }
 
-func (g *gateDirectory) Claim(rec RoomRecord, now time.Time) error {
+func (g *gateDirectory) Claim(rec roomdir.Record, now time.Time) error {
 	g.gate("claim")
-	return g.MemoryRoomDirectory.Claim(rec, now)
+	return g.Memory.Claim(rec, now)
 }
 
-func (g *gateDirectory) Lookup(code string, now time.Time) (RoomRecord, bool) {
+func (g *gateDirectory) Lookup(code string, now time.Time) (roomdir.Record, bool) {
 	g.gate("lookup")
-	return g.MemoryRoomDirectory.Lookup(code, now)
+	return g.Memory.Lookup(code, now)
 }
 
 func (g *gateDirectory) End(code string, now time.Time) {
 	g.gate("end")
-	g.MemoryRoomDirectory.End(code, now)
+	g.Memory.End(code, now)
 }
 
 func (g *gateDirectory) Remove(code string) {
 	g.gate("remove")
-	g.MemoryRoomDirectory.Remove(code)
+	g.Memory.Remove(code)
 }
 
 // TestHubDirectoryOutsideLock: every directory call (the claim of a host,
@@ -115,7 +116,7 @@ func TestHubDirectoryOutsideLock(t *testing.T) {
 
 	// A host that goes: its room's Remove runs after the lock is released.
 	stalled("host gone", "remove", func() { h.disconnect(host, t0) })
-	if _, ok := dir.MemoryRoomDirectory.Lookup("ABCDEF", t0); ok {
+	if _, ok := dir.Memory.Lookup("ABCDEF", t0); ok {
 		t.Fatal("the room of a host gone is still in the directory")
 	}
 	// An end: the lookup, then the End, both outside the lock.
@@ -175,7 +176,7 @@ func TestHubDirectoryOutsideLockClosed(t *testing.T) {
 // many goroutines at once against one hub (go test -race): every room
 // still hosted is in the directory, and none of the others is live there.
 func TestHubConcurrentDirectory(t *testing.T) {
-	dir := NewMemoryRoomDirectory(5 * time.Minute)
+	dir := roomdir.NewMemory(5 * time.Minute)
 	h := newTestHub(RoomConfig{Directory: dir, MsgBurst: 1000, JoiningPerAddr: 1000, ConnsPerAddr: 1000})
 	var wg sync.WaitGroup
 	for g := range 8 {

@@ -3,6 +3,7 @@ package relay
 import (
 	"time"
 
+	"github.com/rewindnet/rewind/relay/roomdir"
 	"github.com/rewindnet/rewind/relay/roomproto"
 )
 
@@ -77,7 +78,7 @@ func (h *roomHub) detachHost(r *room) {
 
 // newRoom makes the live room of rec, hosted by c (a host, or one room
 // among a match server's), capped at maxPlayers if under the relay's cap.
-func (h *roomHub) newRoom(rec RoomRecord, c *roomConn, maxPlayers int, now time.Time) *room {
+func (h *roomHub) newRoom(rec roomdir.Record, c *roomConn, maxPlayers int, now time.Time) *room {
 	if maxPlayers <= 0 || maxPlayers > h.cfg.MaxPlayers {
 		maxPlayers = h.cfg.MaxPlayers
 	}

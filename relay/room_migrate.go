@@ -19,7 +19,7 @@ import (
 //	code ended on purpose (End) within EndedRemember  -> room_ended
 //	another key than the room's                       -> bad_key (another match)
 //	live at another relay of the fleet (Redis)        -> the claim goes there
-//	                                                     (room_fleet.go); if that
+//	                                                     (fleet.go); if that
 //	                                                     relay is dead, this one
 //	                                                     adopts the room, and:
 //	no live room here (orphaned, or none at all)      -> the claimant hosts it
@@ -86,7 +86,7 @@ func (h *roomHub) claim(c *roomConn, m *roomproto.Msg, d dirAnswer, now time.Tim
 		h.fail(c, m.Type, fmt.Errorf("%w: %.6q: its relay is gone", roomproto.ErrNoRoom, m.Code))
 	case ok && r == nil && h.fleet.remoteOwner(rec):
 		// Hosted by another live relay of the fleet: the claim is
-		// decided there, like a join (room_fleet.go).
+		// decided there, like a join (fleet.go).
 		log("forward")
 		h.fleet.forward(c, rec.Owner, m)
 	case r == nil:

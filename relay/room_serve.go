@@ -183,7 +183,7 @@ func (h *roomHub) open(c *roomConn, m *roomproto.Msg, d dirAnswer, now time.Time
 		return
 	}
 	if d.sendTo != "" || d.others != nil {
-		h.openElsewhere(c, m, d) // room_fleet_open.go
+		h.openElsewhere(c, m, d) // fleet_open.go
 		return
 	}
 	s, servers, slots, used := h.pickServer() // again: the slots may have gone meanwhile

@@ -12,7 +12,7 @@ import (
 // the fleet, registers ("serve") and claims each of its rooms back with
 // its code and key: a "claim" on a match server's connection. The
 // directory decides as for a player's claim (room_migrate.go, with the
-// fleet's adoption of a dead relay's rooms, room_fleet.go):
+// fleet's adoption of a dead relay's rooms, fleet.go):
 //
 //	code ended (End) within EndedRemember       -> room_ended (final)
 //	another key than the room's                 -> bad_key (final)

@@ -14,6 +14,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/rewindnet/rewind/internal/netutil"
 	"github.com/rewindnet/rewind/relay/roomcode"
+	"github.com/rewindnet/rewind/relay/roomdir"
 	"github.com/rewindnet/rewind/relay/roomproto"
 	"github.com/rewindnet/rewind/transport"
 )
@@ -25,9 +26,9 @@ type RoomConfig struct {
 	Clock transport.Clock
 	// Rand is the source of room codes and keys; default crypto/rand.
 	Rand io.Reader
-	// Directory maps codes to rooms; default a MemoryRoomDirectory that
+	// Directory maps codes to rooms; default a roomdir.Memory that
 	// remembers ended rooms for EndedRemember.
-	Directory RoomDirectory
+	Directory roomdir.Directory
 	// TURN, if set, is the TURN server whose credentials room members get.
 	TURN *TURNServer
 
@@ -152,7 +153,7 @@ func (c RoomConfig) WithDefaults() RoomConfig {
 	}
 	defD(&c.EndedRemember, 5*time.Minute)
 	if c.Directory == nil {
-		c.Directory = NewMemoryRoomDirectory(c.EndedRemember)
+		c.Directory = roomdir.NewMemory(c.EndedRemember)
 	}
 	def(&c.MaxMessageBytes, 16<<10)
 	def(&c.ConnsPerAddr, 64)
@@ -207,7 +208,7 @@ type RoomServer struct {
 func NewRoomServer(cfg RoomConfig) *RoomServer {
 	cfg = cfg.WithDefaults()
 	s := &RoomServer{cfg: cfg, hub: newRoomHub(cfg), stop: make(chan struct{})}
-	if d, ok := cfg.Directory.(*RedisRoomDirectory); ok {
+	if d, ok := cfg.Directory.(roomdir.Fleet); ok {
 		s.hub.fleet = newFleetLink(d, s.hub) // players reach hosts at the fleet's other relays
 	}
 	if cfg.TickInterval > 0 {

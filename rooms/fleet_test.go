@@ -14,6 +14,7 @@ import (
 	"github.com/rewindnet/rewind/internal/testgame"
 	"github.com/rewindnet/rewind/internal/testutil"
 	"github.com/rewindnet/rewind/relay"
+	"github.com/rewindnet/rewind/relay/roomdir"
 	"github.com/rewindnet/rewind/relay/roomproto"
 	"github.com/rewindnet/rewind/rooms"
 	"github.com/rewindnet/rewind/server"
@@ -31,11 +32,11 @@ type fleetRelay struct {
 
 // startFleetRelay serves a relay on 127.0.0.1 whose directory is the
 // Redis at redisURL, until the end of the test.
-func startFleetRelay(t *testing.T, redisURL string, cfg relay.RoomConfig, rcfg relay.RedisConfig) fleetRelay {
+func startFleetRelay(t *testing.T, redisURL string, cfg relay.RoomConfig, rcfg roomdir.RedisConfig) fleetRelay {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	dir, err := relay.NewRedisRoomDirectory(ctx, redisURL, rcfg)
+	dir, err := roomdir.NewRedis(ctx, redisURL, rcfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +98,7 @@ func (v *verifiedTicks) tick() uint32 {
 func TestServeOnDemandFleet(t *testing.T) {
 	testutil.CheckGoroutines(t, 5*time.Second)
 	redisURL := testutil.StartRedis(t)
-	cfg, rcfg := relay.RoomConfig{TickInterval: 50 * time.Millisecond}, relay.RedisConfig{TTL: 3 * time.Second}
+	cfg, rcfg := relay.RoomConfig{TickInterval: 50 * time.Millisecond}, roomdir.RedisConfig{TTL: 3 * time.Second}
 	a := startFleetRelay(t, redisURL, cfg, rcfg)
 	b := startFleetRelay(t, redisURL, cfg, rcfg)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // a hang guard
@@ -151,7 +152,7 @@ func TestServeOnDemandFleet(t *testing.T) {
 func TestServeRelayDies(t *testing.T) {
 	testutil.CheckGoroutines(t, 5*time.Second)
 	redisURL := testutil.StartRedis(t)
-	cfg, rcfg := relay.RoomConfig{TickInterval: 50 * time.Millisecond}, relay.RedisConfig{TTL: 2 * time.Second}
+	cfg, rcfg := relay.RoomConfig{TickInterval: 50 * time.Millisecond}, roomdir.RedisConfig{TTL: 2 * time.Second}
 	a := startFleetRelay(t, redisURL, cfg, rcfg)
 	b := startFleetRelay(t, redisURL, cfg, rcfg)
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second) // a hang guard

@@ -11,6 +11,7 @@ import (
 	"github.com/rewindnet/rewind/internal/testgame"
 	"github.com/rewindnet/rewind/internal/testutil"
 	"github.com/rewindnet/rewind/relay"
+	"github.com/rewindnet/rewind/relay/roomdir"
 	"github.com/rewindnet/rewind/relay/roomproto"
 	"github.com/rewindnet/rewind/rooms"
 	"github.com/rewindnet/rewind/server"
@@ -42,7 +43,7 @@ func TestJoinRelayListMigrates(t *testing.T) {
 	redisURL := testutil.StartRedis(t)
 	log := testutil.DebugLog(t)
 	cfg, rcfg := relay.RoomConfig{TickInterval: 50 * time.Millisecond, HostTimeout: 15 * time.Second, Log: log},
-		relay.RedisConfig{TTL: 2 * time.Second}
+		roomdir.RedisConfig{TTL: 2 * time.Second}
 	a := startFleetRelay(t, redisURL, cfg, rcfg)
 	b := startFleetRelay(t, redisURL, cfg, rcfg)
 	dead := deadRelayURL(t)

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind/internal/redisproc"
-	"github.com/rewindnet/rewind/relay"
+	"github.com/rewindnet/rewind/relay/roomdir"
 )
 
 func init() {
@@ -61,7 +61,7 @@ type relaysBench struct {
 	urls   []string
 	procs  []*relayProc
 	alive  []int // indexes of the live relays
-	dir    *relay.RedisRoomDirectory
+	dir    *roomdir.Redis
 	d      benchDialers
 	slots  []*benchRoom
 	nIPs   int
@@ -114,7 +114,7 @@ func runBenchRelays(args []string, stdout, stderr io.Writer) error {
 		defer srv.Close()
 		f.redis = srv.URL
 	}
-	dir, err := relay.NewRedisRoomDirectory(context.Background(), f.redis, relay.RedisConfig{TTL: f.ttl})
+	dir, err := roomdir.NewRedis(context.Background(), f.redis, roomdir.RedisConfig{TTL: f.ttl})
 	if err != nil {
 		return err
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/rewindnet/rewind/internal/netutil"
 	"github.com/rewindnet/rewind/relay"
+	"github.com/rewindnet/rewind/relay/roomdir"
 	"github.com/rewindnet/rewind/relay/roomproto"
 )
 
@@ -40,7 +41,7 @@ type roomRelayOptions struct {
 type roomRelay struct {
 	rooms *relay.RoomServer
 	turn  *relay.TURNServer
-	dir   *relay.RedisRoomDirectory // with --redis, else nil
+	dir   *roomdir.Redis // with --redis, else nil
 }
 
 // newRoomRelay starts TURN (unless turned off) and the rooms relay. httpHost
@@ -64,7 +65,7 @@ func newRoomRelay(httpHost string, o roomRelayOptions) (*roomRelay, error) {
 	cfg := relay.RoomConfig{TURN: rr.turn, CodeLength: o.codeLength, Log: o.log}
 	if o.redisURL != "" {
 		// A relay started beside its Redis waits for it (about 10 s).
-		dir, err := relay.NewRedisRoomDirectory(context.Background(), o.redisURL, relay.RedisConfig{TTL: o.redisTTL})
+		dir, err := roomdir.NewRedis(context.Background(), o.redisURL, roomdir.RedisConfig{TTL: o.redisTTL})
 		if err != nil {
 			if rr.turn != nil {
 				rr.turn.Close()

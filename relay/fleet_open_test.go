@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -12,29 +11,9 @@ import (
 	"github.com/coder/websocket"
 	"github.com/rewindnet/rewind/internal/testutil"
 	"github.com/rewindnet/rewind/relay/roomcode"
+	"github.com/rewindnet/rewind/relay/roomdir"
 	"github.com/rewindnet/rewind/relay/roomproto"
 )
-
-// fleetSlotsOf reads the slots relay published for the fleet.
-func (d *RedisRoomDirectory) fleetSlotsOf(relay string) (slotCount, bool) {
-	v, err := d.rdb.Get(context.Background(), d.slotsKey(relay)).Result()
-	if err != nil {
-		return slotCount{}, false
-	}
-	f := strings.Fields(v)
-	if len(f) != 3 {
-		return slotCount{}, false
-	}
-	var n [3]int
-	for i, s := range f {
-		x, err := strconv.Atoi(s)
-		if err != nil {
-			return slotCount{}, false
-		}
-		n[i] = x
-	}
-	return slotCount{n[0], n[1], n[2]}, true
-}
 
 // rawServe registers a match server at url over a bare WebSocket,
 // answering the relay's pings; the other messages it gets come on msgs.
@@ -88,7 +67,7 @@ func rawOpen(t *testing.T, url string) <-chan roomproto.Msg {
 func TestRedisFleetOpen(t *testing.T) {
 	testutil.CheckGoroutines(t, 5*time.Second)
 	url := testutil.StartRedis(t)
-	cfg, rcfg := RoomConfig{TickInterval: 50 * time.Millisecond}, RedisConfig{TTL: 2 * time.Second}
+	cfg, rcfg := RoomConfig{TickInterval: 50 * time.Millisecond}, roomdir.RedisConfig{TTL: 2 * time.Second}
 	r1, dir1, _ := startFleetRelayWith(t, url, cfg, rcfg)
 	r2, _, _ := startFleetRelayWith(t, url, cfg, rcfg)
 	ctx := testCtx(t)
@@ -98,8 +77,8 @@ func TestRedisFleetOpen(t *testing.T) {
 	}
 	srv, smsgs := rawServe(t, r1.url, 1)
 	testutil.WaitUntil(ctx, t, "relay 1 to publish its server's slot", func() bool {
-		s, ok := dir1.fleetSlotsOf(dir1.Self())
-		return ok && s == slotCount{1, 1, 0}
+		s, ok := dir1.SlotsOf(dir1.Self())
+		return ok && s == roomdir.Slots{Servers: 1, Slots: 1, Used: 0}
 	})
 	lobby := rawOpen(t, r2.url)
 	open := nextRaw(t, smsgs)
@@ -115,8 +94,8 @@ func TestRedisFleetOpen(t *testing.T) {
 		t.Fatalf("the server got %+v, want player %s of %s", m, joined.ID, open.Code)
 	}
 	testutil.WaitUntil(ctx, t, "relay 1 to publish the slot in use", func() bool {
-		s, ok := dir1.fleetSlotsOf(dir1.Self())
-		return ok && s == slotCount{1, 1, 1}
+		s, ok := dir1.SlotsOf(dir1.Self())
+		return ok && s == roomdir.Slots{Servers: 1, Slots: 1, Used: 1}
 	})
 	if m := nextRaw(t, rawOpen(t, r2.url)); m.Error != roomproto.ErrCodeFull || !strings.Contains(m.Reason, "1 match server(s) take rooms on demand in the fleet, 1 of 1 slots in use") {
 		t.Fatalf("open with the fleet's slot in use: %+v", m)
@@ -139,15 +118,15 @@ func TestRedisFleetOpen(t *testing.T) {
 		t.Fatalf("the player got %+v, want ended", m)
 	}
 	testutil.WaitUntil(ctx, t, "relay 1 to publish the slot free", func() bool {
-		s, ok := dir1.fleetSlotsOf(dir1.Self())
-		return ok && s == slotCount{1, 1, 0}
+		s, ok := dir1.SlotsOf(dir1.Self())
+		return ok && s == roomdir.Slots{Servers: 1, Slots: 1, Used: 0}
 	})
 	if err := EndRoom(ctx, r2.url, open.Code, open.Key); !errors.Is(err, roomproto.ErrRoomEnded) {
 		t.Errorf("a second end: %v, want room_ended", err)
 	}
 	srv.CloseNow()
 	testutil.WaitUntil(ctx, t, "relay 1 to take its slots out", func() bool {
-		_, ok := dir1.fleetSlotsOf(dir1.Self())
+		_, ok := dir1.SlotsOf(dir1.Self())
 		return !ok
 	})
 }
@@ -158,22 +137,22 @@ func TestRedisFleetOpen(t *testing.T) {
 func TestRedisFleetOpenDeadRelay(t *testing.T) {
 	testutil.CheckGoroutines(t, 5*time.Second)
 	url := testutil.StartRedis(t)
-	cfg, rcfg := RoomConfig{TickInterval: 50 * time.Millisecond}, RedisConfig{TTL: 3 * time.Second}
+	cfg, rcfg := RoomConfig{TickInterval: 50 * time.Millisecond}, roomdir.RedisConfig{TTL: 3 * time.Second}
 	r1, dir1, crash1 := startFleetRelayWith(t, url, cfg, rcfg)
 	r2, dir2, _ := startFleetRelayWith(t, url, cfg, rcfg)
 	ctx := testCtx(t)
 	srv, _ := rawServe(t, r1.url, 2)
 	defer srv.CloseNow()
 	testutil.WaitUntil(ctx, t, "relay 2 to see relay 1's slots", func() bool {
-		relay, _, ok := dir2.pickRelay()
+		relay, _, ok := dir2.PickRelay()
 		return ok && relay == dir1.Self()
 	})
 	crash1()
 	testutil.WaitUntil(ctx, t, "relay 1 to be found dead", func() bool {
-		alive, ok := dir2.alive([]string{dir1.Self()})
+		alive, ok := dir2.Alive([]string{dir1.Self()})
 		return ok && !alive[0]
 	})
-	if _, ok := dir2.fleetSlotsOf(dir1.Self()); !ok {
+	if _, ok := dir2.SlotsOf(dir1.Self()); !ok {
 		t.Log("relay 1's slots expired before its liveness: the check below proves less")
 	}
 	if m := nextRaw(t, rawOpen(t, r2.url)); m.Error != roomproto.ErrCodeFull || !strings.Contains(m.Reason, "0 match server(s)") {

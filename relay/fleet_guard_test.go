@@ -9,51 +9,9 @@ import (
 	"github.com/coder/websocket"
 	"github.com/rewindnet/rewind/internal/testutil"
 	"github.com/rewindnet/rewind/relay/roomcode"
+	"github.com/rewindnet/rewind/relay/roomdir"
 	"github.com/rewindnet/rewind/relay/roomproto"
 )
-
-// TestRedisFailBucket: the fleet's failed-join bucket of an address is
-// one for every directory of a Redis, refills at its rate in the callers'
-// time (a caller whose clock is behind refills nothing), and its key
-// expires once the bucket would be full again.
-func TestRedisFailBucket(t *testing.T) {
-	url := testutil.StartRedis(t)
-	ctx := testCtx(t)
-	a, err := NewRedisRoomDirectory(ctx, url, RedisConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	b, err := NewRedisRoomDirectory(ctx, url, RedisConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	const rate, burst = 2.0, 3
-	for i := range burst {
-		if a.joinThrottled("10.0.0.9", t0, rate, burst) {
-			t.Fatalf("throttled after %d failed joins of %d", i, burst)
-		}
-		a.joinFailed("10.0.0.9", t0, rate, burst)
-	}
-	if !b.joinThrottled("10.0.0.9", t0, rate, burst) {
-		t.Fatal("another relay does not see the address's failed joins")
-	}
-	if b.joinThrottled("10.0.0.8", t0, rate, burst) {
-		t.Fatal("another address is throttled")
-	}
-	if !b.joinThrottled("10.0.0.9", t0.Add(-time.Second), rate, burst) {
-		t.Fatal("a clock behind refilled the bucket")
-	}
-	if b.joinThrottled("10.0.0.9", t0.Add(500*time.Millisecond), rate, burst) {
-		t.Fatal("no token back after 1/rate")
-	}
-	// Empty: full again in burst/rate = 1.5 s, then a second of margin.
-	pttl := a.rdb.PTTL(ctx, a.failKey("10.0.0.9")).Val()
-	if pttl <= 0 || pttl > 2500*time.Millisecond {
-		t.Fatalf("the bucket's key expires in %v, want (0, 2.5 s]", pttl)
-	}
-}
 
 // TestRedisFleetThrottle: an address that used up its failed joins
 // guessing codes through one relay is throttled through every relay of
@@ -62,8 +20,8 @@ func TestRedisFleetThrottle(t *testing.T) {
 	testutil.CheckGoroutines(t, 5*time.Second)
 	url := testutil.StartRedis(t)
 	cfg := RoomConfig{FailedJoinBurst: 3, FailedJoinRate: 0.01}
-	r1, _, _ := startFleetRelayWith(t, url, cfg, RedisConfig{})
-	r2, _, _ := startFleetRelayWith(t, url, cfg, RedisConfig{})
+	r1, _, _ := startFleetRelayWith(t, url, cfg, roomdir.RedisConfig{})
+	r2, _, _ := startFleetRelayWith(t, url, cfg, roomdir.RedisConfig{})
 	for i := range 3 {
 		ws := dialRaw(t, r1.url)
 		writeRaw(t, ws, fmt.Sprintf(`{"type":"join","v":1,"code":"ZZZZZ%c"}`, roomcode.Alphabet[i]))
@@ -128,7 +86,7 @@ func nextRaw(t *testing.T, msgs <-chan roomproto.Msg) roomproto.Msg {
 func TestRedisFleetDeadRelay(t *testing.T) {
 	testutil.CheckGoroutines(t, 5*time.Second)
 	url := testutil.StartRedis(t)
-	cfg, rcfg := RoomConfig{TickInterval: 50 * time.Millisecond}, RedisConfig{TTL: 2 * time.Second}
+	cfg, rcfg := RoomConfig{TickInterval: 50 * time.Millisecond}, roomdir.RedisConfig{TTL: 2 * time.Second}
 	r1, dir1, _ := startFleetRelayWith(t, url, cfg, rcfg)
 	r2, _, crash2 := startFleetRelayWith(t, url, cfg, rcfg)
 	r3, _, _ := startFleetRelayWith(t, url, cfg, rcfg)
@@ -224,9 +182,9 @@ func rawMigratingHost(t *testing.T, url string) (ws *websocket.Conn, hosted room
 func TestRedisFleetClaim(t *testing.T) {
 	testutil.CheckGoroutines(t, 5*time.Second)
 	url := testutil.StartRedis(t)
-	r1, _, _ := startFleetRelayWith(t, url, RoomConfig{}, RedisConfig{})
-	r2, _, _ := startFleetRelayWith(t, url, RoomConfig{}, RedisConfig{})
-	r3, _, _ := startFleetRelayWith(t, url, RoomConfig{}, RedisConfig{})
+	r1, _, _ := startFleetRelayWith(t, url, RoomConfig{}, roomdir.RedisConfig{})
+	r2, _, _ := startFleetRelayWith(t, url, RoomConfig{}, roomdir.RedisConfig{})
+	r3, _, _ := startFleetRelayWith(t, url, RoomConfig{}, roomdir.RedisConfig{})
 	host, hosted := rawMigratingHost(t, r1.url)
 	p1, _, m1 := rawJoin(t, r2.url, hosted.Code)
 	p2, _, m2 := rawJoin(t, r3.url, hosted.Code)
@@ -265,7 +223,7 @@ func TestRedisFleetClaim(t *testing.T) {
 func TestRedisFleetClaimDeadRelay(t *testing.T) {
 	testutil.CheckGoroutines(t, 5*time.Second)
 	url := testutil.StartRedis(t)
-	cfg, rcfg := RoomConfig{TickInterval: 50 * time.Millisecond}, RedisConfig{TTL: 2 * time.Second}
+	cfg, rcfg := RoomConfig{TickInterval: 50 * time.Millisecond}, roomdir.RedisConfig{TTL: 2 * time.Second}
 	r1, _, crash1 := startFleetRelayWith(t, url, cfg, rcfg)
 	r2, dir2, _ := startFleetRelayWith(t, url, cfg, rcfg)
 	r3, _, _ := startFleetRelayWith(t, url, cfg, rcfg)

@@ -1,4 +1,4 @@
-package relay
+package roomdir
 
 import (
 	"fmt"
@@ -8,32 +8,32 @@ import (
 	"github.com/rewindnet/rewind/relay/roomproto"
 )
 
-// RoomRecord is what the room directory knows about one room: enough for
+// Record is what the room directory knows about one room: enough for
 // any relay process to tell a player whether the code names a live room,
 // an ended one, or nothing, and to check a room key.
-type RoomRecord struct {
+type Record struct {
 	// Code is the room's code.
 	Code string
 	// Key is the room's 128-bit key, as 32 hex digits.
 	Key string
 	// Owner is the ID of the relay process whose hub holds the room's
-	// host (RedisRoomDirectory.Self); empty in a directory of one process.
+	// host (Redis.Self); empty in a directory of one process.
 	Owner string
 	// Ended is set once the room's match has ended; EndedAt says when.
 	Ended   bool
 	EndedAt time.Time
 }
 
-// RoomDirectory maps room codes to rooms. The relay keeps it in memory
-// (MemoryRoomDirectory) by default; RedisRoomDirectory shares it between
+// Directory maps room codes to rooms. The relay keeps it in memory
+// (Memory) by default; Redis shares it between
 // the relay processes of a fleet. Methods are safe for concurrent use.
-type RoomDirectory interface {
+type Directory interface {
 	// Claim records a new room under rec.Code, failing with roomproto.ErrCodeTaken if
 	// the code names a live room or an ended one still remembered at now.
-	Claim(rec RoomRecord, now time.Time) error
+	Claim(rec Record, now time.Time) error
 	// Lookup returns the room under code; ended rooms are returned until
 	// they are forgotten.
-	Lookup(code string, now time.Time) (RoomRecord, bool)
+	Lookup(code string, now time.Time) (Record, bool)
 	// End marks the room ended at now; it is forgotten after the
 	// directory's memory span.
 	End(code string, now time.Time)
@@ -42,34 +42,34 @@ type RoomDirectory interface {
 	Remove(code string)
 }
 
-// MemoryRoomDirectory is a RoomDirectory in this process's memory.
-type MemoryRoomDirectory struct {
+// Memory is a Directory in this process's memory.
+type Memory struct {
 	// Remember is how long an ended room is remembered.
 	Remember time.Duration
 
 	mu    sync.Mutex
-	rooms map[string]RoomRecord
+	rooms map[string]Record
 }
 
-// NewMemoryRoomDirectory returns an empty directory that remembers ended
+// NewMemory returns an empty directory that remembers ended
 // rooms for the given span.
-func NewMemoryRoomDirectory(remember time.Duration) *MemoryRoomDirectory {
-	return &MemoryRoomDirectory{Remember: remember, rooms: make(map[string]RoomRecord)}
+func NewMemory(remember time.Duration) *Memory {
+	return &Memory{Remember: remember, rooms: make(map[string]Record)}
 }
 
 // live returns the record under code if it is not forgotten at now.
 // The caller holds d.mu.
-func (d *MemoryRoomDirectory) live(code string, now time.Time) (RoomRecord, bool) {
+func (d *Memory) live(code string, now time.Time) (Record, bool) {
 	rec, ok := d.rooms[code]
 	if ok && rec.Ended && now.Sub(rec.EndedAt) >= d.Remember {
 		delete(d.rooms, code)
-		return RoomRecord{}, false
+		return Record{}, false
 	}
 	return rec, ok
 }
 
-// Claim implements RoomDirectory.
-func (d *MemoryRoomDirectory) Claim(rec RoomRecord, now time.Time) error {
+// Claim implements Directory.
+func (d *Memory) Claim(rec Record, now time.Time) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if _, ok := d.live(rec.Code, now); ok {
@@ -79,15 +79,15 @@ func (d *MemoryRoomDirectory) Claim(rec RoomRecord, now time.Time) error {
 	return nil
 }
 
-// Lookup implements RoomDirectory.
-func (d *MemoryRoomDirectory) Lookup(code string, now time.Time) (RoomRecord, bool) {
+// Lookup implements Directory.
+func (d *Memory) Lookup(code string, now time.Time) (Record, bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.live(code, now)
 }
 
-// End implements RoomDirectory.
-func (d *MemoryRoomDirectory) End(code string, now time.Time) {
+// End implements Directory.
+func (d *Memory) End(code string, now time.Time) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if rec, ok := d.rooms[code]; ok && !rec.Ended {
@@ -96,8 +96,8 @@ func (d *MemoryRoomDirectory) End(code string, now time.Time) {
 	}
 }
 
-// Remove implements RoomDirectory.
-func (d *MemoryRoomDirectory) Remove(code string) {
+// Remove implements Directory.
+func (d *Memory) Remove(code string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if rec, ok := d.rooms[code]; ok && !rec.Ended {
@@ -107,7 +107,7 @@ func (d *MemoryRoomDirectory) Remove(code string) {
 
 // Sweep forgets the ended rooms older than the memory span at now. The
 // relay calls it from its timer; lookups forget lazily too.
-func (d *MemoryRoomDirectory) Sweep(now time.Time) {
+func (d *Memory) Sweep(now time.Time) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for code := range d.rooms {
@@ -116,7 +116,7 @@ func (d *MemoryRoomDirectory) Sweep(now time.Time) {
 }
 
 // Len is the number of rooms remembered (live or ended).
-func (d *MemoryRoomDirectory) Len() int {
+func (d *Memory) Len() int {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return len(d.rooms)

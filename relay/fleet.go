@@ -1,7 +1,6 @@
 package relay
 
 import (
-	"context"
 	"encoding/json"
 	"slices"
 	"strconv"
@@ -10,7 +9,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
-	"github.com/redis/go-redis/v9"
+	"github.com/rewindnet/rewind/relay/roomdir"
 	"github.com/rewindnet/rewind/relay/roomproto"
 )
 
@@ -46,19 +45,19 @@ type fleetMsg struct {
 
 // fleetLink connects a hub to the other relays of its fleet.
 type fleetLink struct {
-	dir  *RedisRoomDirectory
-	hub  *roomHub
-	ps   *redis.PubSub
-	out  chan fleetOut // to the publisher goroutine, in order
-	stop chan struct{}
-	once sync.Once
-	wg   sync.WaitGroup
+	dir      roomdir.Fleet
+	hub      *roomHub
+	unlisten func()        // stops the subscriber
+	out      chan fleetOut // to the publisher goroutine, in order
+	stop     chan struct{}
+	once     sync.Once
+	wg       sync.WaitGroup
 
 	// Guarded by hub.mu.
 	standIns    map[string]*roomConn // "RELAY/ID" → the stand-in here
 	lastRefresh time.Time
 
-	slots fleetSlots // this relay's on-demand slots, published (room_fleet_open.go)
+	slots fleetSlots // this relay's on-demand slots, published (fleet_open.go)
 }
 
 type fleetOut struct {
@@ -71,21 +70,15 @@ type fleetOut struct {
 // ("slow"), as a full send queue does.
 const fleetQueue = 4096
 
-func (l *fleetLink) channel(relay string) string { return l.dir.cfg.Prefix + "relay:" + relay }
-
 // newFleetLink subscribes to this relay's channel and starts the
 // publisher and the subscriber goroutines.
-func newFleetLink(dir *RedisRoomDirectory, hub *roomHub) *fleetLink {
+func newFleetLink(dir roomdir.Fleet, hub *roomHub) *fleetLink {
 	l := &fleetLink{dir: dir, hub: hub, out: make(chan fleetOut, fleetQueue), stop: make(chan struct{}),
 		standIns: make(map[string]*roomConn)}
 	_ = dir.Refresh(nil) // this relay's liveness, before any relay hears of it
-	l.ps = dir.rdb.Subscribe(context.Background(), l.channel(dir.self))
-	ctx, cancel := context.WithTimeout(context.Background(), dir.cfg.ConnectWait)
-	_, _ = l.ps.Receive(ctx) // the subscription's confirmation (go-redis resubscribes if it failed)
-	cancel()
-	l.wg.Add(2)
+	l.wg.Add(1)
 	go l.publish()
-	go l.receive()
+	l.unlisten = dir.Listen(l.receive)
 	return l
 }
 
@@ -94,8 +87,8 @@ func newFleetLink(dir *RedisRoomDirectory, hub *roomHub) *fleetLink {
 func (l *fleetLink) close() {
 	l.once.Do(func() {
 		close(l.stop)
-		l.ps.Close()
-		l.dir.dropAlive()
+		l.unlisten()
+		l.dir.DropAlive()
 	})
 	l.wg.Wait()
 }
@@ -118,31 +111,19 @@ func (l *fleetLink) publish() {
 			return
 		case o := <-l.out:
 			b, _ := json.Marshal(o.msg)
-			ctx, cancel := context.WithTimeout(context.Background(), l.dir.cfg.OpTimeout)
-			l.dir.rdb.Publish(ctx, l.channel(o.relay), b)
-			cancel()
+			l.dir.Publish(o.relay, b)
 		}
 	}
 }
 
-func (l *fleetLink) receive() {
-	defer l.wg.Done()
-	ch := l.ps.Channel()
-	for {
-		select {
-		case <-l.stop:
-			return
-		case pm, ok := <-ch:
-			if !ok {
-				return
-			}
-			var m fleetMsg
-			if json.Unmarshal([]byte(pm.Payload), &m) != nil {
-				continue
-			}
-			l.take(m, l.hub.cfg.Clock.Now())
-		}
+// receive takes a message another relay published to this one (from the
+// directory's subscriber goroutine).
+func (l *fleetLink) receive(b []byte) {
+	var m fleetMsg
+	if json.Unmarshal(b, &m) != nil {
+		return
 	}
+	l.take(m, l.hub.cfg.Clock.Now())
 }
 
 // take handles a message from another relay.
@@ -231,21 +212,21 @@ func (l *fleetLink) pump(c *roomConn, relay string, id uint64) {
 // a forwarded connection, and sends its join there. hub.mu is held.
 func (l *fleetLink) forward(c *roomConn, owner string, join *roomproto.Msg) {
 	c.role, c.fwd = roleForward, owner
-	if !l.send(owner, fleetMsg{K: "open", F: l.dir.self, C: c.id, A: c.addr, D: string(join.Encode())}) {
+	if !l.send(owner, fleetMsg{K: "open", F: l.dir.Self(), C: c.id, A: c.addr, D: string(join.Encode())}) {
 		l.hub.kill(c, websocket.StatusPolicyViolation, "slow: relay fleet queue full")
 	}
 }
 
 // up forwards a message of a forwarded connection. hub.mu is held.
 func (l *fleetLink) up(c *roomConn, b []byte) {
-	if !l.send(c.fwd, fleetMsg{K: "up", F: l.dir.self, C: c.id, D: string(b)}) {
+	if !l.send(c.fwd, fleetMsg{K: "up", F: l.dir.Self(), C: c.id, D: string(b)}) {
 		l.hub.kill(c, websocket.StatusPolicyViolation, "slow: relay fleet queue full")
 	}
 }
 
 // gone tells the host's relay that a forwarded connection closed. hub.mu
 // is held.
-func (l *fleetLink) gone(c *roomConn) { l.send(c.fwd, fleetMsg{K: "gone", F: l.dir.self, C: c.id}) }
+func (l *fleetLink) gone(c *roomConn) { l.send(c.fwd, fleetMsg{K: "gone", F: l.dir.Self(), C: c.id}) }
 
 // refresh, when due (every RefreshEvery), extends the TTL of this relay's
 // rooms and its liveness, and drops the stand-ins of relays found dead.
@@ -285,7 +266,7 @@ func (l *fleetLink) refresh(now time.Time) {
 // relay (players of the rooms it held) are closed, as the dead relay's
 // own connections were.
 func (l *fleetLink) dropDead(relays []string, now time.Time) {
-	alive, ok := l.dir.alive(relays)
+	alive, ok := l.dir.Alive(relays)
 	if !ok {
 		return // Redis did not answer: nobody is taken for dead
 	}
@@ -320,7 +301,7 @@ func (l *fleetLink) dropDead(relays []string, now time.Time) {
 // it over here, unless another relay adopted it first: then the claim
 // goes there. Called outside the hub's lock.
 func (l *fleetLink) checkOwner(d *dirAnswer, m *roomproto.Msg) {
-	alive, ok := l.dir.alive([]string{d.rec.Owner})
+	alive, ok := l.dir.Alive([]string{d.rec.Owner})
 	if !ok || alive[0] {
 		return
 	}
@@ -328,20 +309,20 @@ func (l *fleetLink) checkOwner(d *dirAnswer, m *roomproto.Msg) {
 		d.ownerDead = true
 		return
 	}
-	if l.dir.adopt(d.rec.Code, d.rec.Owner) {
-		d.rec.Owner = l.dir.self
+	if l.dir.Adopt(d.rec.Code, d.rec.Owner) {
+		d.rec.Owner = l.dir.Self()
 		return
 	}
 	d.rec, d.ok = l.dir.Lookup(m.Code, time.Time{})
 	if !d.ok { // expired meanwhile: the claimant records it again
-		rec := RoomRecord{Code: m.Code, Key: m.Key}
+		rec := roomdir.Record{Code: m.Code, Key: m.Key}
 		if l.dir.Claim(rec, time.Time{}) == nil {
 			d.rec, d.ok, d.claimed = rec, true, true
 		}
 		return
 	}
-	if d.rec.Owner != l.dir.self {
-		if alive, ok := l.dir.alive([]string{d.rec.Owner}); ok && !alive[0] {
+	if d.rec.Owner != l.dir.Self() {
+		if alive, ok := l.dir.Alive([]string{d.rec.Owner}); ok && !alive[0] {
 			d.ownerDead = true // adopted by a relay that died too: no_room
 		}
 	}
@@ -349,6 +330,6 @@ func (l *fleetLink) checkOwner(d *dirAnswer, m *roomproto.Msg) {
 
 // remoteOwner reports whether rec is a live room hosted by another relay
 // of the fleet.
-func (l *fleetLink) remoteOwner(rec RoomRecord) bool {
-	return l != nil && !rec.Ended && rec.Owner != "" && rec.Owner != l.dir.self
+func (l *fleetLink) remoteOwner(rec roomdir.Record) bool {
+	return l != nil && !rec.Ended && rec.Owner != "" && rec.Owner != l.dir.Self()
 }

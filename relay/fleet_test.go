@@ -11,94 +11,25 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind/internal/testutil"
+	"github.com/rewindnet/rewind/relay/roomdir"
 	"github.com/rewindnet/rewind/relay/roomproto"
 	"github.com/rewindnet/rewind/transport"
 	"github.com/rewindnet/rewind/transport/webrtc"
 )
 
-// TestRedisRoomDirectory: claims are exclusive across directories of one
-// Redis, an ended room is remembered, a live room whose owner stops
-// refreshing it expires within the TTL while a refreshed one stays.
-func TestRedisRoomDirectory(t *testing.T) {
-	url := testutil.StartRedis(t)
-	ctx := testCtx(t)
-	cfg := RedisConfig{TTL: 600 * time.Millisecond, Remember: time.Minute}
-	a, err := NewRedisRoomDirectory(ctx, url, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	b, err := NewRedisRoomDirectory(ctx, url, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	now := time.Now()
-	if err := a.Claim(RoomRecord{Code: "AAAAAA", Key: "k1"}, now); err != nil {
-		t.Fatal(err)
-	}
-	if err := b.Claim(RoomRecord{Code: "AAAAAA", Key: "k2"}, now); !errors.Is(err, roomproto.ErrCodeTaken) {
-		t.Fatalf("second claim: %v, want roomproto.ErrCodeTaken", err)
-	}
-	rec, ok := b.Lookup("AAAAAA", now)
-	if !ok || rec.Key != "k1" || rec.Owner != a.Self() || rec.Ended {
-		t.Fatalf("lookup at b: %+v, %v", rec, ok)
-	}
-	if err := b.Claim(RoomRecord{Code: "BBBBBB", Key: "k3"}, now); err != nil {
-		t.Fatal(err)
-	}
-	a.End("AAAAAA", now)
-	if rec, ok := b.Lookup("AAAAAA", now); !ok || !rec.Ended || rec.EndedAt.UnixMilli() != now.UnixMilli() {
-		t.Fatalf("ended room: %+v, %v", rec, ok)
-	}
-	if err := b.Claim(RoomRecord{Code: "AAAAAA"}, now); !errors.Is(err, roomproto.ErrCodeTaken) {
-		t.Fatalf("claim of a remembered ended code: %v", err)
-	}
-	// a refreshes CCCCCC; nobody refreshes BBBBBB (its relay died).
-	if err := a.Claim(RoomRecord{Code: "CCCCCC", Key: "k4"}, now); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if err := a.Refresh([]string{"CCCCCC"}); err != nil {
-			t.Fatal(err)
-		}
-		if _, ok := a.Lookup("BBBBBB", now); !ok {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("an unrefreshed room did not expire")
-		}
-		time.Sleep(a.RefreshEvery())
-	}
-	if _, ok := b.Lookup("CCCCCC", now); !ok {
-		t.Fatal("a refreshed room expired")
-	}
-	if _, ok := a.Lookup("AAAAAA", now); !ok {
-		t.Fatal("an ended room was forgotten before Remember")
-	}
-	a.Remove("CCCCCC")
-	if _, ok := b.Lookup("CCCCCC", now); ok {
-		t.Fatal("Remove left the room")
-	}
-	if _, err := NewRedisRoomDirectory(ctx, "redis://127.0.0.1:1/0", RedisConfig{ConnectWait: 300 * time.Millisecond}); !errors.Is(err, ErrRedis) {
-		t.Fatalf("no redis: %v, want ErrRedis", err)
-	}
-}
-
 // startFleetRelay serves a relay whose directory is the Redis at url.
-func startFleetRelay(t *testing.T, url string) (*testRelay, *RedisRoomDirectory) {
+func startFleetRelay(t *testing.T, url string) (*testRelay, *roomdir.Redis) {
 	t.Helper()
-	r, dir, _ := startFleetRelayWith(t, url, RoomConfig{}, RedisConfig{})
+	r, dir, _ := startFleetRelayWith(t, url, RoomConfig{}, roomdir.RedisConfig{})
 	return r, dir
 }
 
 // startFleetRelayWith serves a relay with cfg whose directory is the Redis
 // at url with rcfg. crash stops it as a relay process that dies would:
 // its Redis connection first, so that it tells the others nothing.
-func startFleetRelayWith(t *testing.T, url string, cfg RoomConfig, rcfg RedisConfig) (r *testRelay, dir *RedisRoomDirectory, crash func()) {
+func startFleetRelayWith(t *testing.T, url string, cfg RoomConfig, rcfg roomdir.RedisConfig) (r *testRelay, dir *roomdir.Redis, crash func()) {
 	t.Helper()
-	dir, err := NewRedisRoomDirectory(testCtx(t), url, rcfg)
+	dir, err := roomdir.NewRedis(testCtx(t), url, rcfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package relay
+package roomdir
 
 import (
 	"context"
@@ -20,12 +20,12 @@ import (
 //	PREFIX "alive:" RELAY    "1", set by the relay every TTL/6 to expire
 //	                         after 2·TTL/3: a relay whose key is gone is
 //	                         dead, and the others drop the players they
-//	                         stood in for it (room_fleet.go) within TTL
+//	                         stood in for it (relay/fleet.go) within TTL
 //
 // The room entries are changed by scripts that read them first, so that
 // a late write never undoes an earlier decision of another relay (or of
 // another goroutine of the same relay, since the hub writes outside its
-// lock: room_hub_dir.go): End marks only a live room, Remove forgets only
+// lock: relay/room_hub_dir.go): End marks only a live room, Remove forgets only
 // a live room, Refresh extends only the live rooms the relay owns.
 
 // failScript takes a failed join from the address's bucket (ARGV[4] = 1)
@@ -101,22 +101,22 @@ redis.call('SET', KEYS[1], cjson.encode(r), 'PX', ARGV[3])
 return 1
 `)
 
-// adopt makes this relay the owner of the live room under code if dead
+// Adopt makes this relay the owner of the live room under code if dead
 // still owns it (a claimant of a room whose relay died takes it over
 // here); false if it was not so (another relay adopted it first).
-func (d *RedisRoomDirectory) adopt(code, dead string) bool {
+func (d *Redis) Adopt(code, dead string) bool {
 	ctx, cancel := d.ctx()
 	defer cancel()
 	n, err := adoptScript.Run(ctx, d.rdb, []string{d.key(code)}, d.self, dead, d.cfg.TTL.Milliseconds()).Int()
 	return err == nil && n == 1
 }
 
-func (d *RedisRoomDirectory) failKey(addrKey string) string { return d.cfg.Prefix + "fail:" + addrKey }
+func (d *Redis) failKey(addrKey string) string { return d.cfg.Prefix + "fail:" + addrKey }
 
-func (d *RedisRoomDirectory) aliveKey(relay string) string { return d.cfg.Prefix + "alive:" + relay }
+func (d *Redis) aliveKey(relay string) string { return d.cfg.Prefix + "alive:" + relay }
 
 // failTokens runs failScript; ok is false if Redis did not answer.
-func (d *RedisRoomDirectory) failTokens(addrKey string, now time.Time, rate float64, burst int, take bool) (float64, bool) {
+func (d *Redis) failTokens(addrKey string, now time.Time, rate float64, burst int, take bool) (float64, bool) {
 	ctx, cancel := d.ctx()
 	defer cancel()
 	t := "0"
@@ -132,17 +132,17 @@ func (d *RedisRoomDirectory) failTokens(addrKey string, now time.Time, rate floa
 	return tokens, err == nil
 }
 
-// joinThrottled reports whether the fleet has counted burst failed joins
+// JoinThrottled reports whether the fleet has counted burst failed joins
 // from addrKey (an address, or an IPv6 /64) not yet refilled at rate per
 // second by now. A Redis that does not answer throttles nothing (each
 // relay's own bucket still does).
-func (d *RedisRoomDirectory) joinThrottled(addrKey string, now time.Time, rate float64, burst int) bool {
+func (d *Redis) JoinThrottled(addrKey string, now time.Time, rate float64, burst int) bool {
 	tokens, ok := d.failTokens(addrKey, now, rate, burst, false)
 	return ok && tokens < 1
 }
 
-// joinFailed counts a failed join from addrKey in the fleet's bucket.
-func (d *RedisRoomDirectory) joinFailed(addrKey string, now time.Time, rate float64, burst int) {
+// JoinFailed counts a failed join from addrKey in the fleet's bucket.
+func (d *Redis) JoinFailed(addrKey string, now time.Time, rate float64, burst int) {
 	d.failTokens(addrKey, now, rate, burst, true)
 }
 
@@ -150,11 +150,11 @@ func (d *RedisRoomDirectory) joinFailed(addrKey string, now time.Time, rate floa
 // (every RefreshEvery, when the others check theirs too): a dead relay is
 // noticed within aliveTTL + RefreshEvery = 5/6 of TTL (plus a timer
 // tick), and a relay that misses a refresh or two is not taken for dead.
-func (d *RedisRoomDirectory) aliveTTL() time.Duration { return d.cfg.TTL * 2 / 3 }
+func (d *Redis) aliveTTL() time.Duration { return d.cfg.TTL * 2 / 3 }
 
-// alive reports which of relays have their liveness key; ok is false if
+// Alive reports which of relays have their liveness key; ok is false if
 // Redis did not answer (then nobody is taken for dead).
-func (d *RedisRoomDirectory) alive(relays []string) (alive []bool, ok bool) {
+func (d *Redis) Alive(relays []string) (alive []bool, ok bool) {
 	ctx, cancel := d.ctx()
 	defer cancel()
 	cmds := make([]*redis.IntCmd, len(relays))
@@ -174,8 +174,8 @@ func (d *RedisRoomDirectory) alive(relays []string) (alive []bool, ok bool) {
 	return alive, true
 }
 
-// dropAlive deletes this relay's liveness key (a relay closing cleanly).
-func (d *RedisRoomDirectory) dropAlive() {
+// DropAlive deletes this relay's liveness key (a relay closing cleanly).
+func (d *Redis) DropAlive() {
 	ctx, cancel := context.WithTimeout(context.Background(), d.cfg.OpTimeout)
 	defer cancel()
 	d.rdb.Del(ctx, d.aliveKey(d.self))

@@ -1,4 +1,4 @@
-package relay
+package roomdir
 
 import (
 	"context"
@@ -12,21 +12,21 @@ import (
 	"github.com/rewindnet/rewind/relay/roomproto"
 )
 
-// RedisConfig configures a RedisRoomDirectory. The zero value means every
+// RedisConfig configures a Redis. The zero value means every
 // default.
 type RedisConfig struct {
 	// TTL is how long a live room stays in the directory without its
 	// relay refreshing it (default 15 s): a relay that dies takes its
 	// rooms with it within TTL, and the players it forwarded to the
-	// others' rooms are dropped there within TTL (room_redis_guard.go).
+	// others' rooms are dropped there within TTL (redis_guard.go).
 	// Each relay refreshes its rooms and its liveness every TTL/6.
 	TTL time.Duration
 	// Remember is how long an ended room is remembered (default 5 min,
-	// RoomConfig.EndedRemember's default).
+	// relay.RoomConfig.EndedRemember's default).
 	Remember time.Duration
 	// Prefix begins every key and channel (default "rewind:").
 	Prefix string
-	// ConnectWait is how long NewRedisRoomDirectory retries a Redis that
+	// ConnectWait is how long NewRedis retries a Redis that
 	// does not answer yet (default 10 s).
 	ConnectWait time.Duration
 	// OpTimeout bounds one Redis command (default 2 s).
@@ -52,15 +52,15 @@ func (c RedisConfig) withDefaults() RedisConfig {
 	return c
 }
 
-// RedisRoomDirectory is a RoomDirectory in Redis, shared by every relay
+// Redis is a Directory in Redis, shared by every relay
 // process of a fleet: code → the room's key, its owning relay (the one
 // its host is connected to), whether it ended. A live room's entry
 // expires TTL after its owner last refreshed it; an ended room's after
 // Remember. Each relay process has its own ID (Self), which the rooms it
 // hosts carry as their Owner; a relay that finds a room owned by another
-// forwards the player's signaling there over Redis pub/sub (room_fleet.go).
+// forwards the player's signaling there over Redis pub/sub (package relay, fleet.go).
 // Methods are safe for concurrent use.
-type RedisRoomDirectory struct {
+type Redis struct {
 	cfg  RedisConfig
 	rdb  *redis.Client
 	self string
@@ -74,11 +74,11 @@ type redisRecord struct {
 	EndedAt int64  `json:"endedAt,omitempty"` // unix ms
 }
 
-// NewRedisRoomDirectory connects to the Redis at url
+// NewRedis connects to the Redis at url
 // ("redis://HOST:PORT/DB"), retrying for cfg.ConnectWait while it does
 // not answer (a relay started beside its Redis), and returns a directory
 // with a fresh relay ID. It fails with an error wrapping ErrRedis.
-func NewRedisRoomDirectory(ctx context.Context, url string, cfg RedisConfig) (*RedisRoomDirectory, error) {
+func NewRedis(ctx context.Context, url string, cfg RedisConfig) (*Redis, error) {
 	cfg = cfg.withDefaults()
 	opts, err := redis.ParseURL(url)
 	if err != nil {
@@ -105,29 +105,29 @@ func NewRedisRoomDirectory(ctx context.Context, url string, cfg RedisConfig) (*R
 	}
 	var id [8]byte
 	rand.Read(id[:]) // never fails (crypto/rand panics rather)
-	return &RedisRoomDirectory{cfg: cfg, rdb: rdb, self: hex.EncodeToString(id[:])}, nil
+	return &Redis{cfg: cfg, rdb: rdb, self: hex.EncodeToString(id[:])}, nil
 }
 
 // Self returns this relay process's ID, the Owner of the rooms it hosts.
-func (d *RedisRoomDirectory) Self() string { return d.self }
+func (d *Redis) Self() string { return d.self }
 
 // Client returns the Redis client (the fleet's pub/sub uses it).
-func (d *RedisRoomDirectory) Client() *redis.Client { return d.rdb }
+func (d *Redis) Client() *redis.Client { return d.rdb }
 
 // Close closes the connection to Redis. The rooms this relay owns stay
 // until their TTL runs out.
-func (d *RedisRoomDirectory) Close() error { return d.rdb.Close() }
+func (d *Redis) Close() error { return d.rdb.Close() }
 
-func (d *RedisRoomDirectory) key(code string) string { return d.cfg.Prefix + "room:" + code }
+func (d *Redis) key(code string) string { return d.cfg.Prefix + "room:" + code }
 
-func (d *RedisRoomDirectory) ctx() (context.Context, context.CancelFunc) {
+func (d *Redis) ctx() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), d.cfg.OpTimeout)
 }
 
-// Claim implements RoomDirectory: the entry is set only if no entry has
+// Claim implements Directory: the entry is set only if no entry has
 // the code (SET NX), live for TTL, owned by this relay unless rec.Owner
 // says otherwise.
-func (d *RedisRoomDirectory) Claim(rec RoomRecord, now time.Time) error {
+func (d *Redis) Claim(rec Record, now time.Time) error {
 	owner := rec.Owner
 	if owner == "" {
 		owner = d.self
@@ -145,39 +145,39 @@ func (d *RedisRoomDirectory) Claim(rec RoomRecord, now time.Time) error {
 	return nil
 }
 
-// Lookup implements RoomDirectory. A Redis that fails to answer is taken
+// Lookup implements Directory. A Redis that fails to answer is taken
 // as no room (and the player is told no_room).
-func (d *RedisRoomDirectory) Lookup(code string, now time.Time) (RoomRecord, bool) {
+func (d *Redis) Lookup(code string, now time.Time) (Record, bool) {
 	ctx, cancel := d.ctx()
 	defer cancel()
 	b, err := d.rdb.Get(ctx, d.key(code)).Bytes()
 	if err != nil {
-		return RoomRecord{}, false
+		return Record{}, false
 	}
 	var r redisRecord
 	if json.Unmarshal(b, &r) != nil {
-		return RoomRecord{}, false
+		return Record{}, false
 	}
-	rec := RoomRecord{Code: code, Key: r.Key, Owner: r.Owner, Ended: r.Ended}
+	rec := Record{Code: code, Key: r.Key, Owner: r.Owner, Ended: r.Ended}
 	if r.Ended {
 		rec.EndedAt = time.UnixMilli(r.EndedAt)
 	}
 	return rec, true
 }
 
-// End implements RoomDirectory: the entry of a live room is marked ended
+// End implements Directory: the entry of a live room is marked ended
 // and kept for Remember (atomically: endScript).
-func (d *RedisRoomDirectory) End(code string, now time.Time) {
+func (d *Redis) End(code string, now time.Time) {
 	ctx, cancel := d.ctx()
 	defer cancel()
 	endScript.Run(ctx, d.rdb, []string{d.key(code)}, now.UnixMilli(), d.cfg.Remember.Milliseconds())
 }
 
-// Remove implements RoomDirectory: a live room's entry is deleted if
+// Remove implements Directory: a live room's entry is deleted if
 // this relay owns it; an ended room stays remembered, a room another
 // relay owns now (adopted, or claimed back by its match server there)
 // stays its (removeScript).
-func (d *RedisRoomDirectory) Remove(code string) {
+func (d *Redis) Remove(code string) {
 	ctx, cancel := d.ctx()
 	defer cancel()
 	removeScript.Run(ctx, d.rdb, []string{d.key(code)}, d.self)
@@ -185,9 +185,9 @@ func (d *RedisRoomDirectory) Remove(code string) {
 
 // Refresh extends the TTL of the live rooms among codes that this relay
 // owns (the hub calls it every RefreshEvery with its rooms' codes), and
-// this relay's liveness key (room_redis_guard.go). An ended room, or one
+// this relay's liveness key (redis_guard.go). An ended room, or one
 // another relay owns, is left alone.
-func (d *RedisRoomDirectory) Refresh(codes []string) error {
+func (d *Redis) Refresh(codes []string) error {
 	keys := make([]string, len(codes))
 	for i, c := range codes {
 		keys[i] = d.key(c)
@@ -204,12 +204,12 @@ func (d *RedisRoomDirectory) Refresh(codes []string) error {
 
 // RefreshEvery returns how often the owner refreshes its rooms and its
 // liveness: TTL/6.
-func (d *RedisRoomDirectory) RefreshEvery() time.Duration { return d.cfg.TTL / 6 }
+func (d *Redis) RefreshEvery() time.Duration { return d.cfg.TTL / 6 }
 
 // Count returns how many of codes the directory holds (live or ended), in
 // one round trip: what `rewind bench relays` polls to see a dead relay's
 // rooms leave.
-func (d *RedisRoomDirectory) Count(codes []string) (int, error) {
+func (d *Redis) Count(codes []string) (int, error) {
 	keys := make([]string, len(codes))
 	for i, c := range codes {
 		keys[i] = d.key(c)
