@@ -124,162 +124,206 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 // serve hosts matches until ctx ends (or --duration passes), then prints
 // one key=value line of totals.
 func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("serve", "rewind serve --game sand --udp ADDR [flags]\n       rewind serve --game sand --relay URL [--room CODE] [--udp ADDR] [flags]\n       rewind serve --game sand --relay URL [--rooms N] [--max-matches M] [--on-demand] [flags]", stderr)
-	var gf gameFlags
-	gf.add(fs)
-	udpAddr := fs.String("udp", "0.0.0.0:7777", "UDP address to listen on (port 0 picks a free one; the line udp=HOST:PORT on standard output says which); with --json, UDP only if given")
-	jsonAddr := fs.String("json", "", "also serve the JSON lockstep gateway (docs/gateway.md) over WebSocket on this TCP address (the line json=ws://HOST:PORT/ on standard output says which)")
-	var pf playerFlags
-	pf.add(fs, "most players in a match", "players that must have connected before the match's first tick; later ones join while the server still keeps every tick since the start (4 s)")
-	httpAddr := fs.String("http", "", "serve Prometheus /metrics and /debug/pprof/ on this TCP address (empty: off)")
-	duration := fs.Duration("duration", 0, "stop after this long (0: run until interrupted)")
-	status := fs.Duration("status", 10*time.Second, "log a status line this often (0: never)")
-	readBuf := fs.Int("udp-read-buffer", 0, "the UDP socket's receive buffer in bytes (SO_RCVBUF; 0: the system's default); the kernel may grant another size (Linux doubles it, capped at 2 × net.core.rmem_max): the log line \"udp socket buffers\" says what it got")
-	writeBuf := fs.Int("udp-write-buffer", 0, "the UDP socket's send buffer in bytes (SO_SNDBUF; 0: the system's default; Linux caps it at 2 × net.core.wmem_max)")
-	keyFile := fs.String("key-file", "", "the server's long-term UDP key: read from this file, or created there (mode 0600) if missing; without it a new key each run (the line server_key=KEY on standard output says which; players pin it with play --server-key)")
-	stallFlag := fs.String("stall", "never", "stall policy: never (a late input keeps its last value), wait:DURATION (hold a tick up to DURATION for a missing input) or acks:K (pause while a player has not acknowledged a tick K ticks old; acks alone: half the tick rate)")
-	var lf logFlags
-	lf.add(fs)
-	var rf roomFlags // serve_relay.go
-	rf.add(fs)
-	var mf multiFlags // serve_multi.go
-	mf.add(fs)
-	checkpoint := fs.Duration("checkpoint", 0, "how often the server snapshots its world (0: the default, 250ms); one tick (e.g. 16ms at 60 Hz) lets a play --debug-desync player get the server's world of any desynced tick even when the game's own replay of it differs (a non-deterministic game)")
-	var recf recordFlags // replay.go
-	recf.add(fs, "record every match into this directory: a replay file per match, created at its first tick, named by its start (names sort in start order; each path is logged)")
-	if err := parseQuiet(fs, "serve", args, stderr); err != nil {
-		return err
-	}
-	if err := gf.check(); err != nil {
-		return err
-	}
-	if err := pf.check(); err != nil {
-		return err
-	}
-	if err := mf.check(); err != nil {
-		return err
-	}
-	udpSet := false
-	fs.Visit(func(f *flag.Flag) { udpSet = udpSet || f.Name == "udp" })
-	if udpSet && *udpAddr == "" {
-		return usageError{errors.New(`--udp "": give an address (0.0.0.0:7777 listens on every interface, 127.0.0.1:0 on loopback with a free port)`)}
-	}
-	if rf.timeout <= 0 {
-		return usageError{errors.New("--relay-timeout must be positive")}
-	}
-	if err := rf.split(); err != nil {
-		return err
-	}
-	if *duration < 0 || *status < 0 {
-		return usageError{errors.New("--duration and --status must not be negative")}
-	}
-	stall, err := rewind.ParseStall(*stallFlag)
-	if err != nil {
-		return usageError{fmt.Errorf("--stall %s: want never, wait:DURATION or acks:K", *stallFlag)}
-	}
-	log, err := lf.logger(stderr)
+	o, err := parseServe(args, stderr)
 	if err != nil {
 		return err
-	}
-	scfg := stallConfig(pf.config(), stall, log)
-	if scfg.NewRecorder, err = recf.perMatch(&gf, log); err != nil {
-		return err
-	}
-	if *checkpoint < 0 {
-		return usageError{errors.New("--checkpoint must not be negative")}
-	}
-	scfg.Checkpoint = *checkpoint
-	if *readBuf < 0 || *writeBuf < 0 {
-		return usageError{errors.New("--udp-read-buffer and --udp-write-buffer must not be negative")}
-	}
-	ucfg := rewind.UDPConfig{ReadBuffer: *readBuf, WriteBuffer: *writeBuf}
-	if *keyFile != "" {
-		key, created, err := loadKeyFile(*keyFile)
-		if err != nil {
-			return err
-		}
-		if created {
-			log.Info("server key created", "key_file", *keyFile, "server_key", key.Public().String())
-		}
-		ucfg.StaticKey = key
 	}
 	// Everything that can fail is bound before the first udp=/room=/http=
 	// line, so a caller reading standard output never sees an address of
 	// a command that then exits 1: the HTTP listener first (its metrics
 	// are registered once the host exists), then the host.
-	var reg *prometheus.Registry
-	var hs *httpServer
-	if *httpAddr != "" {
-		reg = newRegistry()
-		if hs, err = startHTTP(*httpAddr, reg, log); err != nil {
+	if o.httpAddr != "" {
+		o.reg = newRegistry()
+		if o.hs, err = startHTTP(o.httpAddr, o.reg, o.log); err != nil {
 			return err
 		}
-		defer hs.close()
+		defer o.hs.close()
 	}
-	if rf.onDemand && rf.relay == "" {
+	if o.rf.onDemand && o.rf.relay == "" {
 		return usageError{errors.New("--on-demand needs --relay URL (the relay asks for the rooms)")}
 	}
-	if rf.relay != "" || (rf.room != "" && !mf.on()) {
-		if rf.relay == "" {
-			return usageError{errors.New("--room needs --relay URL")}
-		}
-		// A list of relays on its own: a match server of one room, which
-		// claims its room back at a live relay; with --host-migration, one
-		// room hosted at the first relay that answers (rooms.Host), whose
-		// players carry the match on when this server goes.
-		listServer := len(rf.more) > 0 && !rf.migrate
-		many := mf.on() || rf.onDemand || listServer
-		if listServer && !rf.onDemand && mf.rooms == 0 && mf.maxMatches == 0 {
-			mf.rooms = 1
-		}
-		if many && rf.migrate {
-			return usageError{errors.New("with --relay, --rooms N, --max-matches and --on-demand host many rooms through one relay connection: their matches do not migrate (not with --host-migration)")}
-		}
-		if many && !rf.onDemand && mf.rooms < 1 {
-			return usageError{errors.New("with --relay, --max-matches needs --rooms N (rooms opened at start) or --on-demand")}
-		}
-		if *jsonAddr != "" {
-			return usageError{errors.New("--json serves a match of its own: not with --relay")}
-		}
-		o := roomServe{fs: fs, rooms: rf, multi: mf, game: gf, udp: *udpAddr, reg: reg, http: hs, duration: *duration, status: *status, server: scfg, udpConfig: ucfg}
-		if mf.rooms > 1 || mf.maxMatches > 0 || rf.onDemand || listServer { // serve_multi_relay.go
-			switch gf.name {
-			case "walkers":
-				return serveRooms(ctx, gf.newWalkers(), o, stdout, log)
-			case "cards":
-				return serveRooms(ctx, gf.newCards(), o, stdout, log)
-			}
-			return serveRooms(ctx, gf.newGame(), o, stdout, log)
-		}
-		switch gf.name {
-		case "walkers":
-			return serveRoom(ctx, gf.newWalkers(), o, stdout, log)
-		case "cards":
-			return serveRoom(ctx, gf.newCards(), o, stdout, log)
-		}
-		return serveRoom(ctx, gf.newGame(), o, stdout, log)
+	if o.rf.relay != "" || (o.rf.room != "" && !o.mf.on()) {
+		return o.serveByRelay(ctx, stdout)
 	}
-	opts := rewind.HostOptions{Server: scfg, UDP: ucfg, Log: gf.logger(log)}
-	if mf.on() && *jsonAddr != "" {
+	opts := rewind.HostOptions{Server: o.scfg, UDP: o.ucfg, Log: o.gf.logger(o.log)}
+	if o.mf.on() && o.jsonAddr != "" {
 		return usageError{errors.New("--json serves one match: not with --rooms or --max-matches")}
 	}
-	if mf.on() {
-		o := multiServe{multi: mf, game: gf, opts: opts, udp: *udpAddr, room: rf.room, reg: reg, http: hs, duration: *duration,
-			status: func(ctx context.Context, fn func()) func() { return logStatus(ctx, *status, fn) }}
+	if o.mf.on() {
+		mo := multiServe{multi: o.mf, game: o.gf, opts: opts, udp: o.udpAddr, room: o.rf.room, reg: o.reg, http: o.hs, duration: o.duration,
+			status: func(ctx context.Context, fn func()) func() { return logStatus(ctx, o.status, fn) }}
+		switch o.gf.name {
+		case "walkers":
+			return serveMulti(ctx, o.gf.newWalkers(), mo, stdout, o.log)
+		case "cards":
+			return serveMulti(ctx, o.gf.newCards(), mo, stdout, o.log)
+		}
+		return serveMulti(ctx, o.gf.newGame(), mo, stdout, o.log)
+	}
+	return o.serveMatch(ctx, opts, stdout)
+}
+
+// serveOpts is `rewind serve`'s flags, checked, and what they make: the
+// match servers' configuration, the logger, the HTTP endpoint.
+type serveOpts struct {
+	fs                          *flag.FlagSet
+	gf                          gameFlags
+	pf                          playerFlags
+	lf                          logFlags
+	rf                          roomFlags  // serve_relay.go
+	mf                          multiFlags // serve_multi.go
+	recf                        recordFlags
+	udpAddr, jsonAddr, httpAddr string
+	udpSet                      bool
+	duration, status            time.Duration
+	log                         *slog.Logger
+	scfg                        rewind.ServerConfig
+	ucfg                        rewind.UDPConfig
+	reg                         *prometheus.Registry
+	hs                          *httpServer
+}
+
+// parseServe reads and checks serve's flags.
+func parseServe(args []string, stderr io.Writer) (*serveOpts, error) {
+	o := &serveOpts{}
+	fs := newFlags("serve", "rewind serve --game sand --udp ADDR [flags]\n       rewind serve --game sand --relay URL [--room CODE] [--udp ADDR] [flags]\n       rewind serve --game sand --relay URL [--rooms N] [--max-matches M] [--on-demand] [flags]", stderr)
+	o.fs = fs
+	o.gf.add(fs)
+	fs.StringVar(&o.udpAddr, "udp", "0.0.0.0:7777", "UDP address to listen on (port 0 picks a free one; the line udp=HOST:PORT on standard output says which); with --json, UDP only if given")
+	fs.StringVar(&o.jsonAddr, "json", "", "also serve the JSON lockstep gateway (docs/gateway.md) over WebSocket on this TCP address (the line json=ws://HOST:PORT/ on standard output says which)")
+	o.pf.add(fs, "most players in a match", "players that must have connected before the match's first tick; later ones join while the server still keeps every tick since the start (4 s)")
+	fs.StringVar(&o.httpAddr, "http", "", "serve Prometheus /metrics and /debug/pprof/ on this TCP address (empty: off)")
+	fs.DurationVar(&o.duration, "duration", 0, "stop after this long (0: run until interrupted)")
+	fs.DurationVar(&o.status, "status", 10*time.Second, "log a status line this often (0: never)")
+	readBuf := fs.Int("udp-read-buffer", 0, "the UDP socket's receive buffer in bytes (SO_RCVBUF; 0: the system's default); the kernel may grant another size (Linux doubles it, capped at 2 × net.core.rmem_max): the log line \"udp socket buffers\" says what it got")
+	writeBuf := fs.Int("udp-write-buffer", 0, "the UDP socket's send buffer in bytes (SO_SNDBUF; 0: the system's default; Linux caps it at 2 × net.core.wmem_max)")
+	keyFile := fs.String("key-file", "", "the server's long-term UDP key: read from this file, or created there (mode 0600) if missing; without it a new key each run (the line server_key=KEY on standard output says which; players pin it with play --server-key)")
+	stallFlag := fs.String("stall", "never", "stall policy: never (a late input keeps its last value), wait:DURATION (hold a tick up to DURATION for a missing input) or acks:K (pause while a player has not acknowledged a tick K ticks old; acks alone: half the tick rate)")
+	o.lf.add(fs)
+	o.rf.add(fs)
+	o.mf.add(fs)
+	checkpoint := fs.Duration("checkpoint", 0, "how often the server snapshots its world (0: the default, 250ms); one tick (e.g. 16ms at 60 Hz) lets a play --debug-desync player get the server's world of any desynced tick even when the game's own replay of it differs (a non-deterministic game)")
+	o.recf.add(fs, "record every match into this directory: a replay file per match, created at its first tick, named by its start (names sort in start order; each path is logged)")
+	if err := parseQuiet(fs, "serve", args, stderr); err != nil {
+		return nil, err
+	}
+	if err := o.check(); err != nil {
+		return nil, err
+	}
+	stall, err := rewind.ParseStall(*stallFlag)
+	if err != nil {
+		return nil, usageError{fmt.Errorf("--stall %s: want never, wait:DURATION or acks:K", *stallFlag)}
+	}
+	if o.log, err = o.lf.logger(stderr); err != nil {
+		return nil, err
+	}
+	o.scfg = stallConfig(o.pf.config(), stall, o.log)
+	if o.scfg.NewRecorder, err = o.recf.perMatch(&o.gf, o.log); err != nil {
+		return nil, err
+	}
+	if *checkpoint < 0 {
+		return nil, usageError{errors.New("--checkpoint must not be negative")}
+	}
+	o.scfg.Checkpoint = *checkpoint
+	if *readBuf < 0 || *writeBuf < 0 {
+		return nil, usageError{errors.New("--udp-read-buffer and --udp-write-buffer must not be negative")}
+	}
+	o.ucfg = rewind.UDPConfig{ReadBuffer: *readBuf, WriteBuffer: *writeBuf}
+	if *keyFile != "" {
+		key, created, err := loadKeyFile(*keyFile)
+		if err != nil {
+			return nil, err
+		}
+		if created {
+			o.log.Info("server key created", "key_file", *keyFile, "server_key", key.Public().String())
+		}
+		o.ucfg.StaticKey = key
+	}
+	return o, nil
+}
+
+// check checks the flags that need no logger.
+func (o *serveOpts) check() error {
+	if err := o.gf.check(); err != nil {
+		return err
+	}
+	if err := o.pf.check(); err != nil {
+		return err
+	}
+	if err := o.mf.check(); err != nil {
+		return err
+	}
+	o.fs.Visit(func(f *flag.Flag) { o.udpSet = o.udpSet || f.Name == "udp" })
+	if o.udpSet && o.udpAddr == "" {
+		return usageError{errors.New(`--udp "": give an address (0.0.0.0:7777 listens on every interface, 127.0.0.1:0 on loopback with a free port)`)}
+	}
+	if o.rf.timeout <= 0 {
+		return usageError{errors.New("--relay-timeout must be positive")}
+	}
+	if err := o.rf.split(); err != nil {
+		return err
+	}
+	if o.duration < 0 || o.status < 0 {
+		return usageError{errors.New("--duration and --status must not be negative")}
+	}
+	return nil
+}
+
+// serveByRelay hosts rooms of a relay (--relay): one room, or many
+// through one relay connection.
+func (o *serveOpts) serveByRelay(ctx context.Context, stdout io.Writer) error {
+	rf, mf, gf, log := o.rf, o.mf, o.gf, o.log
+	if rf.relay == "" {
+		return usageError{errors.New("--room needs --relay URL")}
+	}
+	// A list of relays on its own: a match server of one room, which
+	// claims its room back at a live relay; with --host-migration, one
+	// room hosted at the first relay that answers (rooms.Host), whose
+	// players carry the match on when this server goes.
+	listServer := len(rf.more) > 0 && !rf.migrate
+	many := mf.on() || rf.onDemand || listServer
+	if listServer && !rf.onDemand && mf.rooms == 0 && mf.maxMatches == 0 {
+		mf.rooms = 1
+	}
+	if many && rf.migrate {
+		return usageError{errors.New("with --relay, --rooms N, --max-matches and --on-demand host many rooms through one relay connection: their matches do not migrate (not with --host-migration)")}
+	}
+	if many && !rf.onDemand && mf.rooms < 1 {
+		return usageError{errors.New("with --relay, --max-matches needs --rooms N (rooms opened at start) or --on-demand")}
+	}
+	if o.jsonAddr != "" {
+		return usageError{errors.New("--json serves a match of its own: not with --relay")}
+	}
+	ro := roomServe{fs: o.fs, rooms: rf, multi: mf, game: gf, udp: o.udpAddr, reg: o.reg, http: o.hs, duration: o.duration, status: o.status, server: o.scfg, udpConfig: o.ucfg}
+	if mf.rooms > 1 || mf.maxMatches > 0 || rf.onDemand || listServer { // serve_multi_relay.go
 		switch gf.name {
 		case "walkers":
-			return serveMulti(ctx, gf.newWalkers(), o, stdout, log)
+			return serveRooms(ctx, gf.newWalkers(), ro, stdout, log)
 		case "cards":
-			return serveMulti(ctx, gf.newCards(), o, stdout, log)
+			return serveRooms(ctx, gf.newCards(), ro, stdout, log)
 		}
-		return serveMulti(ctx, gf.newGame(), o, stdout, log)
+		return serveRooms(ctx, gf.newGame(), ro, stdout, log)
 	}
-	if gf.name == "cards" && *jsonAddr != "" {
+	switch gf.name {
+	case "walkers":
+		return serveRoom(ctx, gf.newWalkers(), ro, stdout, log)
+	case "cards":
+		return serveRoom(ctx, gf.newCards(), ro, stdout, log)
+	}
+	return serveRoom(ctx, gf.newGame(), ro, stdout, log)
+}
+
+// serveMatch hosts one match at a time on UDP (and --json), then prints
+// the totals.
+func (o *serveOpts) serveMatch(ctx context.Context, opts rewind.HostOptions, stdout io.Writer) error {
+	gf, log := o.gf, o.log
+	if gf.name == "cards" && o.jsonAddr != "" {
 		return usageError{errors.New("--json: the JSON gateway sends whole worlds, which would show cards' hidden hands and deck (docs/scenes.md)")}
 	}
-	plan := matchPlan{udp: *jsonAddr == "" || udpSet, udpAddr: *udpAddr, json: *jsonAddr, reg: reg, log: gf.logger(log), opts: opts}
+	plan := matchPlan{udp: o.jsonAddr == "" || o.udpSet, udpAddr: o.udpAddr, json: o.jsonAddr, reg: o.reg, log: gf.logger(log), opts: opts}
 	var host servedHost
 	var js *jsonServe
+	var err error
 	switch gf.name {
 	case "walkers":
 		host, js, err = hostMatch(gf.newWalkers(), walkersDestination, walkers.HalfField, plan)
@@ -299,20 +343,20 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if hasUDP {
 		fmt.Fprintf(stdout, "udp=%s\n", udpAddrPort)
 		printServerKey(stdout, host.Conn())
-		logUDPBuffers(log, host.Conn(), ucfg)
+		logUDPBuffers(log, host.Conn(), o.ucfg)
 	}
 	if js != nil {
 		fmt.Fprintf(stdout, "json=%s\n", js.url)
 	}
-	if hs != nil {
-		fmt.Fprintf(stdout, "http=%s\n", hs.Addr())
+	if o.hs != nil {
+		fmt.Fprintf(stdout, "http=%s\n", o.hs.Addr())
 	}
-	if *duration > 0 {
+	if o.duration > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, *duration)
+		ctx, cancel = context.WithTimeout(ctx, o.duration)
 		defer cancel()
 	}
-	stopStatus := logStatus(ctx, *status, func() {
+	stopStatus := logStatus(ctx, o.status, func() {
 		s := host.Stats()
 		log.Info("status", "match", s.Matches, "running", s.Running, "tick", s.Match.Tick,
 			"players", s.Match.Players, "late_inputs", s.Total.LateInputs,
