@@ -196,14 +196,14 @@ func (a Num) Abs() Num {
 
 // MulInt returns a*n for an integer n, saturating.
 func (a Num) MulInt(n int64) Num {
-	hi, lo := bits.Mul64(abs64(int64(a)), abs64(n))
+	hi, lo := mul128(abs64(int64(a)), abs64(n))
 	return signed(hi, lo, (int64(a)^n) < 0)
 }
 
 // Mul returns a*b rounded to the nearest Num (ties away from zero),
 // saturating at Max and Min.
 func (a Num) Mul(b Num) Num {
-	hi, lo := bits.Mul64(abs64(int64(a)), abs64(int64(b)))
+	hi, lo := mul128(abs64(int64(a)), abs64(int64(b)))
 	lo, c := bits.Add64(lo, 1<<(FracBits-1), 0)
 	hi += c
 	return signed(hi>>FracBits, hi<<(64-FracBits)|lo>>FracBits, (a^b) < 0)
@@ -228,12 +228,29 @@ func quo(num, den int64) Num {
 	if hi >= ud {
 		return signed(1, 0, neg)
 	}
-	q, r := bits.Div64(hi, lo, ud)
+	var q, r uint64
+	if hi == 0 {
+		// The usual case, |num| < 2^48: one 64-bit division (bits.Div64
+		// is a long division in software in wasm).
+		q, r = lo/ud, lo%ud
+	} else {
+		q, r = bits.Div64(hi, lo, ud)
+	}
 	var c uint64
 	if r >= ud-r {
 		q, c = bits.Add64(q, 1, 0)
 	}
 	return signed(c, q, neg)
+}
+
+// mul128 returns a·b as 128 bits: one 64-bit multiplication when the
+// product fits in 64 bits (wasm has no 64×64→128-bit multiply, so
+// bits.Mul64 is four multiplications there), bits.Mul64 otherwise.
+func mul128(a, b uint64) (hi, lo uint64) {
+	if bits.Len64(a)+bits.Len64(b) <= 64 {
+		return 0, a * b
+	}
+	return bits.Mul64(a, b)
 }
 
 // abs64 returns |x| as a uint64 (|MinInt64| = 2^63 is representable).

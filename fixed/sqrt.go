@@ -16,26 +16,31 @@ func Sqrt(a Num) Num {
 // isqrt128 returns the square root of the 128-bit hi:lo rounded to the
 // nearest integer (a tie cannot happen: n = g²+g+1/4 has no integer n).
 func isqrt128(hi, lo uint64) uint64 {
-	if hi == 0 && lo == 0 {
-		return 0
-	}
-	n := 64 + bits.Len64(hi)
+	var g uint64
 	if hi == 0 {
-		n = bits.Len64(lo)
-	}
-	// g starts at or above the root; Newton's steps then fall to its floor.
-	g := uint64(1)<<((n+1)/2) - 1
-	if (n+1)/2 < 64 {
-		g++
-	}
-	for {
-		q, _ := bits.Div64(hi, lo, g)
-		s, c := bits.Add64(g, q, 0)
-		y := s>>1 | c<<63
-		if y >= g {
-			break
+		g = isqrt64(lo)
+	} else {
+		// Start from the root of the top 64 bits, rounded up (within
+		// 2^-31 of the root, above it); Newton's steps on 128 bits then
+		// fall to the floor in two or three divisions.
+		k := uint(bits.Len64(hi)+1) / 2
+		top := hi<<(64-2*k) | lo>>(2*k)
+		if k == 32 {
+			top = hi
 		}
-		g = y
+		g = (isqrt64(top) + 1) << k
+		if g == 0 { // (2^32) << 32 overflowed: the root is below 2^64
+			g = 1<<64 - 1
+		}
+		for {
+			q, _ := bits.Div64(hi, lo, g)
+			s, c := bits.Add64(g, q, 0)
+			y := s>>1 | c<<63
+			if y >= g {
+				break
+			}
+			g = y
+		}
 	}
 	// Round: n - g² > g means n >= g²+g+1, nearer to g+1.
 	sh, sl := bits.Mul64(g, g)
@@ -45,4 +50,20 @@ func isqrt128(hi, lo uint64) uint64 {
 		g++
 	}
 	return g
+}
+
+// isqrt64 returns the floor of the square root of n with 64-bit
+// divisions only (Newton's method from a power of two above the root).
+func isqrt64(n uint64) uint64 {
+	if n < 2 {
+		return n
+	}
+	g := uint64(1) << ((bits.Len64(n) + 1) / 2)
+	for {
+		y := (g + n/g) >> 1
+		if y >= g {
+			return g
+		}
+		g = y
+	}
 }

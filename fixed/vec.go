@@ -91,7 +91,7 @@ func FromAngle(a Num) Vec {
 // square returns a² as 128 bits.
 func square(a Num) (hi, lo uint64) {
 	u := abs64(int64(a))
-	return bits.Mul64(u, u)
+	return mul128(u, u)
 }
 
 // mulAdd returns a·b + c·d (a·b - c·d when sub) computed exactly and
@@ -107,7 +107,7 @@ func mulAdd(a, b, c, d Num, sub bool) Num {
 
 // mulSigned returns a·b as a 128-bit magnitude and a sign.
 func mulSigned(a, b Num) (hi, lo uint64, neg bool) {
-	hi, lo = bits.Mul64(abs64(int64(a)), abs64(int64(b)))
+	hi, lo = mul128(abs64(int64(a)), abs64(int64(b)))
 	return hi, lo, (a ^ b) < 0
 }
 
