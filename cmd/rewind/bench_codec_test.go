@@ -26,40 +26,6 @@ func synthDemo(players, tics, seed int) []byte {
 	return append(b, 0x80)
 }
 
-func TestBenchCodecMixedDemos(t *testing.T) {
-	dir := t.TempDir()
-	total := 0
-	for i, p := range []int{2, 1, 4, 3, 1} {
-		tics := 40 + 13*i
-		total += p * tics
-		name := filepath.Join(dir, "demo"+string(rune('a'+i))+".lmp")
-		if err := os.WriteFile(name, synthDemo(p, tics, i), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	var out, errb bytes.Buffer
-	if err := runBenchCodec([]string{"--demos", dir, "--time", "1ms"}, &out, &errb); err != nil {
-		t.Fatalf("%v\n%s", err, errb.String())
-	}
-	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	last := lines[len(lines)-1]
-	for _, want := range []string{"demos=5 ", "player_ticks=" + itoa(total) + " ", "roundtrip_exact=true",
-		"input_bytes_per_player_tick=", "tick_bytes_per_client=", "encode_ns_per_player_tick=", "decode_ns_per_player_tick="} {
-		if !strings.Contains(last, want) {
-			t.Errorf("last line %q lacks %q", last, want)
-		}
-	}
-}
-
-func itoa(n int) string {
-	var b []byte
-	for n > 0 || len(b) == 0 {
-		b = append([]byte{byte('0' + n%10)}, b...)
-		n /= 10
-	}
-	return string(b)
-}
-
 func TestBenchCodecBadFile(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "good.lmp"), synthDemo(1, 10, 1), 0o644)
@@ -102,4 +68,13 @@ func TestBenchCodecDefaultDirElsewhere(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "no such directory") || !strings.Contains(err.Error(), "repository root") || !strings.Contains(err.Error(), "--demos") {
 		t.Fatalf("err = %v, want one saying to run from the repository root or pass --demos", err)
 	}
+}
+
+func itoa(n int) string {
+	var b []byte
+	for n > 0 || len(b) == 0 {
+		b = append([]byte{byte('0' + n%10)}, b...)
+		n /= 10
+	}
+	return string(b)
 }

@@ -1,11 +1,11 @@
-package main
+package codec
 
 import (
 	"errors"
 	"math/rand/v2"
 	"time"
 
-	"github.com/rewindnet/rewind/codec"
+	rwcodec "github.com/rewindnet/rewind/codec"
 	"github.com/rewindnet/rewind/codec/inputs"
 	"github.com/rewindnet/rewind/codec/reliable"
 	"github.com/rewindnet/rewind/internal/doomdemo"
@@ -13,13 +13,6 @@ import (
 )
 
 var errLink = errors.New("link simulation did not deliver every tick")
-
-type linkResult struct {
-	down, up float64       // bytes per second per client
-	lateFrac float64       // ticks applicable later than on a lossless link
-	meanLate time.Duration // mean extra delay of those
-	worst    time.Duration // worst extra delay
-}
 
 // simulateLink plays the match to the client in slot 0's seat over a link
 // with benchRTT and benchLoss each way, in made-up time with a seeded RNG:
@@ -30,7 +23,7 @@ type linkResult struct {
 // server's default adds the tick before each fresh one while it is
 // unacknowledged and resends a lost tick with every datagram until
 // acknowledged (rewind bench match measures the server itself).
-func simulateLink(s *inputs.Schema, ticks []doomdemo.Tick, bodies [][]byte, pack packFunc, resendAll bool) linkResult {
+func simulateLink(s *inputs.Schema, ticks []doomdemo.Tick, bodies [][]byte, pack packFunc, resendAll bool) Link {
 	rng := rand.New(rand.NewPCG(1, 2))
 	step := time.Second / benchTickRate
 	oneWay := benchRTT / 2
@@ -53,16 +46,16 @@ func simulateLink(s *inputs.Schema, ticks []doomdemo.Tick, bodies [][]byte, pack
 	for i := 0; i < end; i++ {
 		now := t0.Add(time.Duration(i) * step)
 		// Server: fresh tick plus resends, up to the MTU.
-		var tb []codec.TickBody
+		var tb []rwcodec.TickBody
 		if i < len(bodies) {
-			tb = append(tb, codec.TickBody{Tick: uint32(i), Body: bodies[i]})
+			tb = append(tb, rwcodec.TickBody{Tick: uint32(i), Body: bodies[i]})
 			firstSent[i] = now
 		}
 		due = res.Due(now, due[:0])
-		m := codec.ServerTicks{Tag: 1, Ack: inAck.Ack(), HasMargin: i%benchTickRate == 0, Margin: 20}
+		m := rwcodec.ServerTicks{Tag: 1, Ack: inAck.Ack(), HasMargin: i%benchTickRate == 0, Margin: 20}
 		for _, q := range due {
 			if int(q) != i {
-				tb = append(tb, codec.TickBody{Tick: q, Body: bodies[q]})
+				tb = append(tb, rwcodec.TickBody{Tick: q, Body: bodies[q]})
 			}
 		}
 		sortTickBodies(tb)
@@ -93,7 +86,7 @@ func simulateLink(s *inputs.Schema, ticks []doomdemo.Tick, bodies [][]byte, pack
 			for t := int(first); t <= clientTick && t < len(ticks) && ticks[t].Present[0]; t++ {
 				inputs = append(inputs, append([]byte(nil), pack(inbuf[:], &ticks[t], 0)...))
 			}
-			ci := codec.ClientInputs{Tag: 1, First: first, Ack: got.Ack(), Count: len(inputs), Payload: s.AppendInputs(nil, inputs)}
+			ci := rwcodec.ClientInputs{Tag: 1, First: first, Ack: got.Ack(), Count: len(inputs), Payload: s.AppendInputs(nil, inputs)}
 			b := ci.Append(nil)
 			upBytes += len(b)
 			if rng.Float64() >= benchLoss {
@@ -102,7 +95,7 @@ func simulateLink(s *inputs.Schema, ticks []doomdemo.Tick, bodies [][]byte, pack
 		}
 		// Deliveries due by now.
 		down = deliver(down, now, func(b []byte) {
-			m, _, err := codec.ParseServerTicks(b, uint32(i))
+			m, _, err := rwcodec.ParseServerTicks(b, uint32(i))
 			if err != nil {
 				panic(err)
 			}
@@ -118,7 +111,7 @@ func simulateLink(s *inputs.Schema, ticks []doomdemo.Tick, bodies [][]byte, pack
 			}
 		})
 		up = deliver(up, now, func(b []byte) {
-			m, _, err := codec.ParseClientInputs(b, uint32(i))
+			m, _, err := rwcodec.ParseClientInputs(b, uint32(i))
 			if err != nil {
 				panic(err)
 			}
@@ -129,7 +122,7 @@ func simulateLink(s *inputs.Schema, ticks []doomdemo.Tick, bodies [][]byte, pack
 		})
 	}
 	// A tick can be applied once it and every tick before it arrived.
-	var r linkResult
+	var r Link
 	late := 0
 	var applied time.Time
 	var lateSum time.Duration
@@ -149,14 +142,14 @@ func simulateLink(s *inputs.Schema, ticks []doomdemo.Tick, bodies [][]byte, pack
 			late++
 			lateSum += extra
 		}
-		r.worst = max(r.worst, extra)
+		r.Worst = max(r.Worst, extra)
 	}
 	secs := float64(len(bodies)) / benchTickRate
-	r.down = float64(downBytes) / secs
-	r.up = float64(upBytes) / secs
-	r.lateFrac = float64(late) / float64(len(bodies))
+	r.Down = float64(downBytes) / secs
+	r.Up = float64(upBytes) / secs
+	r.LateFrac = float64(late) / float64(len(bodies))
 	if late > 0 {
-		r.meanLate = lateSum / time.Duration(late)
+		r.MeanLate = lateSum / time.Duration(late)
 	}
 	return r
 }
@@ -180,7 +173,7 @@ func deliver(q []linkPkt, now time.Time, fn func([]byte)) []linkPkt {
 	return kept
 }
 
-func sortTickBodies(tb []codec.TickBody) {
+func sortTickBodies(tb []rwcodec.TickBody) {
 	for i := 1; i < len(tb); i++ {
 		for j := i; j > 0 && int32(tb[j].Tick-tb[j-1].Tick) < 0; j-- {
 			tb[j], tb[j-1] = tb[j-1], tb[j]
