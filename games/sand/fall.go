@@ -35,8 +35,8 @@ func chunksOf(n int) int { return (n + chunk - 1) / chunk }
 // resting grain costs a fraction of an instruction, and the cost follows
 // the grains that move rather than the grains that are. Which grains move,
 // in which order, and the change ticks are exactly what looking at every
-// cell of the chunks one by one gives (reference_test.go holds that scan
-// and compares).
+// cell of the chunks one by one gives (that scan is kept in
+// oldstep_test.go, and reference_test.go compares).
 func (g *Game) fall(w *world.World, tick uint32) {
 	n := g.side()
 	changed := g.changed.Cells(w)

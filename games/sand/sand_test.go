@@ -77,10 +77,22 @@ func TestGrainsConserved(t *testing.T) {
 // ticks with the old Step (oldstep_test.go), for comparison. Reported
 // beside the wall time: cpu-us/tick, the thread's CPU time (the process's
 // under Node; the machine is shared, so it is the steadier figure).
-func BenchmarkStep(b *testing.B)    { benchStep(b, (*Game).Step) }
-func BenchmarkStepOld(b *testing.B) { benchStep(b, (*Game).refStep) }
+func BenchmarkStep(b *testing.B)    { benchStep(b, (*Game).Step, 600, 1) }
+func BenchmarkStepOld(b *testing.B) { benchStep(b, (*Game).refStep, 600, 1) }
 
-func benchStep(b *testing.B, step func(*Game, *world.World, *rewind.Tick[Input])) {
+// BenchmarkRestoreStep60 is the game's part of a 60-tick rollback of the
+// demo's world: restore the world of tick 1800 (after 30 s of play by 4
+// pouring players), then Step ticks 1801-1860; BenchmarkRestoreStep60Old
+// with the old Step. Reported per rollback: cpu-ms/rollback, as above.
+// (BenchmarkRollback60 adds what a client adds: a snapshot and a hash of
+// every tick.)
+func BenchmarkRestoreStep60(b *testing.B)    { benchStep(b, (*Game).Step, 60, 60) }
+func BenchmarkRestoreStep60Old(b *testing.B) { benchStep(b, (*Game).refStep, 60, 60) }
+
+// benchStep plays the demo's world to tick 1800 and then steps ticks
+// 1801..1800+window again and again, restoring the world of tick 1800 at
+// the start of each window, perOp ticks per benchmark op.
+func benchStep(b *testing.B, step func(*Game, *world.World, *rewind.Tick[Input]), window, perOp uint32) {
 	g := New(256)
 	w := newWorld(b, g)
 	tk := rewind.Tick[Input]{Inputs: make([]Input, 4), Present: make([]bool, 4)}
@@ -88,11 +100,9 @@ func benchStep(b *testing.B, step func(*Game, *world.World, *rewind.Tick[Input])
 		tk.Events = append(tk.Events, rewind.Event{Kind: rewind.Join, Player: rewind.PlayerID(p)})
 		tk.Present[p] = true
 	}
-	const start, window = 30 * 60, 600
+	const start = 30 * 60
 	var at30 world.Snapshot
-	tick := uint32(0)
-	next := func() {
-		tick++
+	next := func(tick uint32) {
 		tk.Number = tick
 		if tick == 2 {
 			tk.Events = tk.Events[:0]
@@ -101,27 +111,33 @@ func benchStep(b *testing.B, step func(*Game, *world.World, *rewind.Tick[Input])
 			tk.Inputs[p] = Bot(rewind.PlayerID(p), tick)
 		}
 		step(g, w, &tk)
-		if tick == start {
-			w.SnapshotInto(&at30)
-		}
+	}
+	for tick := uint32(1); tick <= start; tick++ {
+		next(tick)
+	}
+	w.SnapshotInto(&at30)
+	tick := start + window // the first op restores (the same world)
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	c0, _ := cputime.Thread()
+	for b.Loop() {
 		if tick == start+window {
 			if err := w.Restore(&at30); err != nil {
 				b.Fatal(err)
 			}
 			tick = start
 		}
-	}
-	for range start {
-		next()
-	}
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	c0, _ := cputime.Thread()
-	for b.Loop() {
-		next()
+		for range perOp {
+			tick++
+			next(tick)
+		}
 	}
 	c1, _ := cputime.Thread()
-	b.ReportMetric(float64((c1-c0).Nanoseconds())/float64(b.N)/1e3, "cpu-us/tick")
+	if perOp == 1 {
+		b.ReportMetric(float64((c1-c0).Nanoseconds())/float64(b.N)/1e3, "cpu-us/tick")
+	} else {
+		b.ReportMetric(float64((c1-c0).Nanoseconds())/float64(b.N)/1e6, "cpu-ms/rollback")
+	}
 }
 
 // BenchmarkRollback60 measures a rollback of 60 ticks (one second at 60 Hz,
@@ -130,13 +146,21 @@ func benchStep(b *testing.B, step func(*Game, *world.World, *rewind.Tick[Input])
 // snapshot and hash each of the 60 ticks again. rewind.SyncTest does
 // exactly that after every tick it steps (plus that tick: predicted, and
 // simulated again when a guess of the other players' inputs was wrong, as
-// a client does). Reported:
+// a client does); BenchmarkRollback60Old with the old Step. Reported:
 // ms/rollback of wall time and cpu-ms/rollback of the thread's CPU time
 // (the machine is shared: the CPU time is the steadier figure).
-func BenchmarkRollback60(b *testing.B) {
+func BenchmarkRollback60(b *testing.B)    { benchRollback(b, New(256)) }
+func BenchmarkRollback60Old(b *testing.B) { benchRollback(b, oldStep{New(256)}) }
+
+// oldStep is the game with the old Step (oldstep_test.go).
+type oldStep struct{ *Game }
+
+func (g oldStep) Step(w *world.World, t *rewind.Tick[Input]) { g.refStep(w, t) }
+
+func benchRollback(b *testing.B, g rewind.Game[Input]) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	st, err := rewind.NewSyncTest[Input](New(256), 4, 60)
+	st, err := rewind.NewSyncTest[Input](g, 4, 60)
 	if err != nil {
 		b.Fatal(err)
 	}
