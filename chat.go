@@ -49,6 +49,10 @@ func (s *Session[I]) Name(p PlayerID) string {
 	return s.cli.Name(p)
 }
 
+// ChatKind is the kind of a match message (ChatMessage.Kind): ChatText,
+// ChatName, ChatRefused, ChatReady, ChatStart, ChatEnd, ChatGame.
+type ChatKind = codec.ChatKind
+
 // The kinds of match messages (ChatMessage.Kind).
 const (
 	// ChatText is a chat line.
@@ -84,7 +88,7 @@ const ChatServer = codec.ChatServer
 // results, plain text). The host decides when: the match does not start
 // or end by itself on it. It fails with a wrapped server.ErrConfig for
 // another kind or a text over ServerConfig.ChatMaxLen bytes or not UTF-8.
-func (h *Host[I]) Announce(kind codec.ChatKind, text string) error {
+func (h *Host[I]) Announce(kind ChatKind, text string) error {
 	if kind == ChatGame {
 		return fmt.Errorf("rewind: announce a game message with AnnounceMessage: %w", server.ErrConfig)
 	}

@@ -35,8 +35,9 @@ const driveStatic = 4
 // least every period (for a session, a quarter of a tick is a good
 // period: it is the timing precision of the ticks). It is the real-time
 // loop of every transport; in made-up time, call Update directly instead.
-// Drive starts no goroutine; it returns ctx's error, or Update's.
-func Drive(ctx context.Context, u Updater, period time.Duration, clock transport.Clock, ready ...<-chan struct{}) error {
+// A nil clock is the wall clock (any transport.Clock will do). Drive
+// starts no goroutine; it returns ctx's error, or Update's.
+func Drive(ctx context.Context, u Updater, period time.Duration, clock interface{ Now() time.Time }, ready ...<-chan struct{}) error {
 	if clock == nil {
 		clock = transport.WallClock{}
 	}

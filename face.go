@@ -31,6 +31,12 @@ type Stats = client.Stats
 // Session.ServerStats of a single-player session). See server.Stats.
 type ServerStats = server.Stats
 
+// Conn is a datagram connection a session (Connect: a client-side Conn)
+// or a host (NewHost: a server-side Conn) runs over: an in-process
+// loopback, a UDP socket, a WebRTC room, the simulator. See
+// transport.Conn.
+type Conn = transport.Conn
+
 // Recorder receives what a replay needs (ServerConfig.Record,
 // ServerConfig.NewRecorder, ClientConfig.Record); package replay's
 // Recorder is one.
@@ -78,7 +84,8 @@ const (
 	ReasonNoRoom = codec.ReasonNoRoom
 )
 
-// Goodbye reasons a server says bye with (Host.SetGoodbye).
+// Goodbye reasons a server says bye with when it leaves or ends the match
+// (ReasonEnded: the session fails with an *EndedError).
 const (
 	// ReasonShutdown: the server left, the match is over.
 	ReasonShutdown = codec.ReasonShutdown

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind/internal/matchhost"
-	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport"
 )
 
@@ -19,10 +18,10 @@ type HostOptions struct {
 	// Server configures each match. Its StartPlayers says how many players
 	// must have said hello before the first tick (default 1); its
 	// PlayerTimeout also becomes the UDP idle timeout unless UDP sets one.
-	Server server.Config
+	Server ServerConfig
 	// UDP configures the socket HostUDP opens, and its sessions. NewHost
 	// ignores it: its caller configured the Conn.
-	UDP transport.UDPConfig
+	UDP UDPConfig
 	// Log, if set, gets the host's events: listening, a match starting
 	// and ending, players joining and leaving, hellos refused and why.
 	Log *slog.Logger
@@ -46,7 +45,7 @@ type Host[I any] struct {
 	batch  *batchConn // over conn when it is a transport.Batcher, else nil
 	m      matchhost.Host[I]
 	closed bool
-	bye    Reason // Close's goodbye (SetGoodbye; zero: shutdown)
+	bye    Reason // Close's goodbye (setGoodbye; zero: shutdown)
 }
 
 // HostStats is what a Host has done.
@@ -56,16 +55,16 @@ type HostStats struct {
 	Running bool
 	// Match is the current match's counters (Tick is its last tick,
 	// Players its players).
-	Match server.Stats
+	Match ServerStats
 	// Total sums every match's counters, the current one included; its
 	// Tick is the number of ticks run in all matches and its Players the
 	// current match's players.
-	Total server.Stats
+	Total ServerStats
 	// UDP is the UDP socket's counters (zero without one): every datagram,
 	// valid or not, with what the transport refused and dropped. It comes
 	// from the Conn, or a MultiConn's member, with a Stats method
-	// returning transport.UDPStats.
-	UDP transport.UDPStats
+	// returning UDPStats.
+	UDP UDPStats
 	// RefusedBy counts the hellos refused in all matches by reason,
 	// indexed by Reason (ReasonFull, ReasonProtocol, ReasonGame,
 	// ReasonCookie).
@@ -80,7 +79,7 @@ type HostStats struct {
 // ""), which the Host owns from now on, also when NewHost fails. g is
 // registered once (unless opts.Server has a Schema); every match sets up a
 // fresh world from it.
-func NewHost[I any](g Game[I], conn transport.Conn, opts HostOptions) (*Host[I], error) {
+func NewHost[I any](g Game[I], conn Conn, opts HostOptions) (*Host[I], error) {
 	cfg, log, err := matchhost.Setup(g, opts.Server, opts.Log)
 	if err != nil {
 		conn.Close()
@@ -103,7 +102,7 @@ func NewHost[I any](g Game[I], conn transport.Conn, opts HostOptions) (*Host[I],
 }
 
 // Conn returns the Conn the matches run over (the Host owns it).
-func (h *Host[I]) Conn() transport.Conn { return h.conn }
+func (h *Host[I]) Conn() Conn { return h.conn }
 
 // TickRate returns the game's tick rate in ticks per second.
 func (h *Host[I]) TickRate() int {
@@ -269,11 +268,11 @@ func (e hostEnd[I]) Update(now time.Time) error {
 	return err
 }
 
-// SetGoodbye sets why Close says goodbye to the players: ReasonShutdown
-// (the default: the server left, the match is over), ReasonEnded (the
-// match ended on purpose) or ReasonMigrate (the server leaves, the match
-// goes on at another host).
-func (h *Host[I]) SetGoodbye(r Reason) {
+// setGoodbye sets why Close says goodbye to the players
+// (facehook.SetGoodbye: package rooms' hosts end a match on purpose, or
+// leave it to the next host): ReasonShutdown (the default: the server
+// left, the match is over), ReasonEnded or ReasonMigrate.
+func (h *Host[I]) setGoodbye(r Reason) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.bye = r

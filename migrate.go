@@ -24,6 +24,7 @@ func init() {
 		SetMigrator: func(s, fn any) { s.(hooked).setMigratorAny(fn) },
 		ServerLost:  func(s any) { s.(hooked).serverLost() },
 		Own:         func(s any) { s.(hooked).own() },
+		SetGoodbye:  func(h any, r codec.Reason) { h.(interface{ setGoodbye(Reason) }).setGoodbye(r) },
 	})
 }
 

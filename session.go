@@ -153,7 +153,7 @@ func Play[I any](g Game[I], opts Options) (*Session[I], error) {
 // Connect starts a session of g as a client of the server at the other end
 // of conn (a client-side Conn: its RemoteAddr is the server). The session
 // does not close conn.
-func Connect[I any](g Game[I], conn transport.Conn, opts Options) (*Session[I], error) {
+func Connect[I any](g Game[I], conn Conn, opts Options) (*Session[I], error) {
 	cli, err := client.New(g, conn, opts.Client)
 	if err != nil {
 		return nil, fmt.Errorf("rewind: %w", err)

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/internal/facehook"
 	"github.com/rewindnet/rewind/relay"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport"
@@ -163,7 +164,7 @@ func Host[I any](ctx context.Context, g rewind.Game[I], opts HostOptions) (*Host
 		return nil, err
 	}
 	if opts.HostMigration {
-		host.SetGoodbye(rewind.ReasonMigrate)
+		facehook.SetGoodbye(host, rewind.ReasonMigrate)
 	}
 	h := &Hosted[I]{Host: host, room: room, url: room.URL(),
 		stop: make(chan struct{}), watched: make(chan struct{})}
@@ -231,7 +232,7 @@ func (h *Hosted[I]) Room() *relay.HostedRoom { return h.room }
 // the server's Linger; until then, or until ctx is done. Call it after Run
 // has returned, before Close.
 func (h *Hosted[I]) End(ctx context.Context) error {
-	h.Host.SetGoodbye(rewind.ReasonEnded)
+	facehook.SetGoodbye(h.Host, rewind.ReasonEnded)
 	h.room.End()
 	return h.Host.End(ctx)
 }

@@ -11,6 +11,7 @@ import (
 	"io"
 
 	"github.com/rewindnet/rewind/client"
+	"github.com/rewindnet/rewind/codec"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport"
 )
@@ -48,13 +49,15 @@ type Migrated[I any] struct {
 // it, and closes what it returns.
 type Migrator[I any] func(ctx context.Context, h Handoff) (Migrated[I], error)
 
-// Hooks are the root package's functions behind SetMigrator, ServerLost
-// and Own; each takes a *rewind.Session[I] as session (and setMigrator
-// a Migrator[I] of the same I as fn).
+// Hooks are the root package's functions behind SetMigrator, ServerLost,
+// Own and SetGoodbye; each takes a *rewind.Session[I] as session (and
+// SetMigrator a Migrator[I] of the same I as fn) or a *rewind.Host[I] as
+// host.
 type Hooks struct {
 	SetMigrator func(session, fn any)
 	ServerLost  func(session any)
 	Own         func(session any)
+	SetGoodbye  func(host any, r codec.Reason)
 }
 
 var hooks Hooks
@@ -82,3 +85,9 @@ func ServerLost(session any) { hooks.ServerLost(session) }
 // Own makes session (a *rewind.Session[I] that rewind.Connect started)
 // own its connection: its Close says bye, then closes it.
 func Own(session any) { hooks.Own(session) }
+
+// SetGoodbye sets why host's (a *rewind.Host[I]) Close says goodbye to
+// the players: codec.ReasonShutdown (the default: the server left, the
+// match is over), ReasonEnded (the match ended on purpose) or
+// ReasonMigrate (the server leaves, the match goes on at another host).
+func SetGoodbye(host any, r codec.Reason) { hooks.SetGoodbye(host, r) }
