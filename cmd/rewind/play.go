@@ -42,19 +42,49 @@ func play(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 // playAs is play, or with watch rewind watch: a spectator (watch.go).
 func playAs(ctx context.Context, watch bool, args []string, stdout, stderr io.Writer) error {
+	o, err := parsePlay(watch, args, stderr)
+	if err != nil {
+		return err
+	}
+	return o.run(ctx, stdout)
+}
+
+// playOpts is play's (or watch's) flags, checked.
+type playOpts struct {
+	watch                                                   bool
+	fs                                                      *flag.FlagSet
+	gf                                                      gameFlags
+	lf                                                      logFlags
+	df                                                      desyncFlags // desync.go
+	rf                                                      recordFlags // replay.go
+	jf                                                      joinFlags   // play_relay.go
+	headless, ready, lockstep                               *bool
+	addr, serverKey, knownServers, room, input, delay, name *string
+	chatFile, httpAddr                                      *string
+	seed                                                    *uint64
+	until                                                   *uint
+	timeout, status, spectateDelay                          *time.Duration
+	hostSettings, autoDelay                                 bool
+	inputDelay                                              int
+	chatLines                                               []string
+	log                                                     *slog.Logger
+}
+
+// parsePlay defines, reads and checks play's flags (watch's with watch).
+func parsePlay(watch bool, args []string, stderr io.Writer) (*playOpts, error) {
+	o := &playOpts{watch: watch}
 	fs := newFlags("play", "rewind play --headless --connect HOST:PORT [--room CODE] [--until-tick T] [flags]\n       rewind play --headless --join CODE --relay URL[,URL…] [--until-tick T] [flags]", stderr)
-	var spectateDelay *time.Duration
 	if watch {
 		fs = newFlags("watch", watchUsage, stderr)
-		spectateDelay = fs.Duration("delay", 0, "watch this far behind the match: the server sends a tick no earlier than this after it ran it (for tournaments; at most 3 s with the server's default 4 s history)")
+		o.spectateDelay = fs.Duration("delay", 0, "watch this far behind the match: the server sends a tick no earlier than this after it ran it (for tournaments; at most 3 s with the server's default 4 s history)")
 	}
-	var gf gameFlags
-	gf.add(fs)
-	headless := fs.Bool("headless", false, "play without a view (a bot); required: the windowed player is the view module's window (cd view && go run ./window --join CODE)")
-	addr := fs.String("connect", "", "the server's UDP address, HOST:PORT (as rewind serve printed it)")
-	serverKey := fs.String("server-key", "", "with --connect: the server's key (64 hex digits, as serve printed server_key=); a server proving another key is refused (without it, any key is taken and logged)")
-	knownServers := fs.String("known-servers", "", "with --connect: a file of HOST:PORT KEY lines; a listed server must prove its key, an unlisted one's key is added (trust on first use)")
-	room := fs.String("room", "", "with --connect: join the match of this room code on a server of many matches (rewind serve --rooms N printed one room=CODE line each); without it, the server's first room")
+	o.fs = fs
+	o.gf.add(fs)
+	o.headless = fs.Bool("headless", false, "play without a view (a bot); required: the windowed player is the view module's window (cd view && go run ./window --join CODE)")
+	o.addr = fs.String("connect", "", "the server's UDP address, HOST:PORT (as rewind serve printed it)")
+	o.serverKey = fs.String("server-key", "", "with --connect: the server's key (64 hex digits, as serve printed server_key=); a server proving another key is refused (without it, any key is taken and logged)")
+	o.knownServers = fs.String("known-servers", "", "with --connect: a file of HOST:PORT KEY lines; a listed server must prove its key, an unlisted one's key is added (trust on first use)")
+	o.room = fs.String("room", "", "with --connect: join the match of this room code on a server of many matches (rewind serve --rooms N printed one room=CODE line each); without it, the server's first room")
 	// A player's flags: a spectator (watch) sends no input, name, ready
 	// flag or chat (the server would drop them), so watch has none of
 	// them and refuses them as undefined.
@@ -62,136 +92,157 @@ func playAs(ctx context.Context, watch bool, args []string, stdout, stderr io.Wr
 	if watch {
 		pf = flag.NewFlagSet("player", flag.ContinueOnError)
 	}
-	input := pf.String("input", "scripted", "the bot's input: scripted (a deterministic script of --seed and the player id) or random (seeded by --seed)")
-	seed := pf.Uint64("seed", 0, "seed of the bot's input")
-	until := fs.Uint("until-tick", 0, "stop once the verified tick reaches this (0: play until interrupted)")
-	timeout := fs.Duration("timeout", 5*time.Second, "give up when the server does not answer (or goes silent) for this long")
-	delayFlag := pf.String("input-delay", "", "ticks of input delay, 0..60 (fewer rollbacks for a little latency; default 0, with --lockstep 2) or auto (with --lockstep: from the round trip)")
-	name := pf.String("name", "", "this player's name (1 to 32 bytes), shown to every player")
-	ready := pf.Bool("ready", false, "say this player is ready to start, once in the match (the host sees it; received ready flags, the host's start and end with results are logged on standard error)")
-	chatFile := pf.String("chat-file", "", "send each line of this file as chat, one line a second (received chat is logged on standard error: chat from=ID name=NAME text=...)")
-	lockstep := pf.Bool("lockstep", false, "play lockstep: never predict, show only the ticks the server verified, stall on a missing one")
-	status := fs.Duration("status", time.Second, "print a status line to standard error this often (0: never)")
-	httpAddr := fs.String("http", "", "serve Prometheus /metrics and /debug/pprof/ on this TCP address (empty: off)")
-	var lf logFlags
-	lf.add(fs)
-	var df desyncFlags // desync.go
-	df.add(fs)
-	var rf recordFlags // replay.go
-	rf.add(fs, "record the ticks this player verifies into a replay file (rewind replay FILE verifies it)")
-	var jf joinFlags // play_relay.go
-	jf.add(fs)
+	o.input = pf.String("input", "scripted", "the bot's input: scripted (a deterministic script of --seed and the player id) or random (seeded by --seed)")
+	o.seed = pf.Uint64("seed", 0, "seed of the bot's input")
+	o.until = fs.Uint("until-tick", 0, "stop once the verified tick reaches this (0: play until interrupted)")
+	o.timeout = fs.Duration("timeout", 5*time.Second, "give up when the server does not answer (or goes silent) for this long")
+	o.delay = pf.String("input-delay", "", "ticks of input delay, 0..60 (fewer rollbacks for a little latency; default 0, with --lockstep 2) or auto (with --lockstep: from the round trip)")
+	o.name = pf.String("name", "", "this player's name (1 to 32 bytes), shown to every player")
+	o.ready = pf.Bool("ready", false, "say this player is ready to start, once in the match (the host sees it; received ready flags, the host's start and end with results are logged on standard error)")
+	o.chatFile = pf.String("chat-file", "", "send each line of this file as chat, one line a second (received chat is logged on standard error: chat from=ID name=NAME text=...)")
+	o.lockstep = pf.Bool("lockstep", false, "play lockstep: never predict, show only the ticks the server verified, stall on a missing one")
+	o.status = fs.Duration("status", time.Second, "print a status line to standard error this often (0: never)")
+	o.httpAddr = fs.String("http", "", "serve Prometheus /metrics and /debug/pprof/ on this TCP address (empty: off)")
+	o.lf.add(fs)
+	o.df.add(fs)
+	o.rf.add(fs, "record the ticks this player verifies into a replay file (rewind replay FILE verifies it)")
+	o.jf.add(fs)
 	if err := parseQuiet(fs, fs.Name(), args, stderr); err != nil {
-		return err
+		return nil, err
 	}
-	if err := gf.check(); err != nil {
+	if err := o.check(); err != nil {
+		return nil, err
+	}
+	var err error
+	if o.log, err = o.lf.logger(stderr); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// check checks the flags read.
+func (o *playOpts) check() error {
+	if err := o.gf.check(); err != nil {
 		return err
 	}
 	// Without --grid or --tick-rate the player plays the host's match
 	// settings, which come with the welcome.
-	hostSettings := gf.name == "sand" // walkers has no settings: --tick-rate it is
-	fs.Visit(func(f *flag.Flag) { hostSettings = hostSettings && f.Name != "grid" && f.Name != "tick-rate" })
-	if err := jf.check(*addr); err != nil {
+	o.hostSettings = o.gf.name == "sand" // walkers has no settings: --tick-rate it is
+	o.fs.Visit(func(f *flag.Flag) { o.hostSettings = o.hostSettings && f.Name != "grid" && f.Name != "tick-rate" })
+	if err := o.jf.check(*o.addr); err != nil {
 		return err
 	}
 	switch {
-	case !*headless:
+	case !*o.headless:
 		return usageError{errors.New("rewind play is the headless bot (--headless); to play in a window: cd view && go run ./window --join CODE --relay URL (or --connect HOST:PORT)")}
-	case *addr == "" && jf.code == "":
+	case *o.addr == "" && o.jf.code == "":
 		return usageError{errors.New("--connect HOST:PORT is required (or --join CODE)")}
-	case *room != "" && *addr == "":
+	case *o.room != "" && *o.addr == "":
 		return usageError{errors.New("--room CODE goes with --connect HOST:PORT (to join by code through a relay: --join CODE)")}
-	case *room != "" && len(*room) != 6:
-		return usageError{fmt.Errorf("--room %q: a room code is 6 characters of %s", *room, roomcode.Alphabet)}
-	case *input != "scripted" && *input != "random":
-		return usageError{fmt.Errorf("--input %q: want scripted or random", *input)}
-	case *until > 1<<31:
-		return usageError{fmt.Errorf("--until-tick %d: too large", *until)}
-	case *timeout <= 0:
-		return usageError{fmt.Errorf("--timeout %v: want a positive duration", *timeout)}
-	case *status < 0:
+	case *o.room != "" && len(*o.room) != 6:
+		return usageError{fmt.Errorf("--room %q: a room code is 6 characters of %s", *o.room, roomcode.Alphabet)}
+	case *o.input != "scripted" && *o.input != "random":
+		return usageError{fmt.Errorf("--input %q: want scripted or random", *o.input)}
+	case *o.until > 1<<31:
+		return usageError{fmt.Errorf("--until-tick %d: too large", *o.until)}
+	case *o.timeout <= 0:
+		return usageError{fmt.Errorf("--timeout %v: want a positive duration", *o.timeout)}
+	case *o.status < 0:
 		return usageError{errors.New("--status must not be negative")}
+	case o.watch && *o.spectateDelay < 0:
+		return usageError{errors.New("--delay must not be negative")}
 	}
-	delay, auto, err := parseInputDelay(*delayFlag, *lockstep)
-	if err != nil {
+	var err error
+	if o.inputDelay, o.autoDelay, err = parseInputDelay(*o.delay, *o.lockstep); err != nil {
 		return err
 	}
-	chatLines, err := readChatFile(*chatFile)
-	if err != nil {
+	if o.chatLines, err = readChatFile(*o.chatFile); err != nil {
 		return err
 	}
-	if len(*name) > 32 {
-		return usageError{fmt.Errorf("--name: %d bytes, want at most 32", len(*name))}
+	if len(*o.name) > 32 {
+		return usageError{fmt.Errorf("--name: %d bytes, want at most 32", len(*o.name))}
 	}
-	log, err := lf.logger(stderr)
-	if err != nil {
-		return err
-	}
-	loop := &playLoop{until: uint32(*until), log: log, every: *status, stdout: stdout, timeout: *timeout, scenes: gf.name == "cards", watch: watch}
+	return nil
+}
+
+// options is the session's options, its callbacks loop's.
+func (o *playOpts) options(loop *playLoop) rewind.Options {
 	opts := rewind.Options{
 		Client: rewind.ClientConfig{
-			InputDelay:     delay,
-			Lockstep:       *lockstep,
-			AutoInputDelay: auto,
-			HostSettings:   hostSettings,
-			ServerTimeout:  *timeout,
-			Room:           strings.ToUpper(*room),
+			InputDelay:     o.inputDelay,
+			Lockstep:       *o.lockstep,
+			AutoInputDelay: o.autoDelay,
+			HostSettings:   o.hostSettings,
+			ServerTimeout:  *o.timeout,
+			Room:           strings.ToUpper(*o.room),
 			OnVerified:     loop.onVerified,
 			OnDesync:       loop.onDesync,
-			DebugDesync:    df.debugger(log),
-			Spectate:       watch,
+			DebugDesync:    o.df.debugger(o.log),
+			Spectate:       o.watch,
 		},
 		OnUpdate: loop.onUpdate,
 	}
-	if watch {
-		if *spectateDelay < 0 {
-			return usageError{errors.New("--delay must not be negative")}
-		}
-		opts.Client.SpectateDelay = *spectateDelay
-		warnLongDelay(log, *spectateDelay) // watch.go
+	if o.watch {
+		opts.Client.SpectateDelay = *o.spectateDelay
+		warnLongDelay(o.log, *o.spectateDelay) // watch.go
 	}
+	return opts
+}
+
+// connect joins the match (by code through a relay, or at --connect) as
+// the game's bot.
+func (o *playOpts) connect(ctx context.Context, opts rewind.Options) (playSession, error) {
 	var keys *serverKeyCheck // serverkey.go
-	jf.log = log
-	if jf.code == "" {
-		if keys, err = newServerKeyCheck(*addr, *serverKey, *knownServers, log); err != nil {
-			return err
+	o.jf.log = o.log
+	if o.jf.code == "" {
+		var err error
+		if keys, err = newServerKeyCheck(*o.addr, *o.serverKey, *o.knownServers, o.log); err != nil {
+			return nil, err
 		}
 	}
-	if rec := rf.recorder(&gf, log); rec != nil {
+	gf, input, seed := &o.gf, *o.input, *o.seed
+	switch gf.name {
+	case "walkers":
+		return connectPlay(ctx, gf.newWalkers(), walkersBot(input, seed), &o.jf, o.addr, opts, *o.timeout, keys)
+	case "cards":
+		return connectPlay(ctx, gf.newCards(), cardsBot(input, seed), &o.jf, o.addr, opts, *o.timeout, keys)
+	}
+	return connectPlay(ctx, gf.newGame(), sandBot(input, seed), &o.jf, o.addr, opts, *o.timeout, keys)
+}
+
+// run plays until --until-tick, the match's end or ctx's, and prints the
+// last line.
+func (o *playOpts) run(ctx context.Context, stdout io.Writer) error {
+	log := o.log
+	loop := &playLoop{until: uint32(*o.until), log: log, every: *o.status, stdout: stdout, timeout: *o.timeout, scenes: o.gf.name == "cards", watch: o.watch}
+	opts := o.options(loop)
+	if rec := o.rf.recorder(&o.gf, log); rec != nil {
 		opts.Client.Record = rec
 		defer closeRecorder(rec, log) // after the session's close
 	}
-	var s playSession
-	switch gf.name {
-	case "walkers":
-		s, err = connectPlay(ctx, gf.newWalkers(), walkersBot(*input, *seed), &jf, addr, opts, *timeout, keys)
-	case "cards":
-		s, err = connectPlay(ctx, gf.newCards(), cardsBot(*input, *seed), &jf, addr, opts, *timeout, keys)
-	default:
-		s, err = connectPlay(ctx, gf.newGame(), sandBot(*input, *seed), &jf, addr, opts, *timeout, keys)
-	}
+	s, err := o.connect(ctx, opts)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
 	loop.s = s
-	loop.chat = chatLines
-	if *name != "" {
-		_ = s.SetName(*name) // the stream is empty: it fits
+	loop.chat = o.chatLines
+	if *o.name != "" {
+		_ = s.SetName(*o.name) // the stream is empty: it fits
 	}
-	if *ready {
+	if *o.ready {
 		_ = s.SetReady(true) // the second message: it fits
 	}
-	if *httpAddr != "" {
+	if *o.httpAddr != "" {
 		reg := newRegistry()
 		registerPlayerMetrics(reg, s.Stats)
-		hs, err := startHTTP(*httpAddr, reg, log)
+		hs, err := startHTTP(*o.httpAddr, reg, log)
 		if err != nil {
 			return err
 		}
 		defer hs.close()
 	}
-	log.Info("connected", "server", *addr, "local", s.LocalAddr())
+	log.Info("connected", "server", *o.addr, "local", s.LocalAddr())
 	err = s.Run(ctx)
 	st := s.Stats()
 	var ended *rewind.EndedError
@@ -208,7 +259,7 @@ func playAs(ctx context.Context, watch bool, args []string, stdout, stderr io.Wr
 	case errors.As(err, &ended):
 		return matchEnded(stdout, loop, ended, st, s, log)
 	}
-	return sessionError(*addr, *timeout, err)
+	return sessionError(*o.addr, *o.timeout, err)
 }
 
 // finalLine prints play's last line; migrations and hosting come from s
