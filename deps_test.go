@@ -199,3 +199,45 @@ func TestLightCoreChecksCanFail(t *testing.T) {
 		t.Errorf("prometheusImporters = %q, want %q", got, want)
 	}
 }
+
+// faceImports are the packages of this module an example may import: the
+// face (the root, world, replay) and the game libraries.
+var faceImports = []string{"", "/world", "/replay", "/games/"}
+
+// outsideFace returns "pkg imports dep" for every import (code and
+// tests) of a package of module that is not one of faceImports.
+func outsideFace(module string, pkgs []listedPackage) []string {
+	var bad []string
+	for _, p := range pkgs {
+		for _, imp := range slices.Concat(p.Imports, p.TestImports, p.XTestImports) {
+			if imp != module && !strings.HasPrefix(imp, module+"/") {
+				continue
+			}
+			rel := strings.TrimPrefix(imp, module)
+			if !slices.ContainsFunc(faceImports, func(f string) bool {
+				return rel == f || strings.HasSuffix(f, "/") && strings.HasPrefix(rel, f)
+			}) {
+				bad = append(bad, p.ImportPath+" imports "+imp)
+			}
+		}
+	}
+	return bad
+}
+
+// TestExamplesUseTheFace: the examples import of this module only the
+// face (the root, world, replay) and the games.
+func TestExamplesUseTheFace(t *testing.T) {
+	const m = "github.com/rewindnet/rewind"
+	pkgs := goList(t, "./examples/...")
+	if len(pkgs) < 3 {
+		t.Fatalf("go list found %d examples", len(pkgs))
+	}
+	for _, b := range outsideFace(m, pkgs) {
+		t.Errorf("an example reaches past the face: %s", b)
+	}
+	bad := outsideFace(m, []listedPackage{{ImportPath: m + "/examples/x",
+		Imports: []string{"fmt", m, m + "/world", m + "/games/sand", m + "/transport"}, XTestImports: []string{m + "/internal/testgame"}}})
+	if want := []string{m + "/examples/x imports " + m + "/transport", m + "/examples/x imports " + m + "/internal/testgame"}; !slices.Equal(bad, want) {
+		t.Errorf("outsideFace = %q, want %q", bad, want)
+	}
+}

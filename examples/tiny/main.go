@@ -6,6 +6,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
+	"os"
 	"time"
 
 	"github.com/rewindnet/rewind"
@@ -27,14 +29,26 @@ func (c *counter) Step(w *world.World, t *rewind.Tick[Input]) {
 }
 
 func main() {
+	if err := run(context.Background(), os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "tiny:", err)
+		os.Exit(1)
+	}
+}
+
+// run plays the counter for a second and prints how many ticks the
+// session verified.
+func run(ctx context.Context, out io.Writer) error {
 	s, err := rewind.Play[Input](&counter{}, rewind.Options{})
 	if err != nil {
-		panic(err)
+		return err
 	}
 	defer s.Close()
 	s.SetInput(Input{Add: 1})
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
-	_ = s.Run(ctx)
-	fmt.Println("verified", s.Stats().Verified)
+	if err := s.Run(ctx); err != nil {
+		return err
+	}
+	fmt.Fprintln(out, "verified", s.Stats().Verified)
+	return nil
 }
