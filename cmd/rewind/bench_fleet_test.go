@@ -2,7 +2,6 @@ package main
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,26 +9,15 @@ import (
 	"github.com/rewindnet/rewind/internal/testutil"
 )
 
-// testBotCommand runs a benchmark's child process as this test binary
-// re-run as the rewind command (TestRewindProcess).
-func testBotCommand(bench string, args ...string) (*exec.Cmd, error) {
-	cmd := exec.Command(os.Args[0], "-test.run=^TestRewindProcess$", "-test.count=1")
-	cmd.Env = append(os.Environ(), "REWIND_PROCESS="+strings.Join(append([]string{"bench", bench}, args...), "\n"))
-	return cmd, nil
-}
-
 // TestBenchFleetCommand runs `rewind bench fleet` small (1 and 2 matches
 // of 2 load bots, in two bot processes that are this test binary re-run
-// as the rewind command, and the raw loop): every step's line has the
+// as the rewind command (TestMain), and the raw loop): every step's line has the
 // keys the command contract names, the bots all joined, and the last line
 // is the 2-match step, whose CPU profile --cpuprofile wrote. The figures themselves are the benchmark's
 // business, not this test's.
 func TestBenchFleetCommand(t *testing.T) {
 	testutil.SkipSockets(t)
 	checkLeaks(t)
-	old := botCommand
-	botCommand = testBotCommand
-	defer func() { botCommand = old }()
 	prof := filepath.Join(t.TempDir(), "cpu.prof")
 	code, stdout, stderr := runCmd("bench", "fleet", "--matches", "2", "--players", "2", "--seconds", "0.5", "--bot-procs", "2", "--cpuprofile", prof)
 	if code != 0 {

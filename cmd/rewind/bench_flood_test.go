@@ -22,9 +22,6 @@ import (
 func TestBenchFloodCommand(t *testing.T) {
 	testutil.SkipSockets(t)
 	checkLeaks(t)
-	old := botCommand
-	botCommand = testBotCommand
-	defer func() { botCommand = old }()
 	code, stdout, stderr := runCmd("bench", "flood", "--seconds", "1", "--rate", "2000", "--hello-rate", "200", "--hello-ports", "20",
 		"--players", "2", "--bot-procs", "1", "--rounds", "1")
 	if code != 0 {

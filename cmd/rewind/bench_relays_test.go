@@ -1,8 +1,6 @@
 package main
 
 import (
-	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -19,13 +17,6 @@ import (
 func TestBenchRelaysCommand(t *testing.T) {
 	checkLeaks(t)
 	redisURL := testutil.StartRedis(t)
-	old := relayCommand
-	relayCommand = func(args ...string) (*exec.Cmd, error) {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestRewindProcess$", "-test.count=1")
-		cmd.Env = append(os.Environ(), "REWIND_PROCESS="+strings.Join(append([]string{"relay"}, args...), "\n"))
-		return cmd, nil
-	}
-	defer func() { relayCommand = old }()
 	code, stdout, stderr := runCmd("bench", "relays", "--rooms", "60", "--seconds", "3", "--ttl", "3s", "--workers", "8", "--redis", redisURL)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/internal/bench"
+	"github.com/rewindnet/rewind/internal/cputime"
 	"github.com/rewindnet/rewind/internal/testgame"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport"
@@ -156,7 +158,7 @@ func runBenchSoak(args []string, stdout, stderr io.Writer) error {
 	if err := f.check(); err != nil {
 		return err
 	}
-	stderr = &syncWriter{w: stderr} // the children's output is copied in by goroutines
+	stderr = &bench.SyncWriter{W: stderr} // the children's output is copied in by goroutines
 	r, err := soak(ctx, f, stderr)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -207,7 +209,7 @@ func (r *soakResult) print(w io.Writer) {
 		"heap_max_mb", mb(r.heapMax),
 		"goroutines_start", r.gorStart,
 		"goroutines_end", r.gorEnd,
-		"rss_mb", fmt.Sprintf("%.1f", rssMB()),
+		"rss_mb", fmt.Sprintf("%.1f", bench.RSSMB()),
 		"server_cpu_pct", fmt.Sprintf("%.1f", r.serverCPU),
 		"players_cpu_pct", fmt.Sprintf("%.1f", r.playersCPU),
 		"forwarder_cpu_pct", fmt.Sprintf("%.1f", r.fwdCPU),
@@ -216,7 +218,7 @@ func (r *soakResult) print(w io.Writer) {
 		"delay_ms", r.f.delay.Milliseconds(),
 		"jitter_ms", r.f.jitter.Milliseconds(),
 		"path", r.path,
-		"load1", loadAvg(),
+		"load1", bench.LoadAvg(),
 		"held", r.held,
 	)
 }
@@ -304,25 +306,25 @@ func soak(ctx context.Context, f soakFlags, stderr io.Writer) (*soakResult, erro
 	if !sr.back {
 		return nil, errors.New("not every player came back after the warm-up")
 	}
-	r.heapStart, r.gorStart = heapInuse(), runtime.NumGoroutine()
+	r.heapStart, r.gorStart = bench.HeapInuse(), runtime.NumGoroutine()
 	if err := writeHeapProfile(f.profile, "start.pprof"); err != nil {
 		return nil, err
 	}
 	r.heapMax = r.heapStart
 	c0, f0 := kids.counts()
-	cpu0, t0 := selfCPU(), time.Now()
+	cpu0, t0 := cputime.Process(), time.Now()
 	fmt.Fprintf(stderr, "bench soak: start: heap %.2f MB, %d goroutines; churning for %gs\n", float64(r.heapStart)/(1<<20), r.gorStart, f.seconds)
 	if err := sr.churn(ctx, time.Duration(f.seconds*float64(time.Second))); err != nil {
 		return nil, err
 	}
 	r.back = sr.back
 	c1, f1 := kids.counts()
-	cpu1, wall := selfCPU(), time.Since(t0)
+	cpu1, wall := cputime.Process(), time.Since(t0)
 	pct := func(d time.Duration) float64 { return 100 * d.Seconds() / wall.Seconds() }
 	r.serverCPU = pct(cpu1 - cpu0)
 	r.playersCPU = pct(time.Duration(c1.cpuMS-c0.cpuMS) * time.Millisecond)
 	r.fwdCPU = pct(time.Duration(f1.cpuMS-f0.cpuMS) * time.Millisecond)
-	r.heapEnd, r.gorEnd = heapInuse(), runtime.NumGoroutine()
+	r.heapEnd, r.gorEnd = bench.HeapInuse(), runtime.NumGoroutine()
 	if err := writeHeapProfile(f.profile, "end.pprof"); err != nil {
 		return nil, err
 	}
@@ -385,12 +387,12 @@ func (sr *soakRun) churn(ctx context.Context, d time.Duration) error {
 		case <-sr.kids.failed:
 			return sr.kids.err()
 		case now := <-tk.C:
-			heap := heapInuse()
+			heap := bench.HeapInuse()
 			sr.r.heapMax = max(sr.r.heapMax, heap)
 			c, fw := sr.kids.counts()
 			fmt.Fprintf(sr.stderr, "bench soak: t=%ds players=%d/%d rejoins=%d kept=%d desyncs=%d dropped=%d verified=%d heap_mb=%.2f goroutines=%d fwd_dropped=%d load1=%s\n",
 				int(now.Sub(start).Seconds()), sr.h.Stats().Players, sr.want, c.rejoins, c.kept, c.desyncs, c.dropped, c.verified,
-				float64(heap)/(1<<20), runtime.NumGoroutine(), fw.droppedUp+fw.droppedDown, loadAvg())
+				float64(heap)/(1<<20), runtime.NumGoroutine(), fw.droppedUp+fw.droppedDown, bench.LoadAvg())
 		case <-time.After(time.Until(end)):
 		}
 	}

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rewindnet/rewind/internal/bench"
+	"github.com/rewindnet/rewind/internal/cputime"
 	"github.com/rewindnet/rewind/internal/lossy"
 )
 
@@ -75,7 +77,7 @@ func (k *soakKids) start(name string, cmd *exec.Cmd, line func(string)) error {
 		return err
 	}
 	cmd.Stderr = k.stderr
-	dieWithParent(cmd)
+	bench.DieWithParent(cmd)
 	if err := cmd.Start(); err != nil {
 		return err
 	}
@@ -120,7 +122,7 @@ func (k *soakKids) err() error {
 // startForwarder starts the forwarder process listening on listen and
 // forwarding to the server at to, and returns the address it listens on.
 func (k *soakKids) startForwarder(f soakFlags, listen, to string) (string, error) {
-	cmd, err := botCommand("soak", "--soak-forward", listen, "--soak-to", to,
+	cmd, err := soakCommand("--soak-forward", listen, "--soak-to", to,
 		"--loss", fmt.Sprint(f.loss), "--delay", f.delay.String(), "--jitter", f.jitter.String(), "--seed", fmt.Sprint(f.seed))
 	if err != nil {
 		return "", err
@@ -183,7 +185,7 @@ func (k *soakKids) startAll(f soakFlags, ns *soakNetns, server string, rooms []s
 
 // startPlayers starts a player process with args (in ns, if not nil).
 func (k *soakKids) startPlayers(ns *soakNetns, args ...string) error {
-	cmd, err := botCommand("soak", args...)
+	cmd, err := soakCommand(args...)
 	if err != nil {
 		return err
 	}
@@ -316,7 +318,7 @@ func runSoakForwarder(ctx context.Context, f soakFlags, stdin io.Reader, stdout 
 	line := func() {
 		s := fw.Stats()
 		fmt.Fprintf(stdout, "fwd up=%d down=%d dropped_up=%d dropped_down=%d flows=%d flows_opened=%d cpu_ms=%d\n",
-			s.Up, s.Down, s.DroppedUp, s.DroppedDown, s.Flows, s.FlowsOpened, selfCPU().Milliseconds())
+			s.Up, s.Down, s.DroppedUp, s.DroppedDown, s.Flows, s.FlowsOpened, cputime.Process().Milliseconds())
 	}
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
@@ -329,4 +331,15 @@ func runSoakForwarder(ctx context.Context, f soakFlags, stdin io.Reader, stdout 
 			line()
 		}
 	}
+}
+
+// soakCommand returns the command of a child process of bench soak (a
+// player process, the forwarder): this binary, as `rewind bench soak
+// ARGS`.
+func soakCommand(args ...string) (*exec.Cmd, error) {
+	c, err := childCommand()
+	if err != nil {
+		return nil, err
+	}
+	return exec.Command(c[0], append(append(c[1:], "bench", "soak"), args...)...), nil
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/internal/cputime"
 	"github.com/rewindnet/rewind/internal/testgame"
 )
 
@@ -101,7 +102,7 @@ type soakProc struct {
 // of f.soakRooms against f.soakServer (the lossy forwarder's address),
 // seeded by f.playerSeed, staying and away for f.stay and f.away.
 func runSoakPlayers(ctx context.Context, f soakFlags, stdin io.Reader, stdout, stderr io.Writer) error {
-	rooms := splitRooms(f.soakRooms)
+	rooms := strings.Split(f.soakRooms, ",")
 	p := &soakProc{
 		server: f.soakServer, plant: f.plant, stderr: stderr,
 		stay: f.stay.d, away: f.away.d,
@@ -204,7 +205,7 @@ func (p *soakProc) draw(pl *soakPlayer, bounds [2]time.Duration) time.Duration {
 // count refreshes the counters kept elsewhere.
 func (p *soakProc) count() {
 	p.counts.verified, p.counts.desyncs = p.verified.Load(), p.desyncs.Load()
-	p.counts.cpuMS = uint64(selfCPU().Milliseconds())
+	p.counts.cpuMS = uint64(cputime.Process().Milliseconds())
 	p.counts.present = 0
 	for _, pl := range p.players {
 		if pl.state == soakPlaying {

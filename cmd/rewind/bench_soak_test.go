@@ -10,14 +10,6 @@ import (
 	"github.com/rewindnet/rewind/internal/testutil"
 )
 
-// soakChildren makes bench soak's child processes this test binary re-run
-// as the rewind command (TestRewindProcess), until the test ends.
-func soakChildren(t *testing.T) {
-	old := botCommand
-	botCommand = testBotCommand
-	t.Cleanup(func() { botCommand = old })
-}
-
 // TestBenchSoakCommand runs `rewind bench soak` short (2 matches of 2
 // real players, 3 s and 6 s of leaving and rejoining through the lossy
 // forwarder, in a network namespace when this test runs as root with
@@ -27,7 +19,6 @@ func soakChildren(t *testing.T) {
 func TestBenchSoakCommand(t *testing.T) {
 	testutil.SkipSockets(t)
 	checkLeaks(t)
-	soakChildren(t)
 	code, stdout, stderr := runCmd("bench", "soak", "--matches", "2", "--players", "2", "--seconds", "6",
 		"--warmup", "3s", "--settle", "1s", "--progress", "2s", "--stay", "700ms,1500ms", "--away", "200ms,600ms")
 	if code != 0 {
@@ -69,7 +60,6 @@ func TestBenchSoakCommand(t *testing.T) {
 func TestBenchSoakCatchesPlantedFaults(t *testing.T) {
 	testutil.SkipSockets(t)
 	checkLeaks(t)
-	soakChildren(t)
 	code, stdout, stderr := runCmd("bench", "soak", "--matches", "1", "--players", "2", "--seconds", "4", "--path", "userspace",
 		"--warmup", "1s", "--settle", "1s", "--plant", "desync,cookie", "--stay", "700ms,1500ms", "--away", "200ms,600ms")
 	if code != 1 {

@@ -1,15 +1,15 @@
 //go:build unix
 
-package main
+package cputime
 
 import (
 	"syscall"
 	"time"
 )
 
-// selfCPU returns this process's CPU time, user and system, every thread
-// (getrusage RUSAGE_SELF).
-func selfCPU() time.Duration {
+// Process returns this process's CPU time, user and system, every thread
+// (getrusage RUSAGE_SELF); 0 where the system cannot say.
+func Process() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0

@@ -1,6 +1,6 @@
 //go:build linux
 
-package main
+package raw
 
 import (
 	"context"
@@ -186,26 +186,26 @@ func benchRewindServer(b *testing.B, players int, plaintext bool) udpBenchRun {
 	}
 }
 
-// benchRawServer runs the raw side: the raw socket loop (rawLoop) and
+// benchRawServer runs the raw side: the raw socket loop (Loop) and
 // players bots sending it one inSize datagram a tick.
 func benchRawServer(b *testing.B, players, inSize, outSize int) udpBenchRun {
-	loop, err := startRawLoop(outSize, 60)
+	loop, err := Start(outSize, 60)
 	if err != nil {
 		b.Fatal(err)
 	}
-	bots := startBenchBots(b, players, fmt.Sprintf("raw %s %d", loop.addr(), inSize))
+	bots := startBenchBots(b, players, fmt.Sprintf("raw %s %d", loop.Addr(), inSize))
 	defer func() {
 		stopBenchBots(bots)
-		loop.close()
+		loop.Close()
 	}()
-	if err := loop.waitPeers(players, 30*time.Second); err != nil {
+	if err := loop.WaitPeers(players, 30*time.Second); err != nil {
 		b.Fatal(err)
 	}
 	time.Sleep(benchUDPWarmup)
-	i0, o0 := loop.counts()
+	i0, o0 := loop.Counts()
 	c0 := processCPU()
 	time.Sleep(benchUDPWindow)
-	i1, o1 := loop.counts()
+	i1, o1 := loop.Counts()
 	c1 := processCPU()
 	return udpBenchRun{cpu: c1 - c0, dgIn: i1 - i0, dgOut: o1 - o0}
 }
@@ -236,7 +236,7 @@ func TestUDPBenchHelper(t *testing.T) {
 		t.Fatal(err)
 	case "raw":
 		size, _ := strconv.Atoi(spec[2])
-		if err := runRawBots(ctx, spec[1], "127.0.0.1", 1, size, 60); err != nil {
+		if err := RunBots(ctx, BotsConfig{Server: spec[1], Local: "127.0.0.1", Count: 1, Size: size, Rate: 60}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -1,9 +1,14 @@
-package main
+// Package loadbot is a player that does not simulate: it speaks the
+// match protocol over UDP (hello with a room code, world transfer acks,
+// tick acks, pongs) and sends the same input every tick a few ticks
+// ahead of the last tick it received, so that the server does all of a
+// real player's work for it while the bot costs almost nothing. Bench
+// fleet and bench flood run many of them in child processes (Run).
+package loadbot
 
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -16,12 +21,8 @@ import (
 	"github.com/rewindnet/rewind/transport"
 )
 
-// loadBot is a player of bench fleet that does not simulate: it speaks
-// the match protocol (hello with a room code, world transfer acks, tick
-// acks, pongs) and sends the same input every tick a few ticks ahead of
-// the last tick it received, so that the server does all of a real
-// player's work for it while the bot costs almost nothing.
-type loadBot struct {
+// bot is one load bot (see the package doc).
+type bot struct {
 	server   string
 	local    string
 	redial   atomic.Bool // a goroutine is dialing again (the session ended)
@@ -39,18 +40,18 @@ type loadBot struct {
 	buf, out []byte
 }
 
-// loadProto is what every load bot of a process shares: the game's
+// proto is what every load bot of a process shares: the game's
 // fingerprint and the coded constant input in runs of 1..8.
-type loadProto struct {
+type proto struct {
 	fp       uint64
 	payloads [9][]byte
 }
 
-// loadBotLead is how many ticks ahead of the last received tick a load
+// lead is how many ticks ahead of the last received tick a load
 // bot sends its input (the real client's lead on loopback is about that).
-const loadBotLead = 3
+const lead = 3
 
-func newLoadProto() (*loadProto, error) {
+func newProto() (*proto, error) {
 	it, err := inputs.NewType[testgame.Input]()
 	if err != nil {
 		return nil, err
@@ -60,7 +61,7 @@ func newLoadProto() (*loadProto, error) {
 		return nil, err
 	}
 	g := &testgame.Game{}
-	p := &loadProto{fp: game.Fingerprint(it.Fingerprint(), w.Layout().Hash(), game.RateOf(g))}
+	p := &proto{fp: game.Fingerprint(it.Fingerprint(), w.Layout().Hash(), game.RateOf(g))}
 	in := make([]byte, it.Size())
 	for n := 1; n < len(p.payloads); n++ {
 		ins := make([][]byte, n)
@@ -72,21 +73,21 @@ func newLoadProto() (*loadProto, error) {
 	return p, nil
 }
 
-// dialLoadBot opens the bot's UDP session from local to server.
-func dialLoadBot(ctx context.Context, p *loadProto, server, local, room string) (*loadBot, error) {
+// dial opens the bot's UDP session from local to server.
+func dial(ctx context.Context, p *proto, server, local, room string) (*bot, error) {
 	conn, err := transport.DialUDPContext(ctx, server, transport.UDPConfig{LocalAddr: local, QueueLen: 64, HandshakeTimeout: 20 * time.Second})
 	if err != nil {
 		return nil, err
 	}
 	h := codec.Hello{Game: p.fp, HasRoom: true}
 	copy(h.Room[:], room)
-	return &loadBot{server: server, local: local, conn: conn, hello: h.Append(nil), buf: make([]byte, transport.MaxDatagram+1), out: make([]byte, 0, transport.MaxDatagram)}, nil
+	return &bot{server: server, local: local, conn: conn, hello: h.Append(nil), buf: make([]byte, transport.MaxDatagram+1), out: make([]byte, 0, transport.MaxDatagram)}, nil
 }
 
 // again dials a new session for a bot whose session ended and starts it
 // over (a hello with its room); called with the process's lock held, it
 // dials in a goroutine and swaps the session in under that lock.
-func (b *loadBot) again(ctx context.Context, mu *sync.Mutex, wg *sync.WaitGroup) {
+func (b *bot) again(ctx context.Context, mu *sync.Mutex, wg *sync.WaitGroup) {
 	if !b.redial.CompareAndSwap(false, true) {
 		return
 	}
@@ -106,7 +107,7 @@ func (b *loadBot) again(ctx context.Context, mu *sync.Mutex, wg *sync.WaitGroup)
 
 // step reads what arrived and sends what is due at now (called at the
 // tick rate).
-func (b *loadBot) step(p *loadProto, now time.Time) {
+func (b *bot) step(p *proto, now time.Time) {
 	if b.gone {
 		return
 	}
@@ -128,7 +129,7 @@ func (b *loadBot) step(p *loadProto, now time.Time) {
 		}
 		return
 	}
-	target := b.last + loadBotLead
+	target := b.last + lead
 	first := b.next
 	if int32(target-first) < 0 {
 		first = target
@@ -139,7 +140,7 @@ func (b *loadBot) step(p *loadProto, now time.Time) {
 }
 
 // take handles one datagram from the server.
-func (b *loadBot) take(d []byte) {
+func (b *bot) take(d []byte) {
 	typ, _, err := codec.Peek(d)
 	if err != nil {
 		return
@@ -191,25 +192,36 @@ func (b *loadBot) take(d []byte) {
 	}
 }
 
-func (b *loadBot) send(p []byte) {
+func (b *bot) send(p []byte) {
 	if err := b.conn.Send(b.conn.RemoteAddr(), p); err != nil {
 		b.gone = true
 	}
 }
 
-// runLoadBots is a bot process of bench fleet: it opens a load bot per
-// room code in rooms (each code as many times as it appears) from local
-// (an IP address) to server, and drives them all at rate Hz until ctx
-// ends. Each bot plays from the tick after its handshake (a session
-// whose match hello waits is reaped by the server as unproven).
-func runLoadBots(ctx context.Context, server, local string, rooms []string, rate int) error {
-	p, err := newLoadProto()
+// Config is a process's load bots.
+type Config struct {
+	// Server is the host's UDP address; Local the bots' IP address.
+	Server, Local string
+	// Rooms holds a room code per bot (a code as many times as it has bots).
+	Rooms []string
+	// Rate is the tick rate, in Hz.
+	Rate int
+}
+
+// Run opens a load bot per room code of cfg.Rooms from cfg.Local to
+// cfg.Server, and drives them all at cfg.Rate until ctx ends. Each bot
+// plays from the tick after its handshake (a session whose match hello
+// waits is reaped by the server as unproven), and dials again when its
+// session ends.
+func Run(ctx context.Context, cfg Config) error {
+	server, local, rooms, rate := cfg.Server, cfg.Local, cfg.Rooms, cfg.Rate
+	p, err := newProto()
 	if err != nil {
 		return err
 	}
 	var (
 		mu   sync.Mutex
-		bots []*loadBot
+		bots []*bot
 		wg   sync.WaitGroup
 	)
 	errs := make(chan error, len(rooms))
@@ -222,7 +234,7 @@ func runLoadBots(ctx context.Context, server, local string, rooms []string, rate
 				return
 			}
 			defer func() { <-sem }()
-			b, err := dialLoadBot(ctx, p, server, local+":0", room)
+			b, err := dial(ctx, p, server, local+":0", room)
 			if err != nil {
 				errs <- fmt.Errorf("bot %d (room %s): %w", i, room, err)
 				return
@@ -259,6 +271,3 @@ func runLoadBots(ctx context.Context, server, local string, rooms []string, rate
 		}
 	}
 }
-
-// splitRooms parses the bot process's --bot-rooms list.
-func splitRooms(s string) []string { return strings.Split(s, ",") }

@@ -1,4 +1,4 @@
-package main
+package relays
 
 import (
 	"bufio"
@@ -11,12 +11,13 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/rewindnet/rewind/internal/bench"
 )
 
 // bench relays' clients: hosts and players that speak the rooms protocol
@@ -235,37 +236,26 @@ func (r *benchRoom) closeRoom() error {
 // relayProc is a `rewind relay` process of the bench.
 type relayProc struct {
 	cmd *exec.Cmd
+	out *os.File // its standard output's reading end
 	url string
 }
 
-// relayCommand returns the command of a relay process of bench relays:
-// this binary, as `rewind relay ARGS` (tests run their own binary).
-var relayCommand = func(args ...string) (*exec.Cmd, error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return nil, err
-	}
-	return exec.Command(exe, append([]string{"relay"}, args...)...), nil
-}
-
 // startRelayProc starts `rewind relay --redis URL` and reads its url=.
-func startRelayProc(stderr io.Writer, redisURL string, ttl time.Duration) (*relayProc, error) {
-	cmd, err := relayCommand("--http", "127.0.0.1:0", "--turn", "none", "--redis", redisURL, "--redis-ttl", ttl.String())
+func startRelayProc(command []string, stderr io.Writer, redisURL string, ttl time.Duration) (*relayProc, error) {
+	pr, pw, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
-	out, err := cmd.StdoutPipe()
+	cmd, err := bench.Start(command, pw, stderr, "relay", "--http", "127.0.0.1:0", "--turn", "none", "--redis", redisURL, "--redis-ttl", ttl.String())
+	pw.Close()
 	if err != nil {
+		pr.Close()
 		return nil, err
 	}
-	cmd.Stderr = stderr
-	dieWithParent(cmd)
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
+	out := pr
 	line, err := bufio.NewReader(out).ReadString('\n')
 	go io.Copy(io.Discard, out)
-	p := &relayProc{cmd: cmd, url: benchKV(line)["url"]}
+	p := &relayProc{cmd: cmd, out: pr, url: bench.ParseKV(line)["url"]}
 	if err != nil || p.url == "" {
 		p.kill()
 		return nil, errors.Join(fmt.Errorf("relay printed %q", line), err)
@@ -277,15 +267,5 @@ func startRelayProc(stderr io.Writer, redisURL string, ttl time.Duration) (*rela
 func (p *relayProc) kill() {
 	p.cmd.Process.Kill()
 	p.cmd.Wait()
-}
-
-// benchKV parses a key=value line.
-func benchKV(line string) map[string]string {
-	m := map[string]string{}
-	for _, f := range strings.Fields(line) {
-		if k, v, ok := strings.Cut(f, "="); ok {
-			m[k] = v
-		}
-	}
-	return m
+	p.out.Close()
 }

@@ -1,4 +1,7 @@
-package main
+// Package raw is the raw socket loop the UDP benchmarks measure rewind's
+// server against (bench fleet's vs_raw, BenchmarkUDPServerCPU), and the
+// raw bots that load it.
+package raw
 
 import (
 	"fmt"
@@ -9,14 +12,13 @@ import (
 	"time"
 )
 
-// rawLoop is the raw socket loop the UDP benchmarks measure rewind's
-// server against (bench fleet's vs_raw, BenchmarkUDPServerCPU): a plain
+// Loop is the raw socket loop: a plain
 // net.UDPConn on 127.0.0.1 with a reader goroutine that notes its peers,
 // one ReadFromUDPAddrPort (recvfrom(2)) per datagram, and a ticker that
 // writes every peer one outSize-byte datagram per tick, one
 // WriteToUDPAddrPort (sendto(2)) each: no framing, no batching, nothing
 // but the datagrams.
-type rawLoop struct {
+type Loop struct {
 	conn *net.UDPConn
 
 	mu    sync.Mutex
@@ -29,14 +31,15 @@ type rawLoop struct {
 	tickerDone  chan struct{}
 }
 
-// startRawLoop opens the raw loop's socket and starts its reader and its
-// ticker, rate ticks a second.
-func startRawLoop(outSize, rate int) (*rawLoop, error) {
+// Start opens the raw loop's socket and starts its reader and its
+// ticker, rate ticks a second, writing every peer an outSize-byte
+// datagram each tick.
+func Start(outSize, rate int) (*Loop, error) {
 	conn, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
 		return nil, err
 	}
-	l := &rawLoop{
+	l := &Loop{
 		conn: conn, known: map[netip.AddrPort]bool{},
 		stop: make(chan struct{}), readerDone: make(chan struct{}), tickerDone: make(chan struct{}),
 	}
@@ -45,7 +48,7 @@ func startRawLoop(outSize, rate int) (*rawLoop, error) {
 	return l, nil
 }
 
-func (l *rawLoop) read() {
+func (l *Loop) read() {
 	defer close(l.readerDone)
 	buf := make([]byte, 2048)
 	for {
@@ -63,7 +66,7 @@ func (l *rawLoop) read() {
 	}
 }
 
-func (l *rawLoop) tick(outSize, rate int) {
+func (l *Loop) tick(outSize, rate int) {
 	defer close(l.tickerDone)
 	out := make([]byte, outSize)
 	t := time.NewTicker(time.Second / time.Duration(rate))
@@ -84,11 +87,11 @@ func (l *rawLoop) tick(outSize, rate int) {
 	}
 }
 
-// addr is the socket's address, HOST:PORT.
-func (l *rawLoop) addr() string { return l.conn.LocalAddr().String() }
+// Addr is the socket's address, HOST:PORT.
+func (l *Loop) Addr() string { return l.conn.LocalAddr().String() }
 
-// waitPeers waits until n peers were heard, for at most timeout.
-func (l *rawLoop) waitPeers(n int, timeout time.Duration) error {
+// WaitPeers waits until n peers were heard, for at most timeout.
+func (l *Loop) WaitPeers(n int, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	for {
 		l.mu.Lock()
@@ -104,11 +107,11 @@ func (l *rawLoop) waitPeers(n int, timeout time.Duration) error {
 	}
 }
 
-// counts returns the datagrams read and written so far.
-func (l *rawLoop) counts() (in, out uint64) { return l.dgIn.Load(), l.dgOut.Load() }
+// Counts returns the datagrams read and written so far.
+func (l *Loop) Counts() (in, out uint64) { return l.dgIn.Load(), l.dgOut.Load() }
 
-// close stops the ticker, closes the socket and waits for the reader.
-func (l *rawLoop) close() {
+// Close stops the ticker, closes the socket and waits for the reader.
+func (l *Loop) Close() {
 	close(l.stop)
 	<-l.tickerDone
 	l.conn.Close()

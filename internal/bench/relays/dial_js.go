@@ -1,4 +1,4 @@
-package main
+package relays
 
 import (
 	"net/http"

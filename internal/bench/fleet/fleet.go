@@ -1,0 +1,206 @@
+// Package fleet is `rewind bench fleet`: M matches × P load bots on one
+// UDP port (a MultiHost on 127.0.0.1, the bots in child processes): the
+// server's CPU per player-tick as the matches grow, tick jitter and
+// memory, and at the last step the same datagrams through a raw socket
+// loop (vs_raw). Its Rig is what bench flood measures too.
+package fleet
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"runtime/pprof"
+	"time"
+
+	"github.com/rewindnet/rewind/game"
+	"github.com/rewindnet/rewind/internal/bench"
+)
+
+// TickRate is the tick rate of bench fleet's game (the light test game
+// at the default rate).
+const TickRate = game.DefaultTickRate
+
+// Config is what bench fleet measures.
+type Config struct {
+	// Steps are the match counts measured, one step each.
+	Steps []int
+	// Players is the load bots per match; Procs the child processes
+	// running them; Workers the server's worker goroutines (0: one per
+	// core); TickPhases MultiHostOptions.TickPhases.
+	Players, Procs, Workers, TickPhases int
+	// Window is each step's measured window (after a 1 s warm-up).
+	Window time.Duration
+	// Raw also measures the raw socket loop at the last step.
+	Raw bool
+	// CPUProfile, when set, is the file of a CPU profile of the last
+	// step's measured window.
+	CPUProfile string
+	// Command runs the rewind command (its executable first): the bots'
+	// child processes are `Command bench fleet --bot-server ...`.
+	Command []string
+	// Log gets the progress lines and the children's errors (nil: none).
+	Log io.Writer
+	// OnStep, when set, gets each step as soon as it is measured.
+	OnStep func(Step)
+}
+
+// Step is one step's measurement.
+type Step struct {
+	// Matches is the matches open, Players the players present at the
+	// end of the window.
+	Matches, Players int
+	// PlayerTicks is the ticks of players present over the window.
+	PlayerTicks uint64
+	// CPU is this process's CPU over the window, Wall the window.
+	CPU, Wall time.Duration
+	// LateInputs counts inputs that came after their tick.
+	LateInputs uint64
+	// JitterP99 is the 99th percentile of how late a tick started.
+	JitterP99 time.Duration
+	// RSSMB is the resident memory after the window; HeapPerMatchKB the
+	// live heap over the empty process's, per match.
+	RSSMB, HeapPerMatchKB float64
+	// DgIn, DgOut, BytesIn and BytesOut are the socket's traffic.
+	DgIn, DgOut, BytesIn, BytesOut uint64
+	// Sustained is every player present and jitter p99 under a tick.
+	Sustained bool
+	// UsPerPlayerTick is CPU per player-tick, in µs; VsOneMatch that over
+	// the first step's.
+	UsPerPlayerTick, VsOneMatch float64
+	// RawUsPerPlayerTick is the raw loop's (last step with Config.Raw;
+	// else 0).
+	RawUsPerPlayerTick float64
+	// Load1 is the machine's 1-minute load average after the step.
+	Load1 string
+}
+
+// Pairs returns the step's key=value pairs, in the order of its line.
+func (st Step) Pairs() []any {
+	pairs := []any{
+		"matches", st.Matches,
+		"players", st.Players,
+		"player_ticks", st.PlayerTicks,
+		"server_us_per_player_tick", fmt.Sprintf("%.2f", st.UsPerPlayerTick),
+		"vs_one_match", fmt.Sprintf("%.2f", st.VsOneMatch),
+		"tick_jitter_p99_ms", bench.Ms(st.JitterP99),
+		"late_inputs_per_1000", fmt.Sprintf("%.1f", float64(st.LateInputs)*1000/float64(max(st.PlayerTicks, 1))),
+		"rss_mb", fmt.Sprintf("%.1f", st.RSSMB),
+		"heap_per_match_kb", fmt.Sprintf("%.1f", st.HeapPerMatchKB),
+		"server_cpu_pct", fmt.Sprintf("%.1f", 100*st.CPU.Seconds()/st.Wall.Seconds()),
+		"load1", st.Load1,
+		"sustained", st.Sustained,
+	}
+	if st.RawUsPerPlayerTick > 0 {
+		pairs = append(pairs, "raw_us_per_player_tick", fmt.Sprintf("%.2f", st.RawUsPerPlayerTick),
+			"vs_raw", fmt.Sprintf("%.2f", st.UsPerPlayerTick/st.RawUsPerPlayerTick))
+	}
+	return pairs
+}
+
+// Run measures each step in turn and returns them.
+func Run(ctx context.Context, cfg Config) ([]Step, error) {
+	if cfg.Log == nil {
+		cfg.Log = io.Discard
+	}
+	runtime.GC()
+	base := bench.HeapInuse()
+	var steps []Step
+	for i, m := range cfg.Steps {
+		if err := ctx.Err(); err != nil {
+			return steps, err
+		}
+		last := i == len(cfg.Steps)-1
+		prof := ""
+		if last {
+			prof = cfg.CPUProfile
+		}
+		st, err := step(cfg, m, base, prof)
+		if err != nil {
+			return steps, fmt.Errorf("%d matches: %w", m, err)
+		}
+		if cfg.Raw && last {
+			if err := rawStep(cfg, &st); err != nil {
+				return steps, fmt.Errorf("raw loop: %w", err)
+			}
+		}
+		st.VsOneMatch = st.UsPerPlayerTick / st.UsPerPlayerTick
+		if len(steps) > 0 {
+			st.VsOneMatch = st.UsPerPlayerTick / steps[0].UsPerPlayerTick
+		}
+		st.Load1 = bench.LoadAvg()
+		steps = append(steps, st)
+		if cfg.OnStep != nil {
+			cfg.OnStep(st)
+		}
+	}
+	return steps, nil
+}
+
+// step measures m matches of cfg.Players load bots each; with profile,
+// it writes a CPU profile of the measured window there.
+func step(cfg Config, m int, baseHeap uint64, profile string) (Step, error) {
+	r, err := StartRig(RigConfig{Matches: m, Players: cfg.Players, Procs: cfg.Procs, Workers: cfg.Workers, TickPhases: cfg.TickPhases,
+		Command: cfg.Command, Log: cfg.Log})
+	if err != nil {
+		return Step{}, err
+	}
+	defer r.Close()
+	time.Sleep(time.Second) // warm-up
+	stopProfile, err := startCPUProfile(profile)
+	if err != nil {
+		return Step{}, err
+	}
+	a := r.Sample()
+	time.Sleep(cfg.Window)
+	b := r.Sample()
+	if err := stopProfile(); err != nil {
+		return Step{}, err
+	}
+	s0, s1 := a.Stats, b.Stats
+	lag := b.Lag.Sub(a.Lag)
+	runtime.GC()
+	st := Step{
+		Matches: m, Players: s1.Players,
+		PlayerTicks: s1.Total.PlayerTicks - s0.Total.PlayerTicks,
+		CPU:         b.CPU - a.CPU, Wall: b.At.Sub(a.At),
+		LateInputs: s1.Total.LateInputs - s0.Total.LateInputs,
+		JitterP99:  lag.Quantile(0.99),
+		RSSMB:      bench.RSSMB(),
+		DgIn:       s1.UDP.DatagramsIn - s0.UDP.DatagramsIn,
+		DgOut:      s1.UDP.DatagramsOut - s0.UDP.DatagramsOut,
+		BytesIn:    s1.UDP.BytesIn - s0.UDP.BytesIn,
+		BytesOut:   s1.UDP.BytesOut - s0.UDP.BytesOut,
+	}
+	st.HeapPerMatchKB = float64(int64(bench.HeapInuse())-int64(baseHeap)) / 1024 / float64(m)
+	st.UsPerPlayerTick = st.CPU.Seconds() * 1e6 / float64(max(st.PlayerTicks, 1))
+	st.Sustained = s1.Players == r.Want && st.JitterP99 < time.Second/TickRate
+	fmt.Fprintf(cfg.Log, "bench fleet: %d matches: %d player-ticks in %v, %v CPU, %d datagrams in, %d out; %d room updates, %d reads, %d batched sends\n",
+		m, st.PlayerTicks, st.Wall.Round(time.Millisecond), st.CPU.Round(time.Millisecond), st.DgIn, st.DgOut,
+		s1.Updates-s0.Updates, s1.UDP.Reads-s0.UDP.Reads, s1.UDP.Flushes-s0.UDP.Flushes)
+	return st, nil
+}
+
+// startCPUProfile starts a CPU profile into the file path (none if path
+// is ""); the function it returns stops it and closes the file.
+func startCPUProfile(path string) (stop func() error, err error) {
+	if path == "" {
+		return func() error { return nil }, nil
+	}
+	fh, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(fh); err != nil {
+		fh.Close()
+		return nil, err
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		return fh.Close()
+	}, nil
+}
+
+// BotIP is the loopback address of the i-th bot process.
+func BotIP(i int) string { return fmt.Sprintf("127.0.%d.%d", 1+i/250, 2+i%250) }
