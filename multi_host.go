@@ -48,7 +48,7 @@ type MultiHostOptions struct {
 	// the next player, as a Host does.
 	FreeEnded bool
 	// RoomOf, if set, names the room of a peer by its address (a
-	// relay's player: relay.RoomOfPeer), before any hello: a peer it
+	// relay's player: relay/roomclient.RoomOfPeer), before any hello: a peer it
 	// names a room for goes to that room (or, if no room has the code,
 	// is refused ReasonNoRoom), whatever its hello says; for a peer it
 	// returns "" for, the hello decides. Default: the hello decides.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind/relay"
+	"github.com/rewindnet/rewind/relay/roomclient"
 	"github.com/rewindnet/rewind/relay/roomproto"
 	"github.com/rewindnet/rewind/transport"
 	"github.com/rewindnet/rewind/transport/webrtc"
@@ -36,14 +37,14 @@ func Example() {
 	defer cancel()
 
 	// The host: its Conn takes every player of the room.
-	host, err := relay.HostRoom(ctx, relay.HostOptions{URL: url})
+	host, err := roomclient.HostRoom(ctx, roomclient.HostOptions{URL: url})
 	if err != nil {
 		panic(err)
 	}
 	defer host.Close()
 
 	// A player, by code: its Conn talks to the host.
-	player, err := relay.JoinRoom(ctx, relay.JoinOptions{URL: url, Code: host.Code()})
+	player, err := roomclient.JoinRoom(ctx, roomclient.JoinOptions{URL: url, Code: host.Code()})
 	if err != nil {
 		panic(err)
 	}

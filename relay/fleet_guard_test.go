@@ -194,7 +194,7 @@ func TestRedisFleetClaim(t *testing.T) {
 			t.Fatalf("player %d got %+v, want host_lost", i+1, m)
 		}
 	}
-	// Each claims on a connection of its own, as relay.ClaimRoom does.
+	// Each claims on a connection of its own, as roomclient.ClaimRoom does.
 	p1.CloseNow()
 	p2.CloseNow()
 	claim := fmt.Sprintf(`{"type":"claim","v":1,"code":%q,"key":%q}`, hosted.Code, hosted.Key)

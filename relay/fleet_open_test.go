@@ -10,6 +10,7 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/rewindnet/rewind/internal/testutil"
+	"github.com/rewindnet/rewind/relay/roomclient"
 	"github.com/rewindnet/rewind/relay/roomcode"
 	"github.com/rewindnet/rewind/relay/roomdir"
 	"github.com/rewindnet/rewind/relay/roomproto"
@@ -108,7 +109,7 @@ func TestRedisFleetOpen(t *testing.T) {
 	}
 	// The lobby ends the room with its key through its own relay: it
 	// ends at the server's relay, and the server and the player hear it.
-	if err := EndRoom(ctx, r2.url, open.Code, open.Key); err != nil {
+	if err := roomclient.EndRoom(ctx, r2.url, open.Code, open.Key); err != nil {
 		t.Fatalf("the lobby's end: %v", err)
 	}
 	if m := nextRaw(t, smsgs); m.Type != roomproto.MsgEnded || m.Code != open.Code {
@@ -121,7 +122,7 @@ func TestRedisFleetOpen(t *testing.T) {
 		s, ok := dir1.SlotsOf(dir1.Self())
 		return ok && s == roomdir.Slots{Servers: 1, Slots: 1, Used: 0}
 	})
-	if err := EndRoom(ctx, r2.url, open.Code, open.Key); !errors.Is(err, roomproto.ErrRoomEnded) {
+	if err := roomclient.EndRoom(ctx, r2.url, open.Code, open.Key); !errors.Is(err, roomproto.ErrRoomEnded) {
 		t.Errorf("a second end: %v, want room_ended", err)
 	}
 	srv.CloseNow()

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind/internal/testutil"
+	"github.com/rewindnet/rewind/relay/roomclient"
 	"github.com/rewindnet/rewind/relay/roomdir"
 	"github.com/rewindnet/rewind/relay/roomproto"
 	"github.com/rewindnet/rewind/transport"
@@ -67,14 +68,14 @@ func TestRedisFleetJoin(t *testing.T) {
 	r1, _ := startFleetRelay(t, url)
 	r2, _ := startFleetRelay(t, url)
 	ctx := testCtx(t)
-	host, err := HostRoom(ctx, HostOptions{URL: r1.url})
+	host, err := roomclient.HostRoom(ctx, roomclient.HostOptions{URL: r1.url})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer host.Close()
-	var players []*RoomPlayer
+	var players []*roomclient.RoomPlayer
 	for range 2 {
-		p, err := JoinRoom(ctx, JoinOptions{URL: r2.url, Code: host.Code()})
+		p, err := roomclient.JoinRoom(ctx, roomclient.JoinOptions{URL: r2.url, Code: host.Code()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -100,10 +101,10 @@ func TestRedisFleetJoin(t *testing.T) {
 	if ids := players[0].ID() + players[1].ID(); ids != "p1p2" {
 		t.Errorf("player ids %s, want p1 and p2 from the host's relay", ids)
 	}
-	if _, err := JoinRoom(ctx, JoinOptions{URL: r1.url, Code: "ZZZZZZ"}); !errors.Is(err, roomproto.ErrNoRoom) {
+	if _, err := roomclient.JoinRoom(ctx, roomclient.JoinOptions{URL: r1.url, Code: "ZZZZZZ"}); !errors.Is(err, roomproto.ErrNoRoom) {
 		t.Errorf("join of no room at the first relay: %v", err)
 	}
-	if _, err := JoinRoom(ctx, JoinOptions{URL: r2.url, Code: "ZZZZZZ"}); !errors.Is(err, roomproto.ErrNoRoom) {
+	if _, err := roomclient.JoinRoom(ctx, roomclient.JoinOptions{URL: r2.url, Code: "ZZZZZZ"}); !errors.Is(err, roomproto.ErrNoRoom) {
 		t.Errorf("join of no room at the second relay: %v", err)
 	}
 	host.End()
@@ -112,7 +113,7 @@ func TestRedisFleetJoin(t *testing.T) {
 			return errors.Is(p.Err(), roomproto.ErrRoomEnded)
 		})
 	}
-	if _, err := JoinRoom(ctx, JoinOptions{URL: r2.url, Code: host.Code()}); !errors.Is(err, roomproto.ErrRoomEnded) {
+	if _, err := roomclient.JoinRoom(ctx, roomclient.JoinOptions{URL: r2.url, Code: host.Code()}); !errors.Is(err, roomproto.ErrRoomEnded) {
 		t.Errorf("join of the ended room at the second relay: %v, want room_ended", err)
 	}
 }

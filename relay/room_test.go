@@ -14,6 +14,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/rewindnet/rewind/internal/testutil"
+	"github.com/rewindnet/rewind/relay/roomclient"
 	"github.com/rewindnet/rewind/relay/roomproto"
 	"github.com/rewindnet/rewind/transport"
 	"github.com/rewindnet/rewind/transport/webrtc"
@@ -78,19 +79,19 @@ func roomRecv(t testing.TB, c transport.Conn, buf []byte) (int, transport.Addr) 
 
 // playRoom hosts a room, joins 3 players by its code and exchanges
 // datagrams both ways over the data channels.
-func playRoom(t *testing.T, rtc webrtc.Config) []*RoomPlayer {
+func playRoom(t *testing.T, rtc webrtc.Config) []*roomclient.RoomPlayer {
 	r := startTestRelay(t, RoomConfig{})
 	ctx := testCtx(t)
 	opened := make(chan transport.Addr, 3)
-	host, err := HostRoom(ctx, HostOptions{URL: r.url, WebRTC: rtc,
+	host, err := roomclient.HostRoom(ctx, roomclient.HostOptions{URL: r.url, WebRTC: rtc,
 		OnPeerOpen: func(a transport.Addr) { opened <- a }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer host.Close()
-	var players []*RoomPlayer
+	var players []*roomclient.RoomPlayer
 	for range 3 {
-		p, err := JoinRoom(ctx, JoinOptions{URL: r.url, Code: strings.ToLower(host.Code()), WebRTC: rtc})
+		p, err := roomclient.JoinRoom(ctx, roomclient.JoinOptions{URL: r.url, Code: strings.ToLower(host.Code()), WebRTC: rtc})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -163,7 +164,7 @@ func playRoom(t *testing.T, rtc webrtc.Config) []*RoomPlayer {
 			t.Fatalf("player: %v", p.Err())
 		}
 	}
-	_, err = JoinRoom(ctx, JoinOptions{URL: r.url, Code: host.Code(), WebRTC: rtc})
+	_, err = roomclient.JoinRoom(ctx, roomclient.JoinOptions{URL: r.url, Code: host.Code(), WebRTC: rtc})
 	if !errors.Is(err, roomproto.ErrRoomEnded) {
 		t.Fatalf("join after end: %v", err)
 	}
@@ -171,7 +172,7 @@ func playRoom(t *testing.T, rtc webrtc.Config) []*RoomPlayer {
 }
 
 // waitErr is closed once p has an error to report.
-func waitErr(p *RoomPlayer) <-chan struct{} {
+func waitErr(p *roomclient.RoomPlayer) <-chan struct{} {
 	ch := make(chan struct{})
 	go func() {
 		defer close(ch)
@@ -244,14 +245,14 @@ func TestRoomErrorsOverWebSocket(t *testing.T) {
 	testutil.CheckGoroutines(t, 5*time.Second)
 	r := startTestRelay(t, RoomConfig{MaxPlayers: 1, MaxMessageBytes: 4096})
 	ctx := testCtx(t)
-	host, err := HostRoom(ctx, HostOptions{URL: r.url})
+	host, err := roomclient.HostRoom(ctx, roomclient.HostOptions{URL: r.url})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer host.Close()
 
 	// Wrong code.
-	if _, err := JoinRoom(ctx, JoinOptions{URL: r.url, Code: "ZZZZZZ"}); !errors.Is(err, roomproto.ErrNoRoom) {
+	if _, err := roomclient.JoinRoom(ctx, roomclient.JoinOptions{URL: r.url, Code: "ZZZZZZ"}); !errors.Is(err, roomproto.ErrNoRoom) {
 		t.Fatalf("wrong code: %v", err)
 	}
 	// Full room: the one seat taken by a raw player.
@@ -263,7 +264,7 @@ func TestRoomErrorsOverWebSocket(t *testing.T) {
 	// Its data channel open (joiners still waiting for theirs take no seat).
 	writeRaw(t, p1, `{"type":"connected"}`)
 	testutil.WaitUntil(ctx, t, "the raw player connected", func() bool { return r.srv.RoomStats().Pending == 0 })
-	if _, err := JoinRoom(ctx, JoinOptions{URL: r.url, Code: host.Code()}); !errors.Is(err, roomproto.ErrRoomFull) {
+	if _, err := roomclient.JoinRoom(ctx, roomclient.JoinOptions{URL: r.url, Code: host.Code()}); !errors.Is(err, roomproto.ErrRoomFull) {
 		t.Fatalf("full room: %v", err)
 	}
 	// Bad key.
@@ -271,7 +272,7 @@ func TestRoomErrorsOverWebSocket(t *testing.T) {
 	writeRaw(t, ws, `{"type":"end","code":"`+host.Code()+`","key":"0123456789abcdef0123456789abcdef"}`)
 	rawError(t, ws, roomproto.ErrCodeBadKey, 0)
 	// Taken code.
-	if _, err := HostRoom(ctx, HostOptions{URL: r.url, Code: host.Code()}); !errors.Is(err, roomproto.ErrCodeTaken) {
+	if _, err := roomclient.HostRoom(ctx, roomclient.HostOptions{URL: r.url, Code: host.Code()}); !errors.Is(err, roomproto.ErrCodeTaken) {
 		t.Fatalf("taken code: %v", err)
 	}
 	// Ended room.
@@ -279,7 +280,7 @@ func TestRoomErrorsOverWebSocket(t *testing.T) {
 	if _, b, err := ws.Read(ctx); err != nil || !strings.Contains(string(b), `"ended"`) {
 		t.Fatalf("end: %s %v", b, err)
 	}
-	if _, err := JoinRoom(ctx, JoinOptions{URL: r.url, Code: host.Code()}); !errors.Is(err, roomproto.ErrRoomEnded) {
+	if _, err := roomclient.JoinRoom(ctx, roomclient.JoinOptions{URL: r.url, Code: host.Code()}); !errors.Is(err, roomproto.ErrRoomEnded) {
 		t.Fatalf("ended room: %v", err)
 	}
 	// Oversized: that connection closes, others carry on.

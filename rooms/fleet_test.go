@@ -14,6 +14,7 @@ import (
 	"github.com/rewindnet/rewind/internal/testgame"
 	"github.com/rewindnet/rewind/internal/testutil"
 	"github.com/rewindnet/rewind/relay"
+	"github.com/rewindnet/rewind/relay/roomclient"
 	"github.com/rewindnet/rewind/relay/roomdir"
 	"github.com/rewindnet/rewind/relay/roomproto"
 	"github.com/rewindnet/rewind/rooms"
@@ -112,11 +113,11 @@ func TestServeOnDemandFleet(t *testing.T) {
 	}
 	defer s.Close()
 	stopHost := testutil.RunHost(ctx, t, s)
-	var opened relay.OpenedRoom
+	var opened roomclient.OpenedRoom
 	testutil.WaitUntil(ctx, t, "a room opened through the second relay", func() bool {
 		// Until the first relay has published its server's slots (at
 		// once, but through Redis), the second answers full.
-		opened, err = relay.OpenRoomWithKey(ctx, b.url, relay.OpenOptions{})
+		opened, err = roomclient.OpenRoomWithKey(ctx, b.url, roomclient.OpenOptions{})
 		return err == nil
 	})
 	if got := s.Rooms(); len(got) != 1 || got[0] != opened.Code || len(opened.Key) != 32 {
@@ -135,7 +136,7 @@ func TestServeOnDemandFleet(t *testing.T) {
 	if st := b.rs.MatchServers(); st.Forwarded < 1 || st.Servers != 0 {
 		t.Errorf("the lobby's relay: %+v, want the open forwarded", st)
 	}
-	if err := relay.EndRoom(ctx, b.url, opened.Code, opened.Key); err != nil {
+	if err := roomclient.EndRoom(ctx, b.url, opened.Code, opened.Key); err != nil {
 		t.Fatalf("the lobby's end: %v", err)
 	}
 	testutil.WaitUntil(ctx, t, "the room to close on the server", func() bool { return len(s.Rooms()) == 0 })

@@ -10,7 +10,7 @@ import (
 
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/internal/facehook"
-	"github.com/rewindnet/rewind/relay"
+	"github.com/rewindnet/rewind/relay/roomclient"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport"
 	"github.com/rewindnet/rewind/transport/webrtc"
@@ -79,7 +79,7 @@ type HostOptions struct {
 // move to one of them (docs/rooms.md, "Host migration").
 type Hosted[I any] struct {
 	*rewind.Host[I]
-	room *relay.HostedRoom
+	room *roomclient.HostedRoom
 	url  string
 
 	stop      chan struct{} // closed by Close: the relay watch ends
@@ -121,7 +121,7 @@ func Host[I any](ctx context.Context, g rewind.Game[I], opts HostOptions) (*Host
 		}
 		opts.Server.Schema = schema
 	}
-	room, err := relay.HostRoom(ctx, relay.HostOptions{
+	room, err := roomclient.HostRoom(ctx, roomclient.HostOptions{
 		URL:         opts.Relay,
 		URLs:        opts.Relays,
 		Code:        opts.Code,
@@ -223,7 +223,7 @@ func (h *Hosted[I]) Code() string { return h.room.Code() }
 func (h *Hosted[I]) Relay() string { return h.url }
 
 // Room returns the relay's side of the room (its key, its Done channel).
-func (h *Hosted[I]) Room() *relay.HostedRoom { return h.room }
+func (h *Hosted[I]) Room() *roomclient.HostedRoom { return h.room }
 
 // End tells the relay the match is over (players coming with the code are
 // told it ended, for the relay's memory span, 5 minutes), then ends the

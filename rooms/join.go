@@ -8,7 +8,7 @@ import (
 
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/internal/facehook"
-	"github.com/rewindnet/rewind/relay"
+	"github.com/rewindnet/rewind/relay/roomclient"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport/webrtc"
 )
@@ -17,7 +17,7 @@ import (
 // channel (RemoteAddr is the host). Close leaves the room too.
 type Conn struct {
 	*webrtc.Peer
-	p *relay.RoomPlayer
+	p *roomclient.RoomPlayer
 }
 
 // Dial joins the room code at the relay relayURL and returns once the
@@ -25,12 +25,12 @@ type Conn struct {
 // errors wrapping roomproto.ErrNoRoom, roomproto.ErrRoomFull, roomproto.ErrRoomEnded
 // and the like.
 func Dial(ctx context.Context, relayURL, code string, cfg webrtc.Config) (*Conn, error) {
-	return dial(ctx, relay.JoinOptions{URL: relayURL, Code: code, WebRTC: cfg})
+	return dial(ctx, roomclient.JoinOptions{URL: relayURL, Code: code, WebRTC: cfg})
 }
 
 // dial is Dial with the relay's join options (a spectator's join).
-func dial(ctx context.Context, opts relay.JoinOptions) (*Conn, error) {
-	p, err := relay.JoinRoom(ctx, opts)
+func dial(ctx context.Context, opts roomclient.JoinOptions) (*Conn, error) {
+	p, err := roomclient.JoinRoom(ctx, opts)
 	if err != nil {
 		return nil, fmt.Errorf("rooms: join: %w", err)
 	}
@@ -39,7 +39,7 @@ func dial(ctx context.Context, opts relay.JoinOptions) (*Conn, error) {
 
 // Player returns the relay's side of the player (its id, the room's code,
 // why the relay connection ended).
-func (c *Conn) Player() *relay.RoomPlayer { return c.p }
+func (c *Conn) Player() *roomclient.RoomPlayer { return c.p }
 
 // Close leaves the room and closes the data channel.
 func (c *Conn) Close() error { return c.p.Close() }
@@ -49,7 +49,7 @@ type JoinOptions struct {
 	rewind.Options
 	// Relays are more relays of the same fleet (relays sharing Redis),
 	// tried in turn after the relay URL given to Join: a relay that
-	// cannot be reached, or does not answer within relay.DefaultTryTimeout,
+	// cannot be reached, or does not answer within roomclient.DefaultTryTimeout,
 	// is passed over for the next; a live relay's refusal (no room, the
 	// room ended or is full) is final, since the fleet's relays share
 	// one directory. A host migration's claims go through the list too,
@@ -88,7 +88,7 @@ const DefaultMigrationTimeout = 30 * time.Second
 // spectator's session (opts.Client.Spectate) joins the room as a
 // spectator, whom the relay does not count against the room's players.
 func Join[I any](ctx context.Context, g rewind.Game[I], relayURL, code string, opts JoinOptions) (*rewind.Session[I], error) {
-	conn, err := dial(ctx, relay.JoinOptions{URL: relayURL, URLs: opts.Relays, Code: code, WebRTC: opts.WebRTC,
+	conn, err := dial(ctx, roomclient.JoinOptions{URL: relayURL, URLs: opts.Relays, Code: code, WebRTC: opts.WebRTC,
 		Spectator: opts.Client.Spectate})
 	if err != nil {
 		return nil, err
@@ -109,7 +109,7 @@ func Join[I any](ctx context.Context, g rewind.Game[I], relayURL, code string, o
 
 // watchLost tells s when the relay says p's host is lost, until p's relay
 // connection ends.
-func watchLost[I any](p *relay.RoomPlayer, s *rewind.Session[I]) {
+func watchLost[I any](p *roomclient.RoomPlayer, s *rewind.Session[I]) {
 	select {
 	case <-p.HostLost():
 		facehook.ServerLost(s)

@@ -13,7 +13,7 @@ import (
 
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/internal/facehook"
-	"github.com/rewindnet/rewind/relay"
+	"github.com/rewindnet/rewind/relay/roomclient"
 	"github.com/rewindnet/rewind/relay/roomproto"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport"
@@ -21,7 +21,7 @@ import (
 
 // canHost says whether this build may host a match it takes over: not
 // in a browser tab (js/wasm), where hosting after a migration has not
-// been built; a tab claims with relay.ClaimOptions.NoHost and the relay
+// been built; a tab claims with roomclient.ClaimOptions.NoHost and the relay
 // hands the hosting to a desktop or bot claimant (docs/rooms.md).
 const canHost = runtime.GOOS != "js"
 
@@ -61,7 +61,7 @@ func (l *relayList) answered(url string) {
 
 // migrator returns the facehook.Migrator of a session that joined a room
 // at one of relays: it claims the room with the code and key of the handover
-// data (relay.ClaimRoom) and either hosts the match from the session's
+// data (roomclient.ClaimRoom) and either hosts the match from the session's
 // handoff (a server resumed from it, over the room's WebRTC host and an
 // in-process loopback to the session's own client) or connects to the
 // host the relay introduces, whose loss the relay's notice tells
@@ -94,17 +94,17 @@ func migrator[I any](game func() rewind.Game[I], relays *relayList, opts JoinOpt
 }
 
 // claim claims the room of h's handover data, through the relays of the
-// list in turn (relay.ClaimOptions.URLs), until a relay answers
+// list in turn (roomclient.ClaimOptions.URLs), until a relay answers
 // with a host or a connected player, the room ended or is another
 // match's, or ctx ends; between tries it waits a little longer each
 // time (100 ms, doubling up to a second).
-func claim(ctx context.Context, relays *relayList, h facehook.Handoff, opts JoinOptions, log *slog.Logger) (*relay.Claimed, error) {
+func claim(ctx context.Context, relays *relayList, h facehook.Handoff, opts JoinOptions, log *slog.Logger) (*roomclient.Claimed, error) {
 	pause := 100 * time.Millisecond
 	for try := 1; ; try++ {
 		log.Debug("rooms: claiming", "room", h.Handover.Code, "player", h.Player, "tick", h.Tick, "try", try)
 		urls := relays.get()
-		c, err := relay.ClaimRoom(ctx, relay.ClaimOptions{URL: urls[0], URLs: urls[1:], Code: h.Handover.Code,
-			Key: h.Handover.Key, NoHost: !canHost, Host: relay.HostOptions{WebRTC: opts.WebRTC}})
+		c, err := roomclient.ClaimRoom(ctx, roomclient.ClaimOptions{URL: urls[0], URLs: urls[1:], Code: h.Handover.Code,
+			Key: h.Handover.Key, NoHost: !canHost, Host: roomclient.HostOptions{WebRTC: opts.WebRTC}})
 		if err == nil {
 			url := claimedAt(c)
 			relays.answered(url)
@@ -127,7 +127,7 @@ func claim(ctx context.Context, relays *relayList, h facehook.Handoff, opts Join
 }
 
 // claimedAt is the relay that answered the claim c.
-func claimedAt(c *relay.Claimed) string {
+func claimedAt(c *roomclient.Claimed) string {
 	if c.Host != nil {
 		return c.Host.URL()
 	}
@@ -136,7 +136,7 @@ func claimedAt(c *relay.Claimed) string {
 
 // hostResumed runs the match's next server over room (and a loopback to
 // the session's own client), resumed from h.
-func hostResumed[I any](g rewind.Game[I], room *relay.HostedRoom, h facehook.Handoff, opts JoinOptions) (facehook.Migrated[I], error) {
+func hostResumed[I any](g rewind.Game[I], room *roomclient.HostedRoom, h facehook.Handoff, opts JoinOptions) (facehook.Migrated[I], error) {
 	loop := transport.NewLoopback()
 	own, err := loop.Listen("host")
 	if err != nil {

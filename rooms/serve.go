@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind"
-	"github.com/rewindnet/rewind/relay"
+	"github.com/rewindnet/rewind/relay/roomclient"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport"
 	"github.com/rewindnet/rewind/transport/webrtc"
@@ -28,7 +28,7 @@ type ServeOptions struct {
 	// reach a relay of Relay and Relays after its relay connection
 	// dropped (its relay died): registered again, it claims its rooms
 	// back under the same codes, so players can join and rejoin them
-	// again (relay.ServeOptions.Reconnect). Zero: a dropped relay
+	// again (roomclient.ServeOptions.Reconnect). Zero: a dropped relay
 	// connection is final (players in the matches play on, new ones
 	// cannot join by code).
 	Reconnect time.Duration
@@ -47,7 +47,7 @@ type ServeOptions struct {
 	// TickPhases is MultiHostOptions.TickPhases (default 4).
 	TickPhases int
 	// OnDemand lets the relay open rooms here when lobbies ask for one
-	// (relay.OpenRoom, `rewind open`), while slots are free. It also
+	// (roomclient.OpenRoom, `rewind open`), while slots are free. It also
 	// frees a room's slot when its match ends (its last player left):
 	// the relay then remembers the code as ended.
 	OnDemand bool
@@ -75,14 +75,14 @@ type ServeOptions struct {
 // Stats, Rooms and the rest are its) whose rooms are rooms of a relay,
 // registered through one relay connection, with one WebRTC host (one UDP
 // port) for every player of every room. A player's datagrams go to the
-// match of the room it joined at the relay (relay.RoomOfPeer); matches
+// match of the room it joined at the relay (roomclient.RoomOfPeer); matches
 // run on the MultiHost's workers, not a goroutine each. A room the relay
 // ends (its key's end, unused after being opened on demand) closes here;
 // a room that closes here (CloseRoom, a finished match with OnDemand,
 // Close) is ended at the relay, freeing its slot there.
 type Served[I any] struct {
 	*rewind.MultiHost[I]
-	relay *relay.ServedRooms
+	relay *roomclient.ServedRooms
 	codes []string
 	log   *slog.Logger
 
@@ -122,7 +122,7 @@ func Serve[I any](ctx context.Context, g rewind.Game[I], opts ServeOptions) (*Se
 		<-ready
 		return s.MultiHost
 	}
-	sr, err := relay.ServeRooms(ctx, relay.ServeOptions{
+	sr, err := roomclient.ServeRooms(ctx, roomclient.ServeOptions{
 		URL: opts.Relay, Slots: slots, OnDemand: opts.OnDemand, MaxPlayers: opts.Server.MaxPlayers, WebRTC: opts.WebRTC,
 		OnOpen: func(code string) error {
 			h := host()
@@ -192,10 +192,10 @@ func Serve[I any](ctx context.Context, g rewind.Game[I], opts ServeOptions) (*Se
 // (member 0) and a UDP socket (member 1); and the RoomOf that names the
 // room of a WebRTC player's address (a UDP player's hello names it). It
 // closes sr if it fails.
-func serveConn(sr *relay.ServedRooms, slots int, opts ServeOptions) (transport.Conn, func(transport.Addr) string, error) {
+func serveConn(sr *roomclient.ServedRooms, slots int, opts ServeOptions) (transport.Conn, func(transport.Addr) string, error) {
 	var conn transport.Conn = relayConn{Host: sr.Conn(), leave: sr}
 	if opts.UDP == "" {
-		return conn, relay.RoomOfPeer, nil
+		return conn, roomclient.RoomOfPeer, nil
 	}
 	ucfg := opts.UDPConfig
 	if ucfg.MaxSessions <= 0 {
@@ -217,7 +217,7 @@ func serveConn(sr *relay.ServedRooms, slots int, opts ServeOptions) (transport.C
 	}
 	return multi, func(a transport.Addr) string {
 		if i, inner, ok := transport.SplitMultiAddr(a); ok && i == 0 {
-			return relay.RoomOfPeer(inner)
+			return roomclient.RoomOfPeer(inner)
 		}
 		return ""
 	}, nil
@@ -243,7 +243,7 @@ func (s *Served[I]) AddRoom(ctx context.Context, code string) (string, error) {
 func (s *Served[I]) Codes() []string { return s.codes }
 
 // Relay returns the relay connection (its slots, keys, Done channel).
-func (s *Served[I]) Relay() *relay.ServedRooms { return s.relay }
+func (s *Served[I]) Relay() *roomclient.ServedRooms { return s.relay }
 
 // Run drives every match until ctx is done (see rewind.MultiHost.Run),
 // and logs the relay connection's end for good (with Reconnect, once no

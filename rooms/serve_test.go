@@ -12,7 +12,7 @@ import (
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/internal/testgame"
 	"github.com/rewindnet/rewind/internal/testutil"
-	"github.com/rewindnet/rewind/relay"
+	"github.com/rewindnet/rewind/relay/roomclient"
 	"github.com/rewindnet/rewind/relay/roomproto"
 	"github.com/rewindnet/rewind/rooms"
 	"github.com/rewindnet/rewind/server"
@@ -176,7 +176,7 @@ func TestServeOnDemand(t *testing.T) {
 	url, rs := startRelayServer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // a hang guard
 	defer cancel()
-	if _, err := relay.OpenRoom(ctx, url, relay.OpenOptions{}); !errors.Is(err, roomproto.ErrFull) {
+	if _, err := roomclient.OpenRoom(ctx, url, roomclient.OpenOptions{}); !errors.Is(err, roomproto.ErrFull) {
 		t.Fatalf("open with no match server: %v, want roomproto.ErrFull", err)
 	}
 	s, err := rooms.Serve[testgame.Input](ctx, &testgame.Game{}, rooms.ServeOptions{
@@ -189,13 +189,13 @@ func TestServeOnDemand(t *testing.T) {
 	stopHost := testutil.RunHost(ctx, t, s)
 	var codes []string
 	for range 2 {
-		code, err := relay.OpenRoom(ctx, url, relay.OpenOptions{})
+		code, err := roomclient.OpenRoom(ctx, url, roomclient.OpenOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		codes = append(codes, code)
 	}
-	_, err = relay.OpenRoom(ctx, url, relay.OpenOptions{})
+	_, err = roomclient.OpenRoom(ctx, url, roomclient.OpenOptions{})
 	var re *roomproto.Error
 	if !errors.As(err, &re) || !errors.Is(err, roomproto.ErrFull) || re.Code != roomproto.ErrCodeFull || !strings.Contains(re.Reason, "2 of 2 slots in use") {
 		t.Fatalf("third open: %v, want full with 2 of 2 slots in use", err)
@@ -225,7 +225,7 @@ func TestServeOnDemand(t *testing.T) {
 		_, open := rs.Stats()
 		return len(s.Rooms()) == 1 && open == 1
 	})
-	code, err := relay.OpenRoom(ctx, url, relay.OpenOptions{})
+	code, err := roomclient.OpenRoom(ctx, url, roomclient.OpenOptions{})
 	if err != nil {
 		t.Fatalf("open after a match ended: %v", err)
 	}

@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/rewindnet/rewind/relay"
+	"github.com/rewindnet/rewind/relay/roomclient"
 )
 
 func init() {
@@ -27,7 +27,7 @@ func runOpen(args []string, stdout, stderr io.Writer) error {
 	url := fs.String("relay", "", "the rooms relay's ws:// URL (as rewind relay prints it)")
 	maxPlayers := fs.Int("max-players", 0, "cap the room at this many players (0: the match server's cap)")
 	timeout := fs.Duration("timeout", 15*time.Second, "give up when the relay has not answered within this long")
-	printKey := fs.Bool("key", false, "also print key=KEY after room=: the room's key, which ends it (relay.EndRoom, an end message with code and key, through any relay of the fleet)")
+	printKey := fs.Bool("key", false, "also print key=KEY after room=: the room's key, which ends it (roomclient.EndRoom, an end message with code and key, through any relay of the fleet)")
 	if err := parseQuiet(fs, "open", args, stderr); err != nil {
 		return err
 	}
@@ -41,7 +41,7 @@ func runOpen(args []string, stdout, stderr io.Writer) error {
 	defer stop()
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
-	r, err := relay.OpenRoomWithKey(ctx, *url, relay.OpenOptions{MaxPlayers: *maxPlayers})
+	r, err := roomclient.OpenRoomWithKey(ctx, *url, roomclient.OpenOptions{MaxPlayers: *maxPlayers})
 	if err != nil {
 		return err
 	}

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind"
-	"github.com/rewindnet/rewind/relay"
+	"github.com/rewindnet/rewind/relay/roomclient"
 	"github.com/rewindnet/rewind/relay/roomproto"
 	"github.com/rewindnet/rewind/rooms"
 	"github.com/rewindnet/rewind/transport/webrtc"
@@ -41,7 +41,7 @@ func (j *joinFlags) check(connect string) error {
 	switch {
 	case j.code != "" && connect != "":
 		return usageError{errors.New("--connect and --join exclude each other")}
-	case j.code != "" && len(relay.SplitURLs(j.relay)) == 0:
+	case j.code != "" && len(roomclient.SplitURLs(j.relay)) == 0:
 		return usageError{errors.New("--join needs --relay URL")}
 	case j.joinWait <= 0:
 		return usageError{fmt.Errorf("--join-timeout %v: want a positive duration", j.joinWait)}
@@ -58,7 +58,7 @@ func joinRoom[I any](ctx context.Context, j *joinFlags, g rewind.Game[I], opts r
 	defer cancel()
 	// Host migration is on: it only acts in a room hosted with it (rewind
 	// serve --host-migration), whose server sends the handover data.
-	urls := relay.SplitURLs(j.relay)
+	urls := roomclient.SplitURLs(j.relay)
 	s, err = rooms.Join(ctx, g, urls[0], j.code, rooms.JoinOptions{Options: opts, Relays: urls[1:],
 		WebRTC: webrtc.Config{RelayOnly: j.relayTo}, HostMigration: true, Server: rewind.ServerConfig{PlayerTimeout: opts.Client.ServerTimeout}, Log: j.log})
 	if err != nil {

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rewindnet/rewind/relay"
+	"github.com/rewindnet/rewind/relay/roomclient"
 	"github.com/rewindnet/rewind/transport/webrtc"
 )
 
@@ -45,7 +45,7 @@ func TestRelayCommand(t *testing.T) {
 	if !strings.HasPrefix(url, "ws://127.0.0.1:") {
 		t.Fatalf("url %q in %q", url, line)
 	}
-	host, err := relay.HostRoom(ctx, relay.HostOptions{URL: url})
+	host, err := roomclient.HostRoom(ctx, roomclient.HostOptions{URL: url})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestRelayCommand(t *testing.T) {
 	if len(host.Code()) != 8 {
 		t.Fatalf("--code-length 8: code %q", host.Code())
 	}
-	p, err := relay.JoinRoom(ctx, relay.JoinOptions{URL: url, Code: host.Code(), WebRTC: webrtc.Config{RelayOnly: true}})
+	p, err := roomclient.JoinRoom(ctx, roomclient.JoinOptions{URL: url, Code: host.Code(), WebRTC: webrtc.Config{RelayOnly: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/rewindnet/rewind"
-	"github.com/rewindnet/rewind/relay"
+	"github.com/rewindnet/rewind/relay/roomclient"
 	"github.com/rewindnet/rewind/rooms"
 )
 
@@ -32,7 +32,7 @@ type roomFlags struct {
 // split takes --relay's comma-separated list apart: the first URL stays
 // relay, the others go to more.
 func (r *roomFlags) split() error {
-	urls := relay.SplitURLs(r.relay)
+	urls := roomclient.SplitURLs(r.relay)
 	if r.relay != "" && len(urls) == 0 {
 		return usageError{fmt.Errorf("--relay %q: no URL", r.relay)}
 	}

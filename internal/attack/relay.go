@@ -18,6 +18,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/rewindnet/rewind/internal/netutil"
 	"github.com/rewindnet/rewind/relay"
+	"github.com/rewindnet/rewind/relay/roomclient"
 	"github.com/rewindnet/rewind/relay/roomcode"
 	"github.com/rewindnet/rewind/relay/roomproto"
 )
@@ -100,7 +101,7 @@ func RoomSquatters(ctx context.Context, cfg Config) Result {
 		return r
 	}
 	defer t.stop()
-	host, err := relay.HostRoom(ctx, relay.HostOptions{URL: t.url, MaxPlayers: 16})
+	host, err := roomclient.HostRoom(ctx, roomclient.HostOptions{URL: t.url, MaxPlayers: 16})
 	if err != nil {
 		r.Err = err
 		return r

@@ -85,7 +85,7 @@ type migPlayer struct {
 // round trip after it knows (at once for a process death, after its
 // HostTimeout of 3 s of unanswered pings for a hung host); a claim takes
 // a round trip; the first claimant hosts, the others are introduced to it
-// (relay/room_migrate.go, tested case by case in made-up time there), and
+// (relay/migrate.go, tested case by case in made-up time there), and
 // their data channel takes another round trip of signaling.
 type migRig struct {
 	t       testing.TB

@@ -25,7 +25,7 @@ import (
 // The room entries are changed by scripts that read them first, so that
 // a late write never undoes an earlier decision of another relay (or of
 // another goroutine of the same relay, since the hub writes outside its
-// lock: relay/room_hub_dir.go): End marks only a live room, Remove forgets only
+// lock: relay/hub_dir.go): End marks only a live room, Remove forgets only
 // a live room, Refresh extends only the live rooms the relay owns.
 
 // failScript takes a failed join from the address's bucket (ARGV[4] = 1)

@@ -21,7 +21,7 @@ package roomproto
 //	    <-- {"type":"left","id":"p1"}     (player's WebSocket closed)
 //	{"type":"end","code":"ABC234","key":K} --> {"type":"ended","reason":"ended"} -->
 //
-// Host migration (a room hosted with "migrate":true; room_migrate.go):
+// Host migration (a room hosted with "migrate":true; relay/migrate.go):
 //
 //	host's WebSocket closes, or no pong for HostTimeout:
 //	                                      {"type":"host_lost","code":"ABC234"} --> players
@@ -42,7 +42,7 @@ package roomproto
 //	   host's "migrate" flag, claim, host_lost, and the "claim" field of
 //	   hosted and joined; a relay of before them answers a claim with
 //	   bad_message.
-//	2  match servers (room_serve.go): one connection hosts many rooms
+//	2  match servers (relay/serve.go): one connection hosts many rooms
 //	   ("serve" with "slots", then "host" once per room; "player",
 //	   "signal", "left" and "ended" carry the room's "code", and the
 //	   server's "signal" names it), and rooms opened on demand ("open"
@@ -57,7 +57,7 @@ package roomproto
 //	   lobby carries the room's "key"; a match server that connects
 //	   again claims its rooms back ("claim" with code and key on its
 //	   connection, answered "hosted" with "claim":"host":
-//	   room_serve_claim.go; a relay of before answers bad_message, and
+//	   relay/serve_claim.go; a relay of before answers bad_message, and
 //	   the server keeps the rooms unjoinable).
 //
 // Match server flow (version 2):

@@ -47,7 +47,7 @@ import (
 	"github.com/hajimehoshi/ebiten/v2"
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/games/sand"
-	"github.com/rewindnet/rewind/relay"
+	"github.com/rewindnet/rewind/relay/roomclient"
 	"github.com/rewindnet/rewind/rooms"
 	"github.com/rewindnet/rewind/transport"
 	"github.com/rewindnet/rewind/view"
@@ -109,7 +109,7 @@ func run(args []string) error {
 		if *code != "" {
 			jctx, cancel := context.WithTimeout(ctx, *joinWait)
 			defer cancel()
-			urls := relay.SplitURLs(*relayURL)
+			urls := roomclient.SplitURLs(*relayURL)
 			if len(urls) == 0 {
 				return nil, fmt.Errorf("--relay %q: no URL", *relayURL)
 			}

@@ -8,7 +8,7 @@ import (
 )
 
 // The relay's host-migration decision table, case by case, in made-up
-// time (room_migrate.go).
+// time (migrate.go).
 
 const testKey = "00112233445566778899aabbccddeeff"
 

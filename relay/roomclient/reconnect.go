@@ -1,4 +1,4 @@
-package relay
+package roomclient
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 // turn, starting with the one after the relay it lost, round after round
 // with a doubling wait, until one registers it or Reconnect has passed.
 // There it claims each of its rooms back (a "claim" with the room's code
-// and key on the match server's connection, room_serve_claim.go): the
+// and key on the match server's connection, relay/serve_claim.go): the
 // rooms keep their codes, and the fleet's directory makes the new relay
 // their owner (at once for a room the old relay let go, or once a dead
 // relay is found dead: a room still held elsewhere is answered

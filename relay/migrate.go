@@ -63,7 +63,7 @@ func (h *roomHub) orphan(r *room, now time.Time) {
 // claim handles a player's claim of a room whose host it lost.
 func (h *roomHub) claim(c *roomConn, m *roomproto.Msg, d dirAnswer, now time.Time) {
 	if c.role == roleServer {
-		h.serverClaim(c, m, d, now) // a match server's room back (room_serve_claim.go)
+		h.serverClaim(c, m, d, now) // a match server's room back (serve_claim.go)
 		return
 	}
 	c.noHost = m.NoHost

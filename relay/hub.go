@@ -22,11 +22,11 @@ type roomHub struct {
 	conns   map[uint64]*roomConn
 	perAddr map[string]int
 	rooms   map[string]*room
-	guard   roomGuard // pending joiners and failed joins (room_guard.go)
+	guard   roomGuard // pending joiners and failed joins (guard.go)
 	stats   hubStats
-	serving serveCounters // rooms opened on demand (room_serve.go)
+	serving serveCounters // rooms opened on demand (serve.go)
 	fleet   *fleetLink    // the other relays, with a roomdir.Redis (fleet.go); else nil
-	ops     []func()      // directory writes to run once mu is released (room_hub_dir.go)
+	ops     []func()      // directory writes to run once mu is released (hub_dir.go)
 
 	randMu sync.Mutex // guards cfg.Rand
 }
@@ -36,7 +36,7 @@ const (
 	roleNone = iota
 	roleHost
 	rolePlayer
-	roleClaimant // waiting for a claim's probe (room_migrate.go)
+	roleClaimant // waiting for a claim's probe (migrate.go)
 )
 
 // roomConn is one WebSocket connection as the hub sees it. The server's
@@ -55,12 +55,12 @@ type roomConn struct {
 	role      int
 	room      *room
 	pid       string       // player id in room
-	noHost    bool         // a claimant that cannot host (room_migrate.go)
+	noHost    bool         // a claimant that cannot host (migrate.go)
 	connected bool         // player's data channel open
 	spectator bool         // a player that joined as a spectator: not counted against maxPlayers
 	fwd       string       // roleForward: the relay that hosts the room (fleet.go)
 	standIn   bool         // stands in for a connection of another relay (fleet.go)
-	srv       *matchServer // roleServer: its rooms and pings (room_serve.go)
+	srv       *matchServer // roleServer: its rooms and pings (serve.go)
 	joinedAt  time.Time
 	// freeSignals counts the host's signals to this joining player that
 	// were let through without rate limiting.
@@ -81,7 +81,7 @@ type room struct {
 	lastPing   time.Time
 	pingN      uint64
 
-	// Host migration (room_migrate.go). migrate: the host asked for it;
+	// Host migration (migrate.go). migrate: the host asked for it;
 	// orphaned: its host vanished at orphanedAt, and the room waits for a
 	// claimant; takenAt: when a claimant last took it over; claims: the
 	// claimants waiting, in arrival order, for the answer to the probe
@@ -94,7 +94,7 @@ type room struct {
 	probeN     uint64
 	probeAt    time.Time
 
-	// Rooms of a match server (room_serve.go). onDemand: opened at a
+	// Rooms of a match server (serve.go). onDemand: opened at a
 	// lobby's request at openedAt; opening: its server has not
 	// confirmed it yet, and opener waits for the code.
 	onDemand bool
@@ -152,7 +152,7 @@ func (h *roomHub) disconnect(c *roomConn, now time.Time) {
 		h.fleet.gone(c)
 	}
 	if c.role == roleServer {
-		h.serverGone(c, now, "host left") // room_serve.go
+		h.serverGone(c, now, "host left") // serve.go
 	}
 	h.leaveRoom(c, now, "host left")
 	h.kill(c, websocket.StatusNormalClosure, "")
@@ -500,7 +500,7 @@ func (h *roomHub) tick(now time.Time) {
 	defer h.unlock()
 	for _, r := range h.rooms {
 		if r.host != nil && r.host.role == roleServer {
-			h.serverRoomTick(r, now) // pinged with its server (room_serve.go)
+			h.serverRoomTick(r, now) // pinged with its server (serve.go)
 			continue
 		}
 		if h.migrationTick(r, now) {

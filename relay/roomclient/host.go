@@ -1,4 +1,4 @@
-package relay
+package roomclient
 
 import (
 	"context"
@@ -27,7 +27,7 @@ type HostOptions struct {
 	// MaxPlayers asks the relay to cap the room (0: the relay's cap).
 	MaxPlayers int
 	// Migrate asks the relay to keep the room for its players when this
-	// host vanishes (host migration: room_migrate.go), instead of
+	// host vanishes (host migration: relay/migrate.go), instead of
 	// forgetting it.
 	Migrate bool
 	// WebRTC configures the host's transport; the relay's TURN server is

@@ -11,7 +11,7 @@ import (
 // connection dropped) connects again, to the same relay or to another of
 // the fleet, registers ("serve") and claims each of its rooms back with
 // its code and key: a "claim" on a match server's connection. The
-// directory decides as for a player's claim (room_migrate.go, with the
+// directory decides as for a player's claim (migrate.go, with the
 // fleet's adoption of a dead relay's rooms, fleet.go):
 //
 //	code ended (End) within EndedRemember       -> room_ended (final)

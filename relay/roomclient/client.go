@@ -1,4 +1,4 @@
-package relay
+package roomclient
 
 import (
 	"context"
@@ -147,6 +147,7 @@ func (rc *roomClient) fail(err error) {
 	})
 }
 
+// Err returns the error the connection failed with (nil while it is up).
 func (rc *roomClient) Err() error {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()

@@ -71,7 +71,7 @@ type RoomConfig struct {
 	// spectators.
 	MaxPlayers int
 	// MaxSpectators caps the spectators of a room (64): those that joined
-	// with the join's "spectator" flag (relay.JoinOptions.Spectator), who
+	// with the join's "spectator" flag (roomclient.JoinOptions.Spectator), who
 	// take no player slot in the match (its server admits them as
 	// spectators, up to its own cap). Joining ones count. The flag is
 	// the joiner's word: one that says hello to the host as a player
@@ -103,7 +103,7 @@ type RoomConfig struct {
 	// (30 s).
 	OrphanWindow time.Duration
 	// ServerSlots caps the rooms one match server's connection may hold
-	// (1024), whatever slots it asks for ("serve", room_serve.go).
+	// (1024), whatever slots it asks for ("serve", serve.go).
 	ServerSlots int
 	// OpenTimeout is how long a match server has to confirm a room the
 	// relay asked it to open on demand (5 s); then the lobby that asked

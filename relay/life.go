@@ -11,7 +11,7 @@ import (
 // from a host that is gone, ended, closed.
 
 // hostGone handles a room whose host left or stopped answering pings. A
-// room hosted for migration is orphaned (orphan, room_migrate.go): its
+// room hosted for migration is orphaned (orphan, migrate.go): its
 // players are told and claim it. Any other room is forgotten, and its
 // players told it ended: only the host's explicit end makes the relay
 // remember a room as ended.

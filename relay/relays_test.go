@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind/internal/testutil"
+	"github.com/rewindnet/rewind/relay/roomclient"
 	"github.com/rewindnet/rewind/relay/roomproto"
 )
 
@@ -75,7 +76,7 @@ func TestRoomRelayList(t *testing.T) {
 	dead, silent := deadRelayURL(t), silentRelayURL(t)
 	ctx := testCtx(t)
 
-	host, err := HostRoom(ctx, HostOptions{URL: dead, URLs: []string{live.url}})
+	host, err := roomclient.HostRoom(ctx, roomclient.HostOptions{URL: dead, URLs: []string{live.url}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +84,7 @@ func TestRoomRelayList(t *testing.T) {
 	if host.URL() != live.url {
 		t.Fatalf("hosted at %s, want %s", host.URL(), live.url)
 	}
-	p, err := JoinRoom(ctx, JoinOptions{URL: dead, URLs: []string{silent, live.url}, Code: host.Code(),
+	p, err := roomclient.JoinRoom(ctx, roomclient.JoinOptions{URL: dead, URLs: []string{silent, live.url}, Code: host.Code(),
 		TryTimeout: 300 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -94,8 +95,8 @@ func TestRoomRelayList(t *testing.T) {
 	}
 	// A list whose hung relay is passed over and whose last is refused:
 	// the hung relay's failure is no answer, not the caller's deadline.
-	_, err = JoinRoom(ctx, JoinOptions{URL: silent, URLs: []string{dead}, Code: host.Code(), TryTimeout: 300 * time.Millisecond})
-	if !errors.Is(err, ErrNoAnswer) || errors.Is(err, context.DeadlineExceeded) {
+	_, err = roomclient.JoinRoom(ctx, roomclient.JoinOptions{URL: silent, URLs: []string{dead}, Code: host.Code(), TryTimeout: 300 * time.Millisecond})
+	if !errors.Is(err, roomclient.ErrNoAnswer) || errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("join past a hung relay to a dead one: %v, want no answer and no deadline", err)
 	}
 	if err := p.Conn().Send(p.Conn().RemoteAddr(), []byte("hello")); err != nil {
@@ -106,7 +107,7 @@ func TestRoomRelayList(t *testing.T) {
 		t.Fatalf("host got %q", buf[:n])
 	}
 
-	_, err = JoinRoom(ctx, JoinOptions{URL: other.url, URLs: []string{live.url}, Code: host.Code()})
+	_, err = roomclient.JoinRoom(ctx, roomclient.JoinOptions{URL: other.url, URLs: []string{live.url}, Code: host.Code()})
 	var re *roomproto.Error
 	if !errors.Is(err, roomproto.ErrNoRoom) || !errors.As(err, &re) || strings.Contains(err.Error(), live.url) {
 		t.Fatalf("join through a relay without the room first: %v, want its no_room alone", err)
@@ -117,7 +118,7 @@ func TestRoomRelayList(t *testing.T) {
 
 	// A claim with another key reaches the live relay past the dead one
 	// and is refused there: a relay's answer.
-	_, err = ClaimRoom(ctx, ClaimOptions{URL: dead, URLs: []string{live.url}, Code: host.Code(),
+	_, err = roomclient.ClaimRoom(ctx, roomclient.ClaimOptions{URL: dead, URLs: []string{live.url}, Code: host.Code(),
 		Key: strings.Repeat("0", roomproto.KeyHexLen)})
 	if !errors.As(err, &re) || !strings.Contains(err.Error(), live.url) {
 		t.Fatalf("claim past a dead relay: %v, want the live relay's refusal", err)
@@ -126,7 +127,7 @@ func TestRoomRelayList(t *testing.T) {
 	// The last relay's try is bounded by the caller's context only.
 	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
 	defer cancel()
-	_, err = JoinRoom(short, JoinOptions{URL: dead, URLs: []string{silent}, Code: host.Code()})
+	_, err = roomclient.JoinRoom(short, roomclient.JoinOptions{URL: dead, URLs: []string{silent}, Code: host.Code()})
 	if err == nil || errors.As(err, &re) || !errors.Is(err, context.DeadlineExceeded) ||
 		!strings.Contains(err.Error(), dead) || !strings.Contains(err.Error(), silent) {
 		t.Fatalf("join with no live relay: %v, want each relay's failure", err)

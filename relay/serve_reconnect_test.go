@@ -6,6 +6,7 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/rewindnet/rewind/internal/testutil"
+	"github.com/rewindnet/rewind/relay/roomclient"
 	"github.com/rewindnet/rewind/relay/roomproto"
 	"github.com/rewindnet/rewind/transport"
 )
@@ -20,7 +21,7 @@ func TestServeRoomsReconnect(t *testing.T) {
 	r := startTestRelay(t, RoomConfig{})
 	ctx := testCtx(t)
 	reconnected := make(chan string, 4)
-	s, err := ServeRooms(ctx, ServeOptions{URL: r.url, Slots: 2, Reconnect: 10 * time.Second,
+	s, err := roomclient.ServeRooms(ctx, roomclient.ServeOptions{URL: r.url, Slots: 2, Reconnect: 10 * time.Second,
 		OnReconnected: func(url string) { reconnected <- url }})
 	if err != nil {
 		t.Fatal(err)
@@ -60,7 +61,7 @@ func TestServeRoomsReconnect(t *testing.T) {
 		t.Fatal("Done closed though the server reconnected")
 	default:
 	}
-	p, err := JoinRoom(ctx, JoinOptions{URL: r.url, Code: code})
+	p, err := roomclient.JoinRoom(ctx, roomclient.JoinOptions{URL: r.url, Code: code})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +71,7 @@ func TestServeRoomsReconnect(t *testing.T) {
 	}
 	buf := make([]byte, transport.MaxDatagram)
 	n, from := roomRecv(t, s.Conn(), buf)
-	if want := RoomPeerAddr(code, p.ID()+"@1"); from != want || string(buf[:n]) != "hello" || RoomOfPeer(from) != code {
+	if want := roomclient.RoomPeerAddr(code, p.ID()+"@1"); from != want || string(buf[:n]) != "hello" || roomclient.RoomOfPeer(from) != code {
 		t.Fatalf("server got %q from %s, want from %s", buf[:n], from, want)
 	}
 	s.Close()

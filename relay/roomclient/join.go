@@ -1,4 +1,4 @@
-package relay
+package roomclient
 
 import (
 	"context"
@@ -17,7 +17,7 @@ type JoinOptions struct {
 	URL string
 	// URLs are more relays of the same fleet (relays sharing Redis),
 	// tried in turn after URL when a relay cannot be reached or does not
-	// answer within TryTimeout (room_relays.go). A live relay's refusal
+	// answer within TryTimeout (relays.go). A live relay's refusal
 	// (roomproto.ErrNoRoom, roomproto.ErrRoomEnded, roomproto.ErrRoomFull...) is final: the fleet's
 	// relays share one directory. Default: none.
 	URLs []string

@@ -125,7 +125,7 @@ func (h *roomHub) hostedRoom(c *roomConn, code string) *room {
 
 // freeServerMsg reports whether m, from c, is a match server's message
 // that does not count against its rate: a "host" or a "claim" (its room
-// back after a reconnection: room_serve_claim.go) while it has a free
+// back after a reconnection: serve_claim.go) while it has a free
 // slot (its slots bound them), an "opened" (it answers the relay's
 // "open", which lobbies' rates bound).
 func (h *roomHub) freeServerMsg(c *roomConn, m *roomproto.Msg, err error) bool {

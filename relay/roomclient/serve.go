@@ -1,4 +1,4 @@
-package relay
+package roomclient
 
 import (
 	"context"
@@ -79,12 +79,12 @@ type ServedRooms struct {
 	end   roomEnd
 	done  chan struct{} // closed when the relay connection ends for good
 	stop  chan struct{} // closed by Close
-	retry chan struct{} // a room's claim is to be tried again (room_serve_reconnect.go)
+	retry chan struct{} // a room's claim is to be tried again (reconnect.go)
 	wg    sync.WaitGroup
 
 	mu      sync.Mutex
 	rc      *roomClient       // the relay connection, the latest one
-	gen     int               // connections before rc (room_serve_reconnect.go)
+	gen     int               // connections before rc (reconnect.go)
 	url     string            // rc's relay
 	closed  bool              // Close was called
 	keys    map[string]string // code → key of the rooms held
@@ -123,7 +123,7 @@ func ServeRooms(ctx context.Context, opts ServeOptions) (*ServedRooms, error) {
 	s.conn.OnPeerOpen, s.conn.OnPeerClose = opts.OnPeerOpen, opts.OnPeerClose
 	start()
 	s.wg.Add(1)
-	go s.keep() // room_serve_reconnect.go
+	go s.keep() // reconnect.go
 	return s, nil
 }
 
@@ -219,7 +219,7 @@ func (s *ServedRooms) handle(rc *roomClient, gen int, m roomproto.Msg) {
 		rc.send(&roomproto.Msg{Type: roomproto.MsgPong, N: m.N})
 	case roomproto.MsgHosted:
 		if m.Claim == roomproto.ClaimHost {
-			s.reclaimed(m.Code, nil) // room_serve_reconnect.go
+			s.reclaimed(m.Code, nil) // reconnect.go
 			return
 		}
 		s.hosted(m)

@@ -2,15 +2,11 @@ package relay
 
 import (
 	"errors"
-	"fmt"
-	"net/http"
-	"net/http/httptest"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/coder/websocket"
 	"github.com/rewindnet/rewind/internal/testutil"
+	"github.com/rewindnet/rewind/relay/roomclient"
 	"github.com/rewindnet/rewind/relay/roomproto"
 	"github.com/rewindnet/rewind/transport/webrtc"
 )
@@ -25,11 +21,11 @@ func TestClaimRoomOverSockets(t *testing.T) {
 	testutil.CheckGoroutines(t, 5*time.Second)
 	r := startTestRelay(t, RoomConfig{})
 	ctx := testCtx(t)
-	host, err := HostRoom(ctx, HostOptions{URL: r.url, Migrate: true})
+	host, err := roomclient.HostRoom(ctx, roomclient.HostOptions{URL: r.url, Migrate: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := JoinRoom(ctx, JoinOptions{URL: r.url, Code: host.Code()})
+	p, err := roomclient.JoinRoom(ctx, roomclient.JoinOptions{URL: r.url, Code: host.Code()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,10 +37,10 @@ func TestClaimRoomOverSockets(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("player not told the host is lost")
 	}
-	if _, err := ClaimRoom(ctx, ClaimOptions{URL: r.url, Code: code, Key: "0123456789abcdef0123456789abcdef"}); !errors.Is(err, roomproto.ErrBadKey) {
+	if _, err := roomclient.ClaimRoom(ctx, roomclient.ClaimOptions{URL: r.url, Code: code, Key: "0123456789abcdef0123456789abcdef"}); !errors.Is(err, roomproto.ErrBadKey) {
 		t.Fatalf("claim with another key: %v", err)
 	}
-	first, err := ClaimRoom(ctx, ClaimOptions{URL: r.url, Code: code, Key: key})
+	first, err := roomclient.ClaimRoom(ctx, roomclient.ClaimOptions{URL: r.url, Code: code, Key: key})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +48,7 @@ func TestClaimRoomOverSockets(t *testing.T) {
 		t.Fatalf("first claim: %+v", first)
 	}
 	defer first.Host.Close()
-	second, err := ClaimRoom(ctx, ClaimOptions{URL: r.url, Code: code, Key: key, Host: HostOptions{WebRTC: webrtc.Config{}}})
+	second, err := roomclient.ClaimRoom(ctx, roomclient.ClaimOptions{URL: r.url, Code: code, Key: key, Host: roomclient.HostOptions{WebRTC: webrtc.Config{}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +67,7 @@ func TestClaimRoomOverSockets(t *testing.T) {
 	first.Host.End()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		c, err := ClaimRoom(ctx, ClaimOptions{URL: r.url, Code: code, Key: key})
+		c, err := roomclient.ClaimRoom(ctx, roomclient.ClaimOptions{URL: r.url, Code: code, Key: key})
 		if err == nil { // the end had not reached the relay yet
 			if c.Player != nil {
 				c.Player.Close()
@@ -102,21 +98,21 @@ func TestClaimRoomHostHearsWaitingClaimants(t *testing.T) {
 	r := startTestRelay(t, RoomConfig{PingInterval: 50 * time.Millisecond, HostTimeout: 10 * time.Second,
 		TickInterval: 10 * time.Millisecond})
 	ctx := testCtx(t)
-	host, err := HostRoom(ctx, HostOptions{URL: r.url, Migrate: true})
+	host, err := roomclient.HostRoom(ctx, roomclient.HostOptions{URL: r.url, Migrate: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	code, key := host.Code(), host.Key()
 	host.Close()
 	type claimed struct {
-		c   *Claimed
+		c   *roomclient.Claimed
 		err error
 	}
 	const n = 6
 	waiting := make(chan claimed, n)
 	for range n {
 		go func() {
-			c, err := ClaimRoom(ctx, ClaimOptions{URL: r.url, Code: code, Key: key, NoHost: true})
+			c, err := roomclient.ClaimRoom(ctx, roomclient.ClaimOptions{URL: r.url, Code: code, Key: key, NoHost: true})
 			waiting <- claimed{c, err}
 		}()
 	}
@@ -126,7 +122,7 @@ func TestClaimRoomHostHearsWaitingClaimants(t *testing.T) {
 		room := r.srv.hub.rooms[code]
 		return room != nil && room.orphaned && len(room.claims) == n
 	})
-	first, err := ClaimRoom(ctx, ClaimOptions{URL: r.url, Code: code, Key: key})
+	first, err := roomclient.ClaimRoom(ctx, roomclient.ClaimOptions{URL: r.url, Code: code, Key: key})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,62 +152,6 @@ func TestClaimRoomHostHearsWaitingClaimants(t *testing.T) {
 	})
 }
 
-// TestGatedReaderKeepsMessagesBehindTheAnswer: the relay's messages that
-// arrive right behind its answer to a host's or claimant's first request,
-// before the caller is ready for them (a claimant that takes a room over
-// hears at once of the claimants introduced to it, while it still sets
-// up its WebRTC host), all reach the handler, in order, once it starts;
-// the reader never stalls on them. (It once put the second in the
-// answer's channel and blocked on the third: the new host then answered
-// no ping and lost the room.)
-func TestGatedReaderKeepsMessagesBehindTheAnswer(t *testing.T) {
-	testutil.CheckGoroutines(t, 5*time.Second)
-	testutil.SkipSockets(t)
-	const n = 5
-	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ws, err := websocket.Accept(w, r, nil)
-		if err != nil {
-			return
-		}
-		defer ws.CloseNow()
-		msgs := []*roomproto.Msg{{Type: roomproto.MsgHosted, V: roomproto.Version, Code: "ABCDEF"}}
-		for i := range n {
-			msgs = append(msgs, &roomproto.Msg{Type: roomproto.MsgPlayer, ID: fmt.Sprintf("p%d", i+1)})
-		}
-		for _, m := range msgs {
-			if err := ws.Write(r.Context(), websocket.MessageText, m.Encode()); err != nil {
-				return
-			}
-		}
-		_, _, _ = ws.Read(r.Context()) // until the client closes
-	}))
-	defer hs.Close()
-	ctx := testCtx(t)
-	got := make(chan string, n)
-	rc, replies, start, err := dialRoomGated(ctx, "ws"+strings.TrimPrefix(hs.URL, "http"), func(m roomproto.Msg) { got <- m.ID })
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rc.close()
-	if m, err := firstReply(ctx, rc, replies, roomproto.MsgHosted); err != nil || m.Code != "ABCDEF" {
-		t.Fatalf("first reply %+v, %v", m, err)
-	}
-	// Not a synchronization: it lets the later messages reach the reader
-	// before start, the order that stalled it.
-	time.Sleep(100 * time.Millisecond)
-	start()
-	for i := range n {
-		select {
-		case id := <-got:
-			if want := fmt.Sprintf("p%d", i+1); id != want {
-				t.Fatalf("message %d: %s, want %s", i+1, id, want)
-			}
-		case <-ctx.Done():
-			t.Fatalf("%d of %d messages behind the answer reached the handler", i, n)
-		}
-	}
-}
-
 // TestClaimToAHostThatGoes: over a real relay on 127.0.0.1, a claimant
 // is sent back to the room's host, which answered the relay's probe, but
 // that host goes before the claimant's data channel to it opens (a host
@@ -235,7 +175,7 @@ func TestClaimToAHostThatGoes(t *testing.T) {
 	}
 	claimErr := make(chan error, 1)
 	go func() {
-		c, err := ClaimRoom(ctx, ClaimOptions{URL: r.url, Code: hosted.Code, Key: hosted.Key})
+		c, err := roomclient.ClaimRoom(ctx, roomclient.ClaimOptions{URL: r.url, Code: hosted.Code, Key: hosted.Key})
 		if err == nil {
 			c.Player.Close()
 		}
@@ -265,7 +205,7 @@ func TestClaimToAHostThatGoes(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("the claim still waits for the data channel of a host that went")
 	}
-	again, err := ClaimRoom(ctx, ClaimOptions{URL: r.url, Code: hosted.Code, Key: hosted.Key})
+	again, err := roomclient.ClaimRoom(ctx, roomclient.ClaimOptions{URL: r.url, Code: hosted.Code, Key: hosted.Key})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rewindnet/rewind/relay/roomclient"
 	"github.com/rewindnet/rewind/transport/webrtc"
 )
 
@@ -29,7 +30,7 @@ func BenchmarkRoomJoin(b *testing.B) {
 			r := startTestRelay(b, RoomConfig{MsgRate: 1e6, MsgBurst: 1e6})
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			host, err := HostRoom(ctx, HostOptions{URL: r.url, WebRTC: c.rtc})
+			host, err := roomclient.HostRoom(ctx, roomclient.HostOptions{URL: r.url, WebRTC: c.rtc})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -38,7 +39,7 @@ func BenchmarkRoomJoin(b *testing.B) {
 			b.ResetTimer()
 			for range b.N {
 				start := time.Now()
-				p, err := JoinRoom(ctx, JoinOptions{URL: r.url, Code: host.Code(), WebRTC: c.rtc})
+				p, err := roomclient.JoinRoom(ctx, roomclient.JoinOptions{URL: r.url, Code: host.Code(), WebRTC: c.rtc})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -97,9 +97,9 @@ func (h *roomHub) precheck(c *roomConn, m *roomproto.Msg, now time.Time) bool {
 	}
 	switch {
 	case m.Type == roomproto.MsgHost && c.role == roleServer:
-		return h.serverTakes(c, m) // room_serve.go
+		return h.serverTakes(c, m) // serve.go
 	case m.Type == roomproto.MsgClaim && c.role == roleServer:
-		return h.serverReclaims(c, m) && !h.throttled(c, m, now) // room_serve_claim.go
+		return h.serverReclaims(c, m) && !h.throttled(c, m, now) // serve_claim.go
 	case m.Type == roomproto.MsgOpen:
 		return h.openPrecheck(c, m)
 	}
