@@ -55,6 +55,13 @@ type listedPackage struct {
 // its stream of packages.
 func goList(t *testing.T, args ...string) []listedPackage {
 	t.Helper()
+	return goListIn(t, ".", nil, args...)
+}
+
+// goListIn runs `go list -json` with args in dir, with env added to the
+// environment, and decodes its stream of packages.
+func goListIn(t *testing.T, dir string, env []string, args ...string) []listedPackage {
+	t.Helper()
 	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
 	if _, err := os.Stat(goBin); err != nil {
 		if goBin, err = exec.LookPath("go"); err != nil {
@@ -62,11 +69,13 @@ func goList(t *testing.T, args ...string) []listedPackage {
 		}
 	}
 	cmd := exec.Command(goBin, append([]string{"list", "-json"}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("go list %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+		t.Fatalf("go list %s (in %s, %s): %v\n%s", strings.Join(args, " "), dir, strings.Join(env, " "), err, stderr.String())
 	}
 	var pkgs []listedPackage
 	dec := json.NewDecoder(bytes.NewReader(out))
@@ -239,5 +248,100 @@ func TestExamplesUseTheFace(t *testing.T) {
 		Imports: []string{"fmt", m, m + "/world", m + "/games/sand", m + "/transport"}, XTestImports: []string{m + "/internal/testgame"}}})
 	if want := []string{m + "/examples/x imports " + m + "/transport", m + "/examples/x imports " + m + "/internal/testgame"}; !slices.Equal(bad, want) {
 		t.Errorf("outsideFace = %q, want %q", bad, want)
+	}
+}
+
+// The view module's two programs: the browser page (js/wasm) and the
+// desktop window. What they link of the relay is its client side
+// (relay/roomclient): no Redis client, no prometheus, and no package of
+// this module that imports pion/turn (the relay's TURN server). pion/turn
+// itself stays in the lists: pion/webrtc imports pion/ice, which imports
+// pion/turn/v5, in a js/wasm build too.
+var viewPrograms = []struct {
+	pkg string
+	env []string
+}{
+	{"./page", []string{"GOOS=js", "GOARCH=wasm"}},
+	{"./window", nil},
+}
+
+// viewForbidden are substrings no dependency of a view program may have.
+var viewForbidden = []string{"redis", "prometheus"}
+
+// turnPrefix is what no package of this module that a view program links
+// may import.
+const turnPrefix = "github.com/pion/turn"
+
+// viewDepsProblems returns what is wrong with the `go list -deps` of a
+// view program: every listed package path that contains a forbidden
+// word, and "pkg imports dep" for every package of module among them
+// that imports pion/turn.
+func viewDepsProblems(module string, pkgs []listedPackage) []string {
+	var bad []string
+	for _, p := range pkgs {
+		for _, w := range viewForbidden {
+			if strings.Contains(p.ImportPath, w) {
+				bad = append(bad, p.ImportPath+" contains "+w)
+			}
+		}
+		if p.ImportPath != module && !strings.HasPrefix(p.ImportPath, module+"/") {
+			continue
+		}
+		for _, imp := range p.Imports {
+			if strings.HasPrefix(imp, turnPrefix) {
+				bad = append(bad, p.ImportPath+" imports "+imp)
+			}
+		}
+	}
+	return bad
+}
+
+// TestViewLight: the page and the desktop window of the view module link
+// no Redis client, no prometheus, and no package of ours that imports
+// pion/turn (docs/architecture.md, issue 27).
+func TestViewLight(t *testing.T) {
+	const m = "github.com/rewindnet/rewind"
+	for _, prog := range viewPrograms {
+		pkgs := goListIn(t, "view", prog.env, "-deps", prog.pkg)
+		ours := 0
+		for _, p := range pkgs {
+			if strings.HasPrefix(p.ImportPath, m+"/") {
+				ours++
+			}
+		}
+		if ours == 0 {
+			t.Fatalf("view %s: go list -deps lists no package of %s (%d packages)", prog.pkg, m, len(pkgs))
+		}
+		for _, b := range viewDepsProblems(m, pkgs) {
+			t.Errorf("view %s (%s): %s", prog.pkg, strings.Join(prog.env, " "), b)
+		}
+	}
+}
+
+// TestViewLightChecksCanFail feeds the check the page's list before the
+// relay's split (rooms linking relay, which imported go-redis and
+// pion/turn) and a made-up prometheus dependency, to see that it reports
+// them, and that pion/ice importing pion/turn passes.
+func TestViewLightChecksCanFail(t *testing.T) {
+	const m = "github.com/rewindnet/rewind"
+	pkgs := []listedPackage{
+		{ImportPath: "github.com/pion/turn/v5"},
+		{ImportPath: "github.com/pion/ice/v4", Imports: []string{"github.com/pion/turn/v5"}},
+		{ImportPath: "github.com/redis/go-redis/v9"},
+		{ImportPath: m + "/relay", Imports: []string{"github.com/pion/turn/v5", "github.com/redis/go-redis/v9"}},
+		{ImportPath: m + "/rooms", Imports: []string{m + "/relay"}},
+		{ImportPath: "github.com/prometheus/client_golang/prometheus"},
+		{ImportPath: "view/page", Imports: []string{m + "/rooms"}},
+	}
+	want := []string{
+		"github.com/redis/go-redis/v9 contains redis",
+		m + "/relay imports github.com/pion/turn/v5",
+		"github.com/prometheus/client_golang/prometheus contains prometheus",
+	}
+	if got := viewDepsProblems(m, pkgs); !slices.Equal(got, want) {
+		t.Errorf("viewDepsProblems = %q, want %q", got, want)
+	}
+	if got := viewDepsProblems(m, pkgs[:2]); len(got) != 0 {
+		t.Errorf("pion/ice importing pion/turn reported: %q", got)
 	}
 }
