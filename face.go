@@ -97,13 +97,9 @@ const (
 )
 
 // Stall is a server's stall policy (ServerConfig.Stall): never (the
-// default), wait:DURATION or acks:K. See server.Stall and
-// docs/networking.md.
+// default), wait:DURATION or acks:K (server.ParseStall reads one). See
+// server.Stall and docs/networking.md.
 type Stall = server.Stall
-
-// ParseStall reads a stall policy written as never, wait:DURATION or
-// acks:K (as `rewind serve --stall` takes it).
-func ParseStall(v string) (Stall, error) { return server.ParseStall(v) }
 
 // WaitingIDs writes a set of players the match waits for (bit p for
 // player p: Stats.WaitingFor, ServerConfig.OnWaiting's players) as

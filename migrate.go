@@ -25,6 +25,7 @@ func init() {
 		ServerLost:  func(s any) { s.(hooked).serverLost() },
 		Own:         func(s any) { s.(hooked).own() },
 		SetGoodbye:  func(h any, r codec.Reason) { h.(interface{ setGoodbye(Reason) }).setGoodbye(r) },
+		Addrs:       func(s any) (string, string) { return s.(hooked).addrs() },
 	})
 }
 
@@ -33,6 +34,7 @@ type hooked interface {
 	setMigratorAny(fn any)
 	serverLost()
 	own()
+	addrs() (local, remote string)
 }
 
 // migration is a session's host-migration state.

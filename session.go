@@ -335,16 +335,12 @@ func (s *Session[I]) Player() (PlayerID, bool) {
 // anywhere, the input function included.
 func (s *Session[I]) State() State { return State(s.state.Load()) }
 
-// LocalAddr and RemoteAddr return the addresses of the session's
-// connection as its transport names them (for a UDP session, "ip:port"
-// of the socket and of the server).
-func (s *Session[I]) LocalAddr() string {
-	return string(s.conns[len(s.conns)-1].LocalAddr())
-}
-
-// RemoteAddr: see LocalAddr.
-func (s *Session[I]) RemoteAddr() string {
-	return string(s.conns[len(s.conns)-1].RemoteAddr())
+// addrs returns the addresses of the session's connection as its
+// transport names them (for a UDP session, "ip:port" of the socket and of
+// the server): facehook.Addrs, for logs.
+func (s *Session[I]) addrs() (local, remote string) {
+	c := s.conns[len(s.conns)-1]
+	return string(c.LocalAddr()), string(c.RemoteAddr())
 }
 
 // Cookie returns the cookie with which a new session rejoins as this

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/internal/facehook"
 	"github.com/rewindnet/rewind/internal/testgame"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport"
@@ -35,8 +36,8 @@ func TestSessionStates(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s.LocalAddr() != string(conn.LocalAddr()) || s.RemoteAddr() != string(conn.RemoteAddr()) {
-			t.Errorf("addresses %q → %q", s.LocalAddr(), s.RemoteAddr())
+		if local, remote := facehook.Addrs(s); local != string(conn.LocalAddr()) || remote != string(conn.RemoteAddr()) {
+			t.Errorf("addresses %q → %q", local, remote)
 		}
 		return s, updates
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/games/sand"
 	"github.com/rewindnet/rewind/games/walkers"
+	"github.com/rewindnet/rewind/internal/facehook"
 	"github.com/rewindnet/rewind/relay/roomcode"
 )
 
@@ -242,7 +243,8 @@ func (o *playOpts) run(ctx context.Context, stdout io.Writer) error {
 		}
 		defer hs.close()
 	}
-	log.Info("connected", "server", *o.addr, "local", s.LocalAddr())
+	local, _ := facehook.Addrs(s)
+	log.Info("connected", "server", *o.addr, "local", local)
 	err = s.Run(ctx)
 	st := s.Stats()
 	var ended *rewind.EndedError
@@ -390,7 +392,6 @@ type playSession interface {
 	Stats() rewind.Stats
 	Run(ctx context.Context) error
 	Close() error
-	LocalAddr() string
 	Settings() []byte
 }
 

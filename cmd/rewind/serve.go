@@ -19,6 +19,7 @@ import (
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/games/sand"
 	"github.com/rewindnet/rewind/games/walkers"
+	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport"
 )
 
@@ -210,7 +211,7 @@ func parseServe(args []string, stderr io.Writer) (*serveOpts, error) {
 	if err := o.check(); err != nil {
 		return nil, err
 	}
-	stall, err := rewind.ParseStall(*stallFlag)
+	stall, err := server.ParseStall(*stallFlag)
 	if err != nil {
 		return nil, usageError{fmt.Errorf("--stall %s: want never, wait:DURATION or acks:K", *stallFlag)}
 	}

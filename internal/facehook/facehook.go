@@ -50,7 +50,7 @@ type Migrated[I any] struct {
 type Migrator[I any] func(ctx context.Context, h Handoff) (Migrated[I], error)
 
 // Hooks are the root package's functions behind SetMigrator, ServerLost,
-// Own and SetGoodbye; each takes a *rewind.Session[I] as session (and
+// Own, SetGoodbye and Addrs; each takes a *rewind.Session[I] as session (and
 // SetMigrator a Migrator[I] of the same I as fn) or a *rewind.Host[I] as
 // host.
 type Hooks struct {
@@ -58,6 +58,7 @@ type Hooks struct {
 	ServerLost  func(session any)
 	Own         func(session any)
 	SetGoodbye  func(host any, r codec.Reason)
+	Addrs       func(session any) (local, remote string)
 }
 
 var hooks Hooks
@@ -91,3 +92,8 @@ func Own(session any) { hooks.Own(session) }
 // match is over), ReasonEnded (the match ended on purpose) or
 // ReasonMigrate (the server leaves, the match goes on at another host).
 func SetGoodbye(host any, r codec.Reason) { hooks.SetGoodbye(host, r) }
+
+// Addrs returns the addresses of session's (a *rewind.Session[I])
+// connection as its transport names them (for a UDP session, "ip:port"
+// of the socket and of the server), for logs.
+func Addrs(session any) (local, remote string) { return hooks.Addrs(session) }
