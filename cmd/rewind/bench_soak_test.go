@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	benchsoak "github.com/rewindnet/rewind/internal/bench/soak"
 	"github.com/rewindnet/rewind/internal/testutil"
 )
 
@@ -44,7 +45,7 @@ func TestBenchSoakCommand(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if prefix := soakNetnsPrefix + strconv.Itoa(os.Getpid()) + "-"; strings.Contains(string(out), prefix) {
+		if prefix := benchsoak.NetnsPrefix + strconv.Itoa(os.Getpid()) + "-"; strings.Contains(string(out), prefix) {
 			t.Errorf("the run's namespace is still there:\n%s", out)
 		}
 	} else if m["path"] != "userspace" {
@@ -72,38 +73,6 @@ func TestBenchSoakCatchesPlantedFaults(t *testing.T) {
 	for _, want := range []string{"desyncs", "lost their id", "desync at tick", "rejoin refused for its cookie"} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("standard error lacks %q:\n%s", want, stderr)
-		}
-	}
-}
-
-// TestSoakJudge: each way a soak can fail makes held=false and says why;
-// a clean one holds.
-func TestSoakJudge(t *testing.T) {
-	good := soakResult{
-		counts:    soakCounts{verified: 1000, rejoins: 10, kept: 10},
-		back:      true,
-		heapStart: 4 << 20, heapEnd: 4<<20 + 800<<10, gorStart: 10, gorEnd: 10,
-	}
-	r := good
-	if r.judge(); !r.held || len(r.why) != 0 {
-		t.Fatalf("a clean soak: held=%v, why %q", r.held, r.why)
-	}
-	for name, bad := range map[string]func(r *soakResult){
-		"desyncs":          func(r *soakResult) { r.counts.desyncs = 1 },
-		"no rejoin":        func(r *soakResult) { r.counts.rejoins, r.counts.kept = 0, 0 },
-		"lost their id":    func(r *soakResult) { r.counts.kept = 9 },
-		"dropped":          func(r *soakResult) { r.counts.dropped = 1 },
-		"no tick verified": func(r *soakResult) { r.counts.verified = 0 },
-		"came back":        func(r *soakResult) { r.back = false },
-		"heap grew":        func(r *soakResult) { r.heapEnd = 5 << 20 },
-		"goroutines grew":  func(r *soakResult) { r.gorEnd = 11 },
-	} {
-		r := good
-		r.why = nil
-		bad(&r)
-		r.judge()
-		if r.held || len(r.why) != 1 || !strings.Contains(r.why[0], name) {
-			t.Errorf("%s: held=%v, why %q", name, r.held, r.why)
 		}
 	}
 }

@@ -1,6 +1,6 @@
 //go:build linux
 
-package main
+package soak
 
 import (
 	"bytes"
@@ -46,7 +46,7 @@ func newSoakNetns() (_ *soakNetns, err error) {
 	rand.Read(r[:])
 	tag := binary.LittleEndian.Uint32(r[:4]) & 0xffffff
 	n := &soakNetns{
-		name:   fmt.Sprintf("%s%d-%06x", soakNetnsPrefix, os.Getpid(), tag),
+		name:   fmt.Sprintf("%s%d-%06x", NetnsPrefix, os.Getpid(), tag),
 		hostIf: fmt.Sprintf("rws%06xh", tag),
 		nsIf:   fmt.Sprintf("rws%06xn", tag),
 	}
@@ -150,11 +150,11 @@ func removeStaleSoakNetns() {
 	}
 	for _, line := range strings.Split(string(out), "\n") {
 		f := strings.Fields(line)
-		if len(f) == 0 || !strings.HasPrefix(f[0], soakNetnsPrefix) {
+		if len(f) == 0 || !strings.HasPrefix(f[0], NetnsPrefix) {
 			continue
 		}
 		name := f[0]
-		pid, _, _ := strings.Cut(strings.TrimPrefix(name, soakNetnsPrefix), "-")
+		pid, _, _ := strings.Cut(strings.TrimPrefix(name, NetnsPrefix), "-")
 		if _, err := strconv.Atoi(pid); err != nil {
 			continue
 		}

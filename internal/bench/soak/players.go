@@ -1,4 +1,4 @@
-package main
+package soak
 
 import (
 	"bufio"
@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -98,21 +97,21 @@ type soakProc struct {
 	wg       sync.WaitGroup
 }
 
-// runSoakPlayers is a player process of bench soak: f.players per room
-// of f.soakRooms against f.soakServer (the lossy forwarder's address),
-// seeded by f.playerSeed, staying and away for f.stay and f.away.
-func runSoakPlayers(ctx context.Context, f soakFlags, stdin io.Reader, stdout, stderr io.Writer) error {
-	rooms := strings.Split(f.soakRooms, ",")
+// RunPlayers is a player process of bench soak: f.Players per room
+// of f.Rooms against f.Server (the lossy forwarder's address),
+// seeded by f.PlayerSeed, staying and away for f.Stay and f.Away.
+func RunPlayers(ctx context.Context, f Config, stdin io.Reader, stdout, stderr io.Writer) error {
+	rooms := strings.Split(f.Rooms, ",")
 	p := &soakProc{
-		server: f.soakServer, plant: f.plant, stderr: stderr,
-		stay: f.stay.d, away: f.away.d,
-		joins: make(chan soakJoin, len(rooms)*f.players),
+		server: f.Server, plant: f.Plant, stderr: stderr,
+		stay: f.Stay, away: f.Away,
+		joins: make(chan soakJoin, len(rooms)*f.Players),
 	}
 	for i, r := range rooms {
-		for k := range f.players {
+		for k := range f.Players {
 			p.players = append(p.players, &soakPlayer{
 				room: r, first: i == 0 && k == 0,
-				rng: rand.New(rand.NewPCG(f.playerSeed, uint64(i*64+k))),
+				rng: rand.New(rand.NewPCG(f.PlayerSeed, uint64(i*64+k))),
 			})
 		}
 	}
@@ -355,6 +354,3 @@ func (p *soakProc) joined(j soakJoin) {
 	pl.s, pl.stop, pl.done = j.s, j.stop, j.done
 	pl.state, pl.leave = soakPlaying, now.Add(p.draw(pl, p.stay))
 }
-
-// soakStdin is the player process's standard input (tests replace it).
-var soakStdin io.Reader = os.Stdin

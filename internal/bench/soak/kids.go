@@ -1,4 +1,4 @@
-package main
+package soak
 
 import (
 	"bufio"
@@ -121,9 +121,9 @@ func (k *soakKids) err() error {
 
 // startForwarder starts the forwarder process listening on listen and
 // forwarding to the server at to, and returns the address it listens on.
-func (k *soakKids) startForwarder(f soakFlags, listen, to string) (string, error) {
-	cmd, err := soakCommand("--soak-forward", listen, "--soak-to", to,
-		"--loss", fmt.Sprint(f.loss), "--delay", f.delay.String(), "--jitter", f.jitter.String(), "--seed", fmt.Sprint(f.seed))
+func (k *soakKids) startForwarder(f Config, listen, to string) (string, error) {
+	cmd, err := soakCommand(f.Command, "--soak-forward", listen, "--soak-to", to,
+		"--loss", fmt.Sprint(f.Loss), "--delay", f.Delay.String(), "--jitter", f.Jitter.String(), "--seed", fmt.Sprint(f.Seed))
 	if err != nil {
 		return "", err
 	}
@@ -156,7 +156,7 @@ func (k *soakKids) startForwarder(f soakFlags, listen, to string) (string, error
 // startAll starts the forwarder to server (on the namespace's host end,
 // or on 127.0.0.1 without ns) and the player processes of rooms (in ns),
 // and returns the forwarder's address.
-func (k *soakKids) startAll(f soakFlags, ns *soakNetns, server string, rooms []string) (string, error) {
+func (k *soakKids) startAll(f Config, ns *soakNetns, server string, rooms []string) (string, error) {
 	listen := "127.0.0.1:0"
 	if ns != nil {
 		listen = ns.hostIP.String() + ":0"
@@ -165,18 +165,18 @@ func (k *soakKids) startAll(f soakFlags, ns *soakNetns, server string, rooms []s
 	if err != nil {
 		return "", fmt.Errorf("the lossy forwarder: %w", err)
 	}
-	per := make([][]string, f.procs)
+	per := make([][]string, f.Procs)
 	for i, room := range rooms {
-		per[i%f.procs] = append(per[i%f.procs], room)
+		per[i%f.Procs] = append(per[i%f.Procs], room)
 	}
 	for i, rs := range per {
 		args := []string{"--soak-server", fwdAddr, "--soak-rooms", strings.Join(rs, ","),
-			"--players", fmt.Sprint(f.players), "--soak-seed", fmt.Sprint(f.seed*1000 + uint64(i)),
-			"--stay", f.stay.String(), "--away", f.away.String()}
-		if f.plant != "" && i == 0 {
-			args = append(args, "--plant", f.plant)
+			"--players", fmt.Sprint(f.Players), "--soak-seed", fmt.Sprint(f.Seed*1000 + uint64(i)),
+			"--stay", Durations(f.Stay), "--away", Durations(f.Away)}
+		if f.Plant != "" && i == 0 {
+			args = append(args, "--plant", f.Plant)
 		}
-		if err := k.startPlayers(ns, args...); err != nil {
+		if err := k.startPlayers(f.Command, ns, args...); err != nil {
 			return "", fmt.Errorf("player process %d: %w", i, err)
 		}
 	}
@@ -184,8 +184,8 @@ func (k *soakKids) startAll(f soakFlags, ns *soakNetns, server string, rooms []s
 }
 
 // startPlayers starts a player process with args (in ns, if not nil).
-func (k *soakKids) startPlayers(ns *soakNetns, args ...string) error {
-	cmd, err := soakCommand(args...)
+func (k *soakKids) startPlayers(command []string, ns *soakNetns, args ...string) error {
+	cmd, err := soakCommand(command, args...)
 	if err != nil {
 		return err
 	}
@@ -299,11 +299,11 @@ func atou(s string) uint64 {
 	return n
 }
 
-// runSoakForwarder is bench soak's forwarder process: a lossy.Forwarder
-// from f.fwdListen to f.fwdTo, printing forward=ADDR, then its counters
+// RunForwarder is bench soak's forwarder process: a lossy.Forwarder
+// from f.FwdListen to f.FwdTo, printing forward=ADDR, then its counters
 // every second (a `fwd ...` line) until its standard input ends.
-func runSoakForwarder(ctx context.Context, f soakFlags, stdin io.Reader, stdout io.Writer) error {
-	fw, err := lossy.Listen(f.fwdListen, f.fwdTo, lossy.Config{Loss: f.loss, Delay: f.delay, Jitter: f.jitter, Seed: f.seed})
+func RunForwarder(ctx context.Context, f Config, stdin io.Reader, stdout io.Writer) error {
+	fw, err := lossy.Listen(f.FwdListen, f.FwdTo, lossy.Config{Loss: f.Loss, Delay: f.Delay, Jitter: f.Jitter, Seed: f.Seed})
 	if err != nil {
 		return err
 	}
@@ -334,12 +334,10 @@ func runSoakForwarder(ctx context.Context, f soakFlags, stdin io.Reader, stdout 
 }
 
 // soakCommand returns the command of a child process of bench soak (a
-// player process, the forwarder): this binary, as `rewind bench soak
-// ARGS`.
-func soakCommand(args ...string) (*exec.Cmd, error) {
-	c, err := childCommand()
-	if err != nil {
-		return nil, err
+// player process, the forwarder): `Command bench soak ARGS`.
+func soakCommand(command []string, args ...string) (*exec.Cmd, error) {
+	if len(command) == 0 {
+		return nil, bench.ErrNoCommand
 	}
-	return exec.Command(c[0], append(append(c[1:], "bench", "soak"), args...)...), nil
+	return exec.Command(command[0], append(append(command[1:len(command):len(command)], "bench", "soak"), args...)...), nil
 }
