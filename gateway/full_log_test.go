@@ -1,10 +1,8 @@
 package gateway_test
 
 import (
-	"bytes"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -13,31 +11,13 @@ import (
 	"github.com/rewindnet/rewind/internal/testutil"
 )
 
-// lockedBuffer is a bytes.Buffer safe for the log's goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // TestFullLogSampled: 30 sockets refused full within a second log one
 // line, not one each (issue 30 item 7: 3,000 sockets, 2,986 lines); the
 // Full counter counts every one.
 func TestFullLogSampled(t *testing.T) {
 	testutil.SkipSockets(t)
 	testutil.CheckGoroutines(t, 10*time.Second)
-	var out lockedBuffer
+	var out testutil.LockedBuffer
 	m := newMatch(t, 1, gateway.Config[walkers.Input]{Log: slog.New(slog.NewTextHandler(&out, nil)), ResumeWait: 10 * time.Millisecond})
 	ctx := timeout(t, 20*time.Second)
 	a := newJSONClient(t, dial(ctx, t, m.url))

@@ -15,7 +15,7 @@ import (
 // lines go to the record, never to t.
 func DebugLog(t testing.TB) *slog.Logger {
 	t.Helper()
-	b := &lockedBuffer{}
+	b := &LockedBuffer{}
 	var w interface{ Write([]byte) (int, error) } = b
 	if testing.Verbose() && os.Getenv("REWIND_TEST_LOG") != "" {
 		w = os.Stderr
@@ -34,19 +34,22 @@ func DebugLog(t testing.TB) *slog.Logger {
 		}}))
 }
 
-// lockedBuffer is a bytes.Buffer safe for concurrent use.
-type lockedBuffer struct {
+// LockedBuffer is a bytes.Buffer safe for concurrent use: a log's
+// writer that a test reads while goroutines log.
+type LockedBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
 }
 
-func (l *lockedBuffer) Write(p []byte) (int, error) {
+// Write appends p.
+func (l *LockedBuffer) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.Write(p)
 }
 
-func (l *lockedBuffer) String() string {
+// String returns what was written.
+func (l *LockedBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
