@@ -193,16 +193,7 @@ func (s *Server[I]) sendSpectators(now time.Time) error {
 		if int32(oldest-p.res.Base()) > 0 {
 			s.rebaseSpectator(now, p)
 		}
-		if p.rebasing {
-			if int32(p.res.Base()-(p.welcomeTick+1)) > 0 {
-				p.rebasing = false
-			} else if now.Sub(p.welcomeSent) >= s.cfg.WelcomeResend {
-				p.welcomeSent = now
-				s.sendWelcome(p)
-			}
-		}
-		silent := now.Sub(p.lastHeard) > 4*s.dt+p.res.RTT()
-		if silent && now.Sub(p.lastSend) < s.cfg.SilentResend {
+		if s.welcomeOrBackOff(now, p) {
 			continue
 		}
 		if err := s.sendUpTo(now, p, s.delayedTick(now, p)); err != nil {

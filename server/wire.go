@@ -263,6 +263,23 @@ func (s *Server[I]) takeInput(now time.Time, p *player, u uint32, in []byte) {
 	}
 }
 
+// welcomeOrBackOff resends p's welcome while it rebases (until it
+// acknowledges a tick past the welcome's) and reports whether to send it
+// nothing now: it has been silent for four ticks and a round trip, and
+// was sent something less than SilentResend ago.
+func (s *Server[I]) welcomeOrBackOff(now time.Time, p *player) bool {
+	if p.rebasing {
+		if int32(p.res.Base()-(p.welcomeTick+1)) > 0 {
+			p.rebasing = false
+		} else if now.Sub(p.welcomeSent) >= s.cfg.WelcomeResend {
+			p.welcomeSent = now
+			s.sendWelcome(p)
+		}
+	}
+	silent := now.Sub(p.lastHeard) > 4*s.dt+p.res.RTT()
+	return silent && now.Sub(p.lastSend) < s.cfg.SilentResend
+}
+
 // sendTicks sends every player the ticks it lacks: fresh ones at once,
 // lost or overdue ones again (reliable.Resender decides), oldest first, as
 // many as fit in one datagram.
@@ -278,16 +295,7 @@ func (s *Server[I]) sendTicks(now time.Time) error {
 			// and every tick since.
 			s.rebase(now, p)
 		}
-		if p.rebasing {
-			if int32(p.res.Base()-(p.welcomeTick+1)) > 0 {
-				p.rebasing = false
-			} else if now.Sub(p.welcomeSent) >= s.cfg.WelcomeResend {
-				p.welcomeSent = now
-				s.sendWelcome(p)
-			}
-		}
-		silent := now.Sub(p.lastHeard) > 4*s.dt+p.res.RTT()
-		if silent && now.Sub(p.lastSend) < s.cfg.SilentResend {
+		if s.welcomeOrBackOff(now, p) {
 			continue // back off from a player who does not answer
 		}
 		if err := s.sendTo(now, p); err != nil {
