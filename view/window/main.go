@@ -61,81 +61,113 @@ func main() {
 	}
 }
 
-func run(args []string) error {
+// options is the window's flags.
+type options struct {
+	code, relayURL, addr, shot, replay *string
+	watch, mute                        *bool
+	delay, timeout, joinWait           *time.Duration
+	until, seek                        *uint
+	side, rate                         *int
+	speed                              *float64
+}
+
+// parse reads and checks the window's flags.
+func parse(args []string) (*options, error) {
 	fs := flag.NewFlagSet("window", flag.ContinueOnError)
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: window (--join CODE [--relay URL[,URL…]] | --connect HOST:PORT) [--watch [--delay D]] | --replay FILE [--speed X] [--seek T] [--until-tick T] [--screenshot FILE] [flags]")
 		fs.PrintDefaults()
 	}
-	code := fs.String("join", "", "join the match in this room (the code rewind demo or rewind serve --relay printed)")
-	relayURL := fs.String("relay", "ws://127.0.0.1:8080/rooms", "with --join: the rooms relay's ws:// URL, or a comma-separated list of a fleet's relays (relay --redis) tried in turn (as rewind play --relay)")
-	addr := fs.String("connect", "", "join the match at this UDP address, HOST:PORT (as rewind serve printed it)")
-	watch := fs.Bool("watch", false, "with --join or --connect: watch the match as a spectator (no player slot, no input, only the verified ticks)")
-	delay := fs.Duration("delay", 0, "with --watch: watch this far behind the match (the server sends a tick no earlier than this after it ran it; at most 3 s with the server's default 4 s history)")
-	until := fs.Uint("until-tick", 0, "exit once the verified tick reaches this, printing rewind play's last line (0: play until the window closes)")
-	shot := fs.String("screenshot", "", "save the last frame as PNG in this file before exiting")
-	side := fs.Int("grid", 256, "the sand grid's side (the host's --grid)")
-	rate := fs.Int("tick-rate", rewind.DefaultTickRate, "the host's tick rate")
-	timeout := fs.Duration("timeout", 5*time.Second, "give up when the server does not answer (or goes silent) for this long")
-	joinWait := fs.Duration("join-timeout", 15*time.Second, "with --join: give up when the data channel to the host is not open within this long")
-	replay := fs.String("replay", "", "play this replay file (of sand) instead of joining a match")
-	speed := fs.Float64("speed", 1, "with --replay: the playing speed (2: twice as fast)")
-	seek := fs.Uint("seek", 0, "with --replay: start at this tick (0: the replay's start)")
-	mute := fs.Bool("mute", false, "no sound (also off when the machine has no sound device)")
+	o := &options{}
+	o.code = fs.String("join", "", "join the match in this room (the code rewind demo or rewind serve --relay printed)")
+	o.relayURL = fs.String("relay", "ws://127.0.0.1:8080/rooms", "with --join: the rooms relay's ws:// URL, or a comma-separated list of a fleet's relays (relay --redis) tried in turn (as rewind play --relay)")
+	o.addr = fs.String("connect", "", "join the match at this UDP address, HOST:PORT (as rewind serve printed it)")
+	o.watch = fs.Bool("watch", false, "with --join or --connect: watch the match as a spectator (no player slot, no input, only the verified ticks)")
+	o.delay = fs.Duration("delay", 0, "with --watch: watch this far behind the match (the server sends a tick no earlier than this after it ran it; at most 3 s with the server's default 4 s history)")
+	o.until = fs.Uint("until-tick", 0, "exit once the verified tick reaches this, printing rewind play's last line (0: play until the window closes)")
+	o.shot = fs.String("screenshot", "", "save the last frame as PNG in this file before exiting")
+	o.side = fs.Int("grid", 256, "the sand grid's side (the host's --grid)")
+	o.rate = fs.Int("tick-rate", rewind.DefaultTickRate, "the host's tick rate")
+	o.timeout = fs.Duration("timeout", 5*time.Second, "give up when the server does not answer (or goes silent) for this long")
+	o.joinWait = fs.Duration("join-timeout", 15*time.Second, "with --join: give up when the data channel to the host is not open within this long")
+	o.replay = fs.String("replay", "", "play this replay file (of sand) instead of joining a match")
+	o.speed = fs.Float64("speed", 1, "with --replay: the playing speed (2: twice as fast)")
+	o.seek = fs.Uint("seek", 0, "with --replay: start at this tick (0: the replay's start)")
+	o.mute = fs.Bool("mute", false, "no sound (also off when the machine has no sound device)")
 	if err := fs.Parse(args); err != nil {
-		return err
+		return nil, err
 	}
 	switch {
-	case *until > 1<<31 || *seek > 1<<31:
-		return fmt.Errorf("--until-tick %d, --seek %d: too large", *until, *seek)
-	case *replay != "" && (*code != "" || *addr != ""):
-		return errors.New("give --replay FILE or a match to join, not both")
-	case *replay != "" && *watch:
-		return errors.New("--watch joins a match (--join or --connect); --replay plays a file")
-	case *delay < 0 || (*delay != 0 && !*watch):
-		return fmt.Errorf("--delay %v: want a positive duration, with --watch", *delay)
-	case *replay != "":
-		return runReplay(*replay, *speed, uint32(*seek), uint32(*until), *shot)
-	case (*code == "") == (*addr == ""):
-		return errors.New("give --join CODE (with --relay URL), --connect HOST:PORT or --replay FILE")
-	case *rate <= 0 || *rate > 1000:
-		return fmt.Errorf("--tick-rate %d: want 1..1000", *rate)
+	case *o.until > 1<<31 || *o.seek > 1<<31:
+		return nil, fmt.Errorf("--until-tick %d, --seek %d: too large", *o.until, *o.seek)
+	case *o.replay != "" && (*o.code != "" || *o.addr != ""):
+		return nil, errors.New("give --replay FILE or a match to join, not both")
+	case *o.replay != "" && *o.watch:
+		return nil, errors.New("--watch joins a match (--join or --connect); --replay plays a file")
+	case *o.delay < 0 || (*o.delay != 0 && !*o.watch):
+		return nil, fmt.Errorf("--delay %v: want a positive duration, with --watch", *o.delay)
+	case *o.replay != "":
+		return o, nil
+	case (*o.code == "") == (*o.addr == ""):
+		return nil, errors.New("give --join CODE (with --relay URL), --connect HOST:PORT or --replay FILE")
+	case *o.rate <= 0 || *o.rate > 1000:
+		return nil, fmt.Errorf("--tick-rate %d: want 1..1000", *o.rate)
 	}
+	return o, nil
+}
 
+func run(args []string) error {
+	o, err := parse(args)
+	if err != nil {
+		return err
+	}
+	if *o.replay != "" {
+		return runReplay(*o.replay, *o.speed, uint32(*o.seek), uint32(*o.until), *o.shot)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	where := *addr
-	connect := func(g rewind.Game[sand.Input], opts rewind.Options) (*rewind.Session[sand.Input], error) {
-		if *code != "" {
-			jctx, cancel := context.WithTimeout(ctx, *joinWait)
-			defer cancel()
-			urls := roomclient.SplitURLs(*relayURL)
-			if len(urls) == 0 {
-				return nil, fmt.Errorf("--relay %q: no URL", *relayURL)
-			}
-			s, err := rooms.Join(jctx, g, urls[0], *code, rooms.JoinOptions{Options: opts, Relays: urls[1:], HostMigration: true})
-			if err != nil {
-				return nil, fmt.Errorf("cannot join room %s at %s: %w", *code, *relayURL, err)
-			}
-			return s, nil
-		}
-		s, err := rewind.ConnectUDP(ctx, g, *addr, rewind.UDPOptions{Options: opts,
-			UDP: transport.UDPConfig{HandshakeTimeout: *timeout, IdleTimeout: *timeout}})
-		if err != nil {
-			return nil, fmt.Errorf("cannot connect to %s: %w", *addr, err)
-		}
-		return s, nil
-	}
-	p, err := seat.NewPlayer(seat.Config{Room: *code, Where: where, Side: *side, Until: uint32(*until), Timeout: *timeout,
-		Spectate: *watch, Delay: *delay}, connect)
+	p, err := seat.NewPlayer(seat.Config{Room: *o.code, Where: *o.addr, Side: *o.side, Until: uint32(*o.until), Timeout: *o.timeout,
+		Spectate: *o.watch, Delay: *o.delay}, o.connector(ctx))
 	if err != nil {
 		return err
 	}
 	defer p.Close()
+	return o.play(ctx, p)
+}
 
-	g := view.New(*side)
+// connector is how the seat joins the match: by code through the relays,
+// or over UDP at --connect.
+func (o *options) connector(ctx context.Context) func(g rewind.Game[sand.Input], opts rewind.Options) (*rewind.Session[sand.Input], error) {
+	return func(g rewind.Game[sand.Input], opts rewind.Options) (*rewind.Session[sand.Input], error) {
+		if *o.code != "" {
+			jctx, cancel := context.WithTimeout(ctx, *o.joinWait)
+			defer cancel()
+			urls := roomclient.SplitURLs(*o.relayURL)
+			if len(urls) == 0 {
+				return nil, fmt.Errorf("--relay %q: no URL", *o.relayURL)
+			}
+			s, err := rooms.Join(jctx, g, urls[0], *o.code, rooms.JoinOptions{Options: opts, Relays: urls[1:], HostMigration: true})
+			if err != nil {
+				return nil, fmt.Errorf("cannot join room %s at %s: %w", *o.code, *o.relayURL, err)
+			}
+			return s, nil
+		}
+		s, err := rewind.ConnectUDP(ctx, g, *o.addr, rewind.UDPOptions{Options: opts,
+			UDP: transport.UDPConfig{HandshakeTimeout: *o.timeout, IdleTimeout: *o.timeout}})
+		if err != nil {
+			return nil, fmt.Errorf("cannot connect to %s: %w", *o.addr, err)
+		}
+		return s, nil
+	}
+}
+
+// play runs the window until the player is done or the window closes,
+// ticking the player from a ticker of its own (not from frames), and
+// prints rewind play's last line.
+func (o *options) play(ctx context.Context, p *seat.Player) error {
+	g := view.New(*o.side)
 	g.SetPlayer(p)
-	if !*mute && hasSoundDevice() {
+	if !*o.mute && hasSoundDevice() {
 		g.Sound = view.NewSound()
 	}
 	var shotErr error
@@ -143,19 +175,17 @@ func run(args []string) error {
 		if !p.Done() && ctx.Err() == nil {
 			return
 		}
-		if *shot != "" {
-			shotErr = savePNG(*shot, screen)
+		if *o.shot != "" {
+			shotErr = savePNG(*o.shot, screen)
 		}
 		g.Stop()
 	}
-
-	// Ticks come from a ticker of their own, not from frames.
 	var wg sync.WaitGroup
 	wg.Add(1)
 	tickCtx, stopTicks := context.WithCancel(ctx)
 	go func() {
 		defer wg.Done()
-		t := time.NewTicker(time.Second / time.Duration(*rate) / 4)
+		t := time.NewTicker(time.Second / time.Duration(*o.rate) / 4)
 		defer t.Stop()
 		for !p.Done() {
 			select {
@@ -166,34 +196,38 @@ func run(args []string) error {
 			}
 		}
 	}()
-
-	title := "rewind: " + where
-	if *code != "" {
-		title = "rewind: room " + *code
-	}
-	if *watch {
-		title += " (spectating)"
-	}
-	ebiten.SetWindowTitle(title)
-	ebiten.SetWindowSize(*side*view.Scale, *side*view.Scale+40)
+	ebiten.SetWindowTitle(o.title())
+	ebiten.SetWindowSize(*o.side*view.Scale, *o.side*view.Scale+40)
 	ebiten.SetRunnableOnUnfocused(true)
 	runErr := ebiten.RunGame(g)
 	stopTicks()
 	wg.Wait()
-	if runErr != nil {
+	switch {
+	case runErr != nil:
 		return runErr
-	}
-	if shotErr != nil {
+	case shotErr != nil:
 		return shotErr
 	}
 	if err := p.Err(); err != nil {
 		return err
 	}
-	if *until != 0 && !p.Done() {
-		return fmt.Errorf("the window closed before verified tick %d", *until)
+	if *o.until != 0 && !p.Done() {
+		return fmt.Errorf("the window closed before verified tick %d", *o.until)
 	}
 	fmt.Println(p.FinalLine())
 	return nil
+}
+
+// title is the window's title: where it plays, and whether it watches.
+func (o *options) title() string {
+	title := "rewind: " + *o.addr
+	if *o.code != "" {
+		title = "rewind: room " + *o.code
+	}
+	if *o.watch {
+		title += " (spectating)"
+	}
+	return title
 }
 
 // runReplay plays the replay in file in the window (see the command's
