@@ -40,6 +40,7 @@ import (
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/games/sand"
 	"github.com/rewindnet/rewind/view/seat"
+	"github.com/rewindnet/rewind/view/tab"
 	"github.com/rewindnet/rewind/world"
 )
 
@@ -71,9 +72,18 @@ type Game struct {
 	// Sound, if set, is played when a pour starts (once per pour, however
 	// often rollbacks simulate its tick again).
 	Sound func()
+	// Frames, if set and there is no player, gives the frame to draw of a
+	// match run elsewhere (the page's Worker: view/page) and its alpha
+	// now, or nil before the first.
+	Frames func() (*tab.Frame, float64)
+	// OnInput, if set and there is no player, gets the controls each
+	// Update where they changed (the page posts them to its Worker).
+	OnInput func(sand.Input)
 
 	grid    *ebiten.Image
 	pix     []byte
+	input   sand.Input // the last sent to OnInput
+	poursAt float64    // the At of the last frame whose pours flashed
 	fx      []rewind.EffectEvent
 	flashes map[uint16]int // player → frames of flash left
 	mat     sand.Material  // the material chosen (keys 1–4)
@@ -118,6 +128,14 @@ func (g *Game) Update() error {
 		return nil
 	}
 	p := g.player.Load()
+	if p == nil && g.OnInput != nil {
+		in := readControls(g.mat)
+		g.mat = in.Material
+		if in != g.input {
+			g.input = in
+			g.OnInput(in)
+		}
+	}
 	if p == nil || p.Done() {
 		return nil
 	}
@@ -215,6 +233,13 @@ func (g *Game) Draw(screen *ebiten.Image) {
 		return
 	}
 	p := g.player.Load()
+	if p == nil && g.Frames != nil {
+		if f, alpha := g.Frames(); f != nil {
+			g.drawFrame(screen, f, alpha)
+			g.frame(screen)
+			return
+		}
+	}
 	if p == nil {
 		msg := "joining..."
 		if w := g.Waiting.Load(); w != nil {
@@ -236,6 +261,12 @@ func (g *Game) Draw(screen *ebiten.Image) {
 	if line := p.WaitingFor(); line != "" {
 		g.drawWaiting(screen, line)
 	}
+	g.ageFlashes()
+	g.frame(screen)
+}
+
+// ageFlashes counts the pour flashes' frames down.
+func (g *Game) ageFlashes() {
 	for id, n := range g.flashes {
 		if n <= 1 {
 			delete(g.flashes, id)
@@ -243,7 +274,6 @@ func (g *Game) Draw(screen *ebiten.Image) {
 			g.flashes[id] = n - 1
 		}
 	}
-	g.frame(screen)
 }
 
 // drawWorld draws the grid of cur and its avatars between prev and cur at
@@ -291,6 +321,11 @@ func (g *Game) frame(screen *ebiten.Image) {
 }
 
 func (g *Game) drawGrid(screen *ebiten.Image, cells []sand.Material) {
+	drawCells(g, screen, cells)
+}
+
+// drawCells draws a grid of materials (sand.Material or its byte).
+func drawCells[M ~uint8](g *Game, screen *ebiten.Image, cells []M) {
 	n := g.side
 	if g.grid == nil {
 		g.grid = ebiten.NewImage(n, n)
@@ -329,31 +364,85 @@ var materialNames = [4]string{"erase", "sand", "water", "wall"}
 
 func (g *Game) drawHUD(screen *ebiten.Image, p *seat.Player, players uint32) {
 	st := p.Stats()
-	id := "-"
+	h := hud{room: p.Room(), id: "-", players: players, ping: float64(st.Ping) / float64(time.Millisecond),
+		spectating: p.Spectating(), delay: p.Delay(), predicted: st.Predicted, verified: st.Verified,
+		rollbacks: st.Rollbacks, resyncs: st.Resyncs}
 	if me, ok := p.Session().Player(); ok {
-		id = fmt.Sprint(me)
+		h.id = fmt.Sprint(me)
 	}
-	state := ""
 	switch {
 	case p.Err() != nil:
-		state = "  STOPPED: " + p.Err().Error()
+		h.state = "  STOPPED: " + p.Err().Error()
 	case p.Done():
-		state = "  done"
+		h.state = "  done"
 	}
+	g.drawHUDLines(screen, h)
+}
+
+// hud is what the HUD shows.
+type hud struct {
+	room, id, state     string
+	players             uint32
+	ping                float64 // ms
+	spectating          bool
+	delay               time.Duration
+	predicted, verified uint32
+	rollbacks, resyncs  uint64
+}
+
+func (g *Game) drawHUDLines(screen *ebiten.Image, h hud) {
 	line1 := fmt.Sprintf("room %s  player %s  players %d  ping %.0f ms  [%s]%s",
-		p.Room(), id, players, float64(st.Ping)/float64(time.Millisecond), materialNames[g.mat&3], state)
-	if p.Spectating() {
+		h.room, h.id, h.players, h.ping, materialNames[g.mat&3], h.state)
+	if h.spectating {
 		behind := ""
-		if d := p.Delay(); d > 0 {
-			behind = fmt.Sprintf(" %v behind", d)
+		if h.delay > 0 {
+			behind = fmt.Sprintf(" %v behind", h.delay)
 		}
 		line1 = fmt.Sprintf("room %s  SPECTATING%s  players %d  ping %.0f ms%s",
-			p.Room(), behind, players, float64(st.Ping)/float64(time.Millisecond), state)
+			h.room, behind, h.players, h.ping, h.state)
 	}
 	line2 := fmt.Sprintf("tick %d  verified %d  rollbacks %d  resyncs %d",
-		st.Predicted, st.Verified, st.Rollbacks, st.Resyncs)
+		h.predicted, h.verified, h.rollbacks, h.resyncs)
 	ebitenutil.DebugPrintAt(screen, line1, 4, 2)
 	ebitenutil.DebugPrintAt(screen, line2, 4, 18)
+}
+
+// drawFrame draws a frame of a match run elsewhere (Frames): its grid,
+// its avatars between their two places at alpha, its HUD and its
+// stall line; its pours start flashes (and the sound) once each.
+func (g *Game) drawFrame(screen *ebiten.Image, f *tab.Frame, alpha float64) {
+	drawCells(g, screen, f.Cells)
+	if f.At != g.poursAt {
+		g.poursAt = f.At
+		for _, id := range f.Pours {
+			g.flashes[id] = flashFrames
+			if g.Sound != nil {
+				g.Sound()
+			}
+		}
+	}
+	for _, a := range f.Avatars {
+		x := float64(a.PX) + alpha*float64(a.X-a.PX)
+		y := float64(a.PY) + alpha*float64(a.Y-a.PY)
+		g.drawAvatar(screen, sand.Avatar{Player: a.Player, X: a.X, Y: a.Y}, x/256, y/256, int32(a.Player) == f.Me)
+	}
+	h := hud{room: f.Room, id: "-", players: f.Players, ping: f.Ping, spectating: f.Spectating,
+		delay: time.Duration(f.Delay * float64(time.Millisecond)), predicted: f.Predicted, verified: f.Verified,
+		rollbacks: uint64(f.Rollbacks), resyncs: uint64(f.Resyncs)}
+	if f.Me >= 0 {
+		h.id = fmt.Sprint(f.Me)
+	}
+	switch {
+	case f.Stopped != "":
+		h.state = "  STOPPED: " + f.Stopped
+	case f.Done:
+		h.state = "  done"
+	}
+	g.drawHUDLines(screen, h)
+	if f.Waiting != "" {
+		g.drawWaiting(screen, f.Waiting)
+	}
+	g.ageFlashes()
 }
 
 // drawWaiting draws the stall's "Waiting for: NAME…" line (seat's

@@ -94,7 +94,7 @@ func demo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	defer rr.close()
 	relayURL := wsURL(ln.Addr())
 	pageURL := "http" + strings.TrimSuffix(strings.TrimPrefix(relayURL, "ws"), roomproto.Path) + "/"
-	page := &demoPage{relay: relayURL, play: files != nil}
+	page := &demoPage{relay: relayURL, files: files}
 	g := gf.newGame()
 	gw, err := gateway.New(g, gateway.Config[sand.Input]{Log: log.With("part", "json")})
 	if err != nil {

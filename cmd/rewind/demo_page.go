@@ -23,27 +23,76 @@ import (
 	"github.com/klauspost/compress/zstd"
 )
 
-// The browser page of `rewind demo`: the Go client compiled to js/wasm
-// (the view module's ./page), Go's wasm_exec.js, and an HTML page that
-// loads them. The wasm is not committed: the demo builds it on its first
-// run with `go` from PATH, from the source tree it runs in, into the
-// user's cache directory (os.UserCacheDir()/rewind/page/KEY, KEY a hash of
-// the Go version and every non-test .go, go.mod and go.sum file of the
-// tree), and serves it compressed: zstd to browsers that accept it, gzip
-// to the others. A later run with the same sources finds the build there.
+// The browser page of `rewind demo`: two Go programs compiled to js/wasm
+// from the view module, the page's (./page: signaling, drawing, the keys)
+// and its match Worker's (./page/worker: the client, the game, the tick
+// handler), their JavaScript (view/page/page.js and worker.js), Go's
+// wasm_exec.js, and an HTML page that loads them. The wasm is not
+// committed: the demo builds it on its first run with `go` from PATH, from
+// the source tree it runs in, into the user's cache directory
+// (os.UserCacheDir()/rewind/page/KEY, KEY a hash of the Go version and
+// every non-test .go, go.mod and go.sum file of the tree and the view's
+// .js files). Every file is served under a content-hashed name
+// (page.0123456789ab.wasm) with a year's cache lifetime, so a second visit
+// fetches and compiles nothing new, compressed: zstd to browsers that
+// accept it, gzip to the others. A later run with the same sources finds
+// the build there.
 
 // viewModule is the module path of the view's nested module.
 const viewModule = "github.com/rewindnet/rewind/view"
 
 // pageFiles are the built page's files, held in memory.
 type pageFiles struct {
-	key              string // the build's cache key (the wasm's ETag)
-	wasm, gz, zst    []byte
-	wasmExec         []byte
-	built            bool          // built by this run (not found in the cache)
-	took             time.Duration // the build's time, when built
+	key              string   // the build's cache key
+	assets           []*asset // in pageAssets' order
+	built            bool     // built by this run (not found in the cache)
+	took             time.Duration
 	dir              string
 	goBin, sourceDir string
+}
+
+// asset is one file of the page as served: under a content-hashed name,
+// raw and compressed.
+type asset struct {
+	file, name, ctype string // file: its name in the build; name: as served
+	raw, gz, zst      []byte
+}
+
+// The page's files in a build's cache directory (with .gz and .zst
+// beside each): the two programs, the JavaScript that starts them, and
+// Go's wasm_exec.js.
+const (
+	pageWasm     = "page.wasm"
+	workerWasm   = "worker.wasm"
+	pageJS       = "page.js"
+	workerJS     = "worker.js"
+	wasmExecName = "wasm_exec.js"
+)
+
+// pageAssets are the names of a build's files, in pageFiles.assets' order.
+var pageAssets = []string{pageWasm, workerWasm, pageJS, workerJS, wasmExecName}
+
+// get returns the asset of file.
+func (p *pageFiles) get(file string) *asset {
+	for _, a := range p.assets {
+		if a.file == file {
+			return a
+		}
+	}
+	return nil
+}
+
+// newAsset names a file's bytes by their hash: page.wasm becomes
+// page.0123456789ab.wasm.
+func newAsset(file string, raw, gz, zst []byte) *asset {
+	sum := sha256.Sum256(raw)
+	ext := filepath.Ext(file)
+	ctype := "text/javascript; charset=utf-8"
+	if ext == ".wasm" {
+		ctype = "application/wasm"
+	}
+	return &asset{file: file, name: strings.TrimSuffix(file, ext) + "." + hex.EncodeToString(sum[:6]) + ext, ctype: ctype,
+		raw: raw, gz: gz, zst: zst}
 }
 
 // errNoGo and errNoSource say what the first-run build lacks.
@@ -106,7 +155,8 @@ func sourceKey(root, goVersion string) (string, error) {
 			}
 			return nil
 		}
-		if !(strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go")) && name != "go.mod" && name != "go.sum" {
+		js := strings.HasSuffix(name, ".js") && strings.HasPrefix(filepath.ToSlash(path), filepath.ToSlash(root)+"/view/")
+		if !(strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go")) && name != "go.mod" && name != "go.sum" && !js {
 			return nil
 		}
 		b, err := os.ReadFile(path)
@@ -123,12 +173,6 @@ func sourceKey(root, goVersion string) (string, error) {
 	}
 	return hex.EncodeToString(h.Sum(nil))[:20], nil
 }
-
-// Names of the files in a page build's cache directory.
-const (
-	wasmName     = "rewind.wasm"
-	wasmExecName = "wasm_exec.js"
-)
 
 // loadPage returns the page's files: from the cache when this source tree
 // was built before, else built now (a progress line and a summary on
@@ -168,8 +212,11 @@ func loadPage(progress io.Writer) (*pageFiles, error) {
 		return nil, err
 	}
 	p.built, p.took = true, time.Since(start)
-	fmt.Fprintf(progress, "rewind demo: page built in %.0fs: wasm %.1f MB, %.1f MB zstd, %.1f MB gzip\n",
-		p.took.Seconds(), mb(len(p.wasm)), mb(len(p.zst)), mb(len(p.gz)))
+	for _, f := range []string{pageWasm, workerWasm} {
+		a := p.get(f)
+		fmt.Fprintf(progress, "rewind demo: page built in %.0fs: %s %.1f MB, %.1f MB zstd, %.1f MB gzip\n",
+			p.took.Seconds(), f, mb(len(a.raw)), mb(len(a.zst)), mb(len(a.gz)))
+	}
 	pruneBuilds(filepath.Dir(p.dir), keepBuilds)
 	return p, nil
 }
@@ -215,21 +262,24 @@ func mb(n int) float64 { return float64(n) / 1e6 }
 
 // read loads a finished build from p.dir.
 func (p *pageFiles) read() error {
-	var err error
-	for _, f := range []struct {
-		name string
-		dst  *[]byte
-	}{{wasmName, &p.wasm}, {wasmName + ".gz", &p.gz}, {wasmName + ".zst", &p.zst}, {wasmExecName, &p.wasmExec}} {
-		if *f.dst, err = os.ReadFile(filepath.Join(p.dir, f.name)); err != nil {
-			return err
+	p.assets = nil
+	for _, f := range pageAssets {
+		var b [3][]byte
+		for i, ext := range []string{"", ".gz", ".zst"} {
+			var err error
+			if b[i], err = os.ReadFile(filepath.Join(p.dir, f+ext)); err != nil {
+				return err
+			}
 		}
+		p.assets = append(p.assets, newAsset(f, b[0], b[1], b[2]))
 	}
 	return nil
 }
 
-// build compiles the view module's ./page for js/wasm, compresses it and
-// copies wasm_exec.js from goroot, into a temporary directory renamed to
-// p.dir when complete.
+// build compiles the view module's ./page and ./page/worker for js/wasm,
+// takes page.js and worker.js from view/page and wasm_exec.js from goroot,
+// and compresses them, into a temporary directory renamed to p.dir when
+// complete.
 func (p *pageFiles) build(goroot string) error {
 	if err := os.MkdirAll(filepath.Dir(p.dir), 0o755); err != nil {
 		return fmt.Errorf("page build: %w", err)
@@ -239,35 +289,53 @@ func (p *pageFiles) build(goroot string) error {
 		return fmt.Errorf("page build: %w", err)
 	}
 	defer os.RemoveAll(tmp)
-	cmd := exec.Command(p.goBin, "build", "-trimpath", "-ldflags=-s -w", "-o", filepath.Join(tmp, wasmName), "./page")
-	cmd.Dir = filepath.Join(p.sourceDir, "view")
-	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("building the page's wasm (GOOS=js GOARCH=wasm go build ./page in %s): %v\n%s", cmd.Dir, err, out)
+	view := filepath.Join(p.sourceDir, "view")
+	for _, b := range []struct{ out, pkg string }{{workerWasm, "./page/worker"}, {pageWasm, "./page"}} {
+		cmd := exec.Command(p.goBin, "build", "-trimpath", "-ldflags=-s -w", "-o", filepath.Join(tmp, b.out), b.pkg)
+		cmd.Dir = view
+		cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("building the page's wasm (GOOS=js GOARCH=wasm go build %s in %s): %v\n%s", b.pkg, cmd.Dir, err, out)
+		}
 	}
-	if p.wasm, err = os.ReadFile(filepath.Join(tmp, wasmName)); err != nil {
-		return err
-	}
-	if p.wasmExec, err = os.ReadFile(filepath.Join(goroot, "lib", "wasm", wasmExecName)); err != nil {
-		return fmt.Errorf("Go's %s: %w", wasmExecName, err)
-	}
-	var zerr, gerr error // the two encodings at once: about 6 s each here
-	var wg sync.WaitGroup
-	wg.Go(func() { p.zst, zerr = zstdBest(p.wasm) })
-	wg.Go(func() { p.gz, gerr = gzipBest(p.wasm) })
-	wg.Wait()
-	if err := errors.Join(zerr, gerr); err != nil {
-		return fmt.Errorf("compressing the page's wasm: %w", err)
-	}
-	for name, b := range map[string][]byte{wasmName + ".zst": p.zst, wasmName + ".gz": p.gz, wasmExecName: p.wasmExec} {
-		if err := os.WriteFile(filepath.Join(tmp, name), b, 0o644); err != nil {
+	sources := map[string]string{pageWasm: tmp, workerWasm: tmp, pageJS: filepath.Join(view, "page"),
+		workerJS: filepath.Join(view, "page"), wasmExecName: filepath.Join(goroot, "lib", "wasm")}
+	p.assets = nil
+	for _, f := range pageAssets {
+		raw, err := os.ReadFile(filepath.Join(sources[f], f))
+		if err != nil {
+			return fmt.Errorf("page build: %w", err)
+		}
+		a, err := compressed(f, raw)
+		if err != nil {
 			return err
 		}
+		for ext, b := range map[string][]byte{"": a.raw, ".gz": a.gz, ".zst": a.zst} {
+			if err := os.WriteFile(filepath.Join(tmp, f+ext), b, 0o644); err != nil {
+				return err
+			}
+		}
+		p.assets = append(p.assets, a)
 	}
 	if err := os.Rename(tmp, p.dir); err != nil && !dirExists(p.dir) { // another run may have won the race
 		return fmt.Errorf("page build: %w", err)
 	}
 	return nil
+}
+
+// compressed returns the asset of file with its zstd and gzip encodings
+// (made at once: about 6 s each for the page's wasm here).
+func compressed(file string, raw []byte) (*asset, error) {
+	var zst, gz []byte
+	var zerr, gerr error
+	var wg sync.WaitGroup
+	wg.Go(func() { zst, zerr = zstdBest(raw) })
+	wg.Go(func() { gz, gerr = gzipBest(raw) })
+	wg.Wait()
+	if err := errors.Join(zerr, gerr); err != nil {
+		return nil, fmt.Errorf("compressing %s: %w", file, err)
+	}
+	return newAsset(file, raw, gz, zst), nil
 }
 
 func dirExists(dir string) bool {
@@ -313,40 +381,34 @@ func acceptsEncoding(header, enc string) bool {
 	return false
 }
 
-// serveWasm writes the wasm: zstd where accepted, else gzip where
-// accepted, else uncompressed.
-func (p *pageFiles) serveWasm(w http.ResponseWriter, r *http.Request) {
-	body, enc := p.wasm, ""
+// serve writes the asset: zstd where accepted, else gzip where
+// accepted, else uncompressed; cached for a year (its name changes with
+// its bytes).
+func (a *asset) serve(w http.ResponseWriter, r *http.Request) {
+	body, enc := a.raw, ""
 	ae := r.Header.Get("Accept-Encoding")
 	switch {
 	case acceptsEncoding(ae, "zstd"):
-		body, enc = p.zst, "zstd"
+		body, enc = a.zst, "zstd"
 	case acceptsEncoding(ae, "gzip"):
-		body, enc = p.gz, "gzip"
+		body, enc = a.gz, "gzip"
 	}
 	h := w.Header()
-	h.Set("Content-Type", "application/wasm")
+	h.Set("Content-Type", a.ctype)
 	h.Set("Vary", "Accept-Encoding")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("ETag", `"`+p.key+enc+`"`)
+	h.Set("Cache-Control", "public, max-age=31536000, immutable")
+	h.Set("ETag", `"`+a.name+enc+`"`)
 	if enc != "" {
 		h.Set("Content-Encoding", enc)
 	}
 	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(body))
 }
 
-// serveWasmExec writes Go's wasm_exec.js of the Go that built the wasm.
-func (p *pageFiles) serveWasmExec(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-cache")
-	w.Header().Set("ETag", `"`+p.key+`"`)
-	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(p.wasmExec))
-}
-
-// mount serves the wasm and wasm_exec.js on mux.
+// mount serves the page's files on mux under their hashed names.
 func (p *pageFiles) mount(mux *http.ServeMux) {
-	mux.HandleFunc("GET /"+wasmName, p.serveWasm)
-	mux.HandleFunc("GET /"+wasmExecName, p.serveWasmExec)
+	for _, a := range p.assets {
+		mux.HandleFunc("GET /"+a.name, a.serve)
+	}
 }
 
 // demoPage is the page at /: with the wasm built, the sand match itself
@@ -354,7 +416,7 @@ func (p *pageFiles) mount(mux *http.ServeMux) {
 // to join from a terminal.
 type demoPage struct {
 	relay string
-	play  bool // the wasm is served: the page plays
+	files *pageFiles // the page's files, or nil: the signpost
 	mu    sync.Mutex
 	code  string
 	flags string
@@ -380,14 +442,17 @@ var signpostTemplate = template.Must(template.New("demo").Parse(`<!doctype html>
 </body></html>
 `))
 
-// playTemplate is the playing page. The wasm reads the relay, the room,
-// the grid and the tick rate from the body's data attributes (?room=CODE,
-// ?watch=CODE&delay=D and ?until-tick=T from the URL), writes #status
-// from its tick handler and points #mode at watching (or, watching, at
-// playing) the same room; Ebitengine adds its canvas to the body. rewindTimes collects
-// the page's timeline in ms since navigation: compiled (the wasm fetched
-// and compiled), main (Go's main started), joined (the data channel to
-// the host open), verified (the first verified tick).
+// playTemplate is the playing page. page.js starts the match's Worker
+// at once and hands it the body's data attributes (the relay, the room,
+// the grid and the tick rate) and the URL's query (?room=CODE,
+// ?watch=CODE&delay=D, ?until-tick=T...); the Worker's tick handler
+// writes #status through it. The page's own wasm joins the room, points
+// #mode at watching (or, watching, at playing) the same room, and
+// Ebitengine adds its canvas to the body. The files have content-hashed
+// names. rewindTimes collects the page's timeline in ms since navigation:
+// worker (the Worker's Go started), compiled (the page's wasm fetched and
+// compiled), main (the page's Go main started), joined (the data channel
+// to the host open), verified (the Worker's first verified tick).
 var playTemplate = template.Must(template.New("play").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>rewind demo: room {{.Code}}</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -402,13 +467,8 @@ body { margin: 0; background: #08080c; color: #bbb; font: 12px monospace; }
 <div><span id="hint">arrows/WASD move · space or mouse pours · 1–4: erase, sand, water, wall</span> · <a id="mode" href="?watch={{.Code}}" style="color: #8af">watch as a spectator</a> · from a terminal: <code>rewind play --headless --join {{.Code}} --relay {{.Relay}}{{.Flags}}</code> (or <code>rewind watch</code>)</div>
 </div>
 <script>window.rewindTimes = {};</script>
-<script src="wasm_exec.js"></script>
-<script>
-const go = new Go();
-WebAssembly.instantiateStreaming(fetch("rewind.wasm"), go.importObject)
-  .then((r) => { rewindTimes.compiled = performance.now(); go.run(r.instance); })
-  .catch((e) => { document.getElementById("status").textContent = "room={{.Code}} player=- tick=0 verified_tick=0 verified_hash=0000000000000000 rollbacks=0 resyncs=0 ping_ms=0.0 state=failed desyncs=0 error=" + String(e).replaceAll(" ", "_"); });
-</script>
+<script src="{{.Exec}}"></script>
+<script src="{{.PageJS}}" data-wasm="{{.Wasm}}" data-worker="{{.WorkerJS}}" data-worker-wasm="{{.WorkerWasm}}" data-exec="{{.Exec}}"></script>
 </body></html>
 `))
 
@@ -416,15 +476,18 @@ WebAssembly.instantiateStreaming(fetch("rewind.wasm"), go.importObject)
 func (p *demoPage) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.mu.Lock()
 	data := struct {
-		Code, Relay, Flags string
-		Grid, Rate         int
-	}{p.code, p.relay, p.flags, p.grid, p.rate}
+		Code, Relay, Flags                       string
+		Grid, Rate                               int
+		Wasm, WorkerWasm, PageJS, WorkerJS, Exec string
+	}{Code: p.code, Relay: p.relay, Flags: p.flags, Grid: p.grid, Rate: p.rate}
 	p.mu.Unlock()
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-cache")
 	t := signpostTemplate
-	if p.play {
+	if f := p.files; f != nil {
 		t = playTemplate
+		data.Wasm, data.WorkerWasm, data.PageJS = f.get(pageWasm).name, f.get(workerWasm).name, f.get(pageJS).name
+		data.WorkerJS, data.Exec = f.get(workerJS).name, f.get(wasmExecName).name
 	}
 	_ = t.Execute(w, data)
 }

@@ -37,18 +37,24 @@ func TestAcceptsEncoding(t *testing.T) {
 }
 
 // TestServeWasm: zstd where accepted, else gzip, else plain; each decodes
-// to the wasm.
+// to the wasm, under its content-hashed name, cached for a year.
 func TestServeWasm(t *testing.T) {
 	wasm := bytes.Repeat([]byte("\x00asm wasm bytes "), 1000)
-	zst, err := zstdBest(wasm)
+	a, err := compressed(pageWasm, wasm)
 	if err != nil {
 		t.Fatal(err)
 	}
-	gz, err := gzipBest(wasm)
+	exec, err := compressed(wasmExecName, []byte("// wasm_exec"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &pageFiles{key: "k", wasm: wasm, zst: zst, gz: gz, wasmExec: []byte("// wasm_exec")}
+	if !strings.HasPrefix(a.name, "page.") || !strings.HasSuffix(a.name, ".wasm") || len(a.name) != len("page.0123456789ab.wasm") {
+		t.Fatalf("hashed name %q", a.name)
+	}
+	if b, _ := compressed(pageWasm, append(wasm, 0)); b.name == a.name {
+		t.Fatalf("other bytes, same name %q", a.name)
+	}
+	p := &pageFiles{key: "k", assets: []*asset{a, exec}}
 	mux := http.NewServeMux()
 	p.mount(mux)
 	for _, tc := range []struct{ accept, enc string }{
@@ -56,15 +62,17 @@ func TestServeWasm(t *testing.T) {
 		{"gzip, deflate", "gzip"},
 		{"", ""},
 	} {
-		r := httptest.NewRequest("GET", "/rewind.wasm", nil)
+		r := httptest.NewRequest("GET", "/"+a.name, nil)
 		if tc.accept != "" {
 			r.Header.Set("Accept-Encoding", tc.accept)
 		}
 		w := httptest.NewRecorder()
 		mux.ServeHTTP(w, r)
 		body := w.Body.Bytes()
-		if w.Code != 200 || w.Header().Get("Content-Encoding") != tc.enc || w.Header().Get("Content-Type") != "application/wasm" {
-			t.Fatalf("%q: %d, encoding %q, type %q", tc.accept, w.Code, w.Header().Get("Content-Encoding"), w.Header().Get("Content-Type"))
+		if w.Code != 200 || w.Header().Get("Content-Encoding") != tc.enc || w.Header().Get("Content-Type") != "application/wasm" ||
+			!strings.Contains(w.Header().Get("Cache-Control"), "max-age=31536000") {
+			t.Fatalf("%q: %d, encoding %q, type %q, cache %q", tc.accept, w.Code, w.Header().Get("Content-Encoding"),
+				w.Header().Get("Content-Type"), w.Header().Get("Cache-Control"))
 		}
 		switch tc.enc {
 		case "zstd":
@@ -82,7 +90,7 @@ func TestServeWasm(t *testing.T) {
 		}
 	}
 	w := httptest.NewRecorder()
-	mux.ServeHTTP(w, httptest.NewRequest("GET", "/wasm_exec.js", nil))
+	mux.ServeHTTP(w, httptest.NewRequest("GET", "/"+exec.name, nil))
 	if w.Code != 200 || w.Body.String() != "// wasm_exec" {
 		t.Errorf("wasm_exec.js: %d %q", w.Code, w.Body.String())
 	}

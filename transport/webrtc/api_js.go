@@ -24,3 +24,6 @@ func newPionAPI(cfg *Config, mux bool) (*pionAPI, error) {
 func (a *pionAPI) udpAddr() net.Addr { return nil }
 
 func (a *pionAPI) close() error { return nil }
+
+// channelValue is what Config.Handover gets: the browser's RTCDataChannel.
+func channelValue(dc *pion.DataChannel) any { return dc.JSValue() }

@@ -74,3 +74,6 @@ func (a *pionAPI) close() error {
 	}
 	return nil
 }
+
+// channelValue is what Config.Handover gets: pion's data channel.
+func channelValue(dc *pion.DataChannel) any { return dc }

@@ -59,18 +59,27 @@ func Dial(cfg Config, id string, send func(Signal)) (*Peer, error) {
 		return nil, fmt.Errorf("webrtc: create data channel: %w", err)
 	}
 	p.dc = dc
-	dc.OnMessage(func(m pion.DataChannelMessage) { p.push(webrtcHostAddr, m.Data) })
-	dc.OnOpen(func() {
-		peer, ok := p.addPeer(webrtcHostAddr, dc)
-		if !ok {
-			return
+	if cfg.Handover != nil {
+		h, err := cfg.Handover(channelValue(dc))
+		if err != nil {
+			_ = p.Close()
+			return nil, fmt.Errorf("webrtc: handing the data channel over: %w", err)
 		}
-		p.mu.Lock()
-		p.peer = peer
-		p.mu.Unlock()
-		p.openOnce.Do(func() { close(p.open) })
-	})
-	dc.OnClose(p.lost)
+		go p.watchHanded(h)
+	} else {
+		dc.OnMessage(func(m pion.DataChannelMessage) { p.push(webrtcHostAddr, m.Data) })
+		dc.OnOpen(func() {
+			peer, ok := p.addPeer(webrtcHostAddr, dc)
+			if !ok {
+				return
+			}
+			p.mu.Lock()
+			p.peer = peer
+			p.mu.Unlock()
+			p.openOnce.Do(func() { close(p.open) })
+		})
+		dc.OnClose(p.lost)
+	}
 	pc.OnICECandidate(func(c *pion.ICECandidate) {
 		if c != nil {
 			p.sig.sendLocal(p.send, candidateSignal(c))
@@ -91,6 +100,25 @@ func Dial(cfg Config, id string, send func(Signal)) (*Peer, error) {
 	}
 	p.sig.described(p.send, Signal{Kind: SignalOffer, SDP: offer.SDP})
 	return p, nil
+}
+
+// watchHanded follows a data channel given away (Config.Handover): its
+// opening opens the Peer, its closing fails it.
+func (p *Peer) watchHanded(h Handed) {
+	select {
+	case <-h.Open:
+		p.openOnce.Do(func() { close(p.open) })
+	case <-h.Closed:
+		p.lost()
+		return
+	case <-p.fail:
+		return
+	}
+	select {
+	case <-h.Closed:
+		p.lost()
+	case <-p.fail:
+	}
 }
 
 // lost ends the peer's session with the host: sends fail from now on.

@@ -122,6 +122,25 @@ type Config struct {
 	RecvQueue int
 	// Label is the data channel's label. Default "rewind".
 	Label string
+	// Handover, if set, takes the data channel a Peer creates away from
+	// it at once, in the task that created it: a browser transfers an
+	// RTCDataChannel to a Worker only then (Chromium: "Transfers must
+	// occur on creation, and before any calls to send()"). channel is the
+	// browser's RTCDataChannel (a syscall/js Value) under js/wasm and the
+	// *pion.DataChannel elsewhere. The Peer then neither sends nor
+	// receives on it (its Send fails with ErrNotConnected) and learns the
+	// channel's opening and closing from the Handed that Handover
+	// returns; whoever took the channel carries the match's datagrams (a
+	// browser tab whose match runs in a Worker: view/page). Peer only;
+	// the host ignores it. Default nil: the Peer carries its datagrams.
+	Handover func(channel any) (Handed, error)
+}
+
+// Handed is the state of a data channel given away by Config.Handover:
+// Open is closed when the channel opens, Closed when it closes or fails
+// (before or after opening).
+type Handed struct {
+	Open, Closed <-chan struct{}
 }
 
 // Defaults of Config.

@@ -1,46 +1,49 @@
 //go:build js && wasm
 
-// Command page is the browser's rewind player: the Go client compiled to
-// js/wasm, which `rewind demo` builds and serves with the page at /. It
-// joins the room named by the page (the demo's hosted room, or
-// ?room=CODE) over WebRTC (pion drives the browser's RTCPeerConnection),
-// draws with the view package on Ebitengine's animation frames, and ticks
-// from a Web Worker's timer posting to the page, so that a hidden tab,
-// which gets no animation frames and a 1/s setInterval, keeps playing.
-// The tick handler writes the #status element (see view.Player.Status);
-// ?until-tick=T stops the player once its verified tick reaches T;
-// ?relay=URL joins through another relay than the one the page names (the
-// ws:// URL `rewind relay` or `rewind serve --relay` used), for a room
-// hosted elsewhere. ?watch=CODE (or ?watch alone, for the page's room)
-// watches the room's match as a spectator instead, like `rewind watch`:
-// no player slot, no input, only the verified ticks, and with
-// &delay=D (a Go duration, 3s) that far behind the match; #status then says
-// state=spectating. ?timeout=D gives up when the server is silent for D
-// (default 5 s, as `rewind play --timeout`). The page's #mode link switches between playing and
-// watching the same room. The page joins with host migration: when the match's
-// host goes, the tab claims the room again and goes on with the next host
-// (a tab never hosts; a desktop window or bot takes the hosting).
+// Command page is the browser's rewind player, the page's side: what
+// only the page's thread can hold. The match itself (the Go client, the
+// game's Step, the rollbacks, the data channel's traffic and the tick
+// handler that writes #status) runs in a dedicated Worker, the program
+// view/page/worker, which page.js starts as soon as the page loads. This
+// program joins the room over the relay's WebSocket with pion driving
+// the page's RTCPeerConnection (which workers do not have), hands the
+// data channel to the Worker the moment it is created (transferred, or
+// forwarded over a MessagePort where the browser cannot: page.js), claims
+// the room again for the Worker's session at a host migration (a tab
+// never hosts), draws the frames the Worker posts with the view package on
+// Ebitengine's animation frames and posts the keys and mouse to it.
+//
+// The page's URL and body say what to join (tab.ParseConfig): the demo's
+// hosted room, or ?room=CODE; ?relay=URL joins through another relay;
+// ?watch=CODE (or ?watch alone) watches the room's match as a spectator,
+// &delay=D that far behind; ?until-tick=T stops the player once its
+// verified tick reaches T; ?timeout=D gives up when the server is silent
+// for D; ?channel=port takes the MessagePort path. The page's #mode link
+// switches between playing and watching the same room.
 package main
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"net/url"
-	"strconv"
-	"strings"
+	"sync"
 	"syscall/js"
 	"time"
 
 	"github.com/hajimehoshi/ebiten/v2"
-	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/games/sand"
-	"github.com/rewindnet/rewind/rooms"
+	"github.com/rewindnet/rewind/relay"
+	"github.com/rewindnet/rewind/transport/webrtc"
 	"github.com/rewindnet/rewind/view"
-	"github.com/rewindnet/rewind/view/seat"
+	"github.com/rewindnet/rewind/view/tab"
 )
 
-// joinTimeout bounds the join (signaling and the data channel opening).
-const joinTimeout = 30 * time.Second
+// joinTimeout bounds the join (signaling and the data channel opening);
+// claimTimeout bounds a host migration's claims.
+const (
+	joinTimeout  = 30 * time.Second
+	claimTimeout = 30 * time.Second
+)
 
 // mark records performance.now() as rewindTimes[name] (the page's
 // timeline: the e2e test and docs/benchmarks.md read it).
@@ -53,86 +56,64 @@ func mark(name string) {
 func main() {
 	mark("main")
 	doc := js.Global().Get("document")
-	data := doc.Get("body").Get("dataset")
-	str := func(v js.Value) string {
-		if v.Type() != js.TypeString {
-			return ""
-		}
-		return v.String()
-	}
-	relayURL, room := str(data.Get("relay")), str(data.Get("room"))
-	side, _ := strconv.Atoi(str(data.Get("grid")))
-	rate, _ := strconv.Atoi(str(data.Get("tickRate")))
-	if rate <= 0 {
-		rate = rewind.DefaultTickRate
-	}
-	q, _ := url.ParseQuery(strings.TrimPrefix(js.Global().Get("location").Get("search").String(), "?"))
-	if r := q.Get("room"); r != "" {
-		room = strings.ToUpper(r)
-	}
-	if r := q.Get("relay"); r != "" {
-		relayURL = r
-	}
-	watch := q.Has("watch")
-	if r := q.Get("watch"); r != "" {
-		room = strings.ToUpper(r)
-	}
-	var until uint64
-	if u := q.Get("until-tick"); u != "" {
-		until, _ = strconv.ParseUint(u, 10, 31)
-	}
-	status := doc.Call("getElementById", "status")
-	setStatus := func(s string) { status.Set("textContent", s) }
-	setStatus(seat.WaitingStatus(room, "joining"))
-	modeLink(doc, room, q.Get("relay"), watch)
-	var delay, timeout time.Duration
-	for _, d := range []struct {
-		name string
-		dst  *time.Duration
-		ok   func(time.Duration) bool
-		want string
-	}{
-		{"delay", &delay, func(d time.Duration) bool { return d >= 0 && watch }, "a duration such as 3s, with ?watch"},
-		{"timeout", &timeout, func(d time.Duration) bool { return d > 0 }, "a positive duration such as 30s"},
-	} {
-		v := q.Get(d.name)
-		if v == "" {
-			continue
-		}
-		var err error
-		if *d.dst, err = time.ParseDuration(v); err != nil || !d.ok(*d.dst) {
-			msg := fmt.Sprintf("?%s=%s: want %s", d.name, v, d.want)
-			setStatus(seat.WaitingStatus(room, "failed") + " error=" + strings.ReplaceAll(msg, " ", "_"))
-			return
+	d := doc.Get("body").Get("dataset")
+	data := map[string]string{}
+	for _, k := range []string{"relay", "room", "grid", "tickRate"} {
+		if v := d.Get(k); v.Type() == js.TypeString {
+			data[k] = v.String()
 		}
 	}
+	search := js.Global().Get("location").Get("search").String()
+	cfg, err := tab.ParseConfig(data, search)
+	q, _ := url.ParseQuery(search)
+	modeLink(doc, cfg.Room, q.Get("relay"), cfg.Watch)
+	if err != nil {
+		return // the Worker parses the same settings and says failed in #status
+	}
+	pg := &page{worker: js.Global().Get("rewindWorker"), cfg: cfg, players: map[int]*relay.RoomPlayer{},
+		wake: make(chan struct{}, 1)}
+	pg.relays = []string{cfg.Relay}
+	js.Global().Call("rewindSetWake", js.FuncOf(func(js.Value, []js.Value) any {
+		select {
+		case pg.wake <- struct{}{}:
+		default:
+		}
+		return nil
+	}))
+	go pg.fromWorker()
 
-	g := view.New(side)
-	msg := "joining room " + room + " ..."
-	if watch {
-		msg = "joining room " + room + " as a spectator ..."
+	g := view.New(cfg.Side)
+	msg := "joining room " + cfg.Room + " ..."
+	if cfg.Watch {
+		msg = "joining room " + cfg.Room + " as a spectator ..."
 	}
 	g.Waiting.Store(&msg)
 	g.Sound = view.NewSound()
+	g.Frames = pg.frame
+	if !cfg.Watch {
+		g.OnInput = func(in sand.Input) {
+			pg.post(tab.MsgInput, "n", tab.Input{MoveX: in.MoveX, MoveY: in.MoveY, Pour: in.Pour, Material: uint8(in.Material)}.Pack())
+		}
+	}
 	// Ebitengine starts once the join is through: its first frames (the
-	// WebGL context, shaders) keep the page's thread busy for seconds on a
-	// slow machine, and the join's WebSocket and data channel events wait
-	// for that thread.
-	joined := make(chan struct{})
-	cfg := seat.Config{Room: room, Side: side, Until: uint32(until), Spectate: watch, Delay: delay, Timeout: timeout}
-	go play(g, relayURL, cfg, rate, setStatus, joined)
-	<-joined
-
+	// WebGL context, shaders) keep the page's thread busy for a while on
+	// a slow machine, and the join's signaling needs that thread. The
+	// Worker verifies ticks without it.
+	if err := pg.join(); err != nil {
+		msg := "cannot join room " + cfg.Room + ": " + err.Error()
+		g.Waiting.Store(&msg)
+		js.Global().Get("console").Call("error", "rewind: "+msg)
+	}
 	ebiten.SetRunnableOnUnfocused(true)
-	title := "rewind: room " + room
-	if watch {
-		title = "rewind: watching room " + room
+	title := "rewind: room " + cfg.Room
+	if cfg.Watch {
+		title = "rewind: watching room " + cfg.Room
 	}
 	ebiten.SetWindowTitle(title)
 	if err := ebiten.RunGame(g); err != nil {
 		js.Global().Get("console").Call("error", "rewind view: "+err.Error())
 	}
-	select {} // the Worker's ticks go on
+	select {} // the Worker's messages go on
 }
 
 // modeLink points the page's #mode link (if any) at the other way of
@@ -162,105 +143,103 @@ func modeLink(doc js.Value, room, relay string, watch bool) {
 	}
 }
 
-// play joins the room of cfg and runs the player's ticks from a Worker's
-// timer. It closes joined once the join is through or has failed.
-func play(g *view.Game, relayURL string, cfg seat.Config, rate int, setStatus func(string), joined chan struct{}) {
-	room := cfg.Room
-	defer func() {
-		select {
-		case <-joined:
-		default:
-			close(joined)
-		}
-	}()
-	fail := func(err error) {
-		msg := fmt.Sprintf("cannot join room %s: %v", room, err)
-		g.Waiting.Store(&msg)
-		setStatus(seat.WaitingStatus(room, "failed") + " error=" + strings.ReplaceAll(err.Error(), " ", "_"))
-		js.Global().Get("console").Call("error", "rewind: "+msg)
-	}
-	if relayURL == "" || room == "" {
-		fail(fmt.Errorf("the page names no relay or room (open the URL rewind demo printed, or add ?room=CODE)"))
-		return
-	}
-	// The Worker's ticks start now: while the join runs, the handler
-	// keeps #status fresh too.
-	ticks := make(chan struct{}, 1)
-	period := time.Second / time.Duration(rate)
-	w := startWorker(max(period/2, time.Millisecond), func() {
-		select {
-		case ticks <- struct{}{}:
-		default:
-		}
-	})
-	defer w.Call("terminate")
-	type joinResult struct {
-		p   *seat.Player
-		err error
-	}
-	joins := make(chan joinResult, 1)
-	go func() {
-		p, err := seat.NewPlayer(cfg,
-			func(g rewind.Game[sand.Input], opts rewind.Options) (*rewind.Session[sand.Input], error) {
-				ctx, cancel := context.WithTimeout(context.Background(), joinTimeout)
-				defer cancel()
-				return rooms.Join(ctx, g, relayURL, room, rooms.JoinOptions{Options: opts, HostMigration: true})
-			})
-		joins <- joinResult{p, err}
-	}()
-	var p *seat.Player
-	for p == nil {
-		select {
-		case r := <-joins:
-			if r.err != nil {
-				fail(r.err)
-				return
-			}
-			p = r.p
-		case <-ticks:
-			setStatus(seat.WaitingStatus(room, "joining"))
-		}
-	}
-	mark("joined")
-	g.SetPlayer(p)
-	close(joined)
-	verified := false
-	runs := 0
-	for range ticks {
-		runs++
-		js.Global().Set("rewindHandlerRuns", runs) // for the hidden-tab test
-		p.Tick(time.Now())
-		setStatus(p.Status())
-		if !verified && p.Stats().Verified > 0 {
-			verified = true
-			mark("verified")
-		}
-		if p.Done() {
-			break
-		}
-	}
-	p.Close()
-	if err := p.Err(); err != nil {
-		setStatus(p.Status() + " error=" + strings.ReplaceAll(err.Error(), " ", "_"))
-		js.Global().Get("console").Call("error", "rewind: "+err.Error())
-	}
+// page is the page's side of the tab: the relay connections of the
+// channels it handed to the Worker, and the newest frame.
+type page struct {
+	worker js.Value
+	cfg    tab.Config
+	wake   chan struct{}
+
+	mu      sync.Mutex
+	players map[int]*relay.RoomPlayer // by channel id
+	relays  []string                  // the relay that last answered first
+
+	buf  []byte
+	cur  tab.Frame
+	have bool
 }
 
-// workerSource is the Worker's whole program: a timer posting to the page.
-// A dedicated Worker's timers are not throttled in a hidden tab.
-const workerSource = `let every = 8;
-onmessage = (e) => { every = e.data; clearInterval(self.t); self.t = setInterval(() => postMessage(0), every); };`
+// post posts the Worker a message of kind t with key, value pairs.
+func (pg *page) post(t string, kv ...any) {
+	m := js.Global().Get("Object").New()
+	m.Set("t", t)
+	for i := 0; i+1 < len(kv); i += 2 {
+		m.Set(kv[i].(string), kv[i+1])
+	}
+	pg.worker.Call("postMessage", m)
+}
 
-// startWorker starts a Worker that posts to the page every interval and
-// calls fn on the page for each post.
-func startWorker(every time.Duration, fn func()) js.Value {
-	blob := js.Global().Get("Blob").New([]any{workerSource}, map[string]any{"type": "text/javascript"})
-	u := js.Global().Get("URL").Call("createObjectURL", blob)
-	w := js.Global().Get("Worker").New(u)
-	w.Set("onmessage", js.FuncOf(func(js.Value, []js.Value) any {
-		fn()
-		return nil
-	}))
-	w.Call("postMessage", float64(every)/float64(time.Millisecond))
-	return w
+// webrtcConfig is the join's transport configuration: its data channel
+// goes to the Worker as soon as it is created (rewindHandover), and *id
+// gets the channel's id.
+func (pg *page) webrtcConfig(id *int) webrtc.Config {
+	return webrtc.Config{Handover: func(ch any) (webrtc.Handed, error) {
+		dc, ok := ch.(js.Value)
+		if !ok {
+			return webrtc.Handed{}, errors.New("not a browser's data channel")
+		}
+		open, closed := make(chan struct{}), make(chan struct{})
+		var o, c sync.Once
+		opened := js.FuncOf(func(js.Value, []js.Value) any { o.Do(func() { close(open) }); return nil })
+		gone := js.FuncOf(func(js.Value, []js.Value) any { c.Do(func() { close(closed) }); return nil })
+		*id = js.Global().Call("rewindHandover", dc, opened, gone).Int()
+		return webrtc.Handed{Open: open, Closed: closed}, nil
+	}}
+}
+
+// join joins the room and tells the Worker which channel to play over
+// (or why not).
+func (pg *page) join() error {
+	ctx, cancel := context.WithTimeout(context.Background(), joinTimeout)
+	defer cancel()
+	var id int
+	p, err := relay.JoinRoom(ctx, relay.JoinOptions{URL: pg.cfg.Relay, Code: pg.cfg.Room,
+		WebRTC: pg.webrtcConfig(&id), Spectator: pg.cfg.Watch})
+	if err != nil {
+		pg.post(tab.MsgFailed, "err", err.Error())
+		return err
+	}
+	mark("joined")
+	pg.took(id, p)
+	pg.post(tab.MsgJoined, "id", id)
+	return nil
+}
+
+// took keeps p, the relay connection of channel id, and tells the
+// Worker when the relay says its host is lost.
+func (pg *page) took(id int, p *relay.RoomPlayer) {
+	pg.mu.Lock()
+	pg.players[id] = p
+	pg.mu.Unlock()
+	go func() {
+		select {
+		case <-p.HostLost():
+			pg.post(tab.MsgLost, "id", id)
+		case <-p.Done():
+		}
+	}()
+}
+
+// fromWorker takes the Worker's messages page.js leaves for Go: claims
+// and leaves.
+func (pg *page) fromWorker() {
+	for range pg.wake {
+		q := js.Global().Get("rewindFromWorker")
+		for q.Length() > 0 {
+			m := q.Call("shift")
+			switch m.Get("t").String() {
+			case tab.MsgClaim:
+				go pg.claim(m.Get("n").Int(), m.Get("code").String(), m.Get("key").String())
+			case tab.MsgLeave:
+				id := m.Get("id").Int()
+				pg.mu.Lock()
+				p := pg.players[id]
+				delete(pg.players, id)
+				pg.mu.Unlock()
+				if p != nil {
+					go p.Close()
+				}
+			}
+		}
+	}
 }

@@ -1,0 +1,69 @@
+package webrtc
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	pion "github.com/pion/webrtc/v4"
+
+	"github.com/rewindnet/rewind/internal/testutil"
+	"github.com/rewindnet/rewind/transport"
+)
+
+// TestHandover: a Peer whose Config.Handover takes the data channel
+// opens when the channel does, carries no datagram itself, and the
+// channel's new owner talks to the host; the channel's closing fails the
+// Peer.
+func TestHandover(t *testing.T) {
+	testutil.SkipSockets(t)
+	host, err := NewHost(Config{Loopback: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer host.Close()
+	got := make(chan []byte, 4)
+	var dc *pion.DataChannel
+	cfg := Config{Loopback: true, Handover: func(ch any) (Handed, error) {
+		dc = ch.(*pion.DataChannel)
+		open, closed := make(chan struct{}), make(chan struct{})
+		dc.OnOpen(func() { close(open) })
+		dc.OnClose(func() { close(closed) })
+		dc.OnMessage(func(m pion.DataChannelMessage) { got <- m.Data })
+		return Handed{Open: open, Closed: closed}, nil
+	}}
+	peer, stop := webrtcConnect(t, host, cfg, "p0")
+	defer stop()
+	defer peer.Close()
+	if err := peer.Send(peer.RemoteAddr(), []byte("x")); err == nil {
+		t.Errorf("the Peer sent on a channel it handed over (err %v)", err)
+	}
+	if err := dc.Send([]byte("from the new owner")); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, transport.MaxDatagram)
+	n, from := webrtcRecv(t, host, buf)
+	if string(buf[:n]) != "from the new owner" {
+		t.Fatalf("host got %q", buf[:n])
+	}
+	if err := host.Send(from, []byte("to the new owner")); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case b := <-got:
+		if string(b) != "to the new owner" {
+			t.Fatalf("the owner got %q", b)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the owner got nothing")
+	}
+	if _, _, err := peer.Recv(buf); !errors.Is(err, transport.ErrWouldBlock) {
+		t.Errorf("the Peer received (%v)", err)
+	}
+	_ = dc.Close()
+	select {
+	case <-peer.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("the channel closed and the Peer did not fail")
+	}
+}

@@ -1,0 +1,69 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/rewindnet/rewind/relay"
+	"github.com/rewindnet/rewind/relay/roomproto"
+	"github.com/rewindnet/rewind/view/tab"
+)
+
+// claim claims the room again for the Worker's session at a host
+// migration (the Worker's claim n, with the handover data's code and
+// key), as a tab does: it never hosts (relay.ClaimOptions.NoHost), and
+// tries again, a little later each time, until a relay answers with the
+// next host, the room ended or is another match's, or claimTimeout
+// passes. The answer goes to the Worker: the channel to the next host,
+// or why not.
+func (pg *page) claim(n int, code, key string) {
+	ctx, cancel := context.WithTimeout(context.Background(), claimTimeout)
+	defer cancel()
+	pause := 100 * time.Millisecond
+	for {
+		pg.mu.Lock()
+		urls := slices.Clone(pg.relays)
+		pg.mu.Unlock()
+		var id int
+		c, err := relay.ClaimRoom(ctx, relay.ClaimOptions{URL: urls[0], URLs: urls[1:], Code: code, Key: key, NoHost: true,
+			Host: relay.HostOptions{WebRTC: pg.webrtcConfig(&id)}})
+		if err == nil && c.Player == nil {
+			c.Host.Close()
+			err = errors.New("the relay made a tab the host")
+		}
+		if err == nil {
+			pg.answered(c.Player.URL())
+			pg.took(id, c.Player)
+			pg.post(tab.MsgClaimed, "n", n, "id", id)
+			return
+		}
+		if errors.Is(err, roomproto.ErrRoomEnded) || errors.Is(err, roomproto.ErrBadKey) || ctx.Err() != nil {
+			pg.post(tab.MsgClaimFailed, "n", n, "err", err.Error())
+			return
+		}
+		t := time.NewTimer(pause)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			pg.post(tab.MsgClaimFailed, "n", n, "err", err.Error())
+			return
+		case <-t.C:
+		}
+		pause = min(2*pause, time.Second)
+	}
+}
+
+// answered puts url first among the relays claims go through.
+func (pg *page) answered(url string) {
+	pg.mu.Lock()
+	defer pg.mu.Unlock()
+	if i := slices.Index(pg.relays, url); i > 0 {
+		pg.relays = append(append([]string{url}, pg.relays[:i]...), pg.relays[i+1:]...)
+	} else if i < 0 {
+		pg.relays = append([]string{url}, pg.relays...)
+	}
+}

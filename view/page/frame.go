@@ -1,0 +1,29 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"slices"
+	"syscall/js"
+
+	"github.com/rewindnet/rewind/view/tab"
+)
+
+// frame returns the newest frame the Worker posted (page.js keeps only
+// the newest) and its alpha now, or nil before the first.
+func (pg *page) frame() (*tab.Frame, float64) {
+	v := js.Global().Get("rewindFrame")
+	if !v.IsNull() && !v.IsUndefined() {
+		js.Global().Set("rewindFrame", js.Null())
+		u := js.Global().Get("Uint8Array").New(v)
+		pg.buf = slices.Grow(pg.buf[:0], u.Length())[:u.Length()]
+		js.CopyBytesToGo(pg.buf, u)
+		if err := pg.cur.UnmarshalBinary(pg.buf); err == nil {
+			pg.have = true
+		}
+	}
+	if !pg.have {
+		return nil, 0
+	}
+	return &pg.cur, pg.cur.AlphaAt(tab.Now())
+}

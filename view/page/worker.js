@@ -1,0 +1,74 @@
+// worker.js: the bootstrap of a tab's match Worker (docs in view/README.md).
+// It loads Go's wasm_exec.js and the Worker's wasm (view/page/worker), named
+// in its own URL's query (?exec=…&wasm=…), and carries the data channels:
+// each one the page hands over (an RTCDataChannel transferred to this
+// Worker, or a MessagePort over which the page forwards one) gets its
+// handlers here at once, so nothing is missed before Go runs; Go takes
+// datagrams with rewindRecv, sends with rewindSend, and is woken by
+// rewindWake for every datagram and message. Every send is paced as the
+// webrtc transport paces: at once under 32 KiB buffered, else queued (64
+// at most, the oldest dropped) until the channel's bufferedamountlow.
+"use strict";
+const params = new URLSearchParams(self.location.search);
+importScripts(params.get("exec"));
+
+const HIGH = 32 << 10, QUEUE = 64;
+const chans = new Map(); // id → {ch, port, inbox, queue, open, closed}
+self.rewindInbox = []; // the page's messages for Go, in order
+let wake = null;
+const poke = () => { if (wake) wake(); };
+self.rewindSetWake = (fn) => { wake = fn; fn(); };
+
+function take(id, ch, port) {
+  const c = { ch, port, inbox: [], queue: [], open: false, closed: false };
+  chans.set(id, c);
+  ch.onmessage = (e) => { c.inbox.push(e.data); poke(); };
+  if (port) return; // the page says when it opens and closes
+  ch.binaryType = "arraybuffer";
+  ch.bufferedAmountLowThreshold = HIGH / 2;
+  ch.onbufferedamountlow = () => drain(c);
+  ch.onopen = () => { c.open = true; postMessage({ t: "opened", id }); drain(c); poke(); };
+  ch.onclose = () => { c.closed = true; postMessage({ t: "closed", id }); poke(); };
+  if (ch.readyState === "open") ch.onopen();
+}
+
+function drain(c) {
+  while (c.queue.length && c.open && !c.closed && c.ch.bufferedAmount < HIGH) c.ch.send(c.queue.shift());
+}
+
+self.rewindSend = (id, bytes) => {
+  const c = chans.get(id);
+  if (!c || c.closed) return;
+  if (c.port) { c.ch.postMessage(bytes.buffer, [bytes.buffer]); return; }
+  if (c.open && !c.queue.length && c.ch.bufferedAmount < HIGH) { c.ch.send(bytes); return; }
+  if (c.queue.length >= QUEUE) c.queue.shift();
+  c.queue.push(bytes);
+};
+
+self.rewindRecv = (id) => {
+  const c = chans.get(id);
+  return c && c.inbox.length ? new Uint8Array(c.inbox.shift()) : null;
+};
+
+// rewindDrop forgets channel id; a transferred channel is closed a little
+// later, so that the goodbye just sent leaves first.
+self.rewindDrop = (id) => {
+  const c = chans.get(id);
+  if (!c) return;
+  chans.delete(id);
+  c.ch.onmessage = null;
+  if (!c.port) setTimeout(() => c.ch.close(), 200);
+};
+
+self.onmessage = (e) => {
+  const m = e.data;
+  if (m.t === "channel") { take(m.id, m.ch, m.port); return; }
+  if ((m.t === "opened" || m.t === "closed") && chans.has(m.id)) { chans.get(m.id)[m.t === "opened" ? "open" : "closed"] = true; }
+  self.rewindInbox.push(m);
+  poke();
+};
+
+const go = new Go();
+WebAssembly.instantiateStreaming(fetch(params.get("wasm")), go.importObject)
+  .then((r) => go.run(r.instance))
+  .catch((err) => postMessage({ t: "tick", status: "", error: String(err) }));

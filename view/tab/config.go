@@ -1,0 +1,78 @@
+package tab
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is what a page's URL and body say about the match: the body's
+// data attributes (data-relay, data-room, data-grid, data-tick-rate)
+// as `rewind demo` writes them, overridden by the query: ?room=CODE,
+// ?relay=URL, ?watch[=CODE], ?until-tick=T, &delay=D (with ?watch),
+// ?timeout=D and ?channel=port (carry the data channel's datagrams over
+// a MessagePort even where the browser can transfer the channel).
+type Config struct {
+	Relay, Room string
+	Side, Rate  int
+	Watch       bool
+	Until       uint32
+	Delay       time.Duration
+	Timeout     time.Duration
+	// Port asks for the MessagePort path (?channel=port).
+	Port bool
+}
+
+// ParseConfig reads a page's Config from its body's data attributes
+// (relay, room, grid, tickRate) and its location.search. An error names
+// the bad parameter; the Config then still names the room.
+func ParseConfig(data map[string]string, search string) (Config, error) {
+	c := Config{Relay: data["relay"], Room: data["room"]}
+	c.Side, _ = strconv.Atoi(data["grid"])
+	c.Rate, _ = strconv.Atoi(data["tickRate"])
+	q, _ := url.ParseQuery(strings.TrimPrefix(search, "?"))
+	if r := q.Get("room"); r != "" {
+		c.Room = strings.ToUpper(r)
+	}
+	if r := q.Get("relay"); r != "" {
+		c.Relay = r
+	}
+	c.Watch = q.Has("watch")
+	if r := q.Get("watch"); r != "" {
+		c.Room = strings.ToUpper(r)
+	}
+	if u := q.Get("until-tick"); u != "" {
+		n, _ := strconv.ParseUint(u, 10, 31)
+		c.Until = uint32(n)
+	}
+	c.Port = q.Get("channel") == "port"
+	for _, d := range []struct {
+		name string
+		dst  *time.Duration
+		ok   func(time.Duration) bool
+		want string
+	}{
+		{"delay", &c.Delay, func(d time.Duration) bool { return d >= 0 && c.Watch }, "a duration such as 3s, with ?watch"},
+		{"timeout", &c.Timeout, func(d time.Duration) bool { return d > 0 }, "a positive duration such as 30s"},
+	} {
+		v := q.Get(d.name)
+		if v == "" {
+			continue
+		}
+		var err error
+		if *d.dst, err = time.ParseDuration(v); err != nil || !d.ok(*d.dst) {
+			return c, fmt.Errorf("?%s=%s: want %s", d.name, v, d.want)
+		}
+	}
+	if c.Relay == "" || c.Room == "" {
+		return c, errors.New("the page names no relay or room (open the URL rewind demo printed, or add ?room=CODE)")
+	}
+	return c, nil
+}
+
+// ErrorField returns err as the value of #status's error= key (spaces
+// turned into underscores, so that the line stays key=value pairs).
+func ErrorField(err error) string { return strings.ReplaceAll(err.Error(), " ", "_") }
