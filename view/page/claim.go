@@ -8,14 +8,14 @@ import (
 	"slices"
 	"time"
 
-	"github.com/rewindnet/rewind/relay"
+	"github.com/rewindnet/rewind/relay/roomclient"
 	"github.com/rewindnet/rewind/relay/roomproto"
 	"github.com/rewindnet/rewind/view/tab"
 )
 
 // claim claims the room again for the Worker's session at a host
 // migration (the Worker's claim n, with the handover data's code and
-// key), as a tab does: it never hosts (relay.ClaimOptions.NoHost), and
+// key), as a tab does: it never hosts (roomclient.ClaimOptions.NoHost), and
 // tries again, a little later each time, until a relay answers with the
 // next host, the room ended or is another match's, or claimTimeout
 // passes. The answer goes to the Worker: the channel to the next host,
@@ -29,8 +29,8 @@ func (pg *page) claim(n int, code, key string) {
 		urls := slices.Clone(pg.relays)
 		pg.mu.Unlock()
 		var id int
-		c, err := relay.ClaimRoom(ctx, relay.ClaimOptions{URL: urls[0], URLs: urls[1:], Code: code, Key: key, NoHost: true,
-			Host: relay.HostOptions{WebRTC: pg.webrtcConfig(&id)}})
+		c, err := roomclient.ClaimRoom(ctx, roomclient.ClaimOptions{URL: urls[0], URLs: urls[1:], Code: code, Key: key, NoHost: true,
+			Host: roomclient.HostOptions{WebRTC: pg.webrtcConfig(&id)}})
 		if err == nil && c.Player == nil {
 			c.Host.Close()
 			err = errors.New("the relay made a tab the host")

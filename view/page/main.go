@@ -32,7 +32,7 @@ import (
 
 	"github.com/hajimehoshi/ebiten/v2"
 	"github.com/rewindnet/rewind/games/sand"
-	"github.com/rewindnet/rewind/relay"
+	"github.com/rewindnet/rewind/relay/roomclient"
 	"github.com/rewindnet/rewind/transport/webrtc"
 	"github.com/rewindnet/rewind/view"
 	"github.com/rewindnet/rewind/view/tab"
@@ -70,7 +70,7 @@ func main() {
 	if err != nil {
 		return // the Worker parses the same settings and says failed in #status
 	}
-	pg := &page{worker: js.Global().Get("rewindWorker"), cfg: cfg, players: map[int]*relay.RoomPlayer{},
+	pg := &page{worker: js.Global().Get("rewindWorker"), cfg: cfg, players: map[int]*roomclient.RoomPlayer{},
 		wake: make(chan struct{}, 1)}
 	pg.relays = []string{cfg.Relay}
 	js.Global().Call("rewindSetWake", js.FuncOf(func(js.Value, []js.Value) any {
@@ -151,8 +151,8 @@ type page struct {
 	wake   chan struct{}
 
 	mu      sync.Mutex
-	players map[int]*relay.RoomPlayer // by channel id
-	relays  []string                  // the relay that last answered first
+	players map[int]*roomclient.RoomPlayer // by channel id
+	relays  []string                       // the relay that last answered first
 
 	buf  []byte
 	cur  tab.Frame
@@ -193,7 +193,7 @@ func (pg *page) join() error {
 	ctx, cancel := context.WithTimeout(context.Background(), joinTimeout)
 	defer cancel()
 	var id int
-	p, err := relay.JoinRoom(ctx, relay.JoinOptions{URL: pg.cfg.Relay, Code: pg.cfg.Room,
+	p, err := roomclient.JoinRoom(ctx, roomclient.JoinOptions{URL: pg.cfg.Relay, Code: pg.cfg.Room,
 		WebRTC: pg.webrtcConfig(&id), Spectator: pg.cfg.Watch})
 	if err != nil {
 		pg.post(tab.MsgFailed, "err", err.Error())
@@ -207,7 +207,7 @@ func (pg *page) join() error {
 
 // took keeps p, the relay connection of channel id, and tells the
 // Worker when the relay says its host is lost.
-func (pg *page) took(id int, p *relay.RoomPlayer) {
+func (pg *page) took(id int, p *roomclient.RoomPlayer) {
 	pg.mu.Lock()
 	pg.players[id] = p
 	pg.mu.Unlock()
