@@ -17,12 +17,12 @@ import (
 
 // The light core: what a game that never hosts a room links. These
 // packages (with their subpackages where "/..." says so; package
-// transport without transport/webrtc) must not depend on a heavy
+// transport and transport/udp, not transport/webrtc) must not depend on a heavy
 // dependency; docs/benchmarks.md, "Dependencies of a minimal game", has
 // the figures.
 var lightPackages = []string{
 	".", "./examples/...", "./games/...", "./replay", "./world/...", "./codec/...", "./game/...",
-	"./server/...", "./client/...", "./transport", "./fixed",
+	"./server/...", "./client/...", "./transport", "./transport/udp", "./fixed",
 }
 
 // enginePackages must not depend on package fixed: it is the games' math,

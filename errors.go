@@ -4,7 +4,7 @@ import (
 	"errors"
 
 	"github.com/rewindnet/rewind/client"
-	"github.com/rewindnet/rewind/transport"
+	"github.com/rewindnet/rewind/transport/udp"
 )
 
 // The errors a game tests for with errors.Is. Each is the same value as
@@ -37,20 +37,20 @@ var (
 
 	// ErrHandshake indicates that nobody answered ConnectUDP's handshake
 	// within UDPConfig.HandshakeTimeout (no server at the address).
-	ErrHandshake = transport.ErrHandshake
+	ErrHandshake = udp.ErrHandshake
 	// ErrConnRefused indicates a server whose socket refused ConnectUDP's
 	// handshake (it holds as many sessions as it takes, or speaks another
 	// version of the UDP framing): the socket's refusal, before any
 	// match. A match that refuses the player is ErrRefused instead.
-	ErrConnRefused = transport.ErrRefused
+	ErrConnRefused = udp.ErrRefused
 	// ErrServerKey indicates that ConnectUDP's server proved a key other
 	// than the one pinned (UDPConfig.ServerKey): someone else answered at
 	// the address, or the server's key changed.
-	ErrServerKey = transport.ErrServerKey
+	ErrServerKey = udp.ErrServerKey
 	// ErrPeerGone indicates a connection that ended below the match: the
 	// server's socket said bye or went silent past the idle timeout
 	// (UDPConfig.IdleTimeout).
-	ErrPeerGone = transport.ErrPeerGone
+	ErrPeerGone = udp.ErrPeerGone
 
 	// ErrBadRoom indicates a room code that is not 6 to 12 characters of
 	// the room-code alphabet (relay/roomcode; MultiHost.Open).

@@ -5,6 +5,7 @@ import (
 	"github.com/rewindnet/rewind/codec"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport"
+	"github.com/rewindnet/rewind/transport/udp"
 )
 
 // The settings and counters a game reads and writes, named in the root
@@ -44,13 +45,13 @@ type Recorder = server.Recorder
 
 // UDPConfig configures a UDP socket (UDPOptions.UDP): handshake and idle
 // timeouts, buffer sizes. Its zero value means every default; see
-// transport.UDPConfig.
-type UDPConfig = transport.UDPConfig
+// udp.Config.
+type UDPConfig = udp.Config
 
 // UDPStats is a UDP socket's counters (a host's HostStats.UDP): every
 // datagram, valid or not, with what the transport refused and dropped.
-// See transport.UDPStats.
-type UDPStats = transport.UDPStats
+// See udp.Stats.
+type UDPStats = udp.Stats
 
 // RefusedError is the error a session fails with when the match refused
 // the player, with the server's reason: errors.Is(err, ErrRefused) holds

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rewindnet/rewind/internal/matchhost"
 	"github.com/rewindnet/rewind/transport"
+	"github.com/rewindnet/rewind/transport/udp"
 )
 
 // HostOptions configures a Host. The zero value hosts with every default.
@@ -183,7 +184,7 @@ func (h *Host[I]) Stats() HostStats {
 	s.RefusedBy = h.m.Tap.Total
 	for _, c := range matchhost.Members(h.conn) {
 		switch c := c.(type) {
-		case interface{ Stats() transport.UDPStats }:
+		case interface{ Stats() udp.Stats }:
 			s.UDP = c.Stats()
 		case interface{ Peers() int }:
 			s.Peers += c.Peers()

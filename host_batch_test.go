@@ -11,6 +11,7 @@ import (
 	"github.com/rewindnet/rewind/internal/testutil"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport"
+	"github.com/rewindnet/rewind/transport/udp"
 )
 
 // countingBatcher is a server-side Conn that is a transport.Batcher: its
@@ -148,21 +149,21 @@ func TestHostBatchesOverMulti(t *testing.T) {
 // TestHostUDPBesideAnotherConn hosts a match over a MultiConn of a UDP
 // socket on 127.0.0.1 and a simulated Conn, with two players over UDP in
 // real time: they play, and the socket's sends left in batches
-// (UDPStats.Flushes), a tick's datagrams to both players in one.
+// (udp.Stats.Flushes), a tick's datagrams to both players in one.
 func TestHostUDPBesideAnotherConn(t *testing.T) {
 	testutil.SkipSockets(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	udp, err := transport.ListenUDP("127.0.0.1:0", transport.UDPConfig{})
+	sock, err := udp.Listen("127.0.0.1:0", udp.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	other, err := transport.NewSimNetwork(1, time.Now()).Listen("server")
 	if err != nil {
-		udp.Close()
+		sock.Close()
 		t.Fatal(err)
 	}
-	multi, err := transport.NewMulti(udp, other)
+	multi, err := transport.NewMulti(sock, other)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +193,7 @@ func TestHostUDPBesideAnotherConn(t *testing.T) {
 					pcancel()
 				}
 			}
-			s, err := rewind.ConnectUDP[testgame.Input](ctx, &testgame.Game{}, udp.UDPAddr().String(), o)
+			s, err := rewind.ConnectUDP[testgame.Input](ctx, &testgame.Game{}, sock.UDPAddr().String(), o)
 			if err != nil {
 				errs <- err
 				return
@@ -215,7 +216,7 @@ func TestHostUDPBesideAnotherConn(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	st := udp.Stats()
+	st := sock.Stats()
 	ticks := h.Stats().Match.Tick
 	if st.Flushes == 0 || st.Flushes > st.DatagramsOut {
 		t.Errorf("%d flushes for %d datagrams out", st.Flushes, st.DatagramsOut)

@@ -15,7 +15,7 @@ import (
 	"github.com/rewindnet/rewind/internal/testgame"
 	"github.com/rewindnet/rewind/internal/testutil"
 	"github.com/rewindnet/rewind/server"
-	"github.com/rewindnet/rewind/transport"
+	"github.com/rewindnet/rewind/transport/udp"
 )
 
 // TestMultiHostFlood plays a match of two in a room of a MultiHost while
@@ -131,12 +131,12 @@ func TestMultiHostFlood(t *testing.T) {
 // the second a hello for room, which no room has. Each goes three times
 // (the router counts every copy and keeps no route for them).
 func floodBadSessions(ctx context.Context, addr string, i int, room string) error {
-	c, err := transport.DialUDPContext(ctx, addr, transport.UDPConfig{})
+	c, err := udp.DialContext(ctx, addr, udp.Config{})
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	c2, err := transport.DialUDPContext(ctx, addr, transport.UDPConfig{})
+	c2, err := udp.DialContext(ctx, addr, udp.Config{})
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/rewindnet/rewind/relay/roomcode"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport"
+	"github.com/rewindnet/rewind/transport/udp"
 )
 
 // MultiHostOptions configures a MultiHost. The zero value hosts with every
@@ -211,15 +212,15 @@ func HostUDPMulti[I any](g Game[I], addr string, opts MultiHostOptions) (*MultiH
 		ucfg.QueueLen = max(1024, 16*opts.MaxMatches)
 	}
 	ucfg.ProveExplicitly = true // the matches prove the players they admit
-	udp, err := transport.ListenUDP(addr, ucfg)
+	sock, err := udp.Listen(addr, ucfg)
 	if err != nil {
 		return nil, fmt.Errorf("rewind: host: %w", err)
 	}
-	h, err := NewMultiHost(g, udp, opts)
+	h, err := NewMultiHost(g, sock, opts)
 	if err != nil {
 		return nil, err
 	}
-	h.log.Info("listening", "udp", udp.UDPAddr().String(), "max_matches", opts.MaxMatches, "workers", opts.Workers)
+	h.log.Info("listening", "udp", sock.UDPAddr().String(), "max_matches", opts.MaxMatches, "workers", opts.Workers)
 	return h, nil
 }
 
@@ -346,7 +347,7 @@ type MultiHostStats struct {
 	// is the number of ticks run and its Players the players now.
 	Total server.Stats
 	// UDP is the socket's counters (zero without one).
-	UDP transport.UDPStats
+	UDP udp.Stats
 	// RefusedBy counts the hellos refused by the matches, by reason
 	// (indexed by Reason, as HostStats.RefusedBy).
 	RefusedBy [ReasonCookie + 1]uint64
@@ -401,7 +402,7 @@ func (h *MultiHost[I]) Stats() MultiHostStats {
 	slices.SortFunc(s.TopPlayers, func(a, b int) int { return b - a })
 	s.TopPlayers = s.TopPlayers[:min(len(s.TopPlayers), 5)]
 	for _, c := range matchhost.Members(h.conn) {
-		if u, ok := c.(interface{ Stats() transport.UDPStats }); ok {
+		if u, ok := c.(interface{ Stats() udp.Stats }); ok {
 			s.UDP = u.Stats()
 		}
 	}

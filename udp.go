@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/rewindnet/rewind/transport"
+	"github.com/rewindnet/rewind/transport/udp"
 )
 
 // UDPOptions configures a session that connects over UDP.
@@ -24,7 +25,7 @@ type UDPOptions struct {
 // refuses the player is told apart from those: the session's Update or
 // Run fails with ErrRefused (a *RefusedError naming the reason).
 func ConnectUDP[I any](ctx context.Context, g Game[I], addr string, opts UDPOptions) (*Session[I], error) {
-	conn, err := transport.DialUDPContext(ctx, addr, opts.UDP)
+	conn, err := udp.DialContext(ctx, addr, opts.UDP)
 	if err != nil {
 		return nil, fmt.Errorf("rewind: connect: %w", err)
 	}
@@ -51,15 +52,15 @@ func HostUDP[I any](g Game[I], addr string, opts HostOptions) (*Host[I], error) 
 		ucfg.IdleTimeout = opts.Server.PlayerTimeout
 	}
 	ucfg.ProveExplicitly = true // the match proves the players it admits
-	udp, err := transport.ListenUDP(addr, ucfg)
+	sock, err := udp.Listen(addr, ucfg)
 	if err != nil {
 		return nil, fmt.Errorf("rewind: host: %w", err)
 	}
-	h, err := NewHost(g, udp, opts)
+	h, err := NewHost(g, sock, opts)
 	if err != nil {
 		return nil, err
 	}
-	h.m.Log.Info("listening", "udp", udp.UDPAddr().String(), "tick_rate", h.TickRate(),
+	h.m.Log.Info("listening", "udp", sock.UDPAddr().String(), "tick_rate", h.TickRate(),
 		"start_players", max(opts.Server.StartPlayers, 1))
 	return h, nil
 }

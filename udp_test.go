@@ -11,7 +11,7 @@ import (
 	"github.com/rewindnet/rewind/internal/testgame"
 	"github.com/rewindnet/rewind/internal/testutil"
 	"github.com/rewindnet/rewind/server"
-	"github.com/rewindnet/rewind/transport"
+	"github.com/rewindnet/rewind/transport/udp"
 )
 
 // TestHostUDPMatchesAndRestarts plays two players over UDP on 127.0.0.1
@@ -35,7 +35,7 @@ func TestHostUDPMatchesAndRestarts(t *testing.T) {
 	}
 	stopHost := testutil.RunHost(ctx, t, h)
 
-	udp := h.Conn().(*transport.UDPServer)
+	sock := h.Conn().(*udp.Server)
 	var unproven atomic.Int64
 	unproven.Store(-1)
 	const until = 60
@@ -54,7 +54,7 @@ func TestHostUDPMatchesAndRestarts(t *testing.T) {
 				}
 				if tick == until/2 {
 					// Both players are in: the match proved their sessions.
-					unproven.Store(int64(udp.Unproven()))
+					unproven.Store(int64(sock.Unproven()))
 				}
 				if checked++; tick >= until {
 					pcancel()

@@ -13,6 +13,7 @@ import (
 	"github.com/rewindnet/rewind/relay/roomclient"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport"
+	"github.com/rewindnet/rewind/transport/udp"
 	"github.com/rewindnet/rewind/transport/webrtc"
 	"github.com/rewindnet/rewind/world"
 )
@@ -45,7 +46,7 @@ type HostOptions struct {
 	UDP string
 	// UDPConfig configures that socket; its IdleTimeout defaults to
 	// Server.PlayerTimeout.
-	UDPConfig transport.UDPConfig
+	UDPConfig udp.Config
 	// Extra are more server-side Conns the match also runs over, after the
 	// WebRTC host and the UDP socket in the transport.MultiConn (e.g. a
 	// package gateway's Conn: JSON players in the same match). The Host
@@ -142,13 +143,13 @@ func Host[I any](ctx context.Context, g rewind.Game[I], opts HostOptions) (*Host
 	hopts := rewind.HostOptions{Server: opts.Server, UDP: opts.UDPConfig, Log: log}
 	members := []transport.Conn{conn}
 	if opts.UDP != "" {
-		udp, err := listenUDP(opts.UDP, hopts)
+		sock, err := listenUDP(opts.UDP, hopts)
 		if err != nil {
 			conn.Close()
 			closeAll(opts.Extra)
 			return nil, fmt.Errorf("rooms: host: %w", err)
 		}
-		members = append(members, udp)
+		members = append(members, sock)
 	}
 	members = append(members, opts.Extra...)
 	if len(members) > 1 {
@@ -196,13 +197,13 @@ func register[I any](g rewind.Game[I]) (*world.Schema, error) {
 
 // listenUDP opens the UDP socket of a room hosted on UDP too, its idle
 // timeout defaulting to the server's player timeout (as rewind.HostUDP's).
-func listenUDP(addr string, opts rewind.HostOptions) (*transport.UDPServer, error) {
+func listenUDP(addr string, opts rewind.HostOptions) (*udp.Server, error) {
 	ucfg := opts.UDP
 	if ucfg.IdleTimeout <= 0 && opts.Server.PlayerTimeout > 0 {
 		ucfg.IdleTimeout = opts.Server.PlayerTimeout
 	}
 	ucfg.ProveExplicitly = true // the match proves the players it admits
-	return transport.ListenUDP(addr, ucfg)
+	return udp.Listen(addr, ucfg)
 }
 
 // watchRelay logs the relay connection's end, unless Close comes first.

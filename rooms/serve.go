@@ -11,6 +11,7 @@ import (
 	"github.com/rewindnet/rewind/relay/roomclient"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport"
+	"github.com/rewindnet/rewind/transport/udp"
 	"github.com/rewindnet/rewind/transport/webrtc"
 )
 
@@ -64,7 +65,7 @@ type ServeOptions struct {
 	// players.
 	UDP string
 	// UDPConfig configures that socket (its defaults as HostUDPMulti's).
-	UDPConfig transport.UDPConfig
+	UDPConfig udp.Config
 	// Log, if set, gets the matches' events (each room's lines carry
 	// room=CODE), players' data channels opening and closing, and the
 	// relay connection ending.
@@ -204,15 +205,15 @@ func serveConn(sr *roomclient.ServedRooms, slots int, opts ServeOptions) (transp
 	if ucfg.QueueLen <= 0 {
 		ucfg.QueueLen = max(1024, 16*slots)
 	}
-	udp, err := listenUDP(opts.UDP, rewind.HostOptions{Server: opts.Server, UDP: ucfg})
+	sock, err := listenUDP(opts.UDP, rewind.HostOptions{Server: opts.Server, UDP: ucfg})
 	if err != nil {
 		conn.Close()
 		return nil, nil, fmt.Errorf("rooms: serve: %w", err)
 	}
-	multi, err := transport.NewMulti(conn, udp)
+	multi, err := transport.NewMulti(conn, sock)
 	if err != nil {
 		conn.Close()
-		udp.Close()
+		sock.Close()
 		return nil, nil, fmt.Errorf("rooms: serve: %w", err)
 	}
 	return multi, func(a transport.Addr) string {

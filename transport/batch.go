@@ -1,7 +1,7 @@
 package transport
 
 // Batcher is implemented by a server-side Conn that can send many
-// datagrams with one system call (UDPServer: sendmmsg where the platform
+// datagrams with one system call (udp.Server: sendmmsg where the platform
 // has it). A host that runs several matches on one Conn gives each of its
 // worker goroutines a Batch.
 type Batcher interface {
@@ -18,6 +18,6 @@ type Batch interface {
 	// reused once Send returns.
 	Send(to Addr, p []byte) error
 	// Flush sends every queued datagram. A datagram the socket would not
-	// take is counted (UDPStats.SendErrors) and dropped, as by Send.
+	// take is counted (udp.Stats.SendErrors, say) and dropped, as by Send.
 	Flush() error
 }

@@ -26,7 +26,7 @@ const multiAddrCache = 4096
 // Close (a loop in made-up time that only polls Recv starts none).
 //
 // A MultiConn is a Batcher (multi_batch.go): its Batches batch the sends
-// to the peers of members that are Batchers themselves (a UDPServer).
+// to the peers of members that are Batchers themselves (a udp.Server).
 //
 // A MultiConn owns its members: Close closes them all. A member that fails
 // on its own (Recv returning an error other than ErrWouldBlock) fails the

@@ -1,7 +1,6 @@
 // Package transport is the one small datagram interface that rewind's server
-// and client consume, and its implementations: an in-process loopback and a
-// seeded network simulator running in made-up time, direct UDP, WebRTC data
-// channels and WebSocket.
+// and client consume, and its in-process implementations: a loopback and a
+// seeded network simulator running in made-up time.
 //
 // Every implementation is unreliable, unordered and message-preserving: a
 // datagram arrives whole, once or more, or not at all. Reliability is the
@@ -34,17 +33,14 @@
 // with perfect links for real-time single-player play: each datagram is
 // delivered during its Send.
 //
-// # UDP
+// # Other transports
 //
-// ListenUDP (a server, many peers) and DialUDP (a client) carry datagrams
-// over real UDP sockets with a small framing of their own: connection ids,
-// a stateless retry-token handshake that keeps spoofed source addresses
-// from opening sessions or drawing more bytes than they sent, then a
-// Noise handshake (Noise_NX_25519_ChaChaPoly_SHA256) that authenticates
-// the server's long-term key (StaticKey; clients may pin it), after which
-// every datagram is sealed with ChaCha20-Poly1305 and taken once; and
-// sessions that end on bye or after an idle timeout. docs/transport.md
-// says what it protects against and what it does not.
+// The other implementations are packages of their own, beside this one:
+// transport/udp (direct UDP with a Noise handshake and sealed datagrams),
+// transport/webrtc (WebRTC data channels), and gateway's WebSocket Conn.
+// This package holds what they share: Conn and Addr, the errors every
+// Conn returns, the optional interfaces a server-side Conn may have
+// (Batcher, Handoff, Prover, Stamped) and MultiConn, one Conn over several.
 package transport
 
 import "time"

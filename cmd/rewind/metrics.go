@@ -18,7 +18,7 @@ import (
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/internal/netutil"
 	"github.com/rewindnet/rewind/relay"
-	"github.com/rewindnet/rewind/transport"
+	"github.com/rewindnet/rewind/transport/udp"
 )
 
 // Metric names, all under the rewind_ namespace. The server exports the
@@ -52,15 +52,15 @@ type metricFunc struct {
 }
 
 // registerHostMetrics exports a host's counters: players, matches,
-// ticks, bytes, refusals, joins and the transport's drops; udp is the
+// ticks, bytes, refusals, joins and the transport's drops; sock is the
 // host's UDP socket (nil for a JSON gateway without --udp: its udp_
 // counters stay 0 and its session gauges are not exported). h.Conn() is
 // not asked: with --json it is the gateway's or a transport.Multi.
-func registerHostMetrics[I any](reg *prometheus.Registry, h *rewind.Host[I], udp *transport.UDPServer) {
+func registerHostMetrics[I any](reg *prometheus.Registry, h *rewind.Host[I], sock *udp.Server) {
 	st := func(f func(s rewind.HostStats) uint64) func() float64 {
 		return func() float64 { return float64(f(h.Stats())) }
 	}
-	registerUDPHostCounters(reg, h.Stats, udp)
+	registerUDPHostCounters(reg, h.Stats, sock)
 	registerDropMetrics(reg, h.Stats, nil)
 	registerFuncs(reg, nil, map[string]metricFunc{
 		"players": {"Players in the current match.", st(func(s rewind.HostStats) uint64 { return uint64(s.Match.Players) })},
@@ -73,7 +73,7 @@ func registerHostMetrics[I any](reg *prometheus.Registry, h *rewind.Host[I], udp
 // one of many (serve --rooms) share: matches, ticks, bytes, refusals,
 // joins, the transport's drops, and the socket's sessions. stats must be
 // safe to call from the HTTP server's goroutines.
-func registerUDPHostCounters(reg *prometheus.Registry, stats func() rewind.HostStats, udp *transport.UDPServer) {
+func registerUDPHostCounters(reg *prometheus.Registry, stats func() rewind.HostStats, sock *udp.Server) {
 	st := func(f func(s rewind.HostStats) uint64) func() float64 {
 		return func() float64 { return float64(f(stats())) }
 	}
@@ -103,10 +103,10 @@ func registerUDPHostCounters(reg *prometheus.Registry, stats func() rewind.HostS
 		"udp_unproven_evicted_total":    {"Unproven UDP sessions (no match hello admitted yet) ended to make room: per-IP cap or a full server.", st(func(s rewind.HostStats) uint64 { return s.UDP.UnprovenEvicted })},
 		"udp_unproven_reaped_total":     {"Unproven UDP sessions ended by the unproven timeout.", st(func(s rewind.HostStats) uint64 { return s.UDP.UnprovenReaped })},
 	}, nil)
-	if udp != nil {
+	if sock != nil {
 		registerFuncs(reg, nil, map[string]metricFunc{
-			"udp_sessions":          {"Open UDP sessions.", func() float64 { return float64(udp.Sessions()) }},
-			"udp_unproven_sessions": {"Open UDP sessions not proven yet (no match hello admitted).", func() float64 { return float64(udp.Unproven()) }},
+			"udp_sessions":          {"Open UDP sessions.", func() float64 { return float64(sock.Sessions()) }},
+			"udp_unproven_sessions": {"Open UDP sessions not proven yet (no match hello admitted).", func() float64 { return float64(sock.Unproven()) }},
 		})
 	}
 	// Refusals by reason: the log has one line per reason per second at

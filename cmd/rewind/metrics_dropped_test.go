@@ -13,7 +13,7 @@ import (
 	"github.com/rewindnet/rewind/codec"
 	"github.com/rewindnet/rewind/internal/attack"
 	"github.com/rewindnet/rewind/internal/testutil"
-	"github.com/rewindnet/rewind/transport"
+	"github.com/rewindnet/rewind/transport/udp"
 )
 
 // TestServeDroppedMetrics floods `rewind serve --http` (one match, then
@@ -37,11 +37,11 @@ func TestServeDroppedMetrics(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := append([]string{"--game", "sand", "--udp", "127.0.0.1:0", "--grid", "32", "--players", "2", "--http", "127.0.0.1:0", "--status", "0"}, tc.args...)
-			udp, httpAddr, stop := startServe(t, args...)
+			udpAddr, httpAddr, stop := startServe(t, args...)
 			defer stop()
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			server := netip.MustParseAddrPort(udp)
+			server := netip.MustParseAddrPort(udpAddr)
 			fctx, fcancel := context.WithTimeout(ctx, 300*time.Millisecond)
 			_, err := attack.Flood(fctx, attack.FloodConfig{Server: server, Local: netip.MustParseAddr("127.0.0.1"),
 				Rate: 2000, HelloRate: 200, HelloPorts: 10, Kinds: attack.FloodKinds})
@@ -57,9 +57,9 @@ func TestServeDroppedMetrics(t *testing.T) {
 			// waited its 30 s).
 			hello := (&codec.Hello{Game: 1, HasRoom: true, Room: [6]byte{'Z', 'Z', 'Z', 'Z', 'Z', 'Z'}}).Append(nil)
 			payloads := [][]byte{[]byte("not a hello"), hello}
-			var sessions []*transport.UDPClient
+			var sessions []*udp.Client
 			for range payloads {
-				c, err := transport.DialUDPContext(ctx, udp, transport.UDPConfig{})
+				c, err := udp.DialContext(ctx, udpAddr, udp.Config{})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -21,6 +21,7 @@ import (
 	"github.com/rewindnet/rewind/games/walkers"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport"
+	"github.com/rewindnet/rewind/transport/udp"
 )
 
 func init() {
@@ -420,13 +421,13 @@ func hostUDP[I any](g rewind.Game[I], addr string, opts rewind.HostOptions, reg 
 		return nil, err
 	}
 	if reg != nil {
-		registerHostMetrics(reg, host, host.Conn().(*transport.UDPServer))
+		registerHostMetrics(reg, host, host.Conn().(*udp.Server))
 	}
 	return host, nil
 }
 
 // printServerKey prints server_key=KEY on a line of its own for the UDP
-// socket among conn (a UDPServer, or a MultiConn with one), if it seals.
+// socket among conn (a udp.Server, or a MultiConn with one), if it seals.
 func printServerKey(stdout io.Writer, conn transport.Conn) {
 	for _, u := range udpServers(conn) {
 		if !u.PublicKey().IsZero() {
@@ -435,9 +436,9 @@ func printServerKey(stdout io.Writer, conn transport.Conn) {
 	}
 }
 
-// udpServers returns the UDP sockets among conn (a UDPServer, or a
+// udpServers returns the UDP sockets among conn (a udp.Server, or a
 // MultiConn's members).
-func udpServers(conn transport.Conn) []*transport.UDPServer {
+func udpServers(conn transport.Conn) []*udp.Server {
 	conns := []transport.Conn{conn}
 	if m, ok := conn.(*transport.MultiConn); ok {
 		conns = conns[:0]
@@ -445,9 +446,9 @@ func udpServers(conn transport.Conn) []*transport.UDPServer {
 			conns = append(conns, m.Member(i))
 		}
 	}
-	var out []*transport.UDPServer
+	var out []*udp.Server
 	for _, c := range conns {
-		if u, ok := c.(*transport.UDPServer); ok {
+		if u, ok := c.(*udp.Server); ok {
 			out = append(out, u)
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/rewindnet/rewind/gateway"
 	"github.com/rewindnet/rewind/internal/netutil"
 	"github.com/rewindnet/rewind/transport"
+	"github.com/rewindnet/rewind/transport/udp"
 )
 
 // jsonServe is serve's --json: the JSON gateway and the HTTP server that
@@ -70,7 +71,7 @@ func hostMatch[I any](g rewind.Game[I], dest func(x, y int32) I, bound int32, pl
 	opts := plan.opts
 	opts.Server.Schema = gw.Schema()
 	var conn transport.Conn = gw.Conn()
-	var udp *transport.UDPServer
+	var sock *udp.Server
 	if plan.udp {
 		ucfg := opts.UDP
 		if ucfg.IdleTimeout <= 0 && opts.Server.PlayerTimeout > 0 {
@@ -78,13 +79,13 @@ func hostMatch[I any](g rewind.Game[I], dest func(x, y int32) I, bound int32, pl
 		}
 		ucfg.ProveExplicitly = true // the match proves the players it admits
 		var err error
-		udp, err = transport.ListenUDP(plan.udpAddr, ucfg)
+		sock, err = udp.Listen(plan.udpAddr, ucfg)
 		if err != nil {
 			ln.Close()
 			gw.Conn().Close()
 			return nil, nil, fmt.Errorf("--udp %s: %w", plan.udpAddr, err)
 		}
-		if conn, err = transport.NewMulti(udp, gw.Conn()); err != nil {
+		if conn, err = transport.NewMulti(sock, gw.Conn()); err != nil {
 			ln.Close()
 			return nil, nil, err
 		}
@@ -95,7 +96,7 @@ func hostMatch[I any](g rewind.Game[I], dest func(x, y int32) I, bound int32, pl
 		return nil, nil, err
 	}
 	if plan.reg != nil {
-		registerHostMetrics(plan.reg, host, udp)
+		registerHostMetrics(plan.reg, host, sock)
 	}
 	j := &jsonServe{url: "ws://" + ln.Addr().String() + "/", srv: netutil.HTTPLimits{}.Server(gw), done: make(chan error, 1),
 		stats: gw.Stats, gw: gw}

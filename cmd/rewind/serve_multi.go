@@ -12,7 +12,7 @@ import (
 
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/relay/roomcode"
-	"github.com/rewindnet/rewind/transport"
+	"github.com/rewindnet/rewind/transport/udp"
 )
 
 // multiFlags are serve's flags for many matches on one UDP port (`rewind
@@ -151,7 +151,7 @@ func ms(d time.Duration) string { return strconv.FormatFloat(float64(d)/1e6, 'f'
 // come and go.
 func registerMultiMetrics[I any](reg *prometheus.Registry, h *rewind.MultiHost[I]) {
 	asHost := func() rewind.HostStats { return multiAsHost(h.Stats()) }
-	registerUDPHostCounters(reg, asHost, h.Conn().(*transport.UDPServer))
+	registerUDPHostCounters(reg, asHost, h.Conn().(*udp.Server))
 	registerDropMetrics(reg, asHost, h.Stats)
 	st := func(f func(s rewind.MultiHostStats) float64) func() float64 {
 		return func() float64 { return f(h.Stats()) }

@@ -10,7 +10,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/rewindnet/rewind/transport"
+	"github.com/rewindnet/rewind/transport/udp"
 )
 
 // The server's long-term UDP key (serve --key-file) and the client's
@@ -20,10 +20,10 @@ import (
 // loadKeyFile returns the server key kept in path: 64 hex digits of the
 // private key. A missing file is created (mode 0600) with a new key;
 // created says so.
-func loadKeyFile(path string) (key *transport.StaticKey, created bool, err error) {
+func loadKeyFile(path string) (key *udp.StaticKey, created bool, err error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		if key, err = transport.GenerateStaticKey(); err != nil {
+		if key, err = udp.GenerateStaticKey(); err != nil {
 			return nil, false, err
 		}
 		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
@@ -46,7 +46,7 @@ func loadKeyFile(path string) (key *transport.StaticKey, created bool, err error
 	if err != nil || len(priv) != 32 {
 		return nil, false, fmt.Errorf("--key-file %s: not a key (want 64 hex digits, as serve writes it)", path)
 	}
-	if key, err = transport.NewStaticKey(priv); err != nil {
+	if key, err = udp.NewStaticKey(priv); err != nil {
 		return nil, false, fmt.Errorf("--key-file %s: %v", path, err)
 	}
 	return key, false, nil
@@ -57,12 +57,12 @@ func loadKeyFile(path string) (key *transport.StaticKey, created bool, err error
 // are skipped).
 type knownServers struct {
 	path string
-	keys map[string]transport.PublicKey
+	keys map[string]udp.PublicKey
 }
 
 // readKnownServers reads path; a missing file is an empty one.
 func readKnownServers(path string) (*knownServers, error) {
-	k := &knownServers{path: path, keys: map[string]transport.PublicKey{}}
+	k := &knownServers{path: path, keys: map[string]udp.PublicKey{}}
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return k, nil
@@ -81,7 +81,7 @@ func readKnownServers(path string) (*knownServers, error) {
 		if len(fields) != 2 {
 			return nil, fmt.Errorf("--known-servers %s:%d: want HOST:PORT KEY", path, n)
 		}
-		key, err := transport.ParsePublicKey(fields[1])
+		key, err := udp.ParsePublicKey(fields[1])
 		if err != nil {
 			return nil, fmt.Errorf("--known-servers %s:%d: %v", path, n, err)
 		}
@@ -94,7 +94,7 @@ func readKnownServers(path string) (*knownServers, error) {
 }
 
 // add appends addr's key to the file.
-func (k *knownServers) add(addr string, key transport.PublicKey) error {
+func (k *knownServers) add(addr string, key udp.PublicKey) error {
 	f, err := os.OpenFile(k.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return fmt.Errorf("--known-servers: %w", err)
@@ -115,9 +115,9 @@ func (k *knownServers) add(addr string, key transport.PublicKey) error {
 // the handshake proved.
 type serverKeyCheck struct {
 	addr   string
-	pin    transport.PublicKey
+	pin    udp.PublicKey
 	known  *knownServers // nil without --known-servers
-	proved transport.PublicKey
+	proved udp.PublicKey
 	log    *slog.Logger
 }
 
@@ -126,7 +126,7 @@ type serverKeyCheck struct {
 func newServerKeyCheck(addr, flag, knownPath string, log *slog.Logger) (*serverKeyCheck, error) {
 	c := &serverKeyCheck{addr: addr, log: log}
 	if flag != "" {
-		k, err := transport.ParsePublicKey(flag)
+		k, err := udp.ParsePublicKey(flag)
 		if err != nil {
 			return nil, usageError{fmt.Errorf("--server-key: want the 64 hex digits serve printed as server_key=")}
 		}
@@ -150,7 +150,7 @@ func newServerKeyCheck(addr, flag, knownPath string, log *slog.Logger) (*serverK
 
 // verify is the UDP client's VerifyServerKey: it logs the key the server
 // proved (after the transport checked it against the pin).
-func (c *serverKeyCheck) verify(k transport.PublicKey) error {
+func (c *serverKeyCheck) verify(k udp.PublicKey) error {
 	c.proved = k
 	c.log.Info("server key", "server", c.addr, "server_key", k.String(), "pinned", !c.pin.IsZero())
 	return nil

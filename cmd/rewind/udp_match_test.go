@@ -11,7 +11,7 @@ import (
 	"github.com/rewindnet/rewind/games/sand"
 	"github.com/rewindnet/rewind/internal/testutil"
 	"github.com/rewindnet/rewind/server"
-	"github.com/rewindnet/rewind/transport"
+	"github.com/rewindnet/rewind/transport/udp"
 )
 
 // These tests play sand over real UDP sockets on 127.0.0.1 (port 0), in
@@ -29,7 +29,7 @@ type udpTestHost struct {
 	*testHostRun
 }
 
-func startUDPTestHost(t *testing.T, cfg server.Config, udp transport.UDPConfig) *udpTestHost {
+func startUDPTestHost(t *testing.T, cfg server.Config, udp udp.Config) *udpTestHost {
 	t.Helper()
 	testutil.SkipSockets(t)
 	th := &udpTestHost{testHashes: newTestHashes()}
@@ -52,7 +52,7 @@ func (th *udpTestHost) addr() string {
 // udpTestPlayer is a sand client over a real UDP socket, driven by a
 // goroutine until stopped (vanish: without a bye) or closed (with one).
 type udpTestPlayer struct {
-	conn *transport.UDPClient
+	conn *udp.Client
 	*sandTestClient
 }
 
@@ -66,7 +66,7 @@ func startUDPTestPlayer(t *testing.T, addr string) *udpTestPlayer {
 func startUDPTestPlayerCookie(t *testing.T, addr string, cookie []byte) *udpTestPlayer {
 	t.Helper()
 	testutil.SkipSockets(t)
-	conn, err := transport.DialUDP(addr, transport.UDPConfig{HandshakeTimeout: 5 * time.Second})
+	conn, err := udp.Dial(addr, udp.Config{HandshakeTimeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func (p *udpTestPlayer) close() {
 // until both have verified tick 30.
 func startUDPTestPair(ctx context.Context, t *testing.T, cfg server.Config) (th *udpTestHost, addr string, a, b *udpTestPlayer) {
 	t.Helper()
-	th = startUDPTestHost(t, cfg, transport.UDPConfig{})
+	th = startUDPTestHost(t, cfg, udp.Config{})
 	addr = th.addr()
 	a, b = startUDPTestPlayer(t, addr), startUDPTestPlayer(t, addr)
 	testutil.WaitUntil(ctx, t, "both players to verify tick 30", func() bool {
@@ -99,7 +99,7 @@ func TestUDPMatchThreePlayers(t *testing.T) {
 	checkLeaks(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	th := startUDPTestHost(t, server.Config{StartPlayers: 3}, transport.UDPConfig{})
+	th := startUDPTestHost(t, server.Config{StartPlayers: 3}, udp.Config{})
 	addr := th.addr()
 	var ps []*udpTestPlayer
 	for range 3 {

@@ -22,7 +22,7 @@ type Config struct {
 	Log *slog.Logger
 	// Plaintext runs the on-path attacks (sniffed_cookie,
 	// forged_from_address) against UDP's plaintext framing
-	// (transport.UDPConfig.Plaintext), as it was before issue 15 sealed
+	// (udp.Config.Plaintext), as it was before issue 15 sealed
 	// it: they break there, which shows they can.
 	Plaintext bool
 }

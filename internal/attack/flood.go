@@ -33,7 +33,7 @@ const (
 // FloodKinds is every flood kind.
 var FloodKinds = []string{FloodRandom, FloodWire, FloodHello}
 
-// The sealed UDP framing as a flood forges it (transport/udp_wire.go has
+// The sealed UDP framing as a flood forges it (transport/udp/wire.go has
 // the layout; TestBenchFlood checks that each lands in the server counter
 // it aims at).
 const (

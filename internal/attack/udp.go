@@ -14,12 +14,13 @@ import (
 	"github.com/rewindnet/rewind/internal/testgame"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport"
+	"github.com/rewindnet/rewind/transport/udp"
 )
 
 // udpTarget is a UDP host on 127.0.0.1 with a legitimate pair playing.
 type udpTarget struct {
 	host   *rewind.Host[testgame.Input]
-	udp    *transport.UDPServer
+	udp    *udp.Server
 	addr   string
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -36,7 +37,7 @@ func startUDPTarget(ctx context.Context, opts rewind.HostOptions) (*udpTarget, e
 		return nil, err
 	}
 	ap, _ := h.UDPAddr()
-	t := &udpTarget{host: h, udp: h.Conn().(*transport.UDPServer), addr: ap.String(), errs: make(chan error, 4),
+	t := &udpTarget{host: h, udp: h.Conn().(*udp.Server), addr: ap.String(), errs: make(chan error, 4),
 		plaintext: opts.UDP.Plaintext}
 	ctx, t.cancel = context.WithCancel(ctx)
 	t.wg.Add(1)
@@ -155,7 +156,7 @@ func UnprovenSessions(ctx context.Context, cfg Config) Result {
 	before := t.verified()
 	dials := pick(cfg, 200, 1000)
 	var opened atomic.Int64
-	var held []*transport.UDPClient
+	var held []*udp.Client
 	var mu sync.Mutex
 	stopPing := make(chan struct{})
 	var pingWG sync.WaitGroup
@@ -186,7 +187,7 @@ func UnprovenSessions(ctx context.Context, cfg Config) Result {
 		go func() {
 			defer wg.Done()
 			for i := w; i < dials; i += 4 {
-				c, err := transport.DialUDP(t.addr, transport.UDPConfig{HandshakeTimeout: time.Second, KeepAlive: 200 * time.Millisecond})
+				c, err := udp.Dial(t.addr, udp.Config{HandshakeTimeout: time.Second, KeepAlive: 200 * time.Millisecond})
 				if err != nil {
 					continue
 				}
@@ -247,7 +248,7 @@ func RefusalLogs(ctx context.Context, cfg Config) Result {
 		return r
 	}
 	defer t.stop()
-	c, err := transport.DialUDP(t.addr, transport.UDPConfig{})
+	c, err := udp.Dial(t.addr, udp.Config{})
 	if err != nil {
 		r.Err = err
 		return r

@@ -19,6 +19,7 @@ import (
 	"github.com/rewindnet/rewind/game"
 	"github.com/rewindnet/rewind/internal/testgame"
 	"github.com/rewindnet/rewind/transport"
+	"github.com/rewindnet/rewind/transport/udp"
 )
 
 // bot is one load bot (see the package doc).
@@ -26,7 +27,7 @@ type bot struct {
 	server   string
 	local    string
 	redial   atomic.Bool // a goroutine is dialing again (the session ended)
-	conn     *transport.UDPClient
+	conn     *udp.Client
 	hello    []byte
 	tag      uint8
 	welcomed bool
@@ -75,7 +76,7 @@ func newProto() (*proto, error) {
 
 // dial opens the bot's UDP session from local to server.
 func dial(ctx context.Context, p *proto, server, local, room string) (*bot, error) {
-	conn, err := transport.DialUDPContext(ctx, server, transport.UDPConfig{LocalAddr: local, QueueLen: 64, HandshakeTimeout: 20 * time.Second})
+	conn, err := udp.DialContext(ctx, server, udp.Config{LocalAddr: local, QueueLen: 64, HandshakeTimeout: 20 * time.Second})
 	if err != nil {
 		return nil, err
 	}
@@ -94,7 +95,7 @@ func (b *bot) again(ctx context.Context, mu *sync.Mutex, wg *sync.WaitGroup) {
 	old := b.conn
 	wg.Go(func() {
 		old.Close()
-		conn, err := transport.DialUDPContext(ctx, b.server, transport.UDPConfig{LocalAddr: b.local, QueueLen: 64, HandshakeTimeout: 20 * time.Second})
+		conn, err := udp.DialContext(ctx, b.server, udp.Config{LocalAddr: b.local, QueueLen: 64, HandshakeTimeout: 20 * time.Second})
 		mu.Lock()
 		defer mu.Unlock()
 		if err == nil {

@@ -49,7 +49,7 @@ import (
 	"github.com/rewindnet/rewind/games/sand"
 	"github.com/rewindnet/rewind/relay/roomclient"
 	"github.com/rewindnet/rewind/rooms"
-	"github.com/rewindnet/rewind/transport"
+	"github.com/rewindnet/rewind/transport/udp"
 	"github.com/rewindnet/rewind/view"
 	"github.com/rewindnet/rewind/view/seat"
 )
@@ -153,7 +153,7 @@ func (o *options) connector(ctx context.Context) func(g rewind.Game[sand.Input],
 			return s, nil
 		}
 		s, err := rewind.ConnectUDP(ctx, g, *o.addr, rewind.UDPOptions{Options: opts,
-			UDP: transport.UDPConfig{HandshakeTimeout: *o.timeout, IdleTimeout: *o.timeout}})
+			UDP: udp.Config{HandshakeTimeout: *o.timeout, IdleTimeout: *o.timeout}})
 		if err != nil {
 			return nil, fmt.Errorf("cannot connect to %s: %w", *o.addr, err)
 		}

@@ -15,7 +15,7 @@ import (
 	"github.com/rewindnet/rewind/internal/cputime"
 	"github.com/rewindnet/rewind/internal/testgame"
 	"github.com/rewindnet/rewind/server"
-	"github.com/rewindnet/rewind/transport"
+	"github.com/rewindnet/rewind/transport/udp"
 )
 
 // RigConfig is a Rig's matches and bots.
@@ -26,7 +26,7 @@ type RigConfig struct {
 	// Workers and TickPhases are the MultiHost's (0: its defaults).
 	Workers, TickPhases int
 	// UDP is the host's socket configuration.
-	UDP transport.UDPConfig
+	UDP udp.Config
 	// Command runs the rewind command (see Config.Command).
 	Command []string
 	// Log gets the progress lines and the children's errors.

@@ -23,7 +23,7 @@ import (
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/internal/bench"
 	"github.com/rewindnet/rewind/internal/bench/fleet"
-	"github.com/rewindnet/rewind/transport"
+	"github.com/rewindnet/rewind/transport/udp"
 )
 
 // Sink is the flooder's --flood-server for the control phase: a socket
@@ -159,7 +159,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		cfg.Log = io.Discard
 	}
 	rig, err := fleet.StartRig(fleet.RigConfig{Matches: cfg.Matches, Players: cfg.Players, Procs: cfg.Procs, Workers: cfg.Workers,
-		UDP: transport.UDPConfig{ReadBuffer: cfg.ReadBuffer}, Command: cfg.Command, Log: cfg.Log})
+		UDP: udp.Config{ReadBuffer: cfg.ReadBuffer}, Command: cfg.Command, Log: cfg.Log})
 	if err != nil {
 		return Result{}, err
 	}

@@ -17,7 +17,7 @@ import (
 	"github.com/rewindnet/rewind/client"
 	"github.com/rewindnet/rewind/internal/testgame"
 	"github.com/rewindnet/rewind/server"
-	"github.com/rewindnet/rewind/transport"
+	"github.com/rewindnet/rewind/transport/udp"
 )
 
 // BenchmarkUDPServerCPU measures the CPU a rewind server spends per
@@ -220,7 +220,7 @@ func TestUDPBenchHelper(t *testing.T) {
 	ctx := context.Background()
 	switch spec[0] {
 	case "rewind", "rewind-plain":
-		conn, err := transport.DialUDP(spec[1], transport.UDPConfig{Plaintext: spec[0] == "rewind-plain"})
+		conn, err := udp.Dial(spec[1], udp.Config{Plaintext: spec[0] == "rewind-plain"})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -16,7 +16,7 @@ import (
 	"github.com/rewindnet/rewind/internal/cputime"
 	"github.com/rewindnet/rewind/internal/testgame"
 	"github.com/rewindnet/rewind/server"
-	"github.com/rewindnet/rewind/transport"
+	"github.com/rewindnet/rewind/transport/udp"
 )
 
 // Config is what bench soak runs, and its child processes' settings.
@@ -153,7 +153,7 @@ func Run(ctx context.Context, f Config) (*Result, error) {
 	}
 	want := f.Matches * f.Players
 	var h *rewind.MultiHost[testgame.Input]
-	var ucfg transport.UDPConfig
+	var ucfg udp.Config
 	ucfg.MaxUnprovenPerIP = 64 // every player comes from the forwarder's address
 	h, err = rewind.HostUDPMulti[testgame.Input](&testgame.Game{}, "127.0.0.1:0", rewind.MultiHostOptions{
 		HostOptions: rewind.HostOptions{Server: server.Config{StartPlayers: f.Players, MaxPlayers: f.Players}, UDP: ucfg},

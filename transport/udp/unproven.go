@@ -1,0 +1,144 @@
+package udp
+
+import (
+	"net/netip"
+	"time"
+
+	"github.com/rewindnet/rewind/transport"
+)
+
+// Prove implements Prover: the session of a is proven. Until then it is
+// one of the unproven, capped per source IP, evicted first when the
+// server is full and ended UnprovenTimeout after it opened.
+func (s *Server) Prove(a transport.Addr) {
+	s.mu.Lock()
+	if sess := s.byAddr[a]; sess != nil {
+		s.proveLocked(sess)
+	}
+	s.mu.Unlock()
+}
+
+// Unproven returns how many open sessions are not proven yet.
+func (s *Server) Unproven() int {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.unproven.n
+}
+
+// udpUnproven holds the unproven sessions in the order they opened (a
+// list threaded through the sessions) and by source IP.
+type udpUnproven struct {
+	head, tail *udpSession
+	n          int
+	byIP       map[netip.Addr][]*udpSession // oldest first
+}
+
+func (u *udpUnproven) add(sess *udpSession) {
+	sess.prev, sess.next = u.tail, nil
+	if u.tail != nil {
+		u.tail.next = sess
+	} else {
+		u.head = sess
+	}
+	u.tail = sess
+	u.n++
+	if u.byIP == nil {
+		u.byIP = make(map[netip.Addr][]*udpSession)
+	}
+	ip := sess.from.Addr()
+	u.byIP[ip] = append(u.byIP[ip], sess)
+}
+
+// remove takes sess off the lists; false if it was not on them.
+func (u *udpUnproven) remove(sess *udpSession) bool {
+	ip := sess.from.Addr()
+	list := u.byIP[ip]
+	i := 0
+	for i < len(list) && list[i] != sess {
+		i++
+	}
+	if i == len(list) {
+		return false
+	}
+	copy(list[i:], list[i+1:])
+	list[len(list)-1] = nil
+	if list = list[:len(list)-1]; len(list) == 0 {
+		delete(u.byIP, ip)
+	} else {
+		u.byIP[ip] = list
+	}
+	if sess.prev != nil {
+		sess.prev.next = sess.next
+	} else {
+		u.head = sess.next
+	}
+	if sess.next != nil {
+		sess.next.prev = sess.prev
+	} else {
+		u.tail = sess.prev
+	}
+	sess.prev, sess.next = nil, nil
+	u.n--
+	return true
+}
+
+// proveLocked marks sess proven. Called with s.mu held.
+func (s *Server) proveLocked(sess *udpSession) {
+	if sess.proven.Load() {
+		return
+	}
+	sess.proven.Store(true)
+	s.unproven.remove(sess)
+}
+
+// proveByData proves sess on its first DATA frame, unless the user proves
+// sessions itself (Config.ProveExplicitly).
+func (s *Server) proveByData(sess *udpSession) {
+	if s.cfg.ProveExplicitly || sess.proven.Load() {
+		return
+	}
+	s.mu.Lock()
+	if s.byID[sess.sid] == sess {
+		s.proveLocked(sess)
+	}
+	s.mu.Unlock()
+}
+
+// evictLocked ends an unproven session to make room for a new one, saying
+// BYE to it (best effort). Called with s.mu held.
+func (s *Server) evictLocked(sess *udpSession, out []byte) []byte {
+	s.removeLocked(sess)
+	s.stats.unprovenEvicted.Add(1)
+	out = sess.short(out[:0], udpBye, nil)
+	s.stats.wrote(s.conn.WriteToUDPAddrPort(out, sess.from))
+	return out
+}
+
+// makeRoomLocked applies the caps for the unproven before a new session
+// from ip opens: at MaxUnprovenPerIP, ip's oldest unproven session goes;
+// with every session taken, the oldest unproven one goes. It reports
+// whether there is room. Called with s.mu held.
+func (s *Server) makeRoomLocked(ip netip.Addr, now time.Time, out []byte) ([]byte, bool) {
+	s.reapLocked(now)
+	if list := s.unproven.byIP[ip]; len(list) >= s.cfg.MaxUnprovenPerIP {
+		out = s.evictLocked(list[0], out)
+	}
+	if len(s.byID) >= s.cfg.MaxSessions {
+		if s.unproven.head == nil {
+			return out, false
+		}
+		out = s.evictLocked(s.unproven.head, out)
+	}
+	return out, true
+}
+
+// reapLocked ends the unproven sessions opened UnprovenTimeout or more
+// before now (the list is in the order they opened). Called with s.mu
+// held.
+func (s *Server) reapLocked(now time.Time) {
+	limit := now.UnixNano() - int64(s.cfg.UnprovenTimeout)
+	for sess := s.unproven.head; sess != nil && sess.opened <= limit; sess = s.unproven.head {
+		s.removeLocked(sess)
+		s.stats.unprovenReaped.Add(1)
+	}
+}
