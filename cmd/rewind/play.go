@@ -207,6 +207,8 @@ func (o *playOpts) connect(ctx context.Context, opts rewind.Options) (playSessio
 		return connectPlay(ctx, gf.newWalkers(), walkersBot(input, seed), &o.jf, o.addr, opts, *o.timeout, keys)
 	case "cards":
 		return connectPlay(ctx, gf.newCards(), cardsBot(input, seed), &o.jf, o.addr, opts, *o.timeout, keys)
+	case "ships":
+		return connectPlay(ctx, gf.newShips(), shipsBot(input, seed), &o.jf, o.addr, opts, *o.timeout, keys)
 	}
 	return connectPlay(ctx, gf.newGame(), sandBot(input, seed), &o.jf, o.addr, opts, *o.timeout, keys)
 }

@@ -43,15 +43,15 @@ func (g *gameFlags) add(fs interface {
 	StringVar(*string, string, string, string)
 	IntVar(*int, string, int, string)
 }) {
-	fs.StringVar(&g.name, "game", "sand", "the game: sand, walkers or cards")
+	fs.StringVar(&g.name, "game", "sand", "the game: sand, walkers, cards or ships")
 	fs.IntVar(&g.grid, "grid", 256, "side of the sand grid, in cells (a sand player given neither --grid nor --tick-rate plays the host's)")
 	fs.IntVar(&g.tickRate, "tick-rate", rewind.DefaultTickRate, "ticks per second (a sand player given neither --grid nor --tick-rate plays the host's)")
 }
 
 func (g *gameFlags) check() error {
 	switch {
-	case g.name != "sand" && g.name != "walkers" && g.name != "cards":
-		return usageError{fmt.Errorf("--game %q: want sand, walkers or cards", g.name)}
+	case g.name != "sand" && g.name != "walkers" && g.name != "cards" && g.name != "ships":
+		return usageError{fmt.Errorf("--game %q: want sand, walkers, cards or ships", g.name)}
 	case g.grid < 8 || g.grid > 4096:
 		return usageError{fmt.Errorf("--grid %d: want 8..4096", g.grid)}
 	case g.tickRate < 1 || g.tickRate > 1000:
@@ -159,6 +159,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return serveMulti(ctx, o.gf.newWalkers(), mo, stdout, o.log)
 		case "cards":
 			return serveMulti(ctx, o.gf.newCards(), mo, stdout, o.log)
+		case "ships":
+			return serveMulti(ctx, o.gf.newShips(), mo, stdout, o.log)
 		}
 		return serveMulti(ctx, o.gf.newGame(), mo, stdout, o.log)
 	}
@@ -303,6 +305,8 @@ func (o *serveOpts) serveByRelay(ctx context.Context, stdout io.Writer) error {
 			return serveRooms(ctx, gf.newWalkers(), ro, stdout, log)
 		case "cards":
 			return serveRooms(ctx, gf.newCards(), ro, stdout, log)
+		case "ships":
+			return serveRooms(ctx, gf.newShips(), ro, stdout, log)
 		}
 		return serveRooms(ctx, gf.newGame(), ro, stdout, log)
 	}
@@ -311,6 +315,8 @@ func (o *serveOpts) serveByRelay(ctx context.Context, stdout io.Writer) error {
 		return serveRoom(ctx, gf.newWalkers(), ro, stdout, log)
 	case "cards":
 		return serveRoom(ctx, gf.newCards(), ro, stdout, log)
+	case "ships":
+		return serveRoom(ctx, gf.newShips(), ro, stdout, log)
 	}
 	return serveRoom(ctx, gf.newGame(), ro, stdout, log)
 }
@@ -331,6 +337,8 @@ func (o *serveOpts) serveMatch(ctx context.Context, opts rewind.HostOptions, std
 		host, js, err = hostMatch(gf.newWalkers(), walkersDestination, walkers.HalfField, plan)
 	case "cards":
 		host, js, err = hostMatch(gf.newCards(), nil, 0, plan)
+	case "ships":
+		host, js, err = hostMatch(gf.newShips(), nil, 0, plan)
 	default:
 		host, js, err = hostMatch(gf.newGame(), nil, 0, plan)
 	}
