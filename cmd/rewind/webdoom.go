@@ -9,15 +9,11 @@ import (
 	"net"
 	"os"
 	"os/signal"
-	"slices"
 	"strconv"
-	"sync"
 	"syscall"
-	"time"
 
-	"github.com/rewindnet/rewind/internal/webdoomclient"
+	benchwebdoom "github.com/rewindnet/rewind/internal/bench/webdoom"
 	"github.com/rewindnet/rewind/relay/webdoom"
-	"github.com/rewindnet/rewind/relay/webdoom/wire"
 )
 
 func init() {
@@ -168,8 +164,7 @@ func webDoomSettings(args []string, getenv func(string) string, stderr io.Writer
 }
 
 // runBenchWebDoom plays 4 clients at 35 Hz against an in-process server
-// over loopback and reports the seal latency: from the last of the 4 cmds
-// of a tic being sent to its bundle arriving at each client.
+// over loopback and reports the seal latency (internal/bench/webdoom).
 func runBenchWebDoom(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("bench webdoom", "rewind bench webdoom [flags]", stderr)
 	tics := fs.Int("tics", 700, "tics to play (35 a second)")
@@ -180,104 +175,11 @@ func runBenchWebDoom(args []string, stdout, stderr io.Writer) error {
 	if *players < 1 || *players > 4 || *tics < 1 {
 		return usageError{errors.New("--players 1..4 and --tics > 0")}
 	}
-	cfg := webdoom.DefaultServerConfig()
-	cfg.Countdown = time.Millisecond
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	res, err := benchwebdoom.Run(context.Background(), benchwebdoom.Config{Players: *players, Tics: *tics, Log: stderr})
 	if err != nil {
 		return err
 	}
-	srv := webdoom.NewServer(cfg)
-	go srv.Serve(ln)
-	defer srv.Close()
-	base := "ws://" + ln.Addr().String()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(*tics)*time.Second/35+30*time.Second)
-	defer cancel()
-
-	var lobby []*webdoomclient.Conn
-	for i := 0; i < *players; i++ {
-		c, err := webdoomclient.Dial(ctx, base, "/ws/lobby")
-		if err != nil {
-			return err
-		}
-		defer c.CloseNow()
-		lobby = append(lobby, c)
-	}
-	if err := lobby[0].SendJSON(ctx, `{"t":"start"}`); err != nil {
-		return err
-	}
-	for {
-		m, err := lobby[0].ReadLobby(ctx)
-		if err != nil {
-			return err
-		}
-		if m["t"] == "launch" {
-			break
-		}
-	}
-	n := *players
-	sent := make([][]time.Time, n)
-	recv := make([][]time.Time, n)
-	games := make([]*webdoomclient.Conn, n)
-	for i := range games {
-		sent[i], recv[i] = make([]time.Time, *tics), make([]time.Time, *tics)
-		if games[i], err = webdoomclient.Dial(ctx, base, fmt.Sprintf("/ws/game?slot=%d", i)); err != nil {
-			return err
-		}
-		defer games[i].CloseNow()
-	}
-	fmt.Fprintf(stderr, "bench webdoom: %d players, %d tics at 35 Hz (%.1f s)\n", n, *tics, float64(*tics)/35)
-	var wg sync.WaitGroup
-	errs := make(chan error, 2*n)
-	start := time.Now().Add(50 * time.Millisecond)
-	for i := range games {
-		wg.Add(2)
-		go func() { // sender: tic t at start + t/35 s, each client at its own phase
-			defer wg.Done()
-			phase := time.Duration(i) * 7 * time.Millisecond
-			for t := 0; t < *tics; t++ {
-				time.Sleep(time.Until(start.Add(phase + time.Duration(t)*time.Second/35)))
-				sent[i][t] = time.Now()
-				if err := games[i].SendCmd(ctx, uint32(t), wire.NewTicCmd(int8(t), 0, 0, 0, 0, 0)); err != nil {
-					errs <- err
-					return
-				}
-			}
-		}()
-		go func() {
-			defer wg.Done()
-			for t := 0; t < *tics; t++ {
-				b, err := games[i].ReadBundle(ctx)
-				if err != nil {
-					errs <- err
-					return
-				}
-				recv[i][b.Tic] = time.Now()
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	if err := <-errs; err != nil {
-		return err
-	}
-	var lat []time.Duration
-	for t := 0; t < *tics; t++ {
-		var last time.Time
-		for i := 0; i < n; i++ {
-			if sent[i][t].After(last) {
-				last = sent[i][t]
-			}
-		}
-		for i := 0; i < n; i++ {
-			lat = append(lat, recv[i][t].Sub(last))
-		}
-	}
-	slices.Sort(lat)
-	pct := func(p float64) time.Duration { return lat[int(p*float64(len(lat)-1))] }
-	st := srv.Stats()
-	us := func(d time.Duration) string { return fmt.Sprintf("%.0f", float64(d)/float64(time.Microsecond)) }
-	fmt.Fprintf(stdout, "seal latency (last cmd sent -> bundle received), %d samples: p50 %v p99 %v max %v\n", len(lat), pct(0.5), pct(0.99), lat[len(lat)-1])
-	keyValues(stdout, "players", n, "tics", *tics, "samples", len(lat), "p50_us", us(pct(0.5)), "p99_us", us(pct(0.99)),
-		"max_us", us(lat[len(lat)-1]), "seals", st.Seals, "forced_seals", st.ForcedSeals, "fabrications", st.Fabrications)
+	fmt.Fprintln(stdout, res.Summary())
+	keyValues(stdout, res.Pairs()...)
 	return nil
 }
