@@ -9,11 +9,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/rewindnet/rewind/game"
 	"github.com/rewindnet/rewind/games/cards"
+	"github.com/rewindnet/rewind/internal/attack"
 	"github.com/rewindnet/rewind/internal/bench"
+	benchabuse "github.com/rewindnet/rewind/internal/bench/abuse"
 	benchcodec "github.com/rewindnet/rewind/internal/bench/codec"
 	benchjoin "github.com/rewindnet/rewind/internal/bench/join"
 	benchmatch "github.com/rewindnet/rewind/internal/bench/match"
@@ -67,7 +70,7 @@ func printResult(stdout io.Writer, pairs []any, err error) error {
 }
 
 func runBenchMatch(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("bench match", "rewind bench match [flags]\n\n"+benchMatchKeys, stderr)
+	fs := newFlags("bench match", "rewind bench match [flags]\n\n"+benchmatch.Keys, stderr)
 	m := addMatchFlags(fs, 4, game.MaxPlayers, "number of players", 10, "match time to simulate, in seconds", true)
 	blackout := fs.Duration("blackout", 0, "the lowest-id player hears and says nothing for this long, starting a third of the way in")
 	resend := fs.String("resend", "selective", "how the server resends ticks: selective (lost ones, plus the tick before each fresh one) or all (every unacknowledged tick in every datagram)")
@@ -104,30 +107,8 @@ func runBenchMatch(args []string, stdout, stderr io.Writer) error {
 	return printResult(stdout, res.Pairs(), err)
 }
 
-// benchMatchKeys is what bench match's help says of its result keys.
-const benchMatchKeys = `The last line of standard output is key=value pairs. verified_equal=true
-means every tick any client verified hashed equal to the server's at that
-tick (the command exits non-zero otherwise); it says nothing of ticks a
-client did not verify. clients_fully_verified counts the clients that
-verified every tick from their first to the match's last, and
-min_verified_ticks is the fewest ticks one client verified: a client is
-partially verified when it was dropped (a --blackout longer than the
-server's 5 s player timeout) or moved to a newer world after falling
-further behind than the server keeps ticks (4 s), skipping the ticks
-between.`
-
-// benchJoinKeys is what bench join's help says of its result keys.
-const benchJoinKeys = `The last line of standard output is key=value pairs: join_bytes and
-join_ms are what the server sent the new player and how long it took from
-its hello to its first verified tick (first_tick); joiner_lead_ticks and
-lead_ticks are the mean predicted minus verified tick over the match's
-last second of the joiner and of the players there from the start (they
-should be alike); joiner_max_rollback and max_rollback their deepest
-rollbacks, in ticks; verified_equal=true means every tick any client
-verified hashed equal to the server's.`
-
 func runBenchJoin(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("bench join", "rewind bench join [flags]\n\n"+benchJoinKeys, stderr)
+	fs := newFlags("bench join", "rewind bench join [flags]\n\n"+benchjoin.Keys, stderr)
 	m := addMatchFlags(fs, 8, game.MaxPlayers-1, "number of players before the join", 30, "match time before the new player joins, in seconds", false)
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -143,30 +124,8 @@ func runBenchJoin(args []string, stdout, stderr io.Writer) error {
 	return printResult(stdout, res.Pairs(), err)
 }
 
-// benchPrivateKeys is what bench private's help says of its result keys.
-const benchPrivateKeys = `The cards example (games/cards) is played twice over the network
-simulator in made-up time: with its private scenes, then with everything
-public (the public_ keys) to measure what hiding costs. Every datagram the
-server sends is searched for the bytes of every card that player may not
-know (the deck, the hole card, the others' hands) and of the dealer's
-generator state and of the other players' private notes (an input field
-tagged private), and so is every client's world every 10 ms; every tick
-body each player is sent is decoded as a modified client would, counting
-other players' private input fields that show (private_inputs_seen).
-
-The last line of standard output is key=value pairs: leaked_bytes (bytes
-of hidden values found where a player may not see them: must be 0; the
-command exits non-zero otherwise), verified_equal (true when every
-client's verified hash equaled the server's hash of that client's view on
-every verified tick), hidden_read_repairs (repairs of worlds mispredicted
-because Step read what the client cannot see), bytes_per_client_per_s
-(what the server sent), server_cpu_ns_per_player_tick, view_hashes (the
-server's per-view hashes: one per distinct view per tick), and the same
-with public_ for the public game (whose leaked bytes show that the search
-finds what it is sent).`
-
 func runBenchPrivate(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("bench private", "rewind bench private [flags]\n\n"+benchPrivateKeys, stderr)
+	fs := newFlags("bench private", "rewind bench private [flags]\n\n"+benchprivate.Keys, stderr)
 	players := fs.Int("players", 4, "players (2 to 6)")
 	seconds := fs.Float64("seconds", 2000.0/60, "match time in seconds (60 ticks a second)")
 	loss := fs.Float64("loss", 0.1, "loss of every link, 0 to 1")
@@ -228,4 +187,29 @@ func checkDemoDir(dir string, set bool) error {
 		return fmt.Errorf("bench codec: --demos %s: not a directory", dir)
 	}
 	return nil
+}
+
+func init() {
+	registerBench("abuse", "run the attack suite of issue 15 against real sockets on 127.0.0.1: one attack=NAME held=true|false line each", runBenchAbuse)
+}
+
+func runBenchAbuse(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("bench abuse", "rewind bench abuse [--short] [--attack NAME,...]\n\n"+benchabuse.Keys, stderr)
+	short := fs.Bool("short", false, "run the short versions (seconds each)")
+	only := fs.String("attack", "", "run only these attacks (comma-separated names)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	var names []string
+	if *only != "" {
+		names = strings.Split(*only, ",")
+		if n, bad := benchabuse.Unknown(names); bad {
+			return usageError{fmt.Errorf("--attack %q: no such attack", n)}
+		}
+	}
+	ctx, stop := signalContext()
+	defer stop()
+	_, err := benchabuse.Run(ctx, benchabuse.Config{Short: *short, Attacks: names, Log: stderr,
+		OnResult: func(r attack.Result) { fmt.Fprintln(stdout, r.Line()) }})
+	return err
 }

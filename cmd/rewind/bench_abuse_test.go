@@ -3,8 +3,6 @@ package main
 import (
 	"strings"
 	"testing"
-
-	"github.com/rewindnet/rewind/internal/attack"
 )
 
 // TestBenchAbuse: the command runs the chosen attacks and ends with one
@@ -16,15 +14,5 @@ func TestBenchAbuse(t *testing.T) {
 	}
 	if code, _, _ := runCmd("bench", "abuse", "--attack", "nope"); code != 2 {
 		t.Fatalf("unknown attack: exit %d", code)
-	}
-}
-
-// TestBenchAbuseHelpNamesEveryAttack: the help's list of attacks is the
-// suite's.
-func TestBenchAbuseHelpNamesEveryAttack(t *testing.T) {
-	for _, a := range attack.All {
-		if !strings.Contains(benchAbuseKeys, a.Name) {
-			t.Errorf("bench abuse -h does not name %s", a.Name)
-		}
 	}
 }

@@ -49,22 +49,6 @@ func signalContext() (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }
 
-// benchFleetKeys is what bench fleet's help says of its output.
-const benchFleetKeys = `One line per step (1, 10, 100, ... matches, then --matches), the last
-line for --matches: matches, players (in all), player_ticks measured,
-server_us_per_player_tick (the server process's CPU, user+system by
-getrusage, over the window, per tick of a player present: the bots run in
-child processes), vs_one_match (that figure over the 1-match step's, in
-the same run), tick_jitter_p99_ms (99th percentile of how late a match's
-tick started after it was due), late_inputs (per thousand player-ticks),
-rss_mb (resident memory of the server process), heap_per_match_kb (live
-heap after a GC over the empty process's, per match), server_cpu_pct (of
-one core), load1 (the machine's 1-minute load average), sustained (every
-player stayed, jitter p99 under a tick). With --raw, the last step is also
-measured against a raw socket loop (one read and one write(2) per
-datagram, no batching, scaled to the same datagrams): raw_us_per_player_tick
-and vs_raw.`
-
 // fleetFlags are bench fleet's flags.
 type fleetFlags struct {
 	matches, players, procs, workers int
@@ -117,7 +101,7 @@ func (f *fleetFlags) stepList() ([]int, error) {
 
 func runBenchFleet(args []string, stdout, stderr io.Writer) error {
 	stderr = &bench.SyncWriter{W: stderr}
-	fs := newFlags("bench fleet", "rewind bench fleet --matches M --players P --seconds S [flags]\n\n"+benchFleetKeys, stderr)
+	fs := newFlags("bench fleet", "rewind bench fleet --matches M --players P --seconds S [flags]\n\n"+benchfleet.Keys, stderr)
 	var f fleetFlags
 	f.add(fs)
 	if err := parseFlags(fs, args); err != nil {
@@ -155,40 +139,6 @@ func runBenchFleet(args []string, stdout, stderr io.Writer) error {
 	return err
 }
 
-// benchFloodKeys is what bench flood's help says of its output.
-const benchFloodKeys = `The matches (bench fleet's: one MultiHost on 127.0.0.1, load bots in
-child processes) are measured in three phases of --seconds each, --rounds
-times: quiet; control (a child process floods a socket of its own: the
-machine does the flood's work, the server none of it); flood (the same
-child floods the server from ` + benchflood.IP + `: --rate bogus datagrams a second
-from one port, kinds random and wire, and --hello-rate hellos a second
-from --hello-ports ports, kind hello). One line at the end: flood_rate,
-hello_rate, hello_ports, kinds, matches, players, seconds, rounds,
-bogus_sent and hellos_sent (by the flooder, in the flood phases),
-flood_received (datagrams the server read beyond the quiet rate),
-jitter_p99_quiet_ms, _control_ms and _flood_ms (99th percentile of how
-late a match's tick started after it was due: the players' tick jitter),
-jitter_rise_ms (flood over quiet) and jitter_rise_vs_control_ms (flood
-over control: what the server's own handling of the flood adds),
-jitter_p99_quiet_spread_ms (the largest minus the smallest of the rounds'
-quiet p99s: the machine's noise) and conclusive (more than one round and
-that spread under 1 ms: only then does a rise under 1 ms mean anything),
-jitter_p50_quiet_ms, _control_ms and _flood_ms (the medians, which a
-stall of the machine moves less),
-late_inputs_per_1000_quiet and _flood, cpu_pct_quiet and _flood (the
-server process, of one core), us_per_flood_datagram (the server CPU the
-flood added, per datagram read), dropped_total and dropped_reasons
-(udp_dropped_datagrams_total by reason over the flood phases), retries
-(hellos answered statelessly), kernel_drops_quiet and _flood (datagrams
-the kernel dropped for the server's socket, its receive buffer full:
-players' among them; Linux), allocs_per_bogus (heap objects the server
-process allocated in the flood phases beyond the quiet rate, per datagram
-read beyond it), players_after, load1, and held: conclusive, jitter rise
-under 1 ms, under 0.01 allocations per flood datagram, drops counted,
-every player still there (held=false with conclusive=false says the
-machine was too noisy to tell, not that the server failed: read the
-other figures).`
-
 // floodFlags are bench flood's flags.
 type floodFlags struct {
 	rate, helloRate, helloPorts      int
@@ -217,7 +167,7 @@ func (f *floodFlags) add(fs *flag.FlagSet) {
 
 func runBenchFlood(args []string, stdout, stderr io.Writer) error {
 	stderr = &bench.SyncWriter{W: stderr}
-	fs := newFlags("bench flood", "rewind bench flood [--rate R] [--seconds S] [--matches M] [--players P] [--rounds N] [--kinds random,wire,hello] [flags]\n\n"+benchFloodKeys, stderr)
+	fs := newFlags("bench flood", "rewind bench flood [--rate R] [--seconds S] [--matches M] [--players P] [--rounds N] [--kinds random,wire,hello] [flags]\n\n"+benchflood.Keys, stderr)
 	var f floodFlags
 	f.add(fs)
 	if err := parseFlags(fs, args); err != nil {
@@ -290,34 +240,6 @@ func runFlooder(f floodFlags, kinds []string, stdout io.Writer) error {
 	return nil
 }
 
-// benchRelaysKeys is what bench relays' help says of its output.
-const benchRelaysKeys = `It starts --relays ` + "`rewind relay --redis URL --redis-ttl TTL`" + ` processes
-(and a redis-server of its own unless --redis is given), and keeps --rooms
-rooms open: room i is hosted through relay i mod R and joined by one
-player through relay i+1 mod R, so every join crosses relays (a Redis
-lookup, the join forwarded over pub/sub to the host's relay and the answer
-back). Hosts and players are bare clients of the rooms protocol: hosts
-answer pings, players report their data channel open at once; no WebRTC.
-Then, for --seconds, workers end rooms (the host's end, the player hearing
-it through its relay) and open new ones in their place. At --kill-at of
-the run the last relay is killed (SIGKILL) and the churn pauses while the
-rest is measured: killed_rooms (rooms hosted through it) and
-killed_rooms_gone_s (until the last left the directory, polled every
-20 ms; the TTL bounds it), standins (players of the other relays' rooms
-who had joined through it) and standins_dropped_s (until the last host
-heard it left; standins_dropped_early: those whose host had heard it
-before the kill, the relay taken for dead while it lived), others (the other relays' rooms) and others_untouched
-(each still live in the directory with the same owner, its host and its
-other-relay player undisturbed), rejoins (new players joining up to 100
-of them through another live relay: ok/tried). Then the churn goes on
-over the live relays. The one line: relays, rooms, ttl_s, fill_s (opening
-the first --rooms), opened, closed, churn_s, opened_per_s, closed_per_s
-(during the churn), join_p50_ms, join_p99_ms (join sent to joined, every
-join), errors, the kill's figures, load1, and held (the killed relay's
-rooms gone within the TTL, the others untouched, every stand-in dropped,
-every rejoin and every open and close done; gone within the TTL: no poll
-begun more than the TTL and a poll after the kill found one).`
-
 func runBenchRelays(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("bench relays", "rewind bench relays [--relays R] [--rooms N] [--seconds S] [--ttl D] [--redis URL]", stderr)
 	var f benchrelays.Config
@@ -329,7 +251,7 @@ func runBenchRelays(args []string, stdout, stderr io.Writer) error {
 	fs.DurationVar(&f.TTL, "ttl", 5*time.Second, "the relays' --redis-ttl")
 	fs.StringVar(&f.Redis, "redis", "", "the Redis the relays share (redis://HOST:PORT/DB; default: a redis-server of the bench's own, on a free port)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: rewind bench relays [flags]\n\n%s\n\nflags:\n", benchRelaysKeys)
+		fmt.Fprintf(stderr, "usage: rewind bench relays [flags]\n\n%s\n\nflags:\n", benchrelays.Keys)
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {

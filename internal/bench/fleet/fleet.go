@@ -204,3 +204,19 @@ func startCPUProfile(path string) (stop func() error, err error) {
 
 // BotIP is the loopback address of the i-th bot process.
 func BotIP(i int) string { return fmt.Sprintf("127.0.%d.%d", 1+i/250, 2+i%250) }
+
+// Keys is what bench fleet's help says of its output.
+const Keys = `One line per step (1, 10, 100, ... matches, then --matches), the last
+line for --matches: matches, players (in all), player_ticks measured,
+server_us_per_player_tick (the server process's CPU, user+system by
+getrusage, over the window, per tick of a player present: the bots run in
+child processes), vs_one_match (that figure over the 1-match step's, in
+the same run), tick_jitter_p99_ms (99th percentile of how late a match's
+tick started after it was due), late_inputs (per thousand player-ticks),
+rss_mb (resident memory of the server process), heap_per_match_kb (live
+heap after a GC over the empty process's, per match), server_cpu_pct (of
+one core), load1 (the machine's 1-minute load average), sustained (every
+player stayed, jitter p99 under a tick). With --raw, the last step is also
+measured against a raw socket loop (one read and one write(2) per
+datagram, no batching, scaled to the same datagrams): raw_us_per_player_tick
+and vs_raw.`

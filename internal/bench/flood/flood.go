@@ -289,3 +289,37 @@ func (r Result) Pairs() []any {
 		"held", r.Held,
 	}
 }
+
+// Keys is what bench flood's help says of its output.
+const Keys = `The matches (bench fleet's: one MultiHost on 127.0.0.1, load bots in
+child processes) are measured in three phases of --seconds each, --rounds
+times: quiet; control (a child process floods a socket of its own: the
+machine does the flood's work, the server none of it); flood (the same
+child floods the server from ` + IP + `: --rate bogus datagrams a second
+from one port, kinds random and wire, and --hello-rate hellos a second
+from --hello-ports ports, kind hello). One line at the end: flood_rate,
+hello_rate, hello_ports, kinds, matches, players, seconds, rounds,
+bogus_sent and hellos_sent (by the flooder, in the flood phases),
+flood_received (datagrams the server read beyond the quiet rate),
+jitter_p99_quiet_ms, _control_ms and _flood_ms (99th percentile of how
+late a match's tick started after it was due: the players' tick jitter),
+jitter_rise_ms (flood over quiet) and jitter_rise_vs_control_ms (flood
+over control: what the server's own handling of the flood adds),
+jitter_p99_quiet_spread_ms (the largest minus the smallest of the rounds'
+quiet p99s: the machine's noise) and conclusive (more than one round and
+that spread under 1 ms: only then does a rise under 1 ms mean anything),
+jitter_p50_quiet_ms, _control_ms and _flood_ms (the medians, which a
+stall of the machine moves less),
+late_inputs_per_1000_quiet and _flood, cpu_pct_quiet and _flood (the
+server process, of one core), us_per_flood_datagram (the server CPU the
+flood added, per datagram read), dropped_total and dropped_reasons
+(udp_dropped_datagrams_total by reason over the flood phases), retries
+(hellos answered statelessly), kernel_drops_quiet and _flood (datagrams
+the kernel dropped for the server's socket, its receive buffer full:
+players' among them; Linux), allocs_per_bogus (heap objects the server
+process allocated in the flood phases beyond the quiet rate, per datagram
+read beyond it), players_after, load1, and held: conclusive, jitter rise
+under 1 ms, under 0.01 allocations per flood datagram, drops counted,
+every player still there (held=false with conclusive=false says the
+machine was too noisy to tell, not that the server failed: read the
+other figures).`

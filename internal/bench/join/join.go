@@ -144,3 +144,13 @@ func (r Result) Pairs() []any {
 		"desyncs", r.Desyncs,
 	}
 }
+
+// Keys is what bench join's help says of its result keys.
+const Keys = `The last line of standard output is key=value pairs: join_bytes and
+join_ms are what the server sent the new player and how long it took from
+its hello to its first verified tick (first_tick); joiner_lead_ticks and
+lead_ticks are the mean predicted minus verified tick over the match's
+last second of the joiner and of the players there from the start (they
+should be alike); joiner_max_rollback and max_rollback their deepest
+rollbacks, in ticks; verified_equal=true means every tick any client
+verified hashed equal to the server's.`

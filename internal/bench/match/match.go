@@ -215,3 +215,15 @@ func (r Result) modes() []any {
 	}
 	return append(pairs, "shown_ticks", r.ShownTicks, "shown_mismatches", r.ShownMismatches, "server_stalls", r.Server.Stalls)
 }
+
+// Keys is what bench match's help says of its result keys.
+const Keys = `The last line of standard output is key=value pairs. verified_equal=true
+means every tick any client verified hashed equal to the server's at that
+tick (the command exits non-zero otherwise); it says nothing of ticks a
+client did not verify. clients_fully_verified counts the clients that
+verified every tick from their first to the match's last, and
+min_verified_ticks is the fewest ticks one client verified: a client is
+partially verified when it was dropped (a --blackout longer than the
+server's 5 s player timeout) or moved to a newer world after falling
+further behind than the server keeps ticks (4 s), skipping the ticks
+between.`

@@ -90,3 +90,25 @@ func (r Result) Pairs() []any {
 		"bytes_per_client_per_s", fmt.Sprintf("%.0f", res.BytesPerClientPerSecond()),
 	}
 }
+
+// Keys is what bench private's help says of its result keys.
+const Keys = `The cards example (games/cards) is played twice over the network
+simulator in made-up time: with its private scenes, then with everything
+public (the public_ keys) to measure what hiding costs. Every datagram the
+server sends is searched for the bytes of every card that player may not
+know (the deck, the hole card, the others' hands) and of the dealer's
+generator state and of the other players' private notes (an input field
+tagged private), and so is every client's world every 10 ms; every tick
+body each player is sent is decoded as a modified client would, counting
+other players' private input fields that show (private_inputs_seen).
+
+The last line of standard output is key=value pairs: leaked_bytes (bytes
+of hidden values found where a player may not see them: must be 0; the
+command exits non-zero otherwise), verified_equal (true when every
+client's verified hash equaled the server's hash of that client's view on
+every verified tick), hidden_read_repairs (repairs of worlds mispredicted
+because Step read what the client cannot see), bytes_per_client_per_s
+(what the server sent), server_cpu_ns_per_player_tick, view_hashes (the
+server's per-view hashes: one per distinct view per tick), and the same
+with public_ for the public game (whose leaked bytes show that the search
+finds what it is sent).`

@@ -381,3 +381,31 @@ func (b *run) kill() Kill {
 	}
 	return k
 }
+
+// Keys is what bench relays' help says of its output.
+const Keys = `It starts --relays ` + "`rewind relay --redis URL --redis-ttl TTL`" + ` processes
+(and a redis-server of its own unless --redis is given), and keeps --rooms
+rooms open: room i is hosted through relay i mod R and joined by one
+player through relay i+1 mod R, so every join crosses relays (a Redis
+lookup, the join forwarded over pub/sub to the host's relay and the answer
+back). Hosts and players are bare clients of the rooms protocol: hosts
+answer pings, players report their data channel open at once; no WebRTC.
+Then, for --seconds, workers end rooms (the host's end, the player hearing
+it through its relay) and open new ones in their place. At --kill-at of
+the run the last relay is killed (SIGKILL) and the churn pauses while the
+rest is measured: killed_rooms (rooms hosted through it) and
+killed_rooms_gone_s (until the last left the directory, polled every
+20 ms; the TTL bounds it), standins (players of the other relays' rooms
+who had joined through it) and standins_dropped_s (until the last host
+heard it left; standins_dropped_early: those whose host had heard it
+before the kill, the relay taken for dead while it lived), others (the other relays' rooms) and others_untouched
+(each still live in the directory with the same owner, its host and its
+other-relay player undisturbed), rejoins (new players joining up to 100
+of them through another live relay: ok/tried). Then the churn goes on
+over the live relays. The one line: relays, rooms, ttl_s, fill_s (opening
+the first --rooms), opened, closed, churn_s, opened_per_s, closed_per_s
+(during the churn), join_p50_ms, join_p99_ms (join sent to joined, every
+join), errors, the kill's figures, load1, and held (the killed relay's
+rooms gone within the TTL, the others untouched, every stand-in dropped,
+every rejoin and every open and close done; gone within the TTL: no poll
+begun more than the TTL and a poll after the kill found one).`

@@ -349,3 +349,38 @@ func writeHeapProfile(dir, name string) error {
 	}
 	return fh.Close()
 }
+
+// Keys is what bench soak's help says of its run and output.
+const Keys = `One server process (this one: a rewind.MultiHost over UDP on 127.0.0.1,
+M rooms of the light test game at 60 Hz) and M×P real players in child
+processes: rewind sessions that simulate, predict, roll back and check
+every verified tick's hash against the server's. Between them, a lossy
+UDP forwarder of our own (another child process) drops --loss of the
+datagrams each way and holds the rest --delay plus up to --jitter. With
+--path netns (the default when root and ip(8) work) the players run in a
+network namespace made for the run, joined to the host by a veth pair
+(10.x private addresses on the pair only, no route out): they reach the
+server only through the forwarder on the pair's host end. Otherwise
+(--path userspace) the forwarder listens on 127.0.0.1.
+
+Once every player joined, the players leave and rejoin for --warmup (so
+that what the server makes once, on the first rejoins, is made), all come
+back, the stale sessions and routes age out (--settle), and the server's
+live heap (after a GC) and goroutines are sampled. Then for --seconds
+each player leaves after --stay of play (2-8 s) and comes back --away
+later (0.3-3 s) with its cookie (seeded by --seed; one player of each
+room always stays, so that the match goes on); then every player comes
+back, --settle passes and the server is sampled again. Progress lines go
+to standard error; the last line on standard output has matches,
+players, seconds, desyncs, rejoins (warm-up included), rejoin_id_kept
+(rejoins that got their id back), rejoin_failed (dials that did not get
+through, tried again), dropped (sessions the server ended),
+verified_ticks, server_rejoins, heap_start_mb, heap_end_mb, heap_max_mb
+(the largest of the samples, one per progress line), goroutines_start,
+goroutines_end, rss_mb, server_cpu_pct, players_cpu_pct and
+forwarder_cpu_pct (CPU time from the first sample to the last, % of one
+core; the players' summed over their processes), loss, loss_measured (the forwarder's), delay_ms,
+jitter_ms, path, load1 and held: true when no desync, every rejoin kept
+its id, no session dropped, every player back at the end, the heap at the
+end within 1.1× the start plus 512 KiB and no more goroutines. The command fails
+(exit 1) when held=false.`

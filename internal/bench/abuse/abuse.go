@@ -1,0 +1,68 @@
+// Package abuse is `rewind bench abuse`: the attack suite of issue 15
+// (internal/attack) against real sockets on 127.0.0.1, one result per
+// attack.
+package abuse
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/rewindnet/rewind/internal/attack"
+)
+
+// Config is the attacks run.
+type Config struct {
+	// Short runs the short versions (seconds each).
+	Short bool
+	// Attacks names the attacks to run (nil: all of attack.All).
+	Attacks []string
+	// Log gets a line as each attack starts (nil: none).
+	Log io.Writer
+	// OnResult, when set, gets each attack's result as soon as it ends.
+	OnResult func(attack.Result)
+}
+
+// Unknown returns the first of names that names no attack, and whether
+// there is one.
+func Unknown(names []string) (string, bool) {
+	for _, n := range names {
+		if !slices.ContainsFunc(attack.All, func(a attack.Attack) bool { return a.Name == n }) {
+			return n, true
+		}
+	}
+	return "", false
+}
+
+// Run runs the attacks in attack.All's order and returns their results;
+// it stops after the attack running when ctx ends, with ctx's error.
+func Run(ctx context.Context, cfg Config) ([]attack.Result, error) {
+	var out []attack.Result
+	for _, a := range attack.All {
+		if cfg.Attacks != nil && !slices.Contains(cfg.Attacks, a.Name) {
+			continue
+		}
+		if cfg.Log != nil {
+			fmt.Fprintf(cfg.Log, "bench abuse: %s\n", a.Name)
+		}
+		r := a.Run(ctx, attack.Config{Short: cfg.Short})
+		out = append(out, r)
+		if cfg.OnResult != nil {
+			cfg.OnResult(r)
+		}
+		if ctx.Err() != nil {
+			return out, ctx.Err()
+		}
+	}
+	return out, nil
+}
+
+// Keys is what bench abuse's help says of its output.
+const Keys = `Each attack prints one line of key=value pairs on standard output,
+attack=NAME held=true|false and its figures; held=true means the legitimate
+players were not kept out or disturbed and what the attacker held stayed
+bounded. Attacks: ` + "unproven_sessions, room_squatters, code_guessing, demo_traces, demo_traces_quota, idle_http, refusal_logs, big_frame, sniffed_cookie, forged_from_address" + `.
+The full run takes about five minutes (idle_http waits out the 60 s idle
+timeout, demo_traces_quota parses 600 traces of 200,000 entries); --short
+runs the versions the tests run, in seconds.`

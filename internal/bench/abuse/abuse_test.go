@@ -1,0 +1,39 @@
+package abuse
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/rewindnet/rewind/internal/attack"
+	"github.com/rewindnet/rewind/internal/testutil"
+)
+
+// TestUnknown: a name of the suite is known, any other is not.
+func TestUnknown(t *testing.T) {
+	if n, bad := Unknown([]string{attack.All[0].Name, "nope"}); !bad || n != "nope" {
+		t.Errorf("Unknown: %q, %v", n, bad)
+	}
+	if _, bad := Unknown([]string{attack.All[0].Name}); bad {
+		t.Error("a suite's attack is unknown")
+	}
+}
+
+// TestRun runs one short attack: one result, held, handed to OnResult.
+func TestRun(t *testing.T) {
+	testutil.SkipSockets(t)
+	var got []attack.Result
+	rs, err := Run(context.Background(), Config{Short: true, Attacks: []string{"big_frame"}, OnResult: func(r attack.Result) { got = append(got, r) }})
+	if err != nil || len(rs) != 1 || len(got) != 1 || !strings.HasPrefix(rs[0].Line(), "attack=big_frame held=true ") {
+		t.Fatalf("err %v, %d results, %d handed: %v", err, len(rs), len(got), rs)
+	}
+}
+
+// TestKeysNameEveryAttack: the help's list of attacks is the suite's.
+func TestKeysNameEveryAttack(t *testing.T) {
+	for _, a := range attack.All {
+		if !strings.Contains(Keys, a.Name) {
+			t.Errorf("bench abuse -h does not name %s", a.Name)
+		}
+	}
+}
