@@ -27,6 +27,7 @@ type roomHub struct {
 	serving serveCounters // rooms opened on demand (serve.go)
 	fleet   *fleetLink    // the other relays, with a roomdir.Redis (fleet.go); else nil
 	ops     []func()      // directory writes to run once mu is released (hub_dir.go)
+	drained bool          // the operator's drain: no new rooms (console.go)
 
 	randMu sync.Mutex // guards cfg.Rand
 }
@@ -101,6 +102,8 @@ type room struct {
 	opening  bool
 	opener   *roomConn
 	openedAt time.Time
+
+	admin roomAdmin // what the operator's console shows and set (console.go)
 }
 
 func newRoomHub(cfg RoomConfig) *roomHub {
@@ -388,6 +391,9 @@ func (h *roomHub) join(c *roomConn, m *roomproto.Msg, d dirAnswer, now time.Time
 	case !ok || r == nil:
 		h.joinFailed(c, now)
 		h.fail(c, m.Type, fmt.Errorf("%w: %.6q", roomproto.ErrNoRoom, m.Code))
+		return
+	case r.admin.closed:
+		h.fail(c, m.Type, fmt.Errorf("%w: closed to new joins by the operator", roomproto.ErrRoomFull))
 		return
 	case r.orphaned || len(r.claims) > 0:
 		h.fail(c, m.Type, fmt.Errorf("%w: its match is moving to a new host", roomproto.ErrRoomBusy))

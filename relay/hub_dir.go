@@ -95,6 +95,10 @@ func (h *roomHub) precheck(c *roomConn, m *roomproto.Msg, now time.Time) bool {
 		// relay connection): it claims now, as a new member.
 		h.leaveRoom(c, now, "")
 	}
+	if h.drained && (m.Type == roomproto.MsgHost || m.Type == roomproto.MsgOpen) {
+		h.fail(c, m.Type, fmt.Errorf("%w: this relay is draining (no new rooms)", roomproto.ErrFull))
+		return false
+	}
 	switch {
 	case m.Type == roomproto.MsgHost && c.role == roleServer:
 		return h.serverTakes(c, m) // serve.go

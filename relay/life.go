@@ -88,6 +88,7 @@ func (h *roomHub) newRoom(rec roomdir.Record, c *roomConn, maxPlayers int, now t
 		maxPlayers: maxPlayers,
 		lastPong:   now, lastPing: now,
 	}
+	r.admin.born = now
 	h.rooms[r.code] = r
 	if c.role == roleServer {
 		c.srv.rooms[r.code] = r

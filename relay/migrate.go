@@ -102,6 +102,7 @@ func (h *roomHub) claim(c *roomConn, m *roomproto.Msg, d dirAnswer, now time.Tim
 		r = &room{code: m.Code, key: m.Key, players: make(map[string]*roomConn),
 			maxPlayers: maxPlayers, migrate: true, lastPong: now, lastPing: now,
 			orphaned: true, orphanedAt: now}
+		r.admin.born = now
 		h.rooms[r.code] = r
 		h.claimOrphan(r, c, now)
 	case r.orphaned:
@@ -138,6 +139,7 @@ func (h *roomHub) claimOrphan(r *room, c *roomConn, now time.Time) {
 func (h *roomHub) takeOver(r *room, c *roomConn, now time.Time) {
 	h.cfg.Log.Debug("relay: room taken over", "room", r.code, "conn", c.id, "waiting", len(r.claims))
 	r.orphaned, r.takenAt = false, now
+	r.admin.migrations++
 	r.host, r.lastPong, r.lastPing = c, now, now
 	c.role, c.room = roleHost, r
 	h.send(c, &roomproto.Msg{Type: roomproto.MsgHosted, V: roomproto.Version, Code: r.code, Key: r.key,

@@ -1,0 +1,63 @@
+package relay
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/rewindnet/rewind/relay/roomproto"
+)
+
+// TestConsoleActions: Rooms lists a room and its player; CloseRoom
+// refuses a new join; RemovePlayer tells the player and the host;
+// EndRoom tells both and the code is remembered ended; Drain refuses new
+// rooms.
+func TestConsoleActions(t *testing.T) {
+	h := newTestHub(RoomConfig{})
+	s := &RoomServer{cfg: h.cfg, hub: h}
+	host, hosted := hostRoom(t, h, "")
+	p := mustConnect(t, h, "10.0.0.2")
+	sendMsg(h, p, roomproto.Msg{Type: roomproto.MsgJoin, V: 1, Code: hosted.Code}, t0)
+	joined := next(t, p)
+	next(t, host) // player
+	rooms := s.Rooms()
+	if len(rooms) != 1 || rooms[0].Code != hosted.Code || rooms[0].Host != "10.0.0.1" || len(rooms[0].Members) != 1 ||
+		rooms[0].Members[0].ID != joined.ID || rooms[0].Members[0].Addr != "10.0.0.2" || rooms[0].Joining != 1 {
+		t.Fatalf("Rooms() = %+v", rooms)
+	}
+	if err := s.CloseRoom(hosted.Code); err != nil {
+		t.Fatal(err)
+	}
+	late := mustConnect(t, h, "10.0.0.3")
+	sendMsg(h, late, roomproto.Msg{Type: roomproto.MsgJoin, V: 1, Code: hosted.Code}, t0)
+	wantErr(t, late, roomproto.ErrCodeRoomFull, false)
+	if err := s.RemovePlayer(hosted.Code, joined.ID, "cheating"); err != nil {
+		t.Fatal(err)
+	}
+	if m := next(t, p); m.Type != roomproto.MsgEnded || m.Reason != "cheating" || !p.killed {
+		t.Fatalf("removed player got %+v (killed %v)", m, p.killed)
+	}
+	if m := next(t, host); m.Type != roomproto.MsgLeft || m.ID != joined.ID {
+		t.Fatalf("host got %+v", m)
+	}
+	if err := s.RemovePlayer(hosted.Code, joined.ID, ""); !errors.Is(err, roomproto.ErrNoPlayer) {
+		t.Errorf("second remove: %v", err)
+	}
+	if err := s.EndRoom(hosted.Code, "server update"); err != nil {
+		t.Fatal(err)
+	}
+	if m := next(t, host); m.Type != roomproto.MsgEnded || m.Reason != "server update" {
+		t.Fatalf("host got %+v", m)
+	}
+	if err := s.EndRoom(hosted.Code, ""); !errors.Is(err, roomproto.ErrNoRoom) {
+		t.Errorf("second end: %v", err)
+	}
+	again := mustConnect(t, h, "10.0.0.4")
+	sendMsg(h, again, roomproto.Msg{Type: roomproto.MsgJoin, V: 1, Code: hosted.Code}, t0)
+	wantErr(t, again, roomproto.ErrCodeRoomEnded, false)
+	s.Drain()
+	h2 := mustConnect(t, h, "10.0.0.5")
+	sendMsg(h, h2, roomproto.Msg{Type: roomproto.MsgHost, V: 1}, t0)
+	if m := next(t, h2); m.Type != roomproto.MsgError || !s.Draining() {
+		t.Fatalf("host while draining got %+v", m)
+	}
+}
