@@ -120,7 +120,7 @@ func runRelay(args []string, stdout, stderr io.Writer) error {
 
 // serveRelay serves the rooms relay and TURN until ctx ends.
 func serveRelay(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("relay", "rewind relay [--http ADDR] [--turn ADDR|none] [--turn-ip IP] [--metrics ADDR] [--log-level LEVEL] [--redis redis://HOST:PORT/DB [--redis-ttl D]]", stderr)
+	fs := newFlags("relay", "rewind relay [--http ADDR] [--turn ADDR|none] [--turn-ip IP] [--metrics ADDR] [--log-level LEVEL] [--redis redis://HOST:PORT/DB [--redis-ttl D]] [--console [--admin-token FILE]]", stderr)
 	httpAddr := fs.String("http", "127.0.0.1:8080", "HTTP address of the relay's WebSocket endpoint ("+roomproto.Path+")")
 	metricsAddr := fs.String("metrics", "", "serve Prometheus /metrics (the relay's rooms, connections, joiners, failed and throttled joins) and /debug/pprof/ on this TCP address (empty: off)")
 	var o roomRelayOptions
@@ -132,8 +132,13 @@ func serveRelay(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	o.turnSecret = os.Getenv("REWIND_TURN_SECRET")
 	var lf logFlags
 	lf.add(fs)
+	var cf consoleFlags
+	cf.add(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if cf.tokenFile != "" && !cf.on {
+		return usageError{errors.New("--admin-token needs --console")}
 	}
 	if o.redisTTL < 600*time.Millisecond {
 		return usageError{fmt.Errorf("--redis-ttl %v: want 600ms or more", o.redisTTL)}
@@ -174,6 +179,10 @@ func serveRelay(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	rr.mount(mux)
 	var probe health.Probe // /healthz, /readyz on the rooms' address
 	probe.Mount(mux)
+	if err := cf.mount(mux, relayConsole{rr, &probe}, relayConsole{rr, &probe}); err != nil {
+		ln.Close()
+		return err
+	}
 	hs := netutil.HTTPLimits{}.Server(mux)
 	go func() {
 		<-ctx.Done()
