@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind/codec/reliable"
-	"github.com/rewindnet/rewind/transport"
 )
 
 // ChatKind is the kind of a match message (Chat).
@@ -175,7 +174,7 @@ func AppendChat(buf []byte, tag uint8, st *reliable.Stream, now time.Time) []byt
 	st.Unacked(now, func(seq uint32, e []byte) bool {
 		c := ChatMessage{Seq: seq, From: e[0], Kind: ChatKind(e[1]), Text: e[2:]}
 		n := 12 + len(c.Text)
-		if len(m.Messages) == MaxChatMessages || size+n > transport.MaxDatagram {
+		if len(m.Messages) == MaxChatMessages || size+n > MaxDatagram {
 			return false
 		}
 		size += n

@@ -24,7 +24,8 @@
 // events with input deltas); varint.go; errors.go. (WebDoom's formats,
 // unrelated to rollback, are package relay/webdoom/wire.) Neither
 // subpackage imports codec, so there is no cycle; the size limit of a
-// datagram is transport.MaxDatagram, the one definition every layer uses.
+// datagram is MaxDatagram, codec's own (formats know no sockets: codec
+// imports no transport package); transport.MaxDatagram equals it.
 //
 // # Protocol flow
 //

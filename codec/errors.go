@@ -26,7 +26,7 @@ var (
 	// ErrVersion indicates a protocol version this codec does not speak.
 	ErrVersion = errors.New("codec: unsupported protocol version")
 	// ErrTooLarge indicates a message that would not fit in one datagram
-	// (transport.MaxDatagram bytes), or a count beyond a protocol limit.
+	// (MaxDatagram bytes), or a count beyond a protocol limit.
 	ErrTooLarge = errors.New("codec: too large")
 	// ErrPlayer indicates a player id out of range, a join of a present
 	// player or a leave of an absent one.

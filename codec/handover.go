@@ -5,8 +5,6 @@ import (
 	"encoding/binary"
 	"io"
 	"math/bits"
-
-	"github.com/rewindnet/rewind/transport"
 )
 
 // Handover is what a player needs to host the match when its server goes
@@ -223,7 +221,7 @@ func readShortString(b []byte, pos *int, max int) (string, error) {
 // all fit, at least 1.
 func HandoverFit(fixed, players int) int {
 	for k := MaxHandoverDigests; k > 1; k-- {
-		if fixed+players*k*HandoverDigestSize <= transport.MaxDatagram {
+		if fixed+players*k*HandoverDigestSize <= MaxDatagram {
 			return k
 		}
 	}

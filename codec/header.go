@@ -24,6 +24,13 @@ import (
 //	   refused with ReasonProtocol.
 const ProtocolVersion = 2
 
+// MaxDatagram is the largest datagram of the match protocol, in bytes (the
+// design's MTU). A message that could grow past it (Chat, Handover,
+// PageHashes, WorldChunk, ServerTicks) is sized to fit. codec keeps its
+// own constant, knowing no transport; transport.MaxDatagram, what every
+// transport must carry, is the same number (TestMaxDatagramIsTransports).
+const MaxDatagram = 1200
+
 // magic opens every long-header datagram (Hello, Welcome, Refuse). Its
 // first byte has the high nibble 0xF, which no short-header type uses, so
 // the first byte alone tells the two headers apart; Peek checks all four.

@@ -2,8 +2,6 @@ package codec
 
 import (
 	"io"
-
-	"github.com/rewindnet/rewind/transport"
 )
 
 // PageHashes answers a PageHashRequest: the 64-bit hashes of pages First,
@@ -27,7 +25,7 @@ type PageHashes struct {
 }
 
 // MaxHashesPerMessage is the most page hashes one datagram carries.
-const MaxHashesPerMessage = (transport.MaxDatagram - shortHeaderLen - 4*4) / 8
+const MaxHashesPerMessage = (MaxDatagram - shortHeaderLen - 4*4) / 8
 
 // Length returns the encoded length.
 func (m *PageHashes) Length() int {

@@ -11,7 +11,7 @@ import (
 // server's acknowledgement of that client's inputs and, now and then, how
 // early its inputs arrive. Usually one fresh tick rides alone; a client that
 // is behind, or missed some, gets several in one datagram (up to
-// transport.MaxDatagram bytes), ascending.
+// MaxDatagram bytes), ascending.
 //
 //	0      0x2<<4 | flags: bit 0 = margin present, bit 1 = tick count
 //	       present (else 1 tick), bit 2 = ack mask present; bit 3 zero

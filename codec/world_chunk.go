@@ -3,8 +3,6 @@ package codec
 import (
 	"fmt"
 	"io"
-
-	"github.com/rewindnet/rewind/transport"
 )
 
 // WorldChunk is one piece of a world transfer: a blob of Total bytes (a
@@ -43,7 +41,7 @@ const (
 
 // MaxChunkData is the most data bytes a WorldChunk can carry in one
 // datagram whatever its numbers (a conservative figure).
-const MaxChunkData = transport.MaxDatagram - shortHeaderLen - 6*5 - 3
+const MaxChunkData = MaxDatagram - shortHeaderLen - 6*5 - 3
 
 // Length returns the encoded length.
 func (m *WorldChunk) Length() int {

@@ -46,7 +46,8 @@ package transport
 import "time"
 
 // MaxDatagram is the largest datagram any transport must carry, in bytes
-// (the design's MTU). Larger sends fail with ErrTooLarge.
+// (the design's MTU; the match protocol's codec.MaxDatagram is the same
+// number). Larger sends fail with ErrTooLarge.
 const MaxDatagram = 1200
 
 // Addr identifies a peer of a Conn. It is comparable and stable for as long
