@@ -61,7 +61,7 @@
     if (!s) return;
     $('source').textContent = s.source + (s.fleet ? ' (fleet)' : '');
     $('draining').hidden = !s.draining;
-    const can = new Set(s.actions || []);
+    const can = new Set(token.value ? s.actions || [] : []); // buttons once a token is typed
     $('drain').hidden = !can.has('drain') || s.draining;
     const tb = document.querySelector('#rooms tbody');
     const rows = [];
