@@ -21,7 +21,7 @@ import (
 // dependency; docs/benchmarks.md, "Dependencies of a minimal game", has
 // the figures.
 var lightPackages = []string{
-	".", "./examples/...", "./games/...", "./replay", "./world/...", "./codec/...", "./game/...",
+	".", "./examples/tiny", "./examples/udpmatch", "./examples/replay", "./games/...", "./replay", "./world/...", "./codec/...", "./game/...",
 	"./server/...", "./client/...", "./transport", "./transport/udp", "./fixed",
 }
 
@@ -210,8 +210,10 @@ func TestLightCoreChecksCanFail(t *testing.T) {
 }
 
 // faceImports are the packages of this module an example may import: the
-// face (the root, world, replay) and the game libraries.
-var faceImports = []string{"", "/world", "/replay", "/games/"}
+// face (the root, world, replay, the room side rooms) and the game
+// libraries; and the relay (its hub and protocol), which examples/room
+// starts in-process as `rewind relay` would.
+var faceImports = []string{"", "/world", "/replay", "/rooms", "/games/", "/relay", "/relay/roomproto"}
 
 // outsideFace returns "pkg imports dep" for every import (code and
 // tests) of a package of module that is not one of faceImports.
@@ -234,7 +236,7 @@ func outsideFace(module string, pkgs []listedPackage) []string {
 }
 
 // TestExamplesUseTheFace: the examples import of this module only the
-// face (the root, world, replay) and the games.
+// face (the root, world, replay, rooms), the games and the relay.
 func TestExamplesUseTheFace(t *testing.T) {
 	const m = "github.com/rewindnet/rewind"
 	pkgs := goList(t, "./examples/...")
