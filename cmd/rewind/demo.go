@@ -36,9 +36,11 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 // demo serves the rooms relay (and TURN) on --http and hosts a sand match
 // in a room of it, until ctx ends or --duration passes; the page at url=
 // plays the match in the browser (demo_page.go; not with --no-page). It
-// prints room=, relay= and url= on lines of their own once the page is
-// ready (after a first run's build of its wasm), then one key=value line
-// of totals at the end.
+// prints room=, relay= and url= on lines of their own as soon as the
+// relay and the room are up, then reads the page's files from the cache
+// or, on a first run for these sources, builds them while / says
+// "building" with the build's progress; one key=value line of totals at
+// the end.
 func demo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("demo", "rewind demo [--http ADDR] [flags]", stderr)
 	httpAddr := fs.String("http", "127.0.0.1:8080", "HTTP address of the page (/) and the relay's WebSocket endpoint; 0.0.0.0:8080 lets other machines join")
@@ -75,9 +77,10 @@ func demo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	o.log = log
-	var files *pageFiles // demo_page.go
+	var files *pageFiles // demo_page.go: read or built once the room is up
+	var goroot string
 	if !*noPage {
-		if files, err = loadPage(stderr); err != nil {
+		if files, goroot, err = preparePage(); err != nil {
 			return err
 		}
 	}
@@ -94,7 +97,7 @@ func demo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	defer rr.close()
 	relayURL := wsURL(ln.Addr())
 	pageURL := "http" + strings.TrimSuffix(strings.TrimPrefix(relayURL, "ws"), roomproto.Path) + "/"
-	page := &demoPage{relay: relayURL, files: files}
+	page := &demoPage{relay: relayURL, building: files != nil, progress: "starting"}
 	g := gf.newGame()
 	gw, err := gateway.New(g, gateway.Config[sand.Input]{Log: log.With("part", "json")})
 	if err != nil {
@@ -108,9 +111,6 @@ func demo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var probe health.Probe // /healthz, /readyz
 	probe.Mount(mux)
 	mux.Handle("/lockstep", gw) // the JSON lockstep gateway (docs/gateway.md)
-	if files != nil {
-		files.mount(mux)
-	}
 	mux.Handle("/{$}", page)
 	hs := netutil.HTTPLimits{}.Server(mux)
 	served := make(chan error, 1)
@@ -150,6 +150,19 @@ func demo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "relay=%s\n", relayURL)
 	fmt.Fprintf(stdout, "url=%s\n", pageURL)
 	fmt.Fprintf(stdout, "lockstep=%s\n", lockstepURL)
+	if files != nil {
+		go func(f *pageFiles) {
+			err := f.load(goroot, stderr, page.setProgress)
+			if err != nil {
+				fmt.Fprintf(stderr, "rewind demo: the browser page: %v\n", err)
+				page.setFiles(nil, err)
+				return
+			}
+			f.mount(mux)
+			page.setFiles(f, nil)
+			fmt.Fprintf(stderr, "rewind demo: the page is ready at %s\n", pageURL)
+		}(files)
+	}
 	log.Info("demo", "room", room.Code(), "url", pageURL, "relay", relayURL, "turn", rr.turnURL(), "http", net.JoinHostPort(host, port))
 
 	if *duration > 0 {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
@@ -174,51 +175,57 @@ func sourceKey(root, goVersion string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil))[:20], nil
 }
 
-// loadPage returns the page's files: from the cache when this source tree
-// was built before, else built now (a progress line and a summary on
-// progress).
-func loadPage(progress io.Writer) (*pageFiles, error) {
+// preparePage finds what the page's build needs (go on PATH, the source
+// tree, the cache directory) and the build's key; load then reads or
+// builds it. Its errors are the demo's (errNoGo, errNoSource).
+func preparePage() (p *pageFiles, goroot string, err error) {
 	goBin, err := exec.LookPath("go")
 	if err != nil {
-		return nil, errNoGo
+		return nil, "", errNoGo
 	}
 	src, err := locateSource()
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	out, err := exec.Command(goBin, "env", "GOVERSION", "GOROOT").Output()
 	if err != nil {
-		return nil, fmt.Errorf("%s env: %w", goBin, err)
+		return nil, "", fmt.Errorf("%s env: %w", goBin, err)
 	}
 	env := strings.Fields(string(out))
 	if len(env) != 2 {
-		return nil, fmt.Errorf("%s env GOVERSION GOROOT printed %q", goBin, out)
+		return nil, "", fmt.Errorf("%s env GOVERSION GOROOT printed %q", goBin, out)
 	}
 	key, err := sourceKey(src, env[0])
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	cache, err := os.UserCacheDir()
 	if err != nil {
-		return nil, fmt.Errorf("no cache directory for the page's build: %w", err)
+		return nil, "", fmt.Errorf("no cache directory for the page's build: %w", err)
 	}
-	p := &pageFiles{key: key, dir: filepath.Join(cache, "rewind", "page", key), goBin: goBin, sourceDir: src}
+	return &pageFiles{key: key, dir: filepath.Join(cache, "rewind", "page", key), goBin: goBin, sourceDir: src}, env[1], nil
+}
+
+// load reads the page's files from the cache when this source tree was
+// built before, else builds them now (a line on log as it starts and a
+// summary at the end; progress gets the build's steps).
+func (p *pageFiles) load(goroot string, log io.Writer, progress func(string)) error {
 	if err := p.read(); err == nil {
-		return p, nil
+		return nil
 	}
-	fmt.Fprintf(progress, "rewind demo: building the browser page's wasm client (first run for these sources; about a minute, more with an empty Go build cache) from %s into %s\n", src, p.dir)
+	fmt.Fprintf(log, "rewind demo: building the browser page's wasm client (first run for these sources; about a minute, more with an empty Go build cache) from %s into %s\n", p.sourceDir, p.dir)
 	start := time.Now()
-	if err := p.build(env[1]); err != nil {
-		return nil, err
+	if err := p.build(goroot, progress); err != nil {
+		return err
 	}
 	p.built, p.took = true, time.Since(start)
 	for _, f := range []string{pageWasm, workerWasm} {
 		a := p.get(f)
-		fmt.Fprintf(progress, "rewind demo: page built in %.0fs: %s %.1f MB, %.1f MB zstd, %.1f MB gzip\n",
+		fmt.Fprintf(log, "rewind demo: page built in %.0fs: %s %.1f MB, %.1f MB zstd, %.1f MB gzip\n",
 			p.took.Seconds(), f, mb(len(a.raw)), mb(len(a.zst)), mb(len(a.gz)))
 	}
 	pruneBuilds(filepath.Dir(p.dir), keepBuilds)
-	return p, nil
+	return nil
 }
 
 // keepBuilds is how many page builds the cache keeps (each of other
@@ -280,7 +287,7 @@ func (p *pageFiles) read() error {
 // takes page.js and worker.js from view/page and wasm_exec.js from goroot,
 // and compresses them, into a temporary directory renamed to p.dir when
 // complete.
-func (p *pageFiles) build(goroot string) error {
+func (p *pageFiles) build(goroot string, progress func(string)) error {
 	if err := os.MkdirAll(filepath.Dir(p.dir), 0o755); err != nil {
 		return fmt.Errorf("page build: %w", err)
 	}
@@ -290,14 +297,10 @@ func (p *pageFiles) build(goroot string) error {
 	}
 	defer os.RemoveAll(tmp)
 	view := filepath.Join(p.sourceDir, "view")
-	for _, b := range []struct{ out, pkg string }{{workerWasm, "./page/worker"}, {pageWasm, "./page"}} {
-		cmd := exec.Command(p.goBin, "build", "-trimpath", "-ldflags=-s -w", "-o", filepath.Join(tmp, b.out), b.pkg)
-		cmd.Dir = view
-		cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("building the page's wasm (GOOS=js GOARCH=wasm go build %s in %s): %v\n%s", b.pkg, cmd.Dir, err, out)
-		}
+	if err := p.compile(view, tmp, progress); err != nil {
+		return err
 	}
+	progress("compressing")
 	sources := map[string]string{pageWasm: tmp, workerWasm: tmp, pageJS: filepath.Join(view, "page"),
 		workerJS: filepath.Join(view, "page"), wasmExecName: filepath.Join(goroot, "lib", "wasm")}
 	p.assets = nil
@@ -319,6 +322,44 @@ func (p *pageFiles) build(goroot string) error {
 	}
 	if err := os.Rename(tmp, p.dir); err != nil && !dirExists(p.dir) { // another run may have won the race
 		return fmt.Errorf("page build: %w", err)
+	}
+	return nil
+}
+
+// compile builds the two programs into dir with go build -v, telling
+// progress how many packages it compiled of how many they link.
+func (p *pageFiles) compile(view, dir string, progress func(string)) error {
+	env := append(os.Environ(), "GOOS=js", "GOARCH=wasm")
+	list := exec.Command(p.goBin, "list", "-deps", "./page/worker", "./page")
+	list.Dir, list.Env = view, env
+	out, _ := list.Output()
+	total := bytes.Count(out, []byte("\n"))
+	start := time.Now()
+	compiled := 0
+	for _, b := range []struct{ out, pkg string }{{workerWasm, "./page/worker"}, {pageWasm, "./page"}} {
+		cmd := exec.Command(p.goBin, "build", "-v", "-trimpath", "-ldflags=-s -w", "-o", filepath.Join(dir, b.out), b.pkg)
+		cmd.Dir, cmd.Env = view, env
+		stderr, err := cmd.StderrPipe()
+		if err != nil {
+			return err
+		}
+		if err := cmd.Start(); err != nil {
+			return fmt.Errorf("building the page's wasm: %w", err)
+		}
+		var msgs bytes.Buffer
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			line := sc.Text()
+			if strings.Contains(line, " ") || strings.HasPrefix(line, "#") { // not a package's path: a message
+				msgs.WriteString(line + "\n")
+				continue
+			}
+			compiled++
+			progress(fmt.Sprintf("%s: %d packages compiled (of %d linked), %.0f s", b.out, compiled, total, time.Since(start).Seconds()))
+		}
+		if err := cmd.Wait(); err != nil {
+			return fmt.Errorf("building the page's wasm (GOOS=js GOARCH=wasm go build %s in %s): %v\n%s", b.pkg, view, err, msgs.String())
+		}
 	}
 	return nil
 }
@@ -415,13 +456,16 @@ func (p *pageFiles) mount(mux *http.ServeMux) {
 // (the Go client in the browser); with --no-page, a signpost saying how
 // to join from a terminal.
 type demoPage struct {
-	relay string
-	files *pageFiles // the page's files, or nil: the signpost
-	mu    sync.Mutex
-	code  string
-	flags string
-	grid  int
-	rate  int
+	relay    string
+	files    *pageFiles // the page's files once built; nil while building and with --no-page
+	building bool       // the page's wasm is being built: / says so
+	progress string     // the build's last step
+	failed   error      // the build failed
+	mu       sync.Mutex
+	code     string
+	flags    string
+	grid     int
+	rate     int
 }
 
 func (p *demoPage) set(code string, gf gameFlags) {
@@ -472,19 +516,56 @@ body { margin: 0; background: #08080c; color: #bbb; font: 12px monospace; }
 </body></html>
 `))
 
+// buildingTemplate is the page at / while the wasm is built: the build's
+// progress, reloaded every second until the playing page replaces it.
+var buildingTemplate = template.Must(template.New("building").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>rewind demo: building the page</title>
+{{if not .Failed}}<meta http-equiv="refresh" content="1">{{end}}</head>
+<body style="font-family: sans-serif; max-width: 40em; margin: 2em auto">
+<h1>rewind demo</h1>
+<p>A sand match is hosted in room <strong style="font-size: 150%">{{.Code}}</strong>.</p>
+{{if .Failed}}<p>The browser player could not be built: <code>{{.Failed}}</code></p>
+{{else}}<p>The browser player's wasm is building (the demo's first run for these sources): <code id="progress">{{.Progress}}</code>. This page reloads until it is ready.</p>{{end}}
+<p>Meanwhile, join from a terminal with a headless bot:</p>
+<pre>rewind play --headless --join {{.Code}} --relay {{.Relay}}{{.Flags}}</pre>
+</body></html>
+`))
+
+// setFiles makes the page play with files, or say why it cannot (err).
+func (p *demoPage) setFiles(files *pageFiles, err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.files, p.failed = files, err
+	p.building = err != nil
+}
+
+// setProgress notes the build's step.
+func (p *demoPage) setProgress(s string) {
+	p.mu.Lock()
+	p.progress = s
+	p.mu.Unlock()
+}
+
 // ServeHTTP writes the page.
 func (p *demoPage) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.mu.Lock()
 	data := struct {
-		Code, Relay, Flags                       string
+		Code, Relay, Flags, Progress, Failed     string
 		Grid, Rate                               int
 		Wasm, WorkerWasm, PageJS, WorkerJS, Exec string
-	}{Code: p.code, Relay: p.relay, Flags: p.flags, Grid: p.grid, Rate: p.rate}
+	}{Code: p.code, Relay: p.relay, Flags: p.flags, Grid: p.grid, Rate: p.rate, Progress: p.progress}
+	f, building := p.files, p.building
+	if p.failed != nil {
+		data.Failed = p.failed.Error()
+	}
 	p.mu.Unlock()
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-cache")
 	t := signpostTemplate
-	if f := p.files; f != nil {
+	if building {
+		t = buildingTemplate
+	}
+	if f != nil {
 		t = playTemplate
 		data.Wasm, data.WorkerWasm, data.PageJS = f.get(pageWasm).name, f.get(workerWasm).name, f.get(pageJS).name
 		data.WorkerJS, data.Exec = f.get(workerJS).name, f.get(wasmExecName).name

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -171,5 +172,39 @@ func TestPruneBuilds(t *testing.T) {
 	}
 	if strings.Join(got, " ") != "a b build-new c" {
 		t.Errorf("left %v, want a b c and build-new", got)
+	}
+}
+
+// TestDemoPageBuilding: while the wasm builds, / says "building" with the
+// build's progress and names the room; once the files are set it plays
+// (the hashed files named, the word gone); a failed build says why.
+func TestDemoPageBuilding(t *testing.T) {
+	p := &demoPage{relay: "ws://127.0.0.1:8080/rooms", building: true, progress: "starting"}
+	p.set("K3F9QX", gameFlags{grid: 256, tickRate: 60})
+	get := func() string {
+		w := httptest.NewRecorder()
+		p.ServeHTTP(w, httptest.NewRequest("GET", "/", nil))
+		return w.Body.String()
+	}
+	p.setProgress("page.wasm: 12 packages compiled (of 300 linked), 4 s")
+	if b := get(); !strings.Contains(b, "building") || !strings.Contains(b, "12 packages compiled") || !strings.Contains(b, "K3F9QX") {
+		t.Fatalf("while building:\n%s", b)
+	}
+	var assets []*asset
+	for _, f := range pageAssets {
+		a, err := compressed(f, []byte("// "+f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		assets = append(assets, a)
+	}
+	p.setFiles(&pageFiles{assets: assets}, nil)
+	b := get()
+	if strings.Contains(b, "building") || !strings.Contains(b, assets[0].name) || !strings.Contains(b, `id="status"`) {
+		t.Fatalf("once built:\n%s", b)
+	}
+	p.setFiles(nil, errors.New("go build failed"))
+	if b := get(); !strings.Contains(b, "go build failed") || strings.Contains(b, `id="status"`) {
+		t.Fatalf("failed build:\n%s", b)
 	}
 }

@@ -2,8 +2,10 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -12,9 +14,9 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// untilTick is where every player of the end-to-end tests stops: 20 s of
-// play at 60 Hz.
-const untilTick = 1200
+// untilTick is where every player of TestBrowserTabsAndBot stops: 40 s
+// of play at 60 Hz.
+const untilTick = 2400
 
 // chromium starts headless Chromium with the flags loopback WebRTC needs,
 // and returns a context for it (its first tab).
@@ -119,54 +121,53 @@ func num(t testing.TB, st map[string]string, key string) int {
 	return n
 }
 
-// TestBrowserTabsAndBot: `rewind demo` serves the page; two headless
-// Chromium tabs and one native `rewind play --headless` bot join its room,
-// play 20 s, and all three reach the same verified hash at tick 1200.
-// Tab 2's window is minimized from its join on, and watched for 10 s of
-// the match: its page is hidden (no animation frames), and its tick goes
-// on at the tick rate, driven by the Worker's timer; then it is restored. A screenshot of tab 1 is written to the test's
-// temp dir.
+// TestBrowserTabsAndBot: `rewind demo` serves the page; a native
+// `rewind play --headless` bot and two headless Chromium tabs, opened
+// together, join its room and play 40 s, and all three reach the same
+// verified hash at tick 2400. Tab 2's window is minimized for 10 s in the
+// middle of the match: its page is hidden (no animation frames, its own
+// timers throttled), and its tick must go on at ≥ 54 ticks a second,
+// driven by its Worker's timer. Logged, not asserted (docs/benchmarks.md):
+// each tab's time to its first verified tick, its median and largest
+// ping_ms over the match and its rollbacks beside the bot's, and how far
+// apart the two tabs' ticks ever were. A screenshot of tab 1 is written
+// to the test's temp dir.
 func TestBrowserTabsAndBot(t *testing.T) {
 	// The match starts when all three have said hello (--players 3), so
-	// that all play the same 20 s and tab 2's hidden 10 s fall in the
-	// middle however long the pages take to load on a busy machine.
+	// that all play the same 40 s however long the pages take to load.
 	d := startDemo(t, "--players", "3")
 	b := chromium(t)
-	url := d.url + "?until-tick=" + strconv.Itoa(untilTick)
-	opened := time.Now()
-	tab1 := tab(t, b, url)
-	welcomed := func(st map[string]string) bool { return st["player"] != "-" }
-	waitStatus(t, tab1, "tab 1 joins", time.Minute, welcomed)
-	t.Logf("page open to joined (tab 1 alone): %v; tab 1's timeline in ms from navigation: %s", time.Since(opened).Round(time.Millisecond),
-		eval[string](t, tab1, `JSON.stringify(window.rewindTimes, (k, v) => typeof v == "number" ? Math.round(v) : v)`))
-	tab2 := tab(t, b, url+"&room="+d.code) // ?room= names the same room
-
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	bot := startPlayer(ctx, nil, rewindBin(t), "play", "--headless", "--join", d.code, "--relay", d.relay,
 		"--until-tick", strconv.Itoa(untilTick), "--status", "0", "--log-level", "warn", "--timeout", "30s")
-	// Tab 2 is minimized as soon as it has joined (the match starts when
-	// the bot joins too), so that its hidden 10 s fall early in the 20 s
-	// however slowly a loaded machine answers the DevTools calls.
-	waitStatus(t, tab2, "tab 2 joins", time.Minute, welcomed)
+	url := d.url + "?until-tick=" + strconv.Itoa(untilTick)
+	tab1 := tab(t, b, url)
+	tab2 := tab(t, b, url+"&room="+d.code) // ?room= names the same room
+	playing := func(st map[string]string) bool { return st["state"] == "playing" && st["verified_tick"] != "0" }
+	tabs := []context.Context{tab1, tab2}
+	for i, tb := range tabs {
+		waitStatus(t, tb, fmt.Sprintf("tab %d verifies its first tick", i+1), time.Minute, playing)
+		t.Logf("tab %d's timeline in ms from navigation: %s (channel path %s)", i+1,
+			eval[string](t, tb, `JSON.stringify(window.rewindTimes, (k, v) => typeof v == "number" ? Math.round(v) : v)`),
+			eval[string](t, tb, `String(window.rewindChannelPath)`))
+	}
+	var s samples
+	// Tab 2 is minimized in the middle of the match.
+	for num(t, s.take(t, tabs)[1], "tick") < untilTick/2-300 {
+		time.Sleep(250 * time.Millisecond)
+	}
 	setWindowState(t, tab2, browser.WindowStateMinimized)
 	if v := eval[string](t, tab2, "document.visibilityState"); v != "hidden" {
 		t.Fatalf("minimized tab: visibilityState %q, want hidden", v)
 	}
-	playing := func(st map[string]string) bool { return st["state"] == "playing" && st["verified_tick"] != "0" }
-	waitStatus(t, tab2, "tab 2 verifies its first tick while hidden", time.Minute, playing)
-	waitStatus(t, tab1, "tab 1 verifies its first tick", time.Minute, playing)
-
 	// Tab 2 hidden for 10 s: its tick must keep the tick rate.
-	start, t0 := time.Now(), num(t, status(t, tab2), "tick")
+	start, t0 := time.Now(), num(t, s.take(t, tabs)[1], "tick")
 	runs0 := eval[int](t, tab2, "window.rewindHandlerRuns")
-	if t0 >= untilTick-600 {
-		t.Fatalf("tab 2 was already at tick %d when hidden: too late to watch 10 s of hidden play before %d", t0, untilTick)
-	}
 	changes, last := 0, t0
 	for time.Since(start) < 10*time.Second {
 		time.Sleep(250 * time.Millisecond)
-		if n := num(t, status(t, tab2), "tick"); n != last {
+		if n := num(t, s.take(t, tabs)[1], "tick"); n != last {
 			changes, last = changes+1, n
 		}
 	}
@@ -175,26 +176,24 @@ func TestBrowserTabsAndBot(t *testing.T) {
 	if v := eval[string](t, tab2, "document.visibilityState"); v != "hidden" {
 		t.Fatalf("tab 2 became %q while minimized", v)
 	}
-	advanced := last - t0
-	want := hidden.Seconds() * 60
+	rate := float64(last-t0) / hidden.Seconds()
 	t.Logf("hidden tab 2: tick %d → %d in %v (%.1f ticks/s); the tick handler ran %d times (%.1f/s); #status changed in %d of %d samples",
-		t0, last, hidden.Round(time.Millisecond), float64(advanced)/hidden.Seconds(), runs, float64(runs)/hidden.Seconds(),
-		changes, int(hidden/(250*time.Millisecond)))
-	// Its ticks keep the tick rate (with room for a loaded machine: a
-	// page whose ticks came from animation frames would stand still), and
-	// the Worker's timer runs the handler several times a second (a
-	// hidden page's own setInterval runs once a second).
-	if float64(advanced) < 0.7*want || float64(runs) < 3*hidden.Seconds() {
-		t.Errorf("hidden tab 2 advanced %d ticks in %v (want about %.0f), its handler ran %d times", advanced, hidden, want, runs)
+		t0, last, hidden.Round(time.Millisecond), rate, runs, float64(runs)/hidden.Seconds(), changes, int(hidden/(250*time.Millisecond)))
+	if last >= untilTick {
+		t.Errorf("tab 2 reached tick %d while hidden: the match ended before 10 hidden seconds", last)
+	}
+	if rate < 54 {
+		t.Errorf("hidden tab 2 advanced %.1f ticks a second (want ≥ 54 at tick rate 60)", rate)
 	}
 	setWindowState(t, tab2, browser.WindowStateNormal)
 	if v := eval[string](t, tab2, "document.visibilityState"); v != "visible" {
 		t.Errorf("restored tab: visibilityState %q", v)
 	}
-
-	done := func(st map[string]string) bool { return st["state"] == "done" || st["state"] == "failed" }
-	st1 := waitStatus(t, tab1, "tab 1 reaches the until tick", time.Minute, done)
-	st2 := waitStatus(t, tab2, "tab 2 reaches the until tick", time.Minute, done)
+	for !s.done() {
+		time.Sleep(250 * time.Millisecond)
+		s.take(t, tabs)
+	}
+	st1, st2 := s.last[0], s.last[1]
 	botLine := bot.result(t, "rewind play")
 	for name, st := range map[string]map[string]string{"tab 1": st1, "tab 2": st2, "bot": botLine} {
 		if st["verified_tick"] != strconv.Itoa(untilTick) || len(st["verified_hash"]) != 16 {
@@ -207,18 +206,78 @@ func TestBrowserTabsAndBot(t *testing.T) {
 	if st1["player"] == st2["player"] || st1["player"] == botLine["player"] {
 		t.Errorf("players not distinct: tab 1 %s, tab 2 %s, bot %s", st1["player"], st2["player"], botLine["player"])
 	}
+	for i := range tabs {
+		t.Logf("tab %d: ping_ms median %.1f, max %.1f over %d samples; rollbacks %s", i+1, s.median(i), s.max(i), len(s.pings[i]), s.last[i]["rollbacks"])
+	}
+	t.Logf("bot: ping_ms %s, rollbacks %s, max_rollback %s; the tabs' ticks were at most %d apart", botLine["ping_ms"], botLine["rollbacks"], botLine["max_rollback"], s.apart)
 	t.Logf("tick %d: tab 1 %v; tab 2 %v; bot %v", untilTick, st1, st2, botLine)
+	screenshot(t, tab1, "browser.png")
+}
 
-	png, err := chromedp.Run(tab1, chromedp.CaptureScreenshot())
+// samples are the tabs' #status lines read while they play.
+type samples struct {
+	last  [2]map[string]string
+	pings [2][]float64
+	apart int // the largest difference of the two tabs' ticks
+}
+
+// take reads both tabs' #status, failing the test at state=failed, and
+// returns them.
+func (s *samples) take(t *testing.T, tabs []context.Context) [2]map[string]string {
+	t.Helper()
+	var ticks [2]int
+	for i, tb := range tabs {
+		st := status(t, tb)
+		if st["state"] == "failed" {
+			t.Fatalf("tab %d failed: %v", i+1, st)
+		}
+		s.last[i] = st
+		ticks[i] = num(t, st, "tick")
+		if p, err := strconv.ParseFloat(st["ping_ms"], 64); err == nil && st["state"] == "playing" {
+			s.pings[i] = append(s.pings[i], p)
+		}
+	}
+	if s.last[0]["state"] == "playing" && s.last[1]["state"] == "playing" {
+		s.apart = max(s.apart, ticks[0]-ticks[1], ticks[1]-ticks[0])
+	}
+	return s.last
+}
+
+// done says both tabs stopped.
+func (s *samples) done() bool {
+	return s.last[0]["state"] == "done" && s.last[1]["state"] == "done"
+}
+
+func (s *samples) median(i int) float64 {
+	p := slices.Clone(s.pings[i])
+	if len(p) == 0 {
+		return 0
+	}
+	slices.Sort(p)
+	return p[len(p)/2]
+}
+
+func (s *samples) max(i int) float64 {
+	if len(s.pings[i]) == 0 {
+		return 0
+	}
+	return slices.Max(s.pings[i])
+}
+
+// screenshot writes a tab's screenshot to the test's temp dir (and to
+// $REWIND_SCREENSHOTS/name when set).
+func screenshot(t *testing.T, tb context.Context, name string) {
+	t.Helper()
+	png, err := chromedp.Run(tb, chromedp.CaptureScreenshot())
 	if err != nil {
 		t.Fatal(err)
 	}
-	shot := filepath.Join(t.TempDir(), "tab1.png")
+	shot := filepath.Join(t.TempDir(), name)
 	if err := os.WriteFile(shot, png, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("screenshot of tab 1: %s", shot)
+	t.Logf("screenshot: %s", shot)
 	if dir := os.Getenv("REWIND_SCREENSHOTS"); dir != "" { // keep it (docs/)
-		_ = os.WriteFile(filepath.Join(dir, "browser.png"), png, 0o644)
+		_ = os.WriteFile(filepath.Join(dir, name), png, 0o644)
 	}
 }

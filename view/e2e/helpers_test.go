@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -150,7 +151,26 @@ func startDemo(t testing.TB, args ...string) *demo {
 		}
 	}()
 	d.code, d.relay, d.url = vals["room"], vals["relay"], vals["url"]
-	t.Logf("demo ready in %v: room=%s url=%s", time.Since(start).Round(time.Millisecond), d.code, d.url)
+	t.Logf("demo's room up in %v: room=%s url=%s", time.Since(start).Round(time.Millisecond), d.code, d.url)
+	// On a first run for these sources the page says "building" while
+	// the demo builds its wasm.
+	for {
+		resp, err := http.Get(d.url)
+		if err != nil {
+			t.Fatalf("GET %s: %v", d.url, err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if !strings.Contains(string(body), "building") {
+			break
+		}
+		select {
+		case <-timeout:
+			t.Fatalf("the page at %s still says building after 8 minutes; stderr:\n%s", d.url, d.stderr)
+		case <-time.After(time.Second):
+		}
+	}
+	t.Logf("demo ready in %v", time.Since(start).Round(time.Millisecond))
 	if s := d.stderr.String(); strings.Contains(s, "page built") {
 		for _, l := range strings.Split(s, "\n") {
 			if strings.Contains(l, "page built") {

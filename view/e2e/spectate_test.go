@@ -19,6 +19,9 @@ import (
 // of two at most), and at tick 360
 // its verified hash is bot 1's, which stops there; bot 2 plays on until the
 // tab has stopped, so that the match runs while the delayed tab catches up.
+// The tab takes the MessagePort path (?channel=port: the page's thread
+// forwards the data channel's datagrams to the Worker), which browsers
+// that cannot transfer a data channel take.
 func TestTabSpectates(t *testing.T) {
 	const until = 360
 	rewindBin(t) // built before the clock starts (the other tests share it)
@@ -32,7 +35,7 @@ func TestTabSpectates(t *testing.T) {
 	d := startDemo(t, "--players", "2", "--max-players", "2", "--player-timeout", "30s")
 	b := chromium(t)
 	opened := time.Now()
-	spec := tab(t, b, d.url+"?watch="+d.code+"&delay=1s&timeout=30s&until-tick="+strconv.Itoa(until))
+	spec := tab(t, b, d.url+"?watch="+d.code+"&delay=1s&timeout=30s&channel=port&until-tick="+strconv.Itoa(until))
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	bot := func(until int) *player {
@@ -42,6 +45,9 @@ func TestTabSpectates(t *testing.T) {
 	// The tab is in first: had it taken a slot, it would have id 0.
 	st := waitStatus(t, spec, "the server admits the tab", 2*time.Minute, func(st map[string]string) bool { return st["state"] == "spectating" })
 	t.Logf("page open to spectating: %v; %v", time.Since(opened).Round(time.Millisecond), st)
+	if path := eval[string](t, spec, "String(window.rewindChannelPath)"); path != "port" {
+		t.Errorf("with ?channel=port the data channel took the %s path", path)
+	}
 	bot1, bot2 := bot(until), bot(0)
 	st = waitStatus(t, spec, "the tab shows the match", time.Minute, func(st map[string]string) bool { return st["verified_tick"] != "0" })
 	if st["player"] != "-" || st["rollbacks"] != "0" {
