@@ -3,6 +3,7 @@ package relay
 import (
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/rewindnet/rewind/relay/roomdir"
 	"github.com/rewindnet/rewind/relay/roomproto"
@@ -91,9 +92,10 @@ func (h *roomHub) placeOpen(c *roomConn, d *dirAnswer) bool {
 
 // openElsewhere forwards lobby c's open to the relay d placed it at, or
 // refuses it "full" with the fleet's count. h.mu is held.
-func (h *roomHub) openElsewhere(c *roomConn, m *roomproto.Msg, d dirAnswer) {
+func (h *roomHub) openElsewhere(c *roomConn, m *roomproto.Msg, d dirAnswer, now time.Time) {
 	if d.sendTo != "" {
 		h.serving.forwarded++
+		h.chargeOpen(c, now) // caps.go
 		h.cfg.Log.Debug("relay: open placed at another relay", "conn", c.id, "relay", d.sendTo)
 		h.fleet.forward(c, d.sendTo, m)
 		return

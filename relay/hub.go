@@ -23,6 +23,7 @@ type roomHub struct {
 	perAddr map[string]int
 	rooms   map[string]*room
 	guard   roomGuard // pending joiners and failed joins (guard.go)
+	caps    roomCaps  // rooms per address, opens per address (caps.go)
 	stats   hubStats
 	serving serveCounters // rooms opened on demand (serve.go)
 	fleet   *fleetLink    // the other relays, with a roomdir.Redis (fleet.go); else nil
@@ -68,6 +69,7 @@ type roomConn struct {
 	freeSignals int
 	tokens      float64
 	lastMsg     time.Time
+	opens       int // opens placed for this connection (caps.go)
 }
 
 // room is a live room hosted through this relay process.
@@ -104,6 +106,10 @@ type room struct {
 	openedAt time.Time
 
 	admin roomAdmin // what the operator's console shows and set (console.go)
+
+	// capAddr is the address whose RoomsPerAddr the room counts against,
+	// or "" (caps.go).
+	capAddr string
 }
 
 func newRoomHub(cfg RoomConfig) *roomHub {
@@ -367,6 +373,7 @@ func (h *roomHub) host(c *roomConn, m *roomproto.Msg, d dirAnswer, now time.Time
 		return
 	}
 	r := h.newRoom(d.rec, c, m.MaxPlayers, now)
+	h.countRoom(r, c) // caps.go
 	r.migrate = m.Migrate
 	h.send(c, &roomproto.Msg{Type: roomproto.MsgHosted, V: roomproto.Version, Code: r.code, Key: r.key,
 		MaxPlayers: r.maxPlayers, ICE: h.ice(r.code+"-host", now)})
@@ -537,6 +544,7 @@ func (h *roomHub) tick(now time.Time) {
 		}
 	}
 	h.tickGuards(now)
+	h.tickCaps(now)
 	if h.fleet != nil {
 		h.fleet.refresh(now)
 	}

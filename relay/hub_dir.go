@@ -101,11 +101,13 @@ func (h *roomHub) precheck(c *roomConn, m *roomproto.Msg, now time.Time) bool {
 	}
 	switch {
 	case m.Type == roomproto.MsgHost && c.role == roleServer:
-		return h.serverTakes(c, m) // serve.go
+		return h.serverTakes(c, m) && !h.roomsRefused(c, m, false) // serve.go, caps.go
 	case m.Type == roomproto.MsgClaim && c.role == roleServer:
-		return h.serverReclaims(c, m) && !h.throttled(c, m, now) // serve_claim.go
+		return h.serverReclaims(c, m) && !h.roomsRefused(c, m, false) && !h.throttled(c, m, now) // serve_claim.go
 	case m.Type == roomproto.MsgOpen:
-		return h.openPrecheck(c, m)
+		return h.openPrecheck(c, m) && !h.opensRefused(c, m, now) && !h.roomsRefused(c, m, true)
+	case m.Type == roomproto.MsgHost && c.role == roleNone && h.roomsRefused(c, m, false):
+		return false
 	}
 	if m.Type != roomproto.MsgEnd && c.role != roleNone {
 		h.fail(c, m.Type, fmt.Errorf("%w: already in a room", roomproto.ErrBadMessage))

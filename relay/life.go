@@ -37,6 +37,7 @@ func (h *roomHub) endRoom(r *room, now time.Time, why string) {
 // claimant) it ended, for why.
 func (h *roomHub) closeRoom(r *room, why string) {
 	delete(h.rooms, r.code)
+	h.uncountRoom(r) // caps.go
 	msg := &roomproto.Msg{Type: roomproto.MsgEnded, Code: r.code, Reason: why}
 	for _, p := range r.players {
 		if !p.connected {

@@ -24,6 +24,7 @@ const roleServer = roleForward + 1
 type matchServer struct {
 	slots      int
 	onDemand   bool
+	trusted    bool // proved the relay's server token (auth.go)
 	maxPlayers int
 	rooms      map[string]*room
 	pingN      uint64
@@ -183,7 +184,7 @@ func (h *roomHub) open(c *roomConn, m *roomproto.Msg, d dirAnswer, now time.Time
 		return
 	}
 	if d.sendTo != "" || d.others != nil {
-		h.openElsewhere(c, m, d) // fleet_open.go
+		h.openElsewhere(c, m, d, now) // fleet_open.go
 		return
 	}
 	s, servers, slots, used := h.pickServer() // again: the slots may have gone meanwhile
@@ -199,6 +200,7 @@ func (h *roomHub) open(c *roomConn, m *roomproto.Msg, d dirAnswer, now time.Time
 		maxPlayers = s.srv.maxPlayers
 	}
 	r := h.newRoom(d.rec, s, maxPlayers, now)
+	h.chargeOpen(c, now) // caps.go
 	r.onDemand, r.opening, r.opener, r.openedAt = true, true, c, now
 	h.cfg.Log.Debug("relay: room opened on demand", "room", r.code, "server", s.id, "free", s.srv.free())
 	h.send(s, &roomproto.Msg{Type: roomproto.MsgOpen, Code: r.code, Key: r.key, MaxPlayers: r.maxPlayers,

@@ -64,7 +64,9 @@ func (h *roomHub) serverClaim(c *roomConn, m *roomproto.Msg, d dirAnswer, now ti
 		}
 		rec.Code, rec.Key = m.Code, m.Key
 		h.cfg.Log.Debug("relay: match server claimed its room back", "room", m.Code, "conn", c.id, "owner", rec.Owner)
-		h.sendReclaimed(c, h.newRoom(rec, c, maxPlayers, now), now)
+		r := h.newRoom(rec, c, maxPlayers, now)
+		h.countRoom(r, c) // caps.go
+		h.sendReclaimed(c, r, now)
 	}
 }
 

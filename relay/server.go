@@ -110,8 +110,28 @@ type RoomConfig struct {
 	// is told "full".
 	OpenTimeout time.Duration
 	// UnusedTimeout ends a room opened on demand that no player joined
-	// within it (2 min), freeing its match server's slot.
+	// within it (2 min), freeing its match server's slot. (A room joined
+	// whose match never starts is ended by its match server:
+	// rooms.ServeOptions.UnusedTimeout.)
 	UnusedTimeout time.Duration
+	// MaxRooms caps the live rooms of the relay (100,000: about 130 MB);
+	// beyond, a host or an open is refused too_many_rooms.
+	MaxRooms int
+	// RoomsPerAddr caps the live rooms hosted from one IP address
+	// (1,024): a player's host, or a match server's rooms it hosts or
+	// claims back; an authenticated match server's (ServerToken) and
+	// rooms opened on demand (bounded by OpenRate) do not count.
+	RoomsPerAddr int
+	// OpenRate and OpenBurst limit the rooms one IP address (IPv6: per
+	// /64) has opened on demand: a token bucket of OpenBurst (10) filling
+	// at OpenRate per second (0.2: 12 a minute), charged for each open
+	// placed on a match server (an open refused "full" costs nothing).
+	// Beyond, rate_limited.
+	OpenRate  float64
+	OpenBurst int
+	// OpensPerConn caps the opens placed for one connection (4); beyond,
+	// rate_limited.
+	OpensPerConn int
 	// TickInterval is how often the relay's timer runs (250 ms); negative
 	// means no timer goroutine (tests drive the hub's tick themselves).
 	TickInterval time.Duration
@@ -183,6 +203,13 @@ func (c RoomConfig) WithDefaults() RoomConfig {
 	def(&c.ServerSlots, 1024)
 	defD(&c.OpenTimeout, 5*time.Second)
 	defD(&c.UnusedTimeout, 2*time.Minute)
+	def(&c.MaxRooms, 100000)
+	def(&c.RoomsPerAddr, 1024)
+	if c.OpenRate <= 0 {
+		c.OpenRate = 0.2
+	}
+	def(&c.OpenBurst, 10)
+	def(&c.OpensPerConn, 4)
 	defD(&c.TickInterval, 250*time.Millisecond)
 	defD(&c.WriteTimeout, 5*time.Second)
 	if c.Log == nil {

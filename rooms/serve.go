@@ -52,6 +52,12 @@ type ServeOptions struct {
 	// frees a room's slot when its match ends (its last player left):
 	// the relay then remembers the code as ended.
 	OnDemand bool
+	// UnusedTimeout ends a room opened on demand (OnDemand) whose match
+	// has not started within it, whether players joined it at the relay
+	// or not, freeing its slot here and at the relay (default 2 minutes;
+	// negative: never). Rooms opened at start (Rooms, AddRoom) are not
+	// affected.
+	UnusedTimeout time.Duration
 	// Server configures each match. Its MaxPlayers also caps each room at
 	// the relay.
 	Server server.Config
@@ -87,6 +93,8 @@ type Served[I any] struct {
 	codes []string
 	log   *slog.Logger
 
+	unused unusedRooms // rooms opened on demand, until their match starts (unused.go)
+
 	closeOnce sync.Once
 	err       error
 }
@@ -118,6 +126,10 @@ func Serve[I any](ctx context.Context, g rewind.Game[I], opts ServeOptions) (*Se
 		opts.Server.Schema = schema
 	}
 	s := &Served[I]{log: log}
+	s.unused.timeout = opts.UnusedTimeout
+	if s.unused.timeout == 0 {
+		s.unused.timeout = DefaultUnusedTimeout
+	}
 	ready := make(chan struct{}) // the MultiHost exists (or Serve failed)
 	host := func() *rewind.MultiHost[I] {
 		<-ready
@@ -130,8 +142,11 @@ func Serve[I any](ctx context.Context, g rewind.Game[I], opts ServeOptions) (*Se
 			if h == nil {
 				return rewind.ErrClosed
 			}
-			_, err := h.Open(code)
-			return err
+			if _, err := h.Open(code); err != nil {
+				return err
+			}
+			s.unused.add(code, time.Now())
+			return nil
 		},
 		OnEnded: func(code, reason string) {
 			if h := host(); h != nil && h.CloseRoom(code) == nil {
@@ -253,6 +268,7 @@ func (s *Served[I]) Relay() *roomclient.ServedRooms { return s.relay }
 func (s *Served[I]) Run(ctx context.Context) error {
 	done := make(chan struct{})
 	defer close(done)
+	go s.sweepUnused(done)
 	go func() {
 		select {
 		case <-s.relay.Done():

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"time"
 
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/rooms"
@@ -39,7 +40,7 @@ func serveRooms[I any](ctx context.Context, g rewind.Game[I], o roomServe, stdou
 	s, err := rooms.Serve(hctx, g, rooms.ServeOptions{
 		Relay: o.rooms.relay, Relays: o.rooms.more, Reconnect: o.rooms.reconnect,
 		Rooms: o.multi.rooms, Codes: codes, MaxMatches: o.multi.maxMatches,
-		Workers: o.multi.workers, TickPhases: o.multi.tickPhases, OnDemand: o.rooms.onDemand, Server: o.server, Log: o.game.logger(log),
+		Workers: o.multi.workers, TickPhases: o.multi.tickPhases, OnDemand: o.rooms.onDemand, UnusedTimeout: unusedTimeout(o.rooms.unused), Server: o.server, Log: o.game.logger(log),
 		UDP: udp, UDPConfig: o.udpConfig,
 	})
 	cancel()
@@ -112,4 +113,13 @@ func (v servedStats[I]) Stats() rewind.HostStats {
 	h.Match.Players = st.Players
 	h.Peers = v.s.Relay().Conn().Peers()
 	return h
+}
+
+// unusedTimeout is --unused-timeout as rooms.ServeOptions takes it (0:
+// never, which the option spells negative).
+func unusedTimeout(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
 }

@@ -27,6 +27,7 @@ type roomFlags struct {
 	reconnect time.Duration
 	migrate   bool
 	onDemand  bool
+	unused    time.Duration // --unused-timeout
 }
 
 // split takes --relay's comma-separated list apart: the first URL stays
@@ -38,6 +39,9 @@ func (r *roomFlags) split() error {
 	}
 	if len(urls) > 0 {
 		r.relay, r.more = urls[0], urls[1:]
+	}
+	if r.unused < 0 {
+		return usageError{errors.New("--unused-timeout must not be negative")}
 	}
 	if r.reconnect < 0 {
 		return usageError{errors.New("--relay-reconnect must not be negative")}
@@ -51,6 +55,7 @@ func (r *roomFlags) add(fs *flag.FlagSet) {
 	fs.DurationVar(&r.timeout, "relay-timeout", 15*time.Second, "with --relay: give up when the relay has not hosted the room within this long")
 	fs.BoolVar(&r.migrate, "host-migration", false, "with --relay (one URL or a list, not with --rooms, --max-matches or --on-demand): when this server goes (killed, hung, stopped), the match goes on at one of its players (rewind play --join), from its last verified tick; without it, stopping ends the room's match")
 	fs.BoolVar(&r.onDemand, "on-demand", false, "with --relay: a match server that also opens rooms when the relay asks (a lobby ran rewind open), up to --max-matches (default 64) at once through one relay connection; a room whose match ended frees its slot")
+	fs.DurationVar(&r.unused, "unused-timeout", rooms.DefaultUnusedTimeout, "with --on-demand: a room opened on demand whose match has not started within this long ends, joined or not, and its slot is free again (0: never)")
 	fs.StringVar(&r.room, "room", "", "with --relay: propose this room code (6 to 12 characters of 23456789ABCDEFGHJKLMNPQRSTUVWXYZ; default: the relay picks one); with --rooms: the first room's code")
 }
 

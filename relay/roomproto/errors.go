@@ -50,4 +50,8 @@ var (
 	// server could take: none registered for it, or every one's slots
 	// are in use (or the one asked refused or did not answer).
 	ErrFull = errors.New("relay: no match server has a free slot")
+	// ErrTooManyRooms indicates a relay that refuses a new room because it
+	// holds as many rooms as it takes (RoomConfig.MaxRooms), or the host's
+	// address does (RoomConfig.RoomsPerAddr).
+	ErrTooManyRooms = errors.New("relay: too many rooms")
 )

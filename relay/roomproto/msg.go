@@ -31,7 +31,7 @@ package roomproto
 //
 // Errors come as {"type":"error","error":CODE,"re":TYPE,"reason":TEXT}.
 // no_room, room_full, room_busy, room_ended, bad_key, code_taken, bad_code,
-// no_player leave the connection open; bad_message, bad_version,
+// no_player, full, too_many_rooms leave the connection open; bad_message, bad_version,
 // too_large, rate_limited, too_many_conns, slow, host_gone and idle are followed by a close
 // of that connection (status 1008, or 1009 for too_large) with the reason.
 //
@@ -153,6 +153,7 @@ const (
 	ErrCodeIdle         = "idle"
 	ErrCodeJoinTimeout  = "join_timeout"
 	ErrCodeFull         = "full"
+	ErrCodeTooManyRooms = "too_many_rooms"
 )
 
 // roomErrs maps error codes to the package's errors.
@@ -175,6 +176,7 @@ var roomErrs = map[string]error{
 	ErrCodeIdle:         ErrRelayClosed,
 	ErrCodeJoinTimeout:  ErrJoinTimeout,
 	ErrCodeFull:         ErrFull,
+	ErrCodeTooManyRooms: ErrTooManyRooms,
 }
 
 // Error is an "error" message received from the relay. It unwraps to
