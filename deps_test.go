@@ -15,14 +15,15 @@ import (
 	"testing"
 )
 
-// The light core: what a game that never hosts a room links. These
+// The light core: what a game that never hosts a room links (and the
+// many-matches runtime, package host). These
 // packages (with their subpackages where "/..." says so; package
 // transport and transport/udp, not transport/webrtc) must not depend on a heavy
 // dependency; docs/benchmarks.md, "Dependencies of a minimal game", has
 // the figures.
 var lightPackages = []string{
 	".", "./examples/tiny", "./examples/udpmatch", "./examples/replay", "./games/...", "./replay", "./world/...", "./codec/...", "./game/...",
-	"./server/...", "./client/...", "./transport", "./transport/udp", "./fixed",
+	"./server/...", "./client/...", "./transport", "./transport/udp", "./fixed", "./host",
 }
 
 // enginePackages must not depend on package fixed: it is the games' math,

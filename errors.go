@@ -1,8 +1,6 @@
 package rewind
 
 import (
-	"errors"
-
 	"github.com/rewindnet/rewind/client"
 	"github.com/rewindnet/rewind/transport/udp"
 )
@@ -51,15 +49,4 @@ var (
 	// server's socket said bye or went silent past the idle timeout
 	// (UDPConfig.IdleTimeout).
 	ErrPeerGone = udp.ErrPeerGone
-
-	// ErrBadRoom indicates a room code that is not 6 to 12 characters of
-	// the room-code alphabet (relay/roomcode; MultiHost.Open).
-	ErrBadRoom = errors.New("rewind: bad room code")
-	// ErrRoomTaken indicates a room code a MultiHost already has open.
-	ErrRoomTaken = errors.New("rewind: room code taken")
-	// ErrTooManyMatches indicates a MultiHost that holds
-	// MultiHostOptions.MaxMatches rooms already.
-	ErrTooManyMatches = errors.New("rewind: too many matches")
-	// ErrNoRoom indicates a room code no room of the MultiHost has.
-	ErrNoRoom = errors.New("rewind: no such room")
 )

@@ -81,7 +81,7 @@ const (
 	// ReasonCookie: the rejoin cookie is unknown or expired.
 	ReasonCookie = codec.ReasonCookie
 	// ReasonNoRoom: no match of the server has the room code asked for
-	// (a MultiHost).
+	// (a host.Multi).
 	ReasonNoRoom = codec.ReasonNoRoom
 )
 

@@ -60,7 +60,7 @@ type Config struct {
 	// and what the game kept for it.
 	Cookie []byte
 	// Room, if set, is the code of the room (the match) to join on a
-	// server that hosts many matches on one socket (rewind.MultiHost):
+	// server that hosts many matches on one socket (host.Multi):
 	// 6 characters, sent in every hello (codec.Hello.Room). A server
 	// with one match ignores it. New refuses a Room that is not 6
 	// printable ASCII characters.

@@ -31,7 +31,7 @@ const CookieSize = 16
 // ran. A server older than it drops such a hello as malformed.
 //
 // The room code (flag bit 1) was added within version 1: a server that
-// hosts many matches on one socket (rewind.MultiHost) sends the hello to
+// hosts many matches on one socket (host.Multi) sends the hello to
 // the match of that room; a server with one match ignores it. A server
 // older than the room code refuses such a hello as malformed (it is
 // dropped, and the client times out).

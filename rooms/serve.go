@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/host"
 	"github.com/rewindnet/rewind/relay/roomclient"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport"
@@ -45,7 +46,7 @@ type ServeOptions struct {
 	// Workers is how many goroutines run the matches' updates (default
 	// one per core), however many matches there are.
 	Workers int
-	// TickPhases is MultiHostOptions.TickPhases (default 4).
+	// TickPhases is host.Options.TickPhases (default 4).
 	TickPhases int
 	// OnDemand lets the relay open rooms here when lobbies ask for one
 	// (roomclient.OpenRoom, `rewind open`), while slots are free. It also
@@ -65,12 +66,12 @@ type ServeOptions struct {
 	WebRTC webrtc.Config
 	// UDP, if set, also takes players on a UDP socket at this address
 	// ("127.0.0.1:0" picks a free port; UDPAddr says which), one port for
-	// every match, as rewind.HostUDPMulti's: a player there picks its
+	// every match, as host.ListenUDP's: a player there picks its
 	// room by the code in its hello (rewind play --connect HOST:PORT
 	// --room CODE), and plays in the same match as the room's WebRTC
 	// players.
 	UDP string
-	// UDPConfig configures that socket (its defaults as HostUDPMulti's).
+	// UDPConfig configures that socket (its defaults as host.ListenUDP's).
 	UDPConfig udp.Config
 	// Log, if set, gets the matches' events (each room's lines carry
 	// room=CODE), players' data channels opening and closing, and the
@@ -78,17 +79,17 @@ type ServeOptions struct {
 	Log *slog.Logger
 }
 
-// Served is a match server: a rewind.MultiHost (Run, Open, CloseRoom,
+// Served is a match server: a host.Multi (Run, Open, CloseRoom,
 // Stats, Rooms and the rest are its) whose rooms are rooms of a relay,
 // registered through one relay connection, with one WebRTC host (one UDP
 // port) for every player of every room. A player's datagrams go to the
 // match of the room it joined at the relay (roomclient.RoomOfPeer); matches
-// run on the MultiHost's workers, not a goroutine each. A room the relay
+// run on the host.Multi's workers, not a goroutine each. A room the relay
 // ends (its key's end, unused after being opened on demand) closes here;
 // a room that closes here (CloseRoom, a finished match with OnDemand,
 // Close) is ended at the relay, freeing its slot there.
 type Served[I any] struct {
-	*rewind.MultiHost[I]
+	*host.Multi[I]
 	relay *roomclient.ServedRooms
 	codes []string
 	log   *slog.Logger
@@ -116,7 +117,7 @@ func Serve[I any](ctx context.Context, g rewind.Game[I], opts ServeOptions) (*Se
 		}
 	}
 	if opts.Rooms > slots {
-		return nil, fmt.Errorf("rooms: serve: %d rooms over %d matches at most: %w", opts.Rooms, slots, rewind.ErrTooManyMatches)
+		return nil, fmt.Errorf("rooms: serve: %d rooms over %d matches at most: %w", opts.Rooms, slots, host.ErrTooManyMatches)
 	}
 	if opts.Server.Schema == nil {
 		schema, err := register(g)
@@ -130,15 +131,15 @@ func Serve[I any](ctx context.Context, g rewind.Game[I], opts ServeOptions) (*Se
 	if s.unused.timeout == 0 {
 		s.unused.timeout = DefaultUnusedTimeout
 	}
-	ready := make(chan struct{}) // the MultiHost exists (or Serve failed)
-	host := func() *rewind.MultiHost[I] {
+	ready := make(chan struct{}) // the host.Multi exists (or Serve failed)
+	multi := func() *host.Multi[I] {
 		<-ready
-		return s.MultiHost
+		return s.Multi
 	}
 	sr, err := roomclient.ServeRooms(ctx, roomclient.ServeOptions{
 		URL: opts.Relay, Slots: slots, OnDemand: opts.OnDemand, MaxPlayers: opts.Server.MaxPlayers, WebRTC: opts.WebRTC,
 		OnOpen: func(code string) error {
-			h := host()
+			h := multi()
 			if h == nil {
 				return rewind.ErrClosed
 			}
@@ -149,7 +150,7 @@ func Serve[I any](ctx context.Context, g rewind.Game[I], opts ServeOptions) (*Se
 			return nil
 		},
 		OnEnded: func(code, reason string) {
-			if h := host(); h != nil && h.CloseRoom(code) == nil {
+			if h := multi(); h != nil && h.CloseRoom(code) == nil {
 				log.Info("room ended at the relay", "room", code, "reason", reason)
 			}
 		},
@@ -171,7 +172,7 @@ func Serve[I any](ctx context.Context, g rewind.Game[I], opts ServeOptions) (*Se
 		close(ready)
 		return nil, err
 	}
-	mh, err := rewind.NewMultiHost(g, conn, rewind.MultiHostOptions{
+	mh, err := host.NewMulti(g, conn, host.Options{
 		HostOptions: rewind.HostOptions{Server: opts.Server, Log: log},
 		MaxMatches:  min(slots, sr.Slots()),
 		Workers:     opts.Workers,
@@ -184,7 +185,7 @@ func Serve[I any](ctx context.Context, g rewind.Game[I], opts ServeOptions) (*Se
 		close(ready)
 		return nil, err
 	}
-	s.MultiHost = mh
+	s.Multi = mh
 	close(ready)
 	for i := range opts.Rooms {
 		want := ""
@@ -242,13 +243,13 @@ func serveConn(sr *roomclient.ServedRooms, slots int, opts ServeOptions) (transp
 // AddRoom registers one more room with the relay (code if given, else
 // one the relay draws) and opens its match; it returns the code. It fails
 // with the relay's error (roomproto.ErrFull when every slot is in use,
-// roomproto.ErrCodeTaken, ...) or the MultiHost's.
+// roomproto.ErrCodeTaken, ...) or the host.Multi's.
 func (s *Served[I]) AddRoom(ctx context.Context, code string) (string, error) {
 	code, err := s.relay.Host(ctx, code)
 	if err != nil {
 		return "", err
 	}
-	if _, err := s.MultiHost.Open(code); err != nil {
+	if _, err := s.Multi.Open(code); err != nil {
 		s.relay.End(code)
 		return "", err
 	}
@@ -261,7 +262,7 @@ func (s *Served[I]) Codes() []string { return s.codes }
 // Relay returns the relay connection (its slots, keys, Done channel).
 func (s *Served[I]) Relay() *roomclient.ServedRooms { return s.relay }
 
-// Run drives every match until ctx is done (see rewind.MultiHost.Run),
+// Run drives every match until ctx is done (see host.Multi.Run),
 // and logs the relay connection's end for good (with Reconnect, once no
 // relay answered for that long) if it comes first: players in the
 // matches play on, new ones cannot join by code.
@@ -277,12 +278,12 @@ func (s *Served[I]) Run(ctx context.Context) error {
 		case <-done:
 		}
 	}()
-	return s.MultiHost.Run(ctx)
+	return s.Multi.Run(ctx)
 }
 
 // Close says goodbye to the players of every match, ends every room at
 // the relay, leaves it and closes the WebRTC host.
 func (s *Served[I]) Close() error {
-	s.closeOnce.Do(func() { s.err = s.MultiHost.Close() })
+	s.closeOnce.Do(func() { s.err = s.Multi.Close() })
 	return s.err
 }

@@ -20,7 +20,7 @@ import (
 	"github.com/rewindnet/rewind/world"
 )
 
-// tickHashes collects the hashes of every match of a MultiHost by tick
+// tickHashes collects the hashes of every match of a host.Multi by tick
 // (the matches share one server.Config, so one OnTick).
 type tickHashes struct {
 	mu sync.Mutex

@@ -159,8 +159,8 @@ type Config struct {
 	// at now, tick 0's time is TickOrigin(now) instead of now (tick n
 	// is due n tick periods after it). It should return a time in
 	// (now − one tick period, now]; one outside is taken as now. A
-	// MultiHost sets it so that its rooms' ticks fall on a few instants
-	// a tick that they share (MultiHostOptions.TickPhases).
+	// host.Multi sets it so that its rooms' ticks fall on a few instants
+	// a tick that they share (host.Options.TickPhases).
 	TickOrigin func(now time.Time) time.Time
 }
 

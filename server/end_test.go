@@ -45,7 +45,7 @@ func TestEndLingers(t *testing.T) {
 		}
 		r.run(10 * time.Millisecond)
 		if d := r.srv.NextDeadline(); !d.After(r.now) {
-			// A driver (Host.Run, MultiHost) would spin.
+			// A driver (Host.Run, host.Multi) would spin.
 			t.Fatalf("after the end, the next deadline %v is not after now %v", d.Sub(t0), r.now.Sub(t0))
 		}
 		for _, b := range recvAll(acker) {

@@ -13,7 +13,7 @@ import (
 )
 
 // stampConn is a server's SimConn that says every datagram arrived at at
-// (transport.Stamped), as a MultiHost's room queue does for the datagrams
+// (transport.Stamped), as a host.Multi's room queue does for the datagrams
 // that waited there.
 type stampConn struct {
 	*transport.SimConn
@@ -26,7 +26,7 @@ func (c *stampConn) RecvStamped(p []byte) (int, transport.Addr, time.Time, error
 }
 
 // TestStampedInputMargin: an input that waited between its arrival and
-// the Update that handles it (in a MultiHost, until its room's tick) is
+// the Update that handles it (in a host.Multi, until its room's tick) is
 // measured as of its arrival when the Conn says when that was
 // (transport.Stamped): the margin the player is told is the network's,
 // not the wait's. A stamp before the previous Update counts as that

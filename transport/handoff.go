@@ -9,7 +9,7 @@ type Handler func(from Addr, p []byte, at time.Time)
 
 // Handoff is implemented by a server-side Conn whose reader goroutine can
 // hand each datagram to a Handler instead of queueing it for Recv
-// (udp.Server). A consumer that routes datagrams elsewhere (a MultiHost,
+// (udp.Server). A consumer that routes datagrams elsewhere (a host.Multi,
 // to its rooms' queues) saves the queue's copy and, more, waking a
 // goroutine of its own for every batch read: the reader does the routing.
 type Handoff interface {

@@ -83,7 +83,7 @@ type Conn interface {
 }
 
 // Stamped is implemented by a Conn whose datagrams may wait a while
-// between their arrival and Recv: a MultiHost's room queue, where inputs
+// between their arrival and Recv: a host.Multi's room queue, where inputs
 // wait for their room's next tick. RecvStamped is Recv with the time the
 // datagram arrived (the zero Time when unknown), so that a server that
 // measures how early inputs come, or how long an ack took, measures the

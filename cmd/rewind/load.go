@@ -70,7 +70,7 @@ func (f *fleetFlags) add(fs *flag.FlagSet) {
 	fs.StringVar(&f.steps, "steps", "", "comma-separated match counts to measure (default 1, 10, 100, ... below --matches, and --matches)")
 	fs.IntVar(&f.procs, "bot-procs", 4, "child processes running the load bots, each on its own 127.0.0.x address")
 	fs.IntVar(&f.workers, "workers", 0, "the server's worker goroutines (default one per core)")
-	fs.IntVar(&f.tickPhases, "tick-phases", 0, "instants a tick the matches' ticks share (MultiHostOptions.TickPhases; default 4, -1: each its own)")
+	fs.IntVar(&f.tickPhases, "tick-phases", 0, "instants a tick the matches' ticks share (host.Options.TickPhases; default 4, -1: each its own)")
 	fs.BoolVar(&f.raw, "raw", true, "also measure a raw socket loop at the last step, for vs_raw")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the last step's measured window (the server process) to this file")
 	fs.StringVar(&f.botServer, "bot-server", "", "internal: run as a bot process of bench fleet, against this server")

@@ -7,6 +7,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/host"
 )
 
 // dropReason is a reason a UDP host drops a datagram it read, a label
@@ -16,13 +17,13 @@ type dropReason struct {
 	name string
 	// host reads the count from a host's stats (one match or many).
 	host func(s rewind.HostStats) uint64
-	// multi, when set, reads it from a MultiHost's stats instead; such a
+	// multi, when set, reads it from a host.Multi's stats instead; such a
 	// reason exists only with serve --rooms.
-	multi func(s rewind.MultiHostStats) uint64
+	multi func(s host.Stats) uint64
 }
 
 // dropReasons are every reason, in the order printed: the socket's
-// (transport), then the match's, then the router's (MultiHost only).
+// (transport), then the match's, then the router's (host.Multi only).
 var dropReasons = []dropReason{
 	{name: "malformed", host: func(s rewind.HostStats) uint64 { return s.UDP.Malformed }},
 	{name: "unknown_session", host: func(s rewind.HostStats) uint64 { return s.UDP.UnknownConn }},
@@ -32,9 +33,9 @@ var dropReasons = []dropReason{
 	{name: "throttled", host: func(s rewind.HostStats) uint64 { return s.UDP.Throttled }},
 	{name: "queue_full", host: func(s rewind.HostStats) uint64 { return s.UDP.QueueDropped }},
 	{name: "match_malformed", host: func(s rewind.HostStats) uint64 { return s.Total.BadDatagrams }},
-	{name: "unrouted", multi: func(s rewind.MultiHostStats) uint64 { return s.Unrouted }},
-	{name: "no_room", multi: func(s rewind.MultiHostStats) uint64 { return s.NoRoom }},
-	{name: "match_queue_full", multi: func(s rewind.MultiHostStats) uint64 { return s.QueueDropped }},
+	{name: "unrouted", multi: func(s host.Stats) uint64 { return s.Unrouted }},
+	{name: "no_room", multi: func(s host.Stats) uint64 { return s.NoRoom }},
+	{name: "match_queue_full", multi: func(s host.Stats) uint64 { return s.QueueDropped }},
 }
 
 // dropHelp is udp_dropped_datagrams_total's help.
@@ -44,15 +45,15 @@ const dropHelp = "UDP datagrams read and dropped, by reason: malformed (UDP fram
 	"and with --rooms unrouted (a peer's first datagram not a hello), no_room (a hello for no room; answered with a refusal), match_queue_full."
 
 // registerDropMetrics exports udp_dropped_datagrams_total{reason} for a
-// host (multi nil) or a MultiHost (the router's reasons too), and
+// host (one; multi nil) or a host.Multi (the router's reasons too), and
 // udp_retries_total (hellos without a token, answered statelessly: what
 // a hello flood from many ports mostly shows as).
-func registerDropMetrics(reg *prometheus.Registry, host func() rewind.HostStats, multi func() rewind.MultiHostStats) {
+func registerDropMetrics(reg *prometheus.Registry, one func() rewind.HostStats, multi func() host.Stats) {
 	for _, r := range dropReasons {
 		var fn func() float64
 		switch {
 		case r.multi == nil:
-			fn = func() float64 { return float64(r.host(host())) }
+			fn = func() float64 { return float64(r.host(one())) }
 		case multi != nil:
 			fn = func() float64 { return float64(r.multi(multi())) }
 		default:
@@ -64,13 +65,13 @@ func registerDropMetrics(reg *prometheus.Registry, host func() rewind.HostStats,
 		}, fn))
 	}
 	registerFuncs(reg, map[string]metricFunc{
-		"udp_retries_total": {"Hellos without a valid retry token, answered with a RETRY (no state kept).", func() float64 { return float64(host().UDP.Retries) }},
+		"udp_retries_total": {"Hellos without a valid retry token, answered with a RETRY (no state kept).", func() float64 { return float64(one().UDP.Retries) }},
 	}, nil)
 }
 
 // dropCounts returns the datagrams dropped by reason between two samples
-// of a MultiHost's stats (bench flood), in dropReasons' order.
-func dropCounts(before, after rewind.MultiHostStats) []uint64 {
+// of a host.Multi's stats (bench flood), in dropReasons' order.
+func dropCounts(before, after host.Stats) []uint64 {
 	out := make([]uint64, len(dropReasons))
 	for i, r := range dropReasons {
 		if r.multi != nil {
@@ -101,8 +102,8 @@ func formatDrops(counts []uint64) string {
 	return b.String()
 }
 
-// multiAsHost is a MultiHost's stats as a one-match host's (the totals
+// multiAsHost is a host.Multi's stats as a one-match host's (the totals
 // and the socket's counters).
-func multiAsHost(s rewind.MultiHostStats) rewind.HostStats {
+func multiAsHost(s host.Stats) rewind.HostStats {
 	return rewind.HostStats{Matches: s.Matches, Running: s.Running > 0, Total: s.Total, UDP: s.UDP, RefusedBy: s.RefusedBy}
 }

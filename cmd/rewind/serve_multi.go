@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/host"
 	"github.com/rewindnet/rewind/relay/roomcode"
 	"github.com/rewindnet/rewind/transport/udp"
 )
@@ -69,7 +70,7 @@ type logStatusFunc func(ctx context.Context, fn func()) (stop func())
 // --http, and at the end one key=value line of totals.
 func serveMulti[I any](ctx context.Context, g rewind.Game[I], o multiServe, stdout io.Writer, log *slog.Logger) error {
 	rooms := max(o.multi.rooms, 1)
-	h, err := rewind.HostUDPMulti(g, o.udp, rewind.MultiHostOptions{
+	h, err := host.ListenUDP(g, o.udp, host.Options{
 		HostOptions: o.opts,
 		MaxMatches:  max(o.multi.maxMatches, rooms),
 		Workers:     o.multi.workers,
@@ -144,26 +145,26 @@ func serveMulti[I any](ctx context.Context, g rewind.Game[I], o multiServe, stdo
 // ms is d in milliseconds with two decimals.
 func ms(d time.Duration) string { return strconv.FormatFloat(float64(d)/1e6, 'f', 2, 64) }
 
-// registerMultiMetrics exports a MultiHost's counters: the per-process
+// registerMultiMetrics exports a host.Multi's counters: the per-process
 // totals of registerUDPHostCounters, the rooms, running matches and
 // players, and the players of the 5 fullest matches (rank 1..5), never a
 // label per room code, so the series stay bounded however many matches
 // come and go.
-func registerMultiMetrics[I any](reg *prometheus.Registry, h *rewind.MultiHost[I]) {
+func registerMultiMetrics[I any](reg *prometheus.Registry, h *host.Multi[I]) {
 	asHost := func() rewind.HostStats { return multiAsHost(h.Stats()) }
 	registerUDPHostCounters(reg, asHost, h.Conn().(*udp.Server))
 	registerDropMetrics(reg, asHost, h.Stats)
-	st := func(f func(s rewind.MultiHostStats) float64) func() float64 {
+	st := func(f func(s host.Stats) float64) func() float64 {
 		return func() float64 { return f(h.Stats()) }
 	}
 	registerFuncs(reg, map[string]metricFunc{
-		"no_room_refusals_total":    {"Hellos refused because no room had their code.", st(func(s rewind.MultiHostStats) float64 { return float64(s.NoRoom) })},
-		"unrouted_datagrams_total":  {"Datagrams of peers no match knew that were not a hello, dropped.", st(func(s rewind.MultiHostStats) float64 { return float64(s.Unrouted) })},
-		"match_queue_dropped_total": {"Datagrams dropped because their match's queue was full.", st(func(s rewind.MultiHostStats) float64 { return float64(s.QueueDropped) })},
+		"no_room_refusals_total":    {"Hellos refused because no room had their code.", st(func(s host.Stats) float64 { return float64(s.NoRoom) })},
+		"unrouted_datagrams_total":  {"Datagrams of peers no match knew that were not a hello, dropped.", st(func(s host.Stats) float64 { return float64(s.Unrouted) })},
+		"match_queue_dropped_total": {"Datagrams dropped because their match's queue was full.", st(func(s host.Stats) float64 { return float64(s.QueueDropped) })},
 	}, map[string]metricFunc{
-		"rooms":   {"Rooms open, each with its match.", st(func(s rewind.MultiHostStats) float64 { return float64(s.Rooms) })},
-		"matches": {"Matches running.", st(func(s rewind.MultiHostStats) float64 { return float64(s.Running) })},
-		"players": {"Players in all matches.", st(func(s rewind.MultiHostStats) float64 { return float64(s.Players) })},
+		"rooms":   {"Rooms open, each with its match.", st(func(s host.Stats) float64 { return float64(s.Rooms) })},
+		"matches": {"Matches running.", st(func(s host.Stats) float64 { return float64(s.Running) })},
+		"players": {"Players in all matches.", st(func(s host.Stats) float64 { return float64(s.Players) })},
 		"tick_lag_p99_seconds": {"The 99th percentile of how late a match's tick started after it was due, since the start.", func() float64 {
 			lag := h.TickLag()
 			return lag.Quantile(0.99).Seconds()

@@ -17,7 +17,7 @@ import (
 // connection (`rewind serve --relay URL --rooms N [--max-matches M]
 // [--on-demand]`, or --relay URL,URL,...: the relays of a fleet, tried in
 // turn when the relay connection drops): a rooms.Serve match server, its
-// matches on one WebRTC port and the MultiHost's workers (like serve
+// matches on one WebRTC port and the host.Multi's workers (like serve
 // --rooms on UDP), with --udp also on one UDP port (players pick the room by its code: play
 // --connect HOST:PORT --room CODE). It opens --rooms rooms at start (the
 // first the --room code, if given) and prints udp=HOST:PORT with --udp,

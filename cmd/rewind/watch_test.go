@@ -187,7 +187,7 @@ func TestPlayToTheEnd(t *testing.T) {
 }
 
 // TestPlayToTheEndRooms: `serve --rooms` stopped on purpose (--duration)
-// ends its rooms' matches the same way (MultiHost.End): two players of a
+// ends its rooms' matches the same way (host.Multi.End): two players of a
 // room both end at the match's last tick, exit 0, with the same hash.
 func TestPlayToTheEndRooms(t *testing.T) {
 	udp, _, stop := startServe(t, "--udp", "127.0.0.1:0", "--grid", "32", "--rooms", "2", "--room", "k3f9qx",

@@ -6,16 +6,17 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/host"
 	"github.com/rewindnet/rewind/internal/testgame"
 	"github.com/rewindnet/rewind/internal/testutil"
 	"github.com/rewindnet/rewind/server"
 )
 
-// TestRun: two load bots join a room of a MultiHost on 127.0.0.1 and
+// TestRun: two load bots join a room of a host.Multi on 127.0.0.1 and
 // play: the match runs with both, and its player-ticks grow.
 func TestRun(t *testing.T) {
 	testutil.SkipSockets(t)
-	h, err := rewind.HostUDPMulti[testgame.Input](&testgame.Game{}, "127.0.0.1:0", rewind.MultiHostOptions{
+	h, err := host.ListenUDP[testgame.Input](&testgame.Game{}, "127.0.0.1:0", host.Options{
 		HostOptions: rewind.HostOptions{Server: server.Config{StartPlayers: 2, MaxPlayers: 2}},
 		MaxMatches:  1,
 	})

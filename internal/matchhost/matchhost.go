@@ -31,6 +31,11 @@ func Members(conn transport.Conn) []transport.Conn {
 	return out
 }
 
+// TickPeriod returns the tick period of a game (game.RateOf).
+func TickPeriod(g any) time.Duration {
+	return time.Second / time.Duration(game.RateOf(g))
+}
+
 // Setup registers g's schema into cfg unless it has one, and returns
 // log, or a logger that discards, when log is nil.
 func Setup[I any](g game.Game[I], cfg server.Config, log *slog.Logger) (server.Config, *slog.Logger, error) {
@@ -78,7 +83,7 @@ type Host[I any] struct {
 
 // Init sets m up and creates its first match.
 func (m *Host[I]) Init(g game.Game[I], cfg server.Config, conn transport.Conn, log *slog.Logger) error {
-	*m = Host[I]{g: g, cfg: cfg, conn: conn, Log: log, Period: time.Second / time.Duration(game.RateOf(g))}
+	*m = Host[I]{g: g, cfg: cfg, conn: conn, Log: log, Period: TickPeriod(g)}
 	return m.newMatch()
 }
 
@@ -228,7 +233,7 @@ func (t *RefuseTap) Send(to transport.Addr, p []byte) error {
 }
 
 // RecvStamped implements transport.Stamped: the Conn's arrival times when
-// it has them (a MultiHost's room queue), else the zero Time.
+// it has them (a host.Multi's room queue), else the zero Time.
 func (t *RefuseTap) RecvStamped(p []byte) (int, transport.Addr, time.Time, error) {
 	if c, ok := t.Conn.(transport.Stamped); ok {
 		return c.RecvStamped(p)

@@ -32,9 +32,9 @@ var sysRecvmmsg uintptr = unix.SYS_RECVMMSG
 // Like sendmmsg (udpBatchSys), recvmmsg is a raw system call
 // (unix.RawSyscall6: non-blocking, EAGAIN lets the poller wait): as an
 // ordinary one, the runtime's monitor (sysmon) kept waking every 20 µs
-// to watch it, 10 % of a MultiHost's CPU at 100 matches (bench fleet on a
+// to watch it, 10 % of a host.Multi's CPU at 100 matches (bench fleet on a
 // quiet machine: 19.8-21.5 against 17.0-19.6 µs per player-tick, ABBA).
-// (With the MultiHost's earlier dispatcher, the raw call measured
+// (With the host.Multi's earlier dispatcher, the raw call measured
 // dearer instead: docs/benchmarks.md.)
 type udpReadSys struct {
 	raw   syscall.RawConn // nil: recvmmsg is not used (readOne instead)

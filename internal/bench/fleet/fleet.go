@@ -1,5 +1,5 @@
 // Package fleet is `rewind bench fleet`: M matches × P load bots on one
-// UDP port (a MultiHost on 127.0.0.1, the bots in child processes): the
+// UDP port (a host.Multi on 127.0.0.1, the bots in child processes): the
 // server's CPU per player-tick as the matches grow, tick jitter and
 // memory, and at the last step the same datagrams through a raw socket
 // loop (vs_raw). Its Rig is what bench flood measures too.
@@ -28,7 +28,7 @@ type Config struct {
 	Steps []int
 	// Players is the load bots per match; Procs the child processes
 	// running them; Workers the server's worker goroutines (0: one per
-	// core); TickPhases MultiHostOptions.TickPhases.
+	// core); TickPhases host.Options.TickPhases.
 	Players, Procs, Workers, TickPhases int
 	// Window is each step's measured window (after a 1 s warm-up).
 	Window time.Duration

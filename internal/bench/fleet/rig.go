@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/host"
 	"github.com/rewindnet/rewind/internal/bench"
 	"github.com/rewindnet/rewind/internal/cputime"
 	"github.com/rewindnet/rewind/internal/testgame"
@@ -23,7 +24,7 @@ type RigConfig struct {
 	// Matches is the rooms opened, Players the load bots in each, Procs
 	// the child processes running them.
 	Matches, Players, Procs int
-	// Workers and TickPhases are the MultiHost's (0: its defaults).
+	// Workers and TickPhases are the host.Multi's (0: its defaults).
 	Workers, TickPhases int
 	// UDP is the host's socket configuration.
 	UDP udp.Config
@@ -33,12 +34,12 @@ type RigConfig struct {
 	Log io.Writer
 }
 
-// Rig is a MultiHost on 127.0.0.1 with its rooms, each with its match of
+// Rig is a host.Multi on 127.0.0.1 with its rooms, each with its match of
 // load bots, the bots in child processes: what bench fleet measures at
 // each step and bench flood in each phase.
 type Rig struct {
-	// Host is the MultiHost; Addr its UDP address.
-	Host *rewind.MultiHost[testgame.Input]
+	// Host is the host.Multi; Addr its UDP address.
+	Host *host.Multi[testgame.Input]
 	Addr netip.AddrPort
 	// Want is the players in all.
 	Want   int
@@ -54,7 +55,7 @@ func StartRig(cfg RigConfig) (_ *Rig, err error) {
 	m, players := cfg.Matches, cfg.Players
 	ucfg := cfg.UDP
 	ucfg.MaxUnprovenPerIP = 64 // the bots' handshakes come 16 at a time per address
-	h, err := rewind.HostUDPMulti[testgame.Input](&testgame.Game{}, "127.0.0.1:0", rewind.MultiHostOptions{
+	h, err := host.ListenUDP[testgame.Input](&testgame.Game{}, "127.0.0.1:0", host.Options{
 		HostOptions: rewind.HostOptions{Server: server.Config{StartPlayers: players, MaxPlayers: players}, UDP: ucfg},
 		MaxMatches:  m,
 		Workers:     cfg.Workers,
@@ -137,8 +138,8 @@ func (r *Rig) Close() {
 // Sample is what a measurement window starts and ends with.
 type Sample struct {
 	// Stats and Lag are the host's.
-	Stats rewind.MultiHostStats
-	Lag   rewind.Lag
+	Stats host.Stats
+	Lag   host.Lag
 	// CPU is this process's, user+system; At when the sample was taken.
 	CPU time.Duration
 	At  time.Time

@@ -1,5 +1,5 @@
 // Package flood is `rewind bench flood`: bench fleet's matches (a
-// MultiHost on 127.0.0.1, load bots in child processes) measured in three
+// host.Multi on 127.0.0.1, load bots in child processes) measured in three
 // phases, round after round: quiet; control (a child process floods a
 // socket of its own: the machine does the flood's work, the server none
 // of it); flood (the same child floods the server from IP: bogus
@@ -20,7 +20,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/host"
 	"github.com/rewindnet/rewind/internal/bench"
 	"github.com/rewindnet/rewind/internal/bench/fleet"
 	"github.com/rewindnet/rewind/transport/udp"
@@ -54,7 +54,7 @@ type Config struct {
 	// of the host's stats, Format writes them as the line's
 	// dropped_reasons (the reasons are the metrics' labels, which the
 	// command owns).
-	Drops  func(before, after rewind.MultiHostStats) []uint64
+	Drops  func(before, after host.Stats) []uint64
 	Format func([]uint64) string
 	// Command runs the rewind command (its executable first): the bots
 	// are `Command bench fleet --bot-server ...`, the flooder `Command
@@ -69,7 +69,7 @@ type Phase struct {
 	// Wall and CPU are the windows' time and this process's CPU in them.
 	Wall, CPU time.Duration
 	// Lag is the ticks' lateness.
-	Lag rewind.Lag
+	Lag host.Lag
 	// PlayerTicks, LateInputs, DgIn and Mallocs are counts over the windows.
 	PlayerTicks, LateInputs, DgIn, Mallocs uint64
 	// Drops are the datagrams dropped, by reason (Config.Drops).
@@ -82,7 +82,7 @@ type Phase struct {
 }
 
 // add adds the window from a to b.
-func (p *Phase) add(a, b fleet.Sample, drops func(before, after rewind.MultiHostStats) []uint64) {
+func (p *Phase) add(a, b fleet.Sample, drops func(before, after host.Stats) []uint64) {
 	lag := b.Lag.Sub(a.Lag)
 	for i, n := range lag.Counts {
 		p.Lag.Counts[i] += n
@@ -291,7 +291,7 @@ func (r Result) Pairs() []any {
 }
 
 // Keys is what bench flood's help says of its output.
-const Keys = `The matches (bench fleet's: one MultiHost on 127.0.0.1, load bots in
+const Keys = `The matches (bench fleet's: one host.Multi on 127.0.0.1, load bots in
 child processes) are measured in three phases of --seconds each, --rounds
 times: quiet; control (a child process floods a socket of its own: the
 machine does the flood's work, the server none of it); flood (the same

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/host"
 	"github.com/rewindnet/rewind/internal/bench"
 	"github.com/rewindnet/rewind/internal/cputime"
 	"github.com/rewindnet/rewind/internal/testgame"
@@ -152,10 +153,10 @@ func Run(ctx context.Context, f Config) (*Result, error) {
 		}()
 	}
 	want := f.Matches * f.Players
-	var h *rewind.MultiHost[testgame.Input]
+	var h *host.Multi[testgame.Input]
 	var ucfg udp.Config
 	ucfg.MaxUnprovenPerIP = 64 // every player comes from the forwarder's address
-	h, err = rewind.HostUDPMulti[testgame.Input](&testgame.Game{}, "127.0.0.1:0", rewind.MultiHostOptions{
+	h, err = host.ListenUDP[testgame.Input](&testgame.Game{}, "127.0.0.1:0", host.Options{
 		HostOptions: rewind.HostOptions{Server: server.Config{StartPlayers: f.Players, MaxPlayers: f.Players}, UDP: ucfg},
 		MaxMatches:  f.Matches,
 	})
@@ -257,7 +258,7 @@ func soakPath(f Config, stderr io.Writer) (*soakNetns, error) {
 // soakRun is a soak under way, between its setup and its result.
 type soakRun struct {
 	f      Config
-	h      *rewind.MultiHost[testgame.Input]
+	h      *host.Multi[testgame.Input]
 	kids   *soakKids
 	stderr io.Writer
 	r      *Result
@@ -351,7 +352,7 @@ func writeHeapProfile(dir, name string) error {
 }
 
 // Keys is what bench soak's help says of its run and output.
-const Keys = `One server process (this one: a rewind.MultiHost over UDP on 127.0.0.1,
+const Keys = `One server process (this one: a host.Multi over UDP on 127.0.0.1,
 M rooms of the light test game at 60 Hz) and M×P real players in child
 processes: rewind sessions that simulate, predict, roll back and check
 every verified tick's hash against the server's. Between them, a lossy

@@ -1,4 +1,4 @@
-package rewind
+package host
 
 import (
 	"context"
@@ -10,13 +10,13 @@ import (
 // End ends every room's running match on purpose (server.Server.End): no
 // tick runs after it; each player and spectator is sent the ticks it
 // lacks, resent as during play, then a goodbye that says the match ended
-// and names its last tick (ReasonEnded), once it has acknowledged that
+// and names its last tick (rewind.ReasonEnded), once it has acknowledged that
 // tick or once Server.Linger (plus a spectator's delay) has passed. End
 // drives the rooms (Run) until every such match is done with, or ctx is
 // done (then it returns nil: Close says goodbye to whoever is left). Call
 // it after Run has returned, before Close. A room whose match has not
 // started is left as it is.
-func (h *MultiHost[I]) End(ctx context.Context) error {
+func (h *Multi[I]) End(ctx context.Context) error {
 	h.mu.Lock()
 	rooms := slices.Clone(h.order)
 	h.mu.Unlock()
@@ -48,7 +48,7 @@ func (h *MultiHost[I]) End(ctx context.Context) error {
 
 // cancelWhenEnded calls cancel once every room of ending is done with its
 // match's end (or closed, or onto a next match), looking once a tick.
-func (h *MultiHost[I]) cancelWhenEnded(ctx context.Context, cancel context.CancelFunc, ending []*roomMatch[I]) {
+func (h *Multi[I]) cancelWhenEnded(ctx context.Context, cancel context.CancelFunc, ending []*roomMatch[I]) {
 	t := time.NewTicker(h.period)
 	defer t.Stop()
 	for {

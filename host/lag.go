@@ -1,4 +1,4 @@
-package rewind
+package host
 
 import (
 	"sync/atomic"
@@ -13,7 +13,7 @@ const (
 )
 
 // Lag is a histogram of how late ticks started after they were due
-// (MultiHost.TickLag), counting also the time their datagrams waited for
+// (Multi.TickLag), counting also the time their datagrams waited for
 // the other rooms of their worker's batch: Counts[i] counts the ticks
 // that were i to i+1 LagBuckets late, the last bucket every later one.
 type Lag struct {

@@ -1,4 +1,4 @@
-package rewind_test
+package host_test
 
 import (
 	"context"
@@ -12,13 +12,14 @@ import (
 
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/codec"
+	"github.com/rewindnet/rewind/host"
 	"github.com/rewindnet/rewind/internal/testgame"
 	"github.com/rewindnet/rewind/internal/testutil"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport/udp"
 )
 
-// TestMultiHostFlood plays a match of two in a room of a MultiHost while
+// TestMultiFlood plays a match of two in a room of a Multi while
 // one address sends thousands of bogus datagrams and 20 sessions that
 // completed the UDP handshake send the router what it must drop: a first
 // datagram that is not a hello, and hellos for a room nobody has. The two
@@ -33,12 +34,12 @@ import (
 // kernel drops from a full buffer shows in no counter of the host's, and
 // a loaded machine (the race detector, two cores) let it drop half the
 // flood and, now and then, a session's datagram.
-func TestMultiHostFlood(t *testing.T) {
+func TestMultiFlood(t *testing.T) {
 	testutil.SkipSockets(t)
 	testutil.CheckGoroutines(t, 5*time.Second)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	h, err := rewind.HostUDPMulti[testgame.Input](&testgame.Game{}, "127.0.0.1:0", rewind.MultiHostOptions{
+	h, err := host.ListenUDP[testgame.Input](&testgame.Game{}, "127.0.0.1:0", host.Options{
 		HostOptions: rewind.HostOptions{Server: server.Config{StartPlayers: 2}},
 	})
 	if err != nil {

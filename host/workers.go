@@ -1,4 +1,4 @@
-package rewind
+package host
 
 import (
 	"container/heap"
@@ -23,7 +23,7 @@ const workerRun = 16
 // between goroutines; a follower is woken only when due rooms are left
 // over or a datagram made a room due while the others are busy.
 type scheduler[I any] struct {
-	h    *MultiHost[I]
+	h    *Multi[I]
 	quit chan struct{} // closed: the workers return
 
 	mu       sync.Mutex
@@ -43,7 +43,7 @@ type schedWorker struct {
 	wake chan struct{} // one token: woken (the scheduler took it off idle or leader)
 }
 
-func newScheduler[I any](h *MultiHost[I]) *scheduler[I] {
+func newScheduler[I any](h *Multi[I]) *scheduler[I] {
 	return &scheduler[I]{h: h, quit: make(chan struct{})}
 }
 
@@ -286,7 +286,7 @@ func (s *scheduler[I]) sleep(w *schedWorker, timer *time.Timer, wait time.Durati
 // runRooms updates the rooms of run one after the other, their sends into
 // batch (if not nil), then flushes it; it notes how late each due tick's
 // datagrams left (tickLate).
-func (h *MultiHost[I]) runRooms(run []*roomMatch[I], batch transport.Batch) {
+func (h *Multi[I]) runRooms(run []*roomMatch[I], batch transport.Batch) {
 	for _, r := range run {
 		r.due = false
 		if !r.closed.Load() {
@@ -312,7 +312,7 @@ func (h *MultiHost[I]) runRooms(run []*roomMatch[I], batch transport.Batch) {
 // nil, unflushed), and notes how late a due tick started: in the lag
 // histogram at once without a batch, else in r.late for runRooms, which
 // adds how long the sends then waited for the batch's other rooms.
-func (h *MultiHost[I]) runRoom(r *roomMatch[I], batch transport.Batch) {
+func (h *Multi[I]) runRoom(r *roomMatch[I], batch transport.Batch) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	h.updates.Add(1)

@@ -1,4 +1,4 @@
-package rewind
+package host
 
 import (
 	"testing"
@@ -23,12 +23,12 @@ func (c *sentConn) Send(_ transport.Addr, p []byte) error {
 	return nil
 }
 
-// startedRoom opens a room of a MultiHost over a sentConn and has peer
+// startedRoom opens a room of a Multi over a sentConn and has peer
 // join it (startRoom). It returns the room and the player's welcome.
-func startedRoom(t *testing.T, opts MultiHostOptions, peer transport.Addr) (*MultiHost[testgame.Input], *roomMatch[testgame.Input], codec.Welcome) {
+func startedRoom(t *testing.T, opts Options, peer transport.Addr) (*Multi[testgame.Input], *roomMatch[testgame.Input], codec.Welcome) {
 	t.Helper()
 	conn := &sentConn{nullConn: nullConn{ready: make(chan struct{})}}
-	h, err := NewMultiHost[testgame.Input](&testgame.Game{}, conn, opts)
+	h, err := NewMulti[testgame.Input](&testgame.Game{}, conn, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func startedRoom(t *testing.T, opts MultiHostOptions, peer transport.Addr) (*Mul
 // the dispatcher would: its hello and its first inputs (which start the
 // match) each run the room at once. It returns once the scheduler took
 // the room back, with the player's welcome.
-func startRoom(t *testing.T, h *MultiHost[testgame.Input], conn *sentConn, r *roomMatch[testgame.Input], peer transport.Addr) codec.Welcome {
+func startRoom(t *testing.T, h *Multi[testgame.Input], conn *sentConn, r *roomMatch[testgame.Input], peer transport.Addr) codec.Welcome {
 	t.Helper()
 	s := newScheduler(h)
 	run := []*roomMatch[testgame.Input]{r}
@@ -79,14 +79,14 @@ func startRoom(t *testing.T, h *MultiHost[testgame.Input], conn *sentConn, r *ro
 	return w
 }
 
-// TestMultiHostInputsWaitForTick: once a room's match ticks, a player's
+// TestMultiInputsWaitForTick: once a room's match ticks, a player's
 // inputs wait in the room's queue for its next tick (the dispatcher does
 // not run the room for them) until the queue is half full; a ping (whose
 // pong measures the round trip) and a hello run it at once; with a stall
 // policy (an input may let a held tick run) inputs run it at once too.
-func TestMultiHostInputsWaitForTick(t *testing.T) {
+func TestMultiInputsWaitForTick(t *testing.T) {
 	const peer = transport.Addr("udp:127.0.0.1:4000#1")
-	h, r, w := startedRoom(t, MultiHostOptions{QueueLen: 8}, peer)
+	h, r, w := startedRoom(t, Options{QueueLen: 8}, peer)
 	if !r.lazy.Load() {
 		t.Fatal("a ticking room is not lazy")
 	}
@@ -110,7 +110,7 @@ func TestMultiHostInputsWaitForTick(t *testing.T) {
 		t.Fatal("a hello waits for the tick")
 	}
 
-	var opts MultiHostOptions
+	var opts Options
 	opts.Server.Stall = server.Stall{Kind: server.StallAcks}
 	h, r, w = startedRoom(t, opts, peer)
 	in = (&codec.ClientInputs{Tag: w.Tag, First: 2, Ack: reliable.Ack{Next: 1}}).Append(nil)

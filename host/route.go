@@ -1,4 +1,4 @@
-package rewind
+package host
 
 import (
 	"fmt"
@@ -16,7 +16,7 @@ import (
 // whether the room should run now for it (soon): not for a player's
 // inputs while the room ticks anyway (roomMatch.lazy) and its queue is
 // under half full; they wait for the room's next tick.
-func (h *MultiHost[I]) route(from transport.Addr, p []byte, now time.Time) (r *roomMatch[I], soon bool) {
+func (h *Multi[I]) route(from transport.Addr, p []byte, now time.Time) (r *roomMatch[I], soon bool) {
 	h.mu.Lock()
 	rt, ok := h.byAddr[from]
 	if ok {
@@ -59,7 +59,7 @@ func (h *MultiHost[I]) route(from transport.Addr, p []byte, now time.Time) (r *r
 // roomOfPeer returns the room of a peer h does not know yet: the one
 // RoomOf names for its address, else the one its first datagram p asks
 // for (roomOfHello). h.mu is held.
-func (h *MultiHost[I]) roomOfPeer(from transport.Addr, p []byte) (r *roomMatch[I], refuse bool) {
+func (h *Multi[I]) roomOfPeer(from transport.Addr, p []byte) (r *roomMatch[I], refuse bool) {
 	if h.opts.RoomOf != nil {
 		if code := h.opts.RoomOf(from); code != "" {
 			if r = h.rooms[code]; r == nil {
@@ -77,9 +77,9 @@ func (h *MultiHost[I]) roomOfPeer(from transport.Addr, p []byte) (r *roomMatch[I
 var refuseNoRoom = (&codec.Refuse{Reason: codec.ReasonNoRoom}).Append(nil)
 
 // roomOfHello returns the room a peer's first datagram p asks for; with
-// none, refuse says whether to answer ReasonNoRoom (a hello with a code
+// none, refuse says whether to answer rewind.ReasonNoRoom (a hello with a code
 // no room has). h.mu is held.
-func (h *MultiHost[I]) roomOfHello(p []byte) (r *roomMatch[I], refuse bool) {
+func (h *Multi[I]) roomOfHello(p []byte) (r *roomMatch[I], refuse bool) {
 	typ, _, err := codec.Peek(p)
 	if err != nil || typ != codec.TypeHello {
 		h.unrouted++
@@ -112,7 +112,7 @@ func (h *MultiHost[I]) roomOfHello(p []byte) (r *roomMatch[I], refuse bool) {
 
 // forget drops the routes of peers silent for longer than h.idle (their
 // sessions are gone: the UDP idle timeout is shorter).
-func (h *MultiHost[I]) forget(now time.Time) {
+func (h *Multi[I]) forget(now time.Time) {
 	limit := now.UnixNano() - int64(h.idle)
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -124,13 +124,13 @@ func (h *MultiHost[I]) forget(now time.Time) {
 }
 
 // send sends p to a peer on the shared Conn, outside any batch.
-func (h *MultiHost[I]) send(to transport.Addr, p []byte) error {
+func (h *Multi[I]) send(to transport.Addr, p []byte) error {
 	h.sendMu.Lock()
 	defer h.sendMu.Unlock()
 	return h.conn.Send(to, p)
 }
 
-// subConn is a room's view of the MultiHost's Conn: the datagrams routed
+// subConn is a room's view of the Multi's Conn: the datagrams routed
 // to the room, and sends through the shared Conn (into the running
 // worker's batch when it has one).
 type subConn struct {
@@ -157,7 +157,7 @@ var (
 	_ transport.Stamped = (*subConn)(nil)
 )
 
-func newSubConn[I any](h *MultiHost[I], queue int) *subConn {
+func newSubConn[I any](h *Multi[I], queue int) *subConn {
 	return &subConn{parent: h, conn: h.conn, slots: make([]subSlot, queue), ready: make(chan struct{}, 1)}
 }
 
@@ -224,7 +224,7 @@ func (c *subConn) Prove(a transport.Addr) {
 }
 
 // Ready implements transport.Conn: signaled when a datagram is queued
-// (the MultiHost's dispatcher does not need it: it routes them).
+// (the Multi's dispatcher does not need it: it routes them).
 func (c *subConn) Ready() <-chan struct{} { return c.ready }
 
 // LocalAddr implements transport.Conn: the shared Conn's.
@@ -234,7 +234,7 @@ func (c *subConn) LocalAddr() transport.Addr { return c.conn.LocalAddr() }
 func (c *subConn) RemoteAddr() transport.Addr { return "" }
 
 // Close implements transport.Conn. The shared Conn stays open (the
-// MultiHost closes it).
+// Multi closes it).
 func (c *subConn) Close() error { return nil }
 
 // errRoomUpdate wraps a room's failed update for the log.

@@ -1,4 +1,4 @@
-package rewind
+package host
 
 import (
 	"testing"
@@ -20,12 +20,12 @@ func (c *nullConn) LocalAddr() transport.Addr                { return "null" }
 func (c *nullConn) RemoteAddr() transport.Addr               { return "" }
 func (c *nullConn) Close() error                             { return nil }
 
-// TestMultiHostRouteBogusAllocs: what a MultiHost's router drops from
+// TestMultiRouteBogusAllocs: what a Multi's router drops from
 // peers it has no route for (a first datagram that is not a hello, a
 // hello that does not parse, a hello for a room nobody has, answered with
 // a refusal) allocates nothing and leaves no route.
-func TestMultiHostRouteBogusAllocs(t *testing.T) {
-	h, err := NewMultiHost[testgame.Input](&testgame.Game{}, &nullConn{ready: make(chan struct{})}, MultiHostOptions{})
+func TestMultiRouteBogusAllocs(t *testing.T) {
+	h, err := NewMulti[testgame.Input](&testgame.Game{}, &nullConn{ready: make(chan struct{})}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

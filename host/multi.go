@@ -1,4 +1,4 @@
-package rewind
+package host
 
 import (
 	"crypto/rand"
@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/internal/matchhost"
 	"github.com/rewindnet/rewind/relay/roomcode"
 	"github.com/rewindnet/rewind/server"
@@ -18,13 +19,13 @@ import (
 	"github.com/rewindnet/rewind/transport/udp"
 )
 
-// MultiHostOptions configures a MultiHost. The zero value hosts with every
+// Options configures a Multi. The zero value hosts with every
 // default.
-type MultiHostOptions struct {
-	// HostOptions configures every match as it does a Host's: Server for
-	// each match, UDP for the socket HostUDPMulti opens, Log for events
-	// (each room's lines carry room=CODE).
-	HostOptions
+type Options struct {
+	// HostOptions configures every match as it does a rewind.Host's:
+	// Server for each match, UDP for the socket ListenUDP opens, Log for
+	// events (each room's lines carry room=CODE).
+	rewind.HostOptions
 	// MaxMatches caps the rooms open at once, each with its match
 	// (default 64). Open fails with ErrTooManyMatches beyond it.
 	MaxMatches int
@@ -46,12 +47,12 @@ type MultiHostOptions struct {
 	QueueLen int
 	// FreeEnded closes a room once its match has ended (its last player
 	// left), freeing its slot; by default a room starts a new match for
-	// the next player, as a Host does.
+	// the next player, as a rewind.Host does.
 	FreeEnded bool
 	// RoomOf, if set, names the room of a peer by its address (a
 	// relay's player: relay/roomclient.RoomOfPeer), before any hello: a peer it
 	// names a room for goes to that room (or, if no room has the code,
-	// is refused ReasonNoRoom), whatever its hello says; for a peer it
+	// is refused rewind.ReasonNoRoom), whatever its hello says; for a peer it
 	// returns "" for, the hello decides. Default: the hello decides.
 	RoomOf func(transport.Addr) string
 	// OnClose, if set, is told the code of every room that closes
@@ -60,7 +61,7 @@ type MultiHostOptions struct {
 	OnClose func(code string)
 }
 
-func (o MultiHostOptions) withDefaults() MultiHostOptions {
+func (o Options) withDefaults() Options {
 	if o.MaxMatches <= 0 {
 		o.MaxMatches = 64
 	}
@@ -76,24 +77,24 @@ func (o MultiHostOptions) withDefaults() MultiHostOptions {
 	return o
 }
 
-// MultiHost hosts many matches of one game over one server-side Conn (one
-// UDP socket: HostUDPMulti), a match per room code. A player chooses the
-// match by the room code in its hello (ClientConfig.Room; rewind play
-// --connect HOST:PORT --room CODE); a hello without a code goes to the
-// first room opened, a hello with a code no room has is refused
-// (ReasonNoRoom). Every later datagram of a peer goes to the match its
-// hello chose. Each room runs matches as a Host does (a new one when the
-// last player has left, unless FreeEnded), with its own server, history
-// and players; all share the socket, the timers and the logger.
+// Multi hosts many matches of one game over one server-side Conn (one
+// UDP socket: ListenUDP), a match per room code. A player chooses the
+// match by the room code in its hello (rewind.ClientConfig.Room; rewind
+// play --connect HOST:PORT --room CODE); a hello without a code goes to
+// the first room opened, a hello with a code no room has is refused
+// (rewind.ReasonNoRoom). Every later datagram of a peer goes to the match
+// its hello chose. Each room runs matches as a rewind.Host does (a new one
+// when the last player has left, unless FreeEnded), with its own server,
+// history and players; all share the socket, the timers and the logger.
 //
 // Run drives every match from one dispatcher goroutine, which reads the
 // socket, and Workers goroutines that keep the matches' deadlines and run
 // their updates: not a goroutine per match. Open, CloseRoom, Stats
 // and Rooms may be called from any goroutine meanwhile.
-type MultiHost[I any] struct {
-	g       Game[I]
+type Multi[I any] struct {
+	g       rewind.Game[I]
 	cfg     server.Config
-	opts    MultiHostOptions
+	opts    Options
 	conn    transport.Conn
 	log     *slog.Logger
 	period  time.Duration
@@ -130,11 +131,11 @@ type route[I any] struct {
 type hostTotals struct {
 	matches   uint64
 	total     server.Stats
-	refusedBy [ReasonCookie + 1]uint64
+	refusedBy [rewind.ReasonCookie + 1]uint64
 }
 
-// roomMatch is one room of a MultiHost: its code, its matches (a
-// matchHost over its own Conn) and the scheduler's bookkeeping.
+// roomMatch is one room of a Multi: its code, its matches (a
+// matchhost.Host over its own Conn) and the scheduler's bookkeeping.
 type roomMatch[I any] struct {
 	code string
 	sub  *subConn
@@ -166,10 +167,10 @@ type roomMatch[I any] struct {
 	closed atomic.Bool
 }
 
-// NewMultiHost hosts matches of g over conn, a server-side Conn, which the
-// MultiHost owns from now on, also when NewMultiHost fails. It opens no
+// NewMulti hosts matches of g over conn, a server-side Conn, which the
+// Multi owns from now on, also when NewMulti fails. It opens no
 // room: Open does.
-func NewMultiHost[I any](g Game[I], conn transport.Conn, opts MultiHostOptions) (*MultiHost[I], error) {
+func NewMulti[I any](g rewind.Game[I], conn transport.Conn, opts Options) (*Multi[I], error) {
 	opts = opts.withDefaults()
 	cfg, log, err := matchhost.Setup(g, opts.Server, opts.Log)
 	if err != nil {
@@ -180,8 +181,8 @@ func NewMultiHost[I any](g Game[I], conn transport.Conn, opts MultiHostOptions) 
 	if idle <= 0 {
 		idle = 5 * time.Second
 	}
-	h := &MultiHost[I]{
-		g: g, cfg: cfg, opts: opts, conn: conn, log: log, period: tickPeriod(g),
+	h := &Multi[I]{
+		g: g, cfg: cfg, opts: opts, conn: conn, log: log, period: matchhost.TickPeriod(g),
 		idle:   2 * idle,
 		rooms:  make(map[string]*roomMatch[I]),
 		byAddr: make(map[transport.Addr]route[I]),
@@ -195,11 +196,11 @@ func NewMultiHost[I any](g Game[I], conn transport.Conn, opts MultiHostOptions) 
 	return h, nil
 }
 
-// HostUDPMulti opens a UDP socket on addr ("127.0.0.1:0" picks a free
+// ListenUDP opens a UDP socket on addr ("127.0.0.1:0" picks a free
 // port; UDPAddr says which) and hosts many matches of g on it (see
-// NewMultiHost). The socket takes up to MaxMatches × the server's
+// NewMulti). The socket takes up to MaxMatches × the server's
 // MaxPlayers sessions unless opts.UDP says otherwise.
-func HostUDPMulti[I any](g Game[I], addr string, opts MultiHostOptions) (*MultiHost[I], error) {
+func ListenUDP[I any](g rewind.Game[I], addr string, opts Options) (*Multi[I], error) {
 	opts = opts.withDefaults()
 	ucfg := opts.UDP
 	if ucfg.IdleTimeout <= 0 && opts.Server.PlayerTimeout > 0 {
@@ -216,7 +217,7 @@ func HostUDPMulti[I any](g Game[I], addr string, opts MultiHostOptions) (*MultiH
 	if err != nil {
 		return nil, fmt.Errorf("rewind: host: %w", err)
 	}
-	h, err := NewMultiHost(g, sock, opts)
+	h, err := NewMulti(g, sock, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -224,11 +225,11 @@ func HostUDPMulti[I any](g Game[I], addr string, opts MultiHostOptions) (*MultiH
 	return h, nil
 }
 
-// Conn returns the Conn the matches share (the MultiHost owns it).
-func (h *MultiHost[I]) Conn() transport.Conn { return h.conn }
+// Conn returns the Conn the matches share (the Multi owns it).
+func (h *Multi[I]) Conn() transport.Conn { return h.conn }
 
 // UDPAddr returns the UDP socket's address, and false without one.
-func (h *MultiHost[I]) UDPAddr() (netip.AddrPort, bool) {
+func (h *Multi[I]) UDPAddr() (netip.AddrPort, bool) {
 	for _, c := range matchhost.Members(h.conn) {
 		if u, ok := c.(interface{ UDPAddr() netip.AddrPort }); ok {
 			return u.UDPAddr(), true
@@ -238,12 +239,12 @@ func (h *MultiHost[I]) UDPAddr() (netip.AddrPort, bool) {
 }
 
 // Open opens a room with its match and returns its code: code if given
-// (6 to 12 characters of roomcode.Alphabet, upper-cased; a hello names only
-// 6-character codes, so longer ones are reached through
-// MultiHostOptions.RoomOf), else a random free one of 6. It
-// fails with ErrBadRoom, ErrRoomTaken, ErrTooManyMatches, or ErrClosed
-// once the MultiHost is closed.
-func (h *MultiHost[I]) Open(code string) (string, error) {
+// (6 to 12 characters of roomcode.Alphabet, upper-cased; a hello names
+// only 6-character codes, so longer ones are reached through
+// Options.RoomOf), else a random free one of 6. It fails with
+// ErrBadRoom, ErrRoomTaken, ErrTooManyMatches, or rewind.ErrClosed once
+// the Multi is closed.
+func (h *Multi[I]) Open(code string) (string, error) {
 	if code != "" {
 		var ok bool
 		if code, ok = normalRoom(code); !ok {
@@ -254,7 +255,7 @@ func (h *MultiHost[I]) Open(code string) (string, error) {
 	defer h.mu.Unlock()
 	switch {
 	case h.closed:
-		return "", fmt.Errorf("rewind: open room: %w", ErrClosed)
+		return "", fmt.Errorf("rewind: open room: %w", rewind.ErrClosed)
 	case len(h.rooms) >= h.opts.MaxMatches:
 		return "", fmt.Errorf("rewind: open room (%d open): %w", len(h.rooms), ErrTooManyMatches)
 	case code != "" && h.rooms[code] != nil:
@@ -279,7 +280,7 @@ func (h *MultiHost[I]) Open(code string) (string, error) {
 // CloseRoom says goodbye to the players of the room's match and closes
 // the room, freeing its slot. It fails with ErrNoRoom if no room has the
 // code.
-func (h *MultiHost[I]) CloseRoom(code string) error {
+func (h *Multi[I]) CloseRoom(code string) error {
 	code, _ = normalRoom(code)
 	h.mu.Lock()
 	r := h.rooms[code]
@@ -287,12 +288,12 @@ func (h *MultiHost[I]) CloseRoom(code string) error {
 	if r == nil {
 		return fmt.Errorf("rewind: room %q: %w", code, ErrNoRoom)
 	}
-	h.closeRoom(r, ReasonShutdown)
+	h.closeRoom(r, rewind.ReasonShutdown)
 	return nil
 }
 
 // closeRoom ends r's match with a goodbye for reason and removes r.
-func (h *MultiHost[I]) closeRoom(r *roomMatch[I], reason Reason) {
+func (h *Multi[I]) closeRoom(r *roomMatch[I], reason rewind.Reason) {
 	if r.closed.Swap(true) {
 		return
 	}
@@ -326,7 +327,7 @@ func (h *MultiHost[I]) closeRoom(r *roomMatch[I], reason Reason) {
 }
 
 // Rooms returns the codes of the open rooms, in the order opened.
-func (h *MultiHost[I]) Rooms() []string {
+func (h *Multi[I]) Rooms() []string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	out := make([]string, len(h.order))
@@ -336,8 +337,8 @@ func (h *MultiHost[I]) Rooms() []string {
 	return out
 }
 
-// MultiHostStats is what a MultiHost has done.
-type MultiHostStats struct {
+// Stats is what a Multi has done.
+type Stats struct {
 	// Rooms is the number of open rooms, Running the number of their
 	// matches that have started, Players the players in them.
 	Rooms, Running, Players int
@@ -349,8 +350,8 @@ type MultiHostStats struct {
 	// UDP is the socket's counters (zero without one).
 	UDP udp.Stats
 	// RefusedBy counts the hellos refused by the matches, by reason
-	// (indexed by Reason, as HostStats.RefusedBy).
-	RefusedBy [ReasonCookie + 1]uint64
+	// (indexed by rewind.Reason, as rewind.HostStats.RefusedBy).
+	RefusedBy [rewind.ReasonCookie + 1]uint64
 	// NoRoom counts hellos refused because no room had their code.
 	NoRoom uint64
 	// Unrouted counts datagrams of peers no match knows that were not a
@@ -372,10 +373,10 @@ type MultiHostStats struct {
 }
 
 // Stats returns the host's counters. It is safe to call while Run runs.
-func (h *MultiHost[I]) Stats() MultiHostStats {
+func (h *Multi[I]) Stats() Stats {
 	h.mu.Lock()
 	rooms := slices.Clone(h.order)
-	s := MultiHostStats{
+	s := Stats{
 		Rooms: len(h.rooms), Matches: h.gone.matches, Total: h.gone.total, RefusedBy: h.gone.refusedBy,
 		NoRoom: h.noRoom, Unrouted: h.unrouted, QueueDropped: h.dropped, Routes: len(h.byAddr),
 		Updates: h.updates.Load(),
@@ -409,19 +410,19 @@ func (h *MultiHost[I]) Stats() MultiHostStats {
 	return s
 }
 
-// RoomStats returns the counters of the room with the code (as a Host's),
-// and false if no room has it.
-func (h *MultiHost[I]) RoomStats(code string) (HostStats, bool) {
+// RoomStats returns the counters of the room with the code (as a
+// rewind.Host's), and false if no room has it.
+func (h *Multi[I]) RoomStats(code string) (rewind.HostStats, bool) {
 	code, _ = normalRoom(code)
 	h.mu.Lock()
 	r := h.rooms[code]
 	h.mu.Unlock()
 	if r == nil {
-		return HostStats{}, false
+		return rewind.HostStats{}, false
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var s HostStats
+	var s rewind.HostStats
 	s.Matches, s.Running, s.Match, s.Total = r.m.Stats()
 	s.RefusedBy = r.m.Tap.Total
 	return s, true
@@ -430,13 +431,13 @@ func (h *MultiHost[I]) RoomStats(code string) (HostStats, bool) {
 // TickLag returns the histogram of how late the matches' updates started
 // after their ticks were due, plus how long their datagrams then waited
 // for the rest of their worker's batch, over every update of a running
-// match since the MultiHost was made: the jitter of the ticks' timing.
-func (h *MultiHost[I]) TickLag() Lag { return h.lag.snapshot() }
+// match since the Multi was made: the jitter of the ticks' timing.
+func (h *Multi[I]) TickLag() Lag { return h.lag.snapshot() }
 
 // Close says goodbye to the players of every match and closes the Conn.
-// Run must have returned (or never run). Closing a closed MultiHost does
+// Run must have returned (or never run). Closing a closed Multi does
 // nothing.
-func (h *MultiHost[I]) Close() error {
+func (h *Multi[I]) Close() error {
 	h.mu.Lock()
 	if h.closed {
 		h.mu.Unlock()
@@ -446,14 +447,14 @@ func (h *MultiHost[I]) Close() error {
 	rooms := slices.Clone(h.order)
 	h.mu.Unlock()
 	for _, r := range rooms {
-		h.closeRoom(r, ReasonShutdown)
+		h.closeRoom(r, rewind.ReasonShutdown)
 	}
 	h.log.Info("closing", "rooms", len(rooms))
 	return h.conn.Close()
 }
 
 // signal wakes the dispatcher (a room opened).
-func (h *MultiHost[I]) signal() {
+func (h *Multi[I]) signal() {
 	select {
 	case h.wake <- struct{}{}:
 	default:

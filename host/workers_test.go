@@ -1,4 +1,4 @@
-package rewind
+package host
 
 import (
 	"context"
@@ -31,7 +31,7 @@ func TestSchedulerTicksOnTime(t *testing.T) {
 
 func schedulerOnTime(t *testing.T, rooms, idle, workers int) {
 	conn := &sentConn{nullConn: nullConn{ready: make(chan struct{})}}
-	h, err := NewMultiHost[testgame.Input](&testgame.Game{}, conn, MultiHostOptions{Workers: workers, MaxMatches: rooms + idle})
+	h, err := NewMulti[testgame.Input](&testgame.Game{}, conn, Options{Workers: workers, MaxMatches: rooms + idle})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func TestSchedulerAnswersAtOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const rooms = 24
 		conn := &pipeConn{sentConn: sentConn{nullConn: nullConn{ready: make(chan struct{}, 1)}}}
-		h, err := NewMultiHost[testgame.Input](&testgame.Game{}, conn, MultiHostOptions{Workers: 2, MaxMatches: rooms})
+		h, err := NewMulti[testgame.Input](&testgame.Game{}, conn, Options{Workers: 2, MaxMatches: rooms})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -183,7 +183,7 @@ func TestTickPhases(t *testing.T) {
 		t.Run(fmt.Sprintf("phases=%d", c.phases), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				conn := &sentConn{nullConn: nullConn{ready: make(chan struct{})}}
-				h, err := NewMultiHost[testgame.Input](&testgame.Game{}, conn, MultiHostOptions{MaxMatches: 24, TickPhases: c.phases})
+				h, err := NewMulti[testgame.Input](&testgame.Game{}, conn, Options{MaxMatches: 24, TickPhases: c.phases})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -1,4 +1,4 @@
-package rewind_test
+package host_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/game"
+	"github.com/rewindnet/rewind/host"
 	"github.com/rewindnet/rewind/internal/testgame"
 	"github.com/rewindnet/rewind/internal/testutil"
 	"github.com/rewindnet/rewind/server"
@@ -46,18 +47,18 @@ func playRoom(ctx context.Context, addr, room string, seed game.PlayerID, until 
 	return hash, nil
 }
 
-// TestMultiHostRooms hosts three rooms on one UDP socket, with two
+// TestMultiRooms hosts three rooms on one UDP socket, with two
 // workers: two players in each room (chosen by the code in their hello)
 // agree on the hash of tick 90, which differs between rooms whose players
 // play differently; each room counts its own two players; a hello for a
 // code no room has is refused (ReasonNoRoom); a hello without a code goes
 // to the first room; a closed room frees its slot.
-func TestMultiHostRooms(t *testing.T) {
+func TestMultiRooms(t *testing.T) {
 	testutil.SkipSockets(t)
 	testutil.CheckGoroutines(t, 5*time.Second)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	h, err := rewind.HostUDPMulti[testgame.Input](&testgame.Game{}, "127.0.0.1:0", rewind.MultiHostOptions{
+	h, err := host.ListenUDP[testgame.Input](&testgame.Game{}, "127.0.0.1:0", host.Options{
 		HostOptions: rewind.HostOptions{Server: server.Config{StartPlayers: 2}},
 		MaxMatches:  3,
 		Workers:     2,
@@ -78,10 +79,10 @@ func TestMultiHostRooms(t *testing.T) {
 		}
 		codes = append(codes, c)
 	}
-	if _, err := h.Open(""); !errors.Is(err, rewind.ErrTooManyMatches) {
+	if _, err := h.Open(""); !errors.Is(err, host.ErrTooManyMatches) {
 		t.Errorf("a fourth room of 3: %v, want ErrTooManyMatches", err)
 	}
-	if _, err := h.Open("K3F9Q0"); !errors.Is(err, rewind.ErrBadRoom) {
+	if _, err := h.Open("K3F9Q0"); !errors.Is(err, host.ErrBadRoom) {
 		t.Errorf("a code with 0: %v, want ErrBadRoom", err)
 	}
 	addr, _ := h.UDPAddr()
@@ -152,7 +153,7 @@ func TestMultiHostRooms(t *testing.T) {
 	if err := h.CloseRoom(codes[2]); err != nil {
 		t.Fatal(err)
 	}
-	if err := h.CloseRoom(codes[2]); !errors.Is(err, rewind.ErrNoRoom) {
+	if err := h.CloseRoom(codes[2]); !errors.Is(err, host.ErrNoRoom) {
 		t.Errorf("closing it twice: %v, want ErrNoRoom", err)
 	}
 	if _, err := h.Open(codes[2]); err != nil {
@@ -163,14 +164,14 @@ func TestMultiHostRooms(t *testing.T) {
 	}
 }
 
-// TestMultiHostFreeEnded: with FreeEnded, a room whose match ended (its
+// TestMultiFreeEnded: with FreeEnded, a room whose match ended (its
 // last player left) closes by itself.
-func TestMultiHostFreeEnded(t *testing.T) {
+func TestMultiFreeEnded(t *testing.T) {
 	testutil.SkipSockets(t)
 	testutil.CheckGoroutines(t, 5*time.Second)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	h, err := rewind.HostUDPMulti[testgame.Input](&testgame.Game{}, "127.0.0.1:0", rewind.MultiHostOptions{FreeEnded: true})
+	h, err := host.ListenUDP[testgame.Input](&testgame.Game{}, "127.0.0.1:0", host.Options{FreeEnded: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package rewind
+package host
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/transport"
 )
 
@@ -33,7 +34,7 @@ const idlePoll = 250 * time.Millisecond
 // (transport.Stamped), so waiting changes no margin or round trip. A
 // worker sends everything its rooms' updates send as one batch when the
 // Conn is a transport.Batcher (a UDP socket: one sendmmsg).
-func (h *MultiHost[I]) Run(ctx context.Context) error {
+func (h *Multi[I]) Run(ctx context.Context) error {
 	h.reschedule()
 	s := newScheduler(h)
 	var wg sync.WaitGroup
@@ -70,7 +71,7 @@ func (h *MultiHost[I]) Run(ctx context.Context) error {
 // reschedule has every room start afresh in the Run about to begin: an
 // earlier Run (End's, after the one a caller ran) may have left rooms in
 // its heap or queued for its workers.
-func (h *MultiHost[I]) reschedule() {
+func (h *Multi[I]) reschedule() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for _, r := range h.order {
@@ -82,7 +83,7 @@ func (h *MultiHost[I]) reschedule() {
 // dispatcher is Run's reading side: it routes datagrams to the rooms and
 // makes due at once the rooms a datagram wants run.
 type dispatcher[I any] struct {
-	h     *MultiHost[I]
+	h     *Multi[I]
 	s     *scheduler[I]
 	swept time.Time // when routes were last forgotten
 }
@@ -141,11 +142,11 @@ func (d *dispatcher[I]) takeFresh(now time.Time) {
 
 // closeFinished closes a room its worker found failed or ended
 // (FreeEnded).
-func (h *MultiHost[I]) closeFinished(r *roomMatch[I]) {
+func (h *Multi[I]) closeFinished(r *roomMatch[I]) {
 	if r.err != nil {
 		h.log.Error("room failed", "room", r.code, "err", errRoomUpdate(r.code, r.err))
-		h.closeRoom(r, ReasonShutdown)
+		h.closeRoom(r, rewind.ReasonShutdown)
 		return
 	}
-	h.closeRoom(r, ReasonEnded)
+	h.closeRoom(r, rewind.ReasonEnded)
 }
