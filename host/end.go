@@ -20,7 +20,7 @@ func (h *Multi[I]) End(ctx context.Context) error {
 	h.mu.Lock()
 	rooms := slices.Clone(h.order)
 	h.mu.Unlock()
-	now := time.Now()
+	now := h.clock.Now()
 	var ending []*roomMatch[I]
 	for _, r := range rooms {
 		r.mu.Lock()

@@ -59,6 +59,11 @@ type Options struct {
 	// (CloseRoom, FreeEnded, a failed update, Close), after it closed,
 	// from the goroutine that closed it.
 	OnClose func(code string)
+	// Clock gives the time the rooms run at: every update, a datagram's
+	// arrival, a tick's lateness (default transport.WallClock: the one
+	// place the runtime reads the wall clock). Run still waits in real
+	// time; a test in made-up time runs it in a testing/synctest bubble.
+	Clock transport.Clock
 }
 
 func (o Options) withDefaults() Options {
@@ -73,6 +78,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.TickPhases == 0 {
 		o.TickPhases = 4
+	}
+	if o.Clock == nil {
+		o.Clock = transport.WallClock{}
 	}
 	return o
 }
@@ -97,6 +105,7 @@ type Multi[I any] struct {
 	opts    Options
 	conn    transport.Conn
 	log     *slog.Logger
+	clock   transport.Clock // opts.Clock
 	period  time.Duration
 	idle    time.Duration // a peer's route is forgotten after this silence
 	batcher transport.Batcher
@@ -182,7 +191,7 @@ func NewMulti[I any](g rewind.Game[I], conn transport.Conn, opts Options) (*Mult
 		idle = 5 * time.Second
 	}
 	h := &Multi[I]{
-		g: g, cfg: cfg, opts: opts, conn: conn, log: log, period: matchhost.TickPeriod(g),
+		g: g, cfg: cfg, opts: opts, conn: conn, log: log, clock: opts.Clock, period: matchhost.TickPeriod(g),
 		idle:   2 * idle,
 		rooms:  make(map[string]*roomMatch[I]),
 		byAddr: make(map[transport.Addr]route[I]),
@@ -190,7 +199,7 @@ func NewMulti[I any](g rewind.Game[I], conn transport.Conn, opts Options) (*Mult
 	}
 	h.batcher, _ = conn.(transport.Batcher)
 	if opts.TickPhases > 0 && h.cfg.TickOrigin == nil {
-		h.cfg.TickOrigin = tickPhases(time.Now(), h.period, opts.TickPhases)
+		h.cfg.TickOrigin = tickPhases(h.clock.Now(), h.period, opts.TickPhases)
 	}
 	h.lazyInputs = cfg.Stall.Kind == server.StallNever
 	return h, nil

@@ -107,13 +107,13 @@ func (d *dispatcher[I]) loop(ctx context.Context) error {
 				// The datagrams' arrival as their rooms' servers see it:
 				// one clock read for up to 64 read one after another
 				// (within tens of microseconds).
-				read = time.Now()
+				read = h.clock.Now()
 			}
 			if r, soon := h.route(from, buf[:n], read); soon {
 				d.s.due(r)
 			}
 		}
-		now := time.Now()
+		now := h.clock.Now()
 		d.takeFresh(now)
 		if now.Sub(d.swept) >= time.Second {
 			d.swept = now

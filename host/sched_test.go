@@ -118,3 +118,27 @@ func TestMultiInputsWaitForTick(t *testing.T) {
 		t.Fatalf("with a stall policy: lazy %v, soon %v; want inputs to run the room at once", r.lazy.Load(), soon)
 	}
 }
+
+// fakeClock is a Clock that says what t says.
+type fakeClock struct{ t time.Time }
+
+func (c *fakeClock) Now() time.Time { return c.t }
+
+// TestMultiRunsOnItsClock: a Multi reads the time from Options.Clock, not
+// the wall clock: a room's match started at a made-up time ticks from it,
+// and a second of that time later has run a second of ticks.
+func TestMultiRunsOnItsClock(t *testing.T) {
+	const peer = transport.Addr("udp:127.0.0.1:4000#1")
+	clock := &fakeClock{t: time.Date(2040, 1, 1, 0, 0, 0, 0, time.UTC)}
+	start := clock.t
+	h, r, _ := startedRoom(t, Options{Clock: clock, TickPhases: -1}, peer)
+	if next := r.m.Server.NextDeadline(); next.Before(start) || next.After(start.Add(time.Second)) {
+		t.Fatalf("next tick due at %v: want within a second of the clock's %v", next, start)
+	}
+	before := r.m.Server.Stats().Tick
+	clock.t = start.Add(time.Second)
+	h.runRoom(r, nil)
+	if ran := r.m.Server.Stats().Tick - before; ran < 59 || ran > 61 {
+		t.Fatalf("a second of the clock ran %d ticks, want 60", ran)
+	}
+}

@@ -210,14 +210,15 @@ func (s *scheduler[I]) worker(batch transport.Batch) {
 			return
 		default:
 		}
-		now := time.Now()
+		now := s.h.clock.Now()
 		s.mu.Lock()
 		run = s.takeLocked(now, run[:0], most)
 		if len(run) > 0 {
 			s.handOffLocked(now, len(run))
 			s.mu.Unlock()
 			s.h.runRooms(run, batch)
-			s.finished(run, time.Now(), time.Since(now))
+			done := s.h.clock.Now()
+			s.finished(run, done, done.Sub(now))
 			continue
 		}
 		wait := time.Duration(-1)
@@ -297,7 +298,7 @@ func (h *Multi[I]) runRooms(run []*roomMatch[I], batch transport.Batch) {
 		return
 	}
 	err := batch.Flush()
-	sent := time.Now()
+	sent := h.clock.Now()
 	for _, r := range run {
 		if err != nil && r.err == nil && !r.closed.Load() {
 			r.err = err
@@ -316,7 +317,7 @@ func (h *Multi[I]) runRoom(r *roomMatch[I], batch transport.Batch) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	h.updates.Add(1)
-	now := time.Now()
+	now := h.clock.Now()
 	r.due = r.m.Server.Started() && !now.Before(r.deadline)
 	if r.due {
 		r.late = now.Sub(r.deadline)
@@ -328,7 +329,7 @@ func (h *Multi[I]) runRoom(r *roomMatch[I], batch transport.Batch) {
 	r.sub.batch = batch
 	r.err = r.m.Update(now)
 	r.sub.batch = nil
-	r.ran = time.Now()
+	r.ran = h.clock.Now()
 	r.ended = started && !r.m.Started
 	r.next = r.m.Server.NextDeadline()
 	r.ticking = h.lazyInputs && r.m.Server.Started() && !r.m.Server.Ending()

@@ -55,7 +55,7 @@ func (u *unusedRooms) due(now time.Time, started func(code string) (yes, open bo
 
 // sweepUnused closes, every second until done, the rooms opened on
 // demand whose match has not started within the unused timeout: closed
-// here, they are ended at the relay (MultiHostOptions.OnClose), their
+// here, they are ended at the relay (host.Options.OnClose), their
 // slots free on both sides.
 func (s *Served[I]) sweepUnused(done <-chan struct{}) {
 	if s.unused.timeout < 0 {
