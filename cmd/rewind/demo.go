@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"github.com/rewindnet/rewind/internal/health"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -42,148 +43,46 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 // "building" with the build's progress; one key=value line of totals at
 // the end.
 func demo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("demo", "rewind demo [--http ADDR] [flags]", stderr)
-	httpAddr := fs.String("http", "127.0.0.1:8080", "HTTP address of the page (/) and the relay's WebSocket endpoint; 0.0.0.0:8080 lets other machines join")
-	var gf gameFlags
-	gf.add(fs)
-	code := fs.String("room", "", "propose this room code (default: the relay picks one)")
-	var pf playerFlags // serve.go
-	pf.add(fs, "most players in the match", "players that must have joined before the match's first tick (others may join at any time)")
-	duration := fs.Duration("duration", 0, "stop after this long (0: run until interrupted)")
-	var o roomRelayOptions
-	fs.StringVar(&o.turnAddr, "turn", "", `UDP address of the TURN server (default: the --http host, a free port; "none" turns TURN off)`)
-	fs.StringVar(&o.turnIP, "turn-ip", "", "public IP handed out for TURN (default: the --turn IP, or this machine's first non-loopback IPv4)")
-	o.turnSecret = os.Getenv("REWIND_TURN_SECRET")
-	noPage := fs.Bool("no-page", false, "serve no browser player: / only says how to join from a terminal, and the wasm is not built (without it, the first run builds the page's wasm with go from PATH, from the source tree, into the user's cache)")
-	var lf logFlags
-	lf.add(fs)
-	if err := parseQuiet(fs, "demo", args, stderr); err != nil {
-		return err
-	}
-	if err := gf.check(); err != nil {
-		return err
-	}
-	if gf.name != "sand" {
-		return usageError{fmt.Errorf("--game %s: demo plays sand (its page is sand's view); rewind serve --game %s hosts the others", gf.name, gf.name)}
-	}
-	if err := pf.check(); err != nil {
-		return err
-	}
-	if *duration < 0 {
-		return usageError{errors.New("--duration must not be negative")}
-	}
-	log, err := lf.logger(stderr)
+	c, err := parseDemoFlags(args, stderr)
 	if err != nil {
 		return err
 	}
-	o.log = log
+	log, err := c.lf.logger(stderr)
+	if err != nil {
+		return err
+	}
+	c.relay.log = log
 	var files *pageFiles // demo_page.go: read or built once the room is up
 	var goroot string
-	if !*noPage {
+	if !c.noPage {
 		if files, goroot, err = preparePage(); err != nil {
 			return err
 		}
 	}
-	ln, err := net.Listen("tcp", *httpAddr)
+	g := c.gf.newGame()
+	d, err := startDemoHTTP(c, g, log, files != nil)
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w", *httpAddr, err)
-	}
-	host, port, _ := net.SplitHostPort(ln.Addr().String())
-	rr, err := newRoomRelay(host, o)
-	if err != nil {
-		ln.Close()
 		return err
 	}
-	defer rr.close()
-	relayURL := wsURL(ln.Addr())
-	pageURL := "http" + strings.TrimSuffix(strings.TrimPrefix(relayURL, "ws"), roomproto.Path) + "/"
-	page := &demoPage{relay: relayURL, building: files != nil, progress: "starting"}
-	g := gf.newGame()
-	gw, err := gateway.New(g, gateway.Config[sand.Input]{Log: log.With("part", "json")})
-	if err != nil {
-		ln.Close()
-		return err
-	}
-	defer gw.Close()
-	lockstepURL := strings.TrimSuffix(relayURL, roomproto.Path) + "/lockstep"
-	mux := http.NewServeMux()
-	rr.mount(mux)
-	var probe health.Probe // /healthz, /readyz
-	probe.Mount(mux)
-	mux.Handle("/lockstep", gw) // the JSON lockstep gateway (docs/gateway.md)
-	mux.Handle("/{$}", page)
-	hs := netutil.HTTPLimits{}.Server(mux)
-	served := make(chan error, 1)
-	go func() {
-		err := hs.Serve(netutil.HTTPLimits{}.Listener(ln))
-		if errors.Is(err, http.ErrServerClosed) {
-			err = nil
-		}
-		served <- err
-	}()
-	defer func() {
-		rr.rooms.Close() // hijacked WebSockets are the relay's to close
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = hs.Shutdown(sctx)
-		<-served
-	}()
+	defer d.close()
 
-	hctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-	scfg := pf.config()
-	scfg.Schema = gw.Schema()
-	room, err := rooms.Host(hctx, g, rooms.HostOptions{
-		Relay:  relayURL,
-		Code:   *code,
-		Server: scfg,
-		Extra:  []transport.Conn{gw.Conn()},
-		Log:    log.With("game", gf.name, "grid", gf.grid),
-	})
-	cancel()
+	room, err := d.hostRoom(ctx, c, g, log)
 	if err != nil {
 		return err
 	}
 	defer room.Close()
-	page.set(room.Code(), gf)
-	fmt.Fprintf(stderr, "rewind demo: join with  rewind play --headless --join %s --relay %s%s\n", room.Code(), relayURL, gf.playFlags())
-	fmt.Fprintf(stdout, "room=%s\n", room.Code())
-	fmt.Fprintf(stdout, "relay=%s\n", relayURL)
-	fmt.Fprintf(stdout, "url=%s\n", pageURL)
-	fmt.Fprintf(stdout, "lockstep=%s\n", lockstepURL)
+	d.announce(room.Code(), c.gf, stdout, stderr)
 	if files != nil {
-		go func(f *pageFiles) {
-			err := f.load(goroot, stderr, page.setProgress)
-			if err != nil {
-				fmt.Fprintf(stderr, "rewind demo: the browser page: %v\n", err)
-				page.setFiles(nil, err)
-				return
-			}
-			f.mount(mux)
-			page.setFiles(f, nil)
-			fmt.Fprintf(stderr, "rewind demo: the page is ready at %s\n", pageURL)
-		}(files)
+		go d.loadPage(files, goroot, stderr)
 	}
-	log.Info("demo", "room", room.Code(), "url", pageURL, "relay", relayURL, "turn", rr.turnURL(), "http", net.JoinHostPort(host, port))
+	log.Info("demo", "room", room.Code(), "url", d.pageURL, "relay", d.relayURL, "turn", d.rr.turnURL(), "http", d.ln.Addr().String())
 
-	if *duration > 0 {
+	if c.duration > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, *duration)
+		ctx, cancel = context.WithTimeout(ctx, c.duration)
 		defer cancel()
 	}
-	rctx, rcancel := context.WithCancel(ctx)
-	defer rcancel()
-	runErr := make(chan error, 1)
-	go func() { runErr <- room.Run(rctx) }()
-	select {
-	case err = <-runErr:
-	case err = <-served:
-		served <- err // for the deferred shutdown
-		if err == nil {
-			err = errors.New("the HTTP server stopped")
-		}
-		rcancel()
-		<-runErr
-	}
+	err = d.run(ctx, room)
 	s := room.Stats()
 	if cerr := room.Close(); err == nil && cerr != nil {
 		err = cerr
@@ -191,6 +90,179 @@ func demo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	keyValues(stdout, "matches", s.Matches, "ticks", s.Total.Tick, "joins", s.Total.Joins, "leaves", s.Total.Leaves,
 		"player_ticks", s.Total.PlayerTicks, "late_inputs", s.Total.LateInputs)
 	return err
+}
+
+// demoConfig is demo's command line, parsed and checked.
+type demoConfig struct {
+	httpAddr string
+	gf       gameFlags
+	code     string
+	pf       playerFlags // serve.go
+	duration time.Duration
+	relay    roomRelayOptions
+	noPage   bool
+	lf       logFlags
+}
+
+// parseDemoFlags parses and checks demo's flags.
+func parseDemoFlags(args []string, stderr io.Writer) (*demoConfig, error) {
+	c := &demoConfig{}
+	fs := newFlags("demo", "rewind demo [--http ADDR] [flags]", stderr)
+	fs.StringVar(&c.httpAddr, "http", "127.0.0.1:8080", "HTTP address of the page (/) and the relay's WebSocket endpoint; 0.0.0.0:8080 lets other machines join")
+	c.gf.add(fs)
+	fs.StringVar(&c.code, "room", "", "propose this room code (default: the relay picks one)")
+	c.pf.add(fs, "most players in the match", "players that must have joined before the match's first tick (others may join at any time)")
+	fs.DurationVar(&c.duration, "duration", 0, "stop after this long (0: run until interrupted)")
+	fs.StringVar(&c.relay.turnAddr, "turn", "", `UDP address of the TURN server (default: the --http host, a free port; "none" turns TURN off)`)
+	fs.StringVar(&c.relay.turnIP, "turn-ip", "", "public IP handed out for TURN (default: the --turn IP, or this machine's first non-loopback IPv4)")
+	c.relay.turnSecret = os.Getenv("REWIND_TURN_SECRET")
+	fs.BoolVar(&c.noPage, "no-page", false, "serve no browser player: / only says how to join from a terminal, and the wasm is not built (without it, the first run builds the page's wasm with go from PATH, from the source tree, into the user's cache)")
+	c.lf.add(fs)
+	if err := parseQuiet(fs, "demo", args, stderr); err != nil {
+		return nil, err
+	}
+	if err := c.gf.check(); err != nil {
+		return nil, err
+	}
+	if c.gf.name != "sand" {
+		return nil, usageError{fmt.Errorf("--game %s: demo plays sand (its page is sand's view); rewind serve --game %s hosts the others", c.gf.name, c.gf.name)}
+	}
+	if err := c.pf.check(); err != nil {
+		return nil, err
+	}
+	if c.duration < 0 {
+		return nil, usageError{errors.New("--duration must not be negative")}
+	}
+	return c, nil
+}
+
+// demoHTTP is the demo's one HTTP port and what it serves: the rooms
+// relay, the health probes, the JSON lockstep gateway and the page.
+type demoHTTP struct {
+	ln     net.Listener
+	rr     *roomRelay
+	gw     *gateway.Gateway[sand.Input]
+	mux    *http.ServeMux
+	hs     *http.Server
+	served chan error // the HTTP server's end, once
+	page   *demoPage
+
+	relayURL, pageURL, lockstepURL string
+}
+
+// startDemoHTTP listens on --http, starts the rooms relay (and TURN) and
+// the lockstep gateway for g, and serves them with the page; close stops
+// them all.
+func startDemoHTTP(c *demoConfig, g rewind.Game[sand.Input], log *slog.Logger, building bool) (*demoHTTP, error) {
+	ln, err := net.Listen("tcp", c.httpAddr)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", c.httpAddr, err)
+	}
+	host, _, _ := net.SplitHostPort(ln.Addr().String())
+	rr, err := newRoomRelay(host, c.relay)
+	if err != nil {
+		ln.Close()
+		return nil, err
+	}
+	d := &demoHTTP{ln: ln, rr: rr, relayURL: wsURL(ln.Addr())}
+	d.pageURL = "http" + strings.TrimSuffix(strings.TrimPrefix(d.relayURL, "ws"), roomproto.Path) + "/"
+	d.lockstepURL = strings.TrimSuffix(d.relayURL, roomproto.Path) + "/lockstep"
+	d.page = &demoPage{relay: d.relayURL, building: building, progress: "starting"}
+	if d.gw, err = gateway.New(g, gateway.Config[sand.Input]{Log: log.With("part", "json")}); err != nil {
+		ln.Close()
+		rr.close()
+		return nil, err
+	}
+	d.mux = http.NewServeMux()
+	rr.mount(d.mux)
+	var probe health.Probe // /healthz, /readyz
+	probe.Mount(d.mux)
+	d.mux.Handle("/lockstep", d.gw) // the JSON lockstep gateway (docs/gateway.md)
+	d.mux.Handle("/{$}", d.page)
+	d.hs = netutil.HTTPLimits{}.Server(d.mux)
+	d.served = make(chan error, 1)
+	go func() {
+		err := d.hs.Serve(netutil.HTTPLimits{}.Listener(ln))
+		if errors.Is(err, http.ErrServerClosed) {
+			err = nil
+		}
+		d.served <- err
+	}()
+	return d, nil
+}
+
+// close shuts the HTTP server down (5 s at most), then the gateway and
+// the relay.
+func (d *demoHTTP) close() {
+	d.rr.rooms.Close() // hijacked WebSockets are the relay's to close
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = d.hs.Shutdown(sctx)
+	<-d.served
+	d.gw.Close()
+	d.rr.close()
+}
+
+// hostRoom hosts g's match in a room of the demo's relay (15 s to get
+// one), with the lockstep gateway as an extra connection.
+func (d *demoHTTP) hostRoom(ctx context.Context, c *demoConfig, g rewind.Game[sand.Input], log *slog.Logger) (*rooms.Hosted[sand.Input], error) {
+	hctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	scfg := c.pf.config()
+	scfg.Schema = d.gw.Schema()
+	return rooms.Host(hctx, g, rooms.HostOptions{
+		Relay:  d.relayURL,
+		Code:   c.code,
+		Server: scfg,
+		Extra:  []transport.Conn{d.gw.Conn()},
+		Log:    log.With("game", c.gf.name, "grid", c.gf.grid),
+	})
+}
+
+// announce hands the room's code to the page and prints how to join:
+// a play command on stderr, room=, relay=, url= and lockstep= on stdout.
+func (d *demoHTTP) announce(code string, gf gameFlags, stdout, stderr io.Writer) {
+	d.page.set(code, gf)
+	fmt.Fprintf(stderr, "rewind demo: join with  rewind play --headless --join %s --relay %s%s\n", code, d.relayURL, gf.playFlags())
+	fmt.Fprintf(stdout, "room=%s\n", code)
+	fmt.Fprintf(stdout, "relay=%s\n", d.relayURL)
+	fmt.Fprintf(stdout, "url=%s\n", d.pageURL)
+	fmt.Fprintf(stdout, "lockstep=%s\n", d.lockstepURL)
+}
+
+// loadPage reads or builds the page's files (f.load) and serves them
+// once they are ready, or tells the page why not.
+func (d *demoHTTP) loadPage(f *pageFiles, goroot string, stderr io.Writer) {
+	err := f.load(goroot, stderr, d.page.setProgress)
+	if err != nil {
+		fmt.Fprintf(stderr, "rewind demo: the browser page: %v\n", err)
+		d.page.setFiles(nil, err)
+		return
+	}
+	f.mount(d.mux)
+	d.page.setFiles(f, nil)
+	fmt.Fprintf(stderr, "rewind demo: the page is ready at %s\n", d.pageURL)
+}
+
+// run runs room until ctx ends, the match ends or the HTTP server stops
+// (an error, nil or not, then left in d.served for close).
+func (d *demoHTTP) run(ctx context.Context, room *rooms.Hosted[sand.Input]) error {
+	rctx, rcancel := context.WithCancel(ctx)
+	defer rcancel()
+	runErr := make(chan error, 1)
+	go func() { runErr <- room.Run(rctx) }()
+	select {
+	case err := <-runErr:
+		return err
+	case err := <-d.served:
+		d.served <- err // for close's shutdown
+		if err == nil {
+			err = errors.New("the HTTP server stopped")
+		}
+		rcancel()
+		<-runErr
+		return err
+	}
 }
 
 // playFlags are the play flags a player needs besides the code, for game

@@ -120,57 +120,32 @@ func runRelay(args []string, stdout, stderr io.Writer) error {
 
 // serveRelay serves the rooms relay and TURN until ctx ends.
 func serveRelay(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("relay", "rewind relay [--http ADDR] [--turn ADDR|none] [--turn-ip IP] [--metrics ADDR] [--log-level LEVEL] [--redis redis://HOST:PORT/DB [--redis-ttl D]] [--console [--admin-token FILE]]", stderr)
-	httpAddr := fs.String("http", "127.0.0.1:8080", "HTTP address of the relay's WebSocket endpoint ("+roomproto.Path+")")
-	metricsAddr := fs.String("metrics", "", "serve Prometheus /metrics (the relay's rooms, connections, joiners, failed and throttled joins) and /debug/pprof/ on this TCP address (empty: off)")
-	var o roomRelayOptions
-	fs.StringVar(&o.turnAddr, "turn", "", `UDP address of the TURN server (default: the --http host, a free port; "none" turns TURN off)`)
-	fs.StringVar(&o.turnIP, "turn-ip", "", "public IP handed out for TURN (default: the --turn IP, or this machine's first non-loopback IPv4)")
-	fs.IntVar(&o.codeLength, "code-length", 6, "length of the room codes the relay draws, 6 to 12 (each more character makes guessing a code 32 times slower; codes of 6 to 12 are accepted whatever this is)")
-	fs.StringVar(&o.redisURL, "redis", "", "share the room directory with the other relays of a fleet through this Redis (redis://HOST:PORT/DB; retried for about 10 s at start): a player joining through any of them reaches a host on any other (default: rooms in this process's memory)")
-	fs.DurationVar(&o.redisTTL, "redis-ttl", 15*time.Second, "with --redis: how long a room stays in the directory after this relay last refreshed it (it refreshes every sixth of it), so a relay that dies takes its rooms with it within this, and the others drop the players it brought to their rooms within it")
-	o.turnSecret = os.Getenv("REWIND_TURN_SECRET")
-	var lf logFlags
-	lf.add(fs)
-	var cf consoleFlags
-	cf.add(fs)
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if cf.tokenFile != "" && !cf.on {
-		return usageError{errors.New("--admin-token needs --console")}
-	}
-	if o.redisTTL < 600*time.Millisecond {
-		return usageError{fmt.Errorf("--redis-ttl %v: want 600ms or more", o.redisTTL)}
-	}
-	if o.codeLength < 6 || o.codeLength > 12 {
-		return usageError{fmt.Errorf("--code-length %d: want 6 to 12", o.codeLength)}
-	}
-	log, err := lf.logger(stderr)
+	c, err := parseRelayFlags(args, stderr)
 	if err != nil {
 		return err
 	}
-	o.log = log
-	ln, err := net.Listen("tcp", *httpAddr)
+	log, err := c.lf.logger(stderr)
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w", *httpAddr, err)
+		return err
+	}
+	c.relay.log = log
+	ln, err := net.Listen("tcp", c.httpAddr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", c.httpAddr, err)
 	}
 	host, _, _ := net.SplitHostPort(ln.Addr().String())
-	rr, err := newRoomRelay(host, o)
+	rr, err := newRoomRelay(host, c.relay)
 	if err != nil {
 		ln.Close()
 		return err
 	}
 	defer rr.close()
 	var metrics []any
-	if *metricsAddr != "" {
-		reg := newRegistry()
-		registerRelayMetrics(reg, rr.rooms.RoomStats)
-		registerMatchServerMetrics(reg, rr.rooms.MatchServers)
-		ms, err := startHTTP(*metricsAddr, reg, slog.New(slog.DiscardHandler))
+	if c.metricsAddr != "" {
+		ms, err := startRelayMetrics(c.metricsAddr, rr)
 		if err != nil {
 			ln.Close()
-			return fmt.Errorf("--metrics %s: %w", *metricsAddr, errors.Unwrap(err))
+			return err
 		}
 		defer ms.close()
 		metrics = []any{"metrics", ms.Addr()}
@@ -179,7 +154,7 @@ func serveRelay(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	rr.mount(mux)
 	var probe health.Probe // /healthz, /readyz on the rooms' address
 	probe.Mount(mux)
-	if err := cf.mount(mux, relayConsole{rr, &probe}, relayConsole{rr, &probe}); err != nil {
+	if err := c.cf.mount(mux, relayConsole{rr, &probe}, relayConsole{rr, &probe}); err != nil {
 		ln.Close()
 		return err
 	}
@@ -200,4 +175,56 @@ func serveRelay(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	return nil
+}
+
+// relayConfig is relay's command line, parsed and checked.
+type relayConfig struct {
+	httpAddr    string
+	metricsAddr string
+	relay       roomRelayOptions
+	lf          logFlags
+	cf          consoleFlags
+}
+
+// parseRelayFlags parses and checks relay's flags.
+func parseRelayFlags(args []string, stderr io.Writer) (*relayConfig, error) {
+	c := &relayConfig{}
+	o := &c.relay
+	fs := newFlags("relay", "rewind relay [--http ADDR] [--turn ADDR|none] [--turn-ip IP] [--metrics ADDR] [--log-level LEVEL] [--redis redis://HOST:PORT/DB [--redis-ttl D]] [--console [--admin-token FILE]]", stderr)
+	fs.StringVar(&c.httpAddr, "http", "127.0.0.1:8080", "HTTP address of the relay's WebSocket endpoint ("+roomproto.Path+")")
+	fs.StringVar(&c.metricsAddr, "metrics", "", "serve Prometheus /metrics (the relay's rooms, connections, joiners, failed and throttled joins) and /debug/pprof/ on this TCP address (empty: off)")
+	fs.StringVar(&o.turnAddr, "turn", "", `UDP address of the TURN server (default: the --http host, a free port; "none" turns TURN off)`)
+	fs.StringVar(&o.turnIP, "turn-ip", "", "public IP handed out for TURN (default: the --turn IP, or this machine's first non-loopback IPv4)")
+	fs.IntVar(&o.codeLength, "code-length", 6, "length of the room codes the relay draws, 6 to 12 (each more character makes guessing a code 32 times slower; codes of 6 to 12 are accepted whatever this is)")
+	fs.StringVar(&o.redisURL, "redis", "", "share the room directory with the other relays of a fleet through this Redis (redis://HOST:PORT/DB; retried for about 10 s at start): a player joining through any of them reaches a host on any other (default: rooms in this process's memory)")
+	fs.DurationVar(&o.redisTTL, "redis-ttl", 15*time.Second, "with --redis: how long a room stays in the directory after this relay last refreshed it (it refreshes every sixth of it), so a relay that dies takes its rooms with it within this, and the others drop the players it brought to their rooms within it")
+	o.turnSecret = os.Getenv("REWIND_TURN_SECRET")
+	c.lf.add(fs)
+	c.cf.add(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return nil, err
+	}
+	if c.cf.tokenFile != "" && !c.cf.on {
+		return nil, usageError{errors.New("--admin-token needs --console")}
+	}
+	if o.redisTTL < 600*time.Millisecond {
+		return nil, usageError{fmt.Errorf("--redis-ttl %v: want 600ms or more", o.redisTTL)}
+	}
+	if o.codeLength < 6 || o.codeLength > 12 {
+		return nil, usageError{fmt.Errorf("--code-length %d: want 6 to 12", o.codeLength)}
+	}
+	return c, nil
+}
+
+// startRelayMetrics serves rr's metrics (the relay's rooms and its match
+// servers) and /debug/pprof/ on addr.
+func startRelayMetrics(addr string, rr *roomRelay) (*httpServer, error) {
+	reg := newRegistry()
+	registerRelayMetrics(reg, rr.rooms.RoomStats)
+	registerMatchServerMetrics(reg, rr.rooms.MatchServers)
+	ms, err := startHTTP(addr, reg, slog.New(slog.DiscardHandler))
+	if err != nil {
+		return nil, fmt.Errorf("--metrics %s: %w", addr, errors.Unwrap(err))
+	}
+	return ms, nil
 }
