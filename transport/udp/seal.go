@@ -109,8 +109,13 @@ type udpReplay struct {
 }
 
 // fresh reports whether counter n may be taken: newer than any, or within
-// the window and not taken yet.
+// the window and not taken yet. The counter 2^64-1 is never taken (no
+// sealer uses it: Noise reserves it): taking it would wrap top to 0, "none
+// yet", and let every older counter in again once.
 func (w *udpReplay) fresh(n uint64) bool {
+	if n == math.MaxUint64 {
+		return false
+	}
 	if n >= w.top {
 		return true
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"math"
 	"testing"
 	"time"
 
@@ -257,4 +258,26 @@ func FuzzUDPSealedOpen(f *testing.F) {
 			t.Fatalf("forged %x: queued %q, alive %v", b, got, udpAlive(s, p))
 		}
 	})
+}
+
+// TestUDPReplayWindowTop: a frame of counter 2^64-1 (a key holder's own
+// forgery; no sealer sends it) is refused and leaves the window as it was:
+// it once wrapped top to 0 and an older counter was then taken again
+// (issue 30 item 14).
+func TestUDPReplayWindowTop(t *testing.T) {
+	var w udpReplay
+	for n := uint64(0); n < 10; n++ {
+		w.take(n)
+	}
+	if w.fresh(math.MaxUint64) {
+		t.Fatal("counter 2^64-1 fresh")
+	}
+	for n := uint64(0); n < 10; n++ {
+		if w.fresh(n) {
+			t.Fatalf("counter %d fresh again", n)
+		}
+	}
+	if !w.fresh(10) || !w.fresh(math.MaxUint64-1) {
+		t.Fatal("a newer counter refused")
+	}
 }
