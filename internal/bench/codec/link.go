@@ -24,130 +24,170 @@ var errLink = errors.New("link simulation did not deliver every tick")
 // unacknowledged and resends a lost tick with every datagram until
 // acknowledged (rewind bench match measures the server itself).
 func simulateLink(s *inputs.Schema, ticks []doomdemo.Tick, bodies [][]byte, pack packFunc, resendAll bool) Link {
-	rng := rand.New(rand.NewPCG(1, 2))
+	l := &linkSim{
+		schema:    s,
+		ticks:     ticks,
+		bodies:    bodies,
+		pack:      pack,
+		rng:       rand.New(rand.NewPCG(1, 2)),
+		oneWay:    benchRTT / 2,
+		res:       reliable.NewResender(reliable.ResendConfig{Selective: !resendAll}, 0),
+		firstSent: make([]time.Time, len(bodies)),
+		arrived:   make([]time.Time, len(bodies)),
+	}
+	l.got.Reset(0)
+	l.inAck.Reset(benchLead)
+	l.clientSeen.Next = benchLead
 	step := time.Second / benchTickRate
-	oneWay := benchRTT / 2
 	t0 := time.Unix(0, 0)
-	res := reliable.NewResender(reliable.ResendConfig{Selective: !resendAll}, 0)
-	var got reliable.RecvWindow
-	got.Reset(0)
-	var inAck reliable.RecvWindow // server: client inputs held
-	inAck.Reset(benchLead)
-	var clientSeen reliable.Ack // client: latest server ack of its inputs
-	clientSeen.Next = benchLead
-	var down, up []linkPkt
-	var downBytes, upBytes int
-	firstSent := make([]time.Time, len(bodies))
-	arrived := make([]time.Time, len(bodies))
-	var inbuf [inputs.MaxSize]byte
-	var inputs [][]byte
-	var due []uint32
 	end := len(bodies) + 200
 	for i := 0; i < end; i++ {
 		now := t0.Add(time.Duration(i) * step)
-		// Server: fresh tick plus resends, up to the MTU.
-		var tb []rwcodec.TickBody
-		if i < len(bodies) {
-			tb = append(tb, rwcodec.TickBody{Tick: uint32(i), Body: bodies[i]})
-			firstSent[i] = now
+		l.serverSend(i, now)
+		l.clientSend(i, now)
+		l.deliver(i, now)
+	}
+	return l.result(step)
+}
+
+// linkSim is simulateLink's state: both ends' windows, the datagrams in
+// flight each way and when each tick was first sent and first arrived.
+type linkSim struct {
+	schema *inputs.Schema
+	ticks  []doomdemo.Tick
+	bodies [][]byte
+	pack   packFunc
+	rng    *rand.Rand
+	oneWay time.Duration
+
+	res        *reliable.Resender
+	got        reliable.RecvWindow // client: ticks held
+	inAck      reliable.RecvWindow // server: client inputs held
+	clientSeen reliable.Ack        // client: latest server ack of its inputs
+
+	down, up           []linkPkt
+	downBytes, upBytes int
+	firstSent, arrived []time.Time
+	inbuf              [inputs.MaxSize]byte
+	held               [][]byte
+	due                []uint32
+}
+
+// serverSend sends tick i's datagram: the fresh tick plus the resends
+// due, as many as fit in the MTU (lost with benchLoss).
+func (l *linkSim) serverSend(i int, now time.Time) {
+	var tb []rwcodec.TickBody
+	if i < len(l.bodies) {
+		tb = append(tb, rwcodec.TickBody{Tick: uint32(i), Body: l.bodies[i]})
+		l.firstSent[i] = now
+	}
+	l.due = l.res.Due(now, l.due[:0])
+	m := rwcodec.ServerTicks{Tag: 1, Ack: l.inAck.Ack(), HasMargin: i%benchTickRate == 0, Margin: 20}
+	for _, q := range l.due {
+		if int(q) != i {
+			tb = append(tb, rwcodec.TickBody{Tick: q, Body: l.bodies[q]})
 		}
-		due = res.Due(now, due[:0])
-		m := rwcodec.ServerTicks{Tag: 1, Ack: inAck.Ack(), HasMargin: i%benchTickRate == 0, Margin: 20}
-		for _, q := range due {
-			if int(q) != i {
-				tb = append(tb, rwcodec.TickBody{Tick: q, Body: bodies[q]})
-			}
+	}
+	sortTickBodies(tb)
+	for len(tb) > 0 {
+		m.Ticks, m.First = tb, tb[0].Tick
+		if m.Length() <= transport.MaxDatagram {
+			break
 		}
-		sortTickBodies(tb)
-		for len(tb) > 0 {
-			m.Ticks, m.First = tb, tb[0].Tick
-			if m.Length() <= transport.MaxDatagram {
-				break
-			}
-			tb = tb[:len(tb)-1]
+		tb = tb[:len(tb)-1]
+	}
+	if len(tb) == 0 {
+		return
+	}
+	for _, t := range tb {
+		l.res.Sent(t.Tick, now)
+	}
+	b := m.Append(nil)
+	l.downBytes += len(b)
+	if l.rng.Float64() >= benchLoss {
+		l.down = append(l.down, linkPkt{now.Add(l.oneWay), b})
+	}
+}
+
+// clientSend sends the client's datagram of tick i: its inputs from the
+// server's ack to its lead. (Slot 0 is a seat that demos take in turn;
+// the client sends a datagram every tick, with no inputs while its seat
+// is empty.)
+func (l *linkSim) clientSend(i int, now time.Time) {
+	clientTick := i + benchLead
+	l.held = l.held[:0]
+	first := l.clientSeen.Next
+	for t := int(first); t <= clientTick && t < len(l.ticks) && l.ticks[t].Present[0]; t++ {
+		l.held = append(l.held, append([]byte(nil), l.pack(l.inbuf[:], &l.ticks[t], 0)...))
+	}
+	ci := rwcodec.ClientInputs{Tag: 1, First: first, Ack: l.got.Ack(), Count: len(l.held), Payload: l.schema.AppendInputs(nil, l.held)}
+	b := ci.Append(nil)
+	l.upBytes += len(b)
+	if l.rng.Float64() >= benchLoss {
+		l.up = append(l.up, linkPkt{now.Add(l.oneWay), b})
+	}
+}
+
+// deliver hands each end the datagrams due by now (tick i).
+func (l *linkSim) deliver(i int, now time.Time) {
+	l.down = deliver(l.down, now, func(b []byte) {
+		m, _, err := rwcodec.ParseServerTicks(b, uint32(i))
+		if err != nil {
+			panic(err)
 		}
-		if len(tb) > 0 {
-			for _, t := range tb {
-				res.Sent(t.Tick, now)
-			}
-			b := m.Append(nil)
-			downBytes += len(b)
-			if rng.Float64() >= benchLoss {
-				down = append(down, linkPkt{now.Add(oneWay), b})
-			}
-		}
-		// Client: inputs from the server's ack to its lead.
-		// (Slot 0 is a seat that demos take in turn; the client sends a
-		// datagram every tick, with no inputs while its seat is empty.)
-		clientTick := i + benchLead
-		{
-			inputs = inputs[:0]
-			first := clientSeen.Next
-			for t := int(first); t <= clientTick && t < len(ticks) && ticks[t].Present[0]; t++ {
-				inputs = append(inputs, append([]byte(nil), pack(inbuf[:], &ticks[t], 0)...))
-			}
-			ci := rwcodec.ClientInputs{Tag: 1, First: first, Ack: got.Ack(), Count: len(inputs), Payload: s.AppendInputs(nil, inputs)}
-			b := ci.Append(nil)
-			upBytes += len(b)
-			if rng.Float64() >= benchLoss {
-				up = append(up, linkPkt{now.Add(oneWay), b})
-			}
-		}
-		// Deliveries due by now.
-		down = deliver(down, now, func(b []byte) {
-			m, _, err := rwcodec.ParseServerTicks(b, uint32(i))
-			if err != nil {
-				panic(err)
-			}
-			for _, t := range m.Ticks {
-				if got.Add(t.Tick) || arrived[t.Tick].IsZero() {
-					if arrived[t.Tick].IsZero() {
-						arrived[t.Tick] = now
-					}
+		for _, t := range m.Ticks {
+			if l.got.Add(t.Tick) || l.arrived[t.Tick].IsZero() {
+				if l.arrived[t.Tick].IsZero() {
+					l.arrived[t.Tick] = now
 				}
 			}
-			if int32(m.Ack.Next-clientSeen.Next) > 0 {
-				clientSeen = m.Ack
-			}
-		})
-		up = deliver(up, now, func(b []byte) {
-			m, _, err := rwcodec.ParseClientInputs(b, uint32(i))
-			if err != nil {
-				panic(err)
-			}
-			for k := 0; k < m.Count; k++ {
-				inAck.Add(m.First + uint32(k))
-			}
-			res.OnAck(m.Ack, now)
-		})
-	}
-	// A tick can be applied once it and every tick before it arrived.
+		}
+		if int32(m.Ack.Next-l.clientSeen.Next) > 0 {
+			l.clientSeen = m.Ack
+		}
+	})
+	l.up = deliver(l.up, now, func(b []byte) {
+		m, _, err := rwcodec.ParseClientInputs(b, uint32(i))
+		if err != nil {
+			panic(err)
+		}
+		for k := 0; k < m.Count; k++ {
+			l.inAck.Add(m.First + uint32(k))
+		}
+		l.res.OnAck(m.Ack, now)
+	})
+}
+
+// result sums the run up: a tick can be applied once it and every tick
+// before it arrived; it is late by how much later than the one-way delay
+// (rounded up to a tick of step) that is.
+func (l *linkSim) result(step time.Duration) Link {
 	var r Link
 	late := 0
 	var applied time.Time
 	var lateSum time.Duration
-	base := oneWay.Round(step)
-	if base < oneWay {
+	base := l.oneWay.Round(step)
+	if base < l.oneWay {
 		base += step
 	}
-	for i := range bodies {
-		if arrived[i].IsZero() {
+	for i := range l.bodies {
+		if l.arrived[i].IsZero() {
 			panic(errLink)
 		}
-		if arrived[i].After(applied) {
-			applied = arrived[i]
+		if l.arrived[i].After(applied) {
+			applied = l.arrived[i]
 		}
-		extra := applied.Sub(firstSent[i]) - base
+		extra := applied.Sub(l.firstSent[i]) - base
 		if extra > 0 {
 			late++
 			lateSum += extra
 		}
 		r.Worst = max(r.Worst, extra)
 	}
-	secs := float64(len(bodies)) / benchTickRate
-	r.Down = float64(downBytes) / secs
-	r.Up = float64(upBytes) / secs
-	r.LateFrac = float64(late) / float64(len(bodies))
+	secs := float64(len(l.bodies)) / benchTickRate
+	r.Down = float64(l.downBytes) / secs
+	r.Up = float64(l.upBytes) / secs
+	r.LateFrac = float64(late) / float64(len(l.bodies))
 	if late > 0 {
 		r.MeanLate = lateSum / time.Duration(late)
 	}
