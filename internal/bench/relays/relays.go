@@ -278,35 +278,81 @@ func (k Kill) String() string {
 // kill kills the last relay and measures what follows, the churn paused.
 func (b *run) kill() Kill {
 	dead := b.f.Relays - 1
-	owners := map[string]string{}
-	var gone, others, standIns []*benchRoom
-	early := 0
-	for _, r := range b.slots {
-		switch {
-		case r == nil:
-		case r.hostRelay == dead:
-			gone = append(gone, r)
-		default:
-			rec, _ := b.dir.Lookup(r.code, time.Now())
-			owners[r.code] = rec.Owner
-			others = append(others, r)
-			if r.playerRelay == dead && r.host.leftAt.Load() != 0 {
-				early++ // dropped before the kill: its relay was taken for dead
-			} else if r.playerRelay == dead {
-				standIns = append(standIns, r)
-			}
-		}
-	}
-	k := Kill{Killed: len(gone), StandIns: len(standIns), Early: early, Others: len(others)}
-	goneCodes := make([]string, len(gone))
-	for i, r := range gone {
+	rs := b.sortRooms(dead)
+	k := Kill{Killed: len(rs.gone), StandIns: len(rs.standIns), Early: rs.early, Others: len(rs.others)}
+	goneCodes := make([]string, len(rs.gone))
+	for i, r := range rs.gone {
 		goneCodes[i] = r.code
 	}
 	t0 := time.Now()
 	fmt.Fprintf(b.log, "bench relays: %s: killing relay %d\n", t0.Format("15:04:05.000"), dead)
 	b.procs[dead].kill()
 	b.alive = slices.DeleteFunc(b.alive, func(i int) bool { return i == dead })
-	var goneAt, droppedAt time.Duration = -1, -1
+	goneAt, droppedAt := b.waitKilled(t0, goneCodes, rs.standIns, &k)
+	k.GoneS, k.DroppedS, k.Dropped = goneAt.Seconds(), droppedAt.Seconds(), droppedAt >= 0
+	if goneAt < 0 {
+		k.GoneS = -1 // not within the wait
+	}
+	if droppedAt < 0 {
+		k.DroppedS = -1
+	}
+	k.Untouched = b.untouched(dead, rs)
+	for i, r := range rs.others[:min(len(rs.others), 100)] {
+		k.Rejoins++
+		if b.rejoin(i, r) {
+			k.RejoinOK++
+		}
+	}
+	for s, r := range b.slots {
+		if r != nil && r.hostRelay == dead {
+			r.host.close()
+			r.player.close()
+			b.slots[s] = nil
+		}
+	}
+	return k
+}
+
+// killRooms is the open rooms as the relay to kill sees them.
+type killRooms struct {
+	// gone is the rooms hosted through it, others the rest, standIns
+	// those of others whose player joined through it and is still in.
+	gone, others, standIns []*benchRoom
+	// owners is the directory's owner of each of others, by code.
+	owners map[string]string
+	// early counts the players who joined through it and were dropped
+	// before the kill: their relay was taken for dead.
+	early int
+}
+
+// sortRooms sorts the open rooms by what killing relay dead does to them.
+func (b *run) sortRooms(dead int) killRooms {
+	rs := killRooms{owners: map[string]string{}}
+	for _, r := range b.slots {
+		switch {
+		case r == nil:
+		case r.hostRelay == dead:
+			rs.gone = append(rs.gone, r)
+		default:
+			rec, _ := b.dir.Lookup(r.code, time.Now())
+			rs.owners[r.code] = rec.Owner
+			rs.others = append(rs.others, r)
+			if r.playerRelay == dead && r.host.leftAt.Load() != 0 {
+				rs.early++ // dropped before the kill: its relay was taken for dead
+			} else if r.playerRelay == dead {
+				rs.standIns = append(rs.standIns, r)
+			}
+		}
+	}
+	return rs
+}
+
+// waitKilled polls, every benchPoll for up to twice the TTL and 2 s after
+// the kill at t0, until the killed rooms (goneCodes) left the directory
+// and every stand-in's host heard it leave; it returns how long each
+// took, -1 if not within the wait, and sets k.Outlived.
+func (b *run) waitKilled(t0 time.Time, goneCodes []string, standIns []*benchRoom, k *Kill) (goneAt, droppedAt time.Duration) {
+	goneAt, droppedAt = -1, -1
 	for deadline := t0.Add(2*b.f.TTL + 2*time.Second); time.Now().Before(deadline) && (goneAt < 0 || droppedAt < 0); time.Sleep(benchPoll) {
 		begun := time.Since(t0)
 		if n, err := b.dir.Count(goneCodes); goneAt < 0 && err == nil {
@@ -317,69 +363,68 @@ func (b *run) kill() Kill {
 			}
 		}
 		if droppedAt < 0 {
-			last := t0
-			for _, r := range standIns {
-				at := time.Unix(0, r.host.leftAt.Load())
-				if at.Before(t0) {
-					last = time.Time{}
-					break
-				}
-				if at.After(last) {
-					last = at
-				}
-			}
-			if !last.IsZero() {
-				droppedAt = last.Sub(t0)
-			}
+			droppedAt = lastLeft(t0, standIns)
 		}
 	}
-	k.GoneS, k.DroppedS, k.Dropped = goneAt.Seconds(), droppedAt.Seconds(), droppedAt >= 0
-	if goneAt < 0 {
-		k.GoneS = -1 // not within the wait
+	return goneAt, droppedAt
+}
+
+// lastLeft is how long after t0 the last of standIns' hosts heard its
+// player leave, or -1 if one has not yet (or heard it before t0).
+func lastLeft(t0 time.Time, standIns []*benchRoom) time.Duration {
+	last := t0
+	for _, r := range standIns {
+		at := time.Unix(0, r.host.leftAt.Load())
+		if at.Before(t0) {
+			return -1
+		}
+		if at.After(last) {
+			last = at
+		}
 	}
-	if droppedAt < 0 {
-		k.DroppedS = -1
-	}
-	k.Untouched = true
-	for _, r := range others {
-		rec, ok := b.dir.Lookup(r.code, time.Now())
-		if !ok || rec.Ended || rec.Owner != owners[r.code] || !r.host.quiet() || (r.playerRelay != dead && !r.player.quiet()) {
+	return last.Sub(t0)
+}
+
+// untouched reports whether every room not hosted through relay dead is
+// still in the directory, not ended, with the same owner, its host (and
+// its player, unless a stand-in) undisturbed; it logs each that is not.
+func (b *run) untouched(dead int, rs killRooms) bool {
+	ok := true
+	for _, r := range rs.others {
+		rec, in := b.dir.Lookup(r.code, time.Now())
+		if !in || rec.Ended || rec.Owner != rs.owners[r.code] || !r.host.quiet() || (r.playerRelay != dead && !r.player.quiet()) {
 			fmt.Fprintf(b.log, "bench relays: room %s (relays %d, %d) touched: in directory %v %+v, host quiet %v, player quiet %v\n",
-				r.code, r.hostRelay, r.playerRelay, ok, rec, r.host.quiet(), r.player.quiet())
-			k.Untouched = false
+				r.code, r.hostRelay, r.playerRelay, in, rec, r.host.quiet(), r.player.quiet())
+			ok = false
 		}
 	}
-	for i, r := range others[:min(len(others), 100)] {
-		k.Rejoins++
-		pr := b.alive[0]
-		if pr == r.hostRelay {
-			pr = b.alive[1]
-		}
-		p, err := b.d.dial(b.urls[pr], benchIP(2*b.nIPs+i%b.nIPs))
+	return ok
+}
+
+// rejoin joins a new player (the i-th) to r through a live relay other
+// than its host's and reports whether the join went through (logging
+// why not).
+func (b *run) rejoin(i int, r *benchRoom) bool {
+	pr := b.alive[0]
+	if pr == r.hostRelay {
+		pr = b.alive[1]
+	}
+	p, err := b.d.dial(b.urls[pr], benchIP(2*b.nIPs+i%b.nIPs))
+	if err == nil {
+		err = p.send(benchMsg{Type: "join", V: 1, Code: r.code})
 		if err == nil {
-			err = p.send(benchMsg{Type: "join", V: 1, Code: r.code})
-			if err == nil {
-				_, err = p.expect("joined")
-			}
-			if err == nil {
-				_, err = r.host.expect("player")
-			}
-			p.close()
+			_, err = p.expect("joined")
 		}
-		if err != nil {
-			fmt.Fprintf(b.log, "bench relays: rejoin of %s through relay %d: %v\n", r.code, pr, err)
-			continue
+		if err == nil {
+			_, err = r.host.expect("player")
 		}
-		k.RejoinOK++
+		p.close()
 	}
-	for s, r := range b.slots {
-		if r != nil && r.hostRelay == dead {
-			r.host.close()
-			r.player.close()
-			b.slots[s] = nil
-		}
+	if err != nil {
+		fmt.Fprintf(b.log, "bench relays: rejoin of %s through relay %d: %v\n", r.code, pr, err)
+		return false
 	}
-	return k
+	return true
 }
 
 // Keys is what bench relays' help says of its output.
