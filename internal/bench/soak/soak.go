@@ -153,27 +153,12 @@ func Run(ctx context.Context, f Config) (*Result, error) {
 		}()
 	}
 	want := f.Matches * f.Players
-	var h *host.Multi[testgame.Input]
-	var ucfg udp.Config
-	ucfg.MaxUnprovenPerIP = 64 // every player comes from the forwarder's address
-	h, err = host.ListenUDP[testgame.Input](&testgame.Game{}, "127.0.0.1:0", host.Options{
-		HostOptions: rewind.HostOptions{Server: server.Config{StartPlayers: f.Players, MaxPlayers: f.Players}, UDP: ucfg},
-		MaxMatches:  f.Matches,
-	})
+	h, rooms, stopHost, err := startHost(f)
 	if err != nil {
 		return nil, err
 	}
 	defer h.Close()
-	rooms := make([]string, f.Matches)
-	for i := range rooms {
-		if rooms[i], err = h.Open(""); err != nil {
-			return nil, err
-		}
-	}
-	hctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- h.Run(hctx) }()
-	defer func() { cancel(); <-done }()
+	defer stopHost()
 	addr, _ := h.UDPAddr()
 
 	kids := &soakKids{stderr: stderr}
@@ -201,16 +186,54 @@ func Run(ctx context.Context, f Config) (*Result, error) {
 	if !sr.back {
 		return nil, errors.New("not every player came back after the warm-up")
 	}
+	if err := sr.measure(ctx); err != nil {
+		return nil, err
+	}
+	r.judge()
+	return r, nil
+}
+
+// startHost hosts f.Matches matches of f.Players on a UDP port of
+// loopback and runs them until stop (the caller closes h).
+func startHost(f Config) (h *host.Multi[testgame.Input], rooms []string, stop func(), err error) {
+	var ucfg udp.Config
+	ucfg.MaxUnprovenPerIP = 64 // every player comes from the forwarder's address
+	h, err = host.ListenUDP[testgame.Input](&testgame.Game{}, "127.0.0.1:0", host.Options{
+		HostOptions: rewind.HostOptions{Server: server.Config{StartPlayers: f.Players, MaxPlayers: f.Players}, UDP: ucfg},
+		MaxMatches:  f.Matches,
+	})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	rooms = make([]string, f.Matches)
+	for i := range rooms {
+		if rooms[i], err = h.Open(""); err != nil {
+			h.Close()
+			return nil, nil, nil, err
+		}
+	}
+	hctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- h.Run(hctx) }()
+	return h, rooms, func() { cancel(); <-done }, nil
+}
+
+// measure churns for f.Seconds after the warm-up and fills in r's
+// figures: heap and goroutines before and after (with the heap profiles),
+// the CPU of the server, the players and the forwarder, the players'
+// counts once they stopped.
+func (sr *soakRun) measure(ctx context.Context) error {
+	f, r, kids, stderr := sr.f, sr.r, sr.kids, sr.stderr
 	r.heapStart, r.gorStart = bench.HeapInuse(), runtime.NumGoroutine()
 	if err := writeHeapProfile(f.Profile, "start.pprof"); err != nil {
-		return nil, err
+		return err
 	}
 	r.heapMax = r.heapStart
 	c0, f0 := kids.counts()
 	cpu0, t0 := cputime.Process(), time.Now()
 	fmt.Fprintf(stderr, "bench soak: start: heap %.2f MB, %d goroutines; churning for %gs\n", float64(r.heapStart)/(1<<20), r.gorStart, f.Seconds)
 	if err := sr.churn(ctx, time.Duration(f.Seconds*float64(time.Second))); err != nil {
-		return nil, err
+		return err
 	}
 	r.back = sr.back
 	c1, f1 := kids.counts()
@@ -221,16 +244,15 @@ func Run(ctx context.Context, f Config) (*Result, error) {
 	r.fwdCPU = pct(time.Duration(f1.cpuMS-f0.cpuMS) * time.Millisecond)
 	r.heapEnd, r.gorEnd = bench.HeapInuse(), runtime.NumGoroutine()
 	if err := writeHeapProfile(f.Profile, "end.pprof"); err != nil {
-		return nil, err
+		return err
 	}
 	r.heapMax = max(r.heapMax, r.heapEnd)
-	r.serverRejoins = h.Stats().Total.Rejoins
+	r.serverRejoins = sr.h.Stats().Total.Rejoins
 	if err := kids.stop(); err != nil {
-		return nil, err
+		return err
 	}
 	r.counts, r.fwd = kids.counts()
-	r.judge()
-	return r, nil
+	return nil
 }
 
 // NetnsPrefix begins the names of bench soak's namespaces
