@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/rewindnet/rewind/internal/health"
 	"io"
 	"log/slog"
 	"net"
@@ -18,6 +17,8 @@ import (
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/games/sand"
 	"github.com/rewindnet/rewind/gateway"
+	"github.com/rewindnet/rewind/internal/demopage"
+	"github.com/rewindnet/rewind/internal/health"
 	"github.com/rewindnet/rewind/internal/netutil"
 	"github.com/rewindnet/rewind/relay/roomproto"
 	"github.com/rewindnet/rewind/rooms"
@@ -36,7 +37,7 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 
 // demo serves the rooms relay (and TURN) on --http and hosts a sand match
 // in a room of it, until ctx ends or --duration passes; the page at url=
-// plays the match in the browser (demo_page.go; not with --no-page). It
+// plays the match in the browser (internal/demopage; not with --no-page). It
 // prints room=, relay= and url= on lines of their own as soon as the
 // relay and the room are up, then reads the page's files from the cache
 // or, on a first run for these sources, builds them while / says
@@ -52,10 +53,10 @@ func demo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	c.relay.log = log
-	var files *pageFiles // demo_page.go: read or built once the room is up
+	var files *demopage.Files // read or built once the room is up
 	var goroot string
 	if !c.noPage {
-		if files, goroot, err = preparePage(); err != nil {
+		if files, goroot, err = demopage.Prepare(); err != nil {
 			return err
 		}
 	}
@@ -145,7 +146,7 @@ type demoHTTP struct {
 	mux    *http.ServeMux
 	hs     *http.Server
 	served chan error // the HTTP server's end, once
-	page   *demoPage
+	page   *demopage.Page
 
 	relayURL, pageURL, lockstepURL string
 }
@@ -167,7 +168,7 @@ func startDemoHTTP(c *demoConfig, g rewind.Game[sand.Input], log *slog.Logger, b
 	d := &demoHTTP{ln: ln, rr: rr, relayURL: wsURL(ln.Addr())}
 	d.pageURL = "http" + strings.TrimSuffix(strings.TrimPrefix(d.relayURL, "ws"), roomproto.Path) + "/"
 	d.lockstepURL = strings.TrimSuffix(d.relayURL, roomproto.Path) + "/lockstep"
-	d.page = &demoPage{relay: d.relayURL, building: building, progress: "starting"}
+	d.page = demopage.NewPage(d.relayURL, building)
 	if d.gw, err = gateway.New(g, gateway.Config[sand.Input]{Log: log.With("part", "json")}); err != nil {
 		ln.Close()
 		rr.close()
@@ -222,7 +223,7 @@ func (d *demoHTTP) hostRoom(ctx context.Context, c *demoConfig, g rewind.Game[sa
 // announce hands the room's code to the page and prints how to join:
 // a play command on stderr, room=, relay=, url= and lockstep= on stdout.
 func (d *demoHTTP) announce(code string, gf gameFlags, stdout, stderr io.Writer) {
-	d.page.set(code, gf)
+	d.page.SetRoom(code, gf.playFlags(), gf.grid, gf.tickRate)
 	fmt.Fprintf(stderr, "rewind demo: join with  rewind play --headless --join %s --relay %s%s\n", code, d.relayURL, gf.playFlags())
 	fmt.Fprintf(stdout, "room=%s\n", code)
 	fmt.Fprintf(stdout, "relay=%s\n", d.relayURL)
@@ -230,17 +231,17 @@ func (d *demoHTTP) announce(code string, gf gameFlags, stdout, stderr io.Writer)
 	fmt.Fprintf(stdout, "lockstep=%s\n", d.lockstepURL)
 }
 
-// loadPage reads or builds the page's files (f.load) and serves them
+// loadPage reads or builds the page's files (f.Load) and serves them
 // once they are ready, or tells the page why not.
-func (d *demoHTTP) loadPage(f *pageFiles, goroot string, stderr io.Writer) {
-	err := f.load(goroot, stderr, d.page.setProgress)
+func (d *demoHTTP) loadPage(f *demopage.Files, goroot string, stderr io.Writer) {
+	err := f.Load(goroot, stderr, d.page.SetProgress)
 	if err != nil {
 		fmt.Fprintf(stderr, "rewind demo: the browser page: %v\n", err)
-		d.page.setFiles(nil, err)
+		d.page.SetFiles(nil, err)
 		return
 	}
-	f.mount(d.mux)
-	d.page.setFiles(f, nil)
+	f.Mount(d.mux)
+	d.page.SetFiles(f, nil)
 	fmt.Fprintf(stderr, "rewind demo: the page is ready at %s\n", d.pageURL)
 }
 

@@ -1,4 +1,18 @@
-package main
+// Package demopage builds and serves the browser page of `rewind
+// demo`: two Go programs compiled to js/wasm from the view module, the page's (./page: signaling, drawing, the keys)
+// and its match Worker's (./page/worker: the client, the game, the tick
+// handler), their JavaScript (view/page/page.js and worker.js), Go's
+// wasm_exec.js, and an HTML page that loads them. The wasm is not
+// committed: the demo builds it on its first run with `go` from PATH, from
+// the source tree it runs in, into the user's cache directory
+// (os.UserCacheDir()/rewind/page/KEY, KEY a hash of the Go version and
+// every non-test .go, go.mod and go.sum file of the tree and the view's
+// .js files). Every file is served under a content-hashed name
+// (page.0123456789ab.wasm) with a year's cache lifetime, so a second visit
+// fetches and compiles nothing new, compressed: zstd to browsers that
+// accept it, gzip to the others. A later run with the same sources finds
+// the build there.
+package demopage
 
 import (
 	"bufio"
@@ -7,7 +21,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"html/template"
 	"io"
 	"io/fs"
 	"net/http"
@@ -24,26 +37,12 @@ import (
 	"github.com/klauspost/compress/zstd"
 )
 
-// The browser page of `rewind demo`: two Go programs compiled to js/wasm
-// from the view module, the page's (./page: signaling, drawing, the keys)
-// and its match Worker's (./page/worker: the client, the game, the tick
-// handler), their JavaScript (view/page/page.js and worker.js), Go's
-// wasm_exec.js, and an HTML page that loads them. The wasm is not
-// committed: the demo builds it on its first run with `go` from PATH, from
-// the source tree it runs in, into the user's cache directory
-// (os.UserCacheDir()/rewind/page/KEY, KEY a hash of the Go version and
-// every non-test .go, go.mod and go.sum file of the tree and the view's
-// .js files). Every file is served under a content-hashed name
-// (page.0123456789ab.wasm) with a year's cache lifetime, so a second visit
-// fetches and compiles nothing new, compressed: zstd to browsers that
-// accept it, gzip to the others. A later run with the same sources finds
-// the build there.
-
 // viewModule is the module path of the view's nested module.
 const viewModule = "github.com/rewindnet/rewind/view"
 
-// pageFiles are the built page's files, held in memory.
-type pageFiles struct {
+// Files are the built page's files, held in memory: Prepare finds
+// them, Load reads or builds them, Mount serves them.
+type Files struct {
 	key              string   // the build's cache key
 	assets           []*asset // in pageAssets' order
 	built            bool     // built by this run (not found in the cache)
@@ -70,11 +69,11 @@ const (
 	wasmExecName = "wasm_exec.js"
 )
 
-// pageAssets are the names of a build's files, in pageFiles.assets' order.
+// pageAssets are the names of a build's files, in Files.assets' order.
 var pageAssets = []string{pageWasm, workerWasm, pageJS, workerJS, wasmExecName}
 
 // get returns the asset of file.
-func (p *pageFiles) get(file string) *asset {
+func (p *Files) get(file string) *asset {
 	for _, a := range p.assets {
 		if a.file == file {
 			return a
@@ -95,12 +94,6 @@ func newAsset(file string, raw, gz, zst []byte) *asset {
 	return &asset{file: file, name: strings.TrimSuffix(file, ext) + "." + hex.EncodeToString(sum[:6]) + ext, ctype: ctype,
 		raw: raw, gz: gz, zst: zst}
 }
-
-// errNoGo and errNoSource say what the first-run build lacks.
-var (
-	errNoGo     = errors.New("the browser page is built on the demo's first run with the Go toolchain, and there is no `go` on PATH (install Go, or run with --no-page for the relay and the room without the page)")
-	errNoSource = errors.New("the browser page is built from rewind's source tree, and it was not found: run rewind demo from a clone of rewind (the directory with go.mod and view/go.mod, e.g. `go run ./cmd/rewind demo`), or run with --no-page")
-)
 
 // findSource returns the root of rewind's source tree: the nearest
 // directory at or above start whose go.mod is the engine's and which has
@@ -175,10 +168,11 @@ func sourceKey(root, goVersion string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil))[:20], nil
 }
 
-// preparePage finds what the page's build needs (go on PATH, the source
-// tree, the cache directory) and the build's key; load then reads or
-// builds it. Its errors are the demo's (errNoGo, errNoSource).
-func preparePage() (p *pageFiles, goroot string, err error) {
+// Prepare finds what the page's build needs (go on PATH, the source
+// tree, the cache directory) and the build's key; Load then reads or
+// builds it, given the GOROOT it returns. Its errors are the demo's
+// (errNoGo, errNoSource).
+func Prepare() (p *Files, goroot string, err error) {
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		return nil, "", errNoGo
@@ -203,13 +197,13 @@ func preparePage() (p *pageFiles, goroot string, err error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("no cache directory for the page's build: %w", err)
 	}
-	return &pageFiles{key: key, dir: filepath.Join(cache, "rewind", "page", key), goBin: goBin, sourceDir: src}, env[1], nil
+	return &Files{key: key, dir: filepath.Join(cache, "rewind", "page", key), goBin: goBin, sourceDir: src}, env[1], nil
 }
 
-// load reads the page's files from the cache when this source tree was
+// Load reads the page's files from the cache when this source tree was
 // built before, else builds them now (a line on log as it starts and a
 // summary at the end; progress gets the build's steps).
-func (p *pageFiles) load(goroot string, log io.Writer, progress func(string)) error {
+func (p *Files) Load(goroot string, log io.Writer, progress func(string)) error {
 	if err := p.read(); err == nil {
 		return nil
 	}
@@ -268,7 +262,7 @@ func pruneBuilds(dir string, keep int) {
 func mb(n int) float64 { return float64(n) / 1e6 }
 
 // read loads a finished build from p.dir.
-func (p *pageFiles) read() error {
+func (p *Files) read() error {
 	p.assets = nil
 	for _, f := range pageAssets {
 		var b [3][]byte
@@ -287,7 +281,7 @@ func (p *pageFiles) read() error {
 // takes page.js and worker.js from view/page and wasm_exec.js from goroot,
 // and compresses them, into a temporary directory renamed to p.dir when
 // complete.
-func (p *pageFiles) build(goroot string, progress func(string)) error {
+func (p *Files) build(goroot string, progress func(string)) error {
 	if err := os.MkdirAll(filepath.Dir(p.dir), 0o755); err != nil {
 		return fmt.Errorf("page build: %w", err)
 	}
@@ -328,7 +322,7 @@ func (p *pageFiles) build(goroot string, progress func(string)) error {
 
 // compile builds the two programs into dir with go build -v, telling
 // progress how many packages it compiled of how many they link.
-func (p *pageFiles) compile(view, dir string, progress func(string)) error {
+func (p *Files) compile(view, dir string, progress func(string)) error {
 	env := append(os.Environ(), "GOOS=js", "GOARCH=wasm")
 	list := exec.Command(p.goBin, "list", "-deps", "./page/worker", "./page")
 	list.Dir, list.Env = view, env
@@ -445,130 +439,9 @@ func (a *asset) serve(w http.ResponseWriter, r *http.Request) {
 	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(body))
 }
 
-// mount serves the page's files on mux under their hashed names.
-func (p *pageFiles) mount(mux *http.ServeMux) {
+// Mount serves the page's files on mux under their hashed names.
+func (p *Files) Mount(mux *http.ServeMux) {
 	for _, a := range p.assets {
 		mux.HandleFunc("GET /"+a.name, a.serve)
 	}
-}
-
-// demoPage is the page at /: with the wasm built, the sand match itself
-// (the Go client in the browser); with --no-page, a signpost saying how
-// to join from a terminal.
-type demoPage struct {
-	relay    string
-	files    *pageFiles // the page's files once built; nil while building and with --no-page
-	building bool       // the page's wasm is being built: / says so
-	progress string     // the build's last step
-	failed   error      // the build failed
-	mu       sync.Mutex
-	code     string
-	flags    string
-	grid     int
-	rate     int
-}
-
-func (p *demoPage) set(code string, gf gameFlags) {
-	p.mu.Lock()
-	p.code, p.flags, p.grid, p.rate = code, gf.playFlags(), gf.grid, gf.tickRate
-	p.mu.Unlock()
-}
-
-var signpostTemplate = template.Must(template.New("demo").Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>rewind demo: room {{.Code}}</title></head>
-<body style="font-family: sans-serif; max-width: 40em; margin: 2em auto">
-<h1>rewind demo</h1>
-<p>A sand match is hosted in room <strong style="font-size: 150%">{{if .Code}}{{.Code}}{{else}}(starting){{end}}</strong>.</p>
-<p>Join it from a terminal with a headless bot:</p>
-<pre>rewind play --headless --join {{.Code}} --relay {{.Relay}}{{.Flags}}</pre>
-<p>From another machine, start the demo with <code>--http 0.0.0.0:8080</code> and use this machine's address in <code>--relay</code>.</p>
-<p>This demo runs with <code>--no-page</code>: start it without that flag to play in this page.</p>
-</body></html>
-`))
-
-// playTemplate is the playing page. page.js starts the match's Worker
-// at once and hands it the body's data attributes (the relay, the room,
-// the grid and the tick rate) and the URL's query (?room=CODE,
-// ?watch=CODE&delay=D, ?until-tick=T...); the Worker's tick handler
-// writes #status through it. The page's own wasm joins the room, points
-// #mode at watching (or, watching, at playing) the same room, and
-// Ebitengine adds its canvas to the body. The files have content-hashed
-// names. rewindTimes collects the page's timeline in ms since navigation:
-// worker (the Worker's Go started), compiled (the page's wasm fetched and
-// compiled), main (the page's Go main started), joined (the data channel
-// to the host open), verified (the Worker's first verified tick).
-var playTemplate = template.Must(template.New("play").Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>rewind demo: room {{.Code}}</title>
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<style>
-body { margin: 0; background: #08080c; color: #bbb; font: 12px monospace; }
-#bar { position: fixed; left: 0; right: 0; bottom: 0; padding: 4px 8px; background: rgba(0,0,0,.75); z-index: 10; }
-#status { color: #8c8; white-space: pre-wrap; word-break: break-all; }
-</style></head>
-<body data-relay="{{.Relay}}" data-room="{{.Code}}" data-grid="{{.Grid}}" data-tick-rate="{{.Rate}}">
-<div id="bar">
-<div id="status">room={{.Code}} player=- tick=0 verified_tick=0 verified_hash=0000000000000000 rollbacks=0 resyncs=0 ping_ms=0.0 state=loading desyncs=0</div>
-<div><span id="hint">arrows/WASD move · space or mouse pours · 1–4: erase, sand, water, wall</span> · <a id="mode" href="?watch={{.Code}}" style="color: #8af">watch as a spectator</a> · from a terminal: <code>rewind play --headless --join {{.Code}} --relay {{.Relay}}{{.Flags}}</code> (or <code>rewind watch</code>)</div>
-</div>
-<script>window.rewindTimes = {};</script>
-<script src="{{.Exec}}"></script>
-<script src="{{.PageJS}}" data-wasm="{{.Wasm}}" data-worker="{{.WorkerJS}}" data-worker-wasm="{{.WorkerWasm}}" data-exec="{{.Exec}}"></script>
-</body></html>
-`))
-
-// buildingTemplate is the page at / while the wasm is built: the build's
-// progress, reloaded every second until the playing page replaces it.
-var buildingTemplate = template.Must(template.New("building").Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>rewind demo: building the page</title>
-{{if not .Failed}}<meta http-equiv="refresh" content="1">{{end}}</head>
-<body style="font-family: sans-serif; max-width: 40em; margin: 2em auto">
-<h1>rewind demo</h1>
-<p>A sand match is hosted in room <strong style="font-size: 150%">{{.Code}}</strong>.</p>
-{{if .Failed}}<p>The browser player could not be built: <code>{{.Failed}}</code></p>
-{{else}}<p>The browser player's wasm is building (the demo's first run for these sources): <code id="progress">{{.Progress}}</code>. This page reloads until it is ready.</p>{{end}}
-<p>Meanwhile, join from a terminal with a headless bot:</p>
-<pre>rewind play --headless --join {{.Code}} --relay {{.Relay}}{{.Flags}}</pre>
-</body></html>
-`))
-
-// setFiles makes the page play with files, or say why it cannot (err).
-func (p *demoPage) setFiles(files *pageFiles, err error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.files, p.failed = files, err
-	p.building = err != nil
-}
-
-// setProgress notes the build's step.
-func (p *demoPage) setProgress(s string) {
-	p.mu.Lock()
-	p.progress = s
-	p.mu.Unlock()
-}
-
-// ServeHTTP writes the page.
-func (p *demoPage) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	p.mu.Lock()
-	data := struct {
-		Code, Relay, Flags, Progress, Failed     string
-		Grid, Rate                               int
-		Wasm, WorkerWasm, PageJS, WorkerJS, Exec string
-	}{Code: p.code, Relay: p.relay, Flags: p.flags, Grid: p.grid, Rate: p.rate, Progress: p.progress}
-	f, building := p.files, p.building
-	if p.failed != nil {
-		data.Failed = p.failed.Error()
-	}
-	p.mu.Unlock()
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-cache")
-	t := signpostTemplate
-	if building {
-		t = buildingTemplate
-	}
-	if f != nil {
-		t = playTemplate
-		data.Wasm, data.WorkerWasm, data.PageJS = f.get(pageWasm).name, f.get(workerWasm).name, f.get(pageJS).name
-		data.WorkerJS, data.Exec = f.get(workerJS).name, f.get(wasmExecName).name
-	}
-	_ = t.Execute(w, data)
 }

@@ -1,0 +1,138 @@
+package demopage
+
+import (
+	"html/template"
+	"net/http"
+	"sync"
+)
+
+// Page is the page at /: with the wasm built, the sand match itself
+// (the Go client in the browser); with --no-page, a signpost saying how
+// to join from a terminal.
+type Page struct {
+	relay    string
+	files    *Files // the page's files once built; nil while building and with --no-page
+	building bool   // the page's wasm is being built: / says so
+	progress string // the build's last step
+	failed   error  // the build failed
+	mu       sync.Mutex
+	code     string
+	flags    string
+	grid     int
+	rate     int
+}
+
+// NewPage returns the page of the demo whose rooms relay is at relay
+// (a ws:// URL); building says the page's wasm is being built (/ says so
+// until SetFiles), else it is the --no-page signpost.
+func NewPage(relay string, building bool) *Page {
+	return &Page{relay: relay, building: building, progress: "starting"}
+}
+
+// SetRoom names the hosted room on the page: its code, the play flags
+// a terminal player adds (flags, each with its leading space), the sand
+// grid's side and the tick rate.
+func (p *Page) SetRoom(code, flags string, grid, rate int) {
+	p.mu.Lock()
+	p.code, p.flags, p.grid, p.rate = code, flags, grid, rate
+	p.mu.Unlock()
+}
+
+var signpostTemplate = template.Must(template.New("demo").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>rewind demo: room {{.Code}}</title></head>
+<body style="font-family: sans-serif; max-width: 40em; margin: 2em auto">
+<h1>rewind demo</h1>
+<p>A sand match is hosted in room <strong style="font-size: 150%">{{if .Code}}{{.Code}}{{else}}(starting){{end}}</strong>.</p>
+<p>Join it from a terminal with a headless bot:</p>
+<pre>rewind play --headless --join {{.Code}} --relay {{.Relay}}{{.Flags}}</pre>
+<p>From another machine, start the demo with <code>--http 0.0.0.0:8080</code> and use this machine's address in <code>--relay</code>.</p>
+<p>This demo runs with <code>--no-page</code>: start it without that flag to play in this page.</p>
+</body></html>
+`))
+
+// playTemplate is the playing page. page.js starts the match's Worker
+// at once and hands it the body's data attributes (the relay, the room,
+// the grid and the tick rate) and the URL's query (?room=CODE,
+// ?watch=CODE&delay=D, ?until-tick=T...); the Worker's tick handler
+// writes #status through it. The page's own wasm joins the room, points
+// #mode at watching (or, watching, at playing) the same room, and
+// Ebitengine adds its canvas to the body. The files have content-hashed
+// names. rewindTimes collects the page's timeline in ms since navigation:
+// worker (the Worker's Go started), compiled (the page's wasm fetched and
+// compiled), main (the page's Go main started), joined (the data channel
+// to the host open), verified (the Worker's first verified tick).
+var playTemplate = template.Must(template.New("play").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>rewind demo: room {{.Code}}</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<style>
+body { margin: 0; background: #08080c; color: #bbb; font: 12px monospace; }
+#bar { position: fixed; left: 0; right: 0; bottom: 0; padding: 4px 8px; background: rgba(0,0,0,.75); z-index: 10; }
+#status { color: #8c8; white-space: pre-wrap; word-break: break-all; }
+</style></head>
+<body data-relay="{{.Relay}}" data-room="{{.Code}}" data-grid="{{.Grid}}" data-tick-rate="{{.Rate}}">
+<div id="bar">
+<div id="status">room={{.Code}} player=- tick=0 verified_tick=0 verified_hash=0000000000000000 rollbacks=0 resyncs=0 ping_ms=0.0 state=loading desyncs=0</div>
+<div><span id="hint">arrows/WASD move · space or mouse pours · 1–4: erase, sand, water, wall</span> · <a id="mode" href="?watch={{.Code}}" style="color: #8af">watch as a spectator</a> · from a terminal: <code>rewind play --headless --join {{.Code}} --relay {{.Relay}}{{.Flags}}</code> (or <code>rewind watch</code>)</div>
+</div>
+<script>window.rewindTimes = {};</script>
+<script src="{{.Exec}}"></script>
+<script src="{{.PageJS}}" data-wasm="{{.Wasm}}" data-worker="{{.WorkerJS}}" data-worker-wasm="{{.WorkerWasm}}" data-exec="{{.Exec}}"></script>
+</body></html>
+`))
+
+// buildingTemplate is the page at / while the wasm is built: the build's
+// progress, reloaded every second until the playing page replaces it.
+var buildingTemplate = template.Must(template.New("building").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>rewind demo: building the page</title>
+{{if not .Failed}}<meta http-equiv="refresh" content="1">{{end}}</head>
+<body style="font-family: sans-serif; max-width: 40em; margin: 2em auto">
+<h1>rewind demo</h1>
+<p>A sand match is hosted in room <strong style="font-size: 150%">{{.Code}}</strong>.</p>
+{{if .Failed}}<p>The browser player could not be built: <code>{{.Failed}}</code></p>
+{{else}}<p>The browser player's wasm is building (the demo's first run for these sources): <code id="progress">{{.Progress}}</code>. This page reloads until it is ready.</p>{{end}}
+<p>Meanwhile, join from a terminal with a headless bot:</p>
+<pre>rewind play --headless --join {{.Code}} --relay {{.Relay}}{{.Flags}}</pre>
+</body></html>
+`))
+
+// SetFiles makes the page play with files, or say why it cannot (err).
+func (p *Page) SetFiles(files *Files, err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.files, p.failed = files, err
+	p.building = err != nil
+}
+
+// SetProgress notes the build's step.
+func (p *Page) SetProgress(s string) {
+	p.mu.Lock()
+	p.progress = s
+	p.mu.Unlock()
+}
+
+// ServeHTTP writes the page.
+func (p *Page) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p.mu.Lock()
+	data := struct {
+		Code, Relay, Flags, Progress, Failed     string
+		Grid, Rate                               int
+		Wasm, WorkerWasm, PageJS, WorkerJS, Exec string
+	}{Code: p.code, Relay: p.relay, Flags: p.flags, Grid: p.grid, Rate: p.rate, Progress: p.progress}
+	f, building := p.files, p.building
+	if p.failed != nil {
+		data.Failed = p.failed.Error()
+	}
+	p.mu.Unlock()
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-cache")
+	t := signpostTemplate
+	if building {
+		t = buildingTemplate
+	}
+	if f != nil {
+		t = playTemplate
+		data.Wasm, data.WorkerWasm, data.PageJS = f.get(pageWasm).name, f.get(workerWasm).name, f.get(pageJS).name
+		data.WorkerJS, data.Exec = f.get(workerJS).name, f.get(wasmExecName).name
+	}
+	_ = t.Execute(w, data)
+}
