@@ -155,57 +155,11 @@ func UnprovenSessions(ctx context.Context, cfg Config) Result {
 	defer t.stop()
 	before := t.verified()
 	dials := pick(cfg, 200, 1000)
-	var opened atomic.Int64
-	var held []*udp.Client
-	var mu sync.Mutex
-	stopPing := make(chan struct{})
-	var pingWG sync.WaitGroup
-	pingWG.Add(1)
-	go func() { // keep every session the attacker holds alive
-		defer pingWG.Done()
-		buf := make([]byte, transport.MaxDatagram)
-		for {
-			select {
-			case <-stopPing:
-				return
-			case <-time.After(100 * time.Millisecond):
-			}
-			mu.Lock()
-			for _, c := range held {
-				for {
-					if _, _, err := c.Recv(buf); err != nil {
-						break
-					}
-				}
-			}
-			mu.Unlock()
-		}
-	}()
-	var wg sync.WaitGroup
-	for w := range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := w; i < dials; i += 4 {
-				c, err := udp.Dial(t.addr, udp.Config{HandshakeTimeout: time.Second, KeepAlive: 200 * time.Millisecond})
-				if err != nil {
-					continue
-				}
-				opened.Add(1)
-				mu.Lock()
-				held = append(held, c)
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
+	hd := startHoard()
+	opened := hd.dial(t.addr, dials)
 	peak := t.udp.Sessions()
 	joinTime, joinErr := t.joinTimed(ctx, 5*time.Second)
-	close(stopPing)
-	pingWG.Wait()
-	for _, c := range held {
-		c.Close()
-	}
+	hd.stop()
 	st := t.udp.Stats()
 	// The pair plays on: its verified tick moves past where it was when the
 	// attack began (the attack may last only a few ticks, and verification
@@ -219,7 +173,7 @@ func UnprovenSessions(ctx context.Context, cfg Config) Result {
 	case pairErr = <-t.errs:
 	default:
 	}
-	r.add("attacker_sessions_opened", opened.Load())
+	r.add("attacker_sessions_opened", opened)
 	r.add("server_sessions", peak)
 	r.add("max_sessions", 64)
 	r.add("unproven_evicted", st.UnprovenEvicted)
@@ -232,6 +186,76 @@ func UnprovenSessions(ctx context.Context, cfg Config) Result {
 	}
 	r.Held = joinErr == nil && pairErr == nil && after > before
 	return r
+}
+
+// hoard is UnprovenSessions' attacker: UDP sessions from one address,
+// each kept alive by a goroutine that drains them every 100 ms.
+type hoard struct {
+	mu       sync.Mutex
+	held     []*udp.Client
+	stopPing chan struct{}
+	pingWG   sync.WaitGroup
+}
+
+// startHoard starts the goroutine that keeps the hoard's sessions alive.
+func startHoard() *hoard {
+	hd := &hoard{stopPing: make(chan struct{})}
+	hd.pingWG.Add(1)
+	go func() { // keep every session the attacker holds alive
+		defer hd.pingWG.Done()
+		buf := make([]byte, transport.MaxDatagram)
+		for {
+			select {
+			case <-hd.stopPing:
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+			hd.mu.Lock()
+			for _, c := range hd.held {
+				for {
+					if _, _, err := c.Recv(buf); err != nil {
+						break
+					}
+				}
+			}
+			hd.mu.Unlock()
+		}
+	}()
+	return hd
+}
+
+// dial completes the handshake with addr dials times from 4 goroutines
+// and holds every session opened; it returns how many opened.
+func (hd *hoard) dial(addr string, dials int) int64 {
+	var opened atomic.Int64
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < dials; i += 4 {
+				c, err := udp.Dial(addr, udp.Config{HandshakeTimeout: time.Second, KeepAlive: 200 * time.Millisecond})
+				if err != nil {
+					continue
+				}
+				opened.Add(1)
+				hd.mu.Lock()
+				hd.held = append(hd.held, c)
+				hd.mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return opened.Load()
+}
+
+// stop stops the keep-alive goroutine and closes every session held.
+func (hd *hoard) stop() {
+	close(hd.stopPing)
+	hd.pingWG.Wait()
+	for _, c := range hd.held {
+		c.Close()
+	}
 }
 
 // RefusalLogs: one session sends 10,000 match hellos of a wrong game
