@@ -96,26 +96,12 @@ func play(ctx context.Context, cfg Config, log io.Writer) (sent, recv [][]time.T
 	ctx, cancel := context.WithTimeout(ctx, time.Duration(cfg.Tics)*time.Second/35+30*time.Second)
 	defer cancel()
 
-	var lobby []*webdoomclient.Conn
-	for i := 0; i < cfg.Players; i++ {
-		c, err := webdoomclient.Dial(ctx, base, "/ws/lobby")
-		if err != nil {
-			return nil, nil, webdoom.Stats{}, err
-		}
+	lobby, err := launch(ctx, base, cfg.Players)
+	for _, c := range lobby {
 		defer c.CloseNow()
-		lobby = append(lobby, c)
 	}
-	if err := lobby[0].SendJSON(ctx, `{"t":"start"}`); err != nil {
+	if err != nil {
 		return nil, nil, webdoom.Stats{}, err
-	}
-	for {
-		m, err := lobby[0].ReadLobby(ctx)
-		if err != nil {
-			return nil, nil, webdoom.Stats{}, err
-		}
-		if m["t"] == "launch" {
-			break
-		}
 	}
 	n := cfg.Players
 	sent = make([][]time.Time, n)
@@ -129,15 +115,52 @@ func play(ctx context.Context, cfg Config, log io.Writer) (sent, recv [][]time.T
 		defer games[i].CloseNow()
 	}
 	fmt.Fprintf(log, "bench webdoom: %d players, %d tics at 35 Hz (%.1f s)\n", n, cfg.Tics, float64(cfg.Tics)/35)
+	if err := playTics(ctx, cfg.Tics, games, sent, recv); err != nil {
+		return nil, nil, webdoom.Stats{}, err
+	}
+	return sent, recv, srv.Stats(), nil
+}
+
+// launch joins n players to the lobby at base, has the first start the
+// match and waits for the launch; the caller closes the lobby connections
+// returned, also with an error.
+func launch(ctx context.Context, base string, n int) ([]*webdoomclient.Conn, error) {
+	var lobby []*webdoomclient.Conn
+	for i := 0; i < n; i++ {
+		c, err := webdoomclient.Dial(ctx, base, "/ws/lobby")
+		if err != nil {
+			return lobby, err
+		}
+		lobby = append(lobby, c)
+	}
+	if err := lobby[0].SendJSON(ctx, `{"t":"start"}`); err != nil {
+		return lobby, err
+	}
+	for {
+		m, err := lobby[0].ReadLobby(ctx)
+		if err != nil {
+			return lobby, err
+		}
+		if m["t"] == "launch" {
+			return lobby, nil
+		}
+	}
+}
+
+// playTics plays tics tics on games, a sender and a reader per client:
+// client i sends tic t at 50 ms + t/35 s from now plus its own phase
+// (7 ms × i), noting when in sent[i][t], and notes in recv[i][t] when
+// tic t's bundle came.
+func playTics(ctx context.Context, tics int, games []*webdoomclient.Conn, sent, recv [][]time.Time) error {
 	var wg sync.WaitGroup
-	errs := make(chan error, 2*n)
+	errs := make(chan error, 2*len(games))
 	start := time.Now().Add(50 * time.Millisecond)
 	for i := range games {
 		wg.Add(2)
 		go func() { // sender: tic t at start + t/35 s, each client at its own phase
 			defer wg.Done()
 			phase := time.Duration(i) * 7 * time.Millisecond
-			for t := 0; t < cfg.Tics; t++ {
+			for t := 0; t < tics; t++ {
 				time.Sleep(time.Until(start.Add(phase + time.Duration(t)*time.Second/35)))
 				sent[i][t] = time.Now()
 				if err := games[i].SendCmd(ctx, uint32(t), wire.NewTicCmd(int8(t), 0, 0, 0, 0, 0)); err != nil {
@@ -148,7 +171,7 @@ func play(ctx context.Context, cfg Config, log io.Writer) (sent, recv [][]time.T
 		}()
 		go func() {
 			defer wg.Done()
-			for t := 0; t < cfg.Tics; t++ {
+			for t := 0; t < tics; t++ {
 				b, err := games[i].ReadBundle(ctx)
 				if err != nil {
 					errs <- err
@@ -160,8 +183,5 @@ func play(ctx context.Context, cfg Config, log io.Writer) (sent, recv [][]time.T
 	}
 	wg.Wait()
 	close(errs)
-	if err := <-errs; err != nil {
-		return nil, nil, webdoom.Stats{}, err
-	}
-	return sent, recv, srv.Stats(), nil
+	return <-errs
 }
