@@ -69,7 +69,8 @@ type roomConn struct {
 	freeSignals int
 	tokens      float64
 	lastMsg     time.Time
-	opens       int // opens placed for this connection (caps.go)
+	opens       int    // opens placed for this connection (caps.go)
+	nonce       string // handed in the upgrade's roomproto.NonceHeader (serve.go)
 }
 
 // room is a live room hosted through this relay process.
@@ -209,7 +210,8 @@ func (h *roomHub) fail(c *roomConn, re string, err error) {
 	}
 	h.send(c, ptr(roomproto.ErrorMsg(code, re, err.Error())))
 	switch code {
-	case roomproto.ErrCodeBadMessage, roomproto.ErrCodeBadVersion, roomproto.ErrCodeRateLimited, roomproto.ErrCodeTooManyConns:
+	case roomproto.ErrCodeBadMessage, roomproto.ErrCodeBadVersion, roomproto.ErrCodeRateLimited, roomproto.ErrCodeTooManyConns,
+		roomproto.ErrCodeUnauthorized:
 		h.kill(c, websocket.StatusPolicyViolation, code+": "+err.Error())
 	case roomproto.ErrCodeTooLarge:
 		h.kill(c, websocket.StatusMessageTooBig, code+": "+err.Error())

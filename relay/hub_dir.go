@@ -196,6 +196,16 @@ func (h *roomHub) claimNew(code string, now time.Time) (roomdir.Record, error) {
 	return rec, err
 }
 
+// newNonce draws a connection's nonce (128 bits as hex), which a match
+// server's proof of the server token covers (roomproto.ServerProof).
+func (h *roomHub) newNonce() (string, error) {
+	var b [16]byte
+	if err := h.draw(b[:]); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(b[:]), nil
+}
+
 // draw fills b from the relay's random source (io.Readers need not be
 // safe for concurrent use).
 func (h *roomHub) draw(b []byte) error {

@@ -83,10 +83,16 @@ func (h *roomHub) serve(c *roomConn, m *roomproto.Msg, now time.Time) {
 		h.fail(c, m.Type, fmt.Errorf("%w: serve from a connection in a room", roomproto.ErrBadMessage))
 		return
 	}
+	trusted := len(h.cfg.ServerToken) > 0
+	if trusted && !roomproto.CheckServerProof(h.cfg.ServerToken, c.nonce, m.Auth) {
+		h.joinFailed(c, now) // a guess at the token costs as a failed join
+		h.fail(c, m.Type, fmt.Errorf("%w (--server-token FILE): no proof, or a wrong one, in serve", roomproto.ErrUnauthorized))
+		return
+	}
 	slots := min(m.Slots, h.cfg.ServerSlots)
 	c.role = roleServer
 	c.srv = &matchServer{
-		slots: slots, onDemand: m.OnDemand, maxPlayers: m.MaxPlayers,
+		slots: slots, onDemand: m.OnDemand, maxPlayers: m.MaxPlayers, trusted: trusted,
 		rooms: make(map[string]*room), lastPing: now, lastPong: now,
 	}
 	h.cfg.Log.Debug("relay: match server", "conn", c.id, "slots", slots, "on_demand", m.OnDemand)
@@ -141,7 +147,7 @@ func (h *roomHub) freeServerMsg(c *roomConn, m *roomproto.Msg, err error) bool {
 // how many such servers there are, with their slots and those in use.
 func (h *roomHub) pickServer() (s *roomConn, servers, slots, used int) {
 	for _, x := range h.conns {
-		if x.role != roleServer || !x.srv.onDemand || x.killed {
+		if x.role != roleServer || !x.srv.onDemand || x.killed || len(h.cfg.ServerToken) > 0 && !x.srv.trusted {
 			continue
 		}
 		servers++

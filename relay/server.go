@@ -147,6 +147,13 @@ type RoomConfig struct {
 	// ones are taken to 12, shorter ones to 6. Codes of any length in
 	// that range are accepted from hosts and joiners.
 	CodeLength int
+	// ServerToken, if set, is the secret a match server proves it holds
+	// when it registers ("serve", roomproto.ServerProof over the
+	// connection's nonce): one that does not is refused unauthorized.
+	// Empty: any client may register as a match server, on demand too
+	// (`rewind relay` says so at start). Player-hosted rooms are open to
+	// anyone either way.
+	ServerToken []byte
 	// Log, if set, gets the relay's room events at debug level: rooms
 	// hosted, orphaned, taken over and closed, and every decision on a
 	// claim (host migration). Default: discarded.
@@ -274,6 +281,12 @@ func (s *RoomServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	w = netutil.GuardWebSocket(w, int64(s.cfg.MaxMessageBytes), tooLarge)
+	nonce, err := s.hub.newNonce()
+	if err != nil {
+		http.Error(w, "relay: drawing a nonce", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set(roomproto.NonceHeader, nonce)
 	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{
 		InsecureSkipVerify: len(s.cfg.OriginPatterns) == 0,
 		OriginPatterns:     s.cfg.OriginPatterns,
@@ -295,6 +308,9 @@ func (s *RoomServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		_ = ws.Close(websocket.StatusTryAgainLater, roomproto.ErrCodeTooManyConns)
 		return
 	}
+	s.hub.mu.Lock()
+	c.nonce = nonce
+	s.hub.mu.Unlock()
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()

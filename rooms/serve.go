@@ -59,6 +59,9 @@ type ServeOptions struct {
 	// negative: never). Rooms opened at start (Rooms, AddRoom) are not
 	// affected.
 	UnusedTimeout time.Duration
+	// ServerToken is the relay's server token, if it has one
+	// (roomclient.ServeOptions.ServerToken).
+	ServerToken []byte
 	// Server configures each match. Its MaxPlayers also caps each room at
 	// the relay.
 	Server server.Config
@@ -137,7 +140,7 @@ func Serve[I any](ctx context.Context, g rewind.Game[I], opts ServeOptions) (*Se
 		return s.Multi
 	}
 	sr, err := roomclient.ServeRooms(ctx, roomclient.ServeOptions{
-		URL: opts.Relay, Slots: slots, OnDemand: opts.OnDemand, MaxPlayers: opts.Server.MaxPlayers, WebRTC: opts.WebRTC,
+		URL: opts.Relay, Slots: slots, OnDemand: opts.OnDemand, ServerToken: opts.ServerToken, MaxPlayers: opts.Server.MaxPlayers, WebRTC: opts.WebRTC,
 		OnOpen: func(code string) error {
 			h := multi()
 			if h == nil {

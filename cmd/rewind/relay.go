@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/rewindnet/rewind/internal/console"
 	"github.com/rewindnet/rewind/internal/netutil"
 	"github.com/rewindnet/rewind/relay"
 	"github.com/rewindnet/rewind/relay/roomdir"
@@ -34,6 +35,7 @@ type roomRelayOptions struct {
 	log        *slog.Logger // the relay's room events at debug level (nil: none)
 	redisURL   string       // the fleet's shared room directory ("" = in memory)
 	redisTTL   time.Duration
+	serverTok  []byte // --server-token's secret (nil: any client may register as a match server)
 }
 
 // roomRelay is the rooms relay plus its TURN server, ready to be mounted at
@@ -62,7 +64,7 @@ func newRoomRelay(httpHost string, o roomRelayOptions) (*roomRelay, error) {
 		}
 		rr.turn = t
 	}
-	cfg := relay.RoomConfig{TURN: rr.turn, CodeLength: o.codeLength, Log: o.log}
+	cfg := relay.RoomConfig{TURN: rr.turn, CodeLength: o.codeLength, Log: o.log, ServerToken: o.serverTok}
 	if o.redisURL != "" {
 		// A relay started beside its Redis waits for it (about 10 s).
 		dir, err := roomdir.NewRedis(context.Background(), o.redisURL, roomdir.RedisConfig{TTL: o.redisTTL})
@@ -169,6 +171,9 @@ func serveRelay(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}()
 	_, port, _ := net.SplitHostPort(ln.Addr().String())
 	fmt.Fprintf(stderr, "rewind relay: players and hosts pass --relay %s\n", wsURL(ln.Addr()))
+	if c.relay.serverTok == nil {
+		fmt.Fprintln(stderr, "rewind relay: no --server-token: any client may register as an on-demand match server (and be handed lobbies' rooms and their players' signaling)")
+	}
 	keyValues(stdout, append([]any{"relay", "listening", "url", wsURL(ln.Addr()), "http", net.JoinHostPort(host, port),
 		"turn", rr.turnURL(), "version", strconv.Itoa(roomproto.Version)}, metrics...)...)
 	if err := hs.Serve(netutil.HTTPLimits{}.Listener(ln)); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -198,6 +203,7 @@ func parseRelayFlags(args []string, stderr io.Writer) (*relayConfig, error) {
 	fs.IntVar(&o.codeLength, "code-length", 6, "length of the room codes the relay draws, 6 to 12 (each more character makes guessing a code 32 times slower; codes of 6 to 12 are accepted whatever this is)")
 	fs.StringVar(&o.redisURL, "redis", "", "share the room directory with the other relays of a fleet through this Redis (redis://HOST:PORT/DB; retried for about 10 s at start): a player joining through any of them reaches a host on any other (default: rooms in this process's memory)")
 	fs.DurationVar(&o.redisTTL, "redis-ttl", 15*time.Second, "with --redis: how long a room stays in the directory after this relay last refreshed it (it refreshes every sixth of it), so a relay that dies takes its rooms with it within this, and the others drop the players it brought to their rooms within it")
+	serverToken := fs.String("server-token", "", "a file holding the secret (16 characters or more) that match servers (rewind serve --on-demand, --rooms, --max-matches) must prove to register: they give the same file to serve --server-token; the secret never crosses the wire (an HMAC over a nonce the relay draws per connection). Without it, any client may register as a match server and be handed lobbies' rooms")
 	o.turnSecret = os.Getenv("REWIND_TURN_SECRET")
 	c.lf.add(fs)
 	c.cf.add(fs)
@@ -213,6 +219,11 @@ func parseRelayFlags(args []string, stderr io.Writer) (*relayConfig, error) {
 	if o.codeLength < 6 || o.codeLength > 12 {
 		return nil, usageError{fmt.Errorf("--code-length %d: want 6 to 12", o.codeLength)}
 	}
+	tok, err := loadServerToken(*serverToken)
+	if err != nil {
+		return nil, err
+	}
+	o.serverTok = tok
 	return c, nil
 }
 
@@ -227,4 +238,18 @@ func startRelayMetrics(addr string, rr *roomRelay) (*httpServer, error) {
 		return nil, fmt.Errorf("--metrics %s: %w", addr, errors.Unwrap(err))
 	}
 	return ms, nil
+}
+
+// loadServerToken reads --server-token's file (relay and serve): nil for
+// no file; a file that cannot be read or holds too short a secret is a
+// usage error.
+func loadServerToken(path string) ([]byte, error) {
+	if path == "" {
+		return nil, nil
+	}
+	t, err := console.LoadToken(path)
+	if err != nil {
+		return nil, usageError{fmt.Errorf("--server-token: %w", err)}
+	}
+	return t, nil
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/relay/roomproto"
 	"github.com/rewindnet/rewind/rooms"
 )
 
@@ -36,16 +37,23 @@ func serveRooms[I any](ctx context.Context, g rewind.Game[I], o roomServe, stdou
 			udp = o.udp
 		}
 	})
+	token, err := loadServerToken(o.rooms.tokenFile) // relay.go
+	if err != nil {
+		return err
+	}
 	hctx, cancel := context.WithTimeout(ctx, o.rooms.timeout)
 	s, err := rooms.Serve(hctx, g, rooms.ServeOptions{
 		Relay: o.rooms.relay, Relays: o.rooms.more, Reconnect: o.rooms.reconnect,
 		Rooms: o.multi.rooms, Codes: codes, MaxMatches: o.multi.maxMatches,
-		Workers: o.multi.workers, TickPhases: o.multi.tickPhases, OnDemand: o.rooms.onDemand, UnusedTimeout: unusedTimeout(o.rooms.unused), Server: o.server, Log: o.game.logger(log),
+		Workers: o.multi.workers, TickPhases: o.multi.tickPhases, OnDemand: o.rooms.onDemand, UnusedTimeout: unusedTimeout(o.rooms.unused), ServerToken: token, Server: o.server, Log: o.game.logger(log),
 		UDP: udp, UDPConfig: o.udpConfig,
 	})
 	cancel()
 	if err != nil && errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 		return fmt.Errorf("the relay at %s did not host the rooms within %v (--relay-timeout): %w", o.rooms.relay, o.rooms.timeout, err)
+	}
+	if errors.Is(err, roomproto.ErrUnauthorized) {
+		return usageError{fmt.Errorf("%w (give serve --server-token FILE with the relay's token)", err)}
 	}
 	if err != nil {
 		return err

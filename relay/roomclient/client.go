@@ -34,6 +34,9 @@ type roomClient struct {
 	// until it is 0 (the queue's length alone misses the one the writer
 	// has taken and is writing, such as a host's End).
 	unsent atomic.Int32
+	// nonce is the relay's nonce for this connection
+	// (roomproto.NonceHeader), which a match server's proof covers.
+	nonce string
 }
 
 const (
@@ -45,12 +48,15 @@ const (
 // dialRoom dials the relay; the reader goroutine hands every message to
 // the handler that newHandle makes for the connection.
 func dialRoom(ctx context.Context, rawURL string, newHandle func(*roomClient) func(roomproto.Msg)) (*roomClient, error) {
-	ws, _, err := websocket.Dial(ctx, rawURL, nil)
+	ws, resp, err := websocket.Dial(ctx, rawURL, nil)
 	if err != nil {
 		return nil, fmt.Errorf("relay: dial %s: %w", rawURL, err)
 	}
 	ws.SetReadLimit(roomClientReadLimit)
 	rc := &roomClient{ws: ws, out: make(chan []byte, roomClientQueue), done: make(chan struct{})}
+	if resp != nil { // nil in a browser, which hides the upgrade's headers
+		rc.nonce = resp.Header.Get(roomproto.NonceHeader)
+	}
 	handle := newHandle(rc)
 	rc.wg.Add(2)
 	go rc.readLoop(handle)

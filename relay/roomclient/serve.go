@@ -27,6 +27,12 @@ type ServeOptions struct {
 	OnDemand bool
 	// MaxPlayers asks the relay to cap each room (0: the relay's cap).
 	MaxPlayers int
+	// ServerToken, if set, is the relay's server token
+	// (relay.RoomConfig.ServerToken): the registration proves it
+	// (roomproto.ServerProof over the connection's nonce) without
+	// sending it. A relay with a token refuses a server without it
+	// (roomproto.ErrUnauthorized).
+	ServerToken []byte
 	// WebRTC configures the one transport of every room; the relay's TURN
 	// server is added to its ICE servers, and Loopback is turned on when
 	// the relay is on a loopback address.
@@ -136,10 +142,17 @@ func (s *ServedRooms) register(ctx context.Context, url string, gen int) (*roomC
 	if err != nil {
 		return nil, roomproto.Msg{}, nil, err
 	}
-	rc.send(&roomproto.Msg{Type: roomproto.MsgServe, V: roomproto.Version, Slots: s.opts.Slots, OnDemand: s.opts.OnDemand, MaxPlayers: s.opts.MaxPlayers})
+	serve := &roomproto.Msg{Type: roomproto.MsgServe, V: roomproto.Version, Slots: s.opts.Slots, OnDemand: s.opts.OnDemand, MaxPlayers: s.opts.MaxPlayers}
+	if len(s.opts.ServerToken) > 0 {
+		serve.Auth = roomproto.ServerProof(s.opts.ServerToken, rc.nonce)
+	}
+	rc.send(serve)
 	m, err := firstReply(ctx, rc, replies, roomproto.MsgServing)
 	if err != nil {
 		rc.close()
+		if errors.Is(err, roomproto.ErrUnauthorized) {
+			return nil, m, nil, fmt.Errorf("relay: the relay at %s refused this match server: %w", url, err)
+		}
 		if errors.Is(err, roomproto.ErrBadMessage) {
 			return nil, m, nil, fmt.Errorf("relay: the relay at %s takes no match servers (rooms protocol %d): %w", url, roomproto.Version, err)
 		}

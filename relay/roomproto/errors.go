@@ -54,4 +54,7 @@ var (
 	// holds as many rooms as it takes (RoomConfig.MaxRooms), or the host's
 	// address does (RoomConfig.RoomsPerAddr).
 	ErrTooManyRooms = errors.New("relay: too many rooms")
+	// ErrUnauthorized indicates a match server refused by a relay that
+	// has a server token: its "serve" did not prove the token (auth.go).
+	ErrUnauthorized = errors.New("relay: match server not authenticated: the relay needs its server token")
 )

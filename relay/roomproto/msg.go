@@ -32,7 +32,7 @@ package roomproto
 // Errors come as {"type":"error","error":CODE,"re":TYPE,"reason":TEXT}.
 // no_room, room_full, room_busy, room_ended, bad_key, code_taken, bad_code,
 // no_player, full, too_many_rooms leave the connection open; bad_message, bad_version,
-// too_large, rate_limited, too_many_conns, slow, host_gone and idle are followed by a close
+// too_large, rate_limited, too_many_conns, unauthorized, slow, host_gone and idle are followed by a close
 // of that connection (status 1008, or 1009 for too_large) with the reason.
 //
 // Version history:
@@ -58,7 +58,10 @@ package roomproto
 //	   again claims its rooms back ("claim" with code and key on its
 //	   connection, answered "hosted" with "claim":"host":
 //	   relay/serve_claim.go; a relay of before answers bad_message, and
-//	   the server keeps the rooms unjoinable).
+//	   the server keeps the rooms unjoinable). Later within version 2
+//	   (issue 30): serve's "auth" (a relay with a server token refuses
+//	   a serve without the proof: unauthorized, auth.go), and the errors
+//	   too_many_rooms and unauthorized.
 //
 // Match server flow (version 2):
 //
@@ -154,6 +157,7 @@ const (
 	ErrCodeJoinTimeout  = "join_timeout"
 	ErrCodeFull         = "full"
 	ErrCodeTooManyRooms = "too_many_rooms"
+	ErrCodeUnauthorized = "unauthorized"
 )
 
 // roomErrs maps error codes to the package's errors.
@@ -177,6 +181,7 @@ var roomErrs = map[string]error{
 	ErrCodeJoinTimeout:  ErrJoinTimeout,
 	ErrCodeFull:         ErrFull,
 	ErrCodeTooManyRooms: ErrTooManyRooms,
+	ErrCodeUnauthorized: ErrUnauthorized,
 }
 
 // Error is an "error" message received from the relay. It unwraps to
@@ -251,6 +256,7 @@ type Msg struct {
 	Slots      int                `json:"slots,omitempty"`
 	OnDemand   bool               `json:"onDemand,omitempty"`
 	Spectator  bool               `json:"spectator,omitempty"`
+	Auth       string             `json:"auth,omitempty"`
 }
 
 // Decode parses and checks a message a host or player sent to the
@@ -310,6 +316,9 @@ func (m *Msg) check() error {
 		}
 		if m.MaxPlayers < 0 || m.MaxPlayers > MaxPlayers {
 			return badField(m.Type, "maxPlayers out of range")
+		}
+		if len(m.Auth) > MaxAuthLen {
+			return badField(m.Type, "auth too long")
 		}
 	case MsgOpen:
 		if m.MaxPlayers < 0 || m.MaxPlayers > MaxPlayers {
