@@ -69,6 +69,16 @@ type SeekResult struct {
 	Simulated int
 }
 
+// ReadHeader reads the header of the replay r holds (without its
+// frames): which game, and its settings, play it again.
+func ReadHeader(r io.Reader) (Header, error) {
+	rr, err := codec.NewReplayReader(r)
+	if err != nil {
+		return Header{}, err
+	}
+	return rr.Header(), nil
+}
+
 // Load reads the replay from r for game g (the recorded game: the
 // fingerprints must agree, else the error wraps ErrGame) and puts
 // the player at the replay's first world. A replay whose last frame is cut

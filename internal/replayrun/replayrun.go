@@ -51,56 +51,20 @@ func parseSettings(s string) (grid, rate int, err error) {
 	return grid, rate, nil
 }
 
-// ratedSand is sand at another tick rate.
-type ratedSand struct {
-	*sand.Game
-	rate int
-}
-
-// TickRate implements game.TickRater.
-func (r ratedSand) TickRate() int { return r.rate }
-
-// Header reads the header of the replay in b.
+// Header reads the header of the replay in b (replay.ReadHeader).
 func Header(b []byte) (codec.ReplayHeader, error) {
-	rr, err := codec.NewReplayReader(bytes.NewReader(b))
-	if err != nil {
-		return codec.ReplayHeader{}, err
-	}
-	return rr.Header(), nil
+	return replay.ReadHeader(bytes.NewReader(b))
 }
 
-// sandGame returns sand of grid side at rate, and the sand game under it.
-func sandGame(grid, rate int) (rewind.Game[sand.Input], *sand.Game) {
-	sg := sand.New(grid)
-	if rate != rewind.DefaultTickRate {
-		return ratedSand{sg, rate}, sg
-	}
-	return sg, sg
-}
-
-// Sand returns the sand game a replay of sand was recorded with, and the
-// sand game under it (for its Cells and Avatars): the one its header's
-// match settings describe (the welcome's: a player that took the host's
-// settings records them), or, without them (a version-1 file), its
-// settings text's grid side and tick rate. A replay of another game is an
-// error.
+// Sand returns the sand game a replay of sand was recorded with, twice
+// (as the game and as the sand game, for its Cells and Avatars):
+// sand.FromReplay.
 func Sand(h codec.ReplayHeader) (rewind.Game[sand.Input], *sand.Game, error) {
-	if h.Game != "sand" {
-		return nil, nil, fmt.Errorf("replay of game %q: want sand", h.Game)
-	}
-	if len(h.MatchSettings) > 0 {
-		g, err := sand.New(0).WithMatchSettings(h.MatchSettings)
-		if err != nil {
-			return nil, nil, fmt.Errorf("replay's match settings: %w", err)
-		}
-		return g, g.(*sand.Game), nil
-	}
-	grid, rate, err := parseSettings(h.Settings)
+	sg, err := sand.FromReplay(h)
 	if err != nil {
 		return nil, nil, err
 	}
-	g, sg := sandGame(grid, rate)
-	return g, sg, nil
+	return sg, sg, nil
 }
 
 // Verify verifies the replay in b with the game its header names.

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind/games/sand"
-	"github.com/rewindnet/rewind/internal/replayrun"
 	"github.com/rewindnet/rewind/replay"
 )
 
@@ -33,15 +32,15 @@ type Replay struct {
 // playing at speed (1: as recorded). until, if not 0, is the tick Done
 // waits for (it must be in the replay).
 func NewReplay(name string, b []byte, speed float64, until uint32) (*Replay, error) {
-	h, err := replayrun.Header(b)
+	h, err := replay.ReadHeader(bytes.NewReader(b))
 	if err != nil {
 		return nil, fmt.Errorf("replay %s: %w", name, err)
 	}
-	g, sg, err := replayrun.Sand(h)
+	sg, err := sand.FromReplay(h)
 	if err != nil {
 		return nil, fmt.Errorf("replay %s: %w", name, err)
 	}
-	p, err := replay.Load(g, bytes.NewReader(b))
+	p, err := replay.Load[sand.Input](sg, bytes.NewReader(b))
 	if err != nil {
 		return nil, fmt.Errorf("replay %s: %w", name, err)
 	}
