@@ -1,7 +1,8 @@
 // Package funclen finds long functions: the checker behind the rule that
-// no non-test function of rewind's engine packages runs over MaxLines
-// lines (funclen_test.go applies it to the repository). It reads source
-// with go/parser only, so it needs no build and no type information.
+// no non-test function of the module (and of the nested view module) runs
+// over MaxLines lines (funclen_test.go applies it to the repository). It
+// reads source with go/parser only, so it needs no build and no type
+// information.
 package funclen
 
 import (
