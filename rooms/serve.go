@@ -112,15 +112,9 @@ func Serve[I any](ctx context.Context, g rewind.Game[I], opts ServeOptions) (*Se
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	slots := opts.MaxMatches
-	if slots <= 0 {
-		slots = max(opts.Rooms, 1)
-		if opts.OnDemand {
-			slots = max(opts.Rooms, 64)
-		}
-	}
-	if opts.Rooms > slots {
-		return nil, fmt.Errorf("rooms: serve: %d rooms over %d matches at most: %w", opts.Rooms, slots, host.ErrTooManyMatches)
+	slots, err := serveSlots(opts)
+	if err != nil {
+		return nil, err
 	}
 	if opts.Server.Schema == nil {
 		schema, err := register(g)
@@ -135,36 +129,7 @@ func Serve[I any](ctx context.Context, g rewind.Game[I], opts ServeOptions) (*Se
 		s.unused.timeout = DefaultUnusedTimeout
 	}
 	ready := make(chan struct{}) // the host.Multi exists (or Serve failed)
-	multi := func() *host.Multi[I] {
-		<-ready
-		return s.Multi
-	}
-	sr, err := roomclient.ServeRooms(ctx, roomclient.ServeOptions{
-		URL: opts.Relay, Slots: slots, OnDemand: opts.OnDemand, ServerToken: opts.ServerToken, MaxPlayers: opts.Server.MaxPlayers, WebRTC: opts.WebRTC,
-		OnOpen: func(code string) error {
-			h := multi()
-			if h == nil {
-				return rewind.ErrClosed
-			}
-			if _, err := h.Open(code); err != nil {
-				return err
-			}
-			s.unused.add(code, time.Now())
-			return nil
-		},
-		OnEnded: func(code, reason string) {
-			if h := multi(); h != nil && h.CloseRoom(code) == nil {
-				log.Info("room ended at the relay", "room", code, "reason", reason)
-			}
-		},
-		OnPeerOpen:  func(a transport.Addr) { log.Info("data channel open", "peer", string(a)) },
-		OnPeerClose: func(a transport.Addr) { log.Info("data channel closed", "peer", string(a)) },
-		URLs:        opts.Relays, Reconnect: opts.Reconnect,
-		OnLost: func(err error) {
-			log.Warn("relay connection lost: players in the matches play on", "err", err, "reconnect", opts.Reconnect)
-		},
-		OnReconnected: func(url string) { log.Info("registered again: claiming the rooms back", "relay", url) },
-	})
+	sr, err := roomclient.ServeRooms(ctx, s.relayOptions(opts, slots, ready))
 	if err != nil {
 		close(ready)
 		return nil, fmt.Errorf("rooms: serve: %w", err)
@@ -190,6 +155,73 @@ func Serve[I any](ctx context.Context, g rewind.Game[I], opts ServeOptions) (*Se
 	}
 	s.Multi = mh
 	close(ready)
+	if err := s.openRooms(ctx, opts); err != nil {
+		mh.Close()
+		return nil, err
+	}
+	log.Info("serving rooms", "relay", opts.Relay, "rooms", len(s.codes), "slots", sr.Slots(),
+		"on_demand", opts.OnDemand, "webrtc_udp", fmt.Sprint(sr.Conn().UDPAddr()))
+	return s, nil
+}
+
+// serveSlots is the most matches the server hosts: opts.MaxMatches, or
+// by default opts.Rooms (at least 1; 64 when on demand).
+func serveSlots(opts ServeOptions) (int, error) {
+	slots := opts.MaxMatches
+	if slots <= 0 {
+		slots = max(opts.Rooms, 1)
+		if opts.OnDemand {
+			slots = max(opts.Rooms, 64)
+		}
+	}
+	if opts.Rooms > slots {
+		return 0, fmt.Errorf("rooms: serve: %d rooms over %d matches at most: %w", opts.Rooms, slots, host.ErrTooManyMatches)
+	}
+	return slots, nil
+}
+
+// relayOptions is how s registers with the relay: its callbacks open a
+// room's match when the relay opens one on demand (noting it unused),
+// close it when the relay ends it, and log the peers and the relay
+// connection. They wait for ready, closed once s.Multi is set (or Serve
+// failed).
+func (s *Served[I]) relayOptions(opts ServeOptions, slots int, ready chan struct{}) roomclient.ServeOptions {
+	log := s.log
+	multi := func() *host.Multi[I] {
+		<-ready
+		return s.Multi
+	}
+	return roomclient.ServeOptions{
+		URL: opts.Relay, Slots: slots, OnDemand: opts.OnDemand, ServerToken: opts.ServerToken, MaxPlayers: opts.Server.MaxPlayers, WebRTC: opts.WebRTC,
+		OnOpen: func(code string) error {
+			h := multi()
+			if h == nil {
+				return rewind.ErrClosed
+			}
+			if _, err := h.Open(code); err != nil {
+				return err
+			}
+			s.unused.add(code, time.Now())
+			return nil
+		},
+		OnEnded: func(code, reason string) {
+			if h := multi(); h != nil && h.CloseRoom(code) == nil {
+				log.Info("room ended at the relay", "room", code, "reason", reason)
+			}
+		},
+		OnPeerOpen:  func(a transport.Addr) { log.Info("data channel open", "peer", string(a)) },
+		OnPeerClose: func(a transport.Addr) { log.Info("data channel closed", "peer", string(a)) },
+		URLs:        opts.Relays, Reconnect: opts.Reconnect,
+		OnLost: func(err error) {
+			log.Warn("relay connection lost: players in the matches play on", "err", err, "reconnect", opts.Reconnect)
+		},
+		OnReconnected: func(url string) { log.Info("registered again: claiming the rooms back", "relay", url) },
+	}
+}
+
+// openRooms opens opts.Rooms rooms, the i-th with opts.Codes[i] if
+// given, and notes their codes.
+func (s *Served[I]) openRooms(ctx context.Context, opts ServeOptions) error {
 	for i := range opts.Rooms {
 		want := ""
 		if i < len(opts.Codes) {
@@ -197,14 +229,11 @@ func Serve[I any](ctx context.Context, g rewind.Game[I], opts ServeOptions) (*Se
 		}
 		code, err := s.AddRoom(ctx, want)
 		if err != nil {
-			mh.Close()
-			return nil, fmt.Errorf("rooms: serve: room %d: %w", i+1, err)
+			return fmt.Errorf("rooms: serve: room %d: %w", i+1, err)
 		}
 		s.codes = append(s.codes, code)
 	}
-	log.Info("serving rooms", "relay", opts.Relay, "rooms", len(s.codes), "slots", sr.Slots(),
-		"on_demand", opts.OnDemand, "webrtc_udp", fmt.Sprint(sr.Conn().UDPAddr()))
-	return s, nil
+	return nil
 }
 
 // serveConn returns the Conn of a match server's matches: the relay
