@@ -27,34 +27,7 @@ import (
 // open), http= with --http, and at the end one key=value line of the
 // matches' totals.
 func serveRooms[I any](ctx context.Context, g rewind.Game[I], o roomServe, stdout io.Writer, log *slog.Logger) error {
-	var codes []string
-	if o.rooms.room != "" {
-		codes = []string{o.rooms.room}
-	}
-	udp := ""
-	o.fs.Visit(func(f *flag.Flag) {
-		if f.Name == "udp" {
-			udp = o.udp
-		}
-	})
-	token, err := loadServerToken(o.rooms.tokenFile) // relay.go
-	if err != nil {
-		return err
-	}
-	hctx, cancel := context.WithTimeout(ctx, o.rooms.timeout)
-	s, err := rooms.Serve(hctx, g, rooms.ServeOptions{
-		Relay: o.rooms.relay, Relays: o.rooms.more, Reconnect: o.rooms.reconnect,
-		Rooms: o.multi.rooms, Codes: codes, MaxMatches: o.multi.maxMatches,
-		Workers: o.multi.workers, TickPhases: o.multi.tickPhases, OnDemand: o.rooms.onDemand, UnusedTimeout: unusedTimeout(o.rooms.unused), ServerToken: token, Server: o.server, Log: o.game.logger(log),
-		UDP: udp, UDPConfig: o.udpConfig,
-	})
-	cancel()
-	if err != nil && errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
-		return fmt.Errorf("the relay at %s did not host the rooms within %v (--relay-timeout): %w", o.rooms.relay, o.rooms.timeout, err)
-	}
-	if errors.Is(err, roomproto.ErrUnauthorized) {
-		return usageError{fmt.Errorf("%w (give serve --server-token FILE with the relay's token)", err)}
-	}
+	s, err := startServedRooms(ctx, g, o, log)
 	if err != nil {
 		return err
 	}
@@ -107,6 +80,42 @@ func serveRooms[I any](ctx context.Context, g rewind.Game[I], o roomServe, stdou
 	}
 	keyValues(stdout, pairs...)
 	return err
+}
+
+// startServedRooms starts serveRooms' match server: rooms.Serve with
+// the flags' rooms (the first with --room's code), --udp only when set,
+// the server token of --server-token, within --relay-timeout; a timeout
+// or a refused token says what flag to look at.
+func startServedRooms[I any](ctx context.Context, g rewind.Game[I], o roomServe, log *slog.Logger) (*rooms.Served[I], error) {
+	var codes []string
+	if o.rooms.room != "" {
+		codes = []string{o.rooms.room}
+	}
+	udp := ""
+	o.fs.Visit(func(f *flag.Flag) {
+		if f.Name == "udp" {
+			udp = o.udp
+		}
+	})
+	token, err := loadServerToken(o.rooms.tokenFile) // relay.go
+	if err != nil {
+		return nil, err
+	}
+	hctx, cancel := context.WithTimeout(ctx, o.rooms.timeout)
+	s, err := rooms.Serve(hctx, g, rooms.ServeOptions{
+		Relay: o.rooms.relay, Relays: o.rooms.more, Reconnect: o.rooms.reconnect,
+		Rooms: o.multi.rooms, Codes: codes, MaxMatches: o.multi.maxMatches,
+		Workers: o.multi.workers, TickPhases: o.multi.tickPhases, OnDemand: o.rooms.onDemand, UnusedTimeout: unusedTimeout(o.rooms.unused), ServerToken: token, Server: o.server, Log: o.game.logger(log),
+		UDP: udp, UDPConfig: o.udpConfig,
+	})
+	cancel()
+	if err != nil && errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+		return nil, fmt.Errorf("the relay at %s did not host the rooms within %v (--relay-timeout): %w", o.rooms.relay, o.rooms.timeout, err)
+	}
+	if errors.Is(err, roomproto.ErrUnauthorized) {
+		return nil, usageError{fmt.Errorf("%w (give serve --server-token FILE with the relay's token)", err)}
+	}
+	return s, err
 }
 
 // servedStats is a match server's counters as one host's, for
