@@ -2,33 +2,16 @@ package main
 
 import (
 	"bytes"
+	"github.com/rewindnet/rewind/internal/doomdemo"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
-// synthDemo builds a DOOM 1.9 demo of players players and tics tics.
-func synthDemo(players, tics, seed int) []byte {
-	b := []byte{109, 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0}
-	for p := 0; p < players; p++ {
-		b[9+p] = 1
-	}
-	x := uint32(seed*7919 + 1)
-	for t := 0; t < tics*players; t++ {
-		x = x*1664525 + 1013904223
-		fwd := byte(x>>24) % 101
-		if fwd == 0x80 {
-			fwd = 0
-		}
-		b = append(b, fwd, byte(x>>16)%3, byte(x>>8)%5, byte(x)%3)
-	}
-	return append(b, 0x80)
-}
-
 func TestBenchCodecBadFile(t *testing.T) {
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "good.lmp"), synthDemo(1, 10, 1), 0o644)
+	os.WriteFile(filepath.Join(dir, "good.lmp"), doomdemo.Synthetic(1, 10, 1), 0o644)
 	os.WriteFile(filepath.Join(dir, "bad.lmp"), []byte{109, 1, 2}, 0o644)
 	var out, errb bytes.Buffer
 	err := runBenchCodec([]string{"--demos", dir}, &out, &errb)
@@ -49,7 +32,7 @@ func TestBenchCodecMissingDir(t *testing.T) {
 	}
 	// A file, not a directory.
 	file := filepath.Join(t.TempDir(), "x.lmp")
-	os.WriteFile(file, synthDemo(1, 10, 1), 0o644)
+	os.WriteFile(file, doomdemo.Synthetic(1, 10, 1), 0o644)
 	if err := runBenchCodec([]string{"--demos", file}, &out, &errb); err == nil || !strings.Contains(err.Error(), "not a directory") {
 		t.Fatalf("err = %v, want one saying not a directory", err)
 	}

@@ -2,30 +2,13 @@ package codec
 
 import (
 	"context"
+	"github.com/rewindnet/rewind/internal/doomdemo"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 )
-
-// synthDemo builds a DOOM 1.9 demo of players players and tics tics.
-func synthDemo(players, tics, seed int) []byte {
-	b := []byte{109, 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0}
-	for p := 0; p < players; p++ {
-		b[9+p] = 1
-	}
-	x := uint32(seed*7919 + 1)
-	for t := 0; t < tics*players; t++ {
-		x = x*1664525 + 1013904223
-		fwd := byte(x>>24) % 101
-		if fwd == 0x80 {
-			fwd = 0
-		}
-		b = append(b, fwd, byte(x>>16)%3, byte(x>>8)%5, byte(x)%3)
-	}
-	return append(b, 0x80)
-}
 
 // TestRunMixedDemos measures demos of 1 to 4 players: every player-tick
 // counted, the round trips exact, the coding smaller than the varint
@@ -38,7 +21,7 @@ func TestRunMixedDemos(t *testing.T) {
 		tics := 40 + 13*i
 		total += p * tics
 		name := filepath.Join(dir, "demo"+string(rune('a'+i))+".lmp")
-		if err := os.WriteFile(name, synthDemo(p, tics, i), 0o644); err != nil {
+		if err := os.WriteFile(name, doomdemo.Synthetic(p, tics, i), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -63,7 +46,7 @@ func TestRunMixedDemos(t *testing.T) {
 // TestRunBadFile: a demo that does not parse is an error naming it.
 func TestRunBadFile(t *testing.T) {
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "good.lmp"), synthDemo(1, 10, 1), 0o644)
+	os.WriteFile(filepath.Join(dir, "good.lmp"), doomdemo.Synthetic(1, 10, 1), 0o644)
 	os.WriteFile(filepath.Join(dir, "bad.lmp"), []byte{109, 1, 2}, 0o644)
 	if _, err := Run(context.Background(), Config{Dir: dir}); err == nil || !strings.Contains(err.Error(), "bad.lmp") {
 		t.Fatalf("err = %v, want one naming bad.lmp", err)
