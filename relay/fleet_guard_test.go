@@ -21,11 +21,20 @@ func TestRedisFleetThrottle(t *testing.T) {
 	url := testutil.StartRedis(t)
 	cfg := RoomConfig{FailedJoinBurst: 3, FailedJoinRate: 0.01}
 	r1, _, _ := startFleetRelayWith(t, url, cfg, roomdir.RedisConfig{})
-	r2, _, _ := startFleetRelayWith(t, url, cfg, roomdir.RedisConfig{})
+	r2, dir2, _ := startFleetRelayWith(t, url, cfg, roomdir.RedisConfig{})
 	for i := range 3 {
 		ws := dialRaw(t, r1.url)
 		writeRaw(t, ws, fmt.Sprintf(`{"type":"join","v":1,"code":"ZZZZZ%c"}`, roomcode.Alphabet[i]))
 		rawError(t, ws, roomproto.ErrCodeNoRoom, 0)
+	}
+	// r1 counts a failed join in Redis after its reply has gone (outside
+	// the hub's lock): wait until the fleet has the third.
+	deadline := time.Now().Add(5 * time.Second)
+	for !dir2.JoinThrottled(failKey("127.0.0.1"), time.Now(), cfg.FailedJoinRate, cfg.FailedJoinBurst) {
+		if time.Now().After(deadline) {
+			t.Fatal("the fleet never counted 3 failed joins from 127.0.0.1")
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 	for i, r := range []*testRelay{r1, r2} {
 		ws := dialRaw(t, r.url)
