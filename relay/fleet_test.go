@@ -65,7 +65,7 @@ func startFleetRelayWith(t *testing.T, url string, cfg RoomConfig, rcfg roomdir.
 func TestRedisFleetJoin(t *testing.T) {
 	testutil.CheckGoroutines(t, 5*time.Second)
 	url := testutil.StartRedis(t)
-	r1, _ := startFleetRelay(t, url)
+	r1, dir1 := startFleetRelay(t, url)
 	r2, _ := startFleetRelay(t, url)
 	ctx := testCtx(t)
 	host, err := roomclient.HostRoom(ctx, roomclient.HostOptions{URL: r1.url})
@@ -113,6 +113,12 @@ func TestRedisFleetJoin(t *testing.T) {
 			return errors.Is(p.Err(), roomproto.ErrRoomEnded)
 		})
 	}
+	// The first relay marks the room ended in Redis once its lock is
+	// released; its players may hear the end before that write.
+	testutil.WaitUntil(ctx, t, "the directory to mark the room ended", func() bool {
+		rec, ok := dir1.Lookup(host.Code(), time.Now())
+		return ok && rec.Ended
+	})
 	if _, err := roomclient.JoinRoom(ctx, roomclient.JoinOptions{URL: r2.url, Code: host.Code()}); !errors.Is(err, roomproto.ErrRoomEnded) {
 		t.Errorf("join of the ended room at the second relay: %v, want room_ended", err)
 	}
