@@ -66,7 +66,7 @@ func TestBenchSoakCatchesPlantedFaults(t *testing.T) {
 	testutil.SkipSockets(t)
 	checkLeaks(t)
 	code, stdout, stderr := runCmd("bench", "soak", "--matches", "1", "--players", "2", "--seconds", "6", "--path", "userspace",
-		"--warmup", "1s", "--settle", "1s", "--plant", "desync,cookie", "--stay", "400ms,900ms", "--away", "200ms,600ms")
+		"--warmup", "1s", "--settle", "1s", "--plant", "desync,cookie", "--stay", "500ms,900ms", "--away", "200ms,600ms")
 	if code != 1 {
 		t.Fatalf("exit %d, want 1 (held=false)\n%s\n%s", code, stdout, stderr)
 	}
