@@ -23,7 +23,7 @@ var (
 	// said bye: a timeout on its side, a shutdown, bad datagrams).
 	ErrKicked = client.ErrKicked
 	// ErrMatchEnded indicates the server said the match ended on purpose
-	// (ReasonEnded): a session's Update or Run fails with an *EndedError,
+	// (Host.End): a session's Update or Run fails with an *EndedError,
 	// which names the match's last tick and the session's last verified
 	// one. It wraps ErrKicked too.
 	ErrMatchEnded = client.ErrMatchEnded

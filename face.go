@@ -38,11 +38,6 @@ type ServerStats = server.Stats
 // transport.Conn.
 type Conn = transport.Conn
 
-// Recorder receives what a replay needs (ServerConfig.Record,
-// ServerConfig.NewRecorder, ClientConfig.Record); package replay's
-// Recorder is one.
-type Recorder = server.Recorder
-
 // UDPConfig configures a UDP socket (UDPOptions.UDP): handshake and idle
 // timeouts, buffer sizes. Its zero value means every default; see
 // udp.Config.
@@ -59,14 +54,16 @@ type UDPStats = udp.Stats
 type RefusedError = client.RefusedError
 
 // EndedError is the error a session fails with when the server said the
-// match ended on purpose (ReasonEnded): Last is the match's last tick
+// match ended on purpose (a Host's End): Last is the match's last tick
 // (HasLast: the server named it), Verified the session's last verified
 // tick; Complete reports whether the session has every tick of the match.
 // errors.Is(err, ErrMatchEnded) and errors.Is(err, ErrKicked) hold.
 type EndedError = client.EndedError
 
-// Reason says why a match refused a player (RefusedError.Reason) or
-// ended its connection.
+// Reason says why a match refused a player (RefusedError.Reason). The
+// reasons a server says goodbye with (codec.ReasonShutdown, ReasonEnded,
+// ReasonMigrate) are the hosts' own: a session sees them as ErrKicked,
+// an *EndedError or a host migration.
 type Reason = codec.Reason
 
 // Reasons a match refuses a player for.
@@ -84,25 +81,3 @@ const (
 	// (a host.Multi).
 	ReasonNoRoom = codec.ReasonNoRoom
 )
-
-// Goodbye reasons a server says bye with when it leaves or ends the match
-// (ReasonEnded: the session fails with an *EndedError).
-const (
-	// ReasonShutdown: the server left, the match is over.
-	ReasonShutdown = codec.ReasonShutdown
-	// ReasonEnded: the match ended on purpose.
-	ReasonEnded = codec.ReasonEnded
-	// ReasonMigrate: the server leaves, the match goes on at another
-	// host (host migration).
-	ReasonMigrate = codec.ReasonMigrate
-)
-
-// Stall is a server's stall policy (ServerConfig.Stall): never (the
-// default), wait:DURATION or acks:K (server.ParseStall reads one). See
-// server.Stall and docs/networking.md.
-type Stall = server.Stall
-
-// WaitingIDs writes a set of players the match waits for (bit p for
-// player p: Stats.WaitingFor, ServerConfig.OnWaiting's players) as
-// comma-separated decimal ids, "" for none.
-func WaitingIDs(set uint64) string { return server.WaitingIDs(set) }

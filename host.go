@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rewindnet/rewind/codec"
 	"github.com/rewindnet/rewind/internal/matchhost"
 	"github.com/rewindnet/rewind/transport"
 	"github.com/rewindnet/rewind/transport/udp"
@@ -104,13 +105,6 @@ func NewHost[I any](g Game[I], conn Conn, opts HostOptions) (*Host[I], error) {
 
 // Conn returns the Conn the matches run over (the Host owns it).
 func (h *Host[I]) Conn() Conn { return h.conn }
-
-// TickRate returns the game's tick rate in ticks per second.
-func (h *Host[I]) TickRate() int {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.m.Server.TickRate()
-}
 
 // UDPAddr returns the UDP socket's address (the Conn's, or a MultiConn
 // member's, with a UDPAddr method), and false without one.
@@ -219,15 +213,15 @@ func (h *Host[I]) Close() error {
 // End ends the current match on purpose (server.Server.End): no tick
 // runs after it; every player and spectator is sent the ticks it lacks,
 // resent as during play, then a goodbye that says the match ended and
-// names its last tick (ReasonEnded), once it has acknowledged that tick or
+// names its last tick (codec.ReasonEnded), once it has acknowledged that tick or
 // once Server.Linger (plus a spectator's delay) has passed. End drives the
 // host in real time until every peer is done with, or ctx is done (then
 // it returns nil: Close says goodbye to whoever is left). Call it after
 // Run has returned, before Close. A match that has not started ends at
-// once; Close's goodbye then says ReasonEnded.
+// once; Close's goodbye then says codec.ReasonEnded.
 func (h *Host[I]) End(ctx context.Context) error {
 	h.mu.Lock()
-	h.bye = ReasonEnded
+	h.bye = codec.ReasonEnded
 	started := !h.closed && h.m.Server.Started()
 	if started {
 		h.m.Server.End(time.Now())
@@ -271,8 +265,8 @@ func (e hostEnd[I]) Update(now time.Time) error {
 
 // setGoodbye sets why Close says goodbye to the players
 // (facehook.SetGoodbye: package rooms' hosts end a match on purpose, or
-// leave it to the next host): ReasonShutdown (the default: the server
-// left, the match is over), ReasonEnded or ReasonMigrate.
+// leave it to the next host): codec.ReasonShutdown (the default: the
+// server left, the match is over), ReasonEnded or ReasonMigrate.
 func (h *Host[I]) setGoodbye(r Reason) {
 	h.mu.Lock()
 	defer h.mu.Unlock()

@@ -60,7 +60,7 @@ func HostUDP[I any](g Game[I], addr string, opts HostOptions) (*Host[I], error) 
 	if err != nil {
 		return nil, err
 	}
-	h.m.Log.Info("listening", "udp", sock.UDPAddr().String(), "tick_rate", h.TickRate(),
+	h.m.Log.Info("listening", "udp", sock.UDPAddr().String(), "tick_rate", h.m.Server.TickRate(),
 		"start_players", max(opts.Server.StartPlayers, 1))
 	return h, nil
 }

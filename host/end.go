@@ -10,7 +10,7 @@ import (
 // End ends every room's running match on purpose (server.Server.End): no
 // tick runs after it; each player and spectator is sent the ticks it
 // lacks, resent as during play, then a goodbye that says the match ended
-// and names its last tick (rewind.ReasonEnded), once it has acknowledged that
+// and names its last tick (codec.ReasonEnded), once it has acknowledged that
 // tick or once Server.Linger (plus a spectator's delay) has passed. End
 // drives the rooms (Run) until every such match is done with, or ctx is
 // done (then it returns nil: Close says goodbye to whoever is left). Call

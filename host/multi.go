@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/codec"
 	"github.com/rewindnet/rewind/internal/matchhost"
 	"github.com/rewindnet/rewind/relay/roomcode"
 	"github.com/rewindnet/rewind/server"
@@ -297,7 +298,7 @@ func (h *Multi[I]) CloseRoom(code string) error {
 	if r == nil {
 		return fmt.Errorf("rewind: room %q: %w", code, ErrNoRoom)
 	}
-	h.closeRoom(r, rewind.ReasonShutdown)
+	h.closeRoom(r, codec.ReasonShutdown)
 	return nil
 }
 
@@ -456,7 +457,7 @@ func (h *Multi[I]) Close() error {
 	rooms := slices.Clone(h.order)
 	h.mu.Unlock()
 	for _, r := range rooms {
-		h.closeRoom(r, rewind.ReasonShutdown)
+		h.closeRoom(r, codec.ReasonShutdown)
 	}
 	h.log.Info("closing", "rooms", len(rooms))
 	return h.conn.Close()

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/codec"
 	"github.com/rewindnet/rewind/transport"
 )
 
@@ -145,8 +145,8 @@ func (d *dispatcher[I]) takeFresh(now time.Time) {
 func (h *Multi[I]) closeFinished(r *roomMatch[I]) {
 	if r.err != nil {
 		h.log.Error("room failed", "room", r.code, "err", errRoomUpdate(r.code, r.err))
-		h.closeRoom(r, rewind.ReasonShutdown)
+		h.closeRoom(r, codec.ReasonShutdown)
 		return
 	}
-	h.closeRoom(r, rewind.ReasonEnded)
+	h.closeRoom(r, codec.ReasonEnded)
 }

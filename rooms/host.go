@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/codec"
+	"github.com/rewindnet/rewind/game"
 	"github.com/rewindnet/rewind/internal/facehook"
 	"github.com/rewindnet/rewind/relay/roomclient"
 	"github.com/rewindnet/rewind/server"
@@ -165,11 +167,11 @@ func Host[I any](ctx context.Context, g rewind.Game[I], opts HostOptions) (*Host
 		return nil, err
 	}
 	if opts.HostMigration {
-		facehook.SetGoodbye(host, rewind.ReasonMigrate)
+		facehook.SetGoodbye(host, codec.ReasonMigrate)
 	}
 	h := &Hosted[I]{Host: host, room: room, url: room.URL(),
 		stop: make(chan struct{}), watched: make(chan struct{})}
-	args := []any{"room", room.Code(), "relay", room.URL(), "tick_rate", host.TickRate(),
+	args := []any{"room", room.Code(), "relay", room.URL(), "tick_rate", game.RateOf(g),
 		"start_players", max(opts.Server.StartPlayers, 1)}
 	if a, ok := host.UDPAddr(); ok {
 		args = append(args, "udp", a.String())
@@ -233,7 +235,7 @@ func (h *Hosted[I]) Room() *roomclient.HostedRoom { return h.room }
 // the server's Linger; until then, or until ctx is done. Call it after Run
 // has returned, before Close.
 func (h *Hosted[I]) End(ctx context.Context) error {
-	facehook.SetGoodbye(h.Host, rewind.ReasonEnded)
+	facehook.SetGoodbye(h.Host, codec.ReasonEnded)
 	h.room.End()
 	return h.Host.End(ctx)
 }

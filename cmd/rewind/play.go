@@ -18,6 +18,7 @@ import (
 	"github.com/rewindnet/rewind/games/sand"
 	"github.com/rewindnet/rewind/games/walkers"
 	"github.com/rewindnet/rewind/internal/facehook"
+	"github.com/rewindnet/rewind/server"
 )
 
 func init() {
@@ -438,7 +439,7 @@ func (p *playLoop) onUpdate(now time.Time, st rewind.Stats) error {
 			"ping_ms", fmt.Sprintf("%.1f", float64(st.Ping)/float64(time.Millisecond)),
 			"rollbacks", st.Rollbacks, "desyncs", st.Desyncs, "resyncs", st.Resyncs,
 			"migrations", p.s.Migrations(), "hosting", p.s.Hosting(), "state", p.s.State(),
-			"waiting_for", rewind.WaitingIDs(st.WaitingFor))
+			"waiting_for", server.WaitingIDs(st.WaitingFor))
 	}
 	p.chatUpdate(now)
 	if st.WaitingFor != p.waiting {
@@ -446,7 +447,7 @@ func (p *playLoop) onUpdate(now time.Time, st rewind.Stats) error {
 		if st.WaitingFor == 0 {
 			p.log.Info("waiting", "waiting_for", "")
 		} else {
-			p.log.Info("waiting", "waiting_for", rewind.WaitingIDs(st.WaitingFor), "names", p.waitingNames(st.WaitingFor))
+			p.log.Info("waiting", "waiting_for", server.WaitingIDs(st.WaitingFor), "names", p.waitingNames(st.WaitingFor))
 		}
 	}
 	if p.until == 0 {

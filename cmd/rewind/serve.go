@@ -492,10 +492,10 @@ func logUDPBuffers(log *slog.Logger, conn transport.Conn, asked rewind.UDPConfig
 // stallConfig sets the stall policy on cfg and logs every change of the
 // set of players a stalled match waits for (waiting_for= empty when the
 // match goes on).
-func stallConfig(cfg rewind.ServerConfig, stall rewind.Stall, log *slog.Logger) rewind.ServerConfig {
+func stallConfig(cfg rewind.ServerConfig, stall server.Stall, log *slog.Logger) rewind.ServerConfig {
 	cfg.Stall = stall
 	cfg.OnWaiting = func(_ time.Time, tick uint32, players uint64) {
-		log.Info("stall", "tick", tick, "waiting_for", rewind.WaitingIDs(players))
+		log.Info("stall", "tick", tick, "waiting_for", server.WaitingIDs(players))
 	}
 	return cfg
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/game"
 	"github.com/rewindnet/rewind/games/walkers"
 	"github.com/rewindnet/rewind/gateway"
 	"github.com/rewindnet/rewind/internal/netutil"
@@ -107,7 +108,7 @@ func hostMatch[I any](g rewind.Game[I], dest func(x, y int32) I, bound int32, pl
 		}
 		j.done <- err
 	}()
-	plan.log.Info("listening", "json", j.url, "udp", plan.udp, "tick_rate", host.TickRate())
+	plan.log.Info("listening", "json", j.url, "udp", plan.udp, "tick_rate", game.RateOf(g))
 	return host, j, nil
 }
 

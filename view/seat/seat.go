@@ -13,6 +13,7 @@ import (
 
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/games/sand"
+	"github.com/rewindnet/rewind/server"
 )
 
 // Config configures a Player. The zero value plays sand on the
@@ -245,7 +246,7 @@ func (p *Player) Status() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "room=%s player=%s tick=%d verified_tick=%d verified_hash=%016x rollbacks=%d resyncs=%d ping_ms=%.1f state=%s desyncs=%d migrations=%d waiting_for=%s",
 		p.Room(), player, st.Predicted, tick, hash, st.Rollbacks, st.Resyncs,
-		float64(st.Ping)/float64(time.Millisecond), state, st.Desyncs, p.sess.Migrations(), rewind.WaitingIDs(st.WaitingFor))
+		float64(st.Ping)/float64(time.Millisecond), state, st.Desyncs, p.sess.Migrations(), server.WaitingIDs(st.WaitingFor))
 	return b.String()
 }
 

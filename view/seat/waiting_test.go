@@ -95,7 +95,7 @@ func TestPlayerWaitingFor(t *testing.T) {
 			seen, status = line, p.Status()
 		}
 	})
-	if seen != "Waiting for: bob…" || kv(status)["waiting_for"] != strings.TrimSpace(rewind.WaitingIDs(1<<bobID)) {
+	if seen != "Waiting for: bob…" || kv(status)["waiting_for"] != strings.TrimSpace(server.WaitingIDs(1<<bobID)) {
 		t.Errorf("during the blackout the seat showed %q, status %q; want bob (id %d)", seen, status, bobID)
 	}
 	run(2*time.Second, nil)
