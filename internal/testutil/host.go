@@ -35,6 +35,13 @@ func (hh *HostHashes) Hash(tick uint32) uint64 {
 	return hh.m[tick]
 }
 
+// Ticks returns how many ticks were recorded.
+func (hh *HostHashes) Ticks() int {
+	hh.mu.Lock()
+	defer hh.mu.Unlock()
+	return len(hh.m)
+}
+
 // RunHost runs h (a rewind.Host or rooms.Hosted) in a goroutine until
 // stop, which waits for Run to return and fails the test if it failed.
 func RunHost(ctx context.Context, t testing.TB, h interface{ Run(context.Context) error }) (stop func()) {
