@@ -4,9 +4,10 @@
 // tick, rollbacks, resyncs, players in the match; "SPECTATING" for a
 // spectator's seat, which reads no keys), and while the server
 // holds the match for a slow player (its stall policy) a "Waiting for:
-// NAME…" line. The browser page
-// (./page, built for js/wasm and served by `rewind demo`) and the desktop
-// window (./window) both draw with it.
+// NAME…" line. The desktop window (./window) draws with it; the browser
+// page (./page, built for js/wasm and served by `rewind demo`) draws the
+// same on a 2-D canvas without Ebitengine, from the frames its Worker
+// posts (package tab holds the colours both use).
 //
 // It lives in a module of its own, beside the engine's, so that the engine
 // never imports Ebitengine and never needs cgo: a desktop build of this
@@ -16,8 +17,7 @@
 // two ticks at the frame's fraction of a tick, so 60 Hz ticks look smooth
 // on a faster screen, and a rollback only changes what the next frame
 // draws. Ticks do not come from frames: whoever owns the seat.Player calls its
-// Tick (a Web Worker's timer on the page, so that a hidden tab, which gets
-// no frames, keeps playing).
+// Tick.
 //
 // With SetReplay it plays a replay (seat.Replay) instead, drawn the same
 // way between its last two ticks, with a HUD of its own (tick, speed,
@@ -72,18 +72,9 @@ type Game struct {
 	// Sound, if set, is played when a pour starts (once per pour, however
 	// often rollbacks simulate its tick again).
 	Sound func()
-	// Frames, if set and there is no player, gives the frame to draw of a
-	// match run elsewhere (the page's Worker: view/page) and its alpha
-	// now, or nil before the first.
-	Frames func() (*tab.Frame, float64)
-	// OnInput, if set and there is no player, gets the controls each
-	// Update where they changed (the page posts them to its Worker).
-	OnInput func(sand.Input)
 
 	grid    *ebiten.Image
 	pix     []byte
-	input   sand.Input // the last sent to OnInput
-	poursAt float64    // the At of the last frame whose pours flashed
 	fx      []rewind.EffectEvent
 	flashes map[uint16]int // player → frames of flash left
 	mat     sand.Material  // the material chosen (keys 1–4)
@@ -128,14 +119,6 @@ func (g *Game) Update() error {
 		return nil
 	}
 	p := g.player.Load()
-	if p == nil && g.OnInput != nil {
-		in := readControls(g.mat)
-		g.mat = in.Material
-		if in != g.input {
-			g.input = in
-			g.OnInput(in)
-		}
-	}
 	if p == nil || p.Done() {
 		return nil
 	}
@@ -204,21 +187,10 @@ func readControls(material sand.Material) sand.Input {
 	return in
 }
 
-// Cell colours by material.
-var materialColors = [4][3]byte{
-	sand.Empty: {18, 18, 28},
-	sand.Sand:  {222, 190, 112},
-	sand.Water: {58, 118, 228},
-	sand.Wall:  {128, 128, 140},
-}
-
-// PlayerColor returns player id's colour.
+// PlayerColor returns player id's colour (the page's: tab.PlayerRGB).
 func PlayerColor(id uint16) color.RGBA {
-	palette := [...]color.RGBA{
-		{255, 80, 80, 255}, {80, 220, 100, 255}, {255, 210, 60, 255}, {200, 100, 255, 255},
-		{60, 220, 230, 255}, {255, 140, 40, 255}, {255, 120, 200, 255}, {240, 240, 240, 255},
-	}
-	return palette[int(id)%len(palette)]
+	c := tab.PlayerRGB(id)
+	return color.RGBA{c[0], c[1], c[2], 255}
 }
 
 // Draw draws the predicted world: the grid, the avatars between the last
@@ -233,13 +205,6 @@ func (g *Game) Draw(screen *ebiten.Image) {
 		return
 	}
 	p := g.player.Load()
-	if p == nil && g.Frames != nil {
-		if f, alpha := g.Frames(); f != nil {
-			g.drawFrame(screen, f, alpha)
-			g.frame(screen)
-			return
-		}
-	}
 	if p == nil {
 		msg := "joining..."
 		if w := g.Waiting.Load(); w != nil {
@@ -332,7 +297,7 @@ func drawCells[M ~uint8](g *Game, screen *ebiten.Image, cells []M) {
 		g.pix = make([]byte, 4*n*n)
 	}
 	for i, c := range cells[:min(len(cells), n*n)] {
-		rgb := materialColors[c&3]
+		rgb := tab.MaterialRGB[c&3]
 		o := 4 * i
 		g.pix[o], g.pix[o+1], g.pix[o+2], g.pix[o+3] = rgb[0], rgb[1], rgb[2], 255
 	}
@@ -359,8 +324,6 @@ func (g *Game) drawAvatar(screen *ebiten.Image, a sand.Avatar, x, y float64, own
 	}
 	ebitenutil.DebugPrintAt(screen, fmt.Sprint(a.Player), int(sx)+7, int(sy)-8)
 }
-
-var materialNames = [4]string{"erase", "sand", "water", "wall"}
 
 func (g *Game) drawHUD(screen *ebiten.Image, p *seat.Player, players uint32) {
 	st := p.Stats()
@@ -392,7 +355,7 @@ type hud struct {
 
 func (g *Game) drawHUDLines(screen *ebiten.Image, h hud) {
 	line1 := fmt.Sprintf("room %s  player %s  players %d  ping %.0f ms  [%s]%s",
-		h.room, h.id, h.players, h.ping, materialNames[g.mat&3], h.state)
+		h.room, h.id, h.players, h.ping, tab.MaterialNames[g.mat&3], h.state)
 	if h.spectating {
 		behind := ""
 		if h.delay > 0 {
@@ -405,44 +368,6 @@ func (g *Game) drawHUDLines(screen *ebiten.Image, h hud) {
 		h.predicted, h.verified, h.rollbacks, h.resyncs)
 	ebitenutil.DebugPrintAt(screen, line1, 4, 2)
 	ebitenutil.DebugPrintAt(screen, line2, 4, 18)
-}
-
-// drawFrame draws a frame of a match run elsewhere (Frames): its grid,
-// its avatars between their two places at alpha, its HUD and its
-// stall line; its pours start flashes (and the sound) once each.
-func (g *Game) drawFrame(screen *ebiten.Image, f *tab.Frame, alpha float64) {
-	drawCells(g, screen, f.Cells)
-	if f.At != g.poursAt {
-		g.poursAt = f.At
-		for _, id := range f.Pours {
-			g.flashes[id] = flashFrames
-			if g.Sound != nil {
-				g.Sound()
-			}
-		}
-	}
-	for _, a := range f.Avatars {
-		x := float64(a.PX) + alpha*float64(a.X-a.PX)
-		y := float64(a.PY) + alpha*float64(a.Y-a.PY)
-		g.drawAvatar(screen, sand.Avatar{Player: a.Player, X: a.X, Y: a.Y}, x/256, y/256, int32(a.Player) == f.Me)
-	}
-	h := hud{room: f.Room, id: "-", players: f.Players, ping: f.Ping, spectating: f.Spectating,
-		delay: time.Duration(f.Delay * float64(time.Millisecond)), predicted: f.Predicted, verified: f.Verified,
-		rollbacks: uint64(f.Rollbacks), resyncs: uint64(f.Resyncs)}
-	if f.Me >= 0 {
-		h.id = fmt.Sprint(f.Me)
-	}
-	switch {
-	case f.Stopped != "":
-		h.state = "  STOPPED: " + f.Stopped
-	case f.Done:
-		h.state = "  done"
-	}
-	g.drawHUDLines(screen, h)
-	if f.Waiting != "" {
-		g.drawWaiting(screen, f.Waiting)
-	}
-	g.ageFlashes()
 }
 
 // drawWaiting draws the stall's "Waiting for: NAME…" line (seat's

@@ -56,7 +56,7 @@ var signpostTemplate = template.Must(template.New("demo").Parse(`<!doctype html>
 // ?watch=CODE&delay=D, ?until-tick=T...); the Worker's tick handler
 // writes #status through it. The page's own wasm joins the room, points
 // #mode at watching (or, watching, at playing) the same room, and
-// Ebitengine adds its canvas to the body. The files have content-hashed
+// draws on a canvas it adds to the body. The files have content-hashed
 // names. rewindTimes collects the page's timeline in ms since navigation:
 // worker (the Worker's Go started), compiled (the page's wasm fetched and
 // compiled), main (the page's Go main started), joined (the data channel

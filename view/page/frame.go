@@ -27,3 +27,22 @@ func (pg *page) frame() (*tab.Frame, float64) {
 	}
 	return &pg.cur, pg.cur.AlphaAt(tab.Now())
 }
+
+// animate draws on every animation frame: the newest frame at its alpha
+// now (or the waiting text), and posts the controls to the Worker when
+// they changed (a spectating tab steers nothing).
+func (pg *page) animate() {
+	pg.redraw = js.FuncOf(func(js.Value, []js.Value) any {
+		f, alpha := pg.frame()
+		pg.scr.draw(f, alpha, *pg.waiting.Load())
+		if !pg.cfg.Watch {
+			if in := pg.ctl.read(); in != pg.input || !pg.posted {
+				pg.input, pg.posted = in, true
+				pg.post(tab.MsgInput, "n", in.Pack())
+			}
+		}
+		js.Global().Call("requestAnimationFrame", pg.redraw)
+		return nil
+	})
+	js.Global().Call("requestAnimationFrame", pg.redraw)
+}

@@ -10,8 +10,10 @@
 // data channel to the Worker the moment it is created (transferred, or
 // forwarded over a MessagePort where the browser cannot: page.js), claims
 // the room again for the Worker's session at a host migration (a tab
-// never hosts), draws the frames the Worker posts with the view package on
-// Ebitengine's animation frames and posts the keys and mouse to it.
+// never hosts), draws the frames the Worker posts on a 2-D canvas on the
+// browser's animation frames (draw.go: no Ebitengine, and no client,
+// server or game code, so the page's wasm is small) and posts the keys and
+// mouse to it (controls.go).
 //
 // The page's URL and body say what to join (tab.ParseConfig): the demo's
 // hosted room, or ?room=CODE; ?relay=URL joins through another relay;
@@ -27,14 +29,12 @@ import (
 	"errors"
 	"net/url"
 	"sync"
+	"sync/atomic"
 	"syscall/js"
 	"time"
 
-	"github.com/hajimehoshi/ebiten/v2"
-	"github.com/rewindnet/rewind/games/sand"
 	"github.com/rewindnet/rewind/relay/roomclient"
 	"github.com/rewindnet/rewind/transport/webrtc"
-	"github.com/rewindnet/rewind/view"
 	"github.com/rewindnet/rewind/view/tab"
 )
 
@@ -82,36 +82,21 @@ func main() {
 	}))
 	go pg.fromWorker()
 
-	g := view.New(cfg.Side)
 	msg := "joining room " + cfg.Room + " ..."
 	if cfg.Watch {
 		msg = "joining room " + cfg.Room + " as a spectator ..."
 	}
-	g.Waiting.Store(&msg)
-	g.Sound = view.NewSound()
-	g.Frames = pg.frame
-	if !cfg.Watch {
-		g.OnInput = func(in sand.Input) {
-			pg.post(tab.MsgInput, "n", tab.Input{MoveX: in.MoveX, MoveY: in.MoveY, Pour: in.Pour, Material: uint8(in.Material)}.Pack())
-		}
-	}
-	// Ebitengine starts once the join is through: its first frames (the
-	// WebGL context, shaders) keep the page's thread busy for a while on
-	// a slow machine, and the join's signaling needs that thread. The
-	// Worker verifies ticks without it.
+	pg.waiting.Store(&msg)
+	pg.ctl = newControls()
+	pg.scr = newScreen(cfg.Side, pg.ctl)
+	pg.animate()
+	// The canvas draws from the first animation frame (a 2-D canvas:
+	// nothing to set up), the join goes on meanwhile; the Worker
+	// verifies ticks without either.
 	if err := pg.join(); err != nil {
 		msg := "cannot join room " + cfg.Room + ": " + err.Error()
-		g.Waiting.Store(&msg)
+		pg.waiting.Store(&msg)
 		js.Global().Get("console").Call("error", "rewind: "+msg)
-	}
-	ebiten.SetRunnableOnUnfocused(true)
-	title := "rewind: room " + cfg.Room
-	if cfg.Watch {
-		title = "rewind: watching room " + cfg.Room
-	}
-	ebiten.SetWindowTitle(title)
-	if err := ebiten.RunGame(g); err != nil {
-		js.Global().Get("console").Call("error", "rewind view: "+err.Error())
 	}
 	select {} // the Worker's messages go on
 }
@@ -157,6 +142,13 @@ type page struct {
 	buf  []byte
 	cur  tab.Frame
 	have bool
+
+	waiting atomic.Pointer[string] // what the canvas says before the first frame
+	ctl     *controls
+	scr     *screen
+	input   tab.Input // the last posted to the Worker
+	posted  bool
+	redraw  js.Func
 }
 
 // post posts the Worker a message of kind t with key, value pairs.
