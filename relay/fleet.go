@@ -75,7 +75,7 @@ const fleetQueue = 4096
 func newFleetLink(dir roomdir.Fleet, hub *roomHub) *fleetLink {
 	l := &fleetLink{dir: dir, hub: hub, out: make(chan fleetOut, fleetQueue), stop: make(chan struct{}),
 		standIns: make(map[string]*roomConn)}
-	_ = dir.Refresh(nil) // this relay's liveness, before any relay hears of it
+	_, _ = dir.Refresh(nil) // this relay's liveness, before any relay hears of it
 	l.wg.Add(1)
 	go l.publish()
 	l.unlisten = dir.Listen(l.receive)
@@ -236,9 +236,9 @@ func (l *fleetLink) refresh(now time.Time) {
 		return
 	}
 	l.lastRefresh = now
-	codes := make([]string, 0, len(l.hub.rooms))
-	for code := range l.hub.rooms {
-		codes = append(codes, code)
+	rooms := make([]roomdir.Record, 0, len(l.hub.rooms))
+	for code, r := range l.hub.rooms {
+		rooms = append(rooms, roomdir.Record{Code: code, Key: r.key})
 	}
 	var relays []string
 	for key := range l.standIns {
@@ -252,7 +252,13 @@ func (l *fleetLink) refresh(now time.Time) {
 		}
 	}
 	l.hub.later(func() {
-		_ = l.dir.Refresh(codes) // a failed refresh is retried at the next
+		// A failed refresh is retried at the next.
+		if again, err := l.dir.Refresh(rooms); err == nil && again > 0 {
+			l.hub.cfg.Log.Info("relay: the room directory had lost rooms of this relay: registered again", "rooms", again)
+			l.hub.mu.Lock()
+			l.hub.stats.roomsRegisteredAgain += again
+			l.hub.mu.Unlock()
+		}
 		l.publishSlots()
 		if len(relays) > 0 {
 			l.dropDead(relays, now)
@@ -313,7 +319,10 @@ func (l *fleetLink) checkOwner(d *dirAnswer, m *roomproto.Msg) {
 		d.rec.Owner = l.dir.Self()
 		return
 	}
-	d.rec, d.ok = l.dir.Lookup(m.Code, time.Time{})
+	d.rec, d.ok, d.err = l.dir.Lookup(m.Code, time.Time{})
+	if d.err != nil {
+		return
+	}
 	if !d.ok { // expired meanwhile: the claimant records it again
 		rec := roomdir.Record{Code: m.Code, Key: m.Key}
 		if l.dir.Claim(rec, time.Time{}) == nil {

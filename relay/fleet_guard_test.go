@@ -133,7 +133,7 @@ func TestRedisFleetDeadRelay(t *testing.T) {
 	if st := r1.srv.RoomStats(); st.StandIns != 1 || st.DeadRelayDrops != 1 {
 		t.Errorf("stats %+v, want 1 stand-in and 1 dead relay's drop", st)
 	}
-	if rec, ok := dir1.Lookup(code, time.Now()); !ok || rec.Ended || rec.Owner != dir1.Self() {
+	if rec, ok, _ := dir1.Lookup(code, time.Now()); !ok || rec.Ended || rec.Owner != dir1.Self() {
 		t.Errorf("the room in the directory: %+v %v", rec, ok)
 	}
 }
@@ -249,7 +249,7 @@ func TestRedisFleetClaimDeadRelay(t *testing.T) {
 	if m := nextRaw(t, c1); m.Type != roomproto.MsgHosted || m.Claim != roomproto.ClaimHost {
 		t.Fatalf("claimant at a live relay got %+v, want hosted (claim host)", m)
 	}
-	if rec, ok := dir2.Lookup(hosted.Code, time.Now()); !ok || rec.Owner != dir2.Self() {
+	if rec, ok, _ := dir2.Lookup(hosted.Code, time.Now()); !ok || rec.Owner != dir2.Self() {
 		t.Fatalf("the directory after the claim: %+v %v, want owned by relay 2", rec, ok)
 	}
 	p2 := dialRaw(t, r3.url)

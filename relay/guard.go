@@ -191,12 +191,20 @@ type RoomStats struct {
 	// because their relay was found dead.
 	StandIns       int
 	DeadRelayDrops uint64
+	// RoomsRegisteredAgain counts this relay's live rooms it wrote back
+	// to the fleet's directory after the directory lost them (a Redis
+	// restarted empty: roomdir/redis_recover.go); DirectoryUnavailable
+	// the joins, claims and ends answered roomproto.ErrUnavailable.
+	RoomsRegisteredAgain int
+	DirectoryUnavailable uint64
 }
 
 // hubStats is the part of RoomStats the hub counts.
 type hubStats struct {
 	pendingDropped, joinsFailed, joinsThrottled uint64
 	deadRelayDrops                              uint64
+	roomsRegisteredAgain                        int
+	directoryUnavailable                        uint64
 }
 
 // roomStats returns the hub's RoomStats.
@@ -205,7 +213,8 @@ func (h *roomHub) roomStats() RoomStats {
 	defer h.mu.Unlock()
 	st := RoomStats{Conns: len(h.conns), Rooms: len(h.rooms),
 		PendingDropped: h.stats.pendingDropped, JoinsFailed: h.stats.joinsFailed,
-		JoinsThrottled: h.stats.joinsThrottled, DeadRelayDrops: h.stats.deadRelayDrops}
+		JoinsThrottled: h.stats.joinsThrottled, DeadRelayDrops: h.stats.deadRelayDrops,
+		RoomsRegisteredAgain: h.stats.roomsRegisteredAgain, DirectoryUnavailable: h.stats.directoryUnavailable}
 	if h.fleet != nil {
 		st.StandIns = len(h.fleet.standIns)
 	}

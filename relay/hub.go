@@ -385,6 +385,13 @@ func (h *roomHub) join(c *roomConn, m *roomproto.Msg, d dirAnswer, now time.Time
 	rec, ok := d.rec, d.ok
 	r := h.rooms[m.Code]
 	switch {
+	case d.err != nil && r == nil:
+		// The directory cannot tell (its Redis is down, or came back
+		// empty and the relays are registering their rooms again): not
+		// "no room". Counted as a failed join all the same, so that
+		// guessing while the directory is out is no faster.
+		h.unavailable(c, m, d.err, now)
+		return
 	case ok && rec.Ended:
 		h.joinFailed(c, now)
 		h.fail(c, m.Type, fmt.Errorf("%w: %s", roomproto.ErrRoomEnded, m.Code))
@@ -397,7 +404,9 @@ func (h *roomHub) join(c *roomConn, m *roomproto.Msg, d dirAnswer, now time.Time
 		// this connection's messages go there (fleet.go).
 		h.fleet.forward(c, rec.Owner, m)
 		return
-	case !ok || r == nil:
+	case r == nil || (!ok && d.err == nil):
+		// (A room of this relay is joined on its own word while the
+		// directory cannot answer.)
 		h.joinFailed(c, now)
 		h.fail(c, m.Type, fmt.Errorf("%w: %.6q", roomproto.ErrNoRoom, m.Code))
 		return
@@ -479,6 +488,8 @@ func (h *roomHub) signal(c *roomConn, m *roomproto.Msg) {
 func (h *roomHub) end(c *roomConn, m *roomproto.Msg, d dirAnswer, now time.Time) {
 	rec, ok := d.rec, d.ok
 	switch {
+	case d.err != nil:
+		h.unavailable(c, m, d.err, now)
 	case !ok:
 		h.joinFailed(c, now)
 		h.fail(c, m.Type, fmt.Errorf("%w: %s", roomproto.ErrNoRoom, m.Code))
@@ -497,6 +508,14 @@ func (h *roomHub) end(c *roomConn, m *roomproto.Msg, d dirAnswer, now time.Time)
 			h.send(c, &roomproto.Msg{Type: roomproto.MsgEnded, Code: m.Code, Reason: "ended"})
 		}
 	}
+}
+
+// unavailable answers m (a join, claim or end) with err
+// (roomproto.ErrUnavailable: consult), and counts a failed join.
+func (h *roomHub) unavailable(c *roomConn, m *roomproto.Msg, err error, now time.Time) {
+	h.stats.directoryUnavailable++
+	h.joinFailed(c, now)
+	h.fail(c, m.Type, fmt.Errorf("%w: %.12q", err, m.Code))
 }
 
 // ice returns the ICE servers handed to a room member.

@@ -135,8 +135,8 @@ func (h *roomHub) consult(c *roomConn, m *roomproto.Msg, now time.Time) dirAnswe
 		d.rec, d.err = h.claimNew(m.Code, now)
 		d.ok, d.claimed = d.err == nil, d.err == nil
 	case roomproto.MsgClaim:
-		d.rec, d.ok = dir.Lookup(m.Code, now)
-		if d.ok {
+		d.rec, d.ok, d.err = dir.Lookup(m.Code, now)
+		if d.ok || d.err != nil {
 			break
 		}
 		// A room the directory forgot (its relay restarted, say): the
@@ -146,14 +146,13 @@ func (h *roomHub) consult(c *roomConn, m *roomproto.Msg, now time.Time) dirAnswe
 		if d.err = dir.Claim(d.rec, now); d.err == nil {
 			d.ok, d.claimed = true, true
 		} else if errors.Is(d.err, roomproto.ErrCodeTaken) {
-			d.rec, d.ok = dir.Lookup(m.Code, now)
-			d.err = nil
-			if !d.ok {
+			d.rec, d.ok, d.err = dir.Lookup(m.Code, now)
+			if !d.ok && d.err == nil {
 				d.err = fmt.Errorf("%w: %s", roomproto.ErrCodeTaken, m.Code)
 			}
 		}
 	case roomproto.MsgEnd:
-		d.rec, d.ok = dir.Lookup(m.Code, now)
+		d.rec, d.ok, d.err = dir.Lookup(m.Code, now)
 		if d.ok && !d.rec.Ended && d.rec.Key == m.Key {
 			if h.endAt(c, &d) {
 				break // ended by the room's relay (fleet_open.go)
@@ -162,10 +161,16 @@ func (h *roomHub) consult(c *roomConn, m *roomproto.Msg, now time.Time) dirAnswe
 			d.ended = true
 		}
 	default:
-		d.rec, d.ok = dir.Lookup(m.Code, now)
+		d.rec, d.ok, d.err = dir.Lookup(m.Code, now)
 	}
 	if (m.Type == roomproto.MsgJoin || m.Type == roomproto.MsgClaim) && d.ok && h.fleet.remoteOwner(d.rec) {
 		h.fleet.checkOwner(&d, m)
+	}
+	if errors.Is(d.err, roomproto.ErrUnavailable) {
+		// What failed (Redis's address, say) is the operator's to know,
+		// not the client's.
+		h.cfg.Log.Debug("relay: room directory unavailable", "type", m.Type, "room", m.Code, "conn", c.id, "err", d.err)
+		d.err = roomproto.ErrUnavailable
 	}
 	return d
 }

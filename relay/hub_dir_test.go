@@ -49,7 +49,7 @@ func (g *gateDirectory) Claim(rec roomdir.Record, now time.Time) error {
 	return g.Memory.Claim(rec, now)
 }
 
-func (g *gateDirectory) Lookup(code string, now time.Time) (roomdir.Record, bool) {
+func (g *gateDirectory) Lookup(code string, now time.Time) (roomdir.Record, bool, error) {
 	g.gate("lookup")
 	return g.Memory.Lookup(code, now)
 }
@@ -116,7 +116,7 @@ func TestHubDirectoryOutsideLock(t *testing.T) {
 
 	// A host that goes: its room's Remove runs after the lock is released.
 	stalled("host gone", "remove", func() { h.disconnect(host, t0) })
-	if _, ok := dir.Memory.Lookup("ABCDEF", t0); ok {
+	if _, ok, _ := dir.Memory.Lookup("ABCDEF", t0); ok {
 		t.Fatal("the room of a host gone is still in the directory")
 	}
 	// An end: the lookup, then the End, both outside the lock.
@@ -139,7 +139,7 @@ func TestHubDirectoryOutsideLock(t *testing.T) {
 	}
 	<-done
 	dir.arm(false)
-	if rec, ok := dir.Lookup(otherRoom.Code, t0); !ok || !rec.Ended {
+	if rec, ok, _ := dir.Lookup(otherRoom.Code, t0); !ok || !rec.Ended {
 		t.Fatalf("ended room in the directory: %+v %v", rec, ok)
 	}
 	if m := next(t, player); m.Type != roomproto.MsgEnded {
@@ -164,7 +164,7 @@ func TestHubDirectoryOutsideLockClosed(t *testing.T) {
 	dir.arm(false)
 	dir.released <- struct{}{}
 	<-done
-	if _, ok := dir.Lookup("ABCDEF", t0); ok {
+	if _, ok, _ := dir.Lookup("ABCDEF", t0); ok {
 		t.Fatal("the code of a host that closed while claiming it stays claimed")
 	}
 	if _, rooms := h.counts(); rooms != 0 {
@@ -205,7 +205,7 @@ func TestHubConcurrentDirectory(t *testing.T) {
 		t.Errorf("%d rooms hosted, want %d", len(h.rooms), 8*13)
 	}
 	for code := range h.rooms {
-		if rec, ok := dir.Lookup(code, t0); !ok || rec.Ended {
+		if rec, ok, _ := dir.Lookup(code, t0); !ok || rec.Ended {
 			t.Errorf("hosted room %s: directory %+v %v", code, rec, ok)
 		}
 	}

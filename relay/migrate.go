@@ -1,6 +1,7 @@
 package relay
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -73,6 +74,20 @@ func (h *roomHub) claim(c *roomConn, m *roomproto.Msg, d dirAnswer, now time.Tim
 		h.cfg.Log.Debug("relay: claim", "room", m.Code, "conn", c.id, "no_host", c.noHost, "decision", decision)
 	}
 	switch {
+	case r != nil && r.key != m.Key:
+		// A room of this relay is claimed with another key (perhaps
+		// while the directory forgot it: the claim recorded the
+		// claimant's key).
+		log("bad_key")
+		h.abandon(d)
+		h.joinFailed(c, now)
+		h.fail(c, m.Type, fmt.Errorf("%w: room %s is another match", roomproto.ErrBadKey, m.Code))
+	case d.err != nil && r == nil && errors.Is(d.err, roomproto.ErrUnavailable):
+		log("unavailable")
+		h.unavailable(c, m, d.err, now)
+	case d.err != nil && r == nil:
+		log("no_live_room")
+		h.fail(c, m.Type, d.err)
 	case ok && rec.Ended:
 		log("ended")
 		h.joinFailed(c, now)
@@ -91,10 +106,6 @@ func (h *roomHub) claim(c *roomConn, m *roomproto.Msg, d dirAnswer, now time.Tim
 		h.fleet.forward(c, rec.Owner, m)
 	case r == nil:
 		log("no_live_room")
-		if d.err != nil {
-			h.fail(c, m.Type, d.err)
-			return
-		}
 		maxPlayers := h.cfg.MaxPlayers
 		if m.MaxPlayers > 0 && m.MaxPlayers < maxPlayers {
 			maxPlayers = m.MaxPlayers

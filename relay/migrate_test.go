@@ -71,7 +71,7 @@ func TestMigrateVanishedHost(t *testing.T) {
 	host, hosted, ps := migratingRoom(t, h, 3)
 	h.disconnect(host, t0)
 	wantHostLost(t, ps, hosted.Code)
-	if rec, ok := h.cfg.Directory.Lookup(hosted.Code, t0); !ok || rec.Ended || rec.Key != hosted.Key {
+	if rec, ok, _ := h.cfg.Directory.Lookup(hosted.Code, t0); !ok || rec.Ended || rec.Key != hosted.Key {
 		t.Fatalf("directory after the host vanished: %+v, %v", rec, ok)
 	}
 	// A new player meanwhile: busy, come again.
@@ -247,7 +247,7 @@ func TestMigrateOrphanForgottenAndClaimantLeaves(t *testing.T) {
 	if h.rooms[hosted.Code] != nil {
 		t.Fatal("orphan kept past OrphanWindow")
 	}
-	if rec, ok := h.cfg.Directory.Lookup(hosted.Code, t0.Add(30*time.Second)); ok {
+	if rec, ok, _ := h.cfg.Directory.Lookup(hosted.Code, t0.Add(30*time.Second)); ok {
 		t.Fatalf("directory keeps %+v", rec)
 	}
 

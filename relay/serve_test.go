@@ -143,7 +143,7 @@ func TestHubServeRefusals(t *testing.T) {
 	if m := next(t, srv); m.Type != roomproto.MsgEnded || m.Code != open.Code {
 		t.Fatalf("server after its refusal: %+v", m)
 	}
-	if _, ok := h.cfg.Directory.Lookup(open.Code, t0); ok {
+	if _, ok, _ := h.cfg.Directory.Lookup(open.Code, t0); ok {
 		t.Fatalf("refused code %s still in the directory", open.Code)
 	}
 
@@ -181,7 +181,7 @@ func TestHubServeRefusals(t *testing.T) {
 	if _, rooms := h.counts(); rooms != 2 || len(srv.srv.rooms) != 2 || srv.killed {
 		t.Fatalf("rooms %d, server's %d, killed %v: want the 2 hosted at start", rooms, len(srv.srv.rooms), srv.killed)
 	}
-	if rec, ok := h.cfg.Directory.Lookup(open.Code, now); !ok || !rec.Ended {
+	if rec, ok, _ := h.cfg.Directory.Lookup(open.Code, now); !ok || !rec.Ended {
 		t.Fatalf("unused room %s: %+v %v, want remembered as ended", open.Code, rec, ok)
 	}
 

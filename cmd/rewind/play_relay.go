@@ -72,6 +72,8 @@ func joinError(code, url string, wait time.Duration, err error) error {
 	switch {
 	case errors.Is(err, roomproto.ErrNoRoom):
 		return fmt.Errorf("no room %s at the relay %s (check the code)", code, url)
+	case errors.Is(err, roomproto.ErrUnavailable):
+		return fmt.Errorf("room %s: the room directory of the relay %s is unavailable, try again in a few seconds", code, url)
 	case errors.Is(err, roomproto.ErrRoomEnded):
 		return fmt.Errorf("the match in room %s has ended", code)
 	case errors.Is(err, roomproto.ErrRoomFull):

@@ -20,7 +20,10 @@ var ErrNotInstalled = errors.New("redis-server is not installed (apt-get install
 type Server struct {
 	// URL is the server's URL, "redis://127.0.0.1:PORT/0".
 	URL string
-	cmd *exec.Cmd
+
+	bin, dir string
+	port     int
+	cmd      *exec.Cmd // nil once closed
 }
 
 // Start starts a redis-server with its files in dir and returns once it
@@ -37,24 +40,33 @@ func Start(dir string) (*Server, error) {
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
-	cmd := exec.Command(bin, "--bind", "127.0.0.1", "--port", strconv.Itoa(port), "--dir", dir,
+	s := &Server{URL: fmt.Sprintf("redis://127.0.0.1:%d/0", port), bin: bin, dir: dir, port: port}
+	if err := s.start(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// start starts the server on s.port and waits until it listens.
+func (s *Server) start() error {
+	cmd := exec.Command(s.bin, "--bind", "127.0.0.1", "--port", strconv.Itoa(s.port), "--dir", s.dir,
 		"--save", "", "--appendonly", "no", "--protected-mode", "yes", "--loglevel", "warning")
 	dieWithParent(cmd)
 	if err := cmd.Start(); err != nil {
-		return nil, err
+		return err
 	}
-	s := &Server{URL: fmt.Sprintf("redis://127.0.0.1:%d/0", port), cmd: cmd}
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	s.cmd = cmd
+	addr := fmt.Sprintf("127.0.0.1:%d", s.port)
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		c, err := net.Dial("tcp", addr)
 		if err == nil {
 			c.Close()
-			return s, nil
+			return nil
 		}
 		if time.Now().After(deadline) {
 			s.Close()
-			return nil, fmt.Errorf("redis-server did not listen on %s: %w", addr, err)
+			return fmt.Errorf("redis-server did not listen on %s: %w", addr, err)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -62,7 +74,18 @@ func Start(dir string) (*Server, error) {
 
 // Close kills the server and waits for it.
 func (s *Server) Close() error {
-	s.cmd.Process.Kill()
-	s.cmd.Wait()
+	if s.cmd != nil {
+		s.cmd.Process.Kill()
+		s.cmd.Wait()
+		s.cmd = nil
+	}
 	return nil
+}
+
+// Restart kills the server (if it runs) and starts an empty one on the
+// same port: what a Redis without persistence that restarts looks like to
+// its clients.
+func (s *Server) Restart() error {
+	s.Close()
+	return s.start()
 }

@@ -16,6 +16,13 @@ import (
 // except under CI (CI=true), where it fails: .ci/run installs it.
 func StartRedis(t testing.TB) string {
 	t.Helper()
+	return StartRedisServer(t).URL
+}
+
+// StartRedisServer is StartRedis returning the server, which the test may
+// kill (Close) and start again empty (Restart).
+func StartRedisServer(t testing.TB) *redisproc.Server {
+	t.Helper()
 	SkipSockets(t)
 	s, err := redisproc.Start(t.TempDir())
 	if errors.Is(err, redisproc.ErrNotInstalled) {
@@ -28,5 +35,5 @@ func StartRedis(t testing.TB) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	return s.URL
+	return s
 }

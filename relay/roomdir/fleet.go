@@ -19,9 +19,10 @@ type Fleet interface {
 	Self() string
 	// RefreshEvery returns how often the hub calls Refresh.
 	RefreshEvery() time.Duration
-	// Refresh extends the life of the live rooms among codes that this
-	// relay owns, and this relay's liveness.
-	Refresh(codes []string) error
+	// Refresh extends the life of the live rooms among rooms that this
+	// relay owns, and this relay's liveness; after the directory lost
+	// its rooms, it writes back those it has not (again: how many).
+	Refresh(rooms []Record) (again int, err error)
 	// Alive reports which of relays are alive; ok is false if the
 	// directory did not answer (then nobody is taken for dead).
 	Alive(relays []string) (alive []bool, ok bool)

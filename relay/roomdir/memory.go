@@ -29,11 +29,14 @@ type Record struct {
 // the relay processes of a fleet. Methods are safe for concurrent use.
 type Directory interface {
 	// Claim records a new room under rec.Code, failing with roomproto.ErrCodeTaken if
-	// the code names a live room or an ended one still remembered at now.
+	// the code names a live room or an ended one still remembered at now,
+	// or with roomproto.ErrUnavailable if the directory cannot tell now.
 	Claim(rec Record, now time.Time) error
 	// Lookup returns the room under code; ended rooms are returned until
-	// they are forgotten.
-	Lookup(code string, now time.Time) (Record, bool)
+	// they are forgotten. It fails with an error wrapping
+	// roomproto.ErrUnavailable if the directory cannot tell now (Redis
+	// does not answer, or has just lost its rooms).
+	Lookup(code string, now time.Time) (rec Record, ok bool, err error)
 	// End marks the room ended at now; it is forgotten after the
 	// directory's memory span.
 	End(code string, now time.Time)
@@ -80,10 +83,11 @@ func (d *Memory) Claim(rec Record, now time.Time) error {
 }
 
 // Lookup implements Directory.
-func (d *Memory) Lookup(code string, now time.Time) (Record, bool) {
+func (d *Memory) Lookup(code string, now time.Time) (Record, bool, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return d.live(code, now)
+	rec, ok := d.live(code, now)
+	return rec, ok, nil
 }
 
 // End implements Directory.

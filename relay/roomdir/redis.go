@@ -4,12 +4,11 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
-	"github.com/rewindnet/rewind/relay/roomproto"
 )
 
 // RedisConfig configures a Redis. The zero value means every
@@ -64,6 +63,10 @@ type Redis struct {
 	cfg  RedisConfig
 	rdb  *redis.Client
 	self string
+
+	mu            sync.Mutex
+	epoch         string // the directory's epoch at the last refresh (redis_recover.go)
+	refreshFailed bool   // the last refresh did not reach Redis
 }
 
 // redisRecord is a room's entry, as JSON.
@@ -124,47 +127,6 @@ func (d *Redis) ctx() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), d.cfg.OpTimeout)
 }
 
-// Claim implements Directory: the entry is set only if no entry has
-// the code (SET NX), live for TTL, owned by this relay unless rec.Owner
-// says otherwise.
-func (d *Redis) Claim(rec Record, now time.Time) error {
-	owner := rec.Owner
-	if owner == "" {
-		owner = d.self
-	}
-	b, _ := json.Marshal(redisRecord{Key: rec.Key, Owner: owner})
-	ctx, cancel := d.ctx()
-	defer cancel()
-	ok, err := d.rdb.SetNX(ctx, d.key(rec.Code), b, d.cfg.TTL).Result()
-	switch {
-	case err != nil:
-		return fmt.Errorf("%w: claim %s: %v", ErrRedis, rec.Code, err)
-	case !ok:
-		return fmt.Errorf("%w: %s", roomproto.ErrCodeTaken, rec.Code)
-	}
-	return nil
-}
-
-// Lookup implements Directory. A Redis that fails to answer is taken
-// as no room (and the player is told no_room).
-func (d *Redis) Lookup(code string, now time.Time) (Record, bool) {
-	ctx, cancel := d.ctx()
-	defer cancel()
-	b, err := d.rdb.Get(ctx, d.key(code)).Bytes()
-	if err != nil {
-		return Record{}, false
-	}
-	var r redisRecord
-	if json.Unmarshal(b, &r) != nil {
-		return Record{}, false
-	}
-	rec := Record{Code: code, Key: r.Key, Owner: r.Owner, Ended: r.Ended}
-	if r.Ended {
-		rec.EndedAt = time.UnixMilli(r.EndedAt)
-	}
-	return rec, true
-}
-
 // End implements Directory: the entry of a live room is marked ended
 // and kept for Remember (atomically: endScript).
 func (d *Redis) End(code string, now time.Time) {
@@ -181,25 +143,6 @@ func (d *Redis) Remove(code string) {
 	ctx, cancel := d.ctx()
 	defer cancel()
 	removeScript.Run(ctx, d.rdb, []string{d.key(code)}, d.self)
-}
-
-// Refresh extends the TTL of the live rooms among codes that this relay
-// owns (the hub calls it every RefreshEvery with its rooms' codes), and
-// this relay's liveness key (redis_guard.go). An ended room, or one
-// another relay owns, is left alone.
-func (d *Redis) Refresh(codes []string) error {
-	keys := make([]string, len(codes))
-	for i, c := range codes {
-		keys[i] = d.key(c)
-	}
-	ctx, cancel := d.ctx()
-	defer cancel()
-	err := refreshScript.Run(ctx, d.rdb, keys, d.self, d.cfg.TTL.Milliseconds(),
-		d.aliveKey(d.self), d.aliveTTL().Milliseconds()).Err()
-	if err != nil {
-		return fmt.Errorf("%w: refresh: %v", ErrRedis, err)
-	}
-	return nil
 }
 
 // RefreshEvery returns how often the owner refreshes its rooms and its

@@ -74,21 +74,6 @@ if r.ended or (r.owner and r.owner ~= ARGV[1]) then return 0 end
 return redis.call('DEL', KEYS[1])
 `)
 
-// refreshScript extends the TTL of the live rooms owned by ARGV[1] among
-// KEYS, to ARGV[2] ms, and sets the owner's liveness key ARGV[3] for
-// ARGV[4] ms.
-var refreshScript = redis.NewScript(`
-for _, k in ipairs(KEYS) do
-  local v = redis.call('GET', k)
-  if v then
-    local r = cjson.decode(v)
-    if not r.ended and r.owner == ARGV[1] then redis.call('PEXPIRE', k, ARGV[2]) end
-  end
-end
-redis.call('SET', ARGV[3], '1', 'PX', ARGV[4])
-return 0
-`)
-
 // adoptScript makes ARGV[1] the owner of a live room owned by ARGV[2] (a
 // relay found dead), for ARGV[3] ms. KEYS[1] the room.
 var adoptScript = redis.NewScript(`
@@ -151,28 +136,6 @@ func (d *Redis) JoinFailed(addrKey string, now time.Time, rate float64, burst in
 // noticed within aliveTTL + RefreshEvery = 5/6 of TTL (plus a timer
 // tick), and a relay that misses a refresh or two is not taken for dead.
 func (d *Redis) aliveTTL() time.Duration { return d.cfg.TTL * 2 / 3 }
-
-// Alive reports which of relays have their liveness key; ok is false if
-// Redis did not answer (then nobody is taken for dead).
-func (d *Redis) Alive(relays []string) (alive []bool, ok bool) {
-	ctx, cancel := d.ctx()
-	defer cancel()
-	cmds := make([]*redis.IntCmd, len(relays))
-	_, err := d.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-		for i, r := range relays {
-			cmds[i] = p.Exists(ctx, d.aliveKey(r))
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, false
-	}
-	alive = make([]bool, len(relays))
-	for i, c := range cmds {
-		alive[i] = c.Val() > 0
-	}
-	return alive, true
-}
 
 // DropAlive deletes this relay's liveness key (a relay closing cleanly).
 func (d *Redis) DropAlive() {

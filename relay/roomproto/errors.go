@@ -57,4 +57,9 @@ var (
 	// ErrUnauthorized indicates a match server refused by a relay that
 	// has a server token: its "serve" did not prove the token (auth.go).
 	ErrUnauthorized = errors.New("relay: match server not authenticated: the relay needs its server token")
+	// ErrUnavailable indicates a relay whose room directory (the fleet's
+	// Redis) does not answer, or has just come back empty and waits for
+	// the relays to register their live rooms again: whether the code
+	// names a room cannot be told now (try again in a few seconds).
+	ErrUnavailable = errors.New("relay: room directory unavailable, try again")
 )

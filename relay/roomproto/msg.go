@@ -158,6 +158,7 @@ const (
 	ErrCodeFull         = "full"
 	ErrCodeTooManyRooms = "too_many_rooms"
 	ErrCodeUnauthorized = "unauthorized"
+	ErrCodeUnavailable  = "unavailable"
 )
 
 // roomErrs maps error codes to the package's errors.
@@ -182,6 +183,7 @@ var roomErrs = map[string]error{
 	ErrCodeFull:         ErrFull,
 	ErrCodeTooManyRooms: ErrTooManyRooms,
 	ErrCodeUnauthorized: ErrUnauthorized,
+	ErrCodeUnavailable:  ErrUnavailable,
 }
 
 // Error is an "error" message received from the relay. It unwraps to

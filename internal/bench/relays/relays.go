@@ -334,7 +334,7 @@ func (b *run) sortRooms(dead int) killRooms {
 		case r.hostRelay == dead:
 			rs.gone = append(rs.gone, r)
 		default:
-			rec, _ := b.dir.Lookup(r.code, time.Now())
+			rec, _, _ := b.dir.Lookup(r.code, time.Now())
 			rs.owners[r.code] = rec.Owner
 			rs.others = append(rs.others, r)
 			if r.playerRelay == dead && r.host.leftAt.Load() != 0 {
@@ -391,7 +391,7 @@ func lastLeft(t0 time.Time, standIns []*benchRoom) time.Duration {
 func (b *run) untouched(dead int, rs killRooms) bool {
 	ok := true
 	for _, r := range rs.others {
-		rec, in := b.dir.Lookup(r.code, time.Now())
+		rec, in, _ := b.dir.Lookup(r.code, time.Now())
 		if !in || rec.Ended || rec.Owner != rs.owners[r.code] || !r.host.quiet() || (r.playerRelay != dead && !r.player.quiet()) {
 			fmt.Fprintf(b.log, "bench relays: room %s (relays %d, %d) touched: in directory %v %+v, host quiet %v, player quiet %v\n",
 				r.code, r.hostRelay, r.playerRelay, in, rec, r.host.quiet(), r.player.quiet())
