@@ -16,36 +16,37 @@ type Updater interface {
 	Update(now time.Time) error
 }
 
-// Deadliner is implemented by an Updater that knows when it next has work
-// due whatever the network does (a host: its next tick). Drive wakes it
-// then, rather than on a fixed short period.
-type Deadliner interface {
-	// NextDeadline returns when Update next has work due, or the zero
-	// time when only a datagram can give it some.
-	NextDeadline() time.Time
-}
-
 // driveStatic is how many ready channels Drive waits on with a plain
 // select; more go through reflect.Select (which allocates).
 const driveStatic = 4
 
 // Drive runs u in real time until ctx is done or Update fails: it calls
 // Update(clock.Now()) whenever any of the ready channels signals a
-// datagram, when u's NextDeadline is due if u is a Deadliner, and at
-// least every period (for a session, a quarter of a tick is a good
-// period: it is the timing precision of the ticks). It is the real-time
-// loop of every transport; in made-up time, call Update directly instead.
-// A nil clock is the wall clock (any transport.Clock will do). Drive
-// starts no goroutine; it returns ctx's error, or Update's.
+// datagram, when u's next deadline is due if u has one (a method
+// NextDeadline() time.Time returning when Update next has work due
+// whatever the network does, or the zero time when only a datagram can
+// give it some: a Host's next tick), and at least every period (for a
+// session, a quarter of a tick is a good period: it is the timing
+// precision of the ticks). It is the real-time loop of every transport;
+// in made-up time, call Update directly instead. A nil clock is the wall
+// clock (any transport.Clock will do). Drive starts no goroutine; it
+// returns ctx's error, or Update's.
 func Drive(ctx context.Context, u Updater, period time.Duration, clock interface{ Now() time.Time }, ready ...<-chan struct{}) error {
+	var next func() time.Time
+	if dl, ok := u.(interface{ NextDeadline() time.Time }); ok {
+		next = dl.NextDeadline
+	}
+	return drive(ctx, u.Update, next, func() time.Duration { return period }, clock, ready)
+}
+
+// drive is Drive of an update function, with next (nil: none) for the
+// next deadline and period for the longest wait, asked after every
+// update.
+func drive(ctx context.Context, update func(time.Time) error, next func() time.Time, period func() time.Duration, clock interface{ Now() time.Time }, ready []<-chan struct{}) error {
 	if clock == nil {
 		clock = transport.WallClock{}
 	}
-	if period <= 0 {
-		period = 4 * time.Millisecond
-	}
-	dl, _ := u.(Deadliner)
-	timer := time.NewTimer(period)
+	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	var r [driveStatic]<-chan struct{} // nil channels never fire
 	var cases []reflect.SelectCase     // with more than driveStatic
@@ -62,13 +63,16 @@ func Drive(ctx context.Context, u Updater, period time.Duration, clock interface
 	}
 	for {
 		now := clock.Now()
-		if err := u.Update(now); err != nil {
+		if err := update(now); err != nil {
 			return err
 		}
-		wait := period
-		if dl != nil {
-			if next := dl.NextDeadline(); !next.IsZero() {
-				wait = min(max(next.Sub(now), 0), period)
+		wait := period()
+		if wait <= 0 {
+			wait = 4 * time.Millisecond
+		}
+		if next != nil {
+			if at := next(); !at.IsZero() {
+				wait = min(max(at.Sub(now), 0), wait)
 			}
 		}
 		timer.Reset(wait)
@@ -98,36 +102,16 @@ func (s *Session[I]) Run(ctx context.Context) error {
 	for _, c := range s.conns {
 		ready = append(ready, c.Ready())
 	}
-	var u Updater = s
-	if s.ccfg.HostSettings {
-		// The tick rate may change with the welcome (the host's
-		// settings): wake a quarter of the match's tick after each Update.
-		u = &settlingDriver[I]{s: s}
+	// A quarter of the match's tick: with ClientConfig.HostSettings the
+	// tick rate may change with the welcome (the host's settings).
+	period := func() time.Duration {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.period / 4
 	}
-	err := Drive(ctx, u, s.period/4, nil, ready...)
+	err := drive(ctx, s.Update, nil, period, nil, ready)
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, client.ErrClosed) {
 		return nil
 	}
 	return err
 }
-
-// settlingDriver drives a session whose tick rate comes with the welcome
-// (ClientConfig.HostSettings): it wakes a quarter of the session's tick
-// period after each Update, so that Drive's period (a quarter of the
-// given game's tick) bounds the wait without fixing it.
-type settlingDriver[I any] struct {
-	s    *Session[I]
-	next time.Time
-}
-
-// Update updates the session and notes when to wake next.
-func (d *settlingDriver[I]) Update(now time.Time) error {
-	err := d.s.Update(now)
-	d.s.mu.Lock()
-	d.next = now.Add(d.s.period / 4)
-	d.s.mu.Unlock()
-	return err
-}
-
-// NextDeadline is a quarter of the session's tick after the last Update.
-func (d *settlingDriver[I]) NextDeadline() time.Time { return d.next }

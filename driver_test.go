@@ -12,8 +12,8 @@ import (
 	"github.com/rewindnet/rewind"
 )
 
-// updateLog is an Updater that records the times of its Updates, and a
-// Deadliner when deadline is set.
+// updateLog is an Updater that records the times of its Updates;
+// deadlineLog adds a NextDeadline.
 type updateLog struct {
 	mu       sync.Mutex
 	times    []time.Time
@@ -75,8 +75,8 @@ func TestDriveWakesOnAnyReady(t *testing.T) {
 	}
 }
 
-// TestDriveWakesAtDeadline: a Deadliner is updated when its deadline is
-// due, not a period later; a deadline further than the period waits the
+// TestDriveWakesAtDeadline: an Updater with a NextDeadline is updated
+// when its deadline is due, not a period later; a deadline further than the period waits the
 // period; a zero deadline waits the period.
 func TestDriveWakesAtDeadline(t *testing.T) {
 	for _, c := range []struct {

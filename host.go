@@ -44,7 +44,7 @@ type HostOptions struct {
 type Host[I any] struct {
 	mu     sync.Mutex
 	conn   transport.Conn
-	batch  *batchConn // over conn when it is a transport.Batcher, else nil
+	batch  *matchhost.BatchConn // over conn when it is a transport.Batcher, else nil
 	m      matchhost.Host[I]
 	closed bool
 	bye    Reason // Close's goodbye (setGoodbye; zero: shutdown)
@@ -89,11 +89,9 @@ func NewHost[I any](g Game[I], conn Conn, opts HostOptions) (*Host[I], error) {
 	}
 	h := &Host[I]{conn: conn}
 	mconn := conn
-	if b, ok := conn.(transport.Batcher); ok {
-		// A tick's datagrams to every player leave in one batch (one
-		// sendmmsg on Linux), flushed at the end of each Update: a UDP
-		// socket, or a MultiConn of one beside other Conns.
-		h.batch = &batchConn{Conn: conn, b: b.NewBatch()}
+	if h.batch = matchhost.NewBatchConn(conn); h.batch != nil {
+		// A tick's datagrams to every player leave in one batch,
+		// flushed at the end of each Update.
 		mconn = h.batch
 	}
 	if err := h.m.Init(g, cfg, mconn, log); err != nil {
@@ -137,7 +135,7 @@ func (h *Host[I]) flush() error {
 	if h.batch == nil {
 		return nil
 	}
-	if err := h.batch.b.Flush(); err != nil {
+	if err := h.batch.Flush(); err != nil {
 		return fmt.Errorf("rewind: host: %w", err)
 	}
 	return nil
@@ -230,7 +228,8 @@ func (h *Host[I]) End(ctx context.Context) error {
 	if !started {
 		return nil
 	}
-	err := Drive(ctx, hostEnd[I]{h}, h.m.Period, nil, h.conn.Ready())
+	period := func() time.Duration { return h.m.Period }
+	err := drive(ctx, h.updateEnd, nil, period, nil, []<-chan struct{}{h.conn.Ready()})
 	if errors.Is(err, errEndDone) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return nil
 	}
@@ -240,13 +239,9 @@ func (h *Host[I]) End(ctx context.Context) error {
 // errEndDone stops End's Drive once every peer is done with.
 var errEndDone = errors.New("rewind: host: the match's end is done")
 
-// hostEnd is End's Updater: the ending match alone (no new match starts
-// while it ends), until it is done.
-type hostEnd[I any] struct{ h *Host[I] }
-
-// Update implements Updater.
-func (e hostEnd[I]) Update(now time.Time) error {
-	h := e.h
+// updateEnd is End's update: the ending match alone (no new match
+// starts while it ends), until it is done.
+func (h *Host[I]) updateEnd(now time.Time) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
@@ -271,21 +266,4 @@ func (h *Host[I]) setGoodbye(r Reason) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.bye = r
-}
-
-// batchConn is a Conn whose Send goes into a batch, which its owner
-// flushes.
-type batchConn struct {
-	transport.Conn
-	b transport.Batch
-}
-
-// Send implements transport.Conn.
-func (c *batchConn) Send(to transport.Addr, p []byte) error { return c.b.Send(to, p) }
-
-// Prove implements transport.Prover when the Conn does.
-func (c *batchConn) Prove(a transport.Addr) {
-	if p, ok := c.Conn.(transport.Prover); ok {
-		p.Prove(a)
-	}
 }

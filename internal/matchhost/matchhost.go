@@ -281,3 +281,35 @@ func (t *RefuseTap) log(log *slog.Logger, now time.Time, n uint64, attrs ...any)
 		t.unknown, t.logged[u] = 0, now
 	}
 }
+
+// BatchConn is a Conn whose Send goes into a batch (one sendmmsg on
+// Linux for a UDP socket), which its owner sends with Flush: a Host's
+// tick's datagrams to every player leave together.
+type BatchConn struct {
+	transport.Conn
+	batch transport.Batch
+}
+
+// NewBatchConn returns a BatchConn over conn when conn is a
+// transport.Batcher (a UDP socket, or a MultiConn of one beside other
+// Conns), and nil otherwise.
+func NewBatchConn(conn transport.Conn) *BatchConn {
+	b, ok := conn.(transport.Batcher)
+	if !ok {
+		return nil
+	}
+	return &BatchConn{Conn: conn, batch: b.NewBatch()}
+}
+
+// Send implements transport.Conn: p goes into the batch.
+func (c *BatchConn) Send(to transport.Addr, p []byte) error { return c.batch.Send(to, p) }
+
+// Prove implements transport.Prover when the Conn does.
+func (c *BatchConn) Prove(a transport.Addr) {
+	if p, ok := c.Conn.(transport.Prover); ok {
+		p.Prove(a)
+	}
+}
+
+// Flush sends the datagrams batched since the last Flush.
+func (c *BatchConn) Flush() error { return c.batch.Flush() }
