@@ -37,6 +37,15 @@ func (l Lag) Sub(o Lag) Lag {
 	return l
 }
 
+// Add returns the ticks counted in l or in o (two windows' counts
+// summed).
+func (l Lag) Add(o Lag) Lag {
+	for i := range l.Counts {
+		l.Counts[i] += o.Counts[i]
+	}
+	return l
+}
+
 // Quantile returns the upper edge of the bucket holding the q-th quantile
 // (0 < q <= 1) of the lateness, and 0 when nothing was counted.
 func (l *Lag) Quantile(q float64) time.Duration {

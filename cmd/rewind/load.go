@@ -61,6 +61,8 @@ type fleetFlags struct {
 	// --bot-rooms CODE,CODE,... (or --bot-raw SIZE).
 	botServer, botLocal, botRooms string
 	botRaw, botCount              int
+	// The raw loop's process (internal): --raw-loop SIZE.
+	rawLoop int
 }
 
 func (f *fleetFlags) add(fs *flag.FlagSet) {
@@ -78,6 +80,7 @@ func (f *fleetFlags) add(fs *flag.FlagSet) {
 	fs.StringVar(&f.botRooms, "bot-rooms", "", "internal: the room of each load bot")
 	fs.IntVar(&f.botRaw, "bot-raw", 0, "internal: raw bots sending datagrams of this size")
 	fs.IntVar(&f.botCount, "bot-count", 0, "internal: raw bots in this process")
+	fs.IntVar(&f.rawLoop, "raw-loop", 0, "internal: run as the raw loop's process, writing datagrams of this size")
 }
 
 func (f *fleetFlags) stepList() ([]int, error) {
@@ -106,6 +109,11 @@ func runBenchFleet(args []string, stdout, stderr io.Writer) error {
 	f.add(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if f.rawLoop > 0 {
+		ctx, stop := signalContext()
+		defer stop()
+		return raw.Serve(ctx, os.Stdin, stdout, f.rawLoop, benchfleet.TickRate)
 	}
 	if f.botServer != "" {
 		ctx, stop := signalContext()

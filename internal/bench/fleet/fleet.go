@@ -32,7 +32,8 @@ type Config struct {
 	Players, Procs, Workers, TickPhases int
 	// Window is each step's measured window (after a 1 s warm-up).
 	Window time.Duration
-	// Raw also measures the raw socket loop at the last step.
+	// Raw also measures the raw socket loop at the last step, in
+	// RawRounds windows interleaved with the server's.
 	Raw bool
 	// CPUProfile, when set, is the file of a CPU profile of the last
 	// step's measured window.
@@ -72,6 +73,9 @@ type Step struct {
 	// RawUsPerPlayerTick is the raw loop's (last step with Config.Raw;
 	// else 0).
 	RawUsPerPlayerTick float64
+	// PlayersPerCore is how many players one core would serve at
+	// TickRate at UsPerPlayerTick: 1 s / (TickRate × UsPerPlayerTick).
+	PlayersPerCore float64
 	// Load1 is the machine's 1-minute load average after the step.
 	Load1 string
 }
@@ -96,7 +100,7 @@ func (st Step) Pairs() []any {
 		pairs = append(pairs, "raw_us_per_player_tick", fmt.Sprintf("%.2f", st.RawUsPerPlayerTick),
 			"vs_raw", fmt.Sprintf("%.2f", st.UsPerPlayerTick/st.RawUsPerPlayerTick))
 	}
-	return pairs
+	return append(pairs, "players_per_core", fmt.Sprintf("%.0f", st.PlayersPerCore))
 }
 
 // Run measures each step in turn and returns them.
@@ -116,14 +120,9 @@ func Run(ctx context.Context, cfg Config) ([]Step, error) {
 		if last {
 			prof = cfg.CPUProfile
 		}
-		st, err := step(cfg, m, base, prof)
+		st, err := step(cfg, m, base, prof, cfg.Raw && last)
 		if err != nil {
 			return steps, fmt.Errorf("%d matches: %w", m, err)
-		}
-		if cfg.Raw && last {
-			if err := rawStep(cfg, &st); err != nil {
-				return steps, fmt.Errorf("raw loop: %w", err)
-			}
 		}
 		st.VsOneMatch = st.UsPerPlayerTick / st.UsPerPlayerTick
 		if len(steps) > 0 {
@@ -138,9 +137,15 @@ func Run(ctx context.Context, cfg Config) ([]Step, error) {
 	return steps, nil
 }
 
-// step measures m matches of cfg.Players load bots each; with profile,
-// it writes a CPU profile of the measured window there.
-func step(cfg Config, m int, baseHeap uint64, profile string) (Step, error) {
+// RawRounds is how many windows of the server, each followed by one of
+// the raw loop, a step with the raw loop is measured in: the server's
+// figures are the sums over its windows, the raw loop's over its own.
+const RawRounds = 5
+
+// step measures m matches of cfg.Players load bots each, with the raw
+// loop in windows interleaved with the server's if raw; with profile, it
+// writes a CPU profile of the measured span there.
+func step(cfg Config, m int, baseHeap uint64, profile string, raw bool) (Step, error) {
 	r, err := StartRig(RigConfig{Matches: m, Players: cfg.Players, Procs: cfg.Procs, Workers: cfg.Workers, TickPhases: cfg.TickPhases,
 		Command: cfg.Command, Log: cfg.Log})
 	if err != nil {
@@ -152,33 +157,30 @@ func step(cfg Config, m int, baseHeap uint64, profile string) (Step, error) {
 	if err != nil {
 		return Step{}, err
 	}
-	a := r.Sample()
-	time.Sleep(cfg.Window)
-	b := r.Sample()
-	if err := stopProfile(); err != nil {
+	var w windows
+	if raw {
+		err = w.interleaved(cfg, r)
+	} else {
+		w.server(r, cfg.Window)
+	}
+	if perr := stopProfile(); err == nil {
+		err = perr
+	}
+	if err != nil {
 		return Step{}, err
 	}
-	s0, s1 := a.Stats, b.Stats
-	lag := b.Lag.Sub(a.Lag)
+	st := w.step(m)
 	runtime.GC()
-	st := Step{
-		Matches: m, Players: s1.Players,
-		PlayerTicks: s1.Total.PlayerTicks - s0.Total.PlayerTicks,
-		CPU:         b.CPU - a.CPU, Wall: b.At.Sub(a.At),
-		LateInputs: s1.Total.LateInputs - s0.Total.LateInputs,
-		JitterP99:  lag.Quantile(0.99),
-		RSSMB:      bench.RSSMB(),
-		DgIn:       s1.UDP.DatagramsIn - s0.UDP.DatagramsIn,
-		DgOut:      s1.UDP.DatagramsOut - s0.UDP.DatagramsOut,
-		BytesIn:    s1.UDP.BytesIn - s0.UDP.BytesIn,
-		BytesOut:   s1.UDP.BytesOut - s0.UDP.BytesOut,
-	}
+	st.RSSMB = bench.RSSMB()
 	st.HeapPerMatchKB = float64(int64(bench.HeapInuse())-int64(baseHeap)) / 1024 / float64(m)
-	st.UsPerPlayerTick = st.CPU.Seconds() * 1e6 / float64(max(st.PlayerTicks, 1))
-	st.Sustained = s1.Players == r.Want && st.JitterP99 < time.Second/TickRate
+	st.Sustained = st.Players == r.Want && st.JitterP99 < time.Second/TickRate
 	fmt.Fprintf(cfg.Log, "bench fleet: %d matches: %d player-ticks in %v, %v CPU, %d datagrams in, %d out; %d room updates, %d reads, %d batched sends\n",
 		m, st.PlayerTicks, st.Wall.Round(time.Millisecond), st.CPU.Round(time.Millisecond), st.DgIn, st.DgOut,
-		s1.Updates-s0.Updates, s1.UDP.Reads-s0.UDP.Reads, s1.UDP.Flushes-s0.UDP.Flushes)
+		w.updates, w.reads, w.flushes)
+	if raw {
+		fmt.Fprintf(cfg.Log, "bench fleet: raw loop: %d peers, %v CPU for %d in + %d out (%d B in, %d B out); vs_raw by round %s\n",
+			w.rawPeers, w.rawCPU.Round(time.Millisecond), w.rawIn, w.rawOut, w.inSize, w.outSize, w.roundRatios())
+	}
 	return st, nil
 }
 
@@ -218,5 +220,8 @@ heap after a GC over the empty process's, per match), server_cpu_pct (of
 one core), load1 (the machine's 1-minute load average), sustained (every
 player stayed, jitter p99 under a tick). With --raw, the last step is also
 measured against a raw socket loop (one read and one write(2) per
-datagram, no batching, scaled to the same datagrams): raw_us_per_player_tick
-and vs_raw.`
+datagram, no batching, scaled to the same datagrams), in a process of its
+own, in 5 windows interleaved with the server's (each side's figure the
+sum over its windows): raw_us_per_player_tick and vs_raw. Last on every
+line, players_per_core: the players one core serves at 60 Hz at that
+CPU per player-tick (1 s / (60 × server_us_per_player_tick)).`

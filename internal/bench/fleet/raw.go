@@ -1,66 +1,138 @@
 package fleet
 
 import (
+	"bufio"
 	"fmt"
+	"io"
 	"os/exec"
 	"strconv"
+	"strings"
+	"syscall"
 	"time"
 
 	"github.com/rewindnet/rewind/internal/bench"
-	"github.com/rewindnet/rewind/internal/bench/raw"
-	"github.com/rewindnet/rewind/internal/cputime"
 )
 
-// rawStep measures the raw socket loop (raw.Loop) for st's datagrams:
-// each peer written one datagram of the rewind run's mean size per tick;
-// as many peers as st had players, in child processes sending one
-// datagram a tick each. It sets st.RawUsPerPlayerTick: the raw CPU per
-// datagram times the rewind run's datagrams, per rewind player-tick.
-func rawStep(cfg Config, st *Step) error {
-	if st.DgIn == 0 || st.DgOut == 0 {
-		return fmt.Errorf("no datagrams in the rewind run")
+// rawLoop is the raw socket loop (raw.Loop, raw.Serve) in a child
+// process of its own, with its raw bots in others: paused (SIGSTOP)
+// while the server's windows are measured, resumed for its own windows,
+// so that each side's CPU is its own process's and both sample the
+// machine's drift alike.
+type rawLoop struct {
+	loop *exec.Cmd
+	in   io.WriteCloser
+	out  *bufio.Reader
+	bots []*exec.Cmd
+	log  io.Writer
+}
+
+// rawSample is the loop's counters at one instant.
+type rawSample struct {
+	in, out uint64
+	cpu     time.Duration
+	peers   int
+}
+
+// startRawLoop starts the loop, writing outSize-byte datagrams, and
+// peers raw bots sending inSize-byte ones dealt over cfg.Procs processes,
+// and waits until the loop heard every peer.
+func startRawLoop(cfg Config, peers, inSize, outSize int) (_ *rawLoop, err error) {
+	if len(cfg.Command) == 0 {
+		return nil, bench.ErrNoCommand
 	}
-	// Sizes: the rewind run's means (UDP payloads; the stats count bytes
-	// only per socket, so take them from a fresh sample of the run).
-	inSize, outSize := 60, 120
-	if st.BytesIn > 0 {
-		inSize, outSize = int(st.BytesIn/st.DgIn), int(st.BytesOut/st.DgOut)
+	args := append(append([]string{}, cfg.Command[1:]...), "bench", "fleet", "--raw-loop", strconv.Itoa(outSize))
+	cmd := exec.Command(cfg.Command[0], args...)
+	cmd.Stderr = cfg.Log
+	bench.DieWithParent(cmd)
+	l := &rawLoop{loop: cmd, log: cfg.Log}
+	if l.in, err = cmd.StdinPipe(); err != nil {
+		return nil, err
 	}
-	loop, err := raw.Start(outSize, TickRate)
+	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	want := st.Players
-	procs := min(cfg.Procs, want)
-	var bots []*exec.Cmd
+	l.out = bufio.NewReader(stdout)
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
 	defer func() {
-		bench.Stop(bots...)
-		loop.Close()
+		if err != nil {
+			l.close()
+		}
 	}()
+	line, err := l.out.ReadString('\n')
+	addr, ok := strings.CutPrefix(strings.TrimSpace(line), "addr=")
+	if err != nil || !ok {
+		return nil, fmt.Errorf("raw loop: %q, %v", line, err)
+	}
+	procs := min(cfg.Procs, peers)
 	for i := range procs {
-		n := want / procs
-		if i < want%procs {
+		n := peers / procs
+		if i < peers%procs {
 			n++
 		}
-		cmd, err := bench.Start(cfg.Command, nil, cfg.Log, "bench", "fleet", "--bot-server", loop.Addr(), "--bot-local", BotIP(i),
+		bot, err := bench.Start(cfg.Command, nil, cfg.Log, "bench", "fleet", "--bot-server", addr, "--bot-local", BotIP(i),
 			"--bot-raw", strconv.Itoa(inSize), "--bot-count", strconv.Itoa(n))
 		if err != nil {
-			return err
+			return nil, err
 		}
-		bots = append(bots, cmd)
+		l.bots = append(l.bots, bot)
 	}
-	if err := loop.WaitPeers(want, 60*time.Second); err != nil {
-		return err
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		s, err := l.sample()
+		if err != nil {
+			return nil, err
+		}
+		if s.peers >= peers {
+			return l, nil
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("raw bots: %d of %d arrived", s.peers, peers)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
-	time.Sleep(time.Second)
-	i0, o0 := loop.Counts()
-	c0 := cputime.Process()
-	time.Sleep(cfg.Window)
-	i1, o1 := loop.Counts()
-	c1 := cputime.Process()
-	raw := float64((i1 - i0) + (o1 - o0))
-	st.RawUsPerPlayerTick = (c1 - c0).Seconds() * 1e6 / raw * float64(st.DgIn+st.DgOut) / float64(max(st.PlayerTicks, 1))
-	fmt.Fprintf(cfg.Log, "bench fleet: raw loop: %d peers, %v CPU for %d in + %d out (%d B in, %d B out)\n",
-		want, (c1 - c0).Round(time.Millisecond), i1-i0, o1-o0, inSize, outSize)
-	return nil
+}
+
+// sample asks the loop for its counters.
+func (l *rawLoop) sample() (rawSample, error) {
+	if _, err := io.WriteString(l.in, "\n"); err != nil {
+		return rawSample{}, err
+	}
+	line, err := l.out.ReadString('\n')
+	if err != nil {
+		return rawSample{}, fmt.Errorf("raw loop: %w", err)
+	}
+	var s rawSample
+	var ns int64
+	if _, err := fmt.Sscan(line, &s.in, &s.out, &ns, &s.peers); err != nil {
+		return rawSample{}, fmt.Errorf("raw loop: %q: %w", line, err)
+	}
+	s.cpu = time.Duration(ns)
+	return s, nil
+}
+
+// pause stops the bots, then the loop (nothing is sent to a stopped
+// loop); resume starts them the other way round.
+func (l *rawLoop) pause() {
+	for _, b := range l.bots {
+		b.Process.Signal(syscall.SIGSTOP)
+	}
+	l.loop.Process.Signal(syscall.SIGSTOP)
+}
+
+func (l *rawLoop) resume() {
+	l.loop.Process.Signal(syscall.SIGCONT)
+	for _, b := range l.bots {
+		b.Process.Signal(syscall.SIGCONT)
+	}
+}
+
+// close ends the bots and the loop.
+func (l *rawLoop) close() {
+	l.resume() // a stopped process would take SIGTERM only once continued
+	bench.Stop(l.bots...)
+	l.in.Close()
+	bench.Stop(l.loop)
 }

@@ -107,6 +107,13 @@ func (l *Loop) WaitPeers(n int, timeout time.Duration) error {
 	}
 }
 
+// Peers returns how many peers were heard.
+func (l *Loop) Peers() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.peers)
+}
+
 // Counts returns the datagrams read and written so far.
 func (l *Loop) Counts() (in, out uint64) { return l.dgIn.Load(), l.dgOut.Load() }
 
