@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/rewindnet/rewind/internal/bench"
@@ -111,22 +110,6 @@ func (l *rawLoop) sample() (rawSample, error) {
 	}
 	s.cpu = time.Duration(ns)
 	return s, nil
-}
-
-// pause stops the bots, then the loop (nothing is sent to a stopped
-// loop); resume starts them the other way round.
-func (l *rawLoop) pause() {
-	for _, b := range l.bots {
-		b.Process.Signal(syscall.SIGSTOP)
-	}
-	l.loop.Process.Signal(syscall.SIGSTOP)
-}
-
-func (l *rawLoop) resume() {
-	l.loop.Process.Signal(syscall.SIGCONT)
-	for _, b := range l.bots {
-		b.Process.Signal(syscall.SIGCONT)
-	}
 }
 
 // close ends the bots and the loop.
