@@ -57,13 +57,19 @@ var signpostTemplate = template.Must(template.New("demo").Parse(`<!doctype html>
 // writes #status through it. The page's own wasm joins the room, points
 // #mode at watching (or, watching, at playing) the same room, and
 // draws on a canvas it adds to the body. The files have content-hashed
-// names. rewindTimes collects the page's timeline in ms since navigation:
+// names; the head preloads both programs, so that the Worker's, which
+// the Worker fetches only once worker.js and wasm_exec.js have run,
+// downloads beside the page's (the Worker's fetch finds it in the HTTP
+// cache). rewindTimes collects the page's timeline in ms since navigation:
 // worker (the Worker's Go started), compiled (the page's wasm fetched and
 // compiled), main (the page's Go main started), joined (the data channel
 // to the host open), verified (the Worker's first verified tick).
 var playTemplate = template.Must(template.New("play").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>rewind demo: room {{.Code}}</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="preload" href="{{.WorkerWasm}}" as="fetch" crossorigin>
+<link rel="preload" href="{{.Wasm}}" as="fetch" crossorigin>
+<link rel="preload" href="{{.Exec}}" as="script">
 <style>
 body { margin: 0; background: #08080c; color: #bbb; font: 12px monospace; }
 #bar { position: fixed; left: 0; right: 0; bottom: 0; padding: 4px 8px; background: rgba(0,0,0,.75); z-index: 10; }
