@@ -41,6 +41,9 @@
       case "ready":
         times.worker = m.at - origin;
         return;
+      case "bench":
+        window.rewindBench = m;
+        return;
     }
     window.rewindFromWorker.push(m);
     if (wake) wake();

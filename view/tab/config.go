@@ -13,8 +13,9 @@ import (
 // data attributes (data-relay, data-room, data-grid, data-tick-rate)
 // as `rewind demo` writes them, overridden by the query: ?room=CODE,
 // ?relay=URL, ?watch[=CODE], ?until-tick=T, &delay=D (with ?watch),
-// ?timeout=D and ?channel=port (carry the data channel's datagrams over
-// a MessagePort even where the browser can transfer the channel).
+// ?timeout=D, ?channel=port (carry the data channel's datagrams over
+// a MessagePort even where the browser can transfer the channel) and
+// ?bench (measure a 60-tick rollback in the Worker once done).
 type Config struct {
 	Relay, Room string
 	Side, Rate  int
@@ -24,6 +25,9 @@ type Config struct {
 	Timeout     time.Duration
 	// Port asks for the MessagePort path (?channel=port).
 	Port bool
+	// Bench asks the Worker, once its player is done, to measure a
+	// tick and a 60-tick rollback of the demo's world (?bench).
+	Bench bool
 }
 
 // ParseConfig reads a page's Config from its body's data attributes
@@ -49,6 +53,7 @@ func ParseConfig(data map[string]string, search string) (Config, error) {
 		c.Until = uint32(n)
 	}
 	c.Port = q.Get("channel") == "port"
+	c.Bench = q.Has("bench")
 	for _, d := range []struct {
 		name string
 		dst  *time.Duration

@@ -20,7 +20,8 @@ import (
 // started), opened and closed (a transferred channel's state: worker.js),
 // tick (the tick handler ran: status, runs, and at the first verified
 // tick verified), frame (buf: a Frame's encoding), claim (n, code, key:
-// migrate) and leave (channel id: the session is done with it).
+// migrate), leave (channel id: the session is done with it) and bench
+// (the in-tab measurement ?bench asks for: tick_ms, rollback60_ms).
 const (
 	MsgStart       = "start"
 	MsgJoined      = "joined"
@@ -34,6 +35,7 @@ const (
 	MsgFrame       = "frame"
 	MsgClaim       = "claim"
 	MsgLeave       = "leave"
+	MsgBench       = "bench"
 )
 
 // Now returns the browser's time in ms since the Unix epoch

@@ -51,6 +51,9 @@ func (w *worker) tick() {
 		}
 		js.Global().Call("clearInterval", w.interval)
 		w.stopped = true
+		if w.cfg.Bench {
+			w.postBench()
+		}
 	}
 }
 

@@ -1,0 +1,70 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"syscall/js"
+
+	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/games/sand"
+	"github.com/rewindnet/rewind/view/tab"
+)
+
+// benchTicks and benchRollbacks size the in-tab measurement (?bench):
+// 30 s of play by four pouring bots, then that many 60-tick rollbacks.
+const (
+	benchTicks     = 30 * 60
+	benchRollbacks = 15
+)
+
+// postBench measures, in this Worker with performance.now, what
+// games/sand's BenchmarkStep and BenchmarkRollback60 measure natively
+// and under Node, on the same world (256×256 cells after 30 s of play by
+// four pouring bots): a client's predicted tick (Step, a snapshot and a
+// hash) and a 60-tick rollback (restore, then simulate, snapshot and hash
+// 60 ticks again; rewind.SyncTest does one after every tick it checks).
+// It posts the page tab.MsgBench with tick_ms (the mean over the 1,800
+// ticks) and rollback60_ms (each rollback's), which page.js keeps in
+// window.rewindBench. The page asks for it with ?bench, once its player
+// is done: the match's own ticks are not slowed.
+func (w *worker) postBench() {
+	perf := js.Global().Get("performance")
+	now := func() float64 { return perf.Call("now").Float() }
+	m := js.Global().Get("Object").New()
+	m.Set("t", tab.MsgBench)
+	st, err := rewind.NewSyncTest[sand.Input](sand.New(256), 4, 60)
+	if err != nil {
+		m.Set("error", err.Error())
+		w.post(m)
+		return
+	}
+	in := make([]sand.Input, 4)
+	var tick uint32
+	step := func() error {
+		tick++
+		for p := range in {
+			in[p] = sand.Bot(rewind.PlayerID(p), tick)
+		}
+		return st.Step(in)
+	}
+	st.SetChecking(false)
+	t0 := now()
+	for range benchTicks {
+		err = step()
+	}
+	m.Set("tick_ms", (now()-t0)/benchTicks)
+	st.SetChecking(true)
+	var rb []any
+	for range benchRollbacks {
+		t := now()
+		if e := step(); e != nil {
+			err = e
+		}
+		rb = append(rb, now()-t)
+	}
+	m.Set("rollback60_ms", rb)
+	if err != nil {
+		m.Set("error", err.Error())
+	}
+	w.post(m)
+}
