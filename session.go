@@ -311,14 +311,6 @@ func (s *Session[I]) SetInputFunc(fn func(tick uint32) I) {
 	s.cli.SetInputFunc(s.inputFn)
 }
 
-// World returns the client's live predicted world.
-//
-// Deprecated: the world changes inside every Update, so World is only
-// safe on the goroutine that calls Update, and never while Run runs (a
-// data race). Draw with View or ViewBetween, which hand out copies made
-// after each tick and need no lock.
-func (s *Session[I]) World() *world.World { return s.cli.World() }
-
 // Player returns this player's id and whether the server has welcomed
 // it. It does not lock: it may be called from anywhere, the input
 // function included.

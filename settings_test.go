@@ -121,7 +121,7 @@ func TestHostSettings(t *testing.T) {
 	}
 	var viewHash uint64
 	joiner.View(now, func(w *world.World, _ float64) { viewHash = w.Hash() })
-	if want := joiner.World().Hash(); viewHash != want {
+	if want := rewind.LiveWorld(joiner).Hash(); viewHash != want {
 		t.Errorf("view draws a world of hash %016x, the joiner's is %016x", viewHash, want)
 	}
 	t.Logf("%d ticks checked at 30 Hz; plain: %v; skewed: %v", checked, plainErr, skewedErr)
