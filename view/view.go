@@ -79,6 +79,8 @@ type Game struct {
 	flashes map[uint16]int // player → frames of flash left
 	mat     sand.Material  // the material chosen (keys 1–4)
 	stop    bool
+	graph   tab.NetGraph // the net graph's samples
+	graphOn bool         // G shows and hides it
 }
 
 // New returns the view of a side×side sand grid (side <= 0: 256).
@@ -108,7 +110,9 @@ func (g *Game) Layout(int, int) (int, int) {
 }
 
 // Update reads the controls: arrows or WASD move, space or the left mouse
-// button pours, 1–4 choose the material (empty, sand, water, wall). It
+// button pours, 1–4 choose the material (empty, sand, water, wall), G
+// shows and hides the net graph (ping, ticks rolled back and bytes per
+// second over the last 15 s; tab.NetGraph). It
 // also takes the pour effects for the flash and the sound.
 func (g *Game) Update() error {
 	if g.stop {
@@ -117,6 +121,9 @@ func (g *Game) Update() error {
 	if g.replay != nil {
 		g.updateReplay(time.Now())
 		return nil
+	}
+	if inpututil.IsKeyJustPressed(ebiten.KeyG) {
+		g.graphOn = !g.graphOn
 	}
 	p := g.player.Load()
 	if p == nil || p.Done() {
@@ -225,6 +232,11 @@ func (g *Game) Draw(screen *ebiten.Image) {
 	g.drawHUD(screen, p, players)
 	if line := p.WaitingFor(); line != "" {
 		g.drawWaiting(screen, line)
+	}
+	st := p.Stats()
+	g.graph.Add(float64(time.Now().UnixNano())/1e6, float64(st.Ping)/float64(time.Millisecond), st.RolledBackTicks, st.BytesIn, st.BytesOut)
+	if g.graphOn {
+		g.drawGraph(screen)
 	}
 	g.ageFlashes()
 	g.frame(screen)
@@ -368,6 +380,26 @@ func (g *Game) drawHUDLines(screen *ebiten.Image, h hud) {
 		h.predicted, h.verified, h.rollbacks, h.resyncs)
 	ebitenutil.DebugPrintAt(screen, line1, 4, 2)
 	ebitenutil.DebugPrintAt(screen, line2, 4, 18)
+}
+
+// drawGraph draws the net graph (tab.NetGraph; the page draws the same)
+// in the grid's top right corner: a strip per figure, its label above its
+// line.
+func (g *Game) drawGraph(screen *ebiten.Image) {
+	const width, strip = 220, 36
+	plots := g.graph.Plots()
+	x0, y0 := float32(g.side*Scale-width-4), float32(hudHeight+4)
+	vector.DrawFilledRect(screen, x0, y0, width, float32(strip*len(plots)+4), color.RGBA{0, 0, 0, 190}, false)
+	for i, p := range plots {
+		top := y0 + float32(i*strip) + 2
+		ebitenutil.DebugPrintAt(screen, p.Label, int(x0)+4, int(top)-2)
+		c := color.RGBA{p.RGB[0], p.RGB[1], p.RGB[2], 255}
+		for j := 1; j < len(p.Values); j++ {
+			x := func(k int) float32 { return x0 + 4 + float32(k)*(width-8)/float32(tab.NetSamples-1) }
+			y := func(k int) float32 { return top + strip - 2 - float32(p.Values[k])*(strip-18) }
+			vector.StrokeLine(screen, x(j-1), y(j-1), x(j), y(j), 1, c, false)
+		}
+	}
 }
 
 // drawWaiting draws the stall's "Waiting for: NAME…" line (seat's

@@ -12,7 +12,7 @@ import (
 // controls reads the keyboard and the mouse into the player's input, as
 // the window reads them (package view): arrows or WASD move, space or
 // the left mouse button pours, 1–4 choose the material (empty, sand,
-// water, wall). It also plays the pour
+// water, wall); G shows and hides the net graph. It also plays the pour
 // sound, once the person has pressed a key or clicked (browsers let a
 // page play sound only then).
 type controls struct {
@@ -20,6 +20,7 @@ type controls struct {
 	keys  map[string]bool // KeyboardEvent.code → down
 	mouse bool
 	mat   uint8
+	graph bool
 	audio js.Value // the AudioContext, once a key or click made one
 	funcs []js.Func
 }
@@ -45,6 +46,9 @@ func (c *controls) listen(canvas js.Value) {
 		}
 		c.mu.Lock()
 		c.keys[code] = true
+		if code == "KeyG" && !e.Get("repeat").Bool() {
+			c.graph = !c.graph
+		}
 		c.mu.Unlock()
 		c.wakeAudio()
 	})
@@ -102,6 +106,13 @@ func (c *controls) read() tab.Input {
 	}
 	in.Material = c.mat
 	return in
+}
+
+// graphShown says whether the net graph is shown (G toggles it).
+func (c *controls) graphShown() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.graph
 }
 
 // material returns the material chosen.

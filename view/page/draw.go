@@ -36,6 +36,7 @@ type screen struct {
 	flashes          map[uint16]int // player → frames of flash left
 	poursAt          float64        // the At of the last frame whose pours flashed
 	controls         *controls
+	graph            tab.NetGraph
 }
 
 // newScreen adds the page's canvas for a side×side grid (side <= 0: 256).
@@ -97,6 +98,7 @@ func (s *screen) draw(f *tab.Frame, alpha float64, waiting string) {
 		s.text(waiting, 8, 8, "#fff")
 		return
 	}
+	s.graph.Add(tab.Now(), f.Ping, uint64(f.RolledBack), uint64(f.BytesIn), uint64(f.BytesOut))
 	s.drawCells(f.Cells)
 	if f.At != s.poursAt {
 		s.poursAt = f.At
@@ -116,7 +118,40 @@ func (s *screen) draw(f *tab.Frame, alpha float64, waiting string) {
 	if f.Waiting != "" {
 		s.drawWaiting(f.Waiting)
 	}
+	if s.controls.graphShown() {
+		s.drawGraph()
+	}
 	s.ageFlashes()
+}
+
+// drawGraph draws the net graph (tab.NetGraph) in the grid's top right
+// corner: a strip per figure, its label above its line.
+func (s *screen) drawGraph() {
+	const width, strip = 200, 30
+	plots := s.graph.Plots()
+	ctx := s.ctx
+	x0, y0 := float64(s.w-width-4), float64(hudHeight+4)
+	ctx.Set("fillStyle", "rgba(0,0,0,0.75)")
+	ctx.Call("fillRect", x0, y0, width, strip*len(plots)+4)
+	ctx.Set("font", "10px monospace")
+	for i, p := range plots {
+		top := y0 + float64(i*strip) + 2
+		s.text(p.Label, int(x0)+4, int(top), "#ccc")
+		ctx.Call("beginPath")
+		for j, v := range p.Values {
+			x := x0 + 4 + float64(j)*(width-8)/float64(tab.NetSamples-1)
+			y := top + strip - 2 - v*(strip-14)
+			if j == 0 {
+				ctx.Call("moveTo", x, y)
+			} else {
+				ctx.Call("lineTo", x, y)
+			}
+		}
+		ctx.Set("strokeStyle", rgba(p.RGB, 1))
+		ctx.Set("lineWidth", 1)
+		ctx.Call("stroke")
+	}
+	ctx.Set("font", "12px monospace")
 }
 
 // text draws line at (x, y) in colour c.

@@ -56,6 +56,9 @@ type Frame struct {
 	Ping                float64
 	Predicted, Verified uint32
 	Rollbacks, Resyncs  uint32
+	// The net graph's running totals (NetGraph): ticks rolled back
+	// (simulated again) and datagram bytes received and sent.
+	RolledBack, BytesIn, BytesOut uint32
 	// Spectating says the seat is a spectator's, Delay (ms) how far
 	// behind the match it watches.
 	Spectating bool
@@ -76,7 +79,7 @@ func (f *Frame) AppendBinary(b []byte) []byte {
 	for _, v := range []float64{f.At, f.Alpha, f.Period, f.Ping, f.Delay} {
 		b = le.AppendUint64(b, math.Float64bits(v))
 	}
-	for _, v := range []uint32{f.Players, uint32(f.Me), f.Predicted, f.Verified, f.Rollbacks, f.Resyncs} {
+	for _, v := range []uint32{f.Players, uint32(f.Me), f.Predicted, f.Verified, f.Rollbacks, f.Resyncs, f.RolledBack, f.BytesIn, f.BytesOut} {
 		b = le.AppendUint32(b, v)
 	}
 	flags := byte(0)
@@ -136,7 +139,7 @@ func (f *Frame) UnmarshalBinary(b []byte) error {
 		*v = r.f64()
 	}
 	var me uint32
-	for _, v := range []*uint32{&f.Players, &me, &f.Predicted, &f.Verified, &f.Rollbacks, &f.Resyncs} {
+	for _, v := range []*uint32{&f.Players, &me, &f.Predicted, &f.Verified, &f.Rollbacks, &f.Resyncs, &f.RolledBack, &f.BytesIn, &f.BytesOut} {
 		*v = r.u32()
 	}
 	f.Me = int32(me)

@@ -11,7 +11,7 @@ func TestFrameRoundTrip(t *testing.T) {
 	f := Frame{At: 1.75e12, Alpha: 0.5, Period: 16, Side: 3, Cells: []byte{0, 1, 2, 3, 0, 1, 2, 3, 3},
 		Avatars: []Avatar{{Player: 2, X: 256, Y: -5, PX: 250, PY: -7}, {Player: 7, X: 1 << 20}},
 		Players: 2, Me: -1, Pours: []uint16{2}, Room: "K3F9QX", Ping: 1.5, Predicted: 1200, Verified: 1190,
-		Rollbacks: 4, Resyncs: 1, Spectating: true, Delay: 3000, Done: true, Stopped: "tick 9 desynced", Waiting: "Waiting for: ann…"}
+		Rollbacks: 4, Resyncs: 1, RolledBack: 90, BytesIn: 1 << 30, BytesOut: 77, Spectating: true, Delay: 3000, Done: true, Stopped: "tick 9 desynced", Waiting: "Waiting for: ann…"}
 	b := f.AppendBinary(nil)
 	var g Frame
 	if err := g.UnmarshalBinary(b); err != nil {
