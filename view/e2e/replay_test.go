@@ -10,13 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rewindnet/rewind/codec"
-	"github.com/rewindnet/rewind/game"
-	"github.com/rewindnet/rewind/games/sand"
-	"github.com/rewindnet/rewind/internal/replayrun"
-	"github.com/rewindnet/rewind/internal/simmatch"
 	"github.com/rewindnet/rewind/replay"
 	"github.com/rewindnet/rewind/transport"
+	"github.com/rewindnet/rewind/view/internal/sandmatch"
 	"github.com/rewindnet/rewind/world"
 )
 
@@ -29,25 +25,27 @@ func TestWindowReplay(t *testing.T) {
 	xvfb := need(t, "the window test runs the window under Xvfb", "xvfb-run")
 	win := build(t, "window", "..", "./window")
 	file := filepath.Join(t.TempDir(), "match.rwreplay")
-	rec := &replay.Recorder{Game: "sand", Settings: replayrun.Settings("sand", 64, 60),
-		Open: func(codec.ReplayHeader) (w io.Writer, err error) { return os.Create(file) }}
-	cfg := simmatch.Config[sand.Input]{
+	rec := &replay.Recorder{Game: "sand", Settings: sandmatch.Settings(64, 60),
+		Open: func(replay.Header) (w io.Writer, err error) { return os.Create(file) }}
+	if err := sandmatch.Record(sandmatch.Config{
 		Players:  3,
-		NewGame:  func() game.Game[sand.Input] { return sand.New(64) },
-		Bot:      sand.Bot,
+		Grid:     64,
 		Duration: 12 * time.Second,
 		Link:     transport.LinkConfig{Latency: 30 * time.Millisecond, Loss: 0.02},
 		Seed:     5,
-	}
-	cfg.Server.Record = rec
-	if _, err := simmatch.Run(cfg); err != nil {
+		Record:   rec,
+	}); err != nil {
 		t.Fatal(err)
 	}
 	if err := rec.Close(); err != nil {
 		t.Fatal(err)
 	}
 	var want uint64
-	if _, err := replayrun.VerifyFile(file, replay.Options{UntilTick: 700, OnTick: func(tick uint32, w *world.World) error {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sandmatch.Verify(b, replay.Options{UntilTick: 700, OnTick: func(tick uint32, w *world.World) error {
 		want = w.Hash()
 		return nil
 	}}); err != nil {

@@ -9,13 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rewindnet/rewind/codec"
-	"github.com/rewindnet/rewind/game"
-	"github.com/rewindnet/rewind/games/sand"
-	"github.com/rewindnet/rewind/internal/replayrun"
-	"github.com/rewindnet/rewind/internal/simmatch"
 	"github.com/rewindnet/rewind/replay"
 	"github.com/rewindnet/rewind/transport"
+	"github.com/rewindnet/rewind/view/internal/sandmatch"
 	"github.com/rewindnet/rewind/world"
 )
 
@@ -24,18 +20,16 @@ import (
 func recordSand(t *testing.T) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	rec := &replay.Recorder{Game: "sand", Settings: replayrun.Settings("sand", 32, 60), KeyframeEvery: 60,
-		Open: func(codec.ReplayHeader) (io.Writer, error) { return &buf, nil }}
-	cfg := simmatch.Config[sand.Input]{
+	rec := &replay.Recorder{Game: "sand", Settings: sandmatch.Settings(32, 60), KeyframeEvery: 60,
+		Open: func(replay.Header) (io.Writer, error) { return &buf, nil }}
+	if err := sandmatch.Record(sandmatch.Config{
 		Players:  2,
-		NewGame:  func() game.Game[sand.Input] { return sand.New(32) },
-		Bot:      sand.Bot,
+		Grid:     32,
 		Duration: 5 * time.Second,
 		Link:     transport.LinkConfig{Latency: 20 * time.Millisecond},
 		Seed:     3,
-	}
-	cfg.Server.Record = rec
-	if _, err := simmatch.Run(cfg); err != nil {
+		Record:   rec,
+	}); err != nil {
 		t.Fatal(err)
 	}
 	if err := rec.Close(); err != nil {
@@ -51,7 +45,7 @@ func recordSand(t *testing.T) []byte {
 func TestReplaySeat(t *testing.T) {
 	b := recordSand(t)
 	hashes := map[uint32]uint64{}
-	if _, err := replayrun.Verify(b, replay.Options{OnTick: func(tick uint32, w *world.World) error {
+	if _, err := sandmatch.Verify(b, replay.Options{OnTick: func(tick uint32, w *world.World) error {
 		hashes[tick] = w.Hash()
 		return nil
 	}}); err != nil {
