@@ -9,9 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/rewindnet/rewind"
@@ -26,13 +24,7 @@ import (
 )
 
 func init() {
-	register("demo", "the rooms relay, a hosted sand room and the browser page that plays it, in one process on one HTTP port (open the printed url=, or join with rewind play --join CODE)", runDemo)
-}
-
-func runDemo(args []string, stdout, stderr io.Writer) error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	return demo(ctx, args, stdout, stderr)
+	registerInterruptible("demo", "the rooms relay, a hosted sand room and the browser page that plays it, in one process on one HTTP port (open the printed url=, or join with rewind play --join CODE)", demo)
 }
 
 // demo serves the rooms relay (and TURN) on --http and hosts a sand match

@@ -8,11 +8,9 @@ import (
 	"io"
 	"net/netip"
 	"os"
-	"os/signal"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/rewindnet/rewind/internal/attack"
@@ -42,11 +40,6 @@ func childCommand() ([]string, error) {
 		return nil, err
 	}
 	return []string{exe}, nil
-}
-
-// signalContext is a context that ends on SIGINT or SIGTERM.
-func signalContext() (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }
 
 // fleetFlags are bench fleet's flags.

@@ -11,13 +11,16 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"sort"
 	"strings"
+	"syscall"
 )
 
 // command is one subcommand: run gets the arguments after its name and the
@@ -35,6 +38,21 @@ var (
 // register adds a top-level command; it is called from init functions.
 func register(name, summary string, run func(args []string, stdout, stderr io.Writer) error) {
 	commands[name] = command{summary, run}
+}
+
+// registerInterruptible adds a top-level command that runs until SIGINT
+// or SIGTERM: run's ctx ends then.
+func registerInterruptible(name, summary string, run func(ctx context.Context, args []string, stdout, stderr io.Writer) error) {
+	register(name, summary, func(args []string, stdout, stderr io.Writer) error {
+		ctx, stop := signalContext()
+		defer stop()
+		return run(ctx, args, stdout, stderr)
+	})
+}
+
+// signalContext is a context that ends on SIGINT or SIGTERM.
+func signalContext() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }
 
 // registerBench adds a "rewind bench <name>" command.

@@ -8,10 +8,8 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"os"
-	"os/signal"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/rewindnet/rewind"
@@ -22,13 +20,7 @@ import (
 )
 
 func init() {
-	register("play", "join a match as a headless bot, over UDP (--connect HOST:PORT) or by room code (--join CODE --relay URL[,URL…]: a fleet's relays, tried in turn)", runPlay)
-}
-
-func runPlay(args []string, stdout, stderr io.Writer) error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	return play(ctx, args, stdout, stderr)
+	registerInterruptible("play", "join a match as a headless bot, over UDP (--connect HOST:PORT) or by room code (--join CODE --relay URL[,URL…]: a fleet's relays, tried in turn)", play)
 }
 
 // errReached stops the play loop at --until-tick.

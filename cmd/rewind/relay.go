@@ -4,18 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/rewindnet/rewind/internal/health"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"os"
-	"os/signal"
 	"strconv"
-	"syscall"
 	"time"
 
 	"github.com/rewindnet/rewind/internal/console"
+	"github.com/rewindnet/rewind/internal/health"
 	"github.com/rewindnet/rewind/internal/netutil"
 	"github.com/rewindnet/rewind/relay"
 	"github.com/rewindnet/rewind/relay/roomdir"
@@ -23,7 +21,7 @@ import (
 )
 
 func init() {
-	register("relay", "rooms relay: room codes, WebRTC signaling and TURN (hosts and players pass its URL to --relay)", runRelay)
+	registerInterruptible("relay", "rooms relay: room codes, WebRTC signaling and TURN (hosts and players pass its URL to --relay)", serveRelay)
 }
 
 // roomRelayOptions configures the rooms relay and its TURN server.
@@ -111,13 +109,6 @@ func wsURL(addr net.Addr) string {
 		host = netutil.FirstIPv4().String()
 	}
 	return "ws://" + net.JoinHostPort(host, port) + roomproto.Path
-}
-
-// runRelay serves the rooms relay and TURN until interrupted.
-func runRelay(args []string, stdout, stderr io.Writer) error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	return serveRelay(ctx, args, stdout, stderr)
 }
 
 // serveRelay serves the rooms relay and TURN until ctx ends.

@@ -25,7 +25,7 @@ import (
 )
 
 func init() {
-	register("serve", "host a match over UDP (players join with rewind play --connect) and/or in a relay room (--relay; players join by code)", runServe)
+	registerInterruptible("serve", "host a match over UDP (players join with rewind play --connect) and/or in a relay room (--relay; players join by code)", serve)
 }
 
 // gameFlags are the flags that say which game a match plays; the server
@@ -115,12 +115,6 @@ func (p *playerFlags) check() error {
 // config is the server configuration the flags ask for.
 func (p *playerFlags) config() rewind.ServerConfig {
 	return rewind.ServerConfig{MaxPlayers: p.maxPlayers, StartPlayers: p.players, PlayerTimeout: p.timeout, MaxPlayersPerIP: p.perIP}
-}
-
-func runServe(args []string, stdout, stderr io.Writer) error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	return serve(ctx, args, stdout, stderr)
 }
 
 // serve hosts matches until ctx ends (or --duration passes), then prints

@@ -5,27 +5,22 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/rewindnet/rewind"
 )
 
 func init() {
-	register("watch", "watch a match as a spectator, without a player slot: rewind watch (--connect HOST:PORT | --join CODE --relay URL[,URL…]) --headless [--until-tick T] [--delay D]", runWatch)
+	registerInterruptible("watch", "watch a match as a spectator, without a player slot: rewind watch (--connect HOST:PORT | --join CODE --relay URL[,URL…]) --headless [--until-tick T] [--delay D]", watch)
 }
 
 // watchUsage is rewind watch's synopsis.
 const watchUsage = "rewind watch --headless --connect HOST:PORT [--until-tick T] [--delay D] [flags]\n       rewind watch --headless --join CODE --relay URL[,URL…] [--until-tick T] [--delay D] [flags]"
 
-// runWatch is rewind watch: play's loop as a spectator (it asks for no
+// watch is rewind watch: play's loop as a spectator (it asks for no
 // slot, sends no input, shows only the verified ticks, --delay behind),
 // ending with play's last line (verified_tick=T verified_hash=… first).
-func runWatch(args []string, stdout, stderr io.Writer) error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+func watch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return playAs(ctx, true, args, stdout, stderr)
 }
 

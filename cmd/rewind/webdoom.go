@@ -8,27 +8,23 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"os/signal"
 	"strconv"
-	"syscall"
 
 	benchwebdoom "github.com/rewindnet/rewind/internal/bench/webdoom"
 	"github.com/rewindnet/rewind/relay/webdoom"
 )
 
 func init() {
-	register("webdoom", "WebDoom-compatible lobby and tic relay (stands in for WebDoom's server)", runWebDoom)
+	registerInterruptible("webdoom", "WebDoom-compatible lobby and tic relay (stands in for WebDoom's server)", webDoom)
 	registerBench("webdoom", "WebDoom relay seal latency over loopback (4 players at 35 Hz)", runBenchWebDoom)
 }
 
-// runWebDoom serves WebDoom's lobby, tic relay, spectators, app, WAD
+// webDoom serves WebDoom's lobby, tic relay, spectators, app, WAD
 // library and demo store on one port. DOOM_PORT and DOOM_HOST set the
 // address (defaults 8666 and 0.0.0.0) and the flags override them;
 // WEBDOOM_JOIN_TIMEOUT, WEBDOOM_MAX_CONNS, WEBDOOM_RATE_CAP,
 // WEBDOOM_MAX_HISTORY_TICS and WEBDOOM_MAX_SPECTATORS are honoured.
-func runWebDoom(args []string, stdout, stderr io.Writer) error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+func webDoom(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return serveWebDoom(ctx, args, os.Getenv, stdout, stderr)
 }
 
