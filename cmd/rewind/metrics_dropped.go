@@ -31,6 +31,7 @@ var dropReasons = []dropReason{
 	{name: "bad_seal", host: func(s rewind.HostStats) uint64 { return s.UDP.BadSeal }},
 	{name: "replayed", host: func(s rewind.HostStats) uint64 { return s.UDP.Replayed }},
 	{name: "throttled", host: func(s rewind.HostStats) uint64 { return s.UDP.Throttled }},
+	{name: "handshake_queue_full", host: func(s rewind.HostStats) uint64 { return s.UDP.HandshakesDropped }},
 	{name: "queue_full", host: func(s rewind.HostStats) uint64 { return s.UDP.QueueDropped }},
 	{name: "match_malformed", host: func(s rewind.HostStats) uint64 { return s.Total.BadDatagrams }},
 	{name: "unrouted", multi: func(s host.Stats) uint64 { return s.Unrouted }},
@@ -41,7 +42,7 @@ var dropReasons = []dropReason{
 // dropHelp is udp_dropped_datagrams_total's help.
 const dropHelp = "UDP datagrams read and dropped, by reason: malformed (UDP framing), unknown_session (a frame for no session, or from another address), " +
 	"bad_token (a hello with a forged or stale retry token), bad_seal (a sealed frame that does not open), replayed, " +
-	"throttled (a proven hello over its address's handshake rate), queue_full (the match fell behind), match_malformed (a session's datagram the match could not parse), " +
+	"throttled (a proven hello over its address's handshake rate), handshake_queue_full (a proven hello the handshake workers' queue had no room for), queue_full (the match fell behind), match_malformed (a session's datagram the match could not parse), " +
 	"and with --rooms unrouted (a peer's first datagram not a hello), no_room (a hello for no room; answered with a refusal), match_queue_full."
 
 // registerDropMetrics exports udp_dropped_datagrams_total{reason} for a

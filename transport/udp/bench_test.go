@@ -186,7 +186,7 @@ func BenchmarkUDPHandshakeServer(b *testing.B) {
 	f := udpFrame{id: 7, ephemeral: e.PublicKey().Bytes()}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := s.respond(f, netip.AddrPort{}); err != nil {
+		if _, err := s.respond(f.id, f.ephemeral, netip.AddrPort{}); err != nil {
 			b.Fatal(err)
 		}
 	}

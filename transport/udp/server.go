@@ -48,6 +48,8 @@ type Server struct {
 	// SetHandler (write) to change handler.
 	hmu     sync.RWMutex
 	handler transport.Handler // nil: datagrams are queued for Recv
+
+	hs *udpHandshakes // the handshake workers (handshake.go); nil: on the reader
 }
 
 type udpPeerKey struct {
@@ -62,6 +64,7 @@ type udpSession struct {
 	lastHeard atomic.Int64 // unix nanos
 	opened    int64        // unix nanos
 	proven    atomic.Bool  // written with the server's mu held
+	heard     atomic.Bool  // a sealed frame of it opened
 	// Version 2: the session's keys, the client's handshake key (to know
 	// a repeated HELLO) and the WELCOME to repeat to it.
 	seal    *udpSealKey
@@ -121,6 +124,9 @@ func Listen(addr string, cfg Config) (*Server, error) {
 		sendBuf: make([]byte, 0, udpMaxFrame),
 	}
 	s.lastSweep.Store(cfg.Clock.Now().UnixNano())
+	if key != nil && cfg.HandshakeWorkers > 0 {
+		s.hs = s.startHandshakes(cfg.HandshakeWorkers)
+	}
 	go s.readLoop()
 	return s, nil
 }
@@ -247,6 +253,9 @@ func (s *Server) Close() error {
 	s.mu.Unlock()
 	err := s.conn.Close()
 	<-s.done
+	if s.hs != nil {
+		s.hs.stop()
+	}
 	if err != nil {
 		return fmt.Errorf("transport: udp close %s: %w", s.local, err)
 	}
@@ -347,6 +356,9 @@ func (s *Server) handle(b []byte, from netip.AddrPort, out []byte) []byte {
 				return out
 			}
 			f.typ, f.payload = udpUnsealedType(f.typ), p
+			if !sess.heard.Load() {
+				sess.heard.Store(true) // it holds the keys (unproven.go's victim)
+			}
 		}
 		sess.lastHeard.Store(now.UnixNano())
 		switch f.typ {
@@ -407,29 +419,45 @@ func (s *Server) hello(f udpFrame, from netip.AddrPort, now time.Time, out []byt
 }
 
 // open opens (or, for a repeated HELLO, finds) the session of a verified
-// peer and sends it a WELCOME. In version 2 the server's half of the
-// handshake runs first, outside the lock; a repeated HELLO must carry
-// the same key as the first and gets the same WELCOME.
+// peer and sends it a WELCOME. In version 2 a new session's handshake is
+// queued for the workers (handshake.go), which open it; a repeated HELLO
+// must carry the same key as the first and gets the same WELCOME.
 func (s *Server) open(f udpFrame, from netip.AddrPort, now time.Time, out []byte) []byte {
-	cid := f.id
+	k := udpPeerKey{from, f.id}
 	s.mu.RLock()
-	sess := s.byPeer[udpPeerKey{from, cid}]
+	sess := s.byPeer[k]
+	first := len(s.unproven.byIP[from.Addr()]) == 0
 	s.mu.RUnlock()
+	if sess == nil && s.hs != nil && s.hs.pending(k) {
+		s.stats.handshakesDropped.Add(1) // its handshake waits or runs
+		return out
+	}
 	if sess == nil && !s.rate.allow(from.Addr(), now) {
 		s.stats.throttled.Add(1)
 		return out
 	}
-	var fresh *udpSession
 	if sess == nil && s.key != nil {
-		var err error
-		if fresh, err = s.respond(f, from); err != nil {
-			s.stats.badToken.Add(1)
-			return out
+		j := udpHandshakeJob{from: from, cid: f.id, now: now}
+		copy(j.e[:], f.ephemeral)
+		if s.hs == nil {
+			return s.handshake(j, out)
 		}
+		if !s.hs.add(j, first) {
+			s.stats.handshakesDropped.Add(1)
+		}
+		return out
 	}
+	return s.register(from, f.id, f.ephemeral, nil, now, out)
+}
+
+// register opens the session of (from, cid) (fresh, if the handshake made
+// it; a plain one in version 1), unless it is open (then it must have
+// the same client key ce) or the server is full, and sends the WELCOME
+// (or a REFUSE).
+func (s *Server) register(from netip.AddrPort, cid uint64, ce []byte, fresh *udpSession, now time.Time, out []byte) []byte {
 	s.mu.Lock()
-	sess = s.byPeer[udpPeerKey{from, cid}]
-	if sess != nil && s.key != nil && !bytes.Equal(sess.ce[:], f.ephemeral) {
+	sess := s.byPeer[udpPeerKey{from, cid}]
+	if sess != nil && s.key != nil && !bytes.Equal(sess.ce[:], ce) {
 		s.mu.Unlock()
 		s.stats.badToken.Add(1) // the same peer and id with another key
 		return out
@@ -476,19 +504,19 @@ func (s *Server) open(f udpFrame, from netip.AddrPort, now time.Time, out []byte
 }
 
 // respond runs the server's half of the handshake for a proven HELLO of
-// version 2: a new session (not yet registered) with its id, keys and
-// WELCOME.
-func (s *Server) respond(f udpFrame, from netip.AddrPort) (*udpSession, error) {
+// version 2 from (from, cid) with the client's key ce: a new session (not
+// yet registered) with its id, keys and WELCOME.
+func (s *Server) respond(cid uint64, ce []byte, from netip.AddrPort) (*udpSession, error) {
 	e, err := ecdh.X25519().GenerateKey(rand.Reader)
 	if err != nil {
 		return nil, err
 	}
-	sess := &udpSession{from: from, cid: f.id, sid: udpRandomID()}
-	copy(sess.ce[:], f.ephemeral)
+	sess := &udpSession{from: from, cid: cid, sid: udpRandomID()}
+	copy(sess.ce[:], ce)
 	var payload [8]byte
 	binary.BigEndian.PutUint64(payload[:], sess.sid)
-	welcome := appendUDPWelcomeSealed(make([]byte, 0, 10+noiseMsg2Len), f.id, nil)
-	welcome, send, recv, err := noiseRespond(udpPrologue(f.id), s.key, e, f.ephemeral, welcome, payload[:])
+	welcome := appendUDPWelcomeSealed(make([]byte, 0, 10+noiseMsg2Len), cid, nil)
+	welcome, send, recv, err := noiseRespond(udpPrologue(cid), s.key, e, ce, welcome, payload[:])
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash"
 	"net/netip"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -58,6 +59,13 @@ type Config struct {
 	// pass. A negative HandshakeRate turns the limit off.
 	HandshakeRate  float64
 	HandshakeBurst int
+	// HandshakeWorkers is how many goroutines run the server's half of
+	// new sessions' handshakes (the public-key work), off the reader
+	// goroutine, from a queue bounded in all and per address and served
+	// round robin over the addresses (handshake.go): at most that many
+	// cores go to handshakes, whatever a flood brings. Default: half of
+	// GOMAXPROCS, at least 1; negative: on the reader (as before).
+	HandshakeWorkers int
 	// ProveExplicitly makes a session proven only when the user calls
 	// Prove (rewind's Host does, once the match admitted the player).
 	// By default a session's first DATA frame proves it.
@@ -124,6 +132,9 @@ func (c Config) WithDefaults() Config {
 	if c.MaxSessions <= 0 {
 		c.MaxSessions = 1024
 	}
+	if c.HandshakeWorkers == 0 {
+		c.HandshakeWorkers = max(1, runtime.GOMAXPROCS(0)/2)
+	}
 	if c.QueueLen <= 0 {
 		c.QueueLen = 1024
 	}
@@ -172,6 +183,11 @@ type Stats struct {
 	// Throttled counts proven HELLOs of new sessions dropped because
 	// their address opened too many (HandshakeRate, HandshakeBurst).
 	Throttled uint64
+	// HandshakesDropped counts proven HELLOs of new sessions dropped
+	// unanswered because the handshake queue had no room for them (in
+	// all, or for their address), or their session's handshake was
+	// queued already (HandshakeWorkers).
+	HandshakesDropped uint64
 	// Flushes counts Batch flushes that had datagrams to send (one
 	// sendmmsg each on Linux, up to 64 datagrams); Reads counts the
 	// socket reads that returned datagrams (one recvmmsg each on Linux).
@@ -187,6 +203,7 @@ type udpCounters struct {
 	refused, queueDropped, sendErrors            atomic.Uint64
 	opened, endedBye, endedIdle                  atomic.Uint64
 	unprovenEvicted, unprovenReaped, throttled   atomic.Uint64
+	handshakesDropped                            atomic.Uint64
 	flushes, reads                               atomic.Uint64
 }
 
@@ -201,8 +218,8 @@ func (c *udpCounters) snapshot() Stats {
 		SendErrors: c.sendErrors.Load(), Opened: c.opened.Load(),
 		EndedBye: c.endedBye.Load(), EndedIdle: c.endedIdle.Load(),
 		UnprovenEvicted: c.unprovenEvicted.Load(), UnprovenReaped: c.unprovenReaped.Load(),
-		Throttled: c.throttled.Load(),
-		Flushes:   c.flushes.Load(), Reads: c.reads.Load(),
+		Throttled: c.throttled.Load(), HandshakesDropped: c.handshakesDropped.Load(),
+		Flushes: c.flushes.Load(), Reads: c.reads.Load(),
 	}
 }
 

@@ -116,7 +116,8 @@ func (s *Server) evictLocked(sess *udpSession, out []byte) []byte {
 
 // makeRoomLocked applies the caps for the unproven before a new session
 // from ip opens: at MaxUnprovenPerIP, ip's oldest unproven session goes;
-// with every session taken, the oldest unproven one goes. It reports
+// with every session taken, an unproven one goes (victim: the oldest of
+// an address that holds several, else the oldest). It reports
 // whether there is room. Called with s.mu held.
 func (s *Server) makeRoomLocked(ip netip.Addr, now time.Time, out []byte) ([]byte, bool) {
 	s.reapLocked(now)
@@ -124,12 +125,43 @@ func (s *Server) makeRoomLocked(ip netip.Addr, now time.Time, out []byte) ([]byt
 		out = s.evictLocked(list[0], out)
 	}
 	if len(s.byID) >= s.cfg.MaxSessions {
-		if s.unproven.head == nil {
+		victim := s.unproven.victim()
+		if victim == nil {
 			return out, false
 		}
-		out = s.evictLocked(s.unproven.head, out)
+		out = s.evictLocked(victim, out)
 	}
 	return out, true
+}
+
+// victimScan bounds how many unproven sessions victim looks at.
+const victimScan = 64
+
+// victim returns the unproven session to end for a newcomer when the
+// server is full, among the victimScan oldest: the oldest that never
+// sent a sealed frame that opened (a client that finished the handshake
+// sends its first DATA at once: one that did not holds no keys, like a
+// flood that reuses one ephemeral key to spare itself the work), else
+// the oldest whose address holds more than one unproven session, else
+// the oldest of all. So a flood of handshakes, however fast they finish
+// and from however many addresses, evicts its own sessions before a
+// player's that spoke, which lives until its match proves it (or
+// UnprovenTimeout). Nil if no session is unproven.
+func (u *udpUnproven) victim() *udpSession {
+	var crowded *udpSession
+	n := 0
+	for sess := u.head; sess != nil && n < victimScan; sess, n = sess.next, n+1 {
+		if !sess.heard.Load() {
+			return sess
+		}
+		if crowded == nil && len(u.byIP[sess.from.Addr()]) > 1 {
+			crowded = sess
+		}
+	}
+	if crowded != nil {
+		return crowded
+	}
+	return u.head
 }
 
 // reapLocked ends the unproven sessions opened UnprovenTimeout or more

@@ -25,6 +25,9 @@ func udpOpenAt(s *Server, from netip.AddrPort, cid uint64) *udpTestPeer {
 	msg1 := ini.writeMessage1(nil, nil)
 	tok := s.tokens.issue(nil, now, from, cid, msg1)
 	s.handle(appendUDPHelloSealed(nil, cid, msg1, tok), from, nil)
+	if s.hs != nil {
+		s.hs.wait() // the handshake workers' answer
+	}
 	s.mu.RLock()
 	sess := s.byPeer[udpPeerKey{from, cid}]
 	s.mu.RUnlock()

@@ -1,0 +1,198 @@
+package udp
+
+import (
+	"net/netip"
+	"sync"
+	"time"
+)
+
+// Handshakes off the reader. A proven HELLO of a new session (its retry
+// token checked: an HMAC) costs the server its half of the Noise
+// handshake: an X25519 key pair and two Diffie-Hellmans, about 0.1 ms of
+// a core (BenchmarkUDPHandshakeServer). Done on the one reader goroutine,
+// a flood of them from many addresses (each address within its
+// HandshakeRate) delays every datagram of the players behind them. So
+// the reader only queues the HELLO (udpHandshakes.add: no crypto, no
+// allocation beyond the job) and goes back to reading; HandshakeWorkers
+// goroutines take the jobs and open the sessions. The queue is bounded
+// in all (handshakeQueue jobs) and per address (an IPv4 address or an
+// IPv6 /64: handshakeQueuePerIP), and served round robin over the
+// addresses that wait: an address that floods waits behind its own
+// HELLOs while a newcomer's is served within one round (one job per
+// waiting address), or next if its address holds no unproven session
+// (a flood's addresses hold several). A HELLO that does not fit is dropped unanswered
+// (HandshakesDropped) and the client sends it again (HandshakeRetry); a
+// repeated HELLO of a session whose job waits or runs is dropped too.
+// The workers are the handshakes' CPU budget: at most HandshakeWorkers
+// cores, whatever arrives.
+
+const (
+	// handshakeQueue bounds the HELLOs waiting for a worker.
+	handshakeQueue = 4096
+	// handshakeQueuePerIP bounds one address's HELLOs waiting.
+	handshakeQueuePerIP = 2
+)
+
+// udpHandshakeJob is a proven HELLO of a new version-2 session.
+type udpHandshakeJob struct {
+	from netip.AddrPort
+	cid  uint64
+	e    [noiseKeyLen]byte
+	now  time.Time
+}
+
+// udpHandshakes is the server's queue of handshakes and its workers.
+type udpHandshakes struct {
+	mu      sync.Mutex
+	idle    *sync.Cond // broadcast when the last job ends
+	byIP    map[netip.Addr][]udpHandshakeJob
+	order   []netip.Addr // addresses with jobs waiting, served in turn
+	waiting int
+	running int
+	busy    map[udpPeerKey]struct{} // jobs waiting or running
+	wake    chan struct{}
+	quit    chan struct{}
+	wg      sync.WaitGroup
+}
+
+// startHandshakes starts workers goroutines that open the sessions of
+// the HELLOs queued, with s.
+func (s *Server) startHandshakes(workers int) *udpHandshakes {
+	h := newUDPHandshakes(workers)
+	h.wg.Add(workers)
+	for range workers {
+		go s.handshakeWorker(h)
+	}
+	return h
+}
+
+// newUDPHandshakes returns an empty queue that wakes up to workers.
+func newUDPHandshakes(workers int) *udpHandshakes {
+	h := &udpHandshakes{byIP: make(map[netip.Addr][]udpHandshakeJob), busy: make(map[udpPeerKey]struct{}),
+		wake: make(chan struct{}, workers), quit: make(chan struct{})}
+	h.idle = sync.NewCond(&h.mu)
+	return h
+}
+
+// pending reports whether the session of (from, cid) has a job waiting
+// or running.
+func (h *udpHandshakes) pending(k udpPeerKey) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	_, ok := h.busy[k]
+	return ok
+}
+
+// add queues j; false if it does not fit (or its session's job waits
+// already). With first, j's address, if it has no job waiting, is served
+// next (an address that holds no unproven session: not a flood's).
+func (h *udpHandshakes) add(j udpHandshakeJob, first bool) bool {
+	ip := udpRateKey(j.from.Addr())
+	k := udpPeerKey{j.from, j.cid}
+	h.mu.Lock()
+	list := h.byIP[ip]
+	_, dup := h.busy[k]
+	if dup || h.waiting >= handshakeQueue || len(list) >= handshakeQueuePerIP {
+		h.mu.Unlock()
+		return false
+	}
+	switch {
+	case len(list) == 0 && first:
+		h.order = append(h.order, netip.Addr{})
+		copy(h.order[1:], h.order)
+		h.order[0] = ip
+	case len(list) == 0:
+		h.order = append(h.order, ip)
+	}
+	h.byIP[ip] = append(list, j)
+	h.busy[k] = struct{}{}
+	h.waiting++
+	h.mu.Unlock()
+	select {
+	case h.wake <- struct{}{}:
+	default: // every worker has a wake-up pending: they drain the queue
+	}
+	return true
+}
+
+// next takes the job of the address whose turn it is; false if none
+// waits.
+func (h *udpHandshakes) next() (udpHandshakeJob, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.order) == 0 {
+		return udpHandshakeJob{}, false
+	}
+	ip := h.order[0]
+	h.order = h.order[1:]
+	list := h.byIP[ip]
+	j := list[0]
+	if list = list[1:]; len(list) > 0 {
+		h.byIP[ip] = list
+		h.order = append(h.order, ip)
+	} else {
+		delete(h.byIP, ip)
+	}
+	h.waiting--
+	h.running++
+	return j, true
+}
+
+// done ends j's job.
+func (h *udpHandshakes) done(j udpHandshakeJob) {
+	h.mu.Lock()
+	delete(h.busy, udpPeerKey{j.from, j.cid})
+	if h.running--; h.running == 0 && h.waiting == 0 {
+		h.idle.Broadcast()
+	}
+	h.mu.Unlock()
+}
+
+// wait returns once no job waits or runs (tests: a HELLO handed to
+// Server.handle has had its answer).
+func (h *udpHandshakes) wait() {
+	h.mu.Lock()
+	for h.waiting > 0 || h.running > 0 {
+		h.idle.Wait()
+	}
+	h.mu.Unlock()
+}
+
+// stop ends the workers once their jobs end; the jobs still waiting are
+// dropped.
+func (h *udpHandshakes) stop() {
+	close(h.quit)
+	h.wg.Wait()
+}
+
+// handshakeWorker opens the sessions of queued HELLOs until stop.
+func (s *Server) handshakeWorker(h *udpHandshakes) {
+	defer h.wg.Done()
+	out := make([]byte, 0, 128)
+	for {
+		select {
+		case <-h.quit:
+			return
+		case <-h.wake:
+		}
+		for {
+			j, ok := h.next()
+			if !ok {
+				break
+			}
+			out = s.handshake(j, out)
+			h.done(j)
+		}
+	}
+}
+
+// handshake runs the server's half of j's handshake and opens its
+// session.
+func (s *Server) handshake(j udpHandshakeJob, out []byte) []byte {
+	fresh, err := s.respond(j.cid, j.e[:], j.from)
+	if err != nil {
+		s.stats.badToken.Add(1)
+		return out
+	}
+	return s.register(j.from, j.cid, j.e[:], fresh, j.now, out)
+}
