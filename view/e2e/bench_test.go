@@ -50,7 +50,7 @@ func BenchmarkPageFirstTick(b *testing.B) {
 	}
 	n := float64(b.N)
 	b.ReportMetric(float64(wall.Milliseconds())/n, "ms-open-to-verified")
-	for _, k := range []string{"compiled", "main", "joined", "verified"} {
+	for _, k := range []string{"compiled", "main", "joined", "predicting", "verified"} {
 		b.ReportMetric(sum[k]/n, "ms-"+k)
 	}
 	b.ReportMetric(1000*tick/n, "us-tick-in-tab")

@@ -12,6 +12,8 @@ import (
 
 	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
+	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/games/sand"
 )
 
 // untilTick is where every player of TestBrowserTabsAndBot stops: 40 s
@@ -210,6 +212,8 @@ func TestBrowserTabsAndBot(t *testing.T) {
 		t.Logf("tab %d: ping_ms median %.1f, max %.1f over %d samples; rollbacks %s", i+1, s.median(i), s.max(i), len(s.pings[i]), s.last[i]["rollbacks"])
 	}
 	t.Logf("bot: ping_ms %s, rollbacks %s, max_rollback %s; the tabs' ticks were at most %d apart", botLine["ping_ms"], botLine["rollbacks"], botLine["max_rollback"], s.apart)
+	t.Logf("the bot's scripted input changed %d times by tick %d (a tab, which predicts it by repeating the last, rolls back at most once a change; the tabs' inputs never change)",
+		scriptedChanges(t, botLine["player"], untilTick), untilTick)
 	t.Logf("tick %d: tab 1 %v; tab 2 %v; bot %v", untilTick, st1, st2, botLine)
 	screenshot(t, tab1, "browser.png")
 }
@@ -262,6 +266,23 @@ func (s *samples) max(i int) float64 {
 		return 0
 	}
 	return slices.Max(s.pings[i])
+}
+
+// scriptedChanges counts the ticks up to until at which the scripted
+// input of the bot with player id (rewind play --input scripted, seed 0)
+// differs from the tick before's.
+func scriptedChanges(t *testing.T, id string, until int) int {
+	p, err := strconv.Atoi(id)
+	if err != nil {
+		t.Fatalf("bot player %q: %v", id, err)
+	}
+	n := 0
+	for tick := uint32(2); tick <= uint32(until); tick++ {
+		if sand.Bot(rewind.PlayerID(p), tick) != sand.Bot(rewind.PlayerID(p), tick-1) {
+			n++
+		}
+	}
+	return n
 }
 
 // screenshot writes a tab's screenshot to the test's temp dir (and to

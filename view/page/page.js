@@ -28,6 +28,7 @@
         if (m.status) status.textContent = m.status;
         if (m.error) status.textContent = status.textContent.replace(/state=\w+/, "state=failed") + " error=" + m.error.replaceAll(" ", "_");
         window.rewindHandlerRuns = m.runs;
+        if (m.predicting && times.predicting === undefined) times.predicting = m.predicting - origin;
         if (m.verified && times.verified === undefined) times.verified = m.verified - origin;
         return;
       case "frame":

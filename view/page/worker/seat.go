@@ -33,6 +33,8 @@ type worker struct {
 	verified bool
 	stopped  bool
 
+	predicting bool // the timeline's predicting mark was posted
+
 	mu     sync.Mutex // conns, claims, claimN: the join's and migrations' goroutines too
 	conns  map[int]*tab.Conn
 	claims map[int]chan joinAnswer

@@ -37,6 +37,10 @@ func (w *worker) tick() {
 	m.Set("t", tab.MsgTick)
 	m.Set("status", status)
 	m.Set("runs", w.runs)
+	if p != nil && !w.predicting && p.Stats().Predicted > 0 {
+		w.predicting = true
+		m.Set("predicting", tab.Now())
+	}
 	if p != nil && !w.verified && p.Stats().Verified > 0 {
 		w.verified = true
 		m.Set("verified", tab.Now())
