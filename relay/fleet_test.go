@@ -116,7 +116,7 @@ func TestRedisFleetJoin(t *testing.T) {
 	// The first relay marks the room ended in Redis once its lock is
 	// released; its players may hear the end before that write.
 	testutil.WaitUntil(ctx, t, "the directory to mark the room ended", func() bool {
-		rec, ok := dir1.Lookup(host.Code(), time.Now())
+		rec, ok, _ := dir1.Lookup(host.Code(), time.Now())
 		return ok && rec.Ended
 	})
 	if _, err := roomclient.JoinRoom(ctx, roomclient.JoinOptions{URL: r2.url, Code: host.Code()}); !errors.Is(err, roomproto.ErrRoomEnded) {
