@@ -89,27 +89,10 @@ func TestHostBatchesOverMulti(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer h.Close()
-	var sessions []*rewind.Session[testgame.Input]
-	for i, on := range []int{0, 0, 0, 1} {
-		conn, err := nets[on].Dial(fmt.Sprintf("p%d", i), "server")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer conn.Close()
-		var o rewind.Options
-		o.Client.OnVerified = func(tick uint32, hash uint64) {
-			if sh := hashes.Hash(tick); sh != hash {
-				t.Errorf("player %d, tick %d: hash %016x, host %016x", i, tick, hash, sh)
-			}
-		}
-		s, err := rewind.Connect[testgame.Input](&testgame.Game{}, conn, o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer s.Close()
-		s.SetInputFunc(func(tick uint32) testgame.Input { return testgame.Bot(rewind.PlayerID(i), tick) })
-		sessions = append(sessions, s)
-	}
+	on := []int{0, 0, 0, 1} // player i's network
+	sessions := connectBots(t, hashes, len(on), func(i int) (transport.Conn, error) {
+		return nets[on[i]].Dial(fmt.Sprintf("p%d", i), "server")
+	})
 	now := start
 	updates := 0
 	for range 2000 {

@@ -135,27 +135,7 @@ func TestHostOverMultiSaysGoodbye(t *testing.T) {
 	if _, ok := h.UDPAddr(); ok {
 		t.Error("UDPAddr: a Host without UDP has one")
 	}
-	var sessions []*rewind.Session[testgame.Input]
-	for i := range nets {
-		conn, err := nets[i].Dial("p", "server")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer conn.Close()
-		var o rewind.Options
-		o.Client.OnVerified = func(tick uint32, hash uint64) {
-			if sh := hashes.Hash(tick); sh != hash {
-				t.Errorf("player %d, tick %d: hash %016x, host %016x", i, tick, hash, sh)
-			}
-		}
-		s, err := rewind.Connect[testgame.Input](&testgame.Game{}, conn, o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer s.Close()
-		s.SetInputFunc(func(tick uint32) testgame.Input { return testgame.Bot(rewind.PlayerID(i), tick) })
-		sessions = append(sessions, s)
-	}
+	sessions := connectBots(t, hashes, len(nets), func(i int) (transport.Conn, error) { return nets[i].Dial("p", "server") })
 	now := start
 	step := func() error {
 		now = now.Add(time.Millisecond)
@@ -217,4 +197,33 @@ func TestHostOverMultiSaysGoodbye(t *testing.T) {
 			t.Errorf("player %d after the host closed: %v, want ErrKicked", i, err)
 		}
 	}
+}
+
+// connectBots connects n sessions of testgame bots to a host, player i
+// over dial(i), each checking every verified tick's hash against the
+// host's (hashes); the sessions and their conns close at the test's end.
+func connectBots(t *testing.T, hashes *testutil.HostHashes, n int, dial func(i int) (transport.Conn, error)) []*rewind.Session[testgame.Input] {
+	t.Helper()
+	var sessions []*rewind.Session[testgame.Input]
+	for i := range n {
+		conn, err := dial(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { conn.Close() })
+		var o rewind.Options
+		o.Client.OnVerified = func(tick uint32, hash uint64) {
+			if sh := hashes.Hash(tick); sh != hash {
+				t.Errorf("player %d, tick %d: hash %016x, host %016x", i, tick, hash, sh)
+			}
+		}
+		s, err := rewind.Connect[testgame.Input](&testgame.Game{}, conn, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		s.SetInputFunc(func(tick uint32) testgame.Input { return testgame.Bot(rewind.PlayerID(i), tick) })
+		sessions = append(sessions, s)
+	}
+	return sessions
 }
