@@ -9,6 +9,7 @@ import (
 	"github.com/rewindnet/rewind/client"
 	"github.com/rewindnet/rewind/codec"
 	"github.com/rewindnet/rewind/internal/facehook"
+	"github.com/rewindnet/rewind/server"
 )
 
 // The host-migration types are internal/facehook's: package rooms makes
@@ -26,6 +27,7 @@ func init() {
 		Own:         func(s any) { s.(hooked).own() },
 		SetGoodbye:  func(h any, r codec.Reason) { h.(interface{ setGoodbye(Reason) }).setGoodbye(r) },
 		Addrs:       func(s any) (string, string) { return s.(hooked).addrs() },
+		Serve:       func(s, srv any, closers []io.Closer) { s.(hooked).serveAny(srv, closers) },
 	})
 }
 
@@ -35,6 +37,7 @@ type hooked interface {
 	serverLost()
 	own()
 	addrs() (local, remote string)
+	serveAny(srv any, closers []io.Closer)
 }
 
 // migration is a session's host-migration state.
@@ -48,6 +51,9 @@ type migration[I any] struct {
 	handoff handoff
 	closers []io.Closer
 	lost    <-chan struct{} // the current server's Migrated.Lost
+	// ownPending says the session hosts from the start (serveAny) and
+	// its server does not know its own player yet.
+	ownPending bool
 }
 
 type migrationResult[I any] struct {
@@ -76,6 +82,16 @@ func (s *Session[I]) own() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.ownConn = true
+}
+
+// serveAny makes the session host the match it plays in (facehook.Serve):
+// srv is a *server.Server[I] the session's client reaches over a
+// loopback; its own player is set once the welcome came (ownPending).
+func (s *Session[I]) serveAny(srv any, closers []io.Closer) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.srv, s.mig.hosting, s.mig.ownPending = srv.(*server.Server[I]), true, true
+	s.mig.closers = append(s.mig.closers, closers...)
 }
 
 // Migrations returns how many times the session moved to a new host (the

@@ -246,6 +246,12 @@ func (s *Session[I]) update(now time.Time) error {
 	if s.ccfg.HostSettings && !s.settled {
 		s.takeGame()
 	}
+	if s.mig.ownPending {
+		if id, ok := s.cli.Player(); ok {
+			s.srv.SetOwnPlayer(id, true)
+			s.mig.ownPending = false
+		}
+	}
 	if err != nil {
 		if s.startMigration(err) {
 			return nil

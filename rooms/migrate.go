@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"runtime"
 	"slices"
@@ -15,8 +14,7 @@ import (
 	"github.com/rewindnet/rewind/internal/facehook"
 	"github.com/rewindnet/rewind/relay/roomclient"
 	"github.com/rewindnet/rewind/relay/roomproto"
-	"github.com/rewindnet/rewind/server"
-	"github.com/rewindnet/rewind/transport"
+	"github.com/rewindnet/rewind/rooms/migrate"
 )
 
 // canHost says whether this build may host a match it takes over: not
@@ -137,40 +135,9 @@ func claimedAt(c *roomclient.Claimed) string {
 // hostResumed runs the match's next server over room (and a loopback to
 // the session's own client), resumed from h.
 func hostResumed[I any](g rewind.Game[I], room *roomclient.HostedRoom, h facehook.Handoff, opts JoinOptions) (facehook.Migrated[I], error) {
-	loop := transport.NewLoopback()
-	own, err := loop.Listen("host")
+	m, err := migrate.ResumeHost(g, relayConn{Host: room.Conn(), leave: room}, h, opts.Server)
 	if err != nil {
-		room.Close()
-		return facehook.Migrated[I]{}, fmt.Errorf("rooms: host: %w", err)
+		return m, fmt.Errorf("rooms: %w", err)
 	}
-	cconn, err := loop.Dial("own", "host")
-	if err != nil {
-		own.Close()
-		room.Close()
-		return facehook.Migrated[I]{}, fmt.Errorf("rooms: host: %w", err)
-	}
-	multi, err := transport.NewMulti(relayConn{Host: room.Conn(), leave: room}, own)
-	if err != nil { // cannot happen: both are server-side Conns
-		own.Close()
-		room.Close()
-		return facehook.Migrated[I]{}, fmt.Errorf("rooms: host: %w", err)
-	}
-	cfg := opts.Server
-	cfg.HostMigration = true
-	cfg.Room = server.Room{Code: room.Code(), Key: room.Key()}
-	cfg.Resume = &server.Resume{Tick: h.Tick, World: h.World, Roster: h.Roster, Handover: h.Handover}
-	cfg.Schema = nil
-	// Room for every id of the old match (its players keep their ids).
-	for _, p := range h.Handover.Players {
-		if int(p.ID) >= max(cfg.MaxPlayers, 16) {
-			cfg.MaxPlayers = int(p.ID) + 1
-		}
-	}
-	srv, err := server.New(g, multi, cfg)
-	if err != nil {
-		multi.Close()
-		cconn.Close()
-		return facehook.Migrated[I]{}, fmt.Errorf("rooms: host: %w", err)
-	}
-	return facehook.Migrated[I]{Conn: cconn, Server: srv, Closers: []io.Closer{multi}}, nil
+	return m, nil
 }

@@ -78,7 +78,7 @@ body { margin: 0; background: #08080c; color: #bbb; font: 12px monospace; }
 </style></head>
 <body data-relay="{{.Relay}}" data-room="{{.Code}}" data-grid="{{.Grid}}" data-tick-rate="{{.Rate}}">
 <div id="bar">
-<div id="status">room={{.Code}} player=- tick=0 verified_tick=0 verified_hash=0000000000000000 rollbacks=0 resyncs=0 ping_ms=0.0 state=loading desyncs=0</div>
+<div id="status">room={{.Code}} player=- tick=0 verified_tick=0 verified_hash=0000000000000000 rollbacks=0 resyncs=0 ping_ms=0.0 state=loading desyncs=0 migrations=0 waiting_for= hosting=false</div>
 <div><span id="hint">arrows/WASD move · space or mouse pours · 1–4: erase, sand, water, wall</span> · <a id="mode" href="?watch={{.Code}}" style="color: #8af">watch as a spectator</a> · from a terminal: <code>rewind play --headless --join {{.Code}} --relay {{.Relay}}{{.Flags}}</code> (or <code>rewind watch</code>)</div>
 </div>
 <script>window.rewindTimes = {};</script>

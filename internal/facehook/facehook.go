@@ -50,7 +50,7 @@ type Migrated[I any] struct {
 type Migrator[I any] func(ctx context.Context, h Handoff) (Migrated[I], error)
 
 // Hooks are the root package's functions behind SetMigrator, ServerLost,
-// Own, SetGoodbye and Addrs; each takes a *rewind.Session[I] as session (and
+// Own, SetGoodbye, Addrs and Serve; each takes a *rewind.Session[I] as session (and
 // SetMigrator a Migrator[I] of the same I as fn) or a *rewind.Host[I] as
 // host.
 type Hooks struct {
@@ -59,6 +59,7 @@ type Hooks struct {
 	Own         func(session any)
 	SetGoodbye  func(host any, r codec.Reason)
 	Addrs       func(session any) (local, remote string)
+	Serve       func(session, srv any, closers []io.Closer)
 }
 
 var hooks Hooks
@@ -97,3 +98,11 @@ func SetGoodbye(host any, r codec.Reason) { hooks.SetGoodbye(host, r) }
 // connection as its transport names them (for a UDP session, "ip:port"
 // of the socket and of the server), for logs.
 func Addrs(session any) (local, remote string) { return hooks.Addrs(session) }
+
+// Serve makes session (a *rewind.Session[I] that rewind.Connect started
+// over a loopback to srv, a *server.Server[I]) host the match as well as
+// play in it: its Update runs srv before and after its client, Hosting
+// is true, srv knows the session's player as its own machine's once the
+// welcome came (server.Server.SetOwnPlayer), and Close says goodbye to
+// srv's players (the match goes on elsewhere) and closes closers.
+func Serve(session, srv any, closers []io.Closer) { hooks.Serve(session, srv, closers) }

@@ -67,3 +67,63 @@ func TestHandover(t *testing.T) {
 		t.Fatal("the channel closed and the Peer did not fail")
 	}
 }
+
+// TestHostHandover: a Host whose Config.HostHandover takes each peer's
+// data channel hands it over under the peer's address, carries none of
+// its datagrams (the new owner does, both ways), and reports the
+// channel's opening and closing through OnPeerOpen and OnPeerClose.
+func TestHostHandover(t *testing.T) {
+	testutil.SkipSockets(t)
+	type handed struct {
+		peer transport.Addr
+		dc   *pion.DataChannel
+		got  chan []byte
+	}
+	hands := make(chan handed, 1)
+	host, err := NewHost(Config{Loopback: true, HostHandover: func(peer transport.Addr, ch any) (Handed, error) {
+		h := handed{peer: peer, dc: ch.(*pion.DataChannel), got: make(chan []byte, 4)}
+		open, closed := make(chan struct{}), make(chan struct{})
+		h.dc.OnOpen(func() { close(open) })
+		h.dc.OnClose(func() { close(closed) })
+		h.dc.OnMessage(func(m pion.DataChannelMessage) { h.got <- m.Data })
+		hands <- h
+		return Handed{Open: open, Closed: closed}, nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer host.Close()
+	opened, closed := make(chan transport.Addr, 1), make(chan transport.Addr, 1)
+	host.OnPeerOpen = func(a transport.Addr) { opened <- a }
+	host.OnPeerClose = func(a transport.Addr) { closed <- a }
+	peer, stop := webrtcConnect(t, host, Config{Loopback: true}, "p3")
+	defer stop()
+	defer peer.Close()
+	h := <-hands
+	if h.peer != PeerAddr("p3") {
+		t.Errorf("handed over as %q, want %q", h.peer, PeerAddr("p3"))
+	}
+	if a := <-opened; a != PeerAddr("p3") {
+		t.Errorf("OnPeerOpen(%q)", a)
+	}
+	if err := peer.Send(peer.RemoteAddr(), []byte("to the new owner")); err != nil {
+		t.Fatal(err)
+	}
+	if b := <-h.got; string(b) != "to the new owner" {
+		t.Fatalf("the owner got %q", b)
+	}
+	if err := h.dc.Send([]byte("from the new owner")); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, transport.MaxDatagram)
+	if n, _ := webrtcRecv(t, peer, buf); string(buf[:n]) != "from the new owner" {
+		t.Fatalf("the peer got %q", buf[:n])
+	}
+	if _, _, err := host.Recv(buf); !errors.Is(err, transport.ErrWouldBlock) {
+		t.Errorf("the host received (%v)", err)
+	}
+	_ = h.dc.Close()
+	if a := <-closed; a != PeerAddr("p3") {
+		t.Errorf("OnPeerClose(%q)", a)
+	}
+}

@@ -152,6 +152,15 @@ func (h *Host) accept(id, sdp string, reply func(Signal)) error {
 // or its open event, whichever comes first, makes the peer; its messages
 // are the peer's datagrams; its close loses the peer.
 func (h *Host) onDataChannel(hp *hostPeer, addr transport.Addr, dc *pion.DataChannel) {
+	if h.cfg.HostHandover != nil {
+		handed, err := h.cfg.HostHandover(addr, channelValue(dc))
+		if err != nil {
+			h.lost(hp)
+			return
+		}
+		go h.watchHanded(hp, addr, handed)
+		return
+	}
 	// pion runs OnOpen on a goroutine of its own, so a datagram can
 	// arrive first: whichever comes first makes the peer.
 	var once sync.Once
@@ -175,6 +184,25 @@ func (h *Host) onDataChannel(hp *hostPeer, addr transport.Addr, dc *pion.DataCha
 	})
 	dc.OnOpen(open)
 	dc.OnClose(func() { h.lost(hp) })
+}
+
+// watchHanded follows the data channel of hp given away
+// (Config.HostHandover): its opening and closing are the peer's.
+func (h *Host) watchHanded(hp *hostPeer, addr transport.Addr, handed Handed) {
+	select {
+	case <-handed.Open:
+		if h.OnPeerOpen != nil {
+			h.OnPeerOpen(addr)
+		}
+	case <-handed.Closed:
+		h.lost(hp)
+		return
+	}
+	<-handed.Closed
+	h.lost(hp)
+	if h.OnPeerClose != nil {
+		h.OnPeerClose(addr)
+	}
 }
 
 func (h *Host) closed() bool {

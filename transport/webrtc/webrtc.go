@@ -132,8 +132,18 @@ type Config struct {
 	// channel's opening and closing from the Handed that Handover
 	// returns; whoever took the channel carries the match's datagrams (a
 	// browser tab whose match runs in a Worker: view/page). Peer only;
-	// the host ignores it. Default nil: the Peer carries its datagrams.
+	// the host ignores it (HostHandover is the host's). Default nil: the
+	// Peer carries its datagrams.
 	Handover func(channel any) (Handed, error)
+	// HostHandover is Handover for a Host: it takes the data channel
+	// that the player at peer opened away from the Host at once, in the
+	// task that announced it (a browser tab that hosts a room, whose
+	// match runs in a Worker). The Host then carries none of that peer's
+	// datagrams (they never reach Recv); it calls OnPeerOpen and
+	// OnPeerClose as the Handed says, and closes the peer's
+	// PeerConnection once the channel closes. Default nil: the Host
+	// carries its peers' datagrams.
+	HostHandover func(peer transport.Addr, channel any) (Handed, error)
 }
 
 // Handed is the state of a data channel given away by Config.Handover:

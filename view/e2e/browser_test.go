@@ -31,8 +31,12 @@ func chromium(t testing.TB) context.Context {
 		chromedp.NoDefaultBrowserCheck,
 		chromedp.Headless, // WebGL works with plain --headless (not with --use-gl=swiftshader)
 		// Loopback WebRTC: real local addresses in candidates, and the
-		// loopback interface allowed.
-		chromedp.Flag("disable-features", "WebRtcHideLocalIpsWithMdns"),
+		// loopback interface allowed. Each tab in a renderer process of
+		// its own, as tabs on different machines are: Chromium otherwise
+		// puts same-site tabs in one process, whose one main thread a
+		// loading tab then holds for seconds (a tab that hosts a room
+		// must answer the relay's pings within 3 s).
+		chromedp.Flag("disable-features", "WebRtcHideLocalIpsWithMdns,ProcessPerSiteUpToMainFrameThreshold"),
 		chromedp.Flag("allow-loopback-in-peer-connection", true),
 		// Quiet: no traffic off the machine.
 		chromedp.Flag("disable-background-networking", true),

@@ -15,11 +15,12 @@ import (
 
 // claim claims the room again for the Worker's session at a host
 // migration (the Worker's claim n, with the handover data's code and
-// key), as a tab does: it never hosts (roomclient.ClaimOptions.NoHost), and
-// tries again, a little later each time, until a relay answers with the
-// next host, the room ended or is another match's, or claimTimeout
-// passes. The answer goes to the Worker: the channel to the next host,
-// or why not.
+// key), as every player does, and tries again, a little later each
+// time, until a relay answers with the next host or makes this tab the
+// host, the room ended or is another match's, or claimTimeout passes.
+// The answer goes to the Worker: the channel to the next host, that this
+// tab hosts the room now (its players' channels go to the Worker as they
+// come: hostConfig), or why not.
 func (pg *page) claim(n int, code, key string) {
 	ctx, cancel := context.WithTimeout(context.Background(), claimTimeout)
 	defer cancel()
@@ -29,11 +30,15 @@ func (pg *page) claim(n int, code, key string) {
 		urls := slices.Clone(pg.relays)
 		pg.mu.Unlock()
 		var id int
-		c, err := roomclient.ClaimRoom(ctx, roomclient.ClaimOptions{URL: urls[0], URLs: urls[1:], Code: code, Key: key, NoHost: true,
-			Host: roomclient.HostOptions{WebRTC: pg.webrtcConfig(&id)}})
-		if err == nil && c.Player == nil {
-			c.Host.Close()
-			err = errors.New("the relay made a tab the host")
+		wcfg := pg.webrtcConfig(&id)
+		wcfg.HostHandover = pg.hostConfig().HostHandover
+		c, err := roomclient.ClaimRoom(ctx, roomclient.ClaimOptions{URL: urls[0], URLs: urls[1:], Code: code, Key: key,
+			Host: roomclient.HostOptions{MaxPlayers: hostMaxPlayers, WebRTC: wcfg}})
+		if err == nil && c.Host != nil {
+			pg.answered(c.Host.URL())
+			pg.hosting(c.Host)
+			pg.post(tab.MsgClaimed, "n", n, "host", true)
+			return
 		}
 		if err == nil {
 			pg.answered(c.Player.URL())

@@ -9,24 +9,29 @@
 // the page's RTCPeerConnection (which workers do not have), hands the
 // data channel to the Worker the moment it is created (transferred, or
 // forwarded over a MessagePort where the browser cannot: page.js), claims
-// the room again for the Worker's session at a host migration (a tab
-// never hosts), draws the frames the Worker posts on a 2-D canvas on the
-// browser's animation frames (draw.go: no Ebitengine, and no client,
-// server or game code, so the page's wasm is small) and posts the keys and
-// mouse to it (controls.go).
+// the room again for the Worker's session at a host migration, draws the
+// frames the Worker posts on a 2-D canvas on the browser's animation
+// frames (draw.go: no Ebitengine, and no client, server or game code, so
+// the page's wasm is small) and posts the keys and mouse to it
+// (controls.go). A tab may host: with ?host=1 it registers a new room
+// with the relay (host.go) and answers the players' offers with its
+// RTCPeerConnection, each player's data channel handed to the Worker,
+// where the match's server ticks; a tab whose claim makes it the host
+// does the same for the room it took over.
 //
 // The page's URL and body say what to join (tab.ParseConfig): the demo's
 // hosted room, or ?room=CODE; ?relay=URL joins through another relay;
 // ?watch=CODE (or ?watch alone) watches the room's match as a spectator,
 // &delay=D that far behind; ?until-tick=T stops the player once its
 // verified tick reaches T; ?timeout=D gives up when the server is silent
-// for D; ?channel=port takes the MessagePort path. The page's #mode link
-// switches between playing and watching the same room.
+// for D; ?channel=port takes the MessagePort path; ?host=1 hosts a new
+// room (&grid=N: its sand grid's side) and shows its code and the link
+// to share in #share. The page's #mode link switches between playing and
+// watching the same room.
 package main
 
 import (
 	"context"
-	"errors"
 	"net/url"
 	"sync"
 	"sync/atomic"
@@ -83,8 +88,11 @@ func main() {
 	go pg.fromWorker()
 
 	msg := "joining room " + cfg.Room + " ..."
-	if cfg.Watch {
+	switch {
+	case cfg.Watch:
 		msg = "joining room " + cfg.Room + " as a spectator ..."
+	case cfg.Host:
+		msg = "hosting a new room ..."
 	}
 	pg.waiting.Store(&msg)
 	pg.ctl = newControls()
@@ -93,7 +101,15 @@ func main() {
 	// The canvas draws from the first animation frame (a 2-D canvas:
 	// nothing to set up), the join goes on meanwhile; the Worker
 	// verifies ticks without either.
-	if err := pg.join(); err != nil {
+	if cfg.Host {
+		if code, err := pg.host(); err != nil {
+			msg := "cannot host a room: " + err.Error()
+			pg.waiting.Store(&msg)
+			js.Global().Get("console").Call("error", "rewind: "+msg)
+		} else {
+			modeLink(doc, code, q.Get("relay"), false)
+		}
+	} else if err := pg.join(); err != nil {
 		msg := "cannot join room " + cfg.Room + ": " + err.Error()
 		pg.waiting.Store(&msg)
 		js.Global().Get("console").Call("error", "rewind: "+msg)
@@ -138,6 +154,7 @@ type page struct {
 	mu      sync.Mutex
 	players map[int]*roomclient.RoomPlayer // by channel id
 	relays  []string                       // the relay that last answered first
+	rooms   []*roomclient.HostedRoom       // the rooms this tab hosts (host.go)
 
 	buf  []byte
 	cur  tab.Frame
@@ -166,16 +183,12 @@ func (pg *page) post(t string, kv ...any) {
 // gets the channel's id.
 func (pg *page) webrtcConfig(id *int) webrtc.Config {
 	return webrtc.Config{Handover: func(ch any) (webrtc.Handed, error) {
-		dc, ok := ch.(js.Value)
-		if !ok {
-			return webrtc.Handed{}, errors.New("not a browser's data channel")
-		}
-		open, closed := make(chan struct{}), make(chan struct{})
-		var o, c sync.Once
-		opened := js.FuncOf(func(js.Value, []js.Value) any { o.Do(func() { close(open) }); return nil })
-		gone := js.FuncOf(func(js.Value, []js.Value) any { c.Do(func() { close(closed) }); return nil })
-		*id = js.Global().Call("rewindHandover", dc, opened, gone).Int()
-		return webrtc.Handed{Open: open, Closed: closed}, nil
+		var (
+			h   webrtc.Handed
+			err error
+		)
+		*id, h, err = handOver(ch)
+		return h, err
 	}}
 }
 

@@ -83,6 +83,7 @@
     dc.onopen = () => { worker.postMessage({ t: "opened", id }); opened(); };
     dc.onclose = () => { worker.postMessage({ t: "closed", id }); closed(); };
     worker.postMessage({ t: "channel", id, ch: mc.port2, port: true }, [mc.port2]);
+    if (dc.readyState === "open") dc.onopen(); // a host's channel, announced open
   }
 
   const go = new Go();

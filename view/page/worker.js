@@ -28,7 +28,7 @@ function take(id, ch, port) {
   ch.bufferedAmountLowThreshold = HIGH / 2;
   ch.onbufferedamountlow = () => drain(c);
   ch.onopen = () => { c.open = true; postMessage({ t: "opened", id }); drain(c); poke(); };
-  ch.onclose = () => { c.closed = true; postMessage({ t: "closed", id }); poke(); };
+  ch.onclose = () => { c.closed = true; postMessage({ t: "closed", id }); self.rewindInbox.push({ t: "closed", id }); poke(); };
   if (ch.readyState === "open") ch.onopen();
 }
 

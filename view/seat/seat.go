@@ -66,6 +66,7 @@ type Player struct {
 	gotUntil  bool
 	untilBad  bool // tick Until's hash differed from the server's
 	done      bool
+	serving   bool // done, but hosting the match for others: Tick serves
 	err       error
 	input     sand.Input
 }
@@ -116,10 +117,16 @@ func (p *Player) onDesync(tick uint32, _, _ uint64) {
 // Tick runs the session at now: everything that arrived and every tick
 // that is due. Once Config.Until is verified (or the session fails)
 // it closes the session and does nothing more; Err says why it stopped.
+// A session that hosts the match when it reaches Until serves on (as
+// `rewind play` does) until no other player is in the match: Serving.
 func (p *Player) Tick(now time.Time) {
 	p.mu.Lock()
 	if p.done {
+		serving := p.serving
 		p.mu.Unlock()
+		if serving {
+			p.serve(now)
+		}
 		return
 	}
 	p.mu.Unlock()
@@ -141,8 +148,34 @@ func (p *Player) Tick(now time.Time) {
 		return
 	}
 	p.done = true
+	p.serving = p.err == nil && p.sess.Hosting()
+	serving := p.serving
+	p.mu.Unlock()
+	if !serving {
+		_ = p.sess.Close()
+	}
+}
+
+// serve runs the match a done player hosts until it fails or no other
+// player is in it, then closes the session.
+func (p *Player) serve(now time.Time) {
+	err := p.sess.Update(now)
+	if st, ok := p.sess.ServerStats(); err == nil && ok && st.Players > 1 {
+		return
+	}
+	p.mu.Lock()
+	p.serving = false
 	p.mu.Unlock()
 	_ = p.sess.Close()
+}
+
+// Serving reports whether the player, done (Config.Until reached), still
+// hosts the match for the players in it (Tick runs it on): whoever
+// drives Tick keeps doing so until Serving is false.
+func (p *Player) Serving() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.serving
 }
 
 // SetInput sets this player's input from the next predicted tick on. A
@@ -198,7 +231,7 @@ func (p *Player) Game() *sand.Game { return p.game }
 // Close ends the session (says bye) if Tick has not already.
 func (p *Player) Close() error {
 	p.mu.Lock()
-	p.done = true
+	p.done, p.serving = true, false
 	p.mu.Unlock()
 	return p.sess.Close()
 }
@@ -220,9 +253,11 @@ func (p *Player) final() (uint32, uint64, rewind.Stats) {
 // prints it), rollbacks, resyncs and ping_ms; then state (connecting,
 // playing, spectating — a spectator's seat once the server admitted it,
 // with player=- — done or failed), desyncs, migrations (how many times the
-// session moved to a new host) and waiting_for (the ids the server's
+// session moved to a new host), waiting_for (the ids the server's
 // stall waits for, comma-separated; empty when it does not wait, as on
-// `rewind play`'s status lines). Once Until is reached,
+// `rewind play`'s status lines) and hosting (true while this seat's
+// session hosts the match: a tab that hosts a room, or took the hosting
+// over in a migration). Once Until is reached,
 // verified_tick is Until and verified_hash that tick's hash.
 func (p *Player) Status() string {
 	tick, hash, st := p.final()
@@ -244,9 +279,10 @@ func (p *Player) Status() string {
 		state = "done"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "room=%s player=%s tick=%d verified_tick=%d verified_hash=%016x rollbacks=%d resyncs=%d ping_ms=%.1f state=%s desyncs=%d migrations=%d waiting_for=%s",
+	fmt.Fprintf(&b, "room=%s player=%s tick=%d verified_tick=%d verified_hash=%016x rollbacks=%d resyncs=%d ping_ms=%.1f state=%s desyncs=%d migrations=%d waiting_for=%s hosting=%v",
 		p.Room(), player, st.Predicted, tick, hash, st.Rollbacks, st.Resyncs,
-		float64(st.Ping)/float64(time.Millisecond), state, st.Desyncs, p.sess.Migrations(), server.WaitingIDs(st.WaitingFor))
+		float64(st.Ping)/float64(time.Millisecond), state, st.Desyncs, p.sess.Migrations(), server.WaitingIDs(st.WaitingFor),
+		p.sess.Hosting())
 	return b.String()
 }
 
@@ -274,12 +310,12 @@ func (p *Player) Room() string {
 
 // WaitingStatus returns the status line of a page whose player is not
 // in a match yet: every key of Player.Status, with zero ticks and the
-// given state (joining, failed).
+// given state (joining, failed) and hosting=false.
 func WaitingStatus(room, state string) string {
 	if room == "" {
 		room = "-"
 	}
-	return fmt.Sprintf("room=%s player=- tick=0 verified_tick=0 verified_hash=%016x rollbacks=0 resyncs=0 ping_ms=0.0 state=%s desyncs=0", room, 0, state)
+	return fmt.Sprintf("room=%s player=- tick=0 verified_tick=0 verified_hash=%016x rollbacks=0 resyncs=0 ping_ms=0.0 state=%s desyncs=0 migrations=0 waiting_for= hosting=false", room, 0, state)
 }
 
 // WaitingFor returns the line the view shows while the server holds the

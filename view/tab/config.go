@@ -14,8 +14,10 @@ import (
 // as `rewind demo` writes them, overridden by the query: ?room=CODE,
 // ?relay=URL, ?watch[=CODE], ?until-tick=T, &delay=D (with ?watch),
 // ?timeout=D, ?channel=port (carry the data channel's datagrams over
-// a MessagePort even where the browser can transfer the channel) and
-// ?bench (measure a 60-tick rollback in the Worker once done).
+// a MessagePort even where the browser can transfer the channel),
+// ?bench (measure a 60-tick rollback in the Worker once done), ?host=1
+// (host a new room: Room is then empty until the relay names it) and
+// &grid=N (the sand grid's side, overriding data-grid).
 type Config struct {
 	Relay, Room string
 	Side, Rate  int
@@ -28,6 +30,8 @@ type Config struct {
 	// Bench asks the Worker, once its player is done, to measure a
 	// tick and a 60-tick rollback of the demo's world (?bench).
 	Bench bool
+	// Host asks to host a new room (?host=1, not with ?watch).
+	Host bool
 }
 
 // ParseConfig reads a page's Config from its body's data attributes
@@ -54,6 +58,19 @@ func ParseConfig(data map[string]string, search string) (Config, error) {
 	}
 	c.Port = q.Get("channel") == "port"
 	c.Bench = q.Has("bench")
+	if g := q.Get("grid"); g != "" {
+		n, err := strconv.Atoi(g)
+		if err != nil || n < 16 || n > 1024 {
+			return c, fmt.Errorf("?grid=%s: want a side of 16 to 1024 cells", g)
+		}
+		c.Side = n
+	}
+	if h := q.Get("host"); h != "" && h != "0" {
+		if c.Watch {
+			return c, errors.New("?host and ?watch: a tab hosts a room or watches one")
+		}
+		c.Host, c.Room = true, ""
+	}
 	for _, d := range []struct {
 		name string
 		dst  *time.Duration
@@ -71,6 +88,12 @@ func ParseConfig(data map[string]string, search string) (Config, error) {
 		if *d.dst, err = time.ParseDuration(v); err != nil || !d.ok(*d.dst) {
 			return c, fmt.Errorf("?%s=%s: want %s", d.name, v, d.want)
 		}
+	}
+	if c.Host && c.Relay == "" {
+		return c, errors.New("the page names no relay to host the room at (add ?relay=URL)")
+	}
+	if c.Host {
+		return c, nil
 	}
 	if c.Relay == "" || c.Room == "" {
 		return c, errors.New("the page names no relay or room (open the URL rewind demo printed, or add ?room=CODE)")

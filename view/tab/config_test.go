@@ -28,3 +28,29 @@ func TestParseConfig(t *testing.T) {
 		t.Error("no relay nor room: no error")
 	}
 }
+
+// TestParseConfigHost: ?host=1 hosts a new room at the page's relay
+// (no room named yet), &grid= sets the side, and ?host with ?watch is
+// refused.
+func TestParseConfigHost(t *testing.T) {
+	data := map[string]string{"relay": "ws://a/rooms", "room": "AAAAAA", "grid": "128"}
+	c, err := ParseConfig(data, "?host=1&grid=64")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (Config{Relay: "ws://a/rooms", Side: 64, Host: true}); c != want {
+		t.Fatalf("got %+v, want %+v", c, want)
+	}
+	if _, err := ParseConfig(data, "?host=1&watch"); err == nil {
+		t.Error("?host with ?watch: no error")
+	}
+	if _, err := ParseConfig(data, "?grid=big"); err == nil || !strings.Contains(err.Error(), "?grid=big") {
+		t.Errorf("bad grid: %v", err)
+	}
+	if _, err := ParseConfig(map[string]string{}, "?host=1"); err == nil {
+		t.Error("?host=1 without a relay: no error")
+	}
+	if c, err := ParseConfig(data, "?host=0"); err != nil || c.Host || c.Room != "AAAAAA" {
+		t.Errorf("?host=0: %+v, %v", c, err)
+	}
+}

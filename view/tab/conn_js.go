@@ -15,8 +15,11 @@ import (
 // by worker.js), opened and closed (a forwarded channel's state), joined
 // (the channel id the join opened), failed (the join failed: err), lost
 // (the relay says the host of channel id is lost), claimed (the claim n
-// of a host migration reached a host over channel id) or claimfailed,
-// and input (n: Input.Pack). The Worker posts to the page: ready (its Go
+// of a host migration reached a host over channel id, or with host set
+// made this tab the host: code, key) or claimfailed, hosted (the room
+// this tab hosts is registered: code, key; or err), peer (channel id is
+// the player peer's, in a room this tab hosts) and input (n:
+// Input.Pack). The Worker posts to the page: ready (its Go
 // started), opened and closed (a transferred channel's state: worker.js),
 // tick (the tick handler ran: status, runs, and at the first verified
 // tick verified), frame (buf: a Frame's encoding), claim (n, code, key:
@@ -30,6 +33,8 @@ const (
 	MsgClaimed     = "claimed"
 	MsgClaimFailed = "claimfailed"
 	MsgInput       = "input"
+	MsgHosted      = "hosted"
+	MsgPeer        = "peer"
 	MsgReady       = "ready"
 	MsgTick        = "tick"
 	MsgFrame       = "frame"

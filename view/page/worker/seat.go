@@ -12,7 +12,9 @@ import (
 
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/games/sand"
-	"github.com/rewindnet/rewind/internal/facehook"
+	"github.com/rewindnet/rewind/rooms/migrate"
+	"github.com/rewindnet/rewind/server"
+	"github.com/rewindnet/rewind/transport"
 	"github.com/rewindnet/rewind/view/seat"
 	"github.com/rewindnet/rewind/view/tab"
 )
@@ -40,6 +42,14 @@ type worker struct {
 	claims map[int]chan joinAnswer
 	claimN int
 
+	// hostConn carries the channels of the players of a room this tab
+	// hosts (registered with ?host=1, or taken over in a migration);
+	// hosted gets the page's answer to ?host=1; game is the match's
+	// game, which a takeover's server runs.
+	hostConn *tab.HostConn
+	hosted   chan hostAnswer
+	game     rewind.Game[sand.Input]
+
 	frame    tab.Frame
 	lastPred uint32
 	lastRb   uint32
@@ -49,15 +59,26 @@ type worker struct {
 }
 
 // joinAnswer is the page's answer to a join or a claim: the channel that
-// opened, or why not.
+// opened, that this tab hosts the room now (a claim's), or why not.
 type joinAnswer struct {
-	id  int
-	err error
+	id   int
+	host bool
+	err  error
+}
+
+// hostAnswer is the page's answer to ?host=1: the room's code and key,
+// or why not.
+type hostAnswer struct {
+	code, key string
+	err       error
 }
 
 func newWorker() *worker {
-	return &worker{wake: make(chan struct{}, 1), ticks: make(chan struct{}, 1), joins: make(chan joinAnswer, 1),
-		joined: make(chan *seat.Player, 1), conns: map[int]*tab.Conn{}, claims: map[int]chan joinAnswer{}}
+	w := &worker{wake: make(chan struct{}, 1), ticks: make(chan struct{}, 1), joins: make(chan joinAnswer, 1),
+		joined: make(chan *seat.Player, 1), conns: map[int]*tab.Conn{}, claims: map[int]chan joinAnswer{},
+		hosted: make(chan hostAnswer, 1)}
+	w.hostConn = tab.NewHostConn(w.wake)
+	return w
 }
 
 // inbox takes the page's messages worker.js queued.
@@ -81,6 +102,16 @@ func (w *worker) inbox() {
 			}
 		case tab.MsgClaimed, tab.MsgClaimFailed:
 			w.claimAnswer(m)
+		case tab.MsgHosted:
+			if e := m.Get("err"); e.Type() == js.TypeString {
+				w.hosted <- hostAnswer{err: errors.New(e.String())}
+			} else {
+				w.hosted <- hostAnswer{code: m.Get("code").String(), key: m.Get("key").String()}
+			}
+		case tab.MsgPeer:
+			w.hostConn.AddPeer(m.Get("id").Int(), transport.Addr(m.Get("peer").String()))
+		case "closed": // a channel closed (worker.js, or the page's forwarding)
+			w.hostConn.DropPeer(m.Get("id").Int())
 		case tab.MsgInput:
 			if w.player != nil {
 				in := tab.UnpackInput(m.Get("n").Int())
@@ -112,35 +143,56 @@ func (w *worker) start(m js.Value) {
 	go w.join()
 }
 
-// join starts the player once the page's join opened a channel.
+// join starts the player once the page's join opened a channel, or,
+// with ?host=1, once the page registered the room this tab hosts.
 func (w *worker) join() {
 	c := w.cfg
 	cfg := seat.Config{Room: c.Room, Side: c.Side, Until: c.Until, Spectate: c.Watch, Delay: c.Delay, Timeout: c.Timeout}
-	p, err := seat.NewPlayer(cfg, func(g rewind.Game[sand.Input], opts rewind.Options) (*rewind.Session[sand.Input], error) {
-		a := <-w.joins
+	connect := w.connect
+	if c.Host {
+		a := <-w.hosted
 		if a.err != nil {
-			return nil, a.err
+			w.failed = a.err // read by the loop's next tick
+			return
 		}
-		conn := w.conn(a.id)
-		s, err := rewind.Connect(g, conn, opts)
-		if err != nil {
-			conn.Close()
-			return nil, err
+		cfg.Room = a.code
+		connect = func(g rewind.Game[sand.Input], opts rewind.Options) (*rewind.Session[sand.Input], error) {
+			w.game = g
+			return migrate.PlayHost(g, w.hostConn, server.Config{HostMigration: true,
+				Room: server.Room{Code: a.code, Key: a.key}}, opts)
 		}
-		facehook.Own(s)
-		facehook.SetMigrator(s, w.migrate)
-		go func() { // the relay's notice that the host is lost
-			<-conn.Lost()
-			facehook.ServerLost(s)
-		}()
-		return s, nil
-	})
+	}
+	p, err := seat.NewPlayer(cfg, connect)
 	if err != nil {
 		w.failed = err // read by the loop's next tick
 		return
 	}
 	w.joined <- p
 	w.poke()
+}
+
+// connect is the seat's Connector of a tab that joins a room: a session
+// over the channel the page's join opened, which migrates with the
+// page's claims when the relay says its host is lost.
+func (w *worker) connect(g rewind.Game[sand.Input], opts rewind.Options) (*rewind.Session[sand.Input], error) {
+	w.game = g
+	a := <-w.joins
+	if a.err != nil {
+		return nil, a.err
+	}
+	conn := w.conn(a.id)
+	s, err := rewind.Connect(g, conn, opts)
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
+	migrate.Own(s)
+	migrate.SetMigrator(s, w.migrate)
+	go func() { // the relay's notice that the host is lost
+		<-conn.Lost()
+		migrate.ServerLost(s)
+	}()
+	return s, nil
 }
 
 // conn returns the Conn of channel id.
@@ -152,10 +204,12 @@ func (w *worker) conn(id int) *tab.Conn {
 	return c
 }
 
-// migrate is the session's facehook.Migrator: the page claims the room
-// with the handover data's code and key (a tab never hosts) and hands
-// over the channel to the next host.
-func (w *worker) migrate(ctx context.Context, h facehook.Handoff) (facehook.Migrated[sand.Input], error) {
+// migrate is the session's migrate.Migrator: the page claims the room
+// with the handover data's code and key and hands over the channel to
+// the next host, or says this tab hosts the room now: the match's next
+// server then runs here, resumed from h, over the channels of the
+// players the page hands over (hostConn).
+func (w *worker) migrate(ctx context.Context, h migrate.Handoff) (migrate.Migrated[sand.Input], error) {
 	answer := make(chan joinAnswer, 1)
 	w.mu.Lock()
 	w.claimN++
@@ -166,12 +220,15 @@ func (w *worker) migrate(ctx context.Context, h facehook.Handoff) (facehook.Migr
 	select {
 	case a := <-answer:
 		if a.err != nil {
-			return facehook.Migrated[sand.Input]{}, fmt.Errorf("claiming room %s: %w", h.Handover.Code, a.err)
+			return migrate.Migrated[sand.Input]{}, fmt.Errorf("claiming room %s: %w", h.Handover.Code, a.err)
+		}
+		if a.host {
+			return migrate.ResumeHost(w.game, w.hostConn, h, server.Config{})
 		}
 		c := w.conn(a.id)
-		return facehook.Migrated[sand.Input]{Conn: c, Lost: c.Lost()}, nil
+		return migrate.Migrated[sand.Input]{Conn: c, Lost: c.Lost()}, nil
 	case <-ctx.Done():
-		return facehook.Migrated[sand.Input]{}, ctx.Err()
+		return migrate.Migrated[sand.Input]{}, ctx.Err()
 	}
 }
 
@@ -185,9 +242,12 @@ func (w *worker) claimAnswer(m js.Value) {
 	if ch == nil {
 		return
 	}
-	if m.Get("t").String() == tab.MsgClaimed {
+	switch {
+	case m.Get("t").String() == tab.MsgClaimed && m.Get("host").Truthy():
+		ch <- joinAnswer{host: true}
+	case m.Get("t").String() == tab.MsgClaimed:
 		ch <- joinAnswer{id: m.Get("id").Int()}
-	} else {
+	default:
 		ch <- joinAnswer{err: errors.New(m.Get("err").String())}
 	}
 }

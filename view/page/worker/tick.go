@@ -49,7 +49,7 @@ func (w *worker) tick() {
 	if p != nil {
 		w.postFrame(p)
 	}
-	if w.failed != nil || (p != nil && p.Done()) {
+	if w.failed != nil || (p != nil && p.Done() && !p.Serving()) {
 		if p != nil {
 			_ = p.Close()
 		}

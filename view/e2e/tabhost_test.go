@@ -1,0 +1,186 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
+)
+
+// hostUntil is where the players of TestTabHosts stop: 20 s of play.
+const hostUntil = 1200
+
+// hostTab opens the demo's page with ?host=1 in a new tab of browser b
+// and waits until it hosts a room: #status says hosting=true with the
+// room's code.
+func hostTab(t *testing.T, b context.Context, d *demo) (context.Context, string) {
+	t.Helper()
+	ta := tab(t, b, d.url+"?host=1")
+	logConsole(t, ta, "tab A")
+	st := waitStatus(t, ta, "the tab hosts a room", 2*time.Minute, func(st map[string]string) bool {
+		return st["hosting"] == "true" && st["player"] != "-"
+	})
+	code := st["room"]
+	if len(code) < 6 || code == d.code {
+		t.Fatalf("the hosting tab's room=%q: want a new code (the demo's is %s)", code, d.code)
+	}
+	return ta, code
+}
+
+// TestTabHosts: tab A opens the page with ?host=1 and hosts a new room
+// at the demo's relay, its match's server ticking in its Worker; tab B
+// (?room=CODE) and a `rewind play --headless --join CODE` bot join it,
+// and both reach tick 1200 with one verified hash, neither hosting,
+// while A still hosts.
+func TestTabHosts(t *testing.T) {
+	d := startDemo(t, "--log-level", "debug")
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("demo's stderr:\n%s", d.stderr)
+		}
+	})
+	b := chromium(t)
+	ta, code := hostTab(t, b, d)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	bot := startPlayer(ctx, nil, rewindBin(t), "play", "--headless", "--join", code, "--relay", d.relay,
+		"--until-tick", strconv.Itoa(hostUntil), "--status", "0", "--log-level", "warn", "--timeout", "30s")
+	tb := tab(t, b, d.url+"?room="+code+"&until-tick="+strconv.Itoa(hostUntil))
+	done := func(st map[string]string) bool { return st["state"] == "done" }
+	bEnd := waitStatus(t, tb, "tab B reaches the until tick", 3*time.Minute, done)
+	botEnd := bot.result(t, "rewind play")
+	aNow := status(t, ta)
+	t.Logf("tick %d: tab B %v; bot %v; host tab A now %v", hostUntil, bEnd, botEnd, aNow)
+	for name, st := range map[string]map[string]string{"tab B": bEnd, "bot": botEnd} {
+		if st["verified_tick"] != strconv.Itoa(hostUntil) || len(st["verified_hash"]) != 16 || st["hosting"] != "false" || st["migrations"] != "0" {
+			t.Errorf("%s ended with %v", name, st)
+		}
+	}
+	if bEnd["verified_hash"] != botEnd["verified_hash"] {
+		t.Errorf("verified hashes at tick %d differ: tab B %s, bot %s", hostUntil, bEnd["verified_hash"], botEnd["verified_hash"])
+	}
+	if bEnd["player"] == botEnd["player"] || bEnd["player"] == aNow["player"] || botEnd["player"] == aNow["player"] {
+		t.Errorf("players not distinct: tab A %s, tab B %s, bot %s", aNow["player"], bEnd["player"], botEnd["player"])
+	}
+	if aNow["hosting"] != "true" || aNow["state"] != "playing" || num(t, aNow, "verified_tick") < hostUntil || aNow["desyncs"] != "0" {
+		t.Errorf("host tab A: %v", aNow)
+	}
+}
+
+// takeoverUntil is where the players of TestTabTakesOver stop: 40 s of
+// play, 30 s after the host tab is closed at about tick 600.
+const takeoverUntil = 2400
+
+// closeTab closes a tab's target (DevTools Target.closeTarget), as a
+// person closing it does.
+func closeTab(t *testing.T, ctx context.Context) {
+	t.Helper()
+	id := chromedp.FromContext(ctx).Target.TargetID
+	if _, err := chromedp.CallBrowser(ctx, target.CloseTarget, target.CloseTargetParams{TargetID: id}); err != nil {
+		t.Fatalf("Target.closeTarget: %v", err)
+	}
+}
+
+// TestTabTakesOver: tab A hosts a room (?host=1); tabs B and C and a
+// `rewind play --join` bot join it by its code. At about tick 600 tab
+// A's target is closed: B, C and the bot move the match to one of them
+// (the relay's host_lost, a claim: a tab or the bot takes the hosting
+// over) and reach tick 2400 with one verified hash, each with the player
+// id it had, exactly one of them hosting, each with migrations=1.
+// Logged: the closing → the next verified tick in B and C
+// (docs/benchmarks.md).
+func TestTabTakesOver(t *testing.T) {
+	d := startDemo(t)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("demo's stderr:\n%s", d.stderr)
+		}
+	})
+	b := chromium(t)
+	ta, code := hostTab(t, b, d)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	until := strconv.Itoa(takeoverUntil)
+	bot := startPlayer(ctx, nil, rewindBin(t), "play", "--headless", "--join", code, "--relay", d.relay,
+		"--until-tick", until, "--status", "0", "--log-level", "warn", "--timeout", "30s")
+	players := []context.Context{tab(t, b, d.url+"?room="+code+"&until-tick="+until), tab(t, b, d.url+"?room="+code+"&until-tick="+until)}
+	names := []string{"tab B", "tab C"}
+	ids := map[string]string{}
+	for i, tb := range players {
+		st := waitStatus(t, tb, names[i]+" verifies tick 600", 3*time.Minute, func(st map[string]string) bool {
+			return st["player"] != "-" && num(t, st, "verified_tick") >= 600
+		})
+		ids[names[i]] = st["player"]
+	}
+	before := map[string]int{}
+	for i, tb := range players {
+		before[names[i]] = num(t, status(t, tb), "verified_tick")
+	}
+	closeTab(t, ta)
+	closed := time.Now()
+	t.Logf("host tab A closed at B's verified tick %d, C's %d", before["tab B"], before["tab C"])
+	// The next verified tick: past the one each tab had when A closed,
+	// once it has migrated.
+	for i, tb := range players {
+		waitStatus(t, tb, names[i]+" migrates", 2*time.Minute, func(st map[string]string) bool {
+			return st["migrations"] == "1" && num(t, st, "verified_tick") > before[names[i]]
+		})
+		t.Logf("%s: migrations=1 and a verified tick past %d %v after the close", names[i], before[names[i]], time.Since(closed).Round(time.Millisecond))
+	}
+	ends := map[string]map[string]string{}
+	for i, tb := range players {
+		ends[names[i]] = waitStatus(t, tb, names[i]+" reaches the until tick", 3*time.Minute, func(st map[string]string) bool {
+			return st["state"] == "done"
+		})
+	}
+	ends["bot"] = bot.result(t, "rewind play")
+	hosts := 0
+	for name, st := range ends {
+		t.Logf("%s: %v", name, st)
+		if st["verified_tick"] != until || len(st["verified_hash"]) != 16 || st["migrations"] != "1" {
+			t.Errorf("%s ended with %v", name, st)
+		}
+		if st["verified_hash"] != ends["bot"]["verified_hash"] {
+			t.Errorf("verified hashes at tick %s differ: %s %s, bot %s", until, name, st["verified_hash"], ends["bot"]["verified_hash"])
+		}
+		if id, ok := ids[name]; ok && st["player"] != id {
+			t.Errorf("%s was player %s before the move and %s after", name, id, st["player"])
+		}
+		if st["hosting"] == "true" {
+			hosts++
+		}
+	}
+	if hosts != 1 {
+		t.Errorf("%d of B, C and the bot end hosting, want exactly 1", hosts)
+	}
+}
+
+// logConsole keeps what the tab's console says (and its uncaught
+// exceptions), and logs it if the test fails.
+func logConsole(t *testing.T, ctx context.Context, name string) {
+	var buf lockedBuffer
+	if err := chromedp.Listen(ctx, func(ev any) {
+		switch e := ev.(type) {
+		case *runtime.EventConsoleAPICalled:
+			fmt.Fprintf(&buf, "%s console.%s:", name, e.Type)
+			for _, a := range e.Args {
+				fmt.Fprintf(&buf, " %s", a.Value)
+			}
+			fmt.Fprintln(&buf)
+		case *runtime.EventExceptionThrown:
+			fmt.Fprintf(&buf, "%s exception: %s\n", name, e.ExceptionDetails.Text)
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("%s's console:\n%s", name, buf.String())
+		}
+	})
+}
