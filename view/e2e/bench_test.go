@@ -27,6 +27,7 @@ func BenchmarkPageFirstTick(b *testing.B) {
 	var wall time.Duration
 	var tick float64
 	var rollbacks []float64
+	visits := 0
 	for b.Loop() {
 		start := time.Now()
 		ctx, cancel := chromedp.NewContext(br)
@@ -42,6 +43,8 @@ func BenchmarkPageFirstTick(b *testing.B) {
 		for k, v := range tl {
 			sum[k] += v
 		}
+		b.Logf("visit %d (%s cache): %v", visits, map[bool]string{true: "a cold", false: "a warm"}[visits == 0], tl)
+		visits++
 		waitStatus(b, ctx, "the page stops at tick 60", time.Minute, func(st map[string]string) bool { return st["state"] == "done" })
 		rb := waitBench(b, ctx)
 		tick += rb.Tick
