@@ -348,3 +348,40 @@ func TestViewLightChecksCanFail(t *testing.T) {
 		t.Errorf("pion/ice importing pion/turn reported: %q", got)
 	}
 }
+
+// parentInternal returns "pkg imports dep" for every import, tests'
+// included, of a package of module's internal tree.
+func parentInternal(module string, pkgs []listedPackage) []string {
+	var bad []string
+	for _, p := range pkgs {
+		for _, imp := range slices.Concat(p.Imports, p.TestImports, p.XTestImports) {
+			if strings.HasPrefix(imp, module+"/internal/") {
+				bad = append(bad, p.ImportPath+" imports "+imp)
+			}
+		}
+	}
+	return bad
+}
+
+// TestViewImportsNoParentInternal: the view module (its tests included,
+// natively and for js/wasm) uses the engine through its public packages
+// only (issue 27): none of its packages imports an internal package of
+// the parent module.
+func TestViewImportsNoParentInternal(t *testing.T) {
+	const m = "github.com/rewindnet/rewind"
+	for _, env := range [][]string{nil, {"GOOS=js", "GOARCH=wasm"}} {
+		pkgs := goListIn(t, "view", env, "./...")
+		if len(pkgs) < 5 {
+			t.Fatalf("go list ./... in view (%s) found %d packages", strings.Join(env, " "), len(pkgs))
+		}
+		for _, b := range parentInternal(m, pkgs) {
+			t.Errorf("view (%s): %s", strings.Join(env, " "), b)
+		}
+	}
+	pkgs := []listedPackage{{ImportPath: m + "/view/seat", Imports: []string{m + "/view/internal/sandmatch", m + "/replay"},
+		TestImports: []string{m + "/internal/simmatch"}, XTestImports: []string{m + "/internal/replayrun"}}}
+	want := []string{m + "/view/seat imports " + m + "/internal/simmatch", m + "/view/seat imports " + m + "/internal/replayrun"}
+	if got := parentInternal(m, pkgs); !slices.Equal(got, want) {
+		t.Errorf("parentInternal = %q, want %q", got, want)
+	}
+}
