@@ -62,8 +62,9 @@ type EndedError = client.EndedError
 
 // Reason says why a match refused a player (RefusedError.Reason). The
 // reasons a server says goodbye with (codec.ReasonShutdown, ReasonEnded,
-// ReasonMigrate) are the hosts' own: a session sees them as ErrKicked,
-// an *EndedError or a host migration.
+// ReasonOperator, ReasonMigrate) are the hosts' own: a session sees them
+// as ErrKicked, an *EndedError (its Operator set for ReasonOperator: the
+// operator ended the match) or a host migration.
 type Reason = codec.Reason
 
 // Reasons a match refuses a player for.

@@ -60,14 +60,21 @@ type EndedError struct {
 	HasLast  bool
 	Last     uint32
 	Verified uint32
+	// Operator says the operator of the server or of its relay ended the
+	// match (codec.ReasonOperator; the console's end, docs/operations.md).
+	Operator bool
 }
 
 // Error says the match ended, at which tick, and how far the client got.
 func (e *EndedError) Error() string {
-	if !e.HasLast {
-		return fmt.Sprintf("client: server said bye (%v): the match ended (verified tick %d)", codec.ReasonEnded, e.Verified)
+	why := codec.ReasonEnded
+	if e.Operator {
+		why = codec.ReasonOperator
 	}
-	return fmt.Sprintf("client: server said bye (%v): the match ended at tick %d (verified tick %d)", codec.ReasonEnded, e.Last, e.Verified)
+	if !e.HasLast {
+		return fmt.Sprintf("client: server said bye (%v): the match ended (verified tick %d)", why, e.Verified)
+	}
+	return fmt.Sprintf("client: server said bye (%v): the match ended at tick %d (verified tick %d)", why, e.Last, e.Verified)
 }
 
 // Is makes errors.Is(err, ErrMatchEnded) and errors.Is(err, ErrKicked)

@@ -65,7 +65,7 @@ func (c *Client[I]) onBye(now time.Time, b []byte) error {
 	if err != nil {
 		return err
 	}
-	if m.Why() == codec.ReasonEnded {
+	if m.Why() == codec.ReasonEnded || m.Why() == codec.ReasonOperator {
 		// The match is over: a server that ended it said goodbye once
 		// this client had acknowledged every tick; verify those that
 		// wait before closing.
@@ -74,7 +74,7 @@ func (c *Client[I]) onBye(now time.Time, b []byte) error {
 		}
 		c.phase = closed
 		c.ho.bye = m.Why()
-		e := &EndedError{HasLast: m.HasLast, Last: m.Last}
+		e := &EndedError{HasLast: m.HasLast, Last: m.Last, Operator: m.Why() == codec.ReasonOperator}
 		if c.core != nil {
 			e.Verified = c.core.verified
 		}

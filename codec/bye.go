@@ -11,12 +11,15 @@ import "io"
 //	3      detail reason, optional (ReasonEnded, ReasonMigrate): absent when zero
 //	4..    last tick, varint, optional (only after a detail): the match's
 //	       last tick, with the goodbye of a match that ended (Server.End)
+//	n      0x01, optional (only after the last tick): the operator ended
+//	       the match (ReasonOperator); any other byte here is not read
 //
 // The detail byte came after the first version of the Bye: a receiver of
 // before it reads the first three bytes and ignores the rest, so it sees
 // the base reason (ReasonShutdown for both details). Goodbyes say why:
 //
 //	match ended on purpose            base ReasonShutdown, detail ReasonEnded
+//	match ended by the operator       base ReasonShutdown, detail ReasonEnded, last tick, 0x01
 //	server left, match over           base ReasonShutdown, no detail
 //	server leaving, match goes on     base ReasonShutdown, detail ReasonMigrate
 //	kicked                            base ReasonKicked, no detail
@@ -25,7 +28,9 @@ import "io"
 // reason, 2 the detail, 3 the last tick): a receiver of version 2 reads
 // four bytes and ignores the rest. A server that ends a match on purpose
 // (ReasonEnded) says which tick was its last, so that a client can tell
-// whether it has every tick of the match.
+// whether it has every tick of the match. The operator's mark came after
+// the last tick (version 4): a receiver of version 3 reads the goodbye of
+// a match ended by the operator as ReasonEnded with its last tick.
 type Bye struct {
 	Tag    uint8
 	Reason Reason
@@ -36,11 +41,22 @@ type Bye struct {
 	// with a detail reason (Append leaves it out otherwise).
 	HasLast bool
 	Last    uint32
+	// Operator says the operator ended the match (ReasonOperator). It
+	// goes only after the last tick (Append leaves it out otherwise).
+	Operator bool
 }
 
+// byeOperator is the byte after the last tick that marks a match ended
+// by the operator.
+const byeOperator = 0x01
+
 // NewBye returns the Bye for reason r: a detail reason goes after its
-// base (ByeBase), any other reason alone.
+// base (ByeBase), any other reason alone; ReasonOperator is ReasonEnded
+// with the operator's mark (give it a last tick: the mark goes after it).
 func NewBye(tag uint8, r Reason) Bye {
+	if r == ReasonOperator {
+		return Bye{Tag: tag, Reason: ReasonShutdown, Detail: ReasonEnded, Operator: true}
+	}
 	if r > maxReason {
 		return Bye{Tag: tag, Reason: ByeBase(r), Detail: r}
 	}
@@ -57,9 +73,13 @@ func ByeBase(r Reason) Reason {
 	return r
 }
 
-// Why returns the finest reason the Bye gives: its detail if it has one,
-// else its base reason.
+// Why returns the finest reason the Bye gives: ReasonOperator for a
+// match ended by the operator, else its detail if it has one, else its
+// base reason.
 func (m *Bye) Why() Reason {
+	if m.Detail == ReasonEnded && m.HasLast && m.Operator {
+		return ReasonOperator
+	}
 	if m.Detail != 0 {
 		return m.Detail
 	}
@@ -69,7 +89,11 @@ func (m *Bye) Why() Reason {
 // Length returns the encoded length.
 func (m *Bye) Length() int {
 	if m.Detail != 0 && m.HasLast {
-		return shortHeaderLen + 2 + uvarintLen(uint64(m.Last))
+		n := shortHeaderLen + 2 + uvarintLen(uint64(m.Last))
+		if m.Operator {
+			n++
+		}
+		return n
 	}
 	if m.Detail != 0 {
 		return shortHeaderLen + 2
@@ -84,6 +108,9 @@ func (m *Bye) Append(b []byte) []byte {
 		b = append(b, byte(m.Detail))
 		if m.HasLast {
 			b = appendUvarint(b, uint64(m.Last))
+			if m.Operator {
+				b = append(b, byeOperator)
+			}
 		}
 	}
 	return b
@@ -124,5 +151,9 @@ func ParseBye(b []byte) (Bye, int, error) {
 		return m, 0, err
 	}
 	m.HasLast, m.Last = true, last
+	if n < len(b) && b[n] == byeOperator {
+		m.Operator = true
+		n++
+	}
 	return m, n, nil
 }

@@ -129,3 +129,39 @@ func TestByeLast(t *testing.T) {
 		t.Fatalf("a last tick without a detail: %x (Length %d)", b, k.Length())
 	}
 }
+
+// TestByeOperator checks the operator's mark after the last tick (version
+// 4): NewBye(ReasonOperator) is ReasonEnded's goodbye with the mark, its
+// golden bytes, Why names the operator, a receiver of version 3 (which
+// reads up to the last tick) sees ReasonEnded with the same last tick,
+// and a byte after the last tick other than the mark is left unread.
+func TestByeOperator(t *testing.T) {
+	m := NewBye(9, ReasonOperator)
+	m.HasLast, m.Last = true, 3600
+	b := m.Append(nil)
+	if got := hex.EncodeToString(b); got != "a0090608901c01" {
+		t.Fatalf("golden: %s", got)
+	}
+	if m.Length() != len(b) {
+		t.Fatalf("Length %d, encoding %d", m.Length(), len(b))
+	}
+	got, n, err := ParseBye(b)
+	if err != nil || n != len(b) || got != m || got.Why() != ReasonOperator {
+		t.Fatalf("parse = %+v, %d, %v (why %v)", got, n, err, got.Why())
+	}
+	if v3, n, err := ParseBye(b[:6]); err != nil || n != 6 || v3.Why() != ReasonEnded || !v3.HasLast || v3.Last != 3600 {
+		t.Fatalf("the version-3 part = %+v, %d, %v", v3, n, err)
+	}
+	other := append(b[:6:6], 0x02)
+	if g, n, err := ParseBye(other); err != nil || n != 6 || g.Operator || g.Why() != ReasonEnded {
+		t.Fatalf("another byte after the last tick = %+v, %d, %v", g, n, err)
+	}
+	// Without a last tick the mark cannot go: the goodbye says ReasonEnded.
+	noLast := NewBye(9, ReasonOperator)
+	if b := noLast.Append(nil); hex.EncodeToString(b) != "a0090608" || noLast.Length() != 4 {
+		t.Fatalf("without a last tick: %x (Length %d)", b, noLast.Length())
+	}
+	if ReasonOperator.String() != "ended by the operator" {
+		t.Fatalf("String: %q", ReasonOperator)
+	}
+}

@@ -51,7 +51,8 @@ func FuzzParseRefuse(f *testing.F) {
 
 func FuzzParseBye(f *testing.F) {
 	fuzzMessage(f, []Bye{{Tag: 1, Reason: ReasonTimeout}, NewBye(2, ReasonEnded), NewBye(3, ReasonMigrate),
-		{Tag: 4, Reason: ReasonShutdown, Detail: ReasonEnded, HasLast: true, Last: 3600}}, ParseBye)
+		{Tag: 4, Reason: ReasonShutdown, Detail: ReasonEnded, HasLast: true, Last: 3600},
+		{Tag: 4, Reason: ReasonShutdown, Detail: ReasonEnded, HasLast: true, Last: 77, Operator: true}}, ParseBye)
 }
 
 func FuzzParseHandover(f *testing.F) {

@@ -17,7 +17,8 @@ import (
 //	   the rest) and the Handover message (type 0xB; an older receiver
 //	   counts it as a bad datagram and drops it), the Waiting message
 //	   (type 0xC) and the Chat message (type 0xD), dropped by an older
-//	   receiver the same way.
+//	   receiver the same way; the operator's mark after the Bye's last
+//	   tick (ReasonOperator), read as ReasonEnded by an older receiver.
 //	2  the Welcome ends with the server's game fingerprint and the host's
 //	   match settings; the Hello's flag bit 3 (the client takes the host's
 //	   settings and sends the base fingerprint). A version 1 peer is

@@ -34,6 +34,12 @@ const (
 	// many matches on one socket; an older client reads such a Refuse as
 	// malformed and times out).
 	ReasonNoRoom Reason = 10
+	// ReasonOperator says the match was ended by the operator of the
+	// server or of its relay (the console's end, docs/operations.md). It
+	// is never a byte of its own on the wire: its Bye is ReasonEnded's
+	// with the operator's mark after the last tick (Bye.Operator), which
+	// receivers of before the mark read as ReasonEnded.
+	ReasonOperator Reason = 11
 )
 
 // String names the reason.
@@ -61,6 +67,8 @@ func (r Reason) String() string {
 		return "server leaving, match goes on elsewhere"
 	case ReasonNoRoom:
 		return "no such room"
+	case ReasonOperator:
+		return "ended by the operator"
 	}
 	return fmt.Sprintf("Reason(%d)", uint8(r))
 }

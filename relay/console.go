@@ -3,6 +3,7 @@ package relay
 import (
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/coder/websocket"
@@ -74,7 +75,8 @@ func (s *RoomServer) Rooms() []RoomInfo {
 
 // EndRoom ends a live room of this process as its host's "end" would:
 // the directory remembers it ended, and its host and members are told
-// why (a match server closes the match). It fails with an error wrapping
+// why, after roomproto.EndedByOperator (a match server ends the match
+// with the operator's reason). It fails with an error wrapping
 // roomproto.ErrNoRoom for a code this process does not hold.
 func (s *RoomServer) EndRoom(code, why string) error {
 	h := s.hub
@@ -83,6 +85,9 @@ func (s *RoomServer) EndRoom(code, why string) error {
 	r := h.rooms[code]
 	if r == nil {
 		return fmt.Errorf("%w: %s", roomproto.ErrNoRoom, code)
+	}
+	if !strings.HasPrefix(why, roomproto.EndedByOperator) {
+		why = strings.TrimSuffix(roomproto.EndedByOperator+": "+why, ": ")
 	}
 	h.cfg.Log.Info("relay: room ended by the operator", "room", code, "why", why)
 	h.endRoom(r, s.cfg.Clock.Now(), why)

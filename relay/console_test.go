@@ -47,7 +47,7 @@ func TestConsoleActions(t *testing.T) {
 	if err := s.EndRoom(hosted.Code, "server update"); err != nil {
 		t.Fatal(err)
 	}
-	if m := next(t, host); m.Type != roomproto.MsgEnded || m.Reason != "server update" {
+	if m := next(t, host); m.Type != roomproto.MsgEnded || m.Reason != roomproto.EndedByOperator+": server update" {
 		t.Fatalf("host got %+v", m)
 	}
 	if err := s.EndRoom(hosted.Code, ""); !errors.Is(err, roomproto.ErrNoRoom) {

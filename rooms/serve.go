@@ -4,12 +4,15 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/codec"
 	"github.com/rewindnet/rewind/host"
 	"github.com/rewindnet/rewind/relay/roomclient"
+	"github.com/rewindnet/rewind/relay/roomproto"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport"
 	"github.com/rewindnet/rewind/transport/udp"
@@ -205,7 +208,13 @@ func (s *Served[I]) relayOptions(opts ServeOptions, slots int, ready chan struct
 			return nil
 		},
 		OnEnded: func(code, reason string) {
-			if h := multi(); h != nil && h.CloseRoom(code) == nil {
+			// Ended on purpose at the relay: by its operator (the
+			// players are told so), or by the room's key.
+			why := codec.ReasonEnded
+			if strings.HasPrefix(reason, roomproto.EndedByOperator) {
+				why = codec.ReasonOperator
+			}
+			if h := multi(); h != nil && h.EndRoom(code, why) == nil {
 				log.Info("room ended at the relay", "room", code, "reason", reason)
 			}
 		},

@@ -29,8 +29,9 @@ import (
 
 // endState is the end of the match (End).
 type endState struct {
-	on bool
-	at time.Time // when End was called
+	on  bool
+	at  time.Time    // when End was called
+	why codec.Reason // the goodbyes' reason: ReasonEnded, or ReasonOperator (EndWith)
 }
 
 // endQuiet is how long a peer said goodbye to must stay quiet, beyond
@@ -44,7 +45,7 @@ func (s *Server[I]) End(now time.Time) {
 	if s.fin.on {
 		return
 	}
-	s.fin = endState{on: true, at: now}
+	s.fin = endState{on: true, at: now, why: codec.ReasonEnded}
 	s.recordEnd()
 }
 
@@ -103,7 +104,7 @@ func (s *Server[I]) endPeers(now time.Time) error {
 // sayEnded says goodbye to p (three times) with the match's last tick.
 func (s *Server[I]) sayEnded(now time.Time, p *player) error {
 	p.byeAt = now
-	b := codec.NewBye(p.tag, codec.ReasonEnded)
+	b := codec.NewBye(p.tag, s.fin.why)
 	b.HasLast, b.Last = true, s.tick
 	for range 3 {
 		if err := s.send(p.addr, b.Append(s.wire.sbuf[:0])); err != nil {

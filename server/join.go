@@ -115,6 +115,10 @@ func (s *Server[I]) onHello(now time.Time, from transport.Addr, b []byte, p *pla
 		}
 		return
 	}
+	if s.closedJoins && !h.HasCookie {
+		s.refuse(from, codec.ReasonFull) // closed to new players (admin.go)
+		return
+	}
 	if h.Spectator {
 		s.onSpectatorHello(now, from, h)
 		return
@@ -145,6 +149,7 @@ func (s *Server[I]) onHello(now time.Time, from transport.Addr, b []byte, p *pla
 			q.lastHeard = now
 			s.stats.Rejoins++
 			s.stats.Rebases++
+			q.adm.rebases++
 			q.rebasing = true
 			s.startAt(now, q, fresh) // a new client holds the start world
 			return
@@ -221,6 +226,7 @@ func (s *Server[I]) rebase(now time.Time, p *player) {
 		return
 	}
 	s.stats.Rebases++
+	p.adm.rebases++
 	p.rebasing = true
 	s.startAt(now, p, false)
 }
@@ -253,7 +259,8 @@ func (s *Server[I]) Shutdown() error { return s.Goodbye(codec.ReasonShutdown) }
 // Goodbye says bye to every player at once, three times (a bye is not
 // acknowledged), with reason r: codec.ReasonShutdown (the server left,
 // the match is over), codec.ReasonEnded (the match ended on purpose; the
-// bye names the last tick) or codec.ReasonMigrate (the server leaves, the
+// bye names the last tick), codec.ReasonOperator (the operator ended it,
+// likewise) or codec.ReasonMigrate (the server leaves, the
 // match goes on at another host). What a peer was not sent yet goes
 // before, best effort; End is the goodbye that waits for every peer to
 // have every tick (end.go). The server keeps its state; the caller stops
@@ -266,7 +273,7 @@ func (s *Server[I]) Goodbye(r codec.Reason) error {
 			continue
 		}
 		b := codec.NewBye(p.tag, r)
-		b.HasLast, b.Last = r == codec.ReasonEnded, s.tick
+		b.HasLast, b.Last = r == codec.ReasonEnded || r == codec.ReasonOperator, s.tick
 		for range 3 {
 			if err := s.send(p.addr, b.Append(s.wire.sbuf[:0])); err != nil {
 				return err

@@ -90,6 +90,8 @@ type player struct {
 	margins []time.Duration
 	mpos    int
 	mfill   int
+
+	adm peerAdmin // the operator's figures (admin.go)
 }
 
 func newPlayer(id game.PlayerID, addr transport.Addr, qslots, size, marginWindow int, res *reliable.Resender, now time.Time) *player {
@@ -102,6 +104,7 @@ func newPlayer(id game.PlayerID, addr transport.Addr, qslots, size, marginWindow
 		last:      make([]byte, size),
 		margins:   make([]time.Duration, marginWindow),
 		res:       res,
+		adm:       peerAdmin{since: now},
 	}
 	for i := range p.q {
 		p.q[i] = make([]byte, size)

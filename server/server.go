@@ -87,6 +87,8 @@ type Server[I any] struct {
 	rs    resumeState   // a match taken over (resume.go)
 	stall stallState    // the hold of the next tick (stall.go)
 	fin   endState      // the match's end (end.go)
+	// closedJoins: new players are refused (SetClosed, admin.go).
+	closedJoins bool
 	// msgSizes are the payload sizes of the game's typed match messages
 	// by type id (0: not a type); nil when the game registers none
 	// (game.Messenger), and any type is relayed (chat.go).

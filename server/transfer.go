@@ -112,6 +112,7 @@ func (s *Server[I]) onPageHashRequest(now time.Time, p *player, b []byte) error 
 		return nil
 	}
 	s.stats.PageHashRequests++
+	p.adm.repairs++
 	hs, ok := s.pageHashesFor(m.Tick, int(p.id))
 	if !ok {
 		s.rebase(now, p)

@@ -107,6 +107,9 @@ func (s *Server[I]) receive(prev, now time.Time) error {
 func (s *Server[I]) send(to transport.Addr, b []byte) error {
 	s.stats.DatagramsOut++
 	s.stats.BytesOut += uint64(len(b))
+	if p := s.byAddr[to]; p != nil {
+		p.adm.bytesOut += uint64(len(b))
+	}
 	if err := s.conn.Send(to, b); err != nil && errors.Is(err, transport.ErrClosed) {
 		return fmt.Errorf("server: send: %w", err)
 	}
@@ -120,6 +123,9 @@ func (s *Server[I]) handle(now time.Time, from transport.Addr, b []byte) {
 		return
 	}
 	p := s.byAddr[from]
+	if p != nil {
+		p.adm.bytesIn += uint64(len(b))
+	}
 	if typ == codec.TypeHello && s.fin.on {
 		if p != nil && !p.byeAt.IsZero() {
 			s.onEnded(now, p)
@@ -128,6 +134,9 @@ func (s *Server[I]) handle(now time.Time, from transport.Addr, b []byte) {
 	}
 	if typ == codec.TypeHello {
 		s.onHello(now, from, b, p)
+		if q := s.byAddr[from]; p == nil && q != nil {
+			q.adm.bytesIn += uint64(len(b)) // the hello that admitted it
+		}
 		return
 	}
 	if p == nil || tag != p.tag {

@@ -72,6 +72,11 @@ type Host[I any] struct {
 	// Started says whether the current match had started at the last
 	// Update.
 	Started bool
+	// Closed says new players are refused (SetClosed): every match is
+	// closed to them from its start.
+	Closed bool
+	// At is the time of the last Update.
+	At time.Time
 
 	g     game.Game[I]
 	cfg   server.Config
@@ -96,12 +101,40 @@ func (m *Host[I]) newMatch() error {
 		return fmt.Errorf("rewind: host: %w", err)
 	}
 	m.Server, m.last, m.Started, m.ready = srv, server.Stats{}, false, 0
+	srv.SetClosed(m.Closed)
+	return nil
+}
+
+// SetClosed closes the match, and the matches after it, to new players
+// (server.Server.SetClosed), or opens them again.
+func (m *Host[I]) SetClosed(closed bool) {
+	m.Closed = closed
+	m.Server.SetClosed(closed)
+}
+
+// EndMatch ends the current match for the operator at now: a match that
+// runs ends as server.Server.EndWith does (every peer gets the ticks it
+// lacks, then a goodbye with codec.ReasonOperator), and the next match
+// starts once that end is done (Update); one that has not started says
+// goodbye at once and a new one waits for players.
+func (m *Host[I]) EndMatch(now time.Time) error {
+	if !m.Server.Started() {
+		_ = m.Server.Goodbye(codec.ReasonOperator)
+		m.Log.Info("match ended by the operator before it started", "match", m.Matches+1)
+		m.done = AddStats(m.done, m.Server.Stats())
+		return m.newMatch()
+	}
+	if !m.Server.Ending() {
+		m.Log.Info("match ended by the operator", "match", m.Matches, "tick", m.Server.Tick())
+	}
+	m.Server.EndWith(now, codec.ReasonOperator)
 	return nil
 }
 
 // Update runs the current match at now, logs what changed, and starts a
 // new match when the current one has emptied.
 func (m *Host[I]) Update(now time.Time) error {
+	m.At = now
 	if err := m.Server.Update(now); err != nil {
 		return fmt.Errorf("rewind: host: %w", err)
 	}
@@ -125,10 +158,11 @@ func (m *Host[I]) Update(now time.Time) error {
 		m.ready = r
 		m.Log.Info("ready", "match", m.Matches, "players", server.WaitingIDs(r))
 	}
-	if m.Started && st.Players == 0 {
-		// The match is over: its spectators get every tick up to the
-		// last, then the goodbye (server.Config.Linger bounds the wait);
-		// the next match starts then.
+	if m.Started && (st.Players == 0 || m.Server.Ending()) {
+		// The match is over (its last player left, or the operator
+		// ended it): its peers get every tick up to the last, then the
+		// goodbye (server.Config.Linger bounds the wait); the next match
+		// starts then.
 		if !m.Server.Ending() {
 			m.Server.End(now)
 			if err := m.Server.Update(now); err != nil {

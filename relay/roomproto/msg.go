@@ -123,6 +123,12 @@ const (
 	MsgOpened    = "opened"    // server → relay: the room is open (or refused: reason); relay → lobby: its code (v2)
 )
 
+// EndedByOperator begins the reason of an "ended" message when the
+// relay's operator ended the room (its console, docs/operations.md): the
+// room's host says goodbye to its players with the operator's reason
+// (codec.ReasonOperator) rather than a plain end.
+const EndedByOperator = "ended by the operator"
+
 // Outcomes of a claim, in the "claim" field of the "hosted" or "joined"
 // that answers it.
 const (
