@@ -115,10 +115,6 @@ func (s *Server[I]) onHello(now time.Time, from transport.Addr, b []byte, p *pla
 		}
 		return
 	}
-	if s.closedJoins && !h.HasCookie {
-		s.refuse(from, codec.ReasonFull) // closed to new players (admin.go)
-		return
-	}
 	if h.Spectator {
 		s.onSpectatorHello(now, from, h)
 		return
@@ -158,7 +154,7 @@ func (s *Server[I]) onHello(now time.Time, from transport.Addr, b []byte, p *pla
 		s.stats.Rejoins++
 	} else {
 		id = s.freeID(now)
-		if id < 0 || s.fullForIP(from) {
+		if id < 0 || s.fullForIP(from) || s.closedJoins { // closedJoins: SetClosed (admin.go)
 			s.refuse(from, codec.ReasonFull)
 			return
 		}

@@ -34,7 +34,7 @@ import (
 
 // onSpectatorHello admits a spectator, or refuses it (spectators full).
 func (s *Server[I]) onSpectatorHello(now time.Time, from transport.Addr, h codec.Hello) {
-	if len(s.specs) >= s.cfg.MaxSpectators {
+	if len(s.specs) >= s.cfg.MaxSpectators || s.closedJoins {
 		s.refuse(from, codec.ReasonFull)
 		return
 	}

@@ -16,6 +16,7 @@ import (
 type consoleFlags struct {
 	on        bool
 	tokenFile string
+	token     []byte // --admin-token's, once check read it
 }
 
 func (f *consoleFlags) add(fs *flag.FlagSet) {
@@ -23,23 +24,31 @@ func (f *consoleFlags) add(fs *flag.FlagSet) {
 	fs.StringVar(&f.tokenFile, "admin-token", "", "with --console: enable its actions (end a match, remove a player, close a room, drain) for requests with Authorization: Bearer <this file's token, 16 characters or more>")
 }
 
-// mount adds the console to mux if --console was given.
-func (f *consoleFlags) mount(mux *http.ServeMux, p console.Provider, a console.Actor) error {
+// check checks the flags and reads --admin-token's file (a usage error
+// if it cannot be read or holds too short a token).
+func (f *consoleFlags) check() error {
 	if !f.on {
 		if f.tokenFile != "" {
 			return usageError{errors.New("--admin-token needs --console")}
 		}
 		return nil
 	}
-	var token []byte
-	if f.tokenFile != "" {
+	if f.tokenFile != "" && f.token == nil {
 		t, err := console.LoadToken(f.tokenFile)
 		if err != nil {
 			return usageError{fmt.Errorf("--admin-token: %w", err)}
 		}
-		token = t
+		f.token = t
 	}
-	console.New(console.Options{Provider: p, Actor: a, Token: token}).Mount(mux)
+	return nil
+}
+
+// mount adds the console to mux if --console was given.
+func (f *consoleFlags) mount(mux *http.ServeMux, p console.Provider, a console.Actor) error {
+	if err := f.check(); err != nil || !f.on {
+		return err
+	}
+	console.New(console.Options{Provider: p, Actor: a, Token: f.token}).Mount(mux)
 	return nil
 }
 
@@ -125,3 +134,64 @@ func relayActionErr(err error) error {
 	}
 	return err
 }
+
+// demoConsole is the console of rewind demo: its relay's rooms, the
+// demo's own room with what its match server knows of each player, and
+// the actions: on the demo's room those of its match (matchConsole), on
+// another room the relay's.
+type demoConsole struct {
+	relay relayConsole
+	match *matchConsole // the demo's room, under its code
+}
+
+// Snapshot implements console.Provider.
+func (c demoConsole) Snapshot(now time.Time) console.Snapshot {
+	s := c.relay.Snapshot(now)
+	s.Source = "demo"
+	ms := c.match.Snapshot(now)
+	s.BytesIn, s.BytesOut = ms.BytesIn, ms.BytesOut
+	for why, n := range ms.Refusals {
+		s.Refusals[why] = n
+	}
+	for i, r := range s.Rooms {
+		if r.Code == c.match.code && len(ms.Rooms) == 1 {
+			m := ms.Rooms[0]
+			m.Since, m.Migrations, m.Closed = r.Since, r.Migrations, r.Closed || m.Closed
+			m.Hosted = "here (the demo's match)"
+			s.Rooms[i] = m
+		}
+	}
+	return s
+}
+
+// EndMatch implements console.Actor.
+func (c demoConsole) EndMatch(code, why string) error {
+	if code == c.match.code {
+		return c.match.EndMatch(code, why)
+	}
+	return c.relay.EndMatch(code, why)
+}
+
+// RemovePlayer implements console.Actor: in the demo's room, the match
+// server's player id (the console lists its players).
+func (c demoConsole) RemovePlayer(code, id, why string) error {
+	if code == c.match.code {
+		return c.match.RemovePlayer(code, id, why)
+	}
+	return c.relay.RemovePlayer(code, id, why)
+}
+
+// CloseRoom implements console.Actor: the demo's room refuses new joins
+// at the relay and new players at its match.
+func (c demoConsole) CloseRoom(code string) error {
+	if code == c.match.code {
+		if err := c.match.CloseRoom(code); err != nil {
+			return err
+		}
+	}
+	return c.relay.CloseRoom(code)
+}
+
+// Drain implements console.Actor: the relay's drain (no new rooms,
+// /readyz 503); the demo's match takes players on.
+func (c demoConsole) Drain() error { return c.relay.Drain() }

@@ -76,8 +76,8 @@ type botRun struct {
 // two rooms, three `rewind play` bots. The console page lists both rooms
 // and their players; a bot that leaves is gone from the page within a
 // second; "end match" without the token is refused 401, with it (the
-// page's button) the match ends and its bots' last lines say the server
-// said bye. It saves docs/console.png.
+// page's button) the match ends and its bots' last lines say the
+// operator ended it. It saves docs/console.png.
 func TestConsoleBrowser(t *testing.T) {
 	checkLeaks(t)
 	exe := needTool(t, "the console's browser test drives Chromium", "chromium", "chromium-browser")
@@ -168,9 +168,9 @@ func TestConsoleBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	playing.Wait()
-	for i := range 2 {
-		if last := lastLine(bots[i].stderr); !strings.Contains(last, "server said bye") || !strings.Contains(last, codes[0]) {
-			t.Errorf("bot %d's last lines: %q %q, want the server's goodbye", i+1, lastLine(bots[i].stdout), last)
+	for i := range 2 { // the operator's reason reached them (ReasonOperator)
+		if last := lastLine(bots[i].stderr); !strings.Contains(last, "the operator ended the match") {
+			t.Errorf("bot %d's last lines: %q %q, want the operator's end", i+1, lastLine(bots[i].stdout), last)
 		}
 	}
 	testutil.WaitUntil(ctx, t, "the ended room gone from the page", func() bool {

@@ -145,9 +145,9 @@ func TestConsoleRelayCommands(t *testing.T) {
 	if s := consoleState(t, base); len(s.Rooms) != 1 || s.Rooms[0].Code != codes[1] {
 		t.Errorf("after the end: %+v", s.Rooms)
 	}
-	// The match server closes the room's match: its players hear the
-	// server's goodbye.
-	if !strings.Contains(lastLine(botErr), "server said bye") || !strings.Contains(lastLine(botErr), codes[0]) {
-		t.Errorf("the bot's last lines say nothing of the end: %q %q", lastLine(botOut), lastLine(botErr))
+	// The match server ends the room's match: its players hear the
+	// operator's reason (ReasonOperator).
+	if !strings.Contains(lastLine(botErr), "the operator ended the match") {
+		t.Errorf("the bot's last lines say nothing of the operator's end: %q %q", lastLine(botOut), lastLine(botErr))
 	}
 }

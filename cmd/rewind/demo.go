@@ -64,6 +64,8 @@ func demo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer room.Close()
+	mc := &matchConsole{source: "demo", game: c.gf.name, max: c.pf.maxPlayers, probe: &d.probe, h: room, code: room.Code()}
+	_ = c.cf.mount(d.mux, demoConsole{relayConsole{d.rr, &d.probe}, mc}, demoConsole{relayConsole{d.rr, &d.probe}, mc}) // checked with the flags
 	d.announce(room.Code(), c.gf, stdout, stderr)
 	if files != nil {
 		go d.loadPage(files, goroot, stderr)
@@ -95,12 +97,13 @@ type demoConfig struct {
 	relay    roomRelayOptions
 	noPage   bool
 	lf       logFlags
+	cf       consoleFlags // console.go
 }
 
 // parseDemoFlags parses and checks demo's flags.
 func parseDemoFlags(args []string, stderr io.Writer) (*demoConfig, error) {
 	c := &demoConfig{}
-	fs := newFlags("demo", "rewind demo [--http ADDR] [flags]", stderr)
+	fs := newFlags("demo", "rewind demo [--http ADDR] [--console [--admin-token FILE]] [flags]", stderr)
 	fs.StringVar(&c.httpAddr, "http", "127.0.0.1:8080", "HTTP address of the page (/) and the relay's WebSocket endpoint; 0.0.0.0:8080 lets other machines join")
 	c.gf.add(fs)
 	fs.StringVar(&c.code, "room", "", "propose this room code (default: the relay picks one)")
@@ -111,7 +114,11 @@ func parseDemoFlags(args []string, stderr io.Writer) (*demoConfig, error) {
 	c.relay.turnSecret = os.Getenv("REWIND_TURN_SECRET")
 	fs.BoolVar(&c.noPage, "no-page", false, "serve no browser player: / only says how to join from a terminal, and the wasm is not built (without it, the first run builds the page's wasm with go from PATH, from the source tree, into the user's cache)")
 	c.lf.add(fs)
+	c.cf.add(fs)
 	if err := parseQuiet(fs, "demo", args, stderr); err != nil {
+		return nil, err
+	}
+	if err := c.cf.check(); err != nil {
 		return nil, err
 	}
 	if err := c.gf.check(); err != nil {
@@ -139,6 +146,7 @@ type demoHTTP struct {
 	hs     *http.Server
 	served chan error // the HTTP server's end, once
 	page   *demopage.Page
+	probe  health.Probe // /healthz, /readyz
 
 	relayURL, pageURL, lockstepURL string
 }
@@ -168,8 +176,7 @@ func startDemoHTTP(c *demoConfig, g rewind.Game[sand.Input], log *slog.Logger, b
 	}
 	d.mux = http.NewServeMux()
 	rr.mount(d.mux)
-	var probe health.Probe // /healthz, /readyz
-	probe.Mount(d.mux)
+	d.probe.Mount(d.mux)
 	d.mux.Handle("/lockstep", d.gw) // the JSON lockstep gateway (docs/gateway.md)
 	d.mux.Handle("/{$}", d.page)
 	d.hs = netutil.HTTPLimits{}.Server(d.mux)

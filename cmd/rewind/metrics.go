@@ -193,6 +193,18 @@ type httpServer struct {
 	ln    net.Listener
 	done  chan error
 	probe health.Probe // /readyz: 503 once close begins
+	mux   *http.ServeMux
+	cf    *consoleFlags // serve's --console (nil: none)
+}
+
+// mountConsole adds serve's console of c's matches to the endpoint, if
+// --console was given (it was checked with the flags).
+func (h *httpServer) mountConsole(c *matchConsole) {
+	if h == nil || h.cf == nil || !h.cf.on {
+		return
+	}
+	c.probe = &h.probe
+	_ = h.cf.mount(h.mux, c, c) // the token was read by check
 }
 
 // startHTTP serves reg's /metrics and the pprof handlers on addr.
@@ -208,7 +220,7 @@ func startHTTP(addr string, reg *prometheus.Registry, log *slog.Logger) (*httpSe
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	h := &httpServer{ln: ln, done: make(chan error, 1)}
+	h := &httpServer{ln: ln, done: make(chan error, 1), mux: mux}
 	h.probe.Mount(mux)
 	h.srv = netutil.HTTPLimits{}.Server(mux)
 	go func() {

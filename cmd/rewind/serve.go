@@ -134,6 +134,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		defer o.hs.close()
+		o.hs.cf = &o.cf // the console, mounted once the host exists
 	}
 	if o.rf.onDemand && o.rf.relay == "" {
 		return usageError{errors.New("--on-demand needs --relay URL (the relay asks for the rooms)")}
@@ -171,6 +172,7 @@ type serveOpts struct {
 	rf                          roomFlags  // serve_relay.go
 	mf                          multiFlags // serve_multi.go
 	recf                        recordFlags
+	cf                          consoleFlags // console.go
 	udpAddr, jsonAddr, httpAddr string
 	udpSet                      bool
 	duration, status            time.Duration
@@ -190,7 +192,7 @@ func parseServe(args []string, stderr io.Writer) (*serveOpts, error) {
 	fs.StringVar(&o.udpAddr, "udp", "0.0.0.0:7777", "UDP address to listen on (port 0 picks a free one; the line udp=HOST:PORT on standard output says which); with --json, UDP only if given")
 	fs.StringVar(&o.jsonAddr, "json", "", "also serve the JSON lockstep gateway (docs/gateway.md) over WebSocket on this TCP address (the line json=ws://HOST:PORT/ on standard output says which)")
 	o.pf.add(fs, "most players in a match", "players that must have connected before the match's first tick; later ones join while the server still keeps every tick since the start (4 s)")
-	fs.StringVar(&o.httpAddr, "http", "", "serve Prometheus /metrics and /debug/pprof/ on this TCP address (empty: off)")
+	fs.StringVar(&o.httpAddr, "http", "", "serve Prometheus /metrics, /debug/pprof/, the probes /healthz and /readyz and, with --console, the console on this TCP address (empty: off)")
 	fs.DurationVar(&o.duration, "duration", 0, "stop after this long (0: run until interrupted)")
 	fs.DurationVar(&o.status, "status", 10*time.Second, "log a status line this often (0: never)")
 	readBuf := fs.Int("udp-read-buffer", 0, "the UDP socket's receive buffer in bytes (SO_RCVBUF; 0: the system's default); the kernel may grant another size (Linux doubles it, capped at 2 × net.core.rmem_max): the log line \"udp socket buffers\" says what it got")
@@ -200,6 +202,7 @@ func parseServe(args []string, stderr io.Writer) (*serveOpts, error) {
 	o.lf.add(fs)
 	o.rf.add(fs)
 	o.mf.add(fs)
+	o.cf.add(fs)
 	checkpoint := fs.Duration("checkpoint", 0, "how often the server snapshots its world (0: the default, 250ms); one tick (e.g. 16ms at 60 Hz) lets a play --debug-desync player get the server's world of any desynced tick even when the game's own replay of it differs (a non-deterministic game)")
 	o.recf.add(fs, "record every match into this directory: a replay file per match, created at its first tick, named by its start (names sort in start order; each path is logged)")
 	if err := parseQuiet(fs, "serve", args, stderr); err != nil {
@@ -264,7 +267,10 @@ func (o *serveOpts) check() error {
 	if o.duration < 0 || o.status < 0 {
 		return usageError{errors.New("--duration and --status must not be negative")}
 	}
-	return nil
+	if o.cf.on && o.httpAddr == "" {
+		return usageError{errors.New("--console is served on the --http address: give --http ADDR")}
+	}
+	return o.cf.check()
 }
 
 // serveByRelay hosts rooms of a relay (--relay): one room, or many
@@ -353,6 +359,7 @@ func (o *serveOpts) serveMatch(ctx context.Context, opts rewind.HostOptions, std
 		fmt.Fprintf(stdout, "json=%s\n", js.url)
 	}
 	if o.hs != nil {
+		o.hs.mountConsole(&matchConsole{source: "serve", game: gf.name, max: o.pf.maxPlayers, hosted: hostedAt("here", udpAddrPort, hasUDP), h: host, code: singleMatch})
 		fmt.Fprintf(stdout, "http=%s\n", o.hs.Addr())
 	}
 	if o.duration > 0 {
@@ -400,6 +407,7 @@ func (o *serveOpts) serveMatch(ctx context.Context, opts rewind.HostOptions, std
 // servedHost is what serve uses of a rewind.Host, whatever the game's
 // input type.
 type servedHost interface {
+	adminHost // console_serve.go
 	UDPAddr() (netip.AddrPort, bool)
 	Conn() transport.Conn
 	Stats() rewind.HostStats

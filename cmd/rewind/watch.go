@@ -32,24 +32,25 @@ func watch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 // short of --until-tick (the match is over: there is nothing more to
 // watch or play). A player or spectator that lacks ticks fails. When
 // the operator ended the match (ReasonOperator: the console's end), the
-// log says so before the last line, and a failure says it.
+// log's last line before play's last line says so, and a failure too.
 func matchEnded(stdout io.Writer, loop *playLoop, e *rewind.EndedError, st rewind.Stats, s playSession, log *slog.Logger) error {
 	what := "the match ended"
 	if e.Operator {
 		what = "the operator ended the match"
-		log.Warn(what, "last_tick", e.Last, "verified_tick", e.Verified)
 	}
-	if loop.got && loop.until <= st.Verified {
-		finalLine(stdout, loop.until, loop.hash, st, s)
-		return nil
-	}
-	if !e.Complete() {
+	if !e.Complete() && !(loop.got && loop.until <= st.Verified) {
 		return fmt.Errorf("%s (last tick %d, named: %t) before this session verified it: verified tick %d", what, e.Last, e.HasLast, e.Verified)
 	}
-	if loop.until != 0 && e.Last < loop.until {
+	tick, hash := st.Verified, st.VerifiedHash
+	if loop.got && loop.until <= st.Verified {
+		tick, hash = loop.until, loop.hash
+	} else if loop.until != 0 && e.Last < loop.until {
 		log.Info("the match ended before --until-tick", "last_tick", e.Last, "until_tick", loop.until)
 	}
-	finalLine(stdout, st.Verified, st.VerifiedHash, st, s)
+	if e.Operator {
+		log.Warn(what, "last_tick", e.Last, "verified_tick", e.Verified)
+	}
+	finalLine(stdout, tick, hash, st, s)
 	return nil
 }
 

@@ -84,12 +84,18 @@ type Room struct {
 // Player is one player or spectator of a room. Fields the process does
 // not know stay nil (the page shows a dash).
 type Player struct {
-	ID         string   `json:"id"`
-	Name       string   `json:"name,omitempty"`
-	PingMS     *float64 `json:"pingMs,omitempty"`
-	Rollbacks  *uint64  `json:"rollbacks,omitempty"`
-	Resyncs    *uint64  `json:"resyncs,omitempty"`
-	InputDelay *int     `json:"inputDelay,omitempty"`
+	ID        string   `json:"id"`
+	Name      string   `json:"name,omitempty"`
+	PingMS    *float64 `json:"pingMs,omitempty"`
+	Rollbacks *uint64  `json:"rollbacks,omitempty"`
+	// Desyncs and Resyncs: a match server counts a player's requests for
+	// page hashes (a desync it repairs) and the whole worlds it was sent
+	// again (rebases); rollbacks happen in clients, which it never sees.
+	Desyncs    *uint64 `json:"desyncs,omitempty"`
+	Resyncs    *uint64 `json:"resyncs,omitempty"`
+	InputDelay *int    `json:"inputDelay,omitempty"`
+	// LateInputs counts the ticks that ran without the player's input.
+	LateInputs *uint64 `json:"lateInputs,omitempty"`
 	// State is e.g. "joining", "playing", "spectating".
 	State string `json:"state"`
 	// Since is when the player joined (Unix milliseconds; 0 if unknown).

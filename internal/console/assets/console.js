@@ -85,8 +85,8 @@
         m.dataset.code = r.code;
         m.dataset.player = p.id;
         m.append(td(p.id + (p.name ? ' ' + p.name : '')), td(p.state),
-          td('ping ' + fmtNum(p.pingMs, 0) + ' ms'), td('rb ' + fmtNum(p.rollbacks) + ' rs ' + fmtNum(p.resyncs)),
-          td('delay ' + fmtNum(p.inputDelay)), td(''),
+          td('ping ' + fmtNum(p.pingMs, 0) + ' ms'), td('rb ' + fmtNum(p.rollbacks) + ' ds ' + fmtNum(p.desyncs) + ' rs ' + fmtNum(p.resyncs)),
+          td('delay ' + fmtNum(p.inputDelay)), td('late ' + fmtNum(p.lateInputs)),
           td(fmtNum(p.inPerSec), 'num'), td(fmtNum(p.outPerSec), 'num'),
           td(fmtAge(p.since, s.now)), td(p.addr || '–'), td(''));
         const pa = document.createElement('td');
