@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -69,6 +70,34 @@ func tab(t testing.TB, parent context.Context, url string) context.Context {
 		t.Fatalf("opening %s: %v", url, err)
 	}
 	return ctx
+}
+
+// tabsTogether opens each of urls in a new window of the browser of
+// parent, all at once: the windows are made first, then navigated
+// together, so that no page waits for another's load event.
+func tabsTogether(t testing.TB, parent context.Context, urls ...string) []context.Context {
+	t.Helper()
+	ctxs := make([]context.Context, len(urls))
+	for i := range urls {
+		ctx, cancel := chromedp.NewContext(parent)
+		t.Cleanup(cancel)
+		if err := chromedp.Do(ctx); err != nil {
+			t.Fatalf("opening a window: %v", err)
+		}
+		ctxs[i] = ctx
+	}
+	errs := make([]error, len(urls))
+	var wg sync.WaitGroup
+	for i, u := range urls {
+		wg.Go(func() { errs[i] = chromedp.Do(ctxs[i], chromedp.Navigate(u)) })
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("opening %s: %v", urls[i], err)
+		}
+	}
+	return ctxs
 }
 
 // eval evaluates a JavaScript expression in a tab.
@@ -148,8 +177,8 @@ func TestBrowserTabsAndBot(t *testing.T) {
 	bot := startPlayer(ctx, nil, rewindBin(t), "play", "--headless", "--join", d.code, "--relay", d.relay,
 		"--until-tick", strconv.Itoa(untilTick), "--status", "0", "--log-level", "warn", "--timeout", "30s")
 	url := d.url + "?until-tick=" + strconv.Itoa(untilTick)
-	tab1 := tab(t, b, url)
-	tab2 := tab(t, b, url+"&room="+d.code) // ?room= names the same room
+	opened := tabsTogether(t, b, url, url+"&room="+d.code) // ?room= names the same room
+	tab1, tab2 := opened[0], opened[1]
 	playing := func(st map[string]string) bool { return st["state"] == "playing" && st["verified_tick"] != "0" }
 	tabs := []context.Context{tab1, tab2}
 	for i, tb := range tabs {
