@@ -62,8 +62,9 @@ var signpostTemplate = template.Must(template.New("demo").Parse(`<!doctype html>
 // downloads beside the page's (the Worker's fetch finds it in the HTTP
 // cache). rewindTimes collects the page's timeline in ms since navigation:
 // worker (the Worker's Go started), compiled (the page's wasm fetched and
-// compiled), main (the page's Go main started), joined (the data channel
-// to the host open), predicting (the Worker's client welcomed, with the
+// compiled), main (the page's Go main started), answered (the relay took
+// the join), joined (the data channel to the host open), started (the
+// Worker's session made over it), predicting (the Worker's client welcomed, with the
 // world), verified (the Worker's first verified tick).
 var playTemplate = template.Must(template.New("play").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>rewind demo: room {{.Code}}</title>

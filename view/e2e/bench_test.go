@@ -53,7 +53,7 @@ func BenchmarkPageFirstTick(b *testing.B) {
 	}
 	n := float64(b.N)
 	b.ReportMetric(float64(wall.Milliseconds())/n, "ms-open-to-verified")
-	for _, k := range []string{"compiled", "main", "joined", "predicting", "verified"} {
+	for _, k := range []string{"compiled", "main", "answered", "joined", "started", "predicting", "verified"} {
 		b.ReportMetric(sum[k]/n, "ms-"+k)
 	}
 	b.ReportMetric(1000*tick/n, "us-tick-in-tab")

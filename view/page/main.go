@@ -198,8 +198,14 @@ func (pg *page) join() error {
 	ctx, cancel := context.WithTimeout(context.Background(), joinTimeout)
 	defer cancel()
 	var id int
+	wcfg := pg.webrtcConfig(&id)
+	handover := wcfg.Handover
+	wcfg.Handover = func(ch any) (webrtc.Handed, error) {
+		mark("answered") // the relay took the join: the channel is made, the offer goes next
+		return handover(ch)
+	}
 	p, err := roomclient.JoinRoom(ctx, roomclient.JoinOptions{URL: pg.cfg.Relay, Code: pg.cfg.Room,
-		WebRTC: pg.webrtcConfig(&id), Spectator: pg.cfg.Watch})
+		WebRTC: wcfg, Spectator: pg.cfg.Watch})
 	if err != nil {
 		pg.post(tab.MsgFailed, "err", err.Error())
 		return err

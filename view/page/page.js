@@ -39,8 +39,8 @@
         if (h) h[m.t]();
         return;
       }
-      case "ready":
-        times.worker = m.at - origin;
+      case "ready": // the Worker's Go started, or (stage) a later mark of its
+        times[m.stage || "worker"] = m.at - origin;
         return;
       case "bench":
         window.rewindBench = m;

@@ -20,7 +20,8 @@ import (
 // this tab hosts is registered: code, key; or err), peer (channel id is
 // the player peer's, in a room this tab hosts) and input (n:
 // Input.Pack). The Worker posts to the page: ready (its Go
-// started), opened and closed (a transferred channel's state: worker.js),
+// started; with stage, a later mark of the page's timeline: started, the
+// session made over the join's channel), opened and closed (a transferred channel's state: worker.js),
 // tick (the tick handler ran: status, runs, and at the first verified
 // tick verified), frame (buf: a Frame's encoding), claim (n, code, key:
 // migrate), leave (channel id: the session is done with it) and bench

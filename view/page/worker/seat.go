@@ -181,6 +181,7 @@ func (w *worker) connect(g rewind.Game[sand.Input], opts rewind.Options) (*rewin
 		return nil, a.err
 	}
 	conn := w.conn(a.id)
+	w.postKind(tab.MsgReady, "at", tab.Now(), "stage", "started")
 	s, err := rewind.Connect(g, conn, opts)
 	if err != nil {
 		conn.Close()
