@@ -60,6 +60,18 @@ type Options struct {
 	// (CloseRoom, FreeEnded, a failed update, Close), after it closed,
 	// from the goroutine that closed it.
 	OnClose func(code string)
+	// SocketReader has ListenUDP's socket read by its own reader
+	// goroutine as datagrams arrive, as before issue 33. By default, when
+	// inputs wait for the tick (no stall policy), the socket is drained
+	// (udp.Config.Drained): kept out of the Go runtime's poller so that
+	// no datagram wakes a thread, and read by a worker at each tick phase
+	// (and whenever a worker is about to run rooms), just before the
+	// phase's rooms run; a ping, a hello or a handshake is answered
+	// then, up to a phase (a quarter tick by default) after it arrived,
+	// and every datagram carries the time it arrived (the kernel's
+	// stamp), so input margins and acknowledgement round trips do not
+	// grow.
+	SocketReader bool
 	// Clock gives the time the rooms run at: every update, a datagram's
 	// arrival, a tick's lateness (default transport.WallClock: the one
 	// place the runtime reads the wall clock). Run still waits in real
@@ -113,6 +125,12 @@ type Multi[I any] struct {
 	// lazyInputs: the matches' inputs may wait in their queues for the
 	// next tick (no stall policy: an input never makes a tick run).
 	lazyInputs bool
+	// drainer is the Conn when its socket waits to be drained
+	// (transport.Drainer): the workers read it at the tick phases, which
+	// fall at phases instants a period from epoch.
+	drainer transport.Drainer
+	epoch   time.Time
+	phases  int
 
 	sendMu sync.Mutex // serializes sends on conn outside a batch
 
@@ -199,8 +217,15 @@ func NewMulti[I any](g rewind.Game[I], conn transport.Conn, opts Options) (*Mult
 		wake:   make(chan struct{}, 1),
 	}
 	h.batcher, _ = conn.(transport.Batcher)
+	h.epoch, h.phases = h.clock.Now(), max(opts.TickPhases, 1)
+	if opts.TickPhases < 0 {
+		h.phases = 4 // rooms tick at their own instants: the socket is read at 4 a tick, and before rooms run
+	}
 	if opts.TickPhases > 0 && h.cfg.TickOrigin == nil {
-		h.cfg.TickOrigin = tickPhases(h.clock.Now(), h.period, opts.TickPhases)
+		h.cfg.TickOrigin = tickPhases(h.epoch, h.period, opts.TickPhases)
+	}
+	if d, ok := conn.(transport.Drainer); ok && d.Draining() {
+		h.drainer = d
 	}
 	h.lazyInputs = cfg.Stall.Kind == server.StallNever
 	return h, nil
@@ -223,6 +248,12 @@ func ListenUDP[I any](g rewind.Game[I], addr string, opts Options) (*Multi[I], e
 		ucfg.QueueLen = max(1024, 16*opts.MaxMatches)
 	}
 	ucfg.ProveExplicitly = true // the matches prove the players they admit
+	if !opts.SocketReader && opts.Server.Stall.Kind == server.StallNever {
+		ucfg.Drained = true
+		if ucfg.ReadBuffer <= 0 {
+			ucfg.ReadBuffer = drainedReadBuffer
+		}
+	}
 	sock, err := udp.Listen(addr, ucfg)
 	if err != nil {
 		return nil, fmt.Errorf("rewind: host: %w", err)

@@ -36,6 +36,11 @@ type scheduler[I any] struct {
 	// average, nanoseconds): a leader that takes rooms wakes a follower
 	// to lead if the next deadline falls before it will be done.
 	perRoom int64
+	// With a drained socket (Multi.drainer): a worker drains it now
+	// (due wakes no other worker meanwhile: the drainer takes the rooms
+	// next), and when it was last drained.
+	draining  bool
+	lastDrain time.Time
 }
 
 // schedWorker is one of Run's workers as the scheduler sees it.
@@ -69,7 +74,9 @@ func (s *scheduler[I]) dueLocked(r *roomMatch[I]) {
 	}
 	r.queued = true
 	s.ready = append(s.ready, r)
-	s.wakeOneLocked()
+	if !s.draining {
+		s.wakeOneLocked()
+	}
 }
 
 // add schedules a room for its deadline (a room new to this Run).
@@ -211,6 +218,9 @@ func (s *scheduler[I]) worker(batch transport.Batch) {
 		default:
 		}
 		now := s.h.clock.Now()
+		if s.drainNow(now) {
+			now = s.h.clock.Now()
+		}
 		s.mu.Lock()
 		run = s.takeLocked(now, run[:0], most)
 		if len(run) > 0 {
@@ -222,11 +232,11 @@ func (s *scheduler[I]) worker(batch transport.Batch) {
 			continue
 		}
 		wait := time.Duration(-1)
-		if len(s.heap) > 0 && (s.leader == nil || s.heap[0].deadline.Before(s.leaderAt)) {
+		if next, ok := s.nextWakeLocked(); ok && (s.leader == nil || next.Before(s.leaderAt)) {
 			// w leads: a leader waiting for a later deadline (a room this
 			// or another worker ran since came due sooner) wakes at its
 			// own and finds it no longer leads.
-			s.leader, s.leaderAt = w, s.heap[0].deadline
+			s.leader, s.leaderAt = w, next
 			wait = max(s.leaderAt.Sub(now), 0)
 		} else {
 			s.idle = append(s.idle, w)

@@ -43,3 +43,20 @@ func (m *MultiConn) Prove(a Addr) {
 		p.Prove(addr)
 	}
 }
+
+// Drainer is implemented by a server-side Conn whose socket can wait
+// unread until its owner drains it (udp.Server with Config.Drained): no
+// thread wakes for a datagram that arrives meanwhile. A host that runs
+// matches at shared tick phases drains it as each phase comes due, so
+// that a phase costs one wake-up and a few system calls, not a wake-up
+// per datagram.
+type Drainer interface {
+	// Draining reports whether the socket waits for Drain; if false,
+	// the Conn reads it as datagrams arrive and Drain does nothing.
+	Draining() bool
+	// Drain reads the datagrams waiting now, without waiting for more,
+	// and hands each to the Handler (Handoff) or queues it for Recv, in
+	// the order they arrived, with the time each arrived. It returns
+	// how many it read.
+	Drain() int
+}

@@ -48,7 +48,7 @@ type fleetFlags struct {
 	tickPhases                       int
 	seconds                          float64
 	steps                            string
-	raw                              bool
+	raw, socketReader                bool
 	cpuProfile                       string
 	// The bot process (internal): --bot-server ADDR --bot-local IP
 	// --bot-rooms CODE,CODE,... (or --bot-raw SIZE).
@@ -67,6 +67,7 @@ func (f *fleetFlags) add(fs *flag.FlagSet) {
 	fs.IntVar(&f.workers, "workers", 0, "the server's worker goroutines (default one per core)")
 	fs.IntVar(&f.tickPhases, "tick-phases", 0, "instants a tick the matches' ticks share (host.Options.TickPhases; default 4, -1: each its own)")
 	fs.BoolVar(&f.raw, "raw", true, "also measure a raw socket loop at the last step, for vs_raw")
+	fs.BoolVar(&f.socketReader, "socket-reader", false, "the server's socket read by its own goroutine as datagrams arrive (host.Options.SocketReader), not drained at the tick phases: the scheduling before issue 33")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the last step's measured window (the server process) to this file")
 	fs.StringVar(&f.botServer, "bot-server", "", "internal: run as a bot process of bench fleet, against this server")
 	fs.StringVar(&f.botLocal, "bot-local", "127.0.0.1", "internal: the bot process's local IP")
@@ -135,7 +136,7 @@ func runBenchFleet(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	_, err = benchfleet.Run(context.Background(), benchfleet.Config{Steps: steps, Players: f.players, Procs: f.procs, Workers: f.workers,
-		TickPhases: f.tickPhases, Window: time.Duration(f.seconds * float64(time.Second)), Raw: f.raw, CPUProfile: f.cpuProfile,
+		TickPhases: f.tickPhases, Window: time.Duration(f.seconds * float64(time.Second)), Raw: f.raw, SocketReader: f.socketReader, CPUProfile: f.cpuProfile,
 		Command: command, Log: stderr, OnStep: func(st benchfleet.Step) { keyValues(stdout, st.Pairs()...) }})
 	return err
 }

@@ -1,9 +1,6 @@
 package udp
 
-import (
-	"net"
-	"net/netip"
-)
+import "net/netip"
 
 // udpReadBatch is how many datagrams a udpReader takes from the socket in
 // one system call at most (recvmmsg on Linux): as many as a batch of
@@ -28,17 +25,20 @@ const udpClientReadBatch = 8
 // once by newUDPReader, so that reading allocates nothing per datagram.
 // One goroutine uses it.
 type udpReader struct {
-	conn  *net.UDPConn
+	conn  udpSocket
 	batch int    // datagrams per read at most, 1 to udpReadBatch
 	bufs  []byte // batch buffers of udpReadBufLen bytes, end to end
 	n     [udpReadBatch]int
 	from  [udpReadBatch]netip.AddrPort
-	sys   udpReadSys // the platform's part
+	// at is each datagram's arrival as the kernel stamped it (unix
+	// nanoseconds, SO_TIMESTAMPNS: a drained socket's), 0 if it did not.
+	at  [udpReadBatch]int64
+	sys udpReadSys // the platform's part
 }
 
 // newUDPReader returns a reader of conn taking up to batch datagrams per
 // read (clamped to 1..udpReadBatch).
-func newUDPReader(conn *net.UDPConn, batch int) *udpReader {
+func newUDPReader(conn udpSocket, batch int) *udpReader {
 	batch = min(max(batch, 1), udpReadBatch)
 	r := &udpReader{conn: conn, batch: batch, bufs: make([]byte, batch*udpReadBufLen)}
 	r.sys.init(r)
@@ -61,7 +61,7 @@ func (r *udpReader) readOne() (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	r.n[0], r.from[0] = n, from
+	r.n[0], r.from[0], r.at[0] = n, from, 0
 	return 1, nil
 }
 

@@ -42,6 +42,9 @@ type udpReadSys struct {
 	iovs  [udpReadBatch]unix.Iovec
 	names [udpReadBatch]unix.RawSockaddrInet6 // large enough for IPv4 too
 	recv  func(fd uintptr) bool               // made once: no closure per read
+	// ctrl receives each datagram's arrival stamp (SCM_TIMESTAMPNS) when
+	// the socket is a drainSock; nil otherwise.
+	ctrl  *[udpReadBatch][udpStampSpace]byte
 	got   int
 	errno syscall.Errno
 	zones map[uint32]string // IPv6 scope ids seen, by their interface names
@@ -53,6 +56,9 @@ func (y *udpReadSys) init(r *udpReader) {
 		return // readOne then
 	}
 	y.raw = raw
+	if _, ok := r.conn.(*drainSock); ok {
+		y.ctrl = new([udpReadBatch][udpStampSpace]byte)
+	}
 	for i := range r.batch {
 		b := r.buf(i)
 		y.iovs[i].Base = &b[0]
@@ -87,6 +93,10 @@ func (y *udpReadSys) read(r *udpReader) (n int, ok bool, err error) {
 		// The kernel writes back each name's length and the flags.
 		y.msgs[i].hdr.Namelen = uint32(unsafe.Sizeof(y.names[i]))
 		y.msgs[i].hdr.Flags = 0
+		if y.ctrl != nil {
+			y.msgs[i].hdr.Control = &y.ctrl[i][0]
+			y.msgs[i].hdr.SetControllen(udpStampSpace)
+		}
 	}
 	y.got, y.errno = 0, 0
 	if err := y.raw.Read(y.recv); err != nil {
@@ -106,8 +116,31 @@ func (y *udpReadSys) read(r *udpReader) (n int, ok bool, err error) {
 	for i := range y.got {
 		r.n[i] = min(int(y.msgs[i].len), udpReadBufLen)
 		r.from[i] = y.source(i)
+		r.at[i] = y.stamp(i)
 	}
 	return y.got, true, nil
+}
+
+// udpStampSpace is the control buffer of one datagram's arrival stamp:
+// room for a cmsghdr and a timespec, aligned (32 bytes on 64-bit Linux).
+const udpStampSpace = 64
+
+// udpTimespecLen is the size of the stamp's timespec.
+const udpTimespecLen = int(unsafe.Sizeof(unix.Timespec{}))
+
+// stamp is the i-th datagram's arrival as the kernel stamped it (unix
+// nanoseconds), 0 without one.
+func (y *udpReadSys) stamp(i int) int64 {
+	h := &y.msgs[i].hdr
+	if y.ctrl == nil || int(h.Controllen) < unix.CmsgLen(udpTimespecLen) {
+		return 0
+	}
+	c := (*unix.Cmsghdr)(unsafe.Pointer(&y.ctrl[i][0]))
+	if c.Level != unix.SOL_SOCKET || c.Type != unix.SCM_TIMESTAMPNS {
+		return 0
+	}
+	ts := (*unix.Timespec)(unsafe.Pointer(&y.ctrl[i][unix.CmsgLen(0)]))
+	return ts.Nano()
 }
 
 // source is the i-th datagram's source address.

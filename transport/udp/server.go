@@ -20,10 +20,11 @@ import (
 // Server is the server side of the UDP transport: one socket, many
 // peers, each a session opened by the retry-token handshake. It implements
 // Conn; the Addr of a peer is "udp:HOST:PORT#N". A reader goroutine reads
-// the socket into a bounded queue; Close stops it.
+// the socket into a bounded queue (with Config.Drained, its owner reads
+// it: Drain); Close stops it.
 type Server struct {
 	cfg    Config
-	conn   *net.UDPConn
+	conn   udpSocket
 	local  transport.Addr
 	port   netip.AddrPort
 	tokens *udpTokens
@@ -49,7 +50,8 @@ type Server struct {
 	hmu     sync.RWMutex
 	handler transport.Handler // nil: datagrams are queued for Recv
 
-	hs *udpHandshakes // the handshake workers (handshake.go); nil: on the reader
+	hs    *udpHandshakes // the handshake workers (handshake.go); nil: on the reader
+	drain udpDrain       // Config.Drained's state (drain.go)
 }
 
 type udpPeerKey struct {
@@ -108,9 +110,13 @@ func Listen(addr string, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	port := unmap(conn.LocalAddr().(*net.UDPAddr).AddrPort())
+	sock, err := listenSocket(conn, cfg)
+	if err != nil {
+		return nil, err
+	}
 	s := &Server{
 		cfg:     cfg,
-		conn:    conn,
+		conn:    sock,
 		local:   transport.Addr(Prefix + port.String()),
 		port:    port,
 		tokens:  tokens,
@@ -127,7 +133,7 @@ func Listen(addr string, cfg Config) (*Server, error) {
 	if key != nil && cfg.HandshakeWorkers > 0 {
 		s.hs = s.startHandshakes(cfg.HandshakeWorkers)
 	}
-	go s.readLoop()
+	s.startReading()
 	return s, nil
 }
 
@@ -251,6 +257,7 @@ func (s *Server) Close() error {
 	clear(s.byPeer)
 	s.unproven = udpUnproven{}
 	s.mu.Unlock()
+	s.stopReading()
 	err := s.conn.Close()
 	<-s.done
 	if s.hs != nil {
@@ -303,27 +310,43 @@ func (s *Server) readLoop() {
 			}
 			continue // a transient error (e.g. ICMP feedback): keep reading
 		}
-		// The batch is counted before any of it is queued: Recv may take
-		// a datagram as soon as it is queued, and whoever reads Stats
-		// then must see it counted.
-		var bytes uint64
-		for _, l := range r.n[:n] {
-			bytes += uint64(l)
-		}
-		s.stats.datagramsIn.Add(uint64(n))
-		s.stats.bytesIn.Add(bytes)
-		s.stats.reads.Add(1)
-		// The batch's datagrams are queued before Recv's side is woken,
-		// once: one wake-up per batch, not per datagram.
-		s.q.hold()
-		s.hmu.RLock()
-		for i := range n {
-			b, from := r.datagram(i)
-			out = s.handle(b, unmap(from), out)
-		}
-		s.hmu.RUnlock()
-		s.q.release()
+		out = s.handleBatch(r, n, out)
 	}
+}
+
+// handleBatch handles the n datagrams r read; out is a scratch buffer
+// for replies, returned for reuse. One goroutine at a time (the reader,
+// or Drain's caller).
+func (s *Server) handleBatch(r *udpReader, n int, out []byte) []byte {
+	// The batch is counted before any of it is queued: Recv may take
+	// a datagram as soon as it is queued, and whoever reads Stats
+	// then must see it counted.
+	var bytes uint64
+	for _, l := range r.n[:n] {
+		bytes += uint64(l)
+	}
+	s.stats.datagramsIn.Add(uint64(n))
+	s.stats.bytesIn.Add(bytes)
+	s.stats.reads.Add(1)
+	// The batch's datagrams are queued before Recv's side is woken,
+	// once: one wake-up per batch, not per datagram.
+	s.q.hold()
+	s.hmu.RLock()
+	wall := int64(0)
+	for i := range n {
+		b, from := r.datagram(i)
+		s.drain.age = 0
+		if r.at[i] != 0 {
+			if wall == 0 {
+				wall = time.Now().UnixNano()
+			}
+			s.drain.age = time.Duration(min(max(wall-r.at[i], 0), int64(time.Second)))
+		}
+		out = s.handle(b, unmap(from), out)
+	}
+	s.hmu.RUnlock()
+	s.q.release()
+	return out
 }
 
 // handle processes one datagram from from; out is a scratch buffer for
@@ -364,8 +387,8 @@ func (s *Server) handle(b []byte, from netip.AddrPort, out []byte) []byte {
 		switch f.typ {
 		case udpData:
 			s.proveByData(sess)
-			if s.handler != nil { // hmu is held by readLoop
-				s.handler(sess.addr, f.payload, now)
+			if s.handler != nil { // hmu is held by handleBatch
+				s.handler(sess.addr, f.payload, now.Add(-s.drain.age))
 			} else if !s.q.push(sess.addr, f.payload) {
 				s.stats.queueDropped.Add(1)
 			}

@@ -3,13 +3,13 @@
 package udp
 
 import (
-	"net"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
 
 // socketBuffers reads SO_RCVBUF and SO_SNDBUF of conn's socket.
-func socketBuffers(conn *net.UDPConn) (read, write int, ok bool) {
+func socketBuffers(conn syscall.Conn) (read, write int, ok bool) {
 	raw, err := conn.SyscallConn()
 	if err != nil {
 		return 0, 0, false

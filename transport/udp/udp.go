@@ -95,6 +95,16 @@ type Config struct {
 	// TokenKey is the secret that signs retry tokens (32 bytes). Servers
 	// behind one address must share it; nil means a random key per server.
 	TokenKey []byte
+	// Drained, on a server, keeps its socket out of the Go runtime's
+	// poller and reads it only when its owner calls Drain (a host.Multi
+	// at each of its tick phases): a datagram that arrives meanwhile
+	// waits in the socket's buffer (size it with ReadBuffer for what
+	// arrives between drains) and wakes no thread, and the Handler gets
+	// its arrival as the kernel stamped it. Handshakes and pings are
+	// answered at the drain. If nobody drains for 20 ms, the server's own
+	// goroutine does. Linux only: elsewhere it is ignored (the socket is
+	// read as datagrams arrive). A client ignores it.
+	Drained bool
 	// ReadBuffer and WriteBuffer set the socket's buffer sizes in bytes;
 	// zero leaves the system's default.
 	ReadBuffer, WriteBuffer int

@@ -35,6 +35,10 @@ type Config struct {
 	// Raw also measures the raw socket loop at the last step, in
 	// RawRounds windows interleaved with the server's.
 	Raw bool
+	// SocketReader has the server's socket read by its own reader
+	// goroutine as datagrams arrive (host.Options.SocketReader: the
+	// scheduling before issue 33), for before/after runs of one binary.
+	SocketReader bool
 	// CPUProfile, when set, is the file of a CPU profile of the last
 	// step's measured window.
 	CPUProfile string
@@ -147,7 +151,7 @@ const RawRounds = 5
 // writes a CPU profile of the measured span there.
 func step(cfg Config, m int, baseHeap uint64, profile string, raw bool) (Step, error) {
 	r, err := StartRig(RigConfig{Matches: m, Players: cfg.Players, Procs: cfg.Procs, Workers: cfg.Workers, TickPhases: cfg.TickPhases,
-		Command: cfg.Command, Log: cfg.Log})
+		SocketReader: cfg.SocketReader, Command: cfg.Command, Log: cfg.Log})
 	if err != nil {
 		return Step{}, err
 	}

@@ -26,6 +26,9 @@ type RigConfig struct {
 	Matches, Players, Procs int
 	// Workers and TickPhases are the host.Multi's (0: its defaults).
 	Workers, TickPhases int
+	// SocketReader is host.Options.SocketReader: the socket read as
+	// datagrams arrive rather than drained at the tick phases.
+	SocketReader bool
 	// UDP is the host's socket configuration.
 	UDP udp.Config
 	// Command runs the rewind command (see Config.Command).
@@ -56,10 +59,11 @@ func StartRig(cfg RigConfig) (_ *Rig, err error) {
 	ucfg := cfg.UDP
 	ucfg.MaxUnprovenPerIP = 64 // the bots' handshakes come 16 at a time per address
 	h, err := host.ListenUDP[testgame.Input](&testgame.Game{}, "127.0.0.1:0", host.Options{
-		HostOptions: rewind.HostOptions{Server: server.Config{StartPlayers: players, MaxPlayers: players}, UDP: ucfg},
-		MaxMatches:  m,
-		Workers:     cfg.Workers,
-		TickPhases:  cfg.TickPhases,
+		HostOptions:  rewind.HostOptions{Server: server.Config{StartPlayers: players, MaxPlayers: players}, UDP: ucfg},
+		MaxMatches:   m,
+		Workers:      cfg.Workers,
+		TickPhases:   cfg.TickPhases,
+		SocketReader: cfg.SocketReader,
 	})
 	if err != nil {
 		return nil, err
