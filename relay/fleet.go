@@ -56,6 +56,7 @@ type fleetLink struct {
 	// Guarded by hub.mu.
 	standIns    map[string]*roomConn // "RELAY/ID" → the stand-in here
 	lastRefresh time.Time
+	refreshing  bool // a refresh's goroutine runs
 
 	slots fleetSlots // this relay's on-demand slots, published (fleet_open.go)
 }
@@ -230,7 +231,8 @@ func (l *fleetLink) gone(c *roomConn) { l.send(c.fwd, fleetMsg{K: "gone", F: l.d
 
 // refresh, when due (every RefreshEvery), extends the TTL of this relay's
 // rooms and its liveness, and drops the stand-ins of relays found dead.
-// The Redis round trips run once the lock is released. hub.mu is held.
+// The Redis round trips run on a goroutine of their own, one refresh at a
+// time. hub.mu is held.
 func (l *fleetLink) refresh(now time.Time) {
 	if now.Sub(l.lastRefresh) < l.dir.RefreshEvery() {
 		return
@@ -251,19 +253,30 @@ func (l *fleetLink) refresh(now time.Time) {
 			relays = append(relays, c.fwd)
 		}
 	}
-	l.hub.later(func() {
+	if l.refreshing {
+		return // the last one still waits for Redis
+	}
+	// On a goroutine of its own, not the timer's: a Redis that does not
+	// answer takes up to OpTimeout per call, and the timer must go on
+	// pinging the hosts meanwhile.
+	l.refreshing = true
+	l.wg.Add(1)
+	go func() {
+		defer l.wg.Done()
 		// A failed refresh is retried at the next.
-		if again, err := l.dir.Refresh(rooms); err == nil && again > 0 {
+		again, err := l.dir.Refresh(rooms)
+		if err == nil && again > 0 {
 			l.hub.cfg.Log.Info("relay: the room directory had lost rooms of this relay: registered again", "rooms", again)
-			l.hub.mu.Lock()
-			l.hub.stats.roomsRegisteredAgain += again
-			l.hub.mu.Unlock()
 		}
 		l.publishSlots()
 		if len(relays) > 0 {
 			l.dropDead(relays, now)
 		}
-	})
+		l.hub.mu.Lock()
+		l.hub.stats.roomsRegisteredAgain += again
+		l.refreshing = false
+		l.hub.mu.Unlock()
+	}()
 }
 
 // dropDead disconnects the stand-ins of those of relays whose liveness key

@@ -30,7 +30,7 @@ func TestRedisFleetThrottle(t *testing.T) {
 	// r1 counts a failed join in Redis after its reply has gone (outside
 	// the hub's lock): wait until the fleet has the third.
 	deadline := time.Now().Add(5 * time.Second)
-	for !dir2.JoinThrottled(failKey("127.0.0.1"), time.Now(), cfg.FailedJoinRate, cfg.FailedJoinBurst) {
+	for !dir2.JoinThrottled(failKey("127.0.0.1"), time.Now(), roomdir.FailLimits{Rate: cfg.FailedJoinRate, Burst: cfg.FailedJoinBurst}) {
 		if time.Now().After(deadline) {
 			t.Fatal("the fleet never counted 3 failed joins from 127.0.0.1")
 		}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/rewindnet/rewind/relay/roomdir"
 	"github.com/rewindnet/rewind/relay/roomproto"
 )
 
@@ -21,7 +22,19 @@ type roomGuard struct {
 	// failed holds a token bucket of failed joins per address key (an
 	// IPv4 address, or an IPv6 /64).
 	failed map[string]*failBucket
+	// budget is the bucket of failed joins from every address
+	// (FailBudgetRate); lately the time of each address key's last failed
+	// join within FailMemory (at most maxLately keys), pruned at prunedAt.
+	budget   *failBucket
+	lately   map[string]time.Time
+	prunedAt time.Time
 }
+
+// maxLately bounds the addresses the relay remembers as having failed a
+// join lately; beyond, an address it does not remember is taken as one
+// that failed (the budget binds it), so memory stays bounded under a
+// guesser with millions of addresses.
+const maxLately = 100000
 
 type failBucket struct {
 	tokens float64
@@ -55,14 +68,88 @@ func (h *roomHub) bucket(addr string, now time.Time) *failBucket {
 	return b
 }
 
-// throttled reports whether c's address has used up its failed joins, and
-// if so refuses m (rate_limited, closing c).
+// throttled reports whether c's address has used up its failed joins, or
+// failed lately while the relay's budget is spent, and if so refuses m
+// (rate_limited, closing c).
 func (h *roomHub) throttled(c *roomConn, m *roomproto.Msg, now time.Time) bool {
 	if b := h.bucket(c.addr, now); b != nil && b.tokens < 1 {
 		h.refuseThrottled(c, m)
 		return true
 	}
+	if h.budgetSpent(c.addr, now) {
+		h.stats.joinsThrottled++
+		h.fail(c, m.Type, fmt.Errorf("%w: the relay's budget of failed joins from all addresses is spent (%g a second), and %s failed one lately: try again later",
+			roomproto.ErrRateLimited, h.cfg.FailBudgetRate, c.addr))
+		return true
+	}
 	return false
+}
+
+// failLimits are the relay's failed-join limits, for the fleet.
+func (h *roomHub) failLimits() roomdir.FailLimits {
+	return roomdir.FailLimits{Rate: h.cfg.FailedJoinRate, Burst: h.cfg.FailedJoinBurst,
+		BudgetRate: max(h.cfg.FailBudgetRate, 0), BudgetBurst: h.cfg.FailBudgetBurst, Memory: h.cfg.FailMemory}
+}
+
+// budgetBucket returns the relay's failed-join budget refilled to now.
+func (h *roomHub) budgetBucket(now time.Time) *failBucket {
+	b := h.guard.budget
+	if b == nil {
+		b = &failBucket{tokens: float64(h.cfg.FailBudgetBurst), last: now}
+		h.guard.budget = b
+	}
+	if now.After(b.last) {
+		b.tokens = min(b.tokens+now.Sub(b.last).Seconds()*h.cfg.FailBudgetRate, float64(h.cfg.FailBudgetBurst))
+		b.last = now
+	}
+	return b
+}
+
+// budgetSpent reports whether the relay's failed-join budget is spent and
+// addr failed a join within FailMemory (or is not remembered while
+// maxLately addresses are).
+func (h *roomHub) budgetSpent(addr string, now time.Time) bool {
+	if h.cfg.FailBudgetRate <= 0 || h.budgetBucket(now).tokens >= 1 {
+		return false
+	}
+	at, ok := h.guard.lately[failKey(addr)]
+	if !ok {
+		return len(h.guard.lately) >= maxLately
+	}
+	return now.Sub(at) < h.cfg.FailMemory
+}
+
+// noteFailed charges a failed join from addr to the relay's budget and
+// remembers the address for FailMemory.
+func (h *roomHub) noteFailed(addr string, now time.Time) {
+	if h.cfg.FailBudgetRate <= 0 {
+		return
+	}
+	b := h.budgetBucket(now)
+	b.tokens = max(b.tokens-1, 0)
+	if h.guard.lately == nil {
+		h.guard.lately = make(map[string]time.Time)
+	}
+	if len(h.guard.lately) >= maxLately {
+		h.pruneLately(now)
+	}
+	if len(h.guard.lately) < maxLately {
+		h.guard.lately[failKey(addr)] = now
+	}
+}
+
+// pruneLately forgets the addresses whose last failed join is FailMemory
+// old, at most once a tenth of FailMemory unless the map is full.
+func (h *roomHub) pruneLately(now time.Time) {
+	if len(h.guard.lately) < maxLately && now.Sub(h.guard.prunedAt) < h.cfg.FailMemory/10 {
+		return
+	}
+	h.guard.prunedAt = now
+	for k, at := range h.guard.lately {
+		if now.Sub(at) >= h.cfg.FailMemory {
+			delete(h.guard.lately, k)
+		}
+	}
 }
 
 // refuseThrottled refuses m, from an address that has used up its failed
@@ -86,11 +173,12 @@ func (h *roomHub) joinFailed(c *roomConn, now time.Time) {
 		h.guard.failed[failKey(c.addr)] = b
 	}
 	b.tokens = max(b.tokens-1, 0)
+	h.noteFailed(c.addr, now)
 	if h.fleet != nil {
 		// Counted in Redis too, where every relay of the fleet checks it
-		// (this relay's bucket still throttles if Redis does not answer).
-		dir, key, rate, burst := h.fleet.dir, failKey(c.addr), h.cfg.FailedJoinRate, h.cfg.FailedJoinBurst
-		h.later(func() { dir.JoinFailed(key, now, rate, burst) })
+		// (this relay's buckets still throttle if Redis does not answer).
+		dir, key, lim := h.fleet.dir, failKey(c.addr), h.failLimits()
+		h.later(func() { dir.JoinFailed(key, now, lim) })
 	}
 }
 
@@ -170,6 +258,7 @@ func (h *roomHub) tickGuards(now time.Time) {
 			delete(h.guard.failed, k)
 		}
 	}
+	h.pruneLately(now)
 }
 
 // RoomStats counts what the relay's guards did.

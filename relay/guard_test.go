@@ -143,3 +143,45 @@ func TestHubFailedJoinsThrottled(t *testing.T) {
 		t.Fatalf("%d buckets kept after they filled up", n)
 	}
 }
+
+// TestHubFailBudget is issue 30's item 10 at one relay: guessing codes
+// from many addresses (each within its own failed-join burst) spends the
+// relay's budget of failed joins; from then on an address that failed
+// lately is refused before its code is looked up, while an address that
+// never failed is answered (and a player with the right code joins), and
+// the budget's refill or the end of FailMemory lets the others in again.
+func TestHubFailBudget(t *testing.T) {
+	h := newTestHub(RoomConfig{FailBudgetRate: 1, FailBudgetBurst: 5, FailMemory: time.Minute})
+	_, hosted := hostRoom(t, h, "")
+	guess := func(addr string, now time.Time) roomproto.Msg {
+		c := mustConnect(t, h, addr)
+		defer h.disconnect(c, now)
+		sendMsg(h, c, roomproto.Msg{Type: roomproto.MsgJoin, V: 1, Code: "ZZZZZZZZ"}, now)
+		return next(t, c)
+	}
+	for i := range 5 {
+		if m := guess(fmt.Sprintf("10.9.0.%d", i+1), t0); m.Error != roomproto.ErrCodeNoRoom {
+			t.Fatalf("guess %d within the budget: %+v", i, m)
+		}
+	}
+	if m := guess("10.9.0.1", t0); m.Error != roomproto.ErrCodeRateLimited {
+		t.Fatalf("a second guess from an address with the budget spent: %+v, want rate_limited", m)
+	}
+	if m := guess("10.9.1.1", t0); m.Error != roomproto.ErrCodeNoRoom {
+		t.Fatalf("a first guess from a new address with the budget spent: %+v, want no_room", m)
+	}
+	p := mustConnect(t, h, "10.9.2.1")
+	sendMsg(h, p, roomproto.Msg{Type: roomproto.MsgJoin, V: 1, Code: hosted.Code}, t0)
+	if m := next(t, p); m.Type != roomproto.MsgJoined {
+		t.Fatalf("a player with the right code while the budget is spent: %+v", m)
+	}
+	if m := guess("10.9.0.2", t0.Add(1500*time.Millisecond)); m.Error != roomproto.ErrCodeNoRoom {
+		t.Fatalf("a guess once the budget refilled a token: %+v, want no_room", m)
+	}
+	if m := guess("10.9.0.3", t0.Add(1500*time.Millisecond)); m.Error != roomproto.ErrCodeRateLimited {
+		t.Fatalf("a guess with the budget spent again: %+v, want rate_limited", m)
+	}
+	if m := guess("10.9.0.4", t0.Add(time.Minute+time.Second)); m.Error != roomproto.ErrCodeNoRoom {
+		t.Fatalf("a guess from an address whose failure is FailMemory old: %+v, want no_room", m)
+	}
+}

@@ -122,7 +122,7 @@ func (h *roomHub) precheck(c *roomConn, m *roomproto.Msg, now time.Time) bool {
 // consult asks the directory about m, outside the hub's lock.
 func (h *roomHub) consult(c *roomConn, m *roomproto.Msg, now time.Time) dirAnswer {
 	var d dirAnswer
-	if m.Type != roomproto.MsgHost && m.Type != roomproto.MsgOpen && h.fleet != nil && h.fleet.dir.JoinThrottled(failKey(c.addr), now, h.cfg.FailedJoinRate, h.cfg.FailedJoinBurst) {
+	if m.Type != roomproto.MsgHost && m.Type != roomproto.MsgOpen && h.fleet != nil && h.fleet.dir.JoinThrottled(failKey(c.addr), now, h.failLimits()) {
 		d.throttled = true
 		return d
 	}

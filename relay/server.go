@@ -66,6 +66,20 @@ type RoomConfig struct {
 	// connection) until a token comes back.
 	FailedJoinRate  float64
 	FailedJoinBurst int
+	// FailBudgetRate and FailBudgetBurst are the budget of failed joins
+	// and ends from every address together: the relay's, or with a
+	// roomdir.Redis the fleet's (in Redis), a token bucket of
+	// FailBudgetBurst (600) filling at FailBudgetRate per second (0.2).
+	// While it is spent, a join or end from an address that failed one
+	// within FailMemory (24 h) is refused (rate_limited, closing the
+	// connection) before its code is looked up; an address without a
+	// failure in that span is answered as always. So guessing from many
+	// addresses gets the budget plus one guess per address per
+	// FailMemory (docs/security.md has the arithmetic). A negative
+	// FailBudgetRate turns the budget off.
+	FailBudgetRate  float64
+	FailBudgetBurst int
+	FailMemory      time.Duration
 	// MaxPlayers caps the players of a room (64); a host may ask fewer.
 	// Joiners whose data channel has not opened do not count, nor do
 	// spectators.
@@ -197,6 +211,11 @@ func (c RoomConfig) WithDefaults() RoomConfig {
 		c.FailedJoinRate = 1
 	}
 	def(&c.FailedJoinBurst, 20)
+	if c.FailBudgetRate == 0 {
+		c.FailBudgetRate = 0.2
+	}
+	def(&c.FailBudgetBurst, 600)
+	defD(&c.FailMemory, 24*time.Hour)
 	def(&c.MaxPlayers, 64)
 	def(&c.MaxSpectators, 64)
 	c.CodeLength = min(max(c.CodeLength, roomcode.Len), roomcode.MaxLen)

@@ -31,11 +31,13 @@ type Fleet interface {
 	Adopt(code, dead string) bool
 	// DropAlive takes this relay's liveness out (a relay closing cleanly).
 	DropAlive()
-	// JoinThrottled reports whether the fleet has counted burst failed
-	// joins from addrKey not yet refilled at rate per second by now.
-	JoinThrottled(addrKey string, now time.Time, rate float64, burst int) bool
-	// JoinFailed counts a failed join from addrKey in the fleet's bucket.
-	JoinFailed(addrKey string, now time.Time, rate float64, burst int)
+	// JoinThrottled reports whether the fleet refuses a join from
+	// addrKey at now under lim: the address's failed joins, or the
+	// fleet's budget spent while the address failed lately.
+	JoinThrottled(addrKey string, now time.Time, lim FailLimits) bool
+	// JoinFailed counts a failed join from addrKey in the address's and
+	// the fleet's buckets.
+	JoinFailed(addrKey string, now time.Time, lim FailLimits)
 	// PublishSlots publishes this relay's on-demand slots for the fleet.
 	PublishSlots(s Slots) error
 	// PickRelay returns the live relay, other than this one, whose match

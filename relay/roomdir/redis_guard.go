@@ -17,6 +17,11 @@ import (
 //	                         again, so the keys are bounded by the
 //	                         addresses that failed in the last
 //	                         FailedJoinBurst/FailedJoinRate seconds
+//	PREFIX "failbudget"      the same for the fleet's failed joins from
+//	                         every address together (FailLimits.Budget*)
+//	PREFIX "failed:" ADDRKEY "1" for FailLimits.Memory after the address's
+//	                         last failed join: while the fleet's budget is
+//	                         spent, such an address is throttled
 //	PREFIX "alive:" RELAY    "1", set by the relay every TTL/6 to expire
 //	                         after 2·TTL/3: a relay whose key is gone is
 //	                         dead, and the others drop the players they
@@ -28,26 +33,47 @@ import (
 // lock: relay/hub_dir.go): End marks only a live room, Remove forgets only
 // a live room, Refresh extends only the live rooms the relay owns.
 
-// failScript takes a failed join from the address's bucket (ARGV[4] = 1)
-// or only reads it (0), refilled to now; it returns the tokens left.
-// KEYS[1] the bucket; ARGV: now (unix ms), rate per second, burst, take.
+// failScript reads the failed-join buckets of an address and of the
+// fleet, refilled to now, and with ARGV[4] = 1 takes a failed join from
+// both and marks the address as having failed (for ARGV[7] ms). It returns
+// {the address's tokens, the fleet's tokens, 1 if the address was marked}.
+// KEYS: the address's bucket, the fleet's bucket, the address's mark;
+// ARGV: now (unix ms), rate per second, burst, take, the fleet's rate and
+// burst (rate 0: no fleet budget), the mark's life (ms).
 var failScript = redis.NewScript(`
-local now, rate, burst = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
-local v = redis.call('HMGET', KEYS[1], 't', 'l')
-local tokens, last = burst, now
-if v[1] then
-  tokens, last = tonumber(v[1]), tonumber(v[2])
-  if now > last then
-    tokens = math.min(burst, tokens + (now - last) / 1000 * rate)
-    last = now
+local now = tonumber(ARGV[1])
+local function bucket(k, rate, burst)
+  local v = redis.call('HMGET', k, 't', 'l')
+  local tokens, last = burst, now
+  if v[1] then
+    tokens, last = tonumber(v[1]), tonumber(v[2])
+    if now > last then
+      tokens = math.min(burst, tokens + (now - last) / 1000 * rate)
+      last = now
+    end
+  end
+  return tokens, last
+end
+local function take(k, tokens, last, rate, burst)
+  tokens = math.max(tokens - 1, 0)
+  redis.call('HSET', k, 't', tostring(tokens), 'l', tostring(last))
+  redis.call('PEXPIRE', k, math.ceil((burst - tokens) / rate * 1000) + 1000)
+  return tokens
+end
+local rate, burst = tonumber(ARGV[2]), tonumber(ARGV[3])
+local frate, fburst = tonumber(ARGV[5]), tonumber(ARGV[6])
+local t, l = bucket(KEYS[1], rate, burst)
+local ft, fl = fburst, now
+if frate > 0 then ft, fl = bucket(KEYS[2], frate, fburst) end
+local marked = redis.call('EXISTS', KEYS[3])
+if ARGV[4] == '1' then
+  t = take(KEYS[1], t, l, rate, burst)
+  if frate > 0 then
+    ft = take(KEYS[2], ft, fl, frate, fburst)
+    redis.call('SET', KEYS[3], '1', 'PX', ARGV[7])
   end
 end
-if ARGV[4] == '1' then
-  tokens = math.max(tokens - 1, 0)
-  redis.call('HSET', KEYS[1], 't', tostring(tokens), 'l', tostring(last))
-  redis.call('PEXPIRE', KEYS[1], math.ceil((burst - tokens) / rate * 1000) + 1000)
-end
-return tostring(tokens)
+return {tostring(t), tostring(ft), marked}
 `)
 
 // endScript marks a live room ended. KEYS[1] the room; ARGV: ended at
@@ -100,35 +126,60 @@ func (d *Redis) failKey(addrKey string) string { return d.cfg.Prefix + "fail:" +
 
 func (d *Redis) aliveKey(relay string) string { return d.cfg.Prefix + "alive:" + relay }
 
-// failTokens runs failScript; ok is false if Redis did not answer.
-func (d *Redis) failTokens(addrKey string, now time.Time, rate float64, burst int, take bool) (float64, bool) {
+// FailLimits are the failed-join throttles a relay asks the fleet to
+// apply (relay.RoomConfig's FailedJoin* and FailBudget*).
+type FailLimits struct {
+	// Rate and Burst are an address's bucket of failed joins.
+	Rate  float64
+	Burst int
+	// BudgetRate and BudgetBurst are the fleet's bucket of failed joins
+	// from every address together (BudgetRate 0: none); Memory is how
+	// long an address that failed a join stays subject to it.
+	BudgetRate  float64
+	BudgetBurst int
+	Memory      time.Duration
+}
+
+// failTokens runs failScript: the address's tokens, the fleet's, and
+// whether the address failed within Memory; ok is false if Redis did not
+// answer.
+func (d *Redis) failTokens(addrKey string, now time.Time, lim FailLimits, take bool) (tokens, fleet float64, marked, ok bool) {
 	ctx, cancel := d.ctx()
 	defer cancel()
 	t := "0"
 	if take {
 		t = "1"
 	}
-	s, err := failScript.Run(ctx, d.rdb, []string{d.failKey(addrKey)}, now.UnixMilli(),
-		strconv.FormatFloat(rate, 'g', -1, 64), burst, t).Text()
-	if err != nil {
-		return 0, false
+	budget := max(lim.BudgetRate, 0)
+	v, err := failScript.Run(ctx, d.rdb, []string{d.failKey(addrKey), d.cfg.Prefix + "failbudget", d.cfg.Prefix + "failed:" + addrKey},
+		now.UnixMilli(), strconv.FormatFloat(lim.Rate, 'g', -1, 64), lim.Burst, t,
+		strconv.FormatFloat(budget, 'g', -1, 64), max(lim.BudgetBurst, 1), max(lim.Memory.Milliseconds(), 1)).Slice()
+	if err != nil || len(v) != 3 {
+		return 0, 0, false, false
 	}
-	tokens, err := strconv.ParseFloat(s, 64)
-	return tokens, err == nil
+	ts, _ := v[0].(string)
+	fs, _ := v[1].(string)
+	m, _ := v[2].(int64)
+	tokens, err1 := strconv.ParseFloat(ts, 64)
+	fleet, err2 := strconv.ParseFloat(fs, 64)
+	return tokens, fleet, m == 1, err1 == nil && err2 == nil
 }
 
-// JoinThrottled reports whether the fleet has counted burst failed joins
-// from addrKey (an address, or an IPv6 /64) not yet refilled at rate per
-// second by now. A Redis that does not answer throttles nothing (each
-// relay's own bucket still does).
-func (d *Redis) JoinThrottled(addrKey string, now time.Time, rate float64, burst int) bool {
-	tokens, ok := d.failTokens(addrKey, now, rate, burst, false)
-	return ok && tokens < 1
+// JoinThrottled reports whether the fleet refuses a join or an end from
+// addrKey (an address, or an IPv6 /64) at now: it has counted Burst
+// failed joins from it not yet refilled at Rate per second, or the
+// fleet's budget is spent and the address failed within Memory. A Redis
+// that does not answer throttles nothing (each relay's own buckets still
+// do).
+func (d *Redis) JoinThrottled(addrKey string, now time.Time, lim FailLimits) bool {
+	tokens, fleet, marked, ok := d.failTokens(addrKey, now, lim, false)
+	return ok && (tokens < 1 || (lim.BudgetRate > 0 && fleet < 1 && marked))
 }
 
-// JoinFailed counts a failed join from addrKey in the fleet's bucket.
-func (d *Redis) JoinFailed(addrKey string, now time.Time, rate float64, burst int) {
-	d.failTokens(addrKey, now, rate, burst, true)
+// JoinFailed counts a failed join from addrKey in the address's and the
+// fleet's buckets, and marks the address for Memory.
+func (d *Redis) JoinFailed(addrKey string, now time.Time, lim FailLimits) {
+	d.failTokens(addrKey, now, lim, true)
 }
 
 // aliveTTL is how long a relay's liveness key outlives its last refresh
