@@ -158,13 +158,15 @@ func num(t testing.TB, st map[string]string, key string) int {
 
 // TestBrowserTabsAndBot: `rewind demo` serves the page; a native
 // `rewind play --headless` bot and two headless Chromium tabs, opened
-// together, join its room and play 40 s, and all three reach the same
+// together, join its room and play 40 s (all three the scripted bot
+// input: the tabs with ?input=scripted), and all three reach the same
 // verified hash at tick 2400. Tab 2's window is minimized for 10 s in the
 // middle of the match: its page is hidden (no animation frames, its own
 // timers throttled), and its tick must go on at ≥ 54 ticks a second,
 // driven by its Worker's timer. Logged, not asserted (docs/benchmarks.md):
 // each tab's time to its first verified tick, its median and largest
-// ping_ms over the match and its rollbacks beside the bot's, and how far
+// ping_ms over the match and its rollbacks beside the bot's (and how
+// often the others' scripted inputs changed), and how far
 // apart the two tabs' ticks ever were. A screenshot of tab 1 is written
 // to the test's temp dir.
 func TestBrowserTabsAndBot(t *testing.T) {
@@ -176,7 +178,9 @@ func TestBrowserTabsAndBot(t *testing.T) {
 	defer cancel()
 	bot := startPlayer(ctx, nil, rewindBin(t), "play", "--headless", "--join", d.code, "--relay", d.relay,
 		"--until-tick", strconv.Itoa(untilTick), "--status", "0", "--log-level", "warn", "--timeout", "30s")
-	url := d.url + "?until-tick=" + strconv.Itoa(untilTick)
+	// The tabs play the bot's scripted input (for their own ids), so
+	// that their rollbacks and the bot's compare like with like.
+	url := d.url + "?input=scripted&until-tick=" + strconv.Itoa(untilTick)
 	opened := tabsTogether(t, b, url, url+"&room="+d.code) // ?room= names the same room
 	tab1, tab2 := opened[0], opened[1]
 	playing := func(st map[string]string) bool { return st["state"] == "playing" && st["verified_tick"] != "0" }
@@ -245,8 +249,9 @@ func TestBrowserTabsAndBot(t *testing.T) {
 		t.Logf("tab %d: ping_ms median %.1f, max %.1f over %d samples; rollbacks %s", i+1, s.median(i), s.max(i), len(s.pings[i]), s.last[i]["rollbacks"])
 	}
 	t.Logf("bot: ping_ms %s, rollbacks %s, max_rollback %s; the tabs' ticks were at most %d apart", botLine["ping_ms"], botLine["rollbacks"], botLine["max_rollback"], s.apart)
-	t.Logf("the bot's scripted input changed %d times by tick %d (a tab, which predicts it by repeating the last, rolls back at most once a change; the tabs' inputs never change)",
-		scriptedChanges(t, botLine["player"], untilTick), untilTick)
+	c1, c2, cb := scriptedChanges(t, untilTick, st1["player"]), scriptedChanges(t, untilTick, st2["player"]), scriptedChanges(t, untilTick, botLine["player"])
+	t.Logf("the others' scripted input changes by tick %d, summed (a client, predicting another's input by repeating the last, rolls back at most once for each): tab 1's %d, tab 2's %d, the bot's %d",
+		untilTick, c2+cb, c1+cb, c1+c2)
 	t.Logf("tick %d: tab 1 %v; tab 2 %v; bot %v", untilTick, st1, st2, botLine)
 	screenshot(t, tab1, "browser.png")
 }
@@ -302,12 +307,12 @@ func (s *samples) max(i int) float64 {
 }
 
 // scriptedChanges counts the ticks up to until at which the scripted
-// input of the bot with player id (rewind play --input scripted, seed 0)
-// differs from the tick before's.
-func scriptedChanges(t *testing.T, id string, until int) int {
+// input (rewind play --input scripted, seed 0; the page's
+// ?input=scripted) of player id differs from the tick before's.
+func scriptedChanges(t *testing.T, until int, id string) int {
 	p, err := strconv.Atoi(id)
 	if err != nil {
-		t.Fatalf("bot player %q: %v", id, err)
+		t.Fatalf("player %q: %v", id, err)
 	}
 	n := 0
 	for tick := uint32(2); tick <= uint32(until); tick++ {

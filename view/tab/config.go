@@ -16,8 +16,9 @@ import (
 // ?timeout=D, ?channel=port (carry the data channel's datagrams over
 // a MessagePort even where the browser can transfer the channel),
 // ?bench (measure a 60-tick rollback in the Worker once done), ?host=1
-// (host a new room: Room is then empty until the relay names it) and
-// &grid=N (the sand grid's side, overriding data-grid).
+// (host a new room: Room is then empty until the relay names it),
+// &grid=N (the sand grid's side, overriding data-grid) and
+// ?input=scripted (play the scripted bot's input, not the keys).
 type Config struct {
 	Relay, Room string
 	Side, Rate  int
@@ -32,6 +33,10 @@ type Config struct {
 	Bench bool
 	// Host asks to host a new room (?host=1, not with ?watch).
 	Host bool
+	// Scripted plays sand's scripted bot input (sand.Bot for the
+	// player's id, as `rewind play --input scripted`) instead of the keys
+	// (?input=scripted).
+	Scripted bool
 }
 
 // ParseConfig reads a page's Config from its body's data attributes
@@ -58,6 +63,7 @@ func ParseConfig(data map[string]string, search string) (Config, error) {
 	}
 	c.Port = q.Get("channel") == "port"
 	c.Bench = q.Has("bench")
+	c.Scripted = q.Get("input") == "scripted"
 	if g := q.Get("grid"); g != "" {
 		n, err := strconv.Atoi(g)
 		if err != nil || n < 16 || n > 1024 {

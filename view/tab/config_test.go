@@ -10,11 +10,11 @@ import (
 // bad duration is refused naming the parameter.
 func TestParseConfig(t *testing.T) {
 	data := map[string]string{"relay": "ws://a/rooms", "room": "AAAAAA", "grid": "128", "tickRate": "60"}
-	c, err := ParseConfig(data, "?watch=bbbbbb&delay=2s&until-tick=900&relay=ws://b/rooms&channel=port&bench")
+	c, err := ParseConfig(data, "?watch=bbbbbb&delay=2s&until-tick=900&relay=ws://b/rooms&channel=port&bench&input=scripted")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Config{Relay: "ws://b/rooms", Room: "BBBBBB", Side: 128, Rate: 60, Watch: true, Until: 900, Delay: 2 * time.Second, Port: true, Bench: true}
+	want := Config{Relay: "ws://b/rooms", Room: "BBBBBB", Side: 128, Rate: 60, Watch: true, Until: 900, Delay: 2 * time.Second, Port: true, Bench: true, Scripted: true}
 	if c != want {
 		t.Fatalf("got %+v, want %+v", c, want)
 	}

@@ -113,7 +113,7 @@ func (w *worker) inbox() {
 		case "closed": // a channel closed (worker.js, or the page's forwarding)
 			w.hostConn.DropPeer(m.Get("id").Int())
 		case tab.MsgInput:
-			if w.player != nil {
+			if w.player != nil && !w.cfg.Scripted {
 				in := tab.UnpackInput(m.Get("n").Int())
 				w.player.SetInput(sand.Input{MoveX: in.MoveX, MoveY: in.MoveY, Pour: in.Pour, Material: sand.Material(in.Material)})
 			}
@@ -122,8 +122,20 @@ func (w *worker) inbox() {
 	select {
 	case p := <-w.joined:
 		w.player = p
+		if w.cfg.Scripted {
+			scripted(p.Session())
+		}
 	default:
 	}
+}
+
+// scripted makes s play sand's scripted bot input for its player id
+// (?input=scripted), as `rewind play --input scripted` does.
+func scripted(s *rewind.Session[sand.Input]) {
+	s.SetInputFunc(func(t uint32) sand.Input {
+		id, _ := s.Player() // lock-free: the input function runs inside Update
+		return sand.Bot(rewind.PlayerID(id), t)
+	})
 }
 
 // start takes the page's settings and starts the timer and the join.
