@@ -61,7 +61,7 @@ func TestClaimRoomOverSockets(t *testing.T) {
 		t.Fatal(err)
 	}
 	buf := make([]byte, 64)
-	if n, from := roomRecv(t, first.Host.Conn(), buf); string(buf[:n]) != "hello" || from != webrtc.PeerAddr(second.Player.ID()) {
+	if n, from := testutil.Recv(t, first.Host.Conn(), buf); string(buf[:n]) != "hello" || from != webrtc.PeerAddr(second.Player.ID()) {
 		t.Fatalf("new host got %q from %s", buf[:n], from)
 	}
 	first.Host.End()

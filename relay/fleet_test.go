@@ -87,14 +87,14 @@ func TestRedisFleetJoin(t *testing.T) {
 		if err := p.Conn().Send(p.Conn().RemoteAddr(), []byte(fmt.Sprintf("from %d", i))); err != nil {
 			t.Fatal(err)
 		}
-		n, from := roomRecv(t, host.Conn(), buf)
+		n, from := testutil.Recv(t, host.Conn(), buf)
 		if from != webrtc.PeerAddr(p.ID()) || string(buf[:n]) != fmt.Sprintf("from %d", i) {
 			t.Fatalf("host got %q from %s", buf[:n], from)
 		}
 		if err := host.Conn().Send(from, []byte("back")); err != nil {
 			t.Fatal(err)
 		}
-		if n, _ := roomRecv(t, p.Conn(), buf); string(buf[:n]) != "back" {
+		if n, _ := testutil.Recv(t, p.Conn(), buf); string(buf[:n]) != "back" {
 			t.Fatalf("player %d got %q", i, buf[:n])
 		}
 	}

@@ -103,7 +103,7 @@ func TestRoomRelayList(t *testing.T) {
 		t.Fatal(err)
 	}
 	buf := make([]byte, 64)
-	if n, _ := roomRecv(t, host.Conn(), buf); string(buf[:n]) != "hello" {
+	if n, _ := testutil.Recv(t, host.Conn(), buf); string(buf[:n]) != "hello" {
 		t.Fatalf("host got %q", buf[:n])
 	}
 

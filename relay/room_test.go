@@ -57,26 +57,6 @@ func testCtx(t testing.TB) context.Context {
 	return ctx
 }
 
-// roomRecv receives one datagram on c, waiting on Ready.
-func roomRecv(t testing.TB, c transport.Conn, buf []byte) (int, transport.Addr) {
-	t.Helper()
-	deadline := time.After(5 * time.Second)
-	for {
-		n, from, err := c.Recv(buf)
-		if err == nil {
-			return n, from
-		}
-		if !errors.Is(err, transport.ErrWouldBlock) {
-			t.Fatal(err)
-		}
-		select {
-		case <-c.Ready():
-		case <-deadline:
-			t.Fatalf("%s: no datagram", c.LocalAddr())
-		}
-	}
-}
-
 // playRoom hosts a room, joins 3 players by its code and exchanges
 // datagrams both ways over the data channels.
 func playRoom(t *testing.T, rtc webrtc.Config) []*roomclient.RoomPlayer {
@@ -108,7 +88,7 @@ func playRoom(t *testing.T, rtc webrtc.Config) []*roomclient.RoomPlayer {
 		}
 		got := map[transport.Addr]string{}
 		for range players {
-			n, from := roomRecv(t, host.Conn(), buf)
+			n, from := testutil.Recv(t, host.Conn(), buf)
 			got[from] = string(buf[:n])
 		}
 		for i, p := range players {
@@ -120,7 +100,7 @@ func playRoom(t *testing.T, rtc webrtc.Config) []*roomclient.RoomPlayer {
 			}
 		}
 		for i, p := range players {
-			n, from := roomRecv(t, p.Conn(), buf)
+			n, from := testutil.Recv(t, p.Conn(), buf)
 			if want := fmt.Sprintf("out %d to %d", round, i); from != p.Conn().RemoteAddr() || string(buf[:n]) != want {
 				t.Fatalf("player %d got %q from %s", i, buf[:n], from)
 			}

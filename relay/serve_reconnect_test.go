@@ -70,7 +70,7 @@ func TestServeRoomsReconnect(t *testing.T) {
 		t.Fatal(err)
 	}
 	buf := make([]byte, transport.MaxDatagram)
-	n, from := roomRecv(t, s.Conn(), buf)
+	n, from := testutil.Recv(t, s.Conn(), buf)
 	if want := roomclient.RoomPeerAddr(code, p.ID()+"@1"); from != want || string(buf[:n]) != "hello" || roomclient.RoomOfPeer(from) != code {
 		t.Fatalf("server got %q from %s, want from %s", buf[:n], from, want)
 	}

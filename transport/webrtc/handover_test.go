@@ -42,7 +42,7 @@ func TestHandover(t *testing.T) {
 		t.Fatal(err)
 	}
 	buf := make([]byte, transport.MaxDatagram)
-	n, from := webrtcRecv(t, host, buf)
+	n, from := testutil.Recv(t, host, buf)
 	if string(buf[:n]) != "from the new owner" {
 		t.Fatalf("host got %q", buf[:n])
 	}
@@ -116,7 +116,7 @@ func TestHostHandover(t *testing.T) {
 		t.Fatal(err)
 	}
 	buf := make([]byte, transport.MaxDatagram)
-	if n, _ := webrtcRecv(t, peer, buf); string(buf[:n]) != "from the new owner" {
+	if n, _ := testutil.Recv(t, peer, buf); string(buf[:n]) != "from the new owner" {
 		t.Fatalf("the peer got %q", buf[:n])
 	}
 	if _, _, err := host.Recv(buf); !errors.Is(err, transport.ErrWouldBlock) {

@@ -94,26 +94,6 @@ func webrtcConnect(t testing.TB, host *Host, cfg Config, id string) (*Peer, func
 	return peer, func() { toHost.stop(); toPeer.stop() }
 }
 
-// webrtcRecv receives one datagram, waiting on Ready up to a deadline.
-func webrtcRecv(t testing.TB, c transport.Conn, buf []byte) (int, transport.Addr) {
-	t.Helper()
-	deadline := time.After(5 * time.Second)
-	for {
-		n, from, err := c.Recv(buf)
-		if err == nil {
-			return n, from
-		}
-		if !errors.Is(err, transport.ErrWouldBlock) {
-			t.Fatal(err)
-		}
-		select {
-		case <-c.Ready():
-		case <-deadline:
-			t.Fatalf("%s: no datagram", c.LocalAddr())
-		}
-	}
-}
-
 func TestWebRTCHostAndPeers(t *testing.T) {
 	testutil.SkipSockets(t)
 	testutil.CheckGoroutines(t, 5*time.Second)
@@ -142,7 +122,7 @@ func TestWebRTCHostAndPeers(t *testing.T) {
 	}
 	got := map[transport.Addr]string{}
 	for range peers {
-		n, from := webrtcRecv(t, host, buf)
+		n, from := testutil.Recv(t, host, buf)
 		got[from] = string(buf[:n])
 	}
 	for i, p := range peers {
@@ -157,7 +137,7 @@ func TestWebRTCHostAndPeers(t *testing.T) {
 		}
 	}
 	for i, p := range peers {
-		n, from := webrtcRecv(t, p, buf)
+		n, from := testutil.Recv(t, p, buf)
 		if from != p.RemoteAddr() || string(buf[:n]) != fmt.Sprint("welcome ", i) {
 			t.Fatalf("peer %d got %q from %s", i, buf[:n], from)
 		}
