@@ -54,7 +54,9 @@ var signpostTemplate = template.Must(template.New("demo").Parse(`<!doctype html>
 // at once and hands it the body's data attributes (the relay, the room,
 // the grid and the tick rate) and the URL's query (?room=CODE,
 // ?watch=CODE&delay=D, ?until-tick=T...); the Worker's tick handler
-// writes #status through it. The page's own wasm joins the room, points
+// writes #status through it. #host (?host=1) hosts a new room, whose
+// code and link to share the page writes into #share; #join joins a room
+// by its typed code (?room=). The page's own wasm joins the room, points
 // #mode at watching (or, watching, at playing) the same room, and
 // draws on a canvas it adds to the body. The files have content-hashed
 // names; the head preloads both programs, so that the Worker's, which
@@ -76,11 +78,16 @@ var playTemplate = template.Must(template.New("play").Parse(`<!doctype html>
 body { margin: 0; background: #08080c; color: #bbb; font: 12px monospace; }
 #bar { position: fixed; left: 0; right: 0; bottom: 0; padding: 4px 8px; background: rgba(0,0,0,.75); z-index: 10; }
 #status { color: #8c8; white-space: pre-wrap; word-break: break-all; }
+#share #code { font-size: 40px; color: #fff; letter-spacing: 6px; }
+#bar a, #bar button { color: #8af; }
+#bar input { width: 7em; font: inherit; text-transform: uppercase; }
 </style></head>
 <body data-relay="{{.Relay}}" data-room="{{.Code}}" data-grid="{{.Grid}}" data-tick-rate="{{.Rate}}">
 <div id="bar">
+<div id="share"></div>
 <div id="status">room={{.Code}} player=- tick=0 verified_tick=0 verified_hash=0000000000000000 rollbacks=0 resyncs=0 ping_ms=0.0 state=loading desyncs=0 migrations=0 waiting_for= hosting=false</div>
 <div><span id="hint">arrows/WASD move · space or mouse pours · 1–4: erase, sand, water, wall</span> · <a id="mode" href="?watch={{.Code}}" style="color: #8af">watch as a spectator</a> · from a terminal: <code>rewind play --headless --join {{.Code}} --relay {{.Relay}}{{.Flags}}</code> (or <code>rewind watch</code>)</div>
+<div><a id="host" href="?host=1">host a new room</a> · <form id="join" style="display: inline" method="get"><label>join a room: <input name="room" placeholder="code" autocomplete="off" spellcheck="false"></label> <button>join</button></form></div>
 </div>
 <script>window.rewindTimes = {};</script>
 <script src="{{.Exec}}"></script>

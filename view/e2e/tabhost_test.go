@@ -3,7 +3,10 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -94,7 +97,14 @@ func closeTab(t *testing.T, ctx context.Context) {
 // id it had, exactly one of them hosting, each with migrations=1.
 // Logged: the closing → the next verified tick in B and C
 // (docs/benchmarks.md).
-func TestTabTakesOver(t *testing.T) {
+func TestTabTakesOver(t *testing.T) { takeOver(t, true) }
+
+// TestTabTakesOverFromTab is TestTabTakesOver without the bot: one of
+// the tabs B and C takes the hosting over from tab A (tab → tab).
+func TestTabTakesOverFromTab(t *testing.T) { takeOver(t, false) }
+
+// takeOver runs TestTabTakesOver, with the bot or without.
+func takeOver(t *testing.T, withBot bool) {
 	d := startDemo(t)
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -106,8 +116,11 @@ func TestTabTakesOver(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	until := strconv.Itoa(takeoverUntil)
-	bot := startPlayer(ctx, nil, rewindBin(t), "play", "--headless", "--join", code, "--relay", d.relay,
-		"--until-tick", until, "--status", "0", "--log-level", "warn", "--timeout", "30s")
+	var bot *player
+	if withBot {
+		bot = startPlayer(ctx, nil, rewindBin(t), "play", "--headless", "--join", code, "--relay", d.relay,
+			"--until-tick", until, "--status", "0", "--log-level", "warn", "--timeout", "30s")
+	}
 	players := []context.Context{tab(t, b, d.url+"?room="+code+"&until-tick="+until), tab(t, b, d.url+"?room="+code+"&until-tick="+until)}
 	names := []string{"tab B", "tab C"}
 	ids := map[string]string{}
@@ -138,15 +151,17 @@ func TestTabTakesOver(t *testing.T) {
 			return st["state"] == "done"
 		})
 	}
-	ends["bot"] = bot.result(t, "rewind play")
+	if withBot {
+		ends["bot"] = bot.result(t, "rewind play")
+	}
 	hosts := 0
 	for name, st := range ends {
 		t.Logf("%s: %v", name, st)
 		if st["verified_tick"] != until || len(st["verified_hash"]) != 16 || st["migrations"] != "1" {
 			t.Errorf("%s ended with %v", name, st)
 		}
-		if st["verified_hash"] != ends["bot"]["verified_hash"] {
-			t.Errorf("verified hashes at tick %s differ: %s %s, bot %s", until, name, st["verified_hash"], ends["bot"]["verified_hash"])
+		if st["verified_hash"] != ends["tab B"]["verified_hash"] {
+			t.Errorf("verified hashes at tick %s differ: %s %s, tab B %s", until, name, st["verified_hash"], ends["tab B"]["verified_hash"])
 		}
 		if id, ok := ids[name]; ok && st["player"] != id {
 			t.Errorf("%s was player %s before the move and %s after", name, id, st["player"])
@@ -156,7 +171,7 @@ func TestTabTakesOver(t *testing.T) {
 		}
 	}
 	if hosts != 1 {
-		t.Errorf("%d of B, C and the bot end hosting, want exactly 1", hosts)
+		t.Errorf("%d of %v end hosting, want exactly 1", hosts, ends)
 	}
 }
 
@@ -183,4 +198,69 @@ func logConsole(t *testing.T, ctx context.Context, name string) {
 			t.Logf("%s's console:\n%s", name, buf.String())
 		}
 	})
+}
+
+// serveUntil is where the tabs of TestTabTakesOverFromServe stop: 20 s
+// after serve is killed at about tick 600.
+const serveUntil = 1800
+
+// TestTabTakesOverFromServe: `rewind serve --relay URL --host-migration
+// --players 2` hosts a room at an outside `rewind relay`; two tabs join
+// it (?room=CODE&relay=URL). serve is SIGKILLed at about tick 600: one
+// of the tabs takes the hosting over (native → tab), the other migrates
+// to it, and both reach tick 1800 with one verified hash, the player ids
+// they had, migrations=1, exactly one hosting.
+func TestTabTakesOverFromServe(t *testing.T) {
+	relayProc := startLines(t, "relay", "--http", "127.0.0.1:0", "--turn", "none", "--log-level", "debug")
+	relayURL := fields(relayProc.line(t, "relay=listening", time.Minute))["url"]
+	if relayURL == "" {
+		t.Fatal("rewind relay printed no url=")
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("relay's stderr:\n%s", relayProc.stderr)
+		}
+	})
+	serve := startLines(t, "serve", "--game", "sand", "--relay", relayURL, "--host-migration", "--players", "2",
+		"--status", "0", "--log-level", "warn")
+	code := strings.TrimPrefix(serve.line(t, "room=", time.Minute), "room=")
+	d := startDemo(t) // only serves the page
+	b := chromium(t)
+	pageURL := d.url + "?room=" + code + "&relay=" + url.QueryEscape(relayURL) + "&until-tick=" + strconv.Itoa(serveUntil)
+	tabs := []context.Context{tab(t, b, pageURL), tab(t, b, pageURL)}
+	ids := []string{"", ""}
+	for i, tb := range tabs {
+		st := waitStatus(t, tb, fmt.Sprintf("tab %d verifies tick 600", i+1), 3*time.Minute, func(st map[string]string) bool {
+			return st["player"] != "-" && num(t, st, "verified_tick") >= 600
+		})
+		ids[i] = st["player"]
+	}
+	if err := serve.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	killed := time.Now()
+	ends := make([]map[string]string, len(tabs))
+	hosts := 0
+	for i, tb := range tabs {
+		waitStatus(t, tb, fmt.Sprintf("tab %d migrates", i+1), 2*time.Minute, func(st map[string]string) bool { return st["migrations"] == "1" })
+		t.Logf("tab %d: migrations=1 %v after the kill", i+1, time.Since(killed).Round(time.Millisecond))
+	}
+	for i, tb := range tabs {
+		ends[i] = waitStatus(t, tb, fmt.Sprintf("tab %d reaches the until tick", i+1), 3*time.Minute, func(st map[string]string) bool {
+			return st["state"] == "done"
+		})
+		t.Logf("tab %d: %v", i+1, ends[i])
+		if ends[i]["verified_tick"] != strconv.Itoa(serveUntil) || ends[i]["migrations"] != "1" || ends[i]["player"] != ids[i] {
+			t.Errorf("tab %d (player %s before the kill) ended with %v", i+1, ids[i], ends[i])
+		}
+		if ends[i]["hosting"] == "true" {
+			hosts++
+		}
+	}
+	if ends[0]["verified_hash"] != ends[1]["verified_hash"] || len(ends[0]["verified_hash"]) != 16 {
+		t.Errorf("verified hashes at tick %d: tab 1 %s, tab 2 %s", serveUntil, ends[0]["verified_hash"], ends[1]["verified_hash"])
+	}
+	if hosts != 1 {
+		t.Errorf("%d tabs end hosting, want exactly 1", hosts)
+	}
 }

@@ -47,8 +47,8 @@ func ParseConfig(data map[string]string, search string) (Config, error) {
 	c.Side, _ = strconv.Atoi(data["grid"])
 	c.Rate, _ = strconv.Atoi(data["tickRate"])
 	q, _ := url.ParseQuery(strings.TrimPrefix(search, "?"))
-	if r := q.Get("room"); r != "" {
-		c.Room = strings.ToUpper(r)
+	if r := strings.Join(strings.Fields(q.Get("room")), ""); r != "" {
+		c.Room = strings.ToUpper(r) // typed: "k3f 9qx" is K3F9QX
 	}
 	if r := q.Get("relay"); r != "" {
 		c.Relay = r

@@ -53,4 +53,7 @@ func TestParseConfigHost(t *testing.T) {
 	if c, err := ParseConfig(data, "?host=0"); err != nil || c.Host || c.Room != "AAAAAA" {
 		t.Errorf("?host=0: %+v, %v", c, err)
 	}
+	if c, err := ParseConfig(data, "?room=+k3f+9qx+"); err != nil || c.Room != "K3F9QX" {
+		t.Errorf("a typed code: %+v, %v", c, err)
+	}
 }
