@@ -17,10 +17,12 @@ import (
 	"github.com/rewindnet/rewind/rooms/migrate"
 )
 
-// canHost says whether this build may host a match it takes over: not
-// in a browser tab (js/wasm), where hosting after a migration has not
-// been built; a tab claims with roomclient.ClaimOptions.NoHost and the relay
-// hands the hosting to a desktop or bot claimant (docs/rooms.md).
+// canHost says whether a session that Join made may host a match it
+// takes over: not under js/wasm, where the RTCPeerConnection is the
+// page's and the match runs in a Worker, so that the hosting needs the
+// page's side (a browser tab does it with its own claims: view/page,
+// rooms/migrate); Join's claims there say roomclient.ClaimOptions.NoHost
+// and the relay hands the hosting to another claimant (docs/rooms.md).
 const canHost = runtime.GOOS != "js"
 
 // relayList is the relays a session claims its room through: the one
