@@ -39,7 +39,9 @@ func hostTab(t *testing.T, b context.Context, d *demo) (context.Context, string)
 // at the demo's relay, its match's server ticking in its Worker; tab B
 // (?room=CODE) and a `rewind play --headless --join CODE` bot join it,
 // and both reach tick 1200 with one verified hash, neither hosting,
-// while A still hosts.
+// while A still hosts. Before they join, A's page thread is held for 5 s
+// (longer than the relay waits for a host's pong): its Worker answers
+// the relay's pings, so the room keeps its host (no migration).
 func TestTabHosts(t *testing.T) {
 	d := startDemo(t, "--log-level", "debug")
 	t.Cleanup(func() {
@@ -49,6 +51,9 @@ func TestTabHosts(t *testing.T) {
 	})
 	b := chromium(t)
 	ta, code := hostTab(t, b, d)
+	// Tab A's page thread held for 5 s: the relay's pings (3 s) are
+	// answered by its Worker, so the room keeps its host.
+	eval[bool](t, ta, `(() => { const t0 = Date.now(); while (Date.now() - t0 < 5000) {} return true; })()`)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	bot := startPlayer(ctx, nil, rewindBin(t), "play", "--headless", "--join", code, "--relay", d.relay,

@@ -45,6 +45,9 @@
       case "bench":
         window.rewindBench = m;
         return;
+      case "wsopen": case "wsmsg": case "wsclosed": case "wserror":
+        relaySocketEvent(m);
+        return;
     }
     window.rewindFromWorker.push(m);
     if (wake) wake();
@@ -84,6 +87,47 @@
     dc.onclose = () => { worker.postMessage({ t: "closed", id }); closed(); };
     worker.postMessage({ t: "channel", id, ch: mc.port2, port: true }, [mc.port2]);
     if (dc.readyState === "open") dc.onopen(); // a host's channel, announced open
+  }
+
+  // The page's WebSockets (its relay connections: roomclient's, through
+  // coder/websocket) live in the Worker: RelaySocket is the page's side of
+  // one, a WebSocket as coder/websocket uses it (addEventListener, send,
+  // close, binaryType, protocol). The Worker answers the relay's pings
+  // itself, so that a room this tab hosts keeps its host while the page's
+  // thread is busy or starved (the relay drops a host silent for 3 s);
+  // every other message comes here in order.
+  let nextSocket = 0;
+  const sockets = new Map(); // id → RelaySocket
+  class RelaySocket extends EventTarget {
+    constructor(url, protocols) {
+      super();
+      this.id = ++nextSocket;
+      this.url = String(url);
+      this.binaryType = "blob";
+      this.protocol = "";
+      this.extensions = "";
+      this.readyState = 0;
+      sockets.set(this.id, this);
+      const ps = protocols === undefined ? [] : [].concat(protocols).map(String);
+      worker.postMessage({ t: "ws", id: this.id, url: this.url, protocols: ps });
+    }
+    send(data) { worker.postMessage({ t: "wssend", id: this.id, data }); }
+    close(code, reason) { worker.postMessage({ t: "wsclose", id: this.id, code, reason }); }
+  }
+  RelaySocket.CONNECTING = 0; RelaySocket.OPEN = 1; RelaySocket.CLOSING = 2; RelaySocket.CLOSED = 3;
+  window.WebSocket = RelaySocket;
+  function relaySocketEvent(m) {
+    const s = sockets.get(m.id);
+    if (!s) return;
+    switch (m.t) {
+      case "wsopen": s.readyState = 1; s.protocol = m.protocol; s.dispatchEvent(new Event("open")); return;
+      case "wsmsg": s.dispatchEvent(new MessageEvent("message", { data: m.data })); return;
+      case "wserror": s.dispatchEvent(new Event("error")); return;
+      case "wsclosed":
+        s.readyState = 3;
+        sockets.delete(m.id);
+        s.dispatchEvent(new CloseEvent("close", { code: m.code, reason: m.reason, wasClean: m.wasClean }));
+    }
   }
 
   const go = new Go();

@@ -60,9 +60,52 @@ self.rewindDrop = (id) => {
   if (!c.port) setTimeout(() => c.ch.close(), 200);
 };
 
+// The page's WebSockets (page.js's RelaySocket): opened here, so that a
+// relay's ping to a room this tab hosts is answered from this thread
+// whatever the page's is doing; every other message goes to the page.
+const sockets = new Map(); // id → WebSocket
+function relaySocket(m) {
+  switch (m.t) {
+    case "ws": {
+      const id = m.id;
+      let ws;
+      try { ws = new WebSocket(m.url, m.protocols); } catch (err) {
+        postMessage({ t: "wserror", id });
+        postMessage({ t: "wsclosed", id, code: 1006, reason: String(err), wasClean: false });
+        return;
+      }
+      ws.binaryType = "arraybuffer";
+      sockets.set(id, ws);
+      ws.onopen = () => postMessage({ t: "wsopen", id, protocol: ws.protocol });
+      ws.onerror = () => postMessage({ t: "wserror", id });
+      ws.onclose = (e) => { sockets.delete(id); postMessage({ t: "wsclosed", id, code: e.code, reason: e.reason, wasClean: e.wasClean }); };
+      ws.onmessage = (e) => {
+        if (typeof e.data === "string" && e.data.length < 64 && e.data.includes('"ping"')) {
+          try {
+            const p = JSON.parse(e.data);
+            if (p.type === "ping") { ws.send(JSON.stringify({ type: "pong", n: p.n })); return; }
+          } catch (err) { /* not a ping: the page's */ }
+        }
+        postMessage({ t: "wsmsg", id, data: e.data });
+      };
+      return;
+    }
+    case "wssend": {
+      const ws = sockets.get(m.id);
+      if (ws && ws.readyState === 1) ws.send(m.data);
+      return;
+    }
+    case "wsclose": {
+      const ws = sockets.get(m.id);
+      if (ws) ws.close(m.code, m.reason);
+    }
+  }
+}
+
 self.onmessage = (e) => {
   const m = e.data;
   if (m.t === "channel") { take(m.id, m.ch, m.port); return; }
+  if (m.t === "ws" || m.t === "wssend" || m.t === "wsclose") { relaySocket(m); return; }
   if ((m.t === "opened" || m.t === "closed") && chans.has(m.id)) { chans.get(m.id)[m.t === "opened" ? "open" : "closed"] = true; }
   self.rewindInbox.push(m);
   poke();
