@@ -280,11 +280,15 @@ func (o *serveOpts) serveByRelay(ctx context.Context, stdout io.Writer) error {
 	if rf.relay == "" {
 		return usageError{errors.New("--room needs --relay URL")}
 	}
-	// A list of relays on its own: a match server of one room, which
-	// claims its room back at a live relay; with --host-migration, one
-	// room hosted at the first relay that answers (rooms.Host), whose
-	// players carry the match on when this server goes.
-	listServer := len(rf.more) > 0 && !rf.migrate
+	// A list of relays on its own, or --server-token: a match server of
+	// one room (registered with the relay, proving its token; it claims
+	// its room back at a live relay); with --host-migration, one room
+	// hosted at the first relay that answers (rooms.Host), whose players
+	// carry the match on when this server goes.
+	if rf.tokenFile != "" && rf.migrate {
+		return usageError{errors.New("--server-token registers a match server with the relay; a room hosted for --host-migration is hosted as a player's (no token needed): not both")}
+	}
+	listServer := (len(rf.more) > 0 || rf.tokenFile != "") && !rf.migrate
 	many := mf.on() || rf.onDemand || listServer
 	if listServer && !rf.onDemand && mf.rooms == 0 && mf.maxMatches == 0 {
 		mf.rooms = 1

@@ -57,7 +57,7 @@ func (r *roomFlags) add(fs *flag.FlagSet) {
 	fs.BoolVar(&r.migrate, "host-migration", false, "with --relay (one URL or a list, not with --rooms, --max-matches or --on-demand): when this server goes (killed, hung, stopped), the match goes on at one of its players (rewind play --join), from its last verified tick; without it, stopping ends the room's match")
 	fs.BoolVar(&r.onDemand, "on-demand", false, "with --relay: a match server that also opens rooms when the relay asks (a lobby ran rewind open), up to --max-matches (default 64) at once through one relay connection; a room whose match ended frees its slot")
 	fs.DurationVar(&r.unused, "unused-timeout", rooms.DefaultUnusedTimeout, "with --on-demand: a room opened on demand whose match has not started within this long ends, joined or not, and its slot is free again (0: never)")
-	fs.StringVar(&r.tokenFile, "server-token", "", "with --relay and --on-demand, --rooms or --max-matches: a file holding the relay's server token (as relay --server-token FILE): the registration proves it without sending it; a relay with a token refuses a match server without it (exit status 2)")
+	fs.StringVar(&r.tokenFile, "server-token", "", "with --relay: a file holding the relay's server token (as relay --server-token FILE): serve registers as a match server (one room without --rooms, --max-matches or --on-demand) proving it without sending it; a relay with a token refuses a match server without it (exit status 2); a one-room serve without it hosts its room as a player would")
 	fs.StringVar(&r.room, "room", "", "with --relay: propose this room code (6 to 12 characters of 23456789ABCDEFGHJKLMNPQRSTUVWXYZ; default: the relay picks one); with --rooms: the first room's code")
 }
 

@@ -16,7 +16,9 @@ import (
 // TestServerTokenCommands: `rewind relay --server-token FILE` refuses
 // `rewind serve --on-demand` without the file (exit status 2, a clear
 // error) and takes it with the file: `rewind open` gets a room from it;
-// a relay without a token says so once at start.
+// a one-room `serve --relay URL --server-token FILE` registers as a match
+// server of one room (room=), refused with another token; a relay
+// without a token says so once at start.
 func TestServerTokenCommands(t *testing.T) {
 	testutil.SkipSockets(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -52,6 +54,24 @@ func TestServerTokenCommands(t *testing.T) {
 	}
 	scancel()
 	<-served
+
+	// One room: with the token, a match server of one room; with
+	// another token, refused.
+	bad := filepath.Join(t.TempDir(), "bad")
+	if err := os.WriteFile(bad, []byte("not-the-fleet-secret-0123456789\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr = runCmd("serve", "--game", "sand", "--grid", "32", "--relay", url, "--server-token", bad, "--duration", "1s")
+	if code != 2 || out != "" || !strings.Contains(stderr, "unauthorized") {
+		t.Fatalf("one-room serve with a wrong token: exit %d, %q %q; want 2 and unauthorized", code, out, stderr)
+	}
+	code, out, stderr = runCmd("serve", "--game", "sand", "--grid", "32", "--relay", url, "--server-token", tok, "--duration", "1s", "--status", "0")
+	if code != 0 || !strings.HasPrefix(out, "room=") {
+		t.Fatalf("one-room serve with the token: exit %d, %q %q; want room=", code, out, stderr)
+	}
+	if code, _, stderr := runCmd("serve", "--game", "sand", "--relay", url, "--server-token", tok, "--host-migration"); code != 2 || !strings.Contains(stderr, "--host-migration") {
+		t.Fatalf("--server-token with --host-migration: exit %d, %q", code, stderr)
+	}
 
 	var e strings.Builder
 	rctx, rcancel := context.WithCancel(ctx)
