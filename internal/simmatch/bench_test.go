@@ -26,49 +26,11 @@ func BenchmarkServerNullGame(b *testing.B) {
 		b.Run(fmt.Sprintf("players=%d", players), func(b *testing.B) {
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
-			start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-			net := transport.NewLoopback()
-			sconn, _ := net.Listen("server")
-			defer sconn.Close()
-			srv, err := server.New[testgame.Input](&testgame.Null{}, sconn, server.Config{MaxPlayers: players, StartPlayers: players})
-			if err != nil {
-				b.Fatal(err)
-			}
-			var clients []*client.Client[testgame.Input]
-			for i := range players {
-				conn, _ := net.Dial(fmt.Sprintf("c%d", i), "server")
-				defer conn.Close()
-				c, err := client.New[testgame.Input](&testgame.Null{}, conn, client.Config{})
-				if err != nil {
-					b.Fatal(err)
-				}
-				c.SetInputFunc(func(t uint32) testgame.Input { return testgame.Bot(game.PlayerID(i), t) })
-				clients = append(clients, c)
-			}
-			now := start
-			step := func(d time.Duration) (wall, cpu time.Duration) {
-				now = now.Add(d)
-				c0, _ := cputime.Thread()
-				w0 := time.Now()
-				if err := srv.Update(now); err != nil {
-					b.Fatal(err)
-				}
-				wall = time.Since(w0)
-				c1, _ := cputime.Thread()
-				for _, c := range clients {
-					if err := c.Update(now); err != nil {
-						b.Fatal(err)
-					}
-				}
-				return wall, c1 - c0
-			}
-			for range 120 { // handshake and a couple of seconds of play
-				step(time.Second / 60)
-			}
+			srv, step := benchMatch(b, func() game.Game[testgame.Input] { return &testgame.Null{} }, players, 0)
 			var wall, cpu time.Duration
 			b.ResetTimer()
 			for b.Loop() {
-				w, c := step(time.Second / 60)
+				w, c := step()
 				wall += w
 				cpu += c
 			}
@@ -80,4 +42,54 @@ func BenchmarkServerNullGame(b *testing.B) {
 			}
 		})
 	}
+}
+
+// benchMatch sets up a match of players players and spectators
+// spectators (test-game bots) over the in-process transport, each
+// machine with its own game from newGame, and plays its first 120
+// ticks (handshakes and two seconds of play). step runs the server, then
+// every client, a tick (1/60 s of made-up time) on, and returns the wall
+// and the thread's CPU time of the server's Update. Everything closes at
+// the benchmark's end.
+func benchMatch(b *testing.B, newGame func() game.Game[testgame.Input], players, spectators int) (*server.Server[testgame.Input], func() (wall, cpu time.Duration)) {
+	b.Helper()
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	net := transport.NewLoopback()
+	sconn, _ := net.Listen("server")
+	b.Cleanup(func() { sconn.Close() })
+	srv, err := server.New(newGame(), sconn, server.Config{MaxPlayers: players, StartPlayers: players, MaxSpectators: spectators})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var clients []*client.Client[testgame.Input]
+	for i := range players + spectators {
+		conn, _ := net.Dial(fmt.Sprintf("c%d", i), "server")
+		b.Cleanup(func() { conn.Close() })
+		c, err := client.New(newGame(), conn, client.Config{Spectate: i >= players})
+		if err != nil {
+			b.Fatal(err)
+		}
+		c.SetInputFunc(func(t uint32) testgame.Input { return testgame.Bot(game.PlayerID(i), t) })
+		clients = append(clients, c)
+	}
+	step := func() (wall, cpu time.Duration) {
+		now = now.Add(time.Second / 60)
+		c0, _ := cputime.Thread()
+		w0 := time.Now()
+		if err := srv.Update(now); err != nil {
+			b.Fatal(err)
+		}
+		wall = time.Since(w0)
+		c1, _ := cputime.Thread()
+		for _, c := range clients {
+			if err := c.Update(now); err != nil {
+				b.Fatal(err)
+			}
+		}
+		return wall, c1 - c0
+	}
+	for range 120 {
+		step()
+	}
+	return srv, step
 }
