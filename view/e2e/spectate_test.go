@@ -30,8 +30,8 @@ func TestTabSpectates(t *testing.T) {
 	// A match of two players at most: the relay caps the room at two
 	// players too, and counts the tab as a spectator, not as one of them.
 	// The tab and the server give each other 30 s of silence, as the bots
-	// do (--timeout 30s): on a loaded machine the page's thread can be
-	// held for seconds while Ebitengine starts (software WebGL).
+	// do (--timeout 30s): on a loaded machine the page's thread, which
+	// forwards every datagram on this path, can be held for seconds.
 	d := startDemo(t, "--players", "2", "--max-players", "2", "--player-timeout", "30s")
 	b := chromium(t)
 	opened := time.Now()

@@ -35,6 +35,7 @@ type screen struct {
 	pix              []byte
 	flashes          map[uint16]int // player → frames of flash left
 	poursAt          float64        // the At of the last frame whose pours flashed
+	cellsAt          float64        // the At of the frame whose cells the grid's canvas holds
 	controls         *controls
 	graph            tab.NetGraph
 }
@@ -99,7 +100,12 @@ func (s *screen) draw(f *tab.Frame, alpha float64, waiting string) {
 		return
 	}
 	s.graph.Add(tab.Now(), f.Ping, uint64(f.RolledBack), uint64(f.BytesIn), uint64(f.BytesOut))
-	s.drawCells(f.Cells)
+	if f.At != s.cellsAt { // a new frame: its cells to the grid's canvas
+		s.cellsAt = f.At
+		s.putCells(f.Cells)
+	}
+	s.ctx.Set("imageSmoothingEnabled", false)
+	s.ctx.Call("drawImage", s.grid, 0, hudHeight, s.side*scale, s.side*scale)
 	if f.At != s.poursAt {
 		s.poursAt = f.At
 		for _, id := range f.Pours {
@@ -160,8 +166,8 @@ func (s *screen) text(line string, x, y int, c string) {
 	s.ctx.Call("fillText", line, x, y)
 }
 
-// drawCells draws the grid of materials.
-func (s *screen) drawCells(cells []byte) {
+// putCells puts the grid of materials on the grid's canvas.
+func (s *screen) putCells(cells []byte) {
 	n := min(len(cells), s.side*s.side)
 	for i, c := range cells[:n] {
 		rgb := tab.MaterialRGB[c&3]
@@ -170,8 +176,6 @@ func (s *screen) drawCells(cells []byte) {
 	}
 	js.CopyBytesToJS(s.imgData, s.pix)
 	s.gridCtx.Call("putImageData", s.img, 0, 0)
-	s.ctx.Set("imageSmoothingEnabled", false)
-	s.ctx.Call("drawImage", s.grid, 0, hudHeight, s.side*scale, s.side*scale)
 }
 
 // rgba returns a CSS colour.
