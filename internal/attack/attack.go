@@ -87,7 +87,8 @@ type Attack struct {
 	Run  func(ctx context.Context, cfg Config) Result
 }
 
-// All is every attack of the suite, in the order of issue 15.
+// All is every attack of the suite, in the order of issue 15, then issue
+// 30's.
 var All = []Attack{
 	{"unproven_sessions", UnprovenSessions},
 	{"room_squatters", RoomSquatters},
@@ -99,6 +100,7 @@ var All = []Attack{
 	{"big_frame", BigFrame},
 	{"sniffed_cookie", SniffedCookie},
 	{"forged_from_address", ForgedFromAddress},
+	{"code_guessing_fleet", CodeGuessingFleet},
 }
 
 // lineCounter is a slog.Handler counting the records at or above a level.
