@@ -11,9 +11,10 @@ import (
 
 // udpDrainBackstop is how long a drained server's socket may go unread
 // before its own goroutine drains it: while no owner drains (before a
-// host runs, after it stops, a host stalled), handshakes and datagrams
-// are still answered, this late at most.
-const udpDrainBackstop = 20 * time.Millisecond
+// host runs, after it stops, a host with no room), handshakes and
+// datagrams are still answered, this late at most. Its goroutine wakes
+// about this often while the owner drains (a few per second).
+const udpDrainBackstop = 100 * time.Millisecond
 
 // udpDrainMax is the most datagrams one Drain reads (16 batches): the
 // rest wait for the next.

@@ -38,7 +38,7 @@ func TestUDPDrained(t *testing.T) {
 		return len(handed)
 	}
 
-	s.Drain() // the backstop waits 20 ms from here
+	s.Drain() // the backstop waits 100 ms from here
 	before := time.Now()
 	if err := c.Send(c.RemoteAddr(), []byte("one")); err != nil {
 		t.Fatal(err)

@@ -101,7 +101,7 @@ type Config struct {
 	// waits in the socket's buffer (size it with ReadBuffer for what
 	// arrives between drains) and wakes no thread, and the Handler gets
 	// its arrival as the kernel stamped it. Handshakes and pings are
-	// answered at the drain. If nobody drains for 20 ms, the server's own
+	// answered at the drain. If nobody drains for 100 ms, the server's own
 	// goroutine does. Linux only: elsewhere it is ignored (the socket is
 	// read as datagrams arrive). A client ignores it.
 	Drained bool
