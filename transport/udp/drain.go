@@ -29,10 +29,10 @@ type udpDrain struct {
 	last   atomic.Int64 // unix nanos (the Clock's) of the last drain
 	stop   chan struct{}
 	closed sync.Once
-	// age is how long the datagram being handled waited in the socket
-	// (its kernel stamp to its read), written and read by the goroutine
+	// stamp is the kernel's arrival stamp of the datagram being handled
+	// (unix nanoseconds, 0 if none), written and read by the goroutine
 	// handling a batch.
-	age time.Duration
+	stamp int64
 }
 
 var _ transport.Drainer = (*Server)(nil)
@@ -52,6 +52,17 @@ func listenSocket(conn *net.UDPConn, cfg Config) (udpSocket, error) {
 		return conn, nil
 	}
 	return sock, nil
+}
+
+// arrival is when the datagram being handled arrived, on the Clock that
+// says it is now: now less how long it waited in the socket (its kernel
+// stamp to the wall clock, read at once), or now without a stamp.
+func (s *Server) arrival(now time.Time) time.Time {
+	if s.drain.stamp == 0 {
+		return now
+	}
+	waited := min(max(time.Now().UnixNano()-s.drain.stamp, 0), int64(time.Second))
+	return s.cfg.Clock.Now().Add(-time.Duration(waited))
 }
 
 // startReading starts the goroutine that reads the socket: the reader,

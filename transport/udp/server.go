@@ -332,16 +332,9 @@ func (s *Server) handleBatch(r *udpReader, n int, out []byte) []byte {
 	// once: one wake-up per batch, not per datagram.
 	s.q.hold()
 	s.hmu.RLock()
-	wall := int64(0)
 	for i := range n {
 		b, from := r.datagram(i)
-		s.drain.age = 0
-		if r.at[i] != 0 {
-			if wall == 0 {
-				wall = time.Now().UnixNano()
-			}
-			s.drain.age = time.Duration(min(max(wall-r.at[i], 0), int64(time.Second)))
-		}
+		s.drain.stamp = r.at[i]
 		out = s.handle(b, unmap(from), out)
 	}
 	s.hmu.RUnlock()
@@ -388,7 +381,7 @@ func (s *Server) handle(b []byte, from netip.AddrPort, out []byte) []byte {
 		case udpData:
 			s.proveByData(sess)
 			if s.handler != nil { // hmu is held by handleBatch
-				s.handler(sess.addr, f.payload, now.Add(-s.drain.age))
+				s.handler(sess.addr, f.payload, s.arrival(now))
 			} else if !s.q.push(sess.addr, f.payload) {
 				s.stats.queueDropped.Add(1)
 			}
