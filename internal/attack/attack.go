@@ -101,6 +101,7 @@ var All = []Attack{
 	{"sniffed_cookie", SniffedCookie},
 	{"forged_from_address", ForgedFromAddress},
 	{"code_guessing_fleet", CodeGuessingFleet},
+	{"handshake_flood", HandshakeFlood},
 }
 
 // lineCounter is a slog.Handler counting the records at or above a level.
