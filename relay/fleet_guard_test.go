@@ -57,23 +57,7 @@ func rawHost(t *testing.T, url string) (code string, msgs <-chan roomproto.Msg) 
 	if err != nil || m.Type != roomproto.MsgHosted {
 		t.Fatalf("host: %s %v", b, err)
 	}
-	ch := make(chan roomproto.Msg, 64)
-	go func() {
-		defer close(ch)
-		for {
-			_, b, err := ws.Read(context.Background())
-			if err != nil {
-				return
-			}
-			m, _ := decodeReply(b)
-			if m.Type == roomproto.MsgPing {
-				_ = ws.Write(context.Background(), websocket.MessageText, []byte(fmt.Sprintf(`{"type":"pong","n":%d}`, m.N)))
-				continue
-			}
-			ch <- m
-		}
-	}()
-	return m.Code, ch
+	return m.Code, readPonging(ws)
 }
 
 // nextRaw returns the next message of msgs.

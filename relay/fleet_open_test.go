@@ -16,16 +16,9 @@ import (
 	"github.com/rewindnet/rewind/relay/roomproto"
 )
 
-// rawServe registers a match server at url over a bare WebSocket,
-// answering the relay's pings; the other messages it gets come on msgs.
-func rawServe(t *testing.T, url string, slots int) (ws *websocket.Conn, msgs <-chan roomproto.Msg) {
-	t.Helper()
-	ws = dialRaw(t, url)
-	writeRaw(t, ws, fmt.Sprintf(`{"type":"serve","v":2,"slots":%d,"onDemand":true}`, slots))
-	_, b, err := ws.Read(testCtx(t))
-	if m, _ := decodeReply(b); err != nil || m.Type != roomproto.MsgServing {
-		t.Fatalf("serve: %s %v", b, err)
-	}
+// readPonging reads ws until it fails, answering the relay's pings;
+// every other message comes on the returned channel, closed at the end.
+func readPonging(ws *websocket.Conn) <-chan roomproto.Msg {
 	ch := make(chan roomproto.Msg, 64)
 	go func() {
 		defer close(ch)
@@ -42,7 +35,20 @@ func rawServe(t *testing.T, url string, slots int) (ws *websocket.Conn, msgs <-c
 			ch <- m
 		}
 	}()
-	return ws, ch
+	return ch
+}
+
+// rawServe registers a match server at url over a bare WebSocket,
+// answering the relay's pings; the other messages it gets come on msgs.
+func rawServe(t *testing.T, url string, slots int) (ws *websocket.Conn, msgs <-chan roomproto.Msg) {
+	t.Helper()
+	ws = dialRaw(t, url)
+	writeRaw(t, ws, fmt.Sprintf(`{"type":"serve","v":2,"slots":%d,"onDemand":true}`, slots))
+	_, b, err := ws.Read(testCtx(t))
+	if m, _ := decodeReply(b); err != nil || m.Type != roomproto.MsgServing {
+		t.Fatalf("serve: %s %v", b, err)
+	}
+	return ws, readPonging(ws)
 }
 
 // rawOpen asks url for a room on demand from a new lobby connection and
