@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"sync"
 
 	"github.com/rewindnet/rewind"
@@ -13,6 +14,7 @@ import (
 	"github.com/rewindnet/rewind/game"
 	"github.com/rewindnet/rewind/internal/facehook"
 	"github.com/rewindnet/rewind/relay/roomclient"
+	"github.com/rewindnet/rewind/relay/roomproto"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport"
 	"github.com/rewindnet/rewind/transport/udp"
@@ -85,6 +87,7 @@ type Hosted[I any] struct {
 	room *roomclient.HostedRoom
 	url  string
 
+	ended     <-chan string // the reason of the relay's "ended"
 	stop      chan struct{} // closed by Close: the relay watch ends
 	watched   chan struct{} // closed when the relay watch has ended
 	closeOnce sync.Once
@@ -124,6 +127,7 @@ func Host[I any](ctx context.Context, g rewind.Game[I], opts HostOptions) (*Host
 		}
 		opts.Server.Schema = schema
 	}
+	ended := make(chan string, 1) // the relay's "ended" (watchRelay)
 	room, err := roomclient.HostRoom(ctx, roomclient.HostOptions{
 		URL:         opts.Relay,
 		URLs:        opts.Relays,
@@ -133,6 +137,12 @@ func Host[I any](ctx context.Context, g rewind.Game[I], opts HostOptions) (*Host
 		WebRTC:      opts.WebRTC,
 		OnPeerOpen:  func(a transport.Addr) { log.Info("data channel open", "peer", string(a)) },
 		OnPeerClose: func(a transport.Addr) { log.Info("data channel closed", "peer", string(a)) },
+		OnEnded: func(reason string) {
+			select {
+			case ended <- reason:
+			default:
+			}
+		},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("rooms: host: %w", err)
@@ -169,7 +179,7 @@ func Host[I any](ctx context.Context, g rewind.Game[I], opts HostOptions) (*Host
 	if opts.HostMigration {
 		facehook.SetGoodbye(host, codec.ReasonMigrate)
 	}
-	h := &Hosted[I]{Host: host, room: room, url: room.URL(),
+	h := &Hosted[I]{Host: host, room: room, url: room.URL(), ended: ended,
 		stop: make(chan struct{}), watched: make(chan struct{})}
 	args := []any{"room", room.Code(), "relay", room.URL(), "tick_rate", game.RateOf(g),
 		"start_players", max(opts.Server.StartPlayers, 1)}
@@ -209,13 +219,29 @@ func listenUDP(addr string, opts rewind.HostOptions) (*udp.Server, error) {
 }
 
 // watchRelay logs the relay connection's end, unless Close comes first.
+// A room the relay's operator ended (its "ended" reason begins with
+// roomproto.EndedByOperator) ends its match for the operator too
+// (rewind.Host.EndMatch: the players hear codec.ReasonOperator);
+// otherwise the players play on.
 func (h *Hosted[I]) watchRelay(log *slog.Logger) {
 	defer close(h.watched)
-	select {
-	case <-h.room.Done():
-		log.Warn("relay connection ended: players in the match play on, new ones cannot join by code",
-			"room", h.room.Code(), "err", h.room.Err())
-	case <-h.stop:
+	for {
+		select {
+		case why := <-h.ended:
+			if !strings.HasPrefix(why, roomproto.EndedByOperator) {
+				continue
+			}
+			log.Info("room ended by the relay's operator: the match ends", "room", h.room.Code(), "reason", why)
+			if err := h.Host.EndMatch(); err != nil {
+				log.Warn("ending the match", "room", h.room.Code(), "err", err)
+			}
+		case <-h.room.Done():
+			log.Warn("relay connection ended: players in the match play on, new ones cannot join by code",
+				"room", h.room.Code(), "err", h.room.Err())
+			return
+		case <-h.stop:
+			return
+		}
 	}
 }
 

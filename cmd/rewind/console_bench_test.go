@@ -35,7 +35,7 @@ type benchRelay struct {
 func startBenchRelay(b *testing.B, rooms, players int) *benchRelay {
 	b.Helper()
 	rr := &roomRelay{rooms: relay.NewRoomServer(relay.RoomConfig{ConnsPerAddr: 1 << 20, MaxConns: 1 << 20,
-		JoiningPerAddr: 1 << 20, IdleTimeout: time.Hour, OpenBurst: 1 << 20, OpenRate: 1e6, OpensPerConn: 1 << 20})}
+		JoiningPerAddr: 1 << 20, IdleTimeout: time.Hour, HostTimeout: time.Minute, OpenBurst: 1 << 20, OpenRate: 1e6, OpensPerConn: 1 << 20})}
 	mux := http.NewServeMux()
 	rr.mount(mux)
 	var probe health.Probe
@@ -157,7 +157,8 @@ func cpuTime() time.Duration {
 // to the end, as the page does; the page's own drawing is the browser's
 // CPU). It reports the process's CPU milliseconds per second of wall
 // time (cpu-ms/s) and the console's polls of the relay per second
-// (polls/s: none while closed):
+// (polls/s: none while closed). It fails if a room lost a player
+// meanwhile (the figures would not be of 100 rooms of 4):
 //
 //	go test -run '^$' -bench RelayConsole -benchtime 10x ./cmd/rewind
 func BenchmarkRelayConsole(b *testing.B) {
@@ -193,6 +194,9 @@ func BenchmarkRelayConsole(b *testing.B) {
 			wall := time.Since(wall0)
 			b.ReportMetric(float64(cpuTime()-cpu0)/float64(time.Millisecond)/wall.Seconds(), "cpu-ms/s")
 			b.ReportMetric(float64(br.hub.Polls()-polls0)/wall.Seconds(), "polls/s")
+			if n := countPlaying(br.rr); n != 400 {
+				b.Fatalf("%d players left playing of 400: the figures are not of 100 rooms", n)
+			}
 		})
 	}
 }

@@ -199,3 +199,30 @@ func TestConsoleDemoCommand(t *testing.T) {
 	}
 	d.stop(t)
 }
+
+// TestConsoleRelayEndsServeRoom: a relay's console ends the room of a
+// `serve --relay` of one room (rooms.Host): the match ends too, and its
+// bot's last lines say the operator ended it.
+func TestConsoleRelayEndsServeRoom(t *testing.T) {
+	checkLeaks(t)
+	testutil.SkipSockets(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	url, wait := startRelayCmd(ctx, t, "--http", "127.0.0.1:0", "--turn", "none", "--console", "--admin-token", writeToken(t))
+	defer func() { cancel(); wait() }()
+	base := consoleURL(url)
+	s := startCommand(t, serve, []string{"--game", "sand", "--grid", "32", "--relay", url, "--status", "0"}, "room")
+	code := s.vals["room"]
+	bot := startBot("--headless", "--join", code, "--relay", url, "--grid", "32", "--until-tick", "100000", "--status", "0")
+	testutil.WaitUntil(ctx, t, "the bot playing in the served room", func() bool {
+		r, ok := consoleRoom(consoleState(t, base), code)
+		return ok && len(r.Members) == 1 && r.Members[0].State == "playing"
+	})
+	if c := postAction(t, base, "end", testAdminToken, `{"code":"`+code+`"}`); c != http.StatusOK {
+		t.Fatalf("end: %d", c)
+	}
+	if b := <-bot; b.code != 0 || !strings.Contains(lastLine(b.stderr), "the operator ended the match") {
+		t.Errorf("the bot: exit %d, %q %q", b.code, lastLine(b.stdout), lastLine(b.stderr))
+	}
+	s.stop(t)
+}

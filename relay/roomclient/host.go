@@ -41,6 +41,11 @@ type HostOptions struct {
 	// channel opens on the host's Conn and when it closes or fails
 	// (webrtc.Host's hooks; called from pion's goroutines).
 	OnPeerOpen, OnPeerClose func(transport.Addr)
+	// OnEnded, if set, is told the reason when the relay says the room
+	// ended (its "ended": the key's end, or the relay's operator, whose
+	// reason begins with roomproto.EndedByOperator); the relay
+	// connection may stay open a while after.
+	OnEnded func(reason string)
 }
 
 // HostedRoom is a hosted room: its code and key, and the host's transport.Conn
@@ -114,6 +119,9 @@ func (h *HostedRoom) handle(m roomproto.Msg) {
 		}
 	case roomproto.MsgEnded:
 		h.end.set(fmt.Errorf("%w: %s", roomproto.ErrRoomEnded, m.Reason))
+		if h.opts.OnEnded != nil {
+			h.opts.OnEnded(m.Reason)
+		}
 	case roomproto.MsgError:
 		if m.Error == roomproto.ErrCodeNoPlayer {
 			return // the player left while we answered it
