@@ -42,7 +42,8 @@ func TestRedisRestartKeepsRooms(t *testing.T) {
 	testutil.CheckGoroutines(t, 5*time.Second)
 	rs := testutil.StartRedisServer(t)
 	cfg := RoomConfig{TickInterval: 50 * time.Millisecond, FailedJoinBurst: 1000}
-	rcfg := roomdir.RedisConfig{TTL: 6 * time.Second}
+	// TTL 9 s: refreshes every 1.5 s, a recovery window of 3 s.
+	rcfg := roomdir.RedisConfig{TTL: 9 * time.Second}
 	r1, dir1, _ := startFleetRelayWith(t, rs.URL, cfg, rcfg)
 	r2, _, _ := startFleetRelayWith(t, rs.URL, cfg, rcfg)
 	code, host := rawHost(t, r1.url)
@@ -86,7 +87,7 @@ func TestRedisRestartKeepsRooms(t *testing.T) {
 		default:
 			t.Fatalf("join through the other relay %v after the restart: %+v", time.Since(start), m)
 		}
-		if testCtx(t).Err() != nil || tries > 1000 {
+		if time.Since(start) > time.Minute {
 			t.Fatal("the room never came back")
 		}
 	}
@@ -111,7 +112,7 @@ func TestRedisRestartKeepsRooms(t *testing.T) {
 				t.Fatalf("attack %s once the room is back: %+v", a, m)
 			}
 		}
-		if testCtx(t).Err() != nil {
+		if time.Since(start) > time.Minute {
 			t.Fatal("the directory never left its recovery")
 		}
 		time.Sleep(50 * time.Millisecond)

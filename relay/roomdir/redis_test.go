@@ -88,7 +88,7 @@ func TestRedisRoomDirectory(t *testing.T) {
 func TestRedisRecovers(t *testing.T) {
 	rs := testutil.StartRedisServer(t)
 	ctx := t.Context()
-	cfg := RedisConfig{TTL: 3 * time.Second}
+	cfg := RedisConfig{TTL: 15 * time.Second} // a recovery window of 5 s
 	a, err := NewRedis(ctx, rs.URL, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -137,7 +137,7 @@ func TestRedisRecovers(t *testing.T) {
 	if n, err := a.Refresh([]Record{room}); err != nil || n != 0 {
 		t.Fatalf("second refresh: %d rooms written back, %v; want 0", n, err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		_, b1 := b.Refresh(nil)
 		err := b.Claim(Record{Code: "AAAAAA", Key: "k2"}, now)
