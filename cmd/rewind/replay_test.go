@@ -11,14 +11,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rewindnet/rewind/client"
 	"github.com/rewindnet/rewind/codec"
 	"github.com/rewindnet/rewind/game"
 	"github.com/rewindnet/rewind/games/sand"
 	"github.com/rewindnet/rewind/internal/replayrun"
 	"github.com/rewindnet/rewind/internal/simmatch"
 	"github.com/rewindnet/rewind/replay"
-	"github.com/rewindnet/rewind/transport"
 )
 
 // sandReplays is a 60 s, 4-player sand match (grid 64, 5% loss) recorded
@@ -34,46 +32,13 @@ type sandReplays struct {
 func recordSandMatch(t *testing.T) *sandReplays {
 	t.Helper()
 	r := &sandReplays{dir: t.TempDir()}
-	gf := gameFlags{name: "sand", grid: 64, tickRate: 60}
-	newRec := func(name string, path *string) *replay.Recorder {
-		rec := &replay.Recorder{Game: "sand", Settings: replayrun.Settings("sand", gf.grid, gf.tickRate)}
-		rec.Open = func(codec.ReplayHeader) (io.Writer, error) {
-			*path = filepath.Join(r.dir, name+".rwreplay")
-			return os.Create(*path)
-		}
-		return rec
-	}
-	srec, erec, lrec := newRec("server", &r.server), newRec("early", &r.early), newRec("late", &r.late)
-	cfg := simmatch.Config[sand.Input]{
-		Players:  4,
-		NewGame:  func() game.Game[sand.Input] { return gf.newGame() },
-		Bot:      sand.Bot,
-		Duration: 60 * time.Second,
-		Link:     transport.LinkConfig{Latency: 30 * time.Millisecond, Jitter: 5 * time.Millisecond, Loss: 0.05},
-		JoinAt:   map[int]time.Duration{3: 20 * time.Second},
-		Seed:     7,
-	}
-	cfg.Server.StartPlayers = 3
-	cfg.Server.Record = srec
-	cfg.ClientConfig = func(i int, c *client.Config) {
-		switch i {
-		case 0:
-			c.Record = erec
-		case 3:
-			c.Record = lrec
-		}
-	}
-	res, err := simmatch.Run(cfg)
+	rs, err := simmatch.RecordSand(r.dir, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, rec := range []*replay.Recorder{srec, erec, lrec} {
-		if err := rec.Close(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	r.ticks, r.serverTicks, r.lateTk = res.Ticks, srec.Ticks(), lrec.Ticks()
-	r.wireBytes = res.ServerBytesOut + res.ClientBytesOut
+	r.server, r.early, r.late = rs.Server, rs.Early, rs.Late
+	r.ticks, r.serverTicks, r.lateTk = rs.Result.Ticks, rs.ServerTicks, rs.LateTicks
+	r.wireBytes = rs.Result.ServerBytesOut + rs.Result.ClientBytesOut
 	return r
 }
 

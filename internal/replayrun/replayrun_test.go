@@ -2,67 +2,15 @@ package replayrun
 
 import (
 	"bytes"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/rewindnet/rewind/client"
-	"github.com/rewindnet/rewind/codec"
-	"github.com/rewindnet/rewind/game"
-	"github.com/rewindnet/rewind/games/sand"
 	"github.com/rewindnet/rewind/internal/simmatch"
 	"github.com/rewindnet/rewind/replay"
-	"github.com/rewindnet/rewind/transport"
 )
-
-// record plays the match: 60 s of 4-player sand (grid 64, 5%
-// loss), client 3 joining 20 s in; the server, client 0 and client 3
-// (from the world it loaded) record replays into dir, in that order.
-func record(t *testing.T, dir string) []string {
-	t.Helper()
-	paths := make([]string, 3)
-	newRec := func(name string, path *string) *replay.Recorder {
-		rec := &replay.Recorder{Game: "sand", Settings: Settings("sand", 64, 60)}
-		rec.Open = func(codec.ReplayHeader) (io.Writer, error) {
-			*path = filepath.Join(dir, name)
-			return os.Create(*path)
-		}
-		return rec
-	}
-	srec, erec, lrec := newRec("server.rwreplay", &paths[0]), newRec("early.rwreplay", &paths[1]), newRec("late.rwreplay", &paths[2])
-	cfg := simmatch.Config[sand.Input]{
-		Players:  4,
-		NewGame:  func() game.Game[sand.Input] { return sand.New(64) },
-		Bot:      sand.Bot,
-		Duration: 60 * time.Second,
-		Link:     transport.LinkConfig{Latency: 30 * time.Millisecond, Jitter: 5 * time.Millisecond, Loss: 0.05},
-		JoinAt:   map[int]time.Duration{3: 20 * time.Second},
-		Seed:     2,
-	}
-	cfg.Server.StartPlayers = 3
-	cfg.Server.Record = srec
-	cfg.ClientConfig = func(i int, c *client.Config) {
-		switch i {
-		case 0:
-			c.Record = erec
-		case 3:
-			c.Record = lrec
-		}
-	}
-	if _, err := simmatch.Run(cfg); err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range []*replay.Recorder{srec, erec, lrec} {
-		if err := r.Close(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return paths
-}
 
 // TestReplayVerifiesUnderWasm: the three replays of a 60 s match (the
 // server's, an early player's, a late joiner's from the world it loaded)
@@ -73,7 +21,11 @@ func TestReplayVerifiesUnderWasm(t *testing.T) {
 		t.Skip("-short: builds a js/wasm program with the toolchain and runs it under node (the full run keeps it)")
 	}
 	dir := t.TempDir()
-	files := record(t, dir)
+	rs, err := simmatch.RecordSand(dir, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := []string{rs.Server, rs.Early, rs.Late}
 	var native []string
 	for i, f := range files {
 		res, err := VerifyFile(f, replay.Options{})
