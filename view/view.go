@@ -385,10 +385,14 @@ func (g *Game) drawHUDLines(screen *ebiten.Image, h hud) {
 // drawGraph draws the net graph (tab.NetGraph; the page draws the same)
 // in the grid's top right corner: a strip per figure, its label above its
 // line.
-func (g *Game) drawGraph(screen *ebiten.Image) {
+func (g *Game) drawGraph(screen *ebiten.Image) { drawNetGraph(screen, &g.graph, g.side*Scale) }
+
+// drawNetGraph draws graph in the top right corner of a view viewWidth
+// pixels wide, below the HUD.
+func drawNetGraph(screen *ebiten.Image, graph *tab.NetGraph, viewWidth int) {
 	const width, strip = 220, 36
-	plots := g.graph.Plots()
-	x0, y0 := float32(g.side*Scale-width-4), float32(hudHeight+4)
+	plots := graph.Plots()
+	x0, y0 := float32(viewWidth-width-4), float32(hudHeight+4)
 	vector.DrawFilledRect(screen, x0, y0, width, float32(strip*len(plots)+4), color.RGBA{0, 0, 0, 190}, false)
 	for i, p := range plots {
 		top := y0 + float32(i*strip) + 2

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind"
-	"github.com/rewindnet/rewind/games/sand"
 	"github.com/rewindnet/rewind/gateway"
 	"github.com/rewindnet/rewind/internal/demopage"
 	"github.com/rewindnet/rewind/internal/health"
@@ -24,11 +23,11 @@ import (
 )
 
 func init() {
-	registerInterruptible("demo", "the rooms relay, a hosted sand room and the browser page that plays it, in one process on one HTTP port (open the printed url=, or join with rewind play --join CODE)", demo)
+	registerInterruptible("demo", "the rooms relay, a hosted sand (or --game ships) room and the browser page that plays it, in one process on one HTTP port (open the printed url=, or join with rewind play --join CODE)", demo)
 }
 
-// demo serves the rooms relay (and TURN) on --http and hosts a sand match
-// in a room of it, until ctx ends or --duration passes; the page at url=
+// demo serves the rooms relay (and TURN) on --http and hosts a sand (or
+// --game ships) match in a room of it, until ctx ends or --duration passes; the page at url=
 // plays the match in the browser (internal/demopage; not with --no-page). It
 // prints room=, relay= and url= on lines of their own as soon as the
 // relay and the room are up, then reads the page's files from the cache
@@ -52,7 +51,16 @@ func demo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	g := c.gf.newGame()
+	if c.gf.name == "ships" {
+		return demoMatch(ctx, c, c.gf.newShips(), files, goroot, log, stdout, stderr)
+	}
+	return demoMatch(ctx, c, c.gf.newGame(), files, goroot, log, stdout, stderr)
+}
+
+// demoMatch serves the relay, hosts g's match in a room of it and serves
+// the page (files, unless nil) until ctx ends, the match ends or
+// --duration passes.
+func demoMatch[I any](ctx context.Context, c *demoConfig, g rewind.Game[I], files *demopage.Files, goroot string, log *slog.Logger, stdout, stderr io.Writer) error {
 	d, err := startDemoHTTP(c, g, log, files != nil)
 	if err != nil {
 		return err
@@ -124,8 +132,8 @@ func parseDemoFlags(args []string, stderr io.Writer) (*demoConfig, error) {
 	if err := c.gf.check(); err != nil {
 		return nil, err
 	}
-	if c.gf.name != "sand" {
-		return nil, usageError{fmt.Errorf("--game %s: demo plays sand (its page is sand's view); rewind serve --game %s hosts the others", c.gf.name, c.gf.name)}
+	if c.gf.name != "sand" && c.gf.name != "ships" {
+		return nil, usageError{fmt.Errorf("--game %s: demo plays sand or ships (the games its page draws); rewind serve --game %s hosts the others", c.gf.name, c.gf.name)}
 	}
 	if err := c.pf.check(); err != nil {
 		return nil, err
@@ -138,10 +146,10 @@ func parseDemoFlags(args []string, stderr io.Writer) (*demoConfig, error) {
 
 // demoHTTP is the demo's one HTTP port and what it serves: the rooms
 // relay, the health probes, the JSON lockstep gateway and the page.
-type demoHTTP struct {
+type demoHTTP[I any] struct {
 	ln     net.Listener
 	rr     *roomRelay
-	gw     *gateway.Gateway[sand.Input]
+	gw     *gateway.Gateway[I]
 	mux    *http.ServeMux
 	hs     *http.Server
 	served chan error // the HTTP server's end, once
@@ -154,7 +162,7 @@ type demoHTTP struct {
 // startDemoHTTP listens on --http, starts the rooms relay (and TURN) and
 // the lockstep gateway for g, and serves them with the page; close stops
 // them all.
-func startDemoHTTP(c *demoConfig, g rewind.Game[sand.Input], log *slog.Logger, building bool) (*demoHTTP, error) {
+func startDemoHTTP[I any](c *demoConfig, g rewind.Game[I], log *slog.Logger, building bool) (*demoHTTP[I], error) {
 	ln, err := net.Listen("tcp", c.httpAddr)
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", c.httpAddr, err)
@@ -165,11 +173,11 @@ func startDemoHTTP(c *demoConfig, g rewind.Game[sand.Input], log *slog.Logger, b
 		ln.Close()
 		return nil, err
 	}
-	d := &demoHTTP{ln: ln, rr: rr, relayURL: wsURL(ln.Addr())}
+	d := &demoHTTP[I]{ln: ln, rr: rr, relayURL: wsURL(ln.Addr())}
 	d.pageURL = "http" + strings.TrimSuffix(strings.TrimPrefix(d.relayURL, "ws"), roomproto.Path) + "/"
 	d.lockstepURL = strings.TrimSuffix(d.relayURL, roomproto.Path) + "/lockstep"
 	d.page = demopage.NewPage(d.relayURL, building)
-	if d.gw, err = gateway.New(g, gateway.Config[sand.Input]{Log: log.With("part", "json")}); err != nil {
+	if d.gw, err = gateway.New(g, gateway.Config[I]{Log: log.With("part", "json")}); err != nil {
 		ln.Close()
 		rr.close()
 		return nil, err
@@ -193,7 +201,7 @@ func startDemoHTTP(c *demoConfig, g rewind.Game[sand.Input], log *slog.Logger, b
 
 // close shuts the HTTP server down (5 s at most), then the gateway and
 // the relay.
-func (d *demoHTTP) close() {
+func (d *demoHTTP[I]) close() {
 	d.rr.rooms.Close() // hijacked WebSockets are the relay's to close
 	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -205,7 +213,7 @@ func (d *demoHTTP) close() {
 
 // hostRoom hosts g's match in a room of the demo's relay (15 s to get
 // one), with the lockstep gateway as an extra connection.
-func (d *demoHTTP) hostRoom(ctx context.Context, c *demoConfig, g rewind.Game[sand.Input], log *slog.Logger) (*rooms.Hosted[sand.Input], error) {
+func (d *demoHTTP[I]) hostRoom(ctx context.Context, c *demoConfig, g rewind.Game[I], log *slog.Logger) (*rooms.Hosted[I], error) {
 	hctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
 	scfg := c.pf.config()
@@ -221,7 +229,8 @@ func (d *demoHTTP) hostRoom(ctx context.Context, c *demoConfig, g rewind.Game[sa
 
 // announce hands the room's code to the page and prints how to join:
 // a play command on stderr, room=, relay=, url= and lockstep= on stdout.
-func (d *demoHTTP) announce(code string, gf gameFlags, stdout, stderr io.Writer) {
+func (d *demoHTTP[I]) announce(code string, gf gameFlags, stdout, stderr io.Writer) {
+	d.page.SetGame(gf.name)
 	d.page.SetRoom(code, gf.playFlags(), gf.grid, gf.tickRate)
 	fmt.Fprintf(stderr, "rewind demo: join with  rewind play --headless --join %s --relay %s%s\n", code, d.relayURL, gf.playFlags())
 	fmt.Fprintf(stdout, "room=%s\n", code)
@@ -232,7 +241,7 @@ func (d *demoHTTP) announce(code string, gf gameFlags, stdout, stderr io.Writer)
 
 // loadPage reads or builds the page's files (f.Load) and serves them
 // once they are ready, or tells the page why not.
-func (d *demoHTTP) loadPage(f *demopage.Files, goroot string, stderr io.Writer) {
+func (d *demoHTTP[I]) loadPage(f *demopage.Files, goroot string, stderr io.Writer) {
 	err := f.Load(goroot, stderr, d.page.SetProgress)
 	if err != nil {
 		fmt.Fprintf(stderr, "rewind demo: the browser page: %v\n", err)
@@ -246,7 +255,7 @@ func (d *demoHTTP) loadPage(f *demopage.Files, goroot string, stderr io.Writer) 
 
 // run runs room until ctx ends, the match ends or the HTTP server stops
 // (an error, nil or not, then left in d.served for close).
-func (d *demoHTTP) run(ctx context.Context, room *rooms.Hosted[sand.Input]) error {
+func (d *demoHTTP[I]) run(ctx context.Context, room *rooms.Hosted[I]) error {
 	rctx, rcancel := context.WithCancel(ctx)
 	defer rcancel()
 	runErr := make(chan error, 1)
@@ -269,7 +278,10 @@ func (d *demoHTTP) run(ctx context.Context, room *rooms.Hosted[sand.Input]) erro
 // settings that differ from play's defaults.
 func (g *gameFlags) playFlags() string {
 	s := ""
-	if g.grid != 256 {
+	if g.name != "sand" {
+		s += " --game " + g.name
+	}
+	if g.name == "sand" && g.grid != 256 {
 		s += fmt.Sprintf(" --grid %d", g.grid)
 	}
 	if g.tickRate != rewind.DefaultTickRate {

@@ -197,4 +197,12 @@ func TestPageBuilding(t *testing.T) {
 	if b := get(); !strings.Contains(b, "go build failed") || strings.Contains(b, `id="status"`) {
 		t.Fatalf("failed build:\n%s", b)
 	}
+	p.SetFiles(&Files{assets: assets}, nil)
+	if b := get(); !strings.Contains(b, `data-game="sand"`) || !strings.Contains(b, "pours") {
+		t.Fatalf("sand's page names no game or no pour:\n%s", b)
+	}
+	p.SetGame("ships")
+	if b := get(); !strings.Contains(b, `data-game="ships"`) || !strings.Contains(b, "fires") || strings.Contains(b, "pours") {
+		t.Fatalf("ships' page:\n%s", b)
+	}
 }

@@ -6,8 +6,8 @@ import (
 	"sync"
 )
 
-// Page is the page at /: with the wasm built, the sand match itself
-// (the Go client in the browser); with --no-page, a signpost saying how
+// Page is the page at /: with the wasm built, the match itself (sand's
+// or ships': the Go client in the browser); with --no-page, a signpost saying how
 // to join from a terminal.
 type Page struct {
 	relay    string
@@ -16,6 +16,7 @@ type Page struct {
 	progress string // the build's last step
 	failed   error  // the build failed
 	mu       sync.Mutex
+	game     string
 	code     string
 	flags    string
 	grid     int
@@ -26,7 +27,15 @@ type Page struct {
 // (a ws:// URL); building says the page's wasm is being built (/ says so
 // until SetFiles), else it is the --no-page signpost.
 func NewPage(relay string, building bool) *Page {
-	return &Page{relay: relay, building: building, progress: "starting"}
+	return &Page{relay: relay, building: building, progress: "starting", game: "sand"}
+}
+
+// SetGame names the hosted match's game (sand unless set: ships): the
+// page says it, shows its controls and tells its wasm (data-game).
+func (p *Page) SetGame(name string) {
+	p.mu.Lock()
+	p.game = name
+	p.mu.Unlock()
 }
 
 // SetRoom names the hosted room on the page: its code, the play flags
@@ -42,7 +51,7 @@ var signpostTemplate = template.Must(template.New("demo").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>rewind demo: room {{.Code}}</title></head>
 <body style="font-family: sans-serif; max-width: 40em; margin: 2em auto">
 <h1>rewind demo</h1>
-<p>A sand match is hosted in room <strong style="font-size: 150%">{{if .Code}}{{.Code}}{{else}}(starting){{end}}</strong>.</p>
+<p>A {{.Game}} match is hosted in room <strong style="font-size: 150%">{{if .Code}}{{.Code}}{{else}}(starting){{end}}</strong>.</p>
 <p>Join it from a terminal with a headless bot:</p>
 <pre>rewind play --headless --join {{.Code}} --relay {{.Relay}}{{.Flags}}</pre>
 <p>From another machine, start the demo with <code>--http 0.0.0.0:8080</code> and use this machine's address in <code>--relay</code>.</p>
@@ -82,11 +91,11 @@ body { margin: 0; background: #08080c; color: #bbb; font: 12px monospace; }
 #bar a, #bar button { color: #8af; }
 #bar input { width: 7em; font: inherit; text-transform: uppercase; }
 </style></head>
-<body data-relay="{{.Relay}}" data-room="{{.Code}}" data-grid="{{.Grid}}" data-tick-rate="{{.Rate}}">
+<body data-relay="{{.Relay}}" data-room="{{.Code}}" data-game="{{.Game}}" data-grid="{{.Grid}}" data-tick-rate="{{.Rate}}">
 <div id="bar">
 <div id="share"></div>
 <div id="status">room={{.Code}} player=- tick=0 verified_tick=0 verified_hash=0000000000000000 rollbacks=0 resyncs=0 ping_ms=0.0 state=loading desyncs=0 migrations=0 waiting_for= hosting=false</div>
-<div><span id="hint">arrows/WASD move · space or mouse pours · 1–4: erase, sand, water, wall</span> · <a id="mode" href="?watch={{.Code}}" style="color: #8af">watch as a spectator</a> · from a terminal: <code>rewind play --headless --join {{.Code}} --relay {{.Relay}}{{.Flags}}</code> (or <code>rewind watch</code>)</div>
+<div><span id="hint">{{if eq .Game "ships"}}left/right or A/D turn · up or W thrusts · space or mouse fires{{else}}arrows/WASD move · space or mouse pours · 1–4: erase, sand, water, wall{{end}}</span> · <a id="mode" href="?watch={{.Code}}" style="color: #8af">watch as a spectator</a> · from a terminal: <code>rewind play --headless --join {{.Code}} --relay {{.Relay}}{{.Flags}}</code> (or <code>rewind watch</code>)</div>
 <div><a id="host" href="?host=1">host a new room</a> · <form id="join" style="display: inline" method="get"><label>join a room: <input name="room" placeholder="code" autocomplete="off" spellcheck="false"></label> <button>join</button></form></div>
 </div>
 <script>window.rewindTimes = {};</script>
@@ -102,7 +111,7 @@ var buildingTemplate = template.Must(template.New("building").Parse(`<!doctype h
 {{if not .Failed}}<meta http-equiv="refresh" content="1">{{end}}</head>
 <body style="font-family: sans-serif; max-width: 40em; margin: 2em auto">
 <h1>rewind demo</h1>
-<p>A sand match is hosted in room <strong style="font-size: 150%">{{.Code}}</strong>.</p>
+<p>A {{.Game}} match is hosted in room <strong style="font-size: 150%">{{.Code}}</strong>.</p>
 {{if .Failed}}<p>The browser player could not be built: <code>{{.Failed}}</code></p>
 {{else}}<p>The browser player's wasm is building (the demo's first run for these sources): <code id="progress">{{.Progress}}</code>. This page reloads until it is ready.</p>{{end}}
 <p>Meanwhile, join from a terminal with a headless bot:</p>
@@ -130,9 +139,10 @@ func (p *Page) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.mu.Lock()
 	data := struct {
 		Code, Relay, Flags, Progress, Failed     string
+		Game                                     string
 		Grid, Rate                               int
 		Wasm, WorkerWasm, PageJS, WorkerJS, Exec string
-	}{Code: p.code, Relay: p.relay, Flags: p.flags, Grid: p.grid, Rate: p.rate, Progress: p.progress}
+	}{Code: p.code, Game: p.game, Relay: p.relay, Flags: p.flags, Grid: p.grid, Rate: p.rate, Progress: p.progress}
 	f, building := p.files, p.building
 	if p.failed != nil {
 		data.Failed = p.failed.Error()

@@ -160,6 +160,19 @@ func (s *screen) drawGraph() {
 	ctx.Set("font", "12px monospace")
 }
 
+// drawer draws the frames of the page's game: screen (sand) or
+// shipsScreen.
+type drawer interface {
+	// draw draws frame f at alpha, or, before the first frame, the
+	// waiting text.
+	draw(f *tab.Frame, alpha float64, waiting string)
+	// input returns the game's controls now, packed for the Worker.
+	input() int
+}
+
+// input returns sand's controls now, packed (tab.Input.Pack).
+func (s *screen) input() int { return s.controls.read().Pack() }
+
 // text draws line at (x, y) in colour c.
 func (s *screen) text(line string, x, y int, c string) {
 	s.ctx.Set("fillStyle", c)

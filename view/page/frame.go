@@ -36,9 +36,9 @@ func (pg *page) animate() {
 		f, alpha := pg.frame()
 		pg.scr.draw(f, alpha, *pg.waiting.Load())
 		if !pg.cfg.Watch {
-			if in := pg.ctl.read(); in != pg.input || !pg.posted {
+			if in := pg.scr.input(); in != pg.input || !pg.posted {
 				pg.input, pg.posted = in, true
-				pg.post(tab.MsgInput, "n", in.Pack())
+				pg.post(tab.MsgInput, "n", in)
 			}
 		}
 		js.Global().Call("requestAnimationFrame", pg.redraw)

@@ -20,7 +20,8 @@
 // does the same for the room it took over.
 //
 // The page's URL and body say what to join (tab.ParseConfig): the demo's
-// hosted room, or ?room=CODE; ?relay=URL joins through another relay;
+// hosted room and its game (data-game: sand, or ships, drawn by
+// ships.go), or ?room=CODE (&game=ships for a room of ships); ?relay=URL joins through another relay;
 // ?watch=CODE (or ?watch alone) watches the room's match as a spectator,
 // &delay=D that far behind; ?until-tick=T stops the player once its
 // verified tick reaches T; ?timeout=D gives up when the server is silent
@@ -63,7 +64,7 @@ func main() {
 	doc := js.Global().Get("document")
 	d := doc.Get("body").Get("dataset")
 	data := map[string]string{}
-	for _, k := range []string{"relay", "room", "grid", "tickRate"} {
+	for _, k := range []string{"relay", "room", "game", "grid", "tickRate"} {
 		if v := d.Get(k); v.Type() == js.TypeString {
 			data[k] = v.String()
 		}
@@ -96,7 +97,11 @@ func main() {
 	}
 	pg.waiting.Store(&msg)
 	pg.ctl = newControls()
-	pg.scr = newScreen(cfg.Side, pg.ctl)
+	if cfg.Game == "ships" {
+		pg.scr = newShipsScreen(pg.ctl)
+	} else {
+		pg.scr = newScreen(cfg.Side, pg.ctl)
+	}
 	pg.animate()
 	// The canvas draws from the first animation frame (a 2-D canvas:
 	// nothing to set up), the join goes on meanwhile; the Worker
@@ -162,8 +167,8 @@ type page struct {
 
 	waiting atomic.Pointer[string] // what the canvas says before the first frame
 	ctl     *controls
-	scr     *screen
-	input   tab.Input // the last posted to the Worker
+	scr     drawer
+	input   int // the last controls posted to the Worker, packed
 	posted  bool
 	redraw  js.Func
 }

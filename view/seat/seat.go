@@ -1,7 +1,7 @@
-// Package seat is one person's seat in a sand match (games/sand): the
-// session, the tick handler that drives it, the stop at a verified tick,
-// and the status line the browser page writes into #status and the
-// window prints at the end. It does not draw (package view does) and does
+// Package seat is one person's seat in a match of sand (games/sand) or
+// ships (games/ships): the session, the tick handler that drives it, the
+// stop at a verified tick, and the status line the browser page writes
+// into #status and the window prints at the end. It does not draw (package view does) and does
 // not import Ebitengine, so its tests run without a display.
 package seat
 
@@ -45,15 +45,16 @@ type Config struct {
 	Delay time.Duration
 }
 
-// Player is one person's seat in a sand match: the session, the tick
-// handler that drives it, and the status a page or a test reads. Tick is
-// called by whatever keeps time (a Web Worker's timer on the page, a
-// ticker in the window); Game draws it on Ebitengine's frames. All its
-// methods are safe from any goroutine.
-type Player struct {
-	sess  *rewind.Session[sand.Input]
-	game  *sand.Game
-	side  int
+// Seat is one person's seat in a match of a game with input I, whose
+// game value G (*sand.Game, *ships.Game) reads the worlds the session
+// hands a view: the session, the tick handler that drives it, and the
+// status a page or a test reads. Tick is called by whatever keeps time (a
+// Web Worker's timer on the page, a ticker in the window); the view
+// draws it on Ebitengine's frames. All its methods are safe from any
+// goroutine.
+type Seat[I comparable, G any] struct {
+	sess  *rewind.Session[I]
+	game  G
 	room  string
 	where string
 	until uint32
@@ -68,22 +69,32 @@ type Player struct {
 	done      bool
 	serving   bool // done, but hosting the match for others: Tick serves
 	err       error
-	input     sand.Input
+	input     I
 }
 
-// Connector starts a session of g with opts: rewind.JoinRoom (by room
-// code) or rewind.ConnectUDP (by address), for example.
-type Connector func(g rewind.Game[sand.Input], opts rewind.Options) (*rewind.Session[sand.Input], error)
+// Player is a seat in a sand match.
+type Player = Seat[sand.Input, *sand.Game]
 
-// NewPlayer starts a sand session with connect, which the Player owns
-// from then on (Close ends it).
+// ConnectorOf starts a session of g with opts: rewind.JoinRoom (by room
+// code) or rewind.ConnectUDP (by address), for example.
+type ConnectorOf[I any] func(g rewind.Game[I], opts rewind.Options) (*rewind.Session[I], error)
+
+// Connector is a sand session's ConnectorOf.
+type Connector = ConnectorOf[sand.Input]
+
+// NewPlayer starts a sand session on a Config.Side grid with connect,
+// which the Player owns from then on (Close ends it).
 func NewPlayer(cfg Config, connect Connector) (*Player, error) {
 	g := sand.New(cfg.Side)
-	p := &Player{game: g, side: cfg.Side, room: cfg.Room, where: cfg.Where, until: cfg.Until,
+	return Open(g, g, cfg, connect)
+}
+
+// Open starts a session of g with connect, which the Seat owns from then
+// on (Close ends it); view is the game value the Seat's Game returns
+// (often g itself).
+func Open[I comparable, G any](g rewind.Game[I], view G, cfg Config, connect ConnectorOf[I]) (*Seat[I, G], error) {
+	p := &Seat[I, G]{game: view, room: cfg.Room, where: cfg.Where, until: cfg.Until,
 		watch: cfg.Spectate, delay: cfg.Delay}
-	if p.side <= 0 {
-		p.side = 256
-	}
 	s, err := connect(g, rewind.Options{Client: rewind.ClientConfig{
 		ServerTimeout: cfg.Timeout,
 		OnVerified:    p.onVerified,
@@ -98,7 +109,7 @@ func NewPlayer(cfg Config, connect Connector) (*Player, error) {
 	return p, nil
 }
 
-func (p *Player) onVerified(tick uint32, hash uint64) {
+func (p *Seat[I, G]) onVerified(tick uint32, hash uint64) {
 	if p.until != 0 && tick == p.until {
 		p.mu.Lock()
 		p.untilHash, p.gotUntil = hash, true
@@ -106,7 +117,7 @@ func (p *Player) onVerified(tick uint32, hash uint64) {
 	}
 }
 
-func (p *Player) onDesync(tick uint32, _, _ uint64) {
+func (p *Seat[I, G]) onDesync(tick uint32, _, _ uint64) {
 	if p.until != 0 && tick == p.until {
 		p.mu.Lock()
 		p.untilBad = true
@@ -119,7 +130,7 @@ func (p *Player) onDesync(tick uint32, _, _ uint64) {
 // it closes the session and does nothing more; Err says why it stopped.
 // A session that hosts the match when it reaches Until serves on (as
 // `rewind play` does) until no other player is in the match: Serving.
-func (p *Player) Tick(now time.Time) {
+func (p *Seat[I, G]) Tick(now time.Time) {
 	p.mu.Lock()
 	if p.done {
 		serving := p.serving
@@ -158,7 +169,7 @@ func (p *Player) Tick(now time.Time) {
 
 // serve runs the match a done player hosts until it fails or no other
 // player is in it, then closes the session.
-func (p *Player) serve(now time.Time) {
+func (p *Seat[I, G]) serve(now time.Time) {
 	err := p.sess.Update(now)
 	if st, ok := p.sess.ServerStats(); err == nil && ok && st.Players > 1 {
 		return
@@ -172,7 +183,7 @@ func (p *Player) serve(now time.Time) {
 // Serving reports whether the player, done (Config.Until reached), still
 // hosts the match for the players in it (Tick runs it on): whoever
 // drives Tick keeps doing so until Serving is false.
-func (p *Player) Serving() bool {
+func (p *Seat[I, G]) Serving() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.serving
@@ -180,7 +191,7 @@ func (p *Player) Serving() bool {
 
 // SetInput sets this player's input from the next predicted tick on. A
 // spectator's seat has no input: it does nothing there.
-func (p *Player) SetInput(in sand.Input) {
+func (p *Seat[I, G]) SetInput(in I) {
 	if p.watch {
 		return
 	}
@@ -195,41 +206,41 @@ func (p *Player) SetInput(in sand.Input) {
 
 // Done reports whether the player has stopped (Until reached, or the
 // session failed: see Err).
-func (p *Player) Done() bool {
+func (p *Seat[I, G]) Done() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.done
 }
 
 // Err returns why the player stopped early, or nil.
-func (p *Player) Err() error {
+func (p *Seat[I, G]) Err() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.err
 }
 
 // Stats returns the client's counters as of the last Tick.
-func (p *Player) Stats() rewind.Stats {
+func (p *Seat[I, G]) Stats() rewind.Stats {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.last
 }
 
 // Spectating reports whether the seat is a spectator's (Config.Spectate).
-func (p *Player) Spectating() bool { return p.watch }
+func (p *Seat[I, G]) Spectating() bool { return p.watch }
 
 // Delay returns the spectator's delay (Config.Delay).
-func (p *Player) Delay() time.Duration { return p.delay }
+func (p *Seat[I, G]) Delay() time.Duration { return p.delay }
 
 // Session returns the player's session (for drawing and effects).
-func (p *Player) Session() *rewind.Session[sand.Input] { return p.sess }
+func (p *Seat[I, G]) Session() *rewind.Session[I] { return p.sess }
 
-// Game returns the player's sand game (its handles read the worlds the
+// Game returns the seat's game value (its handles read the worlds the
 // session hands a view).
-func (p *Player) Game() *sand.Game { return p.game }
+func (p *Seat[I, G]) Game() G { return p.game }
 
 // Close ends the session (says bye) if Tick has not already.
-func (p *Player) Close() error {
+func (p *Seat[I, G]) Close() error {
 	p.mu.Lock()
 	p.done, p.serving = true, false
 	p.mu.Unlock()
@@ -238,7 +249,7 @@ func (p *Player) Close() error {
 
 // final returns the verified tick and hash to report: those of Until once
 // reached, else the last verified ones.
-func (p *Player) final() (uint32, uint64, rewind.Stats) {
+func (p *Seat[I, G]) final() (uint32, uint64, rewind.Stats) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.until != 0 && p.gotUntil {
@@ -259,7 +270,7 @@ func (p *Player) final() (uint32, uint64, rewind.Stats) {
 // session hosts the match: a tab that hosts a room, or took the hosting
 // over in a migration). Once Until is reached,
 // verified_tick is Until and verified_hash that tick's hash.
-func (p *Player) Status() string {
+func (p *Seat[I, G]) Status() string {
 	tick, hash, st := p.final()
 	p.mu.Lock()
 	done, err := p.done, p.err
@@ -288,7 +299,7 @@ func (p *Player) Status() string {
 
 // FinalLine returns `rewind play`'s last line for this player: the same
 // keys in the same order.
-func (p *Player) FinalLine() string {
+func (p *Seat[I, G]) FinalLine() string {
 	tick, hash, st := p.final()
 	return fmt.Sprintf("verified_tick=%d verified_hash=%016x rollbacks=%d resyncs=%d ping_ms=%.1f desyncs=%d player=%d predicted_tick=%d max_rollback=%d late_inputs=%d bytes_in=%d bytes_out=%d migrations=%d hosting=%v",
 		tick, hash, st.Rollbacks, st.Resyncs, float64(st.Ping)/float64(time.Millisecond), st.Desyncs,
@@ -298,7 +309,7 @@ func (p *Player) FinalLine() string {
 
 // Room returns what the HUD and the status name the match by: the room
 // code, else the server's address, else "-".
-func (p *Player) Room() string {
+func (p *Seat[I, G]) Room() string {
 	if p.room != "" {
 		return p.room
 	}
@@ -322,7 +333,7 @@ func WaitingStatus(room, state string) string {
 // match for slow players (its stall policy): "Waiting for: NAME, NAME…"
 // with the players' names (or "player ID" for one without), or "" when
 // the match is not held.
-func (p *Player) WaitingFor() string {
+func (p *Seat[I, G]) WaitingFor() string {
 	p.mu.Lock()
 	set := p.last.WaitingFor
 	p.mu.Unlock()

@@ -10,8 +10,9 @@ import (
 )
 
 // Config is what a page's URL and body say about the match: the body's
-// data attributes (data-relay, data-room, data-grid, data-tick-rate)
-// as `rewind demo` writes them, overridden by the query: ?room=CODE,
+// data attributes (data-relay, data-room, data-game, data-grid,
+// data-tick-rate) as `rewind demo` writes them, overridden by the
+// query: ?game=NAME, ?room=CODE,
 // ?relay=URL, ?watch[=CODE], ?until-tick=T, &delay=D (with ?watch),
 // ?timeout=D, ?channel=port (carry the data channel's datagrams over
 // a MessagePort even where the browser can transfer the channel),
@@ -21,11 +22,13 @@ import (
 // ?input=scripted (play the scripted bot's input, not the keys).
 type Config struct {
 	Relay, Room string
-	Side, Rate  int
-	Watch       bool
-	Until       uint32
-	Delay       time.Duration
-	Timeout     time.Duration
+	// Game is the game the match plays: sand (the default) or ships.
+	Game       string
+	Side, Rate int
+	Watch      bool
+	Until      uint32
+	Delay      time.Duration
+	Timeout    time.Duration
 	// Port asks for the MessagePort path (?channel=port).
 	Port bool
 	// Bench asks the Worker, once its player is done, to measure a
@@ -33,17 +36,17 @@ type Config struct {
 	Bench bool
 	// Host asks to host a new room (?host=1, not with ?watch).
 	Host bool
-	// Scripted plays sand's scripted bot input (sand.Bot for the
+	// Scripted plays the game's scripted bot input (sand.Bot or ships.Bot for the
 	// player's id, as `rewind play --input scripted`) instead of the keys
 	// (?input=scripted).
 	Scripted bool
 }
 
 // ParseConfig reads a page's Config from its body's data attributes
-// (relay, room, grid, tickRate) and its location.search. An error names
+// (relay, room, game, grid, tickRate) and its location.search. An error names
 // the bad parameter; the Config then still names the room.
 func ParseConfig(data map[string]string, search string) (Config, error) {
-	c := Config{Relay: data["relay"], Room: data["room"]}
+	c := Config{Relay: data["relay"], Room: data["room"], Game: data["game"]}
 	c.Side, _ = strconv.Atoi(data["grid"])
 	c.Rate, _ = strconv.Atoi(data["tickRate"])
 	q, _ := url.ParseQuery(strings.TrimPrefix(search, "?"))
@@ -64,6 +67,16 @@ func ParseConfig(data map[string]string, search string) (Config, error) {
 	c.Port = q.Get("channel") == "port"
 	c.Bench = q.Has("bench")
 	c.Scripted = q.Get("input") == "scripted"
+	if g := q.Get("game"); g != "" {
+		c.Game = g
+	}
+	switch c.Game {
+	case "":
+		c.Game = "sand"
+	case "sand", "ships":
+	default:
+		return c, fmt.Errorf("?game=%s: want sand or ships", c.Game)
+	}
 	if g := q.Get("grid"); g != "" {
 		n, err := strconv.Atoi(g)
 		if err != nil || n < 16 || n > 1024 {

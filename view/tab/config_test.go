@@ -14,7 +14,7 @@ func TestParseConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Config{Relay: "ws://b/rooms", Room: "BBBBBB", Side: 128, Rate: 60, Watch: true, Until: 900, Delay: 2 * time.Second, Port: true, Bench: true, Scripted: true}
+	want := Config{Relay: "ws://b/rooms", Room: "BBBBBB", Game: "sand", Side: 128, Rate: 60, Watch: true, Until: 900, Delay: 2 * time.Second, Port: true, Bench: true, Scripted: true}
 	if c != want {
 		t.Fatalf("got %+v, want %+v", c, want)
 	}
@@ -23,6 +23,16 @@ func TestParseConfig(t *testing.T) {
 	}
 	if c, err := ParseConfig(data, "?timeout=-1s"); err == nil || c.Room != "AAAAAA" {
 		t.Errorf("negative timeout: %v (room %q)", err, c.Room)
+	}
+	data["game"] = "ships"
+	if c, err := ParseConfig(data, ""); err != nil || c.Game != "ships" {
+		t.Errorf("data-game=ships: %+v, %v", c, err)
+	}
+	if c, err := ParseConfig(data, "?game=sand"); err != nil || c.Game != "sand" {
+		t.Errorf("?game=sand over data-game=ships: %+v, %v", c, err)
+	}
+	if _, err := ParseConfig(data, "?game=chess"); err == nil || !strings.Contains(err.Error(), "?game=chess") {
+		t.Errorf("?game=chess: %v", err)
 	}
 	if _, err := ParseConfig(map[string]string{}, ""); err == nil {
 		t.Error("no relay nor room: no error")

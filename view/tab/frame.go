@@ -68,6 +68,8 @@ type Frame struct {
 	Stopped string
 	// Waiting is the stall's "Waiting for: NAME…" line, or "".
 	Waiting string
+	// Arena is a ships match's ships and shots (empty for sand).
+	Arena Arena
 }
 
 // errShort says a frame's encoding ended early.
@@ -106,7 +108,8 @@ func (f *Frame) AppendBinary(b []byte) []byte {
 		}
 	}
 	b = le.AppendUint16(b, f.Side)
-	return append(b, f.Cells...)
+	b = append(b, f.Cells...)
+	return f.Arena.appendBinary(b)
 }
 
 // reader reads a frame's encoding.
@@ -162,6 +165,7 @@ func (f *Frame) UnmarshalBinary(b []byte) error {
 	}
 	f.Side = r.u16()
 	cells := r.take(int(f.Side) * int(f.Side))
+	f.Arena.read(r)
 	if r.err != nil {
 		return r.err
 	}

@@ -1,14 +1,16 @@
 //go:build !js
 
 // Command window is rewind's desktop player: a window with the sand view
-// (the same view the browser page draws), steered by the keyboard and
-// mouse. It joins a match by room code (--join CODE --relay URL, as
+// (the same view the browser page draws), or with --game ships the ships
+// view, steered by the keyboard and mouse. It joins a match by room code (--join CODE --relay URL, as
 // `rewind demo` or `rewind serve --relay` printed them) or by address
 // (--connect HOST:PORT, as `rewind serve` printed it):
 //
 //	go run ./window --join CODE --relay ws://127.0.0.1:8080/rooms
 //
-// (from the view directory). --watch joins either way as a spectator (like
+// (from the view directory). --game ships joins a ships match (`rewind
+// serve --game ships`, `rewind demo --game ships`) and draws the arena:
+// left and right turn, up thrusts, space fires. --watch joins either way as a spectator (like
 // `rewind watch`): no player slot, no input, only the verified ticks,
 // --delay D behind the match. --until-tick T makes it exit once its
 // verified tick reaches T, printing `rewind play`'s last line on stdout;
@@ -64,6 +66,7 @@ func main() {
 // options is the window's flags.
 type options struct {
 	code, relayURL, addr, shot, replay *string
+	game                               *string
 	watch, mute                        *bool
 	delay, timeout, joinWait           *time.Duration
 	until, seek                        *uint
@@ -86,6 +89,7 @@ func parse(args []string) (*options, error) {
 	o.delay = fs.Duration("delay", 0, "with --watch: watch this far behind the match (the server sends a tick no earlier than this after it ran it; at most 3 s with the server's default 4 s history)")
 	o.until = fs.Uint("until-tick", 0, "exit once the verified tick reaches this, printing rewind play's last line (0: play until the window closes)")
 	o.shot = fs.String("screenshot", "", "save the last frame as PNG in this file before exiting")
+	o.game = fs.String("game", "sand", "the match's game: sand or ships (the host's --game)")
 	o.side = fs.Int("grid", 256, "the sand grid's side (the host's --grid)")
 	o.rate = fs.Int("tick-rate", rewind.DefaultTickRate, "the host's tick rate")
 	o.timeout = fs.Duration("timeout", 5*time.Second, "give up when the server does not answer (or goes silent) for this long")
@@ -106,6 +110,8 @@ func parse(args []string) (*options, error) {
 		return nil, errors.New("--watch joins a match (--join or --connect); --replay plays a file")
 	case *o.delay < 0 || (*o.delay != 0 && !*o.watch):
 		return nil, fmt.Errorf("--delay %v: want a positive duration, with --watch", *o.delay)
+	case *o.game != "sand" && *o.game != "ships":
+		return nil, fmt.Errorf("--game %q: want sand or ships", *o.game)
 	case *o.replay != "":
 		return o, nil
 	case (*o.code == "") == (*o.addr == ""):
@@ -126,19 +132,29 @@ func run(args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	p, err := seat.NewPlayer(seat.Config{Room: *o.code, Where: *o.addr, Side: *o.side, Until: uint32(*o.until), Timeout: *o.timeout,
-		Spectate: *o.watch, Delay: *o.delay}, o.connector(ctx))
+	cfg := seat.Config{Room: *o.code, Where: *o.addr, Side: *o.side, Until: uint32(*o.until), Timeout: *o.timeout,
+		Spectate: *o.watch, Delay: *o.delay}
+	if *o.game == "ships" {
+		return o.playShips(ctx, cfg)
+	}
+	p, err := seat.NewPlayer(cfg, connector[sand.Input](o, ctx))
 	if err != nil {
 		return err
 	}
 	defer p.Close()
-	return o.play(ctx, p)
+	g := view.New(*o.side)
+	g.SetPlayer(p)
+	if !*o.mute && hasSoundDevice() {
+		g.Sound = view.NewSound()
+	}
+	return o.play(ctx, p, screen{game: g, onFrame: &g.OnFrame, stop: g.Stop,
+		w: *o.side * view.Scale, h: *o.side*view.Scale + 40})
 }
 
 // connector is how the seat joins the match: by code through the relays,
 // or over UDP at --connect.
-func (o *options) connector(ctx context.Context) func(g rewind.Game[sand.Input], opts rewind.Options) (*rewind.Session[sand.Input], error) {
-	return func(g rewind.Game[sand.Input], opts rewind.Options) (*rewind.Session[sand.Input], error) {
+func connector[I any](o *options, ctx context.Context) seat.ConnectorOf[I] {
+	return func(g rewind.Game[I], opts rewind.Options) (*rewind.Session[I], error) {
 		if *o.code != "" {
 			jctx, cancel := context.WithTimeout(ctx, *o.joinWait)
 			defer cancel()
@@ -161,24 +177,36 @@ func (o *options) connector(ctx context.Context) func(g rewind.Game[sand.Input],
 	}
 }
 
+// seated is what play needs of a seat, whichever game it plays.
+type seated interface {
+	Tick(now time.Time)
+	Done() bool
+	Err() error
+	FinalLine() string
+}
+
+// screen is the view the window runs: its Ebitengine game, where its
+// OnFrame callback goes, how to stop it, and the window's size.
+type screen struct {
+	game    ebiten.Game
+	onFrame *func(*ebiten.Image)
+	stop    func()
+	w, h    int
+}
+
 // play runs the window until the player is done or the window closes,
 // ticking the player from a ticker of its own (not from frames), and
 // prints rewind play's last line.
-func (o *options) play(ctx context.Context, p *seat.Player) error {
-	g := view.New(*o.side)
-	g.SetPlayer(p)
-	if !*o.mute && hasSoundDevice() {
-		g.Sound = view.NewSound()
-	}
+func (o *options) play(ctx context.Context, p seated, v screen) error {
 	var shotErr error
-	g.OnFrame = func(screen *ebiten.Image) {
+	*v.onFrame = func(img *ebiten.Image) {
 		if !p.Done() && ctx.Err() == nil {
 			return
 		}
 		if *o.shot != "" {
-			shotErr = savePNG(*o.shot, screen)
+			shotErr = savePNG(*o.shot, img)
 		}
-		g.Stop()
+		v.stop()
 	}
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -197,9 +225,9 @@ func (o *options) play(ctx context.Context, p *seat.Player) error {
 		}
 	}()
 	ebiten.SetWindowTitle(o.title())
-	ebiten.SetWindowSize(*o.side*view.Scale, *o.side*view.Scale+40)
+	ebiten.SetWindowSize(v.w, v.h)
 	ebiten.SetRunnableOnUnfocused(true)
-	runErr := ebiten.RunGame(g)
+	runErr := ebiten.RunGame(v.game)
 	stopTicks()
 	wg.Wait()
 	switch {

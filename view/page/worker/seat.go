@@ -12,6 +12,7 @@ import (
 
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/games/sand"
+	"github.com/rewindnet/rewind/games/ships"
 	"github.com/rewindnet/rewind/rooms/migrate"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport"
@@ -29,8 +30,8 @@ type worker struct {
 	cfg      tab.Config
 	failed   error // the join failed (or the page's settings are bad)
 	joins    chan joinAnswer
-	player   *seat.Player
-	joined   chan *seat.Player
+	player   match
+	joined   chan match
 	runs     int
 	verified bool
 	stopped  bool
@@ -44,17 +45,13 @@ type worker struct {
 
 	// hostConn carries the channels of the players of a room this tab
 	// hosts (registered with ?host=1, or taken over in a migration);
-	// hosted gets the page's answer to ?host=1; game is the match's
-	// game, which a takeover's server runs.
+	// hosted gets the page's answer to ?host=1.
 	hostConn *tab.HostConn
 	hosted   chan hostAnswer
-	game     rewind.Game[sand.Input]
 
 	frame    tab.Frame
 	lastPred uint32
 	lastRb   uint32
-	pours    []uint16
-	fx       []rewind.EffectEvent
 	enc      []byte
 }
 
@@ -75,7 +72,7 @@ type hostAnswer struct {
 
 func newWorker() *worker {
 	w := &worker{wake: make(chan struct{}, 1), ticks: make(chan struct{}, 1), joins: make(chan joinAnswer, 1),
-		joined: make(chan *seat.Player, 1), conns: map[int]*tab.Conn{}, claims: map[int]chan joinAnswer{},
+		joined: make(chan match, 1), conns: map[int]*tab.Conn{}, claims: map[int]chan joinAnswer{},
 		hosted: make(chan hostAnswer, 1)}
 	w.hostConn = tab.NewHostConn(w.wake)
 	return w
@@ -114,8 +111,7 @@ func (w *worker) inbox() {
 			w.hostConn.DropPeer(m.Get("id").Int())
 		case tab.MsgInput:
 			if w.player != nil && !w.cfg.Scripted {
-				in := tab.UnpackInput(m.Get("n").Int())
-				w.player.SetInput(sand.Input{MoveX: in.MoveX, MoveY: in.MoveY, Pour: in.Pour, Material: sand.Material(in.Material)})
+				w.player.setInput(m.Get("n").Int())
 			}
 		}
 	}
@@ -123,19 +119,10 @@ func (w *worker) inbox() {
 	case p := <-w.joined:
 		w.player = p
 		if w.cfg.Scripted {
-			scripted(p.Session())
+			p.script()
 		}
 	default:
 	}
-}
-
-// scripted makes s play sand's scripted bot input for its player id
-// (?input=scripted), as `rewind play --input scripted` does.
-func scripted(s *rewind.Session[sand.Input]) {
-	s.SetInputFunc(func(t uint32) sand.Input {
-		id, _ := s.Player() // lock-free: the input function runs inside Update
-		return sand.Bot(rewind.PlayerID(id), t)
-	})
 }
 
 // start takes the page's settings and starts the timer and the join.
@@ -155,12 +142,13 @@ func (w *worker) start(m js.Value) {
 	go w.join()
 }
 
-// join starts the player once the page's join opened a channel, or,
-// with ?host=1, once the page registered the room this tab hosts.
+// join starts the player, a seat of the page's game (sand, or ships),
+// once the page's join opened a channel, or, with ?host=1, once the page
+// registered the room this tab hosts.
 func (w *worker) join() {
 	c := w.cfg
 	cfg := seat.Config{Room: c.Room, Side: c.Side, Until: c.Until, Spectate: c.Watch, Delay: c.Delay, Timeout: c.Timeout}
-	connect := w.connect
+	var host *hostAnswer
 	if c.Host {
 		a := <-w.hosted
 		if a.err != nil {
@@ -168,44 +156,58 @@ func (w *worker) join() {
 			return
 		}
 		cfg.Room = a.code
-		connect = func(g rewind.Game[sand.Input], opts rewind.Options) (*rewind.Session[sand.Input], error) {
-			w.game = g
-			return migrate.PlayHost(g, w.hostConn, server.Config{HostMigration: true,
-				Room: server.Room{Code: a.code, Key: a.key}}, opts)
+		host = &a
+	}
+	var m match
+	var err error
+	if c.Game == "ships" {
+		var p *seat.Ships
+		if p, err = seat.NewShips(cfg, c.Rate, connector[ships.Input](w, host)); err == nil {
+			m = &shipsMatch{Ships: p}
+		}
+	} else {
+		var p *seat.Player
+		if p, err = seat.NewPlayer(cfg, connector[sand.Input](w, host)); err == nil {
+			m = &sandMatch{Player: p, side: c.Side}
 		}
 	}
-	p, err := seat.NewPlayer(cfg, connect)
 	if err != nil {
 		w.failed = err // read by the loop's next tick
 		return
 	}
-	w.joined <- p
+	w.joined <- m
 	w.poke()
 }
 
-// connect is the seat's Connector of a tab that joins a room: a session
-// over the channel the page's join opened, which migrates with the
-// page's claims when the relay says its host is lost.
-func (w *worker) connect(g rewind.Game[sand.Input], opts rewind.Options) (*rewind.Session[sand.Input], error) {
-	w.game = g
-	a := <-w.joins
-	if a.err != nil {
-		return nil, a.err
+// connector returns the seat's Connector: with host (?host=1), the
+// session of the room this tab hosts; else a session over the channel
+// the page's join opened, which migrates with the page's claims when the
+// relay says its host is lost.
+func connector[I any](w *worker, host *hostAnswer) seat.ConnectorOf[I] {
+	return func(g rewind.Game[I], opts rewind.Options) (*rewind.Session[I], error) {
+		if host != nil {
+			return migrate.PlayHost(g, w.hostConn, server.Config{HostMigration: true,
+				Room: server.Room{Code: host.code, Key: host.key}}, opts)
+		}
+		a := <-w.joins
+		if a.err != nil {
+			return nil, a.err
+		}
+		conn := w.conn(a.id)
+		w.postKind(tab.MsgReady, "at", tab.Now(), "stage", "started")
+		s, err := rewind.Connect(g, conn, opts)
+		if err != nil {
+			conn.Close()
+			return nil, err
+		}
+		migrate.Own(s)
+		migrate.SetMigrator(s, migrator(w, g))
+		go func() { // the relay's notice that the host is lost
+			<-conn.Lost()
+			migrate.ServerLost(s)
+		}()
+		return s, nil
 	}
-	conn := w.conn(a.id)
-	w.postKind(tab.MsgReady, "at", tab.Now(), "stage", "started")
-	s, err := rewind.Connect(g, conn, opts)
-	if err != nil {
-		conn.Close()
-		return nil, err
-	}
-	migrate.Own(s)
-	migrate.SetMigrator(s, w.migrate)
-	go func() { // the relay's notice that the host is lost
-		<-conn.Lost()
-		migrate.ServerLost(s)
-	}()
-	return s, nil
 }
 
 // conn returns the Conn of channel id.
@@ -217,35 +219,37 @@ func (w *worker) conn(id int) *tab.Conn {
 	return c
 }
 
-// migrate is the session's migrate.Migrator: the page claims the room
-// with the handover data's code and key and hands over the channel to
-// the next host, or says this tab hosts the room now: the match's next
-// server then runs here, resumed from h, over the channels of the
-// players the page hands over (hostConn).
-func (w *worker) migrate(ctx context.Context, h migrate.Handoff) (migrate.Migrated[sand.Input], error) {
-	answer := make(chan joinAnswer, 1)
-	w.mu.Lock()
-	w.claimN++
-	n := w.claimN
-	w.claims[n] = answer
-	w.mu.Unlock()
-	w.postKind(tab.MsgClaim, "n", n, "code", h.Handover.Code, "key", h.Handover.Key)
-	select {
-	case a := <-answer:
-		if a.err != nil {
-			return migrate.Migrated[sand.Input]{}, fmt.Errorf("claiming room %s: %w", h.Handover.Code, a.err)
+// migrator returns the session's migrate.Migrator: the page claims the
+// room with the handover data's code and key and hands over the channel
+// to the next host, or says this tab hosts the room now: the match's
+// next server then runs here, resumed from h with game g, over the
+// channels of the players the page hands over (hostConn).
+func migrator[I any](w *worker, g rewind.Game[I]) migrate.Migrator[I] {
+	return func(ctx context.Context, h migrate.Handoff) (migrate.Migrated[I], error) {
+		answer := make(chan joinAnswer, 1)
+		w.mu.Lock()
+		w.claimN++
+		n := w.claimN
+		w.claims[n] = answer
+		w.mu.Unlock()
+		w.postKind(tab.MsgClaim, "n", n, "code", h.Handover.Code, "key", h.Handover.Key)
+		select {
+		case a := <-answer:
+			if a.err != nil {
+				return migrate.Migrated[I]{}, fmt.Errorf("claiming room %s: %w", h.Handover.Code, a.err)
+			}
+			if a.host {
+				return migrate.ResumeHost(g, w.hostConn, h, server.Config{})
+			}
+			c := w.conn(a.id)
+			return migrate.Migrated[I]{Conn: c, Lost: c.Lost()}, nil
+		case <-ctx.Done():
+			return migrate.Migrated[I]{}, ctx.Err()
 		}
-		if a.host {
-			return migrate.ResumeHost(w.game, w.hostConn, h, server.Config{})
-		}
-		c := w.conn(a.id)
-		return migrate.Migrated[sand.Input]{Conn: c, Lost: c.Lost()}, nil
-	case <-ctx.Done():
-		return migrate.Migrated[sand.Input]{}, ctx.Err()
 	}
 }
 
-// claimAnswer hands the page's answer to a claim to its migrate.
+// claimAnswer hands the page's answer to a claim to its migrator.
 func (w *worker) claimAnswer(m js.Value) {
 	n := m.Get("n").Int()
 	w.mu.Lock()

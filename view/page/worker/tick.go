@@ -63,22 +63,16 @@ func (w *worker) tick() {
 
 // postFrame posts the predicted world to draw (Session.ViewBetween's
 // copies) if it changed since the last frame, in a transferred buffer.
-func (w *worker) postFrame(p *seat.Player) {
-	s := p.Session()
-	w.fx = s.Effects(w.fx[:0])
-	for _, e := range w.fx {
-		if e.Status == rewind.EffectPredicted && e.Effect.Kind == sand.EffectPour {
-			w.pours = append(w.pours, uint16(e.Effect.Args[0]))
-		}
-	}
+func (w *worker) postFrame(p match) {
+	fresh := p.effects()
 	st := p.Stats()
-	if st.Predicted == w.lastPred && uint32(st.Rollbacks) == w.lastRb && len(w.pours) == 0 && !p.Done() {
+	if st.Predicted == w.lastPred && uint32(st.Rollbacks) == w.lastRb && !fresh && !p.Done() {
 		return
 	}
 	w.lastPred, w.lastRb = st.Predicted, uint32(st.Rollbacks)
 	f := &w.frame
 	f.Me = -1
-	if id, ok := s.Player(); ok {
+	if id, ok := p.me(); ok {
 		f.Me = int32(id)
 	}
 	f.Room, f.Ping, f.Predicted, f.Verified = p.Room(), float64(st.Ping)/float64(time.Millisecond), st.Predicted, st.Verified
@@ -90,14 +84,89 @@ func (w *worker) postFrame(p *seat.Player) {
 		f.Stopped = err.Error()
 	}
 	f.Waiting = p.WaitingFor()
-	f.Pours = append(f.Pours[:0], w.pours...)
-	w.pours = w.pours[:0]
 	f.Period = float64(w.period) / float64(time.Millisecond)
-	g := p.Game()
-	s.ViewBetween(time.Now(), func(prev, cur *world.World, alpha float64) {
+	p.fill(f)
+	w.enc = f.AppendBinary(w.enc[:0])
+	u := js.Global().Get("Uint8Array").New(len(w.enc))
+	js.CopyBytesToJS(u, w.enc)
+	m := js.Global().Get("Object").New()
+	m.Set("t", tab.MsgFrame)
+	m.Set("buf", u.Get("buffer"))
+	w.post(m, u.Get("buffer"))
+}
+
+// match is the Worker's seat, whichever game it plays: seat.Player
+// (sand) or seat.Ships, with what the Worker does with each game's
+// controls, effects and worlds.
+type match interface {
+	Tick(now time.Time)
+	Status() string
+	Err() error
+	Done() bool
+	Serving() bool
+	Close() error
+	Stats() rewind.Stats
+	Room() string
+	Spectating() bool
+	Delay() time.Duration
+	WaitingFor() string
+	// me returns this tab's player id, once the server welcomed it.
+	me() (rewind.PlayerID, bool)
+	// setInput sets the page's packed controls (tab.MsgInput's n).
+	setInput(n int)
+	// script makes the session play the game's scripted bot input for
+	// its player id (?input=scripted), as `rewind play --input
+	// scripted` does, instead of the keys.
+	script()
+	// effects takes the session's new effects for the next frame and
+	// says whether any of them asks for one.
+	effects() bool
+	// fill sets f's alpha, world and player count from the predicted
+	// world and hands it the effects taken.
+	fill(f *tab.Frame)
+}
+
+// sandMatch is a sand seat in the Worker.
+type sandMatch struct {
+	*seat.Player
+	side  int // the page's grid side (0: 256)
+	pours []uint16
+	fx    []rewind.EffectEvent
+}
+
+func (m *sandMatch) me() (rewind.PlayerID, bool) { return m.Session().Player() }
+
+func (m *sandMatch) setInput(n int) {
+	in := tab.UnpackInput(n)
+	m.SetInput(sand.Input{MoveX: in.MoveX, MoveY: in.MoveY, Pour: in.Pour, Material: sand.Material(in.Material)})
+}
+
+func (m *sandMatch) script() {
+	s := m.Session()
+	s.SetInputFunc(func(t uint32) sand.Input {
+		id, _ := s.Player() // lock-free: the input function runs inside Update
+		return sand.Bot(id, t)
+	})
+}
+
+func (m *sandMatch) effects() bool {
+	m.fx = m.Session().Effects(m.fx[:0])
+	for _, e := range m.fx {
+		if e.Status == rewind.EffectPredicted && e.Effect.Kind == sand.EffectPour {
+			m.pours = append(m.pours, uint16(e.Effect.Args[0]))
+		}
+	}
+	return len(m.pours) > 0
+}
+
+func (m *sandMatch) fill(f *tab.Frame) {
+	f.Pours = append(f.Pours[:0], m.pours...)
+	m.pours = m.pours[:0]
+	g := m.Game()
+	m.Session().ViewBetween(time.Now(), func(prev, cur *world.World, alpha float64) {
 		f.At, f.Alpha = tab.Now(), alpha
 		cells := g.Cells(cur)
-		f.Side = uint16(w.side(len(cells)))
+		f.Side = uint16(m.sideOf(len(cells)))
 		f.Cells = f.Cells[:0]
 		for _, c := range cells {
 			f.Cells = append(f.Cells, byte(c))
@@ -116,18 +185,11 @@ func (w *worker) postFrame(p *seat.Player) {
 		}
 		f.Players = g.State(cur).Players
 	})
-	w.enc = f.AppendBinary(w.enc[:0])
-	u := js.Global().Get("Uint8Array").New(len(w.enc))
-	js.CopyBytesToJS(u, w.enc)
-	m := js.Global().Get("Object").New()
-	m.Set("t", tab.MsgFrame)
-	m.Set("buf", u.Get("buffer"))
-	w.post(m, u.Get("buffer"))
 }
 
-// side returns the grid's side for n cells.
-func (w *worker) side(n int) int {
-	s := w.cfg.Side
+// sideOf returns the grid's side for n cells.
+func (m *sandMatch) sideOf(n int) int {
+	s := m.side
 	if s <= 0 {
 		s = 256
 	}
