@@ -78,7 +78,7 @@ func runBenchMatch(args []string, stdout, stderr io.Writer) error {
 	lockstep := fs.Int("lockstep", 0, "this many of the players (the first ones) play lockstep; the rest predict")
 	delay := fs.Int("input-delay", 0, "every client's input delay in ticks (0: rollback's 0, lockstep's 2)")
 	stallFlag := fs.String("stall", "never", "the server's stall policy: never, wait:DURATION or acks:K")
-	gameName := fs.String("game", "sand", "the game: sand (on --grid) or walkers")
+	gameName := fs.String("game", "sand", "the game: sand (on --grid), walkers or ships")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -92,8 +92,8 @@ func runBenchMatch(args []string, stdout, stderr io.Writer) error {
 		return usageError{errors.New("--latency, --jitter and --blackout must not be negative")}
 	case *lockstep < 0 || *lockstep > *m.players:
 		return usageError{fmt.Errorf("--lockstep %d: want 0..--players", *lockstep)}
-	case *gameName != "sand" && *gameName != "walkers":
-		return usageError{fmt.Errorf("--game %q: want sand or walkers", *gameName)}
+	case *gameName != "sand" && *gameName != "walkers" && *gameName != "ships":
+		return usageError{fmt.Errorf("--game %q: want sand, walkers or ships", *gameName)}
 	case *delay < 0 || *delay > 60:
 		return usageError{fmt.Errorf("--input-delay %d: want 0..60", *delay)}
 	}

@@ -1,4 +1,4 @@
-// Package match is `rewind bench match`: a sand (or walkers) match
+// Package match is `rewind bench match`: a sand (walkers, or ships) match
 // played over the network simulator in made-up time, every verified tick
 // checked against the server's.
 package match
@@ -11,6 +11,7 @@ import (
 
 	"github.com/rewindnet/rewind/game"
 	"github.com/rewindnet/rewind/games/sand"
+	"github.com/rewindnet/rewind/games/ships"
 	"github.com/rewindnet/rewind/games/walkers"
 	"github.com/rewindnet/rewind/internal/bench"
 	"github.com/rewindnet/rewind/internal/simmatch"
@@ -20,7 +21,7 @@ import (
 
 // Config is the match bench match plays.
 type Config struct {
-	// Game is "sand" (on a Grid×Grid field) or "walkers".
+	// Game is "sand" (on a Grid×Grid field), "walkers" or "ships".
 	Game string
 	// Grid is the side of the sand grid, in cells.
 	Grid int
@@ -86,17 +87,20 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 	res := Result{Config: cfg}
 	what := fmt.Sprintf("sand %dx%d", cfg.Grid, cfg.Grid)
-	if cfg.Game == "walkers" {
-		what = "walkers"
+	if cfg.Game != "sand" {
+		what = cfg.Game
 	}
 	l := cfg.Link
 	fmt.Fprintf(cfg.Log, "%s, %d players, %v of match, latency %v ±%v, loss %g, dup %g, reorder %g, blackout %v, seed %d\n",
 		what, cfg.Players, cfg.Duration, l.Latency, l.Jitter, l.Loss, l.Duplicate, l.Reorder, cfg.Blackout, cfg.Seed)
 	wall := time.Now()
 	var err error
-	if cfg.Game == "walkers" {
+	switch cfg.Game {
+	case "walkers":
 		res.Result, err = runSim(ctx, func() game.Game[walkers.Input] { return walkers.New() }, walkers.Bot, cfg)
-	} else {
+	case "ships":
+		res.Result, err = runSim(ctx, func() game.Game[ships.Input] { return ships.New() }, ships.Bot, cfg)
+	default:
 		res.Result, err = runSim(ctx, func() game.Game[sand.Input] { return sand.New(cfg.Grid) }, sand.Bot, cfg)
 	}
 	if err != nil {

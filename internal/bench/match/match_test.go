@@ -69,3 +69,16 @@ func TestRunLockstep(t *testing.T) {
 		t.Errorf("err %v, %d shown mismatches", err, res.ShownMismatches)
 	}
 }
+
+// TestRunShips plays a short lossy 8-player ships match: every client
+// verified every tick, all equal to the server's, and bytes flowed.
+func TestRunShips(t *testing.T) {
+	res, err := Run(context.Background(), Config{Game: "ships", Players: 8, Duration: 2 * time.Second,
+		Link: transport.LinkConfig{Latency: 40 * time.Millisecond, Jitter: 10 * time.Millisecond, Loss: 0.1}, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.VerifiedEqual || res.Ticks != 120 || res.Desyncs != 0 || res.FullyVerified != 8 || res.Kinds[0].Bytes == 0 {
+		t.Errorf("verified_equal %v, %d ticks, %d desyncs, %d fully verified, %d bytes", res.VerifiedEqual, res.Ticks, res.Desyncs, res.FullyVerified, res.Kinds[0].Bytes)
+	}
+}
