@@ -1,6 +1,8 @@
 package main
 
 import (
+	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -34,5 +36,36 @@ func TestServeAndPlayShips(t *testing.T) {
 		if m["verified_tick"] != "300" || m["desyncs"] != "0" || m["verified_hash"] != lines[0]["verified_hash"] {
 			t.Fatalf("player %d: last line %v (player 0: %v)", i, m, lines[0])
 		}
+	}
+}
+
+// TestReplayShips: serve --game ships --record DIR writes a replay of its
+// match and play --game ships --record FILE one of what the player
+// verified; rewind replay verifies both (from the ships game the header
+// names), and rewind diff finds no difference between them.
+func TestReplayShips(t *testing.T) {
+	dir := t.TempDir()
+	udp, _, stop := startServe(t, "--game", "ships", "--udp", "127.0.0.1:0", "--record", dir, "--status", "0")
+	file := filepath.Join(t.TempDir(), "player.rwreplay")
+	code, out, stderr := runCmd("play", "--game", "ships", "--headless", "--connect", udp, "--input", "random", "--until-tick", "240", "--status", "0", "--record", file)
+	if code != 0 {
+		t.Fatalf("play: exit %d\n%s\n%s", code, out, stderr)
+	}
+	stop()
+	matches, _ := filepath.Glob(filepath.Join(dir, "match-*.rwreplay"))
+	if len(matches) != 1 {
+		t.Fatalf("serve --record wrote %v", matches)
+	}
+	for _, f := range []string{matches[0], file} {
+		code, out, stderr := runCmd("replay", f)
+		if m := kv(lastLine(out)); code != 0 || m["verified"] != "true" || m["replay_ticks"] == "0" {
+			t.Fatalf("rewind replay %s: exit %d %q\n%s", f, code, lastLine(out), stderr)
+		}
+		if !strings.Contains(stderr, "game=ships") {
+			t.Errorf("rewind replay %s logged no game=ships:\n%s", f, stderr)
+		}
+	}
+	if code, out, stderr := runCmd("diff", matches[0], file); code != 0 || out != "" {
+		t.Fatalf("rewind diff of the server's and the player's replays: exit %d %q %s", code, out, stderr)
 	}
 }

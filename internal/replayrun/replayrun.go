@@ -1,5 +1,5 @@
 // Package replayrun verifies a replay file with the game its header names
-// (sand, walkers or cards, with the match settings the recorder wrote, or
+// (sand, walkers, cards or ships, with the match settings the recorder wrote, or
 // its settings text): the code behind
 // `rewind replay`, shared with the js/wasm verifier (replaycheck) that
 // proves a replay recorded natively verifies in a browser's Go too.
@@ -16,6 +16,7 @@ import (
 	"github.com/rewindnet/rewind/codec"
 	"github.com/rewindnet/rewind/games/cards"
 	"github.com/rewindnet/rewind/games/sand"
+	"github.com/rewindnet/rewind/games/ships"
 	"github.com/rewindnet/rewind/games/walkers"
 	"github.com/rewindnet/rewind/replay"
 )
@@ -23,7 +24,7 @@ import (
 // Settings returns the settings text a recorder writes for game (sand's
 // grid side, the tick rate).
 func Settings(game string, grid, tickRate int) string {
-	if game == "walkers" {
+	if game == "walkers" || game == "ships" {
 		return "tick-rate=" + strconv.Itoa(tickRate)
 	}
 	return "grid=" + strconv.Itoa(grid) + " tick-rate=" + strconv.Itoa(tickRate)
@@ -95,8 +96,14 @@ func Verify(b []byte, opts replay.Options) (replay.Result, error) {
 			g = walkers.Rated{Game: walkers.New(), Rate: rate}
 		}
 		return replay.Verify(g, bytes.NewReader(b), opts)
+	case "ships":
+		var g rewind.Game[ships.Input] = ships.New()
+		if rate != rewind.DefaultTickRate {
+			g = ships.Rated{Game: ships.New(), Rate: rate}
+		}
+		return replay.Verify(g, bytes.NewReader(b), opts)
 	}
-	return replay.Result{Header: h}, fmt.Errorf("replay of game %q: this build knows sand, walkers and cards", h.Game)
+	return replay.Result{Header: h}, fmt.Errorf("replay of game %q: this build knows sand, walkers, cards and ships", h.Game)
 }
 
 // VerifyFile is Verify on the file at path.
