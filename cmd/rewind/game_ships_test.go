@@ -1,10 +1,14 @@
 package main
 
 import (
+	"io"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/rewindnet/rewind/internal/testutil"
 )
 
 // TestServeAndPlayShips runs `rewind serve --game ships` and two `rewind
@@ -67,5 +71,30 @@ func TestReplayShips(t *testing.T) {
 	}
 	if code, out, stderr := runCmd("diff", matches[0], file); code != 0 || out != "" {
 		t.Fatalf("rewind diff of the server's and the player's replays: exit %d %q %s", code, out, stderr)
+	}
+}
+
+// TestDemoShips: rewind demo --game ships hosts a ships room; its page
+// names the game and the play flags (--game ships), and two players
+// joining by code with those flags (random and scripted bots) reach tick
+// 120 with the same hash.
+func TestDemoShips(t *testing.T) {
+	testutil.SkipSockets(t)
+	checkLeaks(t)
+	d := startCommand(t, demo, []string{"--http", "127.0.0.1:0", "--game", "ships", "--players", "2", "--no-page"}, "room", "relay", "url")
+	code, relayURL := d.vals["room"], d.vals["relay"]
+	resp, err := http.Get(d.vals["url"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(page), "A ships match") || !strings.Contains(string(page), "--relay "+relayURL+" --game ships") {
+		t.Errorf("the demo's page:\n%s", page)
+	}
+	args := []string{"--headless", "--join", code, "--relay", relayURL, "--game", "ships", "--until-tick", "120", "--status", "0"}
+	checkSameHash(t, runPlayers(append(args, "--input", "random"), append(args, "--input", "scripted")), "120")
+	if m := kv(lastLine(d.stop(t))); m["joins"] != "2" || m["matches"] != "1" {
+		t.Errorf("demo's last line %v", m)
 	}
 }
