@@ -48,7 +48,7 @@ func TestParseConfigHost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (Config{Relay: "ws://a/rooms", Side: 64, Host: true}); c != want {
+	if want := (Config{Relay: "ws://a/rooms", Game: "sand", Side: 64, Host: true}); c != want {
 		t.Fatalf("got %+v, want %+v", c, want)
 	}
 	if _, err := ParseConfig(data, "?host=1&watch"); err == nil {
