@@ -5,12 +5,10 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net"
-	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/coder/websocket"
 	"github.com/rewindnet/rewind/internal/netutil"
 	"github.com/rewindnet/rewind/relay"
 	"github.com/rewindnet/rewind/relay/roomclient"
@@ -20,15 +18,6 @@ import (
 // guessAddrs is how many loopback addresses CodeGuessingFleet guesses
 // from (127.0.3.1 to 127.0.3.250).
 const guessAddrs = 250
-
-// dialFrom dials the relay's WebSocket at url from the loopback address
-// ip.
-func dialFrom(ctx context.Context, url string, ip net.IP) (*websocket.Conn, error) {
-	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: ip}}
-	hc := &http.Client{Transport: &http.Transport{DialContext: d.DialContext}}
-	c, _, err := websocket.Dial(ctx, url, &websocket.DialOptions{HTTPClient: hc})
-	return c, err
-}
 
 // CodeGuessingFleet: issue 30's item 10. 250 addresses guess room codes
 // as fast as the relay answers (each within its own failed-join burst of
