@@ -2,11 +2,12 @@ package main
 
 import (
 	"bytes"
-	"github.com/rewindnet/rewind/internal/doomdemo"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rewindnet/rewind/internal/doomdemo"
 )
 
 func TestBenchCodecBadFile(t *testing.T) {

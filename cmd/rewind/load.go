@@ -20,6 +20,7 @@ import (
 	"github.com/rewindnet/rewind/internal/bench/raw"
 	benchrelays "github.com/rewindnet/rewind/internal/bench/relays"
 	"github.com/rewindnet/rewind/internal/loadbot"
+	"github.com/rewindnet/rewind/internal/metrics"
 )
 
 // The benchmarks that run child processes: this binary again, as
@@ -193,7 +194,7 @@ func runBenchFlood(args []string, stdout, stderr io.Writer) error {
 	}
 	res, err := benchflood.Run(context.Background(), benchflood.Config{Rate: f.rate, HelloRate: f.helloRate, HelloPorts: f.helloPorts, Kinds: kinds,
 		Matches: f.matches, Players: f.players, Procs: f.procs, Workers: f.workers, Rounds: f.rounds, Seconds: f.seconds,
-		ReadBuffer: f.readBuffer, Drops: dropCounts, Format: formatDrops, Command: command, Log: stderr})
+		ReadBuffer: f.readBuffer, Drops: metrics.DropCounts, Format: metrics.FormatDrops, Command: command, Log: stderr})
 	if err != nil {
 		return err
 	}

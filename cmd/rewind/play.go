@@ -16,6 +16,7 @@ import (
 	"github.com/rewindnet/rewind/games/sand"
 	"github.com/rewindnet/rewind/games/walkers"
 	"github.com/rewindnet/rewind/internal/facehook"
+	"github.com/rewindnet/rewind/internal/metrics"
 	"github.com/rewindnet/rewind/server"
 )
 
@@ -112,8 +113,8 @@ func (o *playOpts) run(ctx context.Context, stdout io.Writer) error {
 		_ = s.SetReady(true) // the second message: it fits
 	}
 	if *o.httpAddr != "" {
-		reg := newRegistry()
-		registerPlayerMetrics(reg, s.Stats)
+		reg := metrics.NewRegistry()
+		metrics.RegisterPlayer(reg, s.Stats)
 		hs, err := startHTTP(*o.httpAddr, reg, log)
 		if err != nil {
 			return err

@@ -14,6 +14,7 @@ import (
 
 	"github.com/rewindnet/rewind/internal/console"
 	"github.com/rewindnet/rewind/internal/health"
+	"github.com/rewindnet/rewind/internal/metrics"
 	"github.com/rewindnet/rewind/internal/netutil"
 	"github.com/rewindnet/rewind/relay"
 	"github.com/rewindnet/rewind/relay/roomdir"
@@ -221,9 +222,9 @@ func parseRelayFlags(args []string, stderr io.Writer) (*relayConfig, error) {
 // startRelayMetrics serves rr's metrics (the relay's rooms and its match
 // servers) and /debug/pprof/ on addr.
 func startRelayMetrics(addr string, rr *roomRelay) (*httpServer, error) {
-	reg := newRegistry()
-	registerRelayMetrics(reg, rr.rooms.RoomStats)
-	registerMatchServerMetrics(reg, rr.rooms.MatchServers)
+	reg := metrics.NewRegistry()
+	metrics.RegisterRelay(reg, rr.rooms.RoomStats)
+	metrics.RegisterMatchServers(reg, rr.rooms.MatchServers)
 	ms, err := startHTTP(addr, reg, slog.New(slog.DiscardHandler))
 	if err != nil {
 		return nil, fmt.Errorf("--metrics %s: %w", addr, errors.Unwrap(err))

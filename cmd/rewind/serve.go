@@ -19,6 +19,7 @@ import (
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/games/sand"
 	"github.com/rewindnet/rewind/games/walkers"
+	"github.com/rewindnet/rewind/internal/metrics"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport"
 	"github.com/rewindnet/rewind/transport/udp"
@@ -129,7 +130,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	// a command that then exits 1: the HTTP listener first (its metrics
 	// are registered once the host exists), then the host.
 	if o.httpAddr != "" {
-		o.reg = newRegistry()
+		o.reg = metrics.NewRegistry()
 		if o.hs, err = startHTTP(o.httpAddr, o.reg, o.log); err != nil {
 			return err
 		}
@@ -435,7 +436,7 @@ func hostUDP[I any](g rewind.Game[I], addr string, opts rewind.HostOptions, reg 
 		return nil, err
 	}
 	if reg != nil {
-		registerHostMetrics(reg, host, host.Conn().(*udp.Server))
+		metrics.RegisterHost(reg, host, host.Conn().(*udp.Server))
 	}
 	return host, nil
 }

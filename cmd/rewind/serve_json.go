@@ -15,6 +15,7 @@ import (
 	"github.com/rewindnet/rewind/game"
 	"github.com/rewindnet/rewind/games/walkers"
 	"github.com/rewindnet/rewind/gateway"
+	"github.com/rewindnet/rewind/internal/metrics"
 	"github.com/rewindnet/rewind/internal/netutil"
 	"github.com/rewindnet/rewind/transport"
 	"github.com/rewindnet/rewind/transport/udp"
@@ -97,7 +98,7 @@ func hostMatch[I any](g rewind.Game[I], dest func(x, y int32) I, bound int32, pl
 		return nil, nil, err
 	}
 	if plan.reg != nil {
-		registerHostMetrics(plan.reg, host, sock)
+		metrics.RegisterHost(plan.reg, host, sock)
 	}
 	j := &jsonServe{url: "ws://" + ln.Addr().String() + "/", srv: netutil.HTTPLimits{}.Server(gw), done: make(chan error, 1),
 		stats: gw.Stats, gw: gw}

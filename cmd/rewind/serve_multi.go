@@ -12,6 +12,7 @@ import (
 
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/host"
+	"github.com/rewindnet/rewind/internal/metrics"
 	"github.com/rewindnet/rewind/relay/roomcode"
 	"github.com/rewindnet/rewind/transport/udp"
 )
@@ -147,33 +148,33 @@ func serveMulti[I any](ctx context.Context, g rewind.Game[I], o multiServe, stdo
 func ms(d time.Duration) string { return strconv.FormatFloat(float64(d)/1e6, 'f', 2, 64) }
 
 // registerMultiMetrics exports a host.Multi's counters: the per-process
-// totals of registerUDPHostCounters, the rooms, running matches and
+// totals of metrics.RegisterUDPHost, the rooms, running matches and
 // players, and the players of the 5 fullest matches (rank 1..5), never a
 // label per room code, so the series stay bounded however many matches
 // come and go.
 func registerMultiMetrics[I any](reg *prometheus.Registry, h *host.Multi[I]) {
-	asHost := func() rewind.HostStats { return multiAsHost(h.Stats()) }
-	registerUDPHostCounters(reg, asHost, h.Conn().(*udp.Server))
-	registerDropMetrics(reg, asHost, h.Stats)
+	asHost := func() rewind.HostStats { return metrics.MultiAsHost(h.Stats()) }
+	metrics.RegisterUDPHost(reg, asHost, h.Conn().(*udp.Server))
+	metrics.RegisterDrops(reg, asHost, h.Stats)
 	st := func(f func(s host.Stats) float64) func() float64 {
 		return func() float64 { return f(h.Stats()) }
 	}
-	registerFuncs(reg, map[string]metricFunc{
-		"no_room_refusals_total":    {"Hellos refused because no room had their code.", st(func(s host.Stats) float64 { return float64(s.NoRoom) })},
-		"unrouted_datagrams_total":  {"Datagrams of peers no match knew that were not a hello, dropped.", st(func(s host.Stats) float64 { return float64(s.Unrouted) })},
-		"match_queue_dropped_total": {"Datagrams dropped because their match's queue was full.", st(func(s host.Stats) float64 { return float64(s.QueueDropped) })},
-	}, map[string]metricFunc{
-		"rooms":   {"Rooms open, each with its match.", st(func(s host.Stats) float64 { return float64(s.Rooms) })},
-		"matches": {"Matches running.", st(func(s host.Stats) float64 { return float64(s.Running) })},
-		"players": {"Players in all matches.", st(func(s host.Stats) float64 { return float64(s.Players) })},
-		"tick_lag_p99_seconds": {"The 99th percentile of how late a match's tick started after it was due, since the start.", func() float64 {
+	metrics.Register(reg, map[string]metrics.Func{
+		"no_room_refusals_total":    {Help: "Hellos refused because no room had their code.", Fn: st(func(s host.Stats) float64 { return float64(s.NoRoom) })},
+		"unrouted_datagrams_total":  {Help: "Datagrams of peers no match knew that were not a hello, dropped.", Fn: st(func(s host.Stats) float64 { return float64(s.Unrouted) })},
+		"match_queue_dropped_total": {Help: "Datagrams dropped because their match's queue was full.", Fn: st(func(s host.Stats) float64 { return float64(s.QueueDropped) })},
+	}, map[string]metrics.Func{
+		"rooms":   {Help: "Rooms open, each with its match.", Fn: st(func(s host.Stats) float64 { return float64(s.Rooms) })},
+		"matches": {Help: "Matches running.", Fn: st(func(s host.Stats) float64 { return float64(s.Running) })},
+		"players": {Help: "Players in all matches.", Fn: st(func(s host.Stats) float64 { return float64(s.Players) })},
+		"tick_lag_p99_seconds": {Help: "The 99th percentile of how late a match's tick started after it was due, since the start.", Fn: func() float64 {
 			lag := h.TickLag()
 			return lag.Quantile(0.99).Seconds()
 		}},
 	})
 	for rank := 1; rank <= 5; rank++ {
 		reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-			Namespace: metricsNamespace, Name: "match_players_top",
+			Namespace: metrics.Namespace, Name: "match_players_top",
 			Help:        "Players in the rank-th fullest running match (0: fewer matches run).",
 			ConstLabels: prometheus.Labels{"rank": strconv.Itoa(rank)},
 		}, func() float64 {

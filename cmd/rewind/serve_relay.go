@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/internal/metrics"
 	"github.com/rewindnet/rewind/relay/roomclient"
 	"github.com/rewindnet/rewind/rooms"
 )
@@ -154,26 +155,26 @@ func serveRoom[I any](ctx context.Context, g rewind.Game[I], o roomServe, stdout
 }
 
 // registerRoomMetrics exports a room host's counters (the names of
-// registerHostMetrics where they mean the same, and webrtc_peers).
+// metrics.RegisterHost where they mean the same, and webrtc_peers).
 func registerRoomMetrics(reg *prometheus.Registry, h interface{ Stats() rewind.HostStats }) {
 	st := func(f func(s rewind.HostStats) uint64) func() float64 {
 		return func() float64 { return float64(f(h.Stats())) }
 	}
-	registerFuncs(reg, map[string]metricFunc{
-		"matches_total":             {"Matches started.", st(func(s rewind.HostStats) uint64 { return s.Matches })},
-		"ticks_total":               {"Ticks run, in all matches.", st(func(s rewind.HostStats) uint64 { return uint64(s.Total.Tick) })},
-		"player_ticks_total":        {"Ticks times players present.", st(func(s rewind.HostStats) uint64 { return s.Total.PlayerTicks })},
-		"late_inputs_total":         {"Player-ticks whose input had not arrived in time.", st(func(s rewind.HostStats) uint64 { return s.Total.LateInputs })},
-		"joins_total":               {"Players joined (join events).", st(func(s rewind.HostStats) uint64 { return s.Total.Joins })},
-		"leaves_total":              {"Players left (leave events: bye or timeout).", st(func(s rewind.HostStats) uint64 { return s.Total.Leaves })},
-		"refusals_total":            {"Hellos refused by the match (full, incompatible, bad cookie).", st(func(s rewind.HostStats) uint64 { return s.Total.Refused })},
-		"bytes_in_total":            {"Datagram payload bytes the match received.", st(func(s rewind.HostStats) uint64 { return s.Total.BytesIn })},
-		"bytes_out_total":           {"Datagram payload bytes the match sent.", st(func(s rewind.HostStats) uint64 { return s.Total.BytesOut })},
-		"malformed_datagrams_total": {"Datagrams dropped as malformed: by the UDP framing or by the match.", st(func(s rewind.HostStats) uint64 { return s.UDP.Malformed + s.Total.BadDatagrams })},
-	}, map[string]metricFunc{
-		"players":      {"Players in the current match.", st(func(s rewind.HostStats) uint64 { return uint64(s.Match.Players) })},
-		"matches":      {"Matches running (0 or 1).", st(func(s rewind.HostStats) uint64 { return b2u(s.Running) })},
-		"tick":         {"The current match's last tick.", st(func(s rewind.HostStats) uint64 { return uint64(s.Match.Tick) })},
-		"webrtc_peers": {"Players whose WebRTC data channel is open.", st(func(s rewind.HostStats) uint64 { return uint64(s.Peers) })},
+	metrics.Register(reg, map[string]metrics.Func{
+		"matches_total":             {Help: "Matches started.", Fn: st(func(s rewind.HostStats) uint64 { return s.Matches })},
+		"ticks_total":               {Help: "Ticks run, in all matches.", Fn: st(func(s rewind.HostStats) uint64 { return uint64(s.Total.Tick) })},
+		"player_ticks_total":        {Help: "Ticks times players present.", Fn: st(func(s rewind.HostStats) uint64 { return s.Total.PlayerTicks })},
+		"late_inputs_total":         {Help: "Player-ticks whose input had not arrived in time.", Fn: st(func(s rewind.HostStats) uint64 { return s.Total.LateInputs })},
+		"joins_total":               {Help: "Players joined (join events).", Fn: st(func(s rewind.HostStats) uint64 { return s.Total.Joins })},
+		"leaves_total":              {Help: "Players left (leave events: bye or timeout).", Fn: st(func(s rewind.HostStats) uint64 { return s.Total.Leaves })},
+		"refusals_total":            {Help: "Hellos refused by the match (full, incompatible, bad cookie).", Fn: st(func(s rewind.HostStats) uint64 { return s.Total.Refused })},
+		"bytes_in_total":            {Help: "Datagram payload bytes the match received.", Fn: st(func(s rewind.HostStats) uint64 { return s.Total.BytesIn })},
+		"bytes_out_total":           {Help: "Datagram payload bytes the match sent.", Fn: st(func(s rewind.HostStats) uint64 { return s.Total.BytesOut })},
+		"malformed_datagrams_total": {Help: "Datagrams dropped as malformed: by the UDP framing or by the match.", Fn: st(func(s rewind.HostStats) uint64 { return s.UDP.Malformed + s.Total.BadDatagrams })},
+	}, map[string]metrics.Func{
+		"players":      {Help: "Players in the current match.", Fn: st(func(s rewind.HostStats) uint64 { return uint64(s.Match.Players) })},
+		"matches":      {Help: "Matches running (0 or 1).", Fn: st(func(s rewind.HostStats) uint64 { return metrics.Bool(s.Running) })},
+		"tick":         {Help: "The current match's last tick.", Fn: st(func(s rewind.HostStats) uint64 { return uint64(s.Match.Tick) })},
+		"webrtc_peers": {Help: "Players whose WebRTC data channel is open.", Fn: st(func(s rewind.HostStats) uint64 { return uint64(s.Peers) })},
 	})
 }

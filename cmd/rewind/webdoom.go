@@ -11,6 +11,7 @@ import (
 	"strconv"
 
 	benchwebdoom "github.com/rewindnet/rewind/internal/bench/webdoom"
+	"github.com/rewindnet/rewind/internal/metrics"
 	"github.com/rewindnet/rewind/relay/webdoom"
 )
 
@@ -54,8 +55,8 @@ func serveWebDoom(ctx context.Context, args []string, getenv func(string) string
 	}
 	srv := webdoom.NewServer(cfg)
 	if set.metrics != "" {
-		reg := newRegistry()
-		reg.MustRegister(newWebDoomCollector(srv))
+		reg := metrics.NewRegistry()
+		reg.MustRegister(metrics.NewWebDoomCollector(srv))
 		hs, err := startHTTP(set.metrics, reg, cfg.Logger)
 		if err != nil {
 			ln.Close()

@@ -1,4 +1,4 @@
-package main
+package metrics
 
 import (
 	"github.com/prometheus/client_golang/prometheus"
@@ -13,9 +13,9 @@ type webDoomCollector struct {
 	descs map[string]*prometheus.Desc
 }
 
-func newWebDoomCollector(srv *webdoom.Server) *webDoomCollector {
+func NewWebDoomCollector(srv *webdoom.Server) *webDoomCollector {
 	d := func(name, help string, labels ...string) *prometheus.Desc {
-		return prometheus.NewDesc(metricsNamespace+"_webdoom_"+name, help, labels, nil)
+		return prometheus.NewDesc(Namespace+"_webdoom_"+name, help, labels, nil)
 	}
 	return &webDoomCollector{srv: srv, descs: map[string]*prometheus.Desc{
 		"sessions":      d("sessions_total", "WebDoom sessions started."),

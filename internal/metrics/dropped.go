@@ -1,4 +1,4 @@
-package main
+package metrics
 
 import (
 	"strconv"
@@ -45,11 +45,11 @@ const dropHelp = "UDP datagrams read and dropped, by reason: malformed (UDP fram
 	"throttled (a proven hello over its address's handshake rate), handshake_queue_full (a proven hello the handshake workers' queue had no room for), queue_full (the match fell behind), match_malformed (a session's datagram the match could not parse), " +
 	"and with --rooms unrouted (a peer's first datagram not a hello), no_room (a hello for no room; answered with a refusal), match_queue_full."
 
-// registerDropMetrics exports udp_dropped_datagrams_total{reason} for a
+// RegisterDrops exports udp_dropped_datagrams_total{reason} for a
 // host (one; multi nil) or a host.Multi (the router's reasons too), and
 // udp_retries_total (hellos without a token, answered statelessly: what
 // a hello flood from many ports mostly shows as).
-func registerDropMetrics(reg *prometheus.Registry, one func() rewind.HostStats, multi func() host.Stats) {
+func RegisterDrops(reg *prometheus.Registry, one func() rewind.HostStats, multi func() host.Stats) {
 	for _, r := range dropReasons {
 		var fn func() float64
 		switch {
@@ -61,32 +61,32 @@ func registerDropMetrics(reg *prometheus.Registry, one func() rewind.HostStats, 
 			continue
 		}
 		reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
-			Namespace: metricsNamespace, Name: "udp_dropped_datagrams_total", Help: dropHelp,
+			Namespace: Namespace, Name: "udp_dropped_datagrams_total", Help: dropHelp,
 			ConstLabels: prometheus.Labels{"reason": r.name},
 		}, fn))
 	}
-	registerFuncs(reg, map[string]metricFunc{
-		"udp_retries_total": {"Hellos without a valid retry token, answered with a RETRY (no state kept).", func() float64 { return float64(one().UDP.Retries) }},
+	Register(reg, map[string]Func{
+		"udp_retries_total": {Help: "Hellos without a valid retry token, answered with a RETRY (no state kept).", Fn: func() float64 { return float64(one().UDP.Retries) }},
 	}, nil)
 }
 
-// dropCounts returns the datagrams dropped by reason between two samples
+// DropCounts returns the datagrams dropped by reason between two samples
 // of a host.Multi's stats (bench flood), in dropReasons' order.
-func dropCounts(before, after host.Stats) []uint64 {
+func DropCounts(before, after host.Stats) []uint64 {
 	out := make([]uint64, len(dropReasons))
 	for i, r := range dropReasons {
 		if r.multi != nil {
 			out[i] = r.multi(after) - r.multi(before)
 		} else {
-			out[i] = r.host(multiAsHost(after)) - r.host(multiAsHost(before))
+			out[i] = r.host(MultiAsHost(after)) - r.host(MultiAsHost(before))
 		}
 	}
 	return out
 }
 
-// formatDrops writes counts as "reason:N,reason:N" (the reasons that
+// FormatDrops writes counts as "reason:N,reason:N" (the reasons that
 // counted any), or "none".
-func formatDrops(counts []uint64) string {
+func FormatDrops(counts []uint64) string {
 	var b strings.Builder
 	for i, n := range counts {
 		if n == 0 {
@@ -103,8 +103,8 @@ func formatDrops(counts []uint64) string {
 	return b.String()
 }
 
-// multiAsHost is a host.Multi's stats as a one-match host's (the totals
+// MultiAsHost is a host.Multi's stats as a one-match host's (the totals
 // and the socket's counters).
-func multiAsHost(s host.Stats) rewind.HostStats {
+func MultiAsHost(s host.Stats) rewind.HostStats {
 	return rewind.HostStats{Matches: s.Matches, Running: s.Running > 0, Total: s.Total, UDP: s.UDP, RefusedBy: s.RefusedBy}
 }
