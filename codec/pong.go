@@ -1,11 +1,14 @@
 package codec
 
-// Pong echoes a Ping: the same ID and Time.
+// Pong echoes a Ping: the same ID and Time. A server moves Time later by
+// how long the ping waited before it was answered (the round trip its
+// sender measures is then the network's: server.pongHold); a client
+// echoes it as it came.
 //
 //	0      0x9<<4 (flags zero)
 //	1      connection tag
 //	2..    ID, varint (uint32)
-//	       Time, uint64 LE, copied from the Ping
+//	       Time, uint64 LE, the Ping's (plus the server's wait)
 type Pong struct {
 	Tag  uint8
 	ID   uint32

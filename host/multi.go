@@ -69,8 +69,8 @@ type Options struct {
 	// phase's rooms run; a ping, a hello or a handshake is answered
 	// then, up to a phase (a quarter tick by default) after it arrived,
 	// and every datagram carries the time it arrived (the kernel's
-	// stamp), so input margins and acknowledgement round trips do not
-	// grow.
+	// stamp), so input margins, acknowledgement round trips and the
+	// ping players measure (the pong leaves the wait out) do not grow.
 	SocketReader bool
 	// Clock gives the time the rooms run at: every update, a datagram's
 	// arrival, a tick's lateness (default transport.WallClock: the one

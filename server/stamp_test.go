@@ -126,3 +126,64 @@ func stampedMargin(t *testing.T, stamp func(sent, prev time.Time) time.Time,
 	t.Fatal("no margin sent")
 	return 0, 0
 }
+
+// TestStampedPongHold: a ping that waited between its arrival and the
+// Update that answers it (a drained socket's datagrams wait for their
+// room's tick phase) is answered with its send time moved later by the
+// wait, so the player's round trip leaves the wait out; unstamped, the
+// pong echoes the ping's time as it came.
+func TestStampedPongHold(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		stamped bool
+		want    time.Duration
+	}{{"stamped", true, 7 * time.Millisecond}, {"unstamped", false, 0}} {
+		t.Run(tc.name, func(t *testing.T) {
+			net := transport.NewSimNetwork(1, t0)
+			sc, err := net.Listen("server")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer sc.Close()
+			conn := &stampConn{SimConn: sc}
+			srv, err := server.New[testgame.Input](&testgame.Game{}, conn, server.Config{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := &rig{t: t, net: net, srv: srv, now: t0}
+			a := r.peer("a")
+			w := r.join(a)
+			r.run(50 * time.Millisecond)
+			recvAll(a)
+			const sentAt = 123456789
+			ping := codec.Ping{Tag: w.Tag, ID: 9, Time: sentAt}
+			if err := a.Send("sim:server", ping.Append(nil)); err != nil {
+				t.Fatal(err)
+			}
+			arrived := r.now.Add(time.Millisecond)
+			net.Advance(arrived)
+			if tc.stamped {
+				conn.at = arrived
+			}
+			r.now = arrived.Add(7 * time.Millisecond)
+			if err := srv.Update(r.now); err != nil {
+				t.Fatal(err)
+			}
+			net.Advance(r.now)
+			for _, b := range recvAll(a) {
+				if typ, _, _ := codec.Peek(b); typ != codec.TypePong {
+					continue
+				}
+				p, _, err := codec.ParsePong(b)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if p.ID != 9 || time.Duration(p.Time-sentAt) != tc.want {
+					t.Fatalf("pong %+v: time moved by %v, want %v", p, time.Duration(p.Time-sentAt), tc.want)
+				}
+				return
+			}
+			t.Fatal("no pong")
+		})
+	}
+}

@@ -27,6 +27,7 @@ type wireState struct {
 	due         []uint32
 	tags        uint8
 	stamped     transport.Stamped // the Conn, when it says when datagrams arrived
+	now         time.Time         // the time of the Update receiving (pongHold)
 }
 
 func (s *Server[I]) initWire() error {
@@ -68,6 +69,7 @@ func (s *Server[I]) mustEncode(err error) {
 // room's tick is handled as of its arrival, so that the margins of inputs
 // and the round trips of acks are the network's, not the queue's.
 func (s *Server[I]) receive(prev, now time.Time) error {
+	s.wire.now = now
 	for {
 		var (
 			n    int
@@ -100,6 +102,16 @@ func (s *Server[I]) receive(prev, now time.Time) error {
 		}
 		s.handle(at, from, s.wire.rbuf[:n])
 	}
+}
+
+// pongHold is how long a ping that arrived at at waited here before the
+// Update that answers it (0 if unstamped): the pong's time, the ping's
+// send time in the player's clock, moves later by as much, so the round
+// trip the player measures is the network's and not the wait for its
+// room's tick phase (a drained socket answers pings at the next phase),
+// as QUIC's ack delay is taken out of its RTT.
+func (s *Server[I]) pongHold(at time.Time) time.Duration {
+	return max(s.wire.now.Sub(at), 0)
 }
 
 // send sends one datagram, counting it. A failed send is like a lost
@@ -169,7 +181,7 @@ func (s *Server[I]) handlePlayer(now time.Time, p *player, typ codec.Type, b []b
 			s.stats.BadDatagrams++
 			return
 		}
-		pong := codec.Pong{Tag: p.tag, ID: m.ID, Time: m.Time}
+		pong := codec.Pong{Tag: p.tag, ID: m.ID, Time: m.Time + uint64(s.pongHold(now))}
 		_ = s.send(p.addr, pong.Append(s.wire.sbuf[:0]))
 	case codec.TypeChat:
 		s.onChat(now, p, b)
