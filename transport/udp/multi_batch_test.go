@@ -2,6 +2,7 @@ package udp
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -43,34 +44,20 @@ func TestMultiBatch(t *testing.T) {
 	sim.Advance(start)
 	_, simPeer := udpRecvWait(t, m)
 
-	before := s.Stats()
+	// The socket's counters also count what it sends on its own (a
+	// handshake worker answering a client's repeated hello, under load):
+	// a round whose counts another datagram spoiled is tried again; a
+	// batch that does not batch fails every round.
 	b := m.NewBatch()
-	for i, p := range peers {
-		if err := b.Send(p, []byte{'u', byte(i)}); err != nil {
-			t.Fatal(err)
+	var after Stats
+	var spoiled string
+	for range 3 {
+		if after, spoiled = batchRound(t, s, b, sim, start, peers, clients, simPeer, sc); spoiled == "" {
+			break
 		}
 	}
-	if err := b.Send(simPeer, []byte("s")); err != nil {
-		t.Fatal(err)
-	}
-	if st := s.Stats(); st.DatagramsOut != before.DatagramsOut {
-		t.Errorf("UDP datagrams left before Flush: %d", st.DatagramsOut-before.DatagramsOut)
-	}
-	sim.Advance(start)
-	if got, _ := udpRecvWait(t, sc); string(got) != "s" {
-		t.Errorf("the simulated peer got %q, want the datagram at once", got)
-	}
-	if err := b.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	for i, c := range clients {
-		if got, _ := udpRecvWait(t, c); len(got) != 2 || got[0] != 'u' || got[1] != byte(i) {
-			t.Errorf("client %d got %v", i, got)
-		}
-	}
-	after := s.Stats()
-	if after.Flushes-before.Flushes != 1 || after.DatagramsOut-before.DatagramsOut != 2 {
-		t.Errorf("%d flushes, %d datagrams out: want 1 and 2", after.Flushes-before.Flushes, after.DatagramsOut-before.DatagramsOut)
+	if spoiled != "" {
+		t.Error(spoiled)
 	}
 	if err := b.Flush(); err != nil || s.Stats().Flushes != after.Flushes {
 		t.Errorf("an empty Flush: %v, %d flushes", err, s.Stats().Flushes-after.Flushes)
@@ -84,4 +71,42 @@ func TestMultiBatch(t *testing.T) {
 	if err := b.Send(peers[0], []byte("x")); !errors.Is(err, transport.ErrClosed) {
 		t.Errorf("send after close: %v, want ErrClosed", err)
 	}
+}
+
+// batchRound sends a datagram to each UDP peer and one to the simulated
+// peer through b, checks that only the simulated one left before Flush
+// and that Flush sent the others in one flush, and returns the socket's
+// stats after; spoiled says what its counters found amiss.
+func batchRound(t *testing.T, s *Server, b transport.Batch, sim *transport.SimNetwork, start time.Time,
+	peers []transport.Addr, clients []*Client, simPeer transport.Addr, sc *transport.SimConn) (after Stats, spoiled string) {
+	t.Helper()
+	before := s.Stats()
+	for i, p := range peers {
+		if err := b.Send(p, []byte{'u', byte(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.Send(simPeer, []byte("s")); err != nil {
+		t.Fatal(err)
+	}
+	if st := s.Stats(); st.DatagramsOut != before.DatagramsOut {
+		spoiled = fmt.Sprintf("UDP datagrams left before Flush: %d", st.DatagramsOut-before.DatagramsOut)
+	}
+	sim.Advance(start)
+	if got, _ := udpRecvWait(t, sc); string(got) != "s" {
+		t.Errorf("the simulated peer got %q, want the datagram at once", got)
+	}
+	if err := b.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range clients {
+		if got, _ := udpRecvWait(t, c); len(got) != 2 || got[0] != 'u' || got[1] != byte(i) {
+			t.Errorf("client %d got %v", i, got)
+		}
+	}
+	after = s.Stats()
+	if spoiled == "" && (after.Flushes-before.Flushes != 1 || after.DatagramsOut-before.DatagramsOut != 2) {
+		spoiled = fmt.Sprintf("%d flushes, %d datagrams out: want 1 and 2", after.Flushes-before.Flushes, after.DatagramsOut-before.DatagramsOut)
+	}
+	return after, spoiled
 }
