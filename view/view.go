@@ -338,20 +338,7 @@ func (g *Game) drawAvatar(screen *ebiten.Image, a sand.Avatar, x, y float64, own
 }
 
 func (g *Game) drawHUD(screen *ebiten.Image, p *seat.Player, players uint32) {
-	st := p.Stats()
-	h := hud{room: p.Room(), id: "-", players: players, ping: float64(st.Ping) / float64(time.Millisecond),
-		spectating: p.Spectating(), delay: p.Delay(), predicted: st.Predicted, verified: st.Verified,
-		rollbacks: st.Rollbacks, resyncs: st.Resyncs}
-	if me, ok := p.Session().Player(); ok {
-		h.id = fmt.Sprint(me)
-	}
-	switch {
-	case p.Err() != nil:
-		h.state = "  STOPPED: " + p.Err().Error()
-	case p.Done():
-		h.state = "  done"
-	}
-	g.drawHUDLines(screen, h)
+	g.drawHUDLines(screen, seatHUD(p, players))
 }
 
 // hud is what the HUD shows.
