@@ -286,6 +286,11 @@ type RoomStats struct {
 	// the joins, claims and ends answered roomproto.ErrUnavailable.
 	RoomsRegisteredAgain int
 	DirectoryUnavailable uint64
+	// Stalls counts the relay's own stalls (gaps between runs of its
+	// timer beyond max(TickInterval, PingInterval)) and Stalled sums
+	// what of them was not counted against its hosts (stall.go).
+	Stalls  uint64
+	Stalled time.Duration
 }
 
 // hubStats is the part of RoomStats the hub counts.
@@ -294,6 +299,8 @@ type hubStats struct {
 	deadRelayDrops                              uint64
 	roomsRegisteredAgain                        int
 	directoryUnavailable                        uint64
+	stalls                                      uint64
+	stalled                                     time.Duration
 }
 
 // roomStats returns the hub's RoomStats.
@@ -303,7 +310,8 @@ func (h *roomHub) roomStats() RoomStats {
 	st := RoomStats{Conns: len(h.conns), Rooms: len(h.rooms),
 		PendingDropped: h.stats.pendingDropped, JoinsFailed: h.stats.joinsFailed,
 		JoinsThrottled: h.stats.joinsThrottled, DeadRelayDrops: h.stats.deadRelayDrops,
-		RoomsRegisteredAgain: h.stats.roomsRegisteredAgain, DirectoryUnavailable: h.stats.directoryUnavailable}
+		RoomsRegisteredAgain: h.stats.roomsRegisteredAgain, DirectoryUnavailable: h.stats.directoryUnavailable,
+		Stalls: h.stats.stalls, Stalled: h.stats.stalled}
 	if h.fleet != nil {
 		st.StandIns = len(h.fleet.standIns)
 	}

@@ -29,6 +29,8 @@ type roomHub struct {
 	fleet   *fleetLink    // the other relays, with a roomdir.Redis (fleet.go); else nil
 	ops     []func()      // directory writes to run once mu is released (hub_dir.go)
 	drained bool          // the operator's drain: no new rooms (console.go)
+	// lastTick is when tick last ran (stall.go).
+	lastTick time.Time
 
 	randMu sync.Mutex // guards cfg.Rand
 }
@@ -532,6 +534,7 @@ func (h *roomHub) ice(user string, now time.Time) []webrtc.ICEServer {
 func (h *roomHub) tick(now time.Time) {
 	h.mu.Lock()
 	defer h.unlock()
+	h.forgiveStall(now) // the relay's own stall is not the hosts' (stall.go)
 	for _, r := range h.rooms {
 		if r.host != nil && r.host.role == roleServer {
 			h.serverRoomTick(r, now) // pinged with its server (serve.go)

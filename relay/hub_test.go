@@ -247,8 +247,13 @@ func TestHubHostPingTimeout(t *testing.T) {
 		}
 		sendMsg(h, host, roomproto.Msg{Type: roomproto.MsgPong, N: m.N}, now.Add(100*time.Millisecond))
 	}
-	// One that stops answering is gone 3 s after its last answer.
+	// One that stops answering is gone 3 s after its last answer (the
+	// relay's timer running every 250 ms meanwhile: a longer gap would be
+	// the relay's own stall, stall.go).
 	last := now.Add(100 * time.Millisecond)
+	for at := now.Add(250 * time.Millisecond); at.Before(last.Add(2900 * time.Millisecond)); at = at.Add(250 * time.Millisecond) {
+		h.tick(at)
+	}
 	h.tick(last.Add(2900 * time.Millisecond))
 	if host.killed {
 		t.Fatal("host gone before 3 s")

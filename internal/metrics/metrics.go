@@ -125,6 +125,7 @@ func RegisterRelay(reg *prometheus.Registry, stats func() relay.RoomStats) {
 		"relay_joins_failed_total":     {Help: "Joins that named no live room or a bad key.", Fn: st(func(s relay.RoomStats) uint64 { return s.JoinsFailed })},
 		"relay_joins_throttled_total":  {Help: "Joins refused because their address failed too often (rate_limited), here or, with --redis, anywhere in the fleet.", Fn: st(func(s relay.RoomStats) uint64 { return s.JoinsThrottled })},
 		"relay_dead_relay_drops_total": {Help: "With --redis: players stood in for another relay dropped, and connections forwarded to another relay closed, because that relay was found dead.", Fn: st(func(s relay.RoomStats) uint64 { return s.DeadRelayDrops })},
+		"relay_stalls_total":           {Help: "The relay's own stalls (its timer late beyond max(tick, ping interval): GC, CPU starvation), not counted against its hosts.", Fn: st(func(s relay.RoomStats) uint64 { return s.Stalls })},
 	}, map[string]Func{
 		"relay_standins":        {Help: "With --redis: players of the fleet's other relays stood in for in this relay's rooms.", Fn: st(func(s relay.RoomStats) uint64 { return uint64(s.StandIns) })},
 		"relay_conns":           {Help: "Open WebSocket connections.", Fn: st(func(s relay.RoomStats) uint64 { return uint64(s.Conns) })},
