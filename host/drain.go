@@ -3,8 +3,8 @@ package host
 import "time"
 
 // drainedReadBuffer is the receive buffer ListenUDP asks for a drained
-// socket (unless udp.Config.ReadBuffer says): what arrives in a phase
-// waits there, about 1 KB of the kernel's bookkeeping per small
+// socket (unless udp.Config.ReadBuffer says): what arrives between
+// drains waits there, about 1 KB of the kernel's bookkeeping per small
 // datagram, so 4 MiB holds some 4,000 (Linux grants at most
 // net.core.rmem_max; serve logs what it got).
 const drainedReadBuffer = 4 << 20
@@ -13,6 +13,22 @@ const drainedReadBuffer = 4 << 20
 // the socket again: workers that take rooms one after the other within
 // it share a drain.
 const drainGap = 250 * time.Microsecond
+
+// drainWait bounds how long a datagram waits in a drained socket when no
+// room comes due to drain it: the socket is drained before rooms run
+// (so at every tick phase that has a room due), and otherwise at the
+// latest phase instant within drainWait of the last drain (at least the
+// next phase), so that a hello, a handshake or a ping to a host whose
+// phases are mostly empty (a few matches, or none started) waits a tick
+// at most at 60 Hz. The pong takes the wait out of the ping (server
+// pongHold), and every datagram carries its arrival time.
+const drainWait = 17 * time.Millisecond
+
+// drainBusy is how many datagrams a drain must find for the socket to be
+// drained again at the next phase whether or not a room is due then: a
+// socket that busy (a flood, many handshakes) is read a phase apart, as
+// before issue 33's last change, so its buffer does not fill.
+const drainBusy = 256
 
 // drainNow drains the socket, if it waits to be drained
 // (transport.Drainer) and no worker did within drainGap, before the
@@ -31,45 +47,77 @@ func (s *scheduler[I]) drainNow(now time.Time) bool {
 	}
 	s.draining, s.lastDrain = true, now
 	s.mu.Unlock()
-	d.Drain()
+	n := d.Drain()
 	s.mu.Lock()
-	s.draining = false
+	s.draining, s.drainedMany = false, n >= drainBusy
 	s.mu.Unlock()
 	return true
 }
 
 // nextWakeLocked is when the leader should wake: the earliest room's
-// deadline, or with a drained socket the next tick phase after the last
-// drain if sooner; false when no room waits for a deadline (then no
-// worker leads: a datagram drained by the socket's own backstop, or a
-// room opened, wakes one).
+// deadline, or with a drained socket the drain that bounds a datagram's
+// wait (drainDue) if sooner; false when no room waits for a deadline
+// (then no worker leads: a datagram drained by the socket's own
+// backstop, or a room opened, wakes one).
 func (s *scheduler[I]) nextWakeLocked() (time.Time, bool) {
 	if len(s.heap) == 0 {
 		return time.Time{}, false
 	}
 	at := s.heap[0].deadline
 	if s.h.drainer != nil {
-		if r := s.h.phaseAfter(s.lastDrain); r.Before(at) {
+		if r := s.drainDueLocked(); r.Before(at) {
 			at = r
 		}
 	}
 	return at, true
 }
 
-// phaseAfter returns the first tick phase instant after t: one of
-// h.phases instants a period, at the offsets tickPhases gives the
-// matches' ticks (k·period/phases from epoch), so that a drain falls
-// exactly when a phase's rooms come due.
-func (h *Multi[I]) phaseAfter(t time.Time) time.Time {
-	d := t.Sub(h.epoch)
-	if t.IsZero() || d < 0 {
+// drainDueLocked is when the socket must be drained though no room is
+// due: the next phase after the last drain if that drain found the
+// socket busy (drainBusy), else the latest phase instant within
+// drainWait of it (at least the next phase).
+func (s *scheduler[I]) drainDueLocked() time.Time {
+	h := s.h
+	if s.lastDrain.IsZero() || s.lastDrain.Before(h.epoch) {
 		return h.epoch
 	}
-	base, r := d-d%h.period, d%h.period
-	n := time.Duration(h.phases)
-	k := r * n / h.period
-	for k*h.period/n <= r {
+	i := h.phaseIndex(s.lastDrain)
+	if s.drainedMany {
+		return h.phaseAt(i + 1)
+	}
+	k := int64(1)
+	for h.phaseAt(i+k+1).Sub(s.lastDrain) <= drainWait {
 		k++
 	}
-	return h.epoch.Add(base + k*h.period/n)
+	return h.phaseAt(i + k)
+}
+
+// phaseIndex returns the index of the last tick phase instant at or
+// before t (t not before h.epoch): the instants are h.phases a period,
+// at the offsets tickPhases gives the matches' ticks (i·period/phases
+// from epoch, i counted from epoch's), so that a drain falls exactly
+// when a phase's rooms come due.
+func (h *Multi[I]) phaseIndex(t time.Time) int64 {
+	d := t.Sub(h.epoch)
+	n := int64(h.phases)
+	i := int64(d/h.period)*n + int64(d%h.period)*n/int64(h.period)
+	for !h.phaseAt(i + 1).After(t) {
+		i++ // the instants are rounded down to the nanosecond
+	}
+	return i
+}
+
+// phaseAt returns tick phase instant i (phaseIndex).
+func (h *Multi[I]) phaseAt(i int64) time.Time {
+	n := int64(h.phases)
+	return h.epoch.Add(time.Duration(i/n)*h.period + time.Duration(i%n)*h.period/time.Duration(n))
+}
+
+// phaseAfter returns the first tick phase instant after t (epoch for t
+// zero or before it).
+func (h *Multi[I]) phaseAfter(t time.Time) time.Time {
+	if t.IsZero() || t.Before(h.epoch) {
+		return h.epoch
+	}
+	return h.phaseAt(h.phaseIndex(t) + 1)
 }

@@ -65,6 +65,16 @@ func (l *Lag) Quantile(q float64) time.Duration {
 	return time.Duration(lagBuckets) * LagBucket
 }
 
+// Over returns how many ticks were at least d late: those in the buckets
+// that begin at or after d (d rounded up to a LagBucket).
+func (l *Lag) Over(d time.Duration) uint64 {
+	var n uint64
+	for i := min(max(int((d+LagBucket-1)/LagBucket), 0), lagBuckets); i < lagBuckets; i++ {
+		n += l.Counts[i]
+	}
+	return n
+}
+
 // lagHistogram is Lag with atomic counters.
 type lagHistogram struct {
 	counts [lagBuckets]atomic.Uint64

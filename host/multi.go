@@ -64,13 +64,17 @@ type Options struct {
 	// goroutine as datagrams arrive, as before issue 33. By default, when
 	// inputs wait for the tick (no stall policy), the socket is drained
 	// (udp.Config.Drained): kept out of the Go runtime's poller so that
-	// no datagram wakes a thread, and read by a worker at each tick phase
-	// (and whenever a worker is about to run rooms), just before the
-	// phase's rooms run; a ping, a hello or a handshake is answered
-	// then, up to a phase (a quarter tick by default) after it arrived,
-	// and every datagram carries the time it arrived (the kernel's
-	// stamp), so input margins, acknowledgement round trips and the
-	// ping players measure (the pong leaves the wait out) do not grow.
+	// no datagram wakes a thread, and read by a worker whenever it is
+	// about to run rooms (so at each tick phase with a room due, just
+	// before the phase's rooms run), otherwise at a phase instant at
+	// least every 17 ms (a tick at 60 Hz), and at the next phase after a
+	// drain that found 256 datagrams or more waiting: a host of few
+	// matches wakes about once a tick per match, not at every phase. A
+	// ping, a hello or a handshake is answered at the next drain, up to
+	// 17 ms after it arrived, and every datagram carries the time it
+	// arrived (the kernel's stamp), so input margins, acknowledgement
+	// round trips and the ping players measure (the pong leaves the wait
+	// out) do not grow.
 	SocketReader bool
 	// Clock gives the time the rooms run at: every update, a datagram's
 	// arrival, a tick's lateness (default transport.WallClock: the one
@@ -474,6 +478,13 @@ func (h *Multi[I]) RoomStats(code string) (rewind.HostStats, bool) {
 // for the rest of their worker's batch, over every update of a running
 // match since the Multi was made: the jitter of the ticks' timing.
 func (h *Multi[I]) TickLag() Lag { return h.lag.snapshot() }
+
+// TickPhase returns the time between two tick phase instants
+// (Options.TickPhases): a tick's period over the phases (over 4 with
+// TickPhases negative, the instants the socket is drained at then). A
+// room whose tick starts more than a phase late delays the next phase's
+// rooms.
+func (h *Multi[I]) TickPhase() time.Duration { return h.period / time.Duration(h.phases) }
 
 // Close says goodbye to the players of every match and closes the Conn.
 // Run must have returned (or never run). Closing a closed Multi does

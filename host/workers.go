@@ -38,9 +38,11 @@ type scheduler[I any] struct {
 	perRoom int64
 	// With a drained socket (Multi.drainer): a worker drains it now
 	// (due wakes no other worker meanwhile: the drainer takes the rooms
-	// next), and when it was last drained.
-	draining  bool
-	lastDrain time.Time
+	// next), when it was last drained, and whether that drain found it
+	// busy (drainBusy datagrams or more).
+	draining    bool
+	lastDrain   time.Time
+	drainedMany bool
 }
 
 // schedWorker is one of Run's workers as the scheduler sees it.

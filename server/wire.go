@@ -108,7 +108,7 @@ func (s *Server[I]) receive(prev, now time.Time) error {
 // Update that answers it (0 if unstamped): the pong's time, the ping's
 // send time in the player's clock, moves later by as much, so the round
 // trip the player measures is the network's and not the wait for its
-// room's tick phase (a drained socket answers pings at the next phase),
+// room's tick phase (a drained socket answers pings at its next drain),
 // as QUIC's ack delay is taken out of its RTT.
 func (s *Server[I]) pongHold(at time.Time) time.Duration {
 	return max(s.wire.now.Sub(at), 0)

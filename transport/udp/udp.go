@@ -97,7 +97,7 @@ type Config struct {
 	TokenKey []byte
 	// Drained, on a server, keeps its socket out of the Go runtime's
 	// poller and reads it only when its owner calls Drain (a host.Multi
-	// at each of its tick phases): a datagram that arrives meanwhile
+	// before it runs rooms: at its tick phases with rooms due): a datagram that arrives meanwhile
 	// waits in the socket's buffer (size it with ReadBuffer for what
 	// arrives between drains) and wakes no thread, and the Handler gets
 	// its arrival as the kernel stamped it. Handshakes and pings are

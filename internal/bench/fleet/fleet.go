@@ -181,6 +181,10 @@ func step(cfg Config, m int, baseHeap uint64, profile string, raw bool) (Step, e
 	fmt.Fprintf(cfg.Log, "bench fleet: %d matches: %d player-ticks in %v, %v CPU, %d datagrams in, %d out; %d room updates, %d reads, %d batched sends\n",
 		m, st.PlayerTicks, st.Wall.Round(time.Millisecond), st.CPU.Round(time.Millisecond), st.DgIn, st.DgOut,
 		w.updates, w.reads, w.flushes)
+	phase := r.Host.TickPhase()
+	fmt.Fprintf(cfg.Log, "bench fleet: %d matches: tick lateness p50 %s ms, p99 %s, max %s; %d of %d ticks (%.2f per 1000) more than a phase (%s ms) late\n",
+		m, bench.Ms(w.lag.Quantile(0.5)), bench.Ms(w.lag.Quantile(0.99)), bench.Ms(w.lag.Quantile(1)), w.lag.Over(phase), w.lag.N(),
+		float64(w.lag.Over(phase))*1000/float64(max(w.lag.N(), 1)), bench.Ms(phase))
 	if raw {
 		fmt.Fprintf(cfg.Log, "bench fleet: raw loop: %d peers, %v CPU for %d in + %d out (%d B in, %d B out); vs_raw by round %s\n",
 			w.rawPeers, w.rawCPU.Round(time.Millisecond), w.rawIn, w.rawOut, w.inSize, w.outSize, w.roundRatios())

@@ -1,0 +1,193 @@
+package host
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/rewindnet/rewind/codec"
+	"github.com/rewindnet/rewind/internal/testgame"
+	"github.com/rewindnet/rewind/transport"
+)
+
+// newDrainHost is a Multi of 2 workers over a drainConn (a socket that
+// waits to be drained), with rooms rooms open and none started.
+func newDrainHost(t *testing.T, rooms int) (*Multi[testgame.Input], *drainConn) {
+	t.Helper()
+	conn := &drainConn{pipeConn: pipeConn{sentConn: sentConn{nullConn: nullConn{ready: make(chan struct{}, 1)}}}}
+	h, err := NewMulti[testgame.Input](&testgame.Game{}, conn, Options{Workers: 2, MaxMatches: max(rooms, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range rooms {
+		if _, err := h.Open(""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return h, conn
+}
+
+// drainsSince returns the drains conn saw from i on.
+func (c *drainConn) drainsSince(i int) []time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]time.Time(nil), c.drains[i:]...)
+}
+
+// sameTimes reports whether a and b hold the same instants in order.
+func sameTimes(a, b []time.Time) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !a[i].Equal(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// sinceEpoch returns ts as durations since h's epoch, for messages.
+func sinceEpoch(h *Multi[testgame.Input], ts []time.Time) []time.Duration {
+	out := make([]time.Duration, len(ts))
+	for i, t := range ts {
+		out[i] = t.Sub(h.epoch)
+	}
+	return out
+}
+
+// TestSchedulerDrainsDuePhasesOnly: in made-up time, a host of one
+// started room (its ticks on one of the 4 phases) drains its socket once
+// a tick, just before the room's tick, not at the 3 phases where no room
+// is due: a ping is answered at the room's next tick, not before, within
+// a tick of its arrival. After a drain that found the socket busy
+// (drainBusy datagrams), the next phase is drained though no room is due
+// there; then once a tick again.
+func TestSchedulerDrainsDuePhasesOnly(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h, conn := newDrainHost(t, 0)
+		code, err := h.Open("")
+		if err != nil {
+			t.Fatal(err)
+		}
+		const peer = transport.Addr("udp:127.0.0.1:4000#1")
+		time.Sleep(h.period * 5 / 8) // the room's ticks on a phase other than the epoch's
+		tag := startRoom(t, h, &conn.sentConn, h.rooms[code], peer).Tag
+		first := h.rooms[code].m.Server.NextDeadline() // the room ticks at first + k·period
+		tickAfter := func(at time.Time) time.Time {
+			k := (at.Sub(first) + h.period - 1) / h.period
+			return first.Add(k * h.period)
+		}
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel() // a failed test's Run ends too
+		done := make(chan error, 1)
+		started := time.Now()
+		go func() { done <- h.Run(ctx) }()
+		for i := range 40 {
+			time.Sleep(h.period/13 + time.Duration(i)*time.Microsecond)
+			synctest.Wait()
+			conn.sentTo(peer, codec.TypePong) // forget what went before
+			at := time.Now()
+			conn.deliver(peer, (&codec.Ping{Tag: tag, ID: uint32(i + 1)}).Append(nil))
+			next := tickAfter(at)
+			if next.Sub(at) > h.period {
+				t.Fatalf("ping %d: the room's next tick %v after it: want within a tick", i+1, next.Sub(at))
+			}
+			if d := next.Sub(at); d > 0 {
+				time.Sleep(d - 1)
+				synctest.Wait()
+				if conn.sentTo(peer, codec.TypePong) {
+					t.Fatalf("ping %d answered %v before the room's tick: a drain at a phase where no room is due", i+1, d)
+				}
+				time.Sleep(1)
+			}
+			synctest.Wait()
+			if !conn.sentTo(peer, codec.TypePong) {
+				t.Fatalf("ping %d: not answered at the room's next tick, %v after it arrived", i+1, next.Sub(at))
+			}
+		}
+		drains := conn.drainsSince(0)
+		ran := time.Since(started)
+		for _, d := range drains {
+			if !d.Equal(started) && !tickAfter(d).Equal(d) {
+				t.Fatalf("a drain at %v, %v before the room's tick: no room was due", d, tickAfter(d).Sub(d))
+			}
+		}
+		if ticks := int(ran / h.period); len(drains) < ticks || len(drains) > ticks+2 {
+			t.Errorf("%d drains in %v: want one a tick (%d) and Run's first", len(drains), ran, ticks)
+		}
+
+		// A busy socket: drainBusy datagrams of no session waiting at the
+		// room's tick. The next phase is drained too, then only the
+		// room's ticks.
+		time.Sleep(h.period / 3)
+		for i := range drainBusy {
+			conn.deliver(transport.Addr(fmt.Sprintf("udp:127.0.0.2:%d#1", 5000+i)), []byte{0xff, 1, 2, 3})
+		}
+		busyAt := tickAfter(time.Now())
+		n := len(conn.drainsSince(0))
+		time.Sleep(busyAt.Sub(time.Now()) + 3*h.period)
+		synctest.Wait()
+		want := []time.Time{busyAt, h.phaseAfter(busyAt), busyAt.Add(h.period), busyAt.Add(2 * h.period), busyAt.Add(3 * h.period)}
+		if got := conn.drainsSince(n); !sameTimes(got, want) {
+			t.Errorf("drains around a busy one at %v:\n got %v\nwant %v", busyAt.Sub(h.epoch), sinceEpoch(h, got), sinceEpoch(h, want))
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		if h.Stats().Unrouted != drainBusy {
+			t.Errorf("%d datagrams unrouted, want the %d of the busy drain", h.Stats().Unrouted, drainBusy)
+		}
+		lag := h.TickLag()
+		if n := lag.N(); n == 0 || lag.Counts[0] != n {
+			t.Errorf("%d of %d tick updates late; want none", n-lag.Counts[0], n)
+		}
+		h.Close()
+	})
+}
+
+// TestSchedulerDrainWaitBounded: in made-up time, a host whose one room
+// has no match started (no tick due, only its 250 ms poll) still drains
+// its socket at a phase instant at least every drainWait (once a tick at
+// 60 Hz and 4 phases): a hello is answered at the first such drain after
+// it arrived, not before.
+func TestSchedulerDrainWaitBounded(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h, conn := newDrainHost(t, 1)
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel() // a failed test's Run ends too
+		done := make(chan error, 1)
+		started := time.Now()
+		go func() { done <- h.Run(ctx) }()
+		time.Sleep(h.period*2 + h.period*3/8)
+		synctest.Wait()
+		want := []time.Time{started, h.phaseAt(4), h.phaseAt(8)}
+		if got := conn.drainsSince(0); !sameTimes(got, want) {
+			t.Fatalf("drains with no room due:\n got %v\nwant %v (one a tick, on a phase)", sinceEpoch(h, got), sinceEpoch(h, want))
+		}
+		const peer = transport.Addr("udp:127.0.0.1:4000#1")
+		conn.deliver(peer, (&codec.Hello{Game: h.order[0].m.Server.Fingerprint()}).Append(nil))
+		next := h.phaseAt(12)
+		if d := next.Sub(time.Now()); d <= 0 || d > drainWait {
+			t.Fatalf("the next drain %v away: want within drainWait", d)
+		}
+		time.Sleep(next.Sub(time.Now()) - 1)
+		synctest.Wait()
+		if conn.sentTo(peer, codec.TypeWelcome) {
+			t.Fatal("the hello was answered before the next drain")
+		}
+		time.Sleep(1)
+		synctest.Wait()
+		if !conn.sentTo(peer, codec.TypeWelcome) {
+			t.Fatalf("the hello was not answered at the drain %v after it arrived", h.period*5/8)
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		h.Close()
+	})
+}
