@@ -57,6 +57,15 @@ func startFleetRelayWith(t *testing.T, url string, cfg RoomConfig, rcfg roomdir.
 	return &testRelay{url: "ws" + strings.TrimPrefix(hs.URL, "http") + roomproto.Path, srv: srv}, dir, crash
 }
 
+// flushDirectory waits until every directory write relay r queued after
+// its replies so far (a failed join counted, a room removed or marked
+// ended: the hub's later) has reached its directory: a test that reads
+// Redis right after a reply calls it first.
+func flushDirectory(t *testing.T, r *testRelay) {
+	t.Helper()
+	testutil.WaitUntil(testCtx(t), t, "the relay's directory writes", r.srv.hub.idle)
+}
+
 // TestRedisFleetJoin runs two relays sharing one Redis: a host registers
 // at the first; players join through the second (their signaling goes
 // over Redis pub/sub to the first) and exchange datagrams with the host
@@ -115,10 +124,10 @@ func TestRedisFleetJoin(t *testing.T) {
 	}
 	// The first relay marks the room ended in Redis once its lock is
 	// released; its players may hear the end before that write.
-	testutil.WaitUntil(ctx, t, "the directory to mark the room ended", func() bool {
-		rec, ok, _ := dir1.Lookup(host.Code(), time.Now())
-		return ok && rec.Ended
-	})
+	flushDirectory(t, r1)
+	if rec, ok, err := dir1.Lookup(host.Code(), time.Now()); !ok || !rec.Ended {
+		t.Fatalf("the ended room in the directory: %+v %v %v", rec, ok, err)
+	}
 	if _, err := roomclient.JoinRoom(ctx, roomclient.JoinOptions{URL: r2.url, Code: host.Code()}); !errors.Is(err, roomproto.ErrRoomEnded) {
 		t.Errorf("join of the ended room at the second relay: %v, want room_ended", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -31,6 +32,9 @@ type roomHub struct {
 	drained bool          // the operator's drain: no new rooms (console.go)
 	// lastTick is when tick last ran (stall.go).
 	lastTick time.Time
+	// opsRunning counts the directory writes unlock took from ops and
+	// has not finished (hub_dir.go: idle).
+	opsRunning atomic.Int64
 
 	randMu sync.Mutex // guards cfg.Rand
 }

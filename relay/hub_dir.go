@@ -67,14 +67,28 @@ type dirAnswer struct {
 func (h *roomHub) later(f func()) { h.ops = append(h.ops, f) }
 
 // unlock releases h.mu and runs the directory writes queued while it was
-// held, in order.
+// held, in order. They count as running (opsRunning) from before the
+// lock is released until each is done, so that whoever takes the lock
+// after it sees them queued or running (idle).
 func (h *roomHub) unlock() {
 	ops := h.ops
 	h.ops = nil
+	h.opsRunning.Add(int64(len(ops)))
 	h.mu.Unlock()
 	for _, f := range ops {
 		f()
+		h.opsRunning.Add(-1)
 	}
+}
+
+// idle reports whether no directory write is queued or running: every
+// write of a decision made before the call (a reply already sent) has
+// reached the directory. It runs the writes a plain Unlock left queued.
+func (h *roomHub) idle() bool {
+	h.mu.Lock()
+	n := int64(len(h.ops))
+	h.unlock()
+	return n == 0 && h.opsRunning.Load() == 0
 }
 
 // needsDirectory reports whether a message of type typ is decided on the
