@@ -190,7 +190,7 @@ func checkDemoDir(dir string, set bool) error {
 }
 
 func init() {
-	registerBench("abuse", "run the attack suite of issue 15 against real sockets on 127.0.0.1: one attack=NAME held=true|false line each", runBenchAbuse)
+	registerBench("abuse", "run the attack suites of issues 15 and 30 against real sockets on 127.0.0.1: one attack=NAME held=true|false line each", runBenchAbuse)
 }
 
 func runBenchAbuse(args []string, stdout, stderr io.Writer) error {

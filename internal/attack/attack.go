@@ -25,6 +25,11 @@ type Config struct {
 	// (udp.Config.Plaintext), as it was before issue 15 sealed
 	// it: they break there, which shows they can.
 	Plaintext bool
+	// Undefended runs the attacks of issue 30 whose defence is a setting
+	// with that setting off (no server token, no unused timeout, no
+	// per-address caps, desyncs answered at once, seats kept forever):
+	// they break there, which shows they can. Tests only.
+	Undefended bool
 }
 
 func (c Config) log() *slog.Logger {
@@ -102,6 +107,14 @@ var All = []Attack{
 	{"forged_from_address", ForgedFromAddress},
 	{"code_guessing_fleet", CodeGuessingFleet},
 	{"handshake_flood", HandshakeFlood},
+	{"rogue_match_server", RogueMatchServer},
+	{"hoarded_slots", HoardedSlots},
+	{"json_per_address", JSONPerAddress},
+	{"desync_storm", DesyncStorm},
+	{"json_refusal_logs", JSONRefusalLogs},
+	{"room_caps", RoomCaps},
+	{"hostile_text", HostileText},
+	{"lobby_idle", LobbyIdle},
 }
 
 // lineCounter is a slog.Handler counting the records at or above a level.

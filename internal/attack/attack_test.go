@@ -114,3 +114,31 @@ func TestSealedRejoinKeepsSeat(t *testing.T) {
 		t.Fatalf("rejoined as %d (was %d), rejoins %d", got, id, tg.host.Stats().Match.Rejoins)
 	}
 }
+
+// TestAttacksBreakUndefended runs issue 30's attacks whose defence is a
+// setting with that setting off (Config.Undefended): each must break, so
+// their held=true means the defence held them. (json_refusal_logs and
+// hostile_text, whose defences are code, were seen to break with it
+// taken out.)
+func TestAttacksBreakUndefended(t *testing.T) {
+	testutil.SkipSockets(t)
+	for _, a := range []Attack{
+		{"rogue_match_server", RogueMatchServer},
+		{"hoarded_slots", HoardedSlots},
+		{"json_per_address", JSONPerAddress},
+		{"desync_storm", DesyncStorm},
+		{"room_caps", RoomCaps},
+		{"lobby_idle", LobbyIdle},
+	} {
+		t.Run(a.Name, func(t *testing.T) {
+			testutil.CheckGoroutines(t, 10*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			r := a.Run(ctx, Config{Short: true, Undefended: true})
+			t.Log(r.Line())
+			if r.Err != nil || r.Held {
+				t.Errorf("held undefended: %s", r.Line())
+			}
+		})
+	}
+}

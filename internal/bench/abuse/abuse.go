@@ -1,5 +1,5 @@
-// Package abuse is `rewind bench abuse`: the attack suite of issue 15
-// (internal/attack) against real sockets on 127.0.0.1, one result per
+// Package abuse is `rewind bench abuse`: the attack suite of issues 15
+// and 30 (internal/attack) against real sockets on 127.0.0.1, one result per
 // attack.
 package abuse
 
@@ -62,7 +62,7 @@ func Run(ctx context.Context, cfg Config) ([]attack.Result, error) {
 const Keys = `Each attack prints one line of key=value pairs on standard output,
 attack=NAME held=true|false and its figures; held=true means the legitimate
 players were not kept out or disturbed and what the attacker held stayed
-bounded. Attacks: ` + "unproven_sessions, room_squatters, code_guessing, demo_traces, demo_traces_quota, idle_http, refusal_logs, big_frame, sniffed_cookie, forged_from_address, code_guessing_fleet, handshake_flood" + `.
+bounded. Attacks: ` + "unproven_sessions, room_squatters, code_guessing, demo_traces, demo_traces_quota, idle_http, refusal_logs, big_frame, sniffed_cookie, forged_from_address, code_guessing_fleet, handshake_flood, rogue_match_server, hoarded_slots, json_per_address, desync_storm, json_refusal_logs, room_caps, hostile_text, lobby_idle" + `.
 The full run takes about five minutes (idle_http waits out the 60 s idle
 timeout, demo_traces_quota parses 600 traces of 200,000 entries); --short
 runs the versions the tests run, in seconds.`
