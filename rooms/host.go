@@ -30,10 +30,12 @@ type HostOptions struct {
 	Relay string
 	// Relays are more relays of the same fleet (relays sharing Redis),
 	// tried in turn after Relay for the registration: the room is hosted
-	// at the first that answers (Room().URL()). A dropped relay
-	// connection is not redialed (the players play on; with
-	// HostMigration they claim the room through their own relays when
-	// this host goes). Default: none.
+	// at the first that answers (Room().URL()). With HostMigration, a
+	// dropped relay connection (the relay died) is followed by claims of
+	// the room through the relays of the list, the others first, until
+	// one hosts it again (reclaim.go); without it, the room is not
+	// registered again (the players play on, no one new can join by the
+	// code). Default: none.
 	Relays []string
 	// Code proposes the room's code; empty lets the relay pick one.
 	Code string
@@ -84,8 +86,9 @@ type HostOptions struct {
 // move to one of them (docs/rooms.md, "Host migration").
 type Hosted[I any] struct {
 	*rewind.Host[I]
-	room *roomclient.HostedRoom
-	url  string
+	room   *roomclient.HostedRoom
+	relays []string // Relay and Relays: where the room is claimed back (reclaim.go)
+	again  bool     // HostMigration: claim the room back when its relay connection drops
 
 	ended     <-chan string // the reason of the relay's "ended"
 	stop      chan struct{} // closed by Close: the relay watch ends
@@ -179,7 +182,7 @@ func Host[I any](ctx context.Context, g rewind.Game[I], opts HostOptions) (*Host
 	if opts.HostMigration {
 		facehook.SetGoodbye(host, codec.ReasonMigrate)
 	}
-	h := &Hosted[I]{Host: host, room: room, url: room.URL(), ended: ended,
+	h := &Hosted[I]{Host: host, room: room, relays: append([]string{opts.Relay}, opts.Relays...), again: opts.HostMigration, ended: ended,
 		stop: make(chan struct{}), watched: make(chan struct{})}
 	args := []any{"room", room.Code(), "relay", room.URL(), "tick_rate", game.RateOf(g),
 		"start_players", max(opts.Server.StartPlayers, 1)}
@@ -236,9 +239,16 @@ func (h *Hosted[I]) watchRelay(log *slog.Logger) {
 				log.Warn("ending the match", "room", h.room.Code(), "err", err)
 			}
 		case <-h.room.Done():
-			log.Warn("relay connection ended: players in the match play on, new ones cannot join by code",
-				"room", h.room.Code(), "err", h.room.Err())
-			return
+			if !h.again {
+				log.Warn("relay connection ended: players in the match play on, new ones cannot join by code",
+					"room", h.room.Code(), "err", h.room.Err())
+				return
+			}
+			log.Warn("relay connection ended: players in the match play on; claiming the room back through the relay list",
+				"room", h.room.Code(), "relay", h.room.URL(), "err", h.room.Err())
+			if !h.reclaim(log) {
+				return
+			}
 		case <-h.stop:
 			return
 		}
@@ -248,8 +258,9 @@ func (h *Hosted[I]) watchRelay(log *slog.Logger) {
 // Code is the room's code: players join with it.
 func (h *Hosted[I]) Code() string { return h.room.Code() }
 
-// Relay is the relay's URL the room is registered at.
-func (h *Hosted[I]) Relay() string { return h.url }
+// Relay is the relay's URL the room is registered at (another of
+// HostOptions.Relays once the room was claimed back there).
+func (h *Hosted[I]) Relay() string { return h.room.URL() }
 
 // Room returns the relay's side of the room (its key, its Done channel).
 func (h *Hosted[I]) Room() *roomclient.HostedRoom { return h.room }

@@ -3,6 +3,8 @@ package roomclient
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"sync"
 	"time"
 
 	"github.com/rewindnet/rewind/relay/roomproto"
@@ -52,12 +54,16 @@ type HostOptions struct {
 // that takes every player who joins by the code. Players appear on the Conn
 // as webrtc.PeerAddr(id) once their data channel opens.
 type HostedRoom struct {
-	rc   *roomClient
 	conn *webrtc.Host
 	code string
 	key  string
-	opts HostOptions
 	end  roomEnd
+
+	mu     sync.Mutex
+	rc     *roomClient // the relay connection: another after Reclaim
+	opts   HostOptions // opts.URL: the relay that hosts the room
+	closed bool        // Close was called: Reclaim keeps nothing
+	gen    int         // how many times Reclaim replaced rc
 }
 
 // HostRoom registers a room with the relay and returns once the relay has
@@ -82,7 +88,7 @@ func HostRoom(ctx context.Context, opts HostOptions) (*HostedRoom, error) {
 // host or to a claim) and lets the reader hand it the later messages.
 func (h *HostedRoom) start(rc *roomClient, m roomproto.Msg, start func()) error {
 	opts := h.opts
-	h.rc = rc
+	h.rc = rc // before the reader hands handle a message (start)
 	h.code, h.key = m.Code, m.Key
 	var err error
 	h.conn, err = webrtc.NewHost(webrtcConfig(opts.WebRTC, opts.URL, m.ICE))
@@ -95,27 +101,49 @@ func (h *HostedRoom) start(rc *roomClient, m roomproto.Msg, start func()) error 
 	return nil
 }
 
+// client returns the relay connection.
+func (h *HostedRoom) client() *roomClient {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.rc
+}
+
 // handle runs on the reader goroutine for every message after "hosted".
-func (h *HostedRoom) handle(m roomproto.Msg) {
+func (h *HostedRoom) handle(m roomproto.Msg) { h.handleAt(0, m) }
+
+// peerID is the host's name (webrtc.PeerAddr) of the relay's player id,
+// met on the room's relay connection gen: the relay that took the room
+// back (Reclaim, gen 1, 2, ...) numbers its players from p1 again, so
+// they are told apart from the players who joined before ("p1@1").
+func peerID(gen int, id string) string {
+	if gen > 0 && id != "" {
+		id += "@" + strconv.Itoa(gen)
+	}
+	return id
+}
+
+// handleAt handles message m of the room's relay connection gen.
+func (h *HostedRoom) handleAt(gen int, m roomproto.Msg) {
+	rc := h.client()
 	switch m.Type {
 	case roomproto.MsgPing:
-		h.rc.send(&roomproto.Msg{Type: roomproto.MsgPong, N: m.N})
+		rc.send(&roomproto.Msg{Type: roomproto.MsgPong, N: m.N})
 	case roomproto.MsgPlayer:
 		if h.opts.OnPlayer != nil {
-			h.opts.OnPlayer(m.ID)
+			h.opts.OnPlayer(peerID(gen, m.ID))
 		}
 	case roomproto.MsgSignal:
 		if m.Signal == nil {
 			return
 		}
-		id := m.From
-		_ = h.conn.HandleSignal(id, *m.Signal, func(s webrtc.Signal) {
-			h.rc.send(&roomproto.Msg{Type: roomproto.MsgSignal, To: id, Signal: &s})
+		to := m.From
+		_ = h.conn.HandleSignal(peerID(gen, to), *m.Signal, func(s webrtc.Signal) {
+			rc.send(&roomproto.Msg{Type: roomproto.MsgSignal, To: to, Signal: &s})
 		}) // a player's bad signal fails its own connection only
 	case roomproto.MsgLeft:
-		h.conn.RemovePeer(m.ID)
+		h.conn.RemovePeer(peerID(gen, m.ID))
 		if h.opts.OnLeft != nil {
-			h.opts.OnLeft(m.ID)
+			h.opts.OnLeft(peerID(gen, m.ID))
 		}
 	case roomproto.MsgEnded:
 		h.end.set(fmt.Errorf("%w: %s", roomproto.ErrRoomEnded, m.Reason))
@@ -130,8 +158,13 @@ func (h *HostedRoom) handle(m roomproto.Msg) {
 	}
 }
 
-// URL is the relay that hosts the room (HostOptions.URL, or one of URLs).
-func (h *HostedRoom) URL() string { return h.opts.URL }
+// URL is the relay that hosts the room (HostOptions.URL, or one of URLs;
+// after Reclaim, the relay that took the claim).
+func (h *HostedRoom) URL() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.opts.URL
+}
 
 // Code is the room's code, which players join by.
 func (h *HostedRoom) Code() string { return h.code }
@@ -146,19 +179,24 @@ func (h *HostedRoom) Conn() *webrtc.Host { return h.conn }
 // Done is closed when the relay connection ends (Err says why). The Conn
 // keeps working for players already connected: match traffic does not go
 // through the relay.
-func (h *HostedRoom) Done() <-chan struct{} { return h.rc.done }
+// (After Reclaim, Done is the new connection's.)
+func (h *HostedRoom) Done() <-chan struct{} { return h.client().done }
 
 // Err says why the room or the relay connection ended, or nil.
-func (h *HostedRoom) Err() error { return h.end.err(h.rc) }
+func (h *HostedRoom) Err() error { return h.end.err(h.client()) }
 
 // End tells the relay the match ended: players coming back with the code
 // are told so for the relay's memory span (5 minutes).
 func (h *HostedRoom) End() {
-	h.rc.send(&roomproto.Msg{Type: roomproto.MsgEnd, Code: h.code, Key: h.key})
+	h.client().send(&roomproto.Msg{Type: roomproto.MsgEnd, Code: h.code, Key: h.key})
 }
 
 // Close leaves the relay (which ends the room) and closes the transport.
 func (h *HostedRoom) Close() error {
-	h.rc.close()
+	h.mu.Lock()
+	h.closed = true
+	rc := h.rc
+	h.mu.Unlock()
+	rc.close()
 	return h.conn.Close()
 }

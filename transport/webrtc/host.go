@@ -24,6 +24,8 @@ type Host struct {
 	OnPeerOpen, OnPeerClose func(transport.Addr)
 
 	mu      sync.Mutex
+	ice     []ICEServer // set by SetICEServers: for peers added after
+	iceSet  bool
 	conns   map[string]*hostPeer
 	closing sync.WaitGroup // PeerConnections closing in the background
 	shut    bool           // Close is waiting on closing: no more Adds
@@ -58,6 +60,16 @@ func NewHost(cfg Config) (*Host, error) {
 
 // UDPAddr is the address of the host's one UDP port (nil in a browser).
 func (h *Host) UDPAddr() net.Addr { return h.api.udpAddr() }
+
+// SetICEServers replaces the STUN/TURN servers of the peers that connect
+// from now on (Config.ICEServers): a host whose relay hands it fresh TURN
+// credentials, or that registered its room at another relay, gives them
+// to its next peers. Peers already connected keep theirs.
+func (h *Host) SetICEServers(servers []ICEServer) {
+	h.mu.Lock()
+	h.ice, h.iceSet = append([]ICEServer(nil), servers...), true
+	h.mu.Unlock()
+}
 
 // RemoteAddr implements transport.Conn: a host has many peers, so it is "".
 func (h *Host) RemoteAddr() transport.Addr { return "" }
@@ -103,7 +115,13 @@ func (h *Host) accept(id, sdp string, reply func(Signal)) error {
 		h.drop(old)
 	}
 
-	pcfg := h.cfg.peerConfiguration()
+	h.mu.Lock()
+	cfg := h.cfg
+	if h.iceSet {
+		cfg.ICEServers = h.ice
+	}
+	h.mu.Unlock()
+	pcfg := cfg.peerConfiguration()
 	pc, err := h.api.api.NewPeerConnection(pcfg)
 	if err != nil {
 		return fmt.Errorf("webrtc: new peer connection for %q: %w", id, err)
