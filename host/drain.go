@@ -91,33 +91,3 @@ func (s *scheduler[I]) drainDueLocked() time.Time {
 	}
 	return h.phaseAt(i + k)
 }
-
-// phaseIndex returns the index of the last tick phase instant at or
-// before t (t not before h.epoch): the instants are h.phases a period,
-// at the offsets tickPhases gives the matches' ticks (i·period/phases
-// from epoch, i counted from epoch's), so that a drain falls exactly
-// when a phase's rooms come due.
-func (h *Multi[I]) phaseIndex(t time.Time) int64 {
-	d := t.Sub(h.epoch)
-	n := int64(h.phases)
-	i := int64(d/h.period)*n + int64(d%h.period)*n/int64(h.period)
-	for !h.phaseAt(i + 1).After(t) {
-		i++ // the instants are rounded down to the nanosecond
-	}
-	return i
-}
-
-// phaseAt returns tick phase instant i (phaseIndex).
-func (h *Multi[I]) phaseAt(i int64) time.Time {
-	n := int64(h.phases)
-	return h.epoch.Add(time.Duration(i/n)*h.period + time.Duration(i%n)*h.period/time.Duration(n))
-}
-
-// phaseAfter returns the first tick phase instant after t (epoch for t
-// zero or before it).
-func (h *Multi[I]) phaseAfter(t time.Time) time.Time {
-	if t.IsZero() || t.Before(h.epoch) {
-		return h.epoch
-	}
-	return h.phaseAt(h.phaseIndex(t) + 1)
-}

@@ -36,8 +36,10 @@ type Options struct {
 	Workers int
 	// TickPhases is at how many evenly spaced instants a tick the rooms'
 	// ticks fall (default 4; negative: each room ticks from the moment
-	// its match started): a match that starts takes the latest of them,
-	// so it ticks at the same instants as the other rooms of its phase.
+	// its match started): a match that starts takes the one with the
+	// fewest started matches (of those, the latest at or before its
+	// start), so it ticks at the same instants as the other rooms of its
+	// phase, and matches that start together spread over the phases.
 	// A worker then wakes once for all the rooms of a phase, not once
 	// per room, and sends their datagrams together; the rooms of a phase
 	// run one after the other, so the last starts its tick later (about
@@ -135,6 +137,12 @@ type Multi[I any] struct {
 	drainer transport.Drainer
 	epoch   time.Time
 	phases  int
+	// phaseRooms counts the started matches on each tick phase, with
+	// TickPhases > 0 and no TickOrigin of the caller's (nil otherwise):
+	// a match that starts takes the phase with the fewest (startPhase).
+	// phaseMu guards it and the rooms' phase.
+	phaseMu    sync.Mutex
+	phaseRooms []int
 
 	sendMu sync.Mutex // serializes sends on conn outside a batch
 
@@ -195,6 +203,8 @@ type roomMatch[I any] struct {
 	queued   bool      // due at once: in the scheduler's ready rooms
 	pending  bool      // a datagram came while busy: run again after
 
+	phase int // the tick phase its match took (startPhase), -1 none; guarded by the Multi's phaseMu
+
 	lazy   atomic.Bool // ticking, as of the last update: inputs wait for the tick (read by the dispatcher)
 	closed atomic.Bool
 }
@@ -226,7 +236,7 @@ func NewMulti[I any](g rewind.Game[I], conn transport.Conn, opts Options) (*Mult
 		h.phases = 4 // rooms tick at their own instants: the socket is read at 4 a tick, and before rooms run
 	}
 	if opts.TickPhases > 0 && h.cfg.TickOrigin == nil {
-		h.cfg.TickOrigin = tickPhases(h.epoch, h.period, opts.TickPhases)
+		h.phaseRooms = make([]int, h.phases) // each room's match takes a phase (startPhase)
 	}
 	if d, ok := conn.(transport.Drainer); ok && d.Draining() {
 		h.drainer = d
@@ -309,9 +319,13 @@ func (h *Multi[I]) Open(code string) (string, error) {
 	for code == "" || h.rooms[code] != nil {
 		code = randomRoom()
 	}
-	r := &roomMatch[I]{code: code, index: -1}
+	r := &roomMatch[I]{code: code, index: -1, phase: -1}
 	r.sub = newSubConn(h, h.opts.QueueLen)
-	if err := r.m.Init(h.g, h.cfg, r.sub, h.log.With("room", code)); err != nil {
+	cfg := h.cfg
+	if h.phaseRooms != nil {
+		cfg.TickOrigin = func(now time.Time) time.Time { return h.startPhase(r, now) }
+	}
+	if err := r.m.Init(h.g, cfg, r.sub, h.log.With("room", code)); err != nil {
 		return "", err
 	}
 	h.rooms[code] = r
@@ -356,6 +370,7 @@ func (h *Multi[I]) closeRoom(r *roomMatch[I], reason rewind.Reason) {
 			h.opts.OnClose(r.code)
 		}
 	}()
+	h.releasePhase(r)
 	delete(h.rooms, r.code)
 	h.order = slices.DeleteFunc(h.order, func(x *roomMatch[I]) bool { return x == r })
 	for a, rt := range h.byAddr {
@@ -533,19 +548,4 @@ func randomRoom() string {
 		panic("rewind: drawing a room code: " + err.Error()) // crypto/rand never fails
 	}
 	return code
-}
-
-// tickPhases returns a server.Config.TickOrigin that puts a match's tick 0
-// at the latest of n instants a period (evenly spaced from epoch) at or
-// before the start: every match's ticks then fall on those n instants.
-func tickPhases(epoch time.Time, period time.Duration, n int) func(time.Time) time.Time {
-	return func(now time.Time) time.Time {
-		d := now.Sub(epoch)
-		if d < 0 || period <= 0 {
-			return now
-		}
-		r := d % period
-		k := time.Duration(int64(r) * int64(n) / int64(period)) // r's phase: offset k·period/n ≤ r
-		return now.Add(k*period/time.Duration(n) - r)
-	}
 }

@@ -343,6 +343,9 @@ func (h *Multi[I]) runRoom(r *roomMatch[I], batch transport.Batch) {
 	r.sub.batch = nil
 	r.ran = h.clock.Now()
 	r.ended = started && !r.m.Started
+	if r.ended {
+		h.releasePhase(r)
+	}
 	r.next = r.m.Server.NextDeadline()
 	r.ticking = h.lazyInputs && r.m.Server.Started() && !r.m.Server.Ending()
 }
