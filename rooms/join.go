@@ -62,7 +62,11 @@ type JoinOptions struct {
 	// it loses its host, in a room hosted with migration (the host's
 	// HostOptions.HostMigration): it claims the room with the handover
 	// data's code and key, and goes on as a player of the next host, or
-	// as that host (rewind.Session.Migrations, Hosting).
+	// as that host (rewind.Session.Migrations, Hosting). A spectator's
+	// session (Client.Spectate) follows the match instead: it joins the
+	// room again by its code as a spectator, to whoever took the match
+	// over (roomclient.JoinAgain; a spectator is not given the room's
+	// key and never hosts).
 	HostMigration bool
 	// Server configures the match's server should this session host it
 	// after a migration (its Resume, Room and HostMigration are set).
@@ -102,7 +106,12 @@ func Join[I any](ctx context.Context, g rewind.Game[I], relayURL, code string, o
 	if !opts.HostMigration {
 		return s, nil
 	}
-	facehook.SetMigrator(s, migrator(s.Game, newRelayList(conn.p.URL(), relayURL, opts.Relays), opts)) // the game in play: g, or the one of the host's settings
+	relays := newRelayList(conn.p.URL(), relayURL, opts.Relays)
+	if opts.Client.Spectate {
+		facehook.SetMigrator(s, watchAgain[I](relays, conn.p.Code(), opts))
+	} else {
+		facehook.SetMigrator(s, migrator(s.Game, relays, opts)) // the game in play: g, or the one of the host's settings
+	}
 	go watchLost(conn.p, s)
 	return s, nil
 }

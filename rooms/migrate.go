@@ -93,6 +93,36 @@ func migrator[I any](game func() rewind.Game[I], relays *relayList, opts JoinOpt
 	}
 }
 
+// watchAgain returns the facehook.Migrator of a spectator's session
+// that joined the room code at one of relays: it joins the room again as
+// a spectator (roomclient.JoinAgain), to whoever hosts the match now,
+// until opts.MigrationTimeout; the session goes on from its last
+// verified world (h), as a player's does.
+func watchAgain[I any](relays *relayList, code string, opts JoinOptions) facehook.Migrator[I] {
+	log := opts.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	timeout := opts.MigrationTimeout
+	if timeout <= 0 {
+		timeout = DefaultMigrationTimeout
+	}
+	return func(ctx context.Context, h facehook.Handoff) (facehook.Migrated[I], error) {
+		ctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		log.Debug("rooms: watching again", "room", code, "tick", h.Tick)
+		urls := relays.get()
+		p, err := roomclient.JoinAgain(ctx, roomclient.JoinOptions{URL: urls[0], URLs: urls[1:], Code: code, WebRTC: opts.WebRTC, Spectator: true})
+		if err != nil {
+			log.Debug("rooms: watching again failed", "room", code, "err", err)
+			return facehook.Migrated[I]{}, fmt.Errorf("rooms: watching room %s again: %w", code, err)
+		}
+		relays.answered(p.URL())
+		log.Debug("rooms: watching again", "room", code, "relay", p.URL())
+		return facehook.Migrated[I]{Conn: &Conn{Peer: p.Conn(), p: p}, Lost: p.HostLost()}, nil
+	}
+}
+
 // claim claims the room of h's handover data, through the relays of the
 // list in turn (roomclient.ClaimOptions.URLs), until a relay answers
 // with a host or a connected player, the room ended or is another

@@ -108,7 +108,10 @@ func hasPlayer(ps []codec.HandoverPlayer, id uint8) bool {
 
 // sendHandover sends the handover data to every player when it is due:
 // with every round for handoverBurst after it changed, then every
-// handoverEvery.
+// handoverEvery. Spectators get it too, without the room's key and the
+// players (spectatorHandover): what tells a spectator that the match
+// goes on at another host when this one goes, and where to watch it
+// again (the room's code), but nothing to claim or end the room with.
 func (s *Server[I]) sendHandover(now time.Time) error {
 	if !s.cfg.HostMigration {
 		return nil
@@ -126,19 +129,44 @@ func (s *Server[I]) sendHandover(now time.Time) error {
 		// build with the same version.
 		ho.changedAt = now
 	}
-	if now.Sub(ho.changedAt) >= handoverBurst && now.Sub(ho.sentAt) < handoverEvery {
-		return nil
+	due := now.Sub(ho.changedAt) < handoverBurst || now.Sub(ho.sentAt) >= handoverEvery
+	if due {
+		ho.sentAt = now
+		for _, p := range s.players {
+			if p == nil || p.leaving || !p.welcomed {
+				continue
+			}
+			ho.msg.Tag = p.tag
+			s.stats.HandoversOut++
+			if err := s.send(p.addr, ho.msg.Append(s.wire.sbuf[:0])); err != nil {
+				return err
+			}
+		}
 	}
-	ho.sentAt = now
-	for _, p := range s.players {
-		if p == nil || p.leaving || !p.welcomed {
+	// A spectator's coming changes nothing in the data: it is sent the
+	// data at once when welcomed, then on the players' schedule.
+	ho.msg.Tag = 0
+	sm := spectatorHandover(ho.msg)
+	for _, p := range s.specs {
+		if p.leaving || !p.welcomed || !p.byeAt.IsZero() || (!due && p.handedOver) {
 			continue
 		}
-		ho.msg.Tag = p.tag
+		p.handedOver = true
+		sm.Tag = p.tag
 		s.stats.HandoversOut++
-		if err := s.send(p.addr, ho.msg.Append(s.wire.sbuf[:0])); err != nil {
+		if err := s.send(p.addr, sm.Append(s.wire.sbuf[:0])); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// spectatorHandover returns the handover data a spectator is sent: m
+// without the room's key (it proves the room is its holder's, to claim
+// or end it: a spectator is anyone with the code) and without the
+// players and their cookie digests (a spectator does not claim; it
+// watches the room again by its code when the host goes).
+func spectatorHandover(m codec.Handover) codec.Handover {
+	m.Key, m.Players, m.HasOwn, m.Own = "", nil, false, 0
+	return m
 }

@@ -32,6 +32,7 @@ type player struct {
 	awaitUntil time.Time
 	digests    [][8]byte
 	welcomed   bool // heard from with its welcome's tag
+	handedOver bool // a spectator sent the handover data (handover.go)
 	// spectator: no slot, receive-only (spectator.go); delay: how long
 	// after a tick ran it may be sent; specAt, if not zero, is when a
 	// delayed spectator's welcome (at tick specFrom) is due.

@@ -184,3 +184,58 @@ func TestSpectatorsDefaultLimit(t *testing.T) {
 		t.Fatalf("stats: %d spectators, %d players", st.Spectators, st.Players)
 	}
 }
+
+// TestSpectatorHandoverHasNoKey: in a match with HostMigration a
+// spectator is sent the handover data too (the room's code and the tick
+// rate: the match goes on elsewhere when this host goes, and it may watch
+// it again by the code), without the room's key and the players' cookie
+// digests; the players get them. A spectator that comes when the data
+// has not changed for a while gets it at once, not a second later.
+func TestSpectatorHandoverHasNoKey(t *testing.T) {
+	const code, key = "SPEC23", "00112233445566778899aabbccddeeff"
+	r := newRig(t, server.Config{HostMigration: true, Room: server.Room{Code: code, Key: key}})
+	a := r.peer("a")
+	r.join(a)
+	r.run(2500 * time.Millisecond) // past the burst of the player's join
+	sp := r.peer("s")
+	sw, ok := r.spectate(sp, 0)
+	if !ok {
+		t.Fatal("no spectator welcome")
+	}
+	ack := codec.ClientInputs{Tag: sw.Tag, First: 1, Ack: reliable.Ack{Next: 1}}
+	if err := sp.Send("sim:server", ack.Append(nil)); err != nil {
+		t.Fatal(err)
+	}
+	handovers := func(c *transport.SimConn) []codec.Handover {
+		var out []codec.Handover
+		for _, b := range recvAll(c) {
+			if typ, _, _ := codec.Peek(b); typ == codec.TypeHandover {
+				m, _, err := codec.ParseHandover(b)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out = append(out, m)
+			}
+		}
+		return out
+	}
+	recvAll(a)
+	r.run(50 * time.Millisecond)
+	if got := handovers(sp); len(got) != 1 {
+		t.Fatalf("%d handovers to the spectator within 50 ms of its welcome, want 1", len(got))
+	}
+	r.run(1500 * time.Millisecond)
+	spec, play := handovers(sp), handovers(a)
+	if len(spec) == 0 || len(play) == 0 {
+		t.Fatalf("handovers: %d to the spectator, %d to the player", len(spec), len(play))
+	}
+	for _, m := range spec {
+		if m.Tag != sw.Tag || m.Code != code || m.Key != "" || len(m.Players) != 0 || m.HasOwn || m.TickRate == 0 {
+			t.Fatalf("the spectator's handover: %+v", m)
+		}
+	}
+	last := play[len(play)-1]
+	if last.Key != key || len(last.Players) != 1 {
+		t.Fatalf("the player's handover: %+v", last)
+	}
+}
