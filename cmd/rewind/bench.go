@@ -201,15 +201,16 @@ func runBenchAbuse(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	var names []string
+	extra := []attack.Attack{attack.ServeJSONMetrics(serve)}
 	if *only != "" {
 		names = strings.Split(*only, ",")
-		if n, bad := benchabuse.Unknown(names); bad {
+		if n, bad := benchabuse.Unknown(names, extra...); bad {
 			return usageError{fmt.Errorf("--attack %q: no such attack", n)}
 		}
 	}
 	ctx, stop := signalContext()
 	defer stop()
-	_, err := benchabuse.Run(ctx, benchabuse.Config{Short: *short, Attacks: names, Log: stderr,
+	_, err := benchabuse.Run(ctx, benchabuse.Config{Short: *short, Attacks: names, Log: stderr, Extra: extra,
 		OnResult: func(r attack.Result) { fmt.Fprintln(stdout, r.Line()) }})
 	return err
 }

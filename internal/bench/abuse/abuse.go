@@ -22,24 +22,29 @@ type Config struct {
 	Log io.Writer
 	// OnResult, when set, gets each attack's result as soon as it ends.
 	OnResult func(attack.Result)
+	// Extra are attacks run after attack.All's (those that need the
+	// command itself: attack.ServeJSONMetrics).
+	Extra []attack.Attack
 }
 
-// Unknown returns the first of names that names no attack, and whether
-// there is one.
-func Unknown(names []string) (string, bool) {
+// Unknown returns the first of names that names no attack of
+// attack.All or extra, and whether there is one.
+func Unknown(names []string, extra ...attack.Attack) (string, bool) {
+	all := append(slices.Clip(attack.All), extra...)
 	for _, n := range names {
-		if !slices.ContainsFunc(attack.All, func(a attack.Attack) bool { return a.Name == n }) {
+		if !slices.ContainsFunc(all, func(a attack.Attack) bool { return a.Name == n }) {
 			return n, true
 		}
 	}
 	return "", false
 }
 
-// Run runs the attacks in attack.All's order and returns their results;
-// it stops after the attack running when ctx ends, with ctx's error.
+// Run runs the attacks in attack.All's order, then cfg.Extra, and
+// returns their results; it stops after the attack running when ctx
+// ends, with ctx's error.
 func Run(ctx context.Context, cfg Config) ([]attack.Result, error) {
 	var out []attack.Result
-	for _, a := range attack.All {
+	for _, a := range append(slices.Clip(attack.All), cfg.Extra...) {
 		if cfg.Attacks != nil && !slices.Contains(cfg.Attacks, a.Name) {
 			continue
 		}
@@ -62,7 +67,8 @@ func Run(ctx context.Context, cfg Config) ([]attack.Result, error) {
 const Keys = `Each attack prints one line of key=value pairs on standard output,
 attack=NAME held=true|false and its figures; held=true means the legitimate
 players were not kept out or disturbed and what the attacker held stayed
-bounded. Attacks: ` + "unproven_sessions, room_squatters, code_guessing, demo_traces, demo_traces_quota, idle_http, refusal_logs, big_frame, sniffed_cookie, forged_from_address, code_guessing_fleet, handshake_flood, rogue_match_server, hoarded_slots, json_per_address, desync_storm, json_refusal_logs, room_caps, hostile_text, lobby_idle" + `.
+bounded. Attacks: ` + "unproven_sessions, room_squatters, code_guessing, demo_traces, demo_traces_quota, idle_http, refusal_logs, big_frame, sniffed_cookie, forged_from_address, code_guessing_fleet, handshake_flood, rogue_match_server, hoarded_slots, json_per_address, desync_storm, json_refusal_logs, room_caps, hostile_text, lobby_idle, serve_json_metrics" + `
+(serve_json_metrics runs the command's own serve in-process).
 The full run takes about five minutes (idle_http waits out the 60 s idle
 timeout, demo_traces_quota parses 600 traces of 200,000 entries); --short
 runs the versions the tests run, in seconds.`
