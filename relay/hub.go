@@ -75,8 +75,9 @@ type roomConn struct {
 	freeSignals int
 	tokens      float64
 	lastMsg     time.Time
-	opens       int    // opens placed for this connection (caps.go)
-	nonce       string // handed in the upgrade's roomproto.NonceHeader (serve.go)
+	opens       int       // opens placed for this connection (caps.go)
+	nonce       string    // handed in the upgrade's roomproto.NonceHeader (serve.go)
+	iceAt       time.Time // a host's or match server's TURN credentials handed (turn_renew.go)
 }
 
 // room is a live room hosted through this relay process.
@@ -571,6 +572,7 @@ func (h *roomHub) tick(now time.Time) {
 			h.kill(c, websocket.StatusPolicyViolation, roomproto.ErrCodeIdle+": no room and nothing sent")
 		}
 	}
+	h.renewICE(now) // turn_renew.go
 	h.tickGuards(now)
 	h.tickCaps(now)
 	if h.fleet != nil {

@@ -261,6 +261,9 @@ type RoomServer struct {
 func NewRoomServer(cfg RoomConfig) *RoomServer {
 	cfg = cfg.WithDefaults()
 	s := &RoomServer{cfg: cfg, hub: newRoomHub(cfg), stop: make(chan struct{})}
+	if cfg.TURN != nil {
+		cfg.TURN.setLive(s.hub.liveMember) // the refreshes of long matches (turn_renew.go)
+	}
 	if d, ok := cfg.Directory.(roomdir.Fleet); ok {
 		s.hub.fleet = newFleetLink(d, s.hub) // players reach hosts at the fleet's other relays
 	}

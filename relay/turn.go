@@ -9,6 +9,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/pion/turn/v5"
@@ -33,9 +34,12 @@ type TURNConfig struct {
 	// REST-API scheme), so relay processes sharing it hand out credentials
 	// each other's TURN servers accept. Default: 32 random bytes.
 	Secret []byte
-	// CredentialTTL is how long handed-out credentials stay valid.
-	// Default 6 h; TURN refreshes fail after it, so it should outlast a
-	// match.
+	// CredentialTTL is how long handed-out credentials stay valid for a
+	// new allocation (default 6 h; `relay --turn-ttl`). A relay hands
+	// its hosts and match servers fresh ones at half of it (the "ice"
+	// message), for the peers that connect later; an allocation made in
+	// time is refreshed past it for as long as the relay says its room
+	// lives (the refreshes of a match longer than CredentialTTL).
 	CredentialTTL time.Duration
 	// Clock gives the time that expiries are checked against. Default the
 	// wall clock.
@@ -48,6 +52,13 @@ type TURNServer struct {
 	srv    *turn.Server
 	conn   net.PacketConn
 	public net.IP
+	// live, set by the relay that hands the credentials out, says
+	// whether a credential's user is still a member of a live room
+	// (turn_renew.go).
+	live atomic.Pointer[func(user string) bool]
+	// renewed counts the requests on existing allocations taken with an
+	// expired credential.
+	renewed atomic.Uint64
 }
 
 // StartTURN starts a TURN server on cfg.Listen.
@@ -142,7 +153,10 @@ func (t *TURNServer) auth(ra *turn.RequestAttributes) (string, []byte, bool) {
 		return "", nil, false
 	}
 	exp, err := strconv.ParseInt(expiry, 10, 64)
-	if err != nil || exp < t.cfg.Clock.Now().Unix() {
+	if err != nil {
+		return "", nil, false
+	}
+	if exp < t.cfg.Clock.Now().Unix() && !t.renews(ra, user) {
 		return "", nil, false
 	}
 	_, pass := TURNCredentials(t.cfg.Secret, user, time.Unix(exp, 0))

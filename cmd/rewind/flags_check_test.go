@@ -31,6 +31,7 @@ func TestFlagChecks(t *testing.T) {
 		{[]string{"serve", "--relay", "ws://127.0.0.1:1/rooms,ws://127.0.0.1:2/rooms", "--relay-reconnect", "-1s"}, 2, "--relay-reconnect must not be negative"},
 		{[]string{"serve", "--relay", "ws://127.0.0.1:1/rooms,ws://127.0.0.1:2/rooms", "--rooms", "2", "--host-migration"}, 2, "their matches do not migrate"},
 		{[]string{"relay", "--http", "127.0.0.1:0", "--turn-ip", "not.an.ip"}, 2, `--turn-ip "not.an.ip" is not an IP address`},
+		{[]string{"relay", "--http", "127.0.0.1:0", "--turn-ttl", "30s"}, 2, "--turn-ttl 30s: want 1m or more"},
 		{[]string{"webdoom", "--port", "0", "--max-history", "-1"}, 2, "--max-history -1"},
 		{[]string{"webdoom", "--port", "0", "--lobby-idle", "-1s"}, 2, "--lobby-idle -1s"},
 		{[]string{"serve", "--max-players-per-ip", "-1"}, 2, "--max-players-per-ip -1"},

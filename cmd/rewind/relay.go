@@ -27,12 +27,13 @@ func init() {
 
 // roomRelayOptions configures the rooms relay and its TURN server.
 type roomRelayOptions struct {
-	turnAddr   string       // UDP address for TURN; "" = the HTTP host, port 0; "none" = no TURN
-	turnIP     string       // public IP for TURN ("" = derived)
-	turnSecret string       // shared secret ("" = random)
-	codeLength int          // room code length (0 = the relay's default, 6)
-	log        *slog.Logger // the relay's room events at debug level (nil: none)
-	redisURL   string       // the fleet's shared room directory ("" = in memory)
+	turnAddr   string        // UDP address for TURN; "" = the HTTP host, port 0; "none" = no TURN
+	turnIP     string        // public IP for TURN ("" = derived)
+	turnSecret string        // shared secret ("" = random)
+	turnTTL    time.Duration // credentials' life (0 = relay.TURNConfig's default, 6 h)
+	codeLength int           // room code length (0 = the relay's default, 6)
+	log        *slog.Logger  // the relay's room events at debug level (nil: none)
+	redisURL   string        // the fleet's shared room directory ("" = in memory)
 	redisTTL   time.Duration
 	serverTok  []byte // --server-token's secret (nil: any client may register as a match server)
 }
@@ -57,7 +58,7 @@ func newRoomRelay(httpHost string, o roomRelayOptions) (*roomRelay, error) {
 		if addr == "" {
 			addr = net.JoinHostPort(httpHost, "0")
 		}
-		t, err := relay.StartTURN(relay.TURNConfig{Listen: addr, PublicIP: o.turnIP, Secret: []byte(o.turnSecret)})
+		t, err := relay.StartTURN(relay.TURNConfig{Listen: addr, PublicIP: o.turnIP, Secret: []byte(o.turnSecret), CredentialTTL: o.turnTTL})
 		if err != nil {
 			return nil, err
 		}
@@ -187,11 +188,12 @@ type relayConfig struct {
 func parseRelayFlags(args []string, stderr io.Writer) (*relayConfig, error) {
 	c := &relayConfig{}
 	o := &c.relay
-	fs := newFlags("relay", "rewind relay [--http ADDR] [--turn ADDR|none] [--turn-ip IP] [--metrics ADDR] [--log-level LEVEL] [--redis redis://HOST:PORT/DB [--redis-ttl D]] [--console [--admin-token FILE]]", stderr)
+	fs := newFlags("relay", "rewind relay [--http ADDR] [--turn ADDR|none] [--turn-ip IP] [--turn-ttl D] [--metrics ADDR] [--log-level LEVEL] [--redis redis://HOST:PORT/DB [--redis-ttl D]] [--console [--admin-token FILE]]", stderr)
 	fs.StringVar(&c.httpAddr, "http", "127.0.0.1:8080", "HTTP address of the relay's WebSocket endpoint ("+roomproto.Path+")")
 	fs.StringVar(&c.metricsAddr, "metrics", "", "serve Prometheus /metrics (the relay's rooms, connections, joiners, failed and throttled joins) and /debug/pprof/ on this TCP address (empty: off)")
 	fs.StringVar(&o.turnAddr, "turn", "", `UDP address of the TURN server (default: the --http host, a free port; "none" turns TURN off)`)
 	fs.StringVar(&o.turnIP, "turn-ip", "", "public IP handed out for TURN (default: the --turn IP, or this machine's first non-loopback IPv4)")
+	fs.DurationVar(&o.turnTTL, "turn-ttl", 6*time.Hour, "how long the TURN credentials handed to room members stay valid for new allocations; hosts and match servers are handed fresh ones at half of it, and an allocation made in time is refreshed past it for as long as its room lives here")
 	fs.IntVar(&o.codeLength, "code-length", 6, "length of the room codes the relay draws, 6 to 12 (each more character makes guessing a code 32 times slower; codes of 6 to 12 are accepted whatever this is)")
 	fs.StringVar(&o.redisURL, "redis", "", "share the room directory with the other relays of a fleet through this Redis (redis://HOST:PORT/DB; retried for about 10 s at start): a player joining through any of them reaches a host on any other (default: rooms in this process's memory)")
 	fs.DurationVar(&o.redisTTL, "redis-ttl", 15*time.Second, "with --redis: how long a room stays in the directory after this relay last refreshed it (it refreshes every sixth of it), so a relay that dies takes its rooms with it within this, and the others drop the players it brought to their rooms within it")
@@ -207,6 +209,9 @@ func parseRelayFlags(args []string, stderr io.Writer) (*relayConfig, error) {
 	}
 	if o.redisTTL < 600*time.Millisecond {
 		return nil, usageError{fmt.Errorf("--redis-ttl %v: want 600ms or more", o.redisTTL)}
+	}
+	if o.turnTTL < time.Minute {
+		return nil, usageError{fmt.Errorf("--turn-ttl %v: want 1m or more", o.turnTTL)}
 	}
 	if o.codeLength < 6 || o.codeLength > 12 {
 		return nil, usageError{fmt.Errorf("--code-length %d: want 6 to 12", o.codeLength)}

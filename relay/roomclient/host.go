@@ -140,6 +140,11 @@ func (h *HostedRoom) handleAt(gen int, m roomproto.Msg) {
 		_ = h.conn.HandleSignal(peerID(gen, to), *m.Signal, func(s webrtc.Signal) {
 			rc.send(&roomproto.Msg{Type: roomproto.MsgSignal, To: to, Signal: &s})
 		}) // a player's bad signal fails its own connection only
+	case roomproto.MsgICE: // fresh TURN credentials, for the players to come
+		h.mu.Lock()
+		cfg := webrtcConfig(h.opts.WebRTC, h.opts.URL, m.ICE)
+		h.mu.Unlock()
+		h.conn.SetICEServers(cfg.ICEServers)
 	case roomproto.MsgLeft:
 		h.conn.RemovePeer(peerID(gen, m.ID))
 		if h.opts.OnLeft != nil {

@@ -250,6 +250,11 @@ func (s *ServedRooms) handle(rc *roomClient, gen int, m roomproto.Msg) {
 		_ = s.conn.HandleSignal(peerName(gen, code, id), *m.Signal, func(sig webrtc.Signal) {
 			rc.send(&roomproto.Msg{Type: roomproto.MsgSignal, Code: code, To: id, Signal: &sig})
 		}) // a player's bad signal fails its own connection only
+	case roomproto.MsgICE: // fresh TURN credentials, for the players to come
+		s.mu.Lock()
+		cfg := webrtcConfig(s.opts.WebRTC, s.url, m.ICE)
+		s.mu.Unlock()
+		s.conn.SetICEServers(cfg.ICEServers)
 	case roomproto.MsgLeft:
 		s.conn.RemovePeer(peerName(gen, m.Code, m.ID))
 		if s.opts.OnLeft != nil {

@@ -121,6 +121,7 @@ const (
 	MsgServing   = "serving"   // relay → match server: registered (slots) (v2)
 	MsgOpen      = "open"      // lobby → relay: open a room on a match server; relay → server: open this room (v2)
 	MsgOpened    = "opened"    // server → relay: the room is open (or refused: reason); relay → lobby: its code (v2)
+	MsgICE       = "ice"       // relay → host or match server: fresh ICE servers (TURN credentials) for the peers that connect from now on
 )
 
 // EndedByOperator begins the reason of an "ended" message when the
