@@ -63,20 +63,17 @@ var signpostTemplate = template.Must(template.New("demo").Parse(`<!doctype html>
 // at once and hands it the body's data attributes (the relay, the room,
 // the grid and the tick rate) and the URL's query (?room=CODE,
 // ?watch=CODE&delay=D, ?until-tick=T...); the Worker's tick handler
-// writes #status through it. #host (?host=1) hosts a new room, whose
-// code and link to share the page writes into #share; #join joins a room
-// by its typed code (?room=). The page's own wasm joins the room, points
-// #mode at watching (or, watching, at playing) the same room, and
+// writes #status through it. page.js also joins the room (the relay's
+// WebSocket, the RTCPeerConnection, the data channel handed to the
+// Worker) and compiles the Worker's wasm for it. #host (?host=1) hosts a
+// new room, whose code and link to share the page writes into #share;
+// #join joins a room by its typed code (?room=). The page's own wasm
+// points #mode at watching (or, watching, at playing) the same room, and
 // draws on a canvas it adds to the body. The files have content-hashed
-// names; the head preloads both programs, so that the Worker's, which
-// the Worker fetches only once worker.js and wasm_exec.js have run,
-// downloads beside the page's (the Worker's fetch finds it in the HTTP
-// cache). rewindTimes collects the page's timeline in ms since navigation:
-// worker (the Worker's Go started), compiled (the page's wasm fetched and
-// compiled), main (the page's Go main started), answered (the relay took
-// the join), joined (the data channel to the host open), started (the
-// Worker's session made over it), predicting (the Worker's client welcomed, with the
-// world), verified (the Worker's first verified tick).
+// names; the head preloads both programs, which page.js fetches.
+// rewindTimes collects the page's timeline in ms since navigation
+// (view/README.md lists its marks; verified is the Worker's first
+// verified tick).
 var playTemplate = template.Must(template.New("play").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>rewind demo: room {{.Code}}</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">

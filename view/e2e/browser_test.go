@@ -2,7 +2,9 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -166,13 +168,15 @@ func num(t testing.TB, st map[string]string, key string) int {
 // driven by its Worker's timer. Logged, not asserted (docs/benchmarks.md):
 // each tab's time to its first verified tick, its median and largest
 // ping_ms over the match and its rollbacks beside the bot's (and how
-// often the others' scripted inputs changed), and how far
-// apart the two tabs' ticks ever were. A screenshot of tab 1 is written
-// to the test's temp dir.
+// often the others' scripted inputs changed), how far
+// apart the two tabs' ticks ever were, and how far each tab's tick was
+// ahead of the server's (its lead) or behind it, the server's tick read
+// from the demo's console right after each reading of a tab's #status.
+// A screenshot of tab 1 is written to the test's temp dir.
 func TestBrowserTabsAndBot(t *testing.T) {
 	// The match starts when all three have said hello (--players 3), so
 	// that all play the same 40 s however long the pages take to load.
-	d := startDemo(t, "--players", "3")
+	d := startDemo(t, "--players", "3", "--console")
 	b := chromium(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -191,7 +195,7 @@ func TestBrowserTabsAndBot(t *testing.T) {
 			eval[string](t, tb, `JSON.stringify(window.rewindTimes, (k, v) => typeof v == "number" ? Math.round(v) : v)`),
 			eval[string](t, tb, `String(window.rewindChannelPath)`))
 	}
-	var s samples
+	s := samples{d: d}
 	// Tab 2 is minimized in the middle of the match.
 	for num(t, s.take(t, tabs)[1], "tick") < untilTick/2-300 {
 		time.Sleep(250 * time.Millisecond)
@@ -249,6 +253,15 @@ func TestBrowserTabsAndBot(t *testing.T) {
 		t.Logf("tab %d: ping_ms median %.1f, max %.1f over %d samples; rollbacks %s", i+1, s.median(i), s.max(i), len(s.pings[i]), s.last[i]["rollbacks"])
 	}
 	t.Logf("bot: ping_ms %s, rollbacks %s, max_rollback %s; the tabs' ticks were at most %d apart", botLine["ping_ms"], botLine["rollbacks"], botLine["max_rollback"], s.apart)
+	for i := range tabs {
+		a := slices.Sorted(slices.Values(s.ahead[i]))
+		if len(a) == 0 {
+			t.Errorf("tab %d: no sample of the server's tick while it played", i+1)
+			continue
+		}
+		t.Logf("tab %d's tick minus the server's, over %d samples: median %d (its lead), least %d (%d ticks behind the server at worst; negative: never behind), most %d; a sample's reading of the server came at most %v after the tab's",
+			i+1, len(a), a[len(a)/2], a[0], max(0, -a[0]), a[len(a)-1], s.skew.Round(time.Millisecond))
+	}
 	c1, c2, cb := scriptedChanges(t, untilTick, st1["player"]), scriptedChanges(t, untilTick, st2["player"]), scriptedChanges(t, untilTick, botLine["player"])
 	t.Logf("the others' scripted input changes by tick %d, summed (a client, predicting another's input by repeating the last, rolls back at most once for each): tab 1's %d, tab 2's %d, the bot's %d",
 		untilTick, c2+cb, c1+cb, c1+c2)
@@ -256,11 +269,18 @@ func TestBrowserTabsAndBot(t *testing.T) {
 	screenshot(t, tab1, "browser.png")
 }
 
-// samples are the tabs' #status lines read while they play.
+// samples are the tabs' #status lines read while they play, each
+// followed by the server's tick (the demo's console).
 type samples struct {
+	d     *demo
 	last  [2]map[string]string
 	pings [2][]float64
 	apart int // the largest difference of the two tabs' ticks
+	// ahead holds, for each sample of a playing tab, its tick minus the
+	// server's read right after it (negative: behind the server); skew
+	// is the longest time from reading a tab to reading the server.
+	ahead [2][]int
+	skew  time.Duration
 }
 
 // take reads both tabs' #status, failing the test at state=failed, and
@@ -270,11 +290,16 @@ func (s *samples) take(t *testing.T, tabs []context.Context) [2]map[string]strin
 	var ticks [2]int
 	for i, tb := range tabs {
 		st := status(t, tb)
+		read := time.Now()
 		if st["state"] == "failed" {
 			t.Fatalf("tab %d failed: %v", i+1, st)
 		}
 		s.last[i] = st
 		ticks[i] = num(t, st, "tick")
+		if srv, ok := s.d.serverTick(t); ok && st["state"] == "playing" && ticks[i] > 0 {
+			s.ahead[i] = append(s.ahead[i], ticks[i]-srv)
+			s.skew = max(s.skew, time.Since(read))
+		}
 		if p, err := strconv.ParseFloat(st["ping_ms"], 64); err == nil && st["state"] == "playing" {
 			s.pings[i] = append(s.pings[i], p)
 		}
@@ -283,6 +308,32 @@ func (s *samples) take(t *testing.T, tabs []context.Context) [2]map[string]strin
 		s.apart = max(s.apart, ticks[0]-ticks[1], ticks[1]-ticks[0])
 	}
 	return s.last
+}
+
+// serverTick returns the tick of the demo's match as its console
+// (--console) shows it, and false before the match has one.
+func (d *demo) serverTick(t testing.TB) (int, bool) {
+	t.Helper()
+	resp, err := http.Get(d.url + "console/api/state")
+	if err != nil {
+		t.Fatalf("the demo's console: %v", err)
+	}
+	defer resp.Body.Close()
+	var snap struct {
+		Rooms []struct {
+			Code string  `json:"code"`
+			Tick *uint32 `json:"tick"`
+		} `json:"rooms"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&snap); err != nil {
+		t.Fatalf("the demo's console: %v", err)
+	}
+	for _, r := range snap.Rooms {
+		if r.Code == d.code && r.Tick != nil && *r.Tick > 0 {
+			return int(*r.Tick), true
+		}
+	}
+	return 0, false
 }
 
 // done says both tabs stopped.

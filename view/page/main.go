@@ -4,12 +4,16 @@
 // only the page's thread can hold. The match itself (the Go client, the
 // game's Step, the rollbacks, the data channel's traffic and the tick
 // handler that writes #status) runs in a dedicated Worker, the program
-// view/page/worker, which page.js starts as soon as the page loads. This
-// program joins the room over the relay's WebSocket with pion driving
-// the page's RTCPeerConnection (which workers do not have), hands the
-// data channel to the Worker the moment it is created (transferred, or
-// forwarded over a MessagePort where the browser cannot: page.js), claims
-// the room again for the Worker's session at a host migration, draws the
+// view/page/worker, which page.js starts as soon as the page loads;
+// page.js also joins the room (the relay's WebSocket, the page's
+// RTCPeerConnection, which workers do not have, and the data channel,
+// handed to the Worker at its creation) while the programs download,
+// and starts this one once the join has settled. This program claims
+// the room again for the Worker's session at a host migration over the
+// relay's WebSocket with pion driving the page's RTCPeerConnection,
+// hands each data channel to the Worker the moment it is created
+// (transferred, or forwarded over a MessagePort where the browser
+// cannot: page.js), draws the
 // frames the Worker posts on a 2-D canvas on the browser's animation
 // frames (draw.go: no Ebitengine, and no client, server or game code, so
 // the page's wasm is small) and posts the keys and mouse to it
@@ -32,7 +36,6 @@
 package main
 
 import (
-	"context"
 	"net/url"
 	"sync"
 	"sync/atomic"
@@ -44,8 +47,8 @@ import (
 	"github.com/rewindnet/rewind/view/tab"
 )
 
-// joinTimeout bounds the join (signaling and the data channel opening);
-// claimTimeout bounds a host migration's claims.
+// joinTimeout bounds hosting a room (the relay's answer); claimTimeout
+// bounds a host migration's claims.
 const (
 	joinTimeout  = 30 * time.Second
 	claimTimeout = 30 * time.Second
@@ -104,8 +107,9 @@ func main() {
 	}
 	pg.animate()
 	// The canvas draws from the first animation frame (a 2-D canvas:
-	// nothing to set up), the join goes on meanwhile; the Worker
-	// verifies ticks without either.
+	// nothing to set up). page.js joined the room (or failed to: a
+	// joinfailed message) before this program started; the Worker
+	// verifies ticks without it.
 	if cfg.Host {
 		if code, err := pg.host(); err != nil {
 			msg := "cannot host a room: " + err.Error()
@@ -114,10 +118,6 @@ func main() {
 		} else {
 			modeLink(doc, code, q.Get("relay"), false)
 		}
-	} else if err := pg.join(); err != nil {
-		msg := "cannot join room " + cfg.Room + ": " + err.Error()
-		pg.waiting.Store(&msg)
-		js.Global().Get("console").Call("error", "rewind: "+msg)
 	}
 	select {} // the Worker's messages go on
 }
@@ -183,7 +183,7 @@ func (pg *page) post(t string, kv ...any) {
 	pg.worker.Call("postMessage", m)
 }
 
-// webrtcConfig is the join's transport configuration: its data channel
+// webrtcConfig is a claim's transport configuration: its data channel
 // goes to the Worker as soon as it is created (rewindHandover), and *id
 // gets the channel's id.
 func (pg *page) webrtcConfig(id *int) webrtc.Config {
@@ -195,30 +195,6 @@ func (pg *page) webrtcConfig(id *int) webrtc.Config {
 		*id, h, err = handOver(ch)
 		return h, err
 	}}
-}
-
-// join joins the room and tells the Worker which channel to play over
-// (or why not).
-func (pg *page) join() error {
-	ctx, cancel := context.WithTimeout(context.Background(), joinTimeout)
-	defer cancel()
-	var id int
-	wcfg := pg.webrtcConfig(&id)
-	handover := wcfg.Handover
-	wcfg.Handover = func(ch any) (webrtc.Handed, error) {
-		mark("answered") // the relay took the join: the channel is made, the offer goes next
-		return handover(ch)
-	}
-	p, err := roomclient.JoinRoom(ctx, roomclient.JoinOptions{URL: pg.cfg.Relay, Code: pg.cfg.Room,
-		WebRTC: wcfg, Spectator: pg.cfg.Watch})
-	if err != nil {
-		pg.post(tab.MsgFailed, "err", err.Error())
-		return err
-	}
-	mark("joined")
-	pg.took(id, p)
-	pg.post(tab.MsgJoined, "id", id)
-	return nil
 }
 
 // took keeps p, the relay connection of channel id, and tells the
@@ -236,14 +212,18 @@ func (pg *page) took(id int, p *roomclient.RoomPlayer) {
 	}()
 }
 
-// fromWorker takes the Worker's messages page.js leaves for Go: claims
-// and leaves.
+// fromWorker takes the messages page.js leaves for Go: the Worker's
+// claims and leaves, and page.js's joinfailed (its join failed: the
+// canvas says why).
 func (pg *page) fromWorker() {
 	for range pg.wake {
 		q := js.Global().Get("rewindFromWorker")
 		for q.Length() > 0 {
 			m := q.Call("shift")
 			switch m.Get("t").String() {
+			case "joinfailed":
+				msg := "cannot join room " + m.Get("room").String() + ": " + m.Get("err").String()
+				pg.waiting.Store(&msg)
 			case tab.MsgClaim:
 				go pg.claim(m.Get("n").Int(), m.Get("code").String(), m.Get("key").String())
 			case tab.MsgLeave:

@@ -1,6 +1,8 @@
 // worker.js: the bootstrap of a tab's match Worker (docs in view/README.md).
-// It loads Go's wasm_exec.js and the Worker's wasm (view/page/worker), named
-// in its own URL's query (?exec=…&wasm=…), and carries the data channels:
+// It loads Go's wasm_exec.js, named in its own URL's query (?exec=…), and
+// runs the Worker's wasm (view/page/worker), whose module page.js
+// compiles while this Worker starts and posts it here (module: a
+// WebAssembly.Module, or err); it carries the data channels:
 // each one the page hands over (an RTCDataChannel transferred to this
 // Worker, or a MessagePort over which the page forwards one) gets its
 // handlers here at once, so nothing is missed before Go runs; Go takes
@@ -10,6 +12,8 @@
 // at most, the oldest dropped) until the channel's bufferedamountlow.
 "use strict";
 const params = new URLSearchParams(self.location.search);
+const mark = (stage) => postMessage({ t: "ready", stage, at: performance.timeOrigin + performance.now() }); // the page's timeline
+mark("wscript");
 importScripts(params.get("exec"));
 
 const HIGH = 32 << 10, QUEUE = 64;
@@ -102,8 +106,12 @@ function relaySocket(m) {
   }
 }
 
+let gotModule;
+const module = new Promise((r) => { gotModule = r; });
+
 self.onmessage = (e) => {
   const m = e.data;
+  if (m.t === "module") { gotModule(m); return; }
   if (m.t === "channel") { take(m.id, m.ch, m.port); return; }
   if (m.t === "ws" || m.t === "wssend" || m.t === "wsclose") { relaySocket(m); return; }
   if ((m.t === "opened" || m.t === "closed") && chans.has(m.id)) { chans.get(m.id)[m.t === "opened" ? "open" : "closed"] = true; }
@@ -112,6 +120,7 @@ self.onmessage = (e) => {
 };
 
 const go = new Go();
-WebAssembly.instantiateStreaming(fetch(params.get("wasm")), go.importObject)
-  .then((r) => go.run(r.instance))
+module
+  .then((m) => { if (m.err) throw m.err; mark("wcompiled"); return WebAssembly.instantiate(m.module, go.importObject); })
+  .then((instance) => go.run(instance))
   .catch((err) => postMessage({ t: "tick", status: "", error: String(err) }));

@@ -10,18 +10,20 @@ import (
 )
 
 // Message kinds (a posted object's t field). The page posts to its
-// Worker: start (the page's data attributes and query), channel (a data
+// Worker: start (the page's data attributes and query), module (the
+// Worker's compiled wasm, or err; handled by worker.js), channel (a data
 // channel transferred, or a MessagePort forwarding one: its id; handled
 // by worker.js), opened and closed (a forwarded channel's state), joined
-// (the channel id the join opened), failed (the join failed: err), lost
-// (the relay says the host of channel id is lost), claimed (the claim n
+// (the channel id page.js's join opened), failed (the join failed: err),
+// lost (the relay says the host of channel id is lost), claimed (the claim n
 // of a host migration reached a host over channel id, or with host set
 // made this tab the host: code, key) or claimfailed, hosted (the room
 // this tab hosts is registered: code, key; or err), peer (channel id is
 // the player peer's, in a room this tab hosts) and input (n:
 // Input.Pack). The Worker posts to the page: ready (its Go
-// started; with stage, a later mark of the page's timeline: started, the
-// session made over the join's channel), opened and closed (a transferred channel's state: worker.js),
+// started; with stage, a mark of the page's timeline: wscript and
+// wcompiled from worker.js, started (the session made over the join's
+// channel), hello and welcomed), opened and closed (a transferred channel's state: worker.js),
 // tick (the tick handler ran: status, runs, and at the first verified
 // tick verified), frame (buf: a Frame's encoding), claim (n, code, key:
 // migrate), leave (channel id: the session is done with it) and bench

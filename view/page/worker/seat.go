@@ -37,6 +37,7 @@ type worker struct {
 	stopped  bool
 
 	predicting bool // the timeline's predicting mark was posted
+	welcomed   bool // and its welcomed mark
 
 	mu     sync.Mutex // conns, claims, claimN: the join's and migrations' goroutines too
 	conns  map[int]*tab.Conn
@@ -200,6 +201,7 @@ func connector[I any](w *worker, host *hostAnswer) seat.ConnectorOf[I] {
 			conn.Close()
 			return nil, err
 		}
+		w.postKind(tab.MsgReady, "at", tab.Now(), "stage", "hello")
 		migrate.Own(s)
 		migrate.SetMigrator(s, migrator(w, g))
 		go func() { // the relay's notice that the host is lost

@@ -37,6 +37,12 @@ func (w *worker) tick() {
 	m.Set("t", tab.MsgTick)
 	m.Set("status", status)
 	m.Set("runs", w.runs)
+	if p != nil && !w.welcomed {
+		if _, ok := p.me(); ok {
+			w.welcomed = true
+			w.postKind(tab.MsgReady, "at", tab.Now(), "stage", "welcomed")
+		}
+	}
 	if p != nil && !w.predicting && p.Stats().Predicted > 0 {
 		w.predicting = true
 		m.Set("predicting", tab.Now())
