@@ -92,25 +92,30 @@ func TestConsoleBrowser(t *testing.T) {
 	defer func() { scancel(); swait() }()
 
 	// Two bots play in the first room until its match ends; the third
-	// plays about 6 s in the second, then leaves.
+	// plays about 6 s in the second, then leaves. It starts once the
+	// page lists the first two: Chromium may take longer than its 6 s
+	// to start on a loaded machine.
 	bots := make([]botRun, 3)
 	var playing, leaving sync.WaitGroup
-	for i, room := range []string{codes[0], codes[0], codes[1]} {
-		until, wg := "100000", &playing
-		if i == 2 {
-			until, wg = "360", &leaving
-		}
+	bot := func(i int, room, until string, wg *sync.WaitGroup) {
 		wg.Go(func() {
 			c, o, e := runCmd("play", "--headless", "--join", room, "--relay", url, "--grid", "32", "--until-tick", until, "--status", "0")
 			bots[i] = botRun{c, o, e, time.Now()}
 		})
 	}
+	bot(0, codes[0], "100000", &playing)
+	bot(1, codes[0], "100000", &playing)
 
 	p := openChromium(ctx, t, exe, base+console.Path)
 	if _, err := p.call(ctx, "Emulation.setDeviceMetricsOverride", map[string]any{"width": 1280, "height": 520, "deviceScaleFactor": 1, "mobile": false}); err != nil {
 		t.Fatal(err)
 	}
-	testutil.WaitUntil(ctx, t, "the page lists both rooms and the three bots", func() bool {
+	testutil.WaitUntil(ctx, t, "the page lists both rooms and the first room's two bots", func() bool {
+		m := pageRooms(ctx, t, p)
+		return len(m) == 2 && len(m[codes[0]]) == 2
+	})
+	bot(2, codes[1], "360", &leaving)
+	testutil.WaitUntil(ctx, t, "the page lists the three bots", func() bool {
 		m := pageRooms(ctx, t, p)
 		return len(m) == 2 && len(m[codes[0]]) == 2 && len(m[codes[1]]) == 1
 	})
@@ -167,7 +172,13 @@ func TestConsoleBrowser(t *testing.T) {
 	if _, err := p.eval(ctx, `document.querySelector('tr.room[data-code="`+codes[0]+`"] button').click()`); err != nil {
 		t.Fatal(err)
 	}
-	playing.Wait()
+	ended := make(chan struct{})
+	go func() { playing.Wait(); close(ended) }()
+	select {
+	case <-ended:
+	case <-ctx.Done():
+		t.Fatal("the first room's bots still play 90 s after the test began: the page's end did not end their match")
+	}
 	for i := range 2 { // the operator's reason reached them (ReasonOperator)
 		if last := lastLine(bots[i].stderr); !strings.Contains(last, "the operator ended the match") {
 			t.Errorf("bot %d's last lines: %q %q, want the operator's end", i+1, lastLine(bots[i].stdout), last)

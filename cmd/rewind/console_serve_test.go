@@ -201,8 +201,8 @@ func TestConsoleDemoCommand(t *testing.T) {
 }
 
 // TestConsoleRelayEndsServeRoom: a relay's console ends the room of a
-// `serve --relay` of one room (rooms.Host): the match ends too, and its
-// bot's last lines say the operator ended it.
+// `serve --relay` of one room (rooms.Host) whose match runs: the match
+// ends too, and its bot's last lines say the operator ended it.
 func TestConsoleRelayEndsServeRoom(t *testing.T) {
 	checkLeaks(t)
 	testutil.SkipSockets(t)
@@ -211,18 +211,32 @@ func TestConsoleRelayEndsServeRoom(t *testing.T) {
 	url, wait := startRelayCmd(ctx, t, "--http", "127.0.0.1:0", "--turn", "none", "--console", "--admin-token", writeToken(t))
 	defer func() { cancel(); wait() }()
 	base := consoleURL(url)
-	s := startCommand(t, serve, []string{"--game", "sand", "--grid", "32", "--relay", url, "--status", "0"}, "room")
-	code := s.vals["room"]
+	s := startCommand(t, serve, []string{"--game", "sand", "--grid", "32", "--relay", url, "--status", "0",
+		"--http", "127.0.0.1:0", "--console"}, "room", "http")
+	code, serveBase := s.vals["room"], "http://"+s.vals["http"]
 	bot := startBot("--headless", "--join", code, "--relay", url, "--grid", "32", "--until-tick", "100000", "--status", "0")
 	testutil.WaitUntil(ctx, t, "the bot playing in the served room", func() bool {
 		r, ok := consoleRoom(consoleState(t, base), code)
 		return ok && len(r.Members) == 1 && r.Members[0].State == "playing"
 	})
+	// The relay's "playing" is the bot's data channel, open before its
+	// hello reaches the match: an end before then finds no match to end
+	// (matchhost.Host.EndMatch), and the hello starts a new one. serve's
+	// own console says when the bot plays in a running match.
+	testutil.WaitUntil(ctx, t, "the served room's match running with the bot", func() bool {
+		r, ok := consoleRoom(consoleState(t, serveBase), code)
+		return ok && serverFigures(r, 1)
+	})
 	if c := postAction(t, base, "end", testAdminToken, `{"code":"`+code+`"}`); c != http.StatusOK {
 		t.Fatalf("end: %d", c)
 	}
-	if b := <-bot; b.code != 0 || !strings.Contains(lastLine(b.stderr), "the operator ended the match") {
-		t.Errorf("the bot: exit %d, %q %q", b.code, lastLine(b.stdout), lastLine(b.stderr))
+	select {
+	case b := <-bot:
+		if b.code != 0 || !strings.Contains(lastLine(b.stderr), "the operator ended the match") {
+			t.Errorf("the bot: exit %d, %q %q", b.code, lastLine(b.stdout), lastLine(b.stderr))
+		}
+	case <-ctx.Done():
+		t.Fatal("the bot still plays 60 s after the test began: the operator's end did not end the match")
 	}
 	s.stop(t)
 }

@@ -8,8 +8,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -66,28 +66,41 @@ func writeToken(t *testing.T) string {
 	return p
 }
 
-// startServeRooms runs `rewind serve --relay URL --rooms N` until ctx
-// ends and returns its room codes and a wait for it.
-func startServeRooms(ctx context.Context, t *testing.T, url string, n int) ([]string, func()) {
+// startServeRooms runs `rewind serve --relay URL --rooms N` (and the
+// flags of extra) until ctx ends and returns its room codes and a wait
+// for it.
+func startServeRooms(ctx context.Context, t *testing.T, url string, n int, extra ...string) ([]string, func()) {
+	t.Helper()
+	codes, _, wait := startServeRoomsHTTP(ctx, t, url, n, extra...)
+	return codes, wait
+}
+
+// startServeRoomsHTTP is startServeRooms that also returns serve's
+// http= address, which extra's --http makes it print after the codes.
+func startServeRoomsHTTP(ctx context.Context, t *testing.T, url string, n int, extra ...string) (codes []string, httpAddr string, wait func()) {
 	t.Helper()
 	pr, pw := io.Pipe()
 	served := make(chan error, 1)
 	go func() {
-		served <- serve(ctx, []string{"--game", "sand", "--grid", "32", "--relay", url, "--rooms", itoa(n), "--status", "0"}, pw, io.Discard)
+		args := append([]string{"--game", "sand", "--grid", "32", "--relay", url, "--rooms", itoa(n), "--status", "0"}, extra...)
+		served <- serve(ctx, args, pw, io.Discard)
 		pw.Close()
 	}()
 	sc := bufio.NewScanner(pr)
-	var codes []string
-	for len(codes) < n && sc.Scan() {
+	wantHTTP := slices.Contains(extra, "--http")
+	for (len(codes) < n || wantHTTP && httpAddr == "") && sc.Scan() {
 		if c, ok := strings.CutPrefix(sc.Text(), "room="); ok {
 			codes = append(codes, c)
 		}
+		if a, ok := strings.CutPrefix(sc.Text(), "http="); ok {
+			httpAddr = a
+		}
 	}
 	go io.Copy(io.Discard, pr)
-	if len(codes) < n {
-		t.Fatalf("serve printed %v: %v", codes, <-served)
+	if len(codes) < n || wantHTTP && httpAddr == "" {
+		t.Fatalf("serve printed rooms %v and http=%q: %v", codes, httpAddr, <-served)
 	}
-	return codes, func() {
+	return codes, httpAddr, func() {
 		if err := <-served; err != nil {
 			t.Errorf("serve: %v", err)
 		}
@@ -108,13 +121,14 @@ func TestConsoleRelayCommands(t *testing.T) {
 	defer func() { cancel(); wait() }()
 	base := consoleURL(url)
 	sctx, scancel := context.WithCancel(ctx)
-	codes, swait := startServeRooms(sctx, t, url, 2)
+	codes, serveHTTP, swait := startServeRoomsHTTP(sctx, t, url, 2, "--http", "127.0.0.1:0", "--console")
 	defer func() { scancel(); swait() }()
-	var wg sync.WaitGroup
 	var botOut, botErr string
-	wg.Go(func() {
+	botDone := make(chan struct{})
+	go func() {
+		defer close(botDone)
 		_, botOut, botErr = runCmd("play", "--headless", "--join", codes[0], "--relay", url, "--grid", "32", "--until-tick", "100000", "--status", "0")
-	})
+	}()
 	testutil.WaitUntil(ctx, t, "the console lists both rooms and the bot playing", func() bool {
 		s := consoleState(t, base)
 		if len(s.Rooms) != 2 || s.Source != "relay" {
@@ -127,6 +141,13 @@ func TestConsoleRelayCommands(t *testing.T) {
 			}
 		}
 		return false
+	})
+	// The relay's "playing" is the bot's data channel, open before its
+	// hello reaches the match: an end before then finds no match to end.
+	// serve's own console says when the bot plays in a running match.
+	testutil.WaitUntil(ctx, t, "the first room's match running with the bot", func() bool {
+		r, ok := consoleRoom(consoleState(t, "http://"+serveHTTP), codes[0])
+		return ok && serverFigures(r, 1)
 	})
 	body := `{"code":"` + codes[0] + `","reason":"closing for maintenance"}`
 	if code := postAction(t, base, "end", "", body); code != http.StatusUnauthorized {
@@ -141,7 +162,11 @@ func TestConsoleRelayCommands(t *testing.T) {
 	if code := postAction(t, base, "end", testAdminToken, body); code != http.StatusOK {
 		t.Fatalf("end with the token: %d", code)
 	}
-	wg.Wait()
+	select {
+	case <-botDone:
+	case <-ctx.Done():
+		t.Fatal("the bot still plays 60 s after the test began: the operator's end did not end the match")
+	}
 	if s := consoleState(t, base); len(s.Rooms) != 1 || s.Rooms[0].Code != codes[1] {
 		t.Errorf("after the end: %+v", s.Rooms)
 	}
