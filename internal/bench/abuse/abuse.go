@@ -69,6 +69,6 @@ attack=NAME held=true|false and its figures; held=true means the legitimate
 players were not kept out or disturbed and what the attacker held stayed
 bounded. Attacks: ` + "unproven_sessions, room_squatters, code_guessing, demo_traces, demo_traces_quota, idle_http, refusal_logs, big_frame, sniffed_cookie, forged_from_address, code_guessing_fleet, handshake_flood, rogue_match_server, hoarded_slots, json_per_address, desync_storm, json_refusal_logs, room_caps, hostile_text, lobby_idle, serve_json_metrics" + `
 (serve_json_metrics runs the command's own serve in-process).
-The full run takes about five minutes (idle_http waits out the 60 s idle
+The full run takes about seven minutes (idle_http waits out the 60 s idle
 timeout, demo_traces_quota parses 600 traces of 200,000 entries); --short
 runs the versions the tests run, in seconds.`
