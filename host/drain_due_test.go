@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -63,8 +64,8 @@ func sinceEpoch(h *Multi[testgame.Input], ts []time.Time) []time.Duration {
 // a tick, just before the room's tick, not at the 3 phases where no room
 // is due: a ping is answered at the room's next tick, not before, within
 // a tick of its arrival. After a drain that found the socket busy
-// (drainBusy datagrams), the next phase is drained though no room is due
-// there; then once a tick again.
+// (drainBusy datagrams a phase), every phase is drained for a tick; then
+// once a tick again.
 func TestSchedulerDrainsDuePhasesOnly(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h, conn := newDrainHost(t, 0)
@@ -119,27 +120,40 @@ func TestSchedulerDrainsDuePhasesOnly(t *testing.T) {
 			t.Errorf("%d drains in %v: want one a tick (%d) and Run's first", len(drains), ran, ticks)
 		}
 
-		// A busy socket: drainBusy datagrams of no session waiting at the
-		// room's tick. The next phase is drained too, then only the
-		// room's ticks.
-		time.Sleep(h.period / 3)
-		for i := range drainBusy {
-			conn.deliver(transport.Addr(fmt.Sprintf("udp:127.0.0.2:%d#1", 5000+i)), []byte{0xff, 1, 2, 3})
-		}
-		busyAt := tickAfter(time.Now())
-		n := len(conn.drainsSince(0))
-		time.Sleep(busyAt.Sub(time.Now()) + 3*h.period)
-		synctest.Wait()
-		want := []time.Time{busyAt, h.phaseAfter(busyAt), busyAt.Add(h.period), busyAt.Add(2 * h.period), busyAt.Add(3 * h.period)}
-		if got := conn.drainsSince(n); !sameTimes(got, want) {
-			t.Errorf("drains around a busy one at %v:\n got %v\nwant %v", busyAt.Sub(h.epoch), sinceEpoch(h, got), sinceEpoch(h, want))
+		// A busy socket: drainBusy datagrams of no session a phase
+		// waiting at the room's tick (a tick after the last drain). Every
+		// phase is drained for a tick, then only the room's ticks; one
+		// datagram fewer and only the room's ticks.
+		sent := 0
+		for _, busy := range []bool{false, true} {
+			time.Sleep(h.period / 3)
+			k := drainBusy * h.phases
+			if !busy {
+				k--
+			}
+			for i := range k {
+				conn.deliver(transport.Addr(fmt.Sprintf("udp:127.0.0.2:%d#1", 5000+i)), []byte{0xff, 1, 2, 3})
+			}
+			sent += k
+			at := tickAfter(time.Now())
+			n := len(conn.drainsSince(0))
+			time.Sleep(at.Sub(time.Now()) + 3*h.period)
+			synctest.Wait()
+			want := []time.Time{at, at.Add(h.period), at.Add(2 * h.period), at.Add(3 * h.period)}
+			if busy {
+				i := h.phaseIndex(at)
+				want = slices.Insert(want, 1, h.phaseAt(i+1), h.phaseAt(i+2), h.phaseAt(i+3))
+			}
+			if got := conn.drainsSince(n); !sameTimes(got, want) {
+				t.Errorf("drains around one of %d datagrams at %v:\n got %v\nwant %v", k, at.Sub(h.epoch), sinceEpoch(h, got), sinceEpoch(h, want))
+			}
 		}
 		cancel()
 		if err := <-done; err != nil {
 			t.Fatal(err)
 		}
-		if h.Stats().Unrouted != drainBusy {
-			t.Errorf("%d datagrams unrouted, want the %d of the busy drain", h.Stats().Unrouted, drainBusy)
+		if got := h.Stats().Unrouted; got != uint64(sent) {
+			t.Errorf("%d datagrams unrouted, want the %d sent", got, sent)
 		}
 		lag := h.TickLag()
 		if n := lag.N(); n == 0 || lag.Counts[0] != n {

@@ -69,9 +69,10 @@ type Options struct {
 	// no datagram wakes a thread, and read by a worker whenever it is
 	// about to run rooms (so at each tick phase with a room due, just
 	// before the phase's rooms run), otherwise at a phase instant at
-	// least every 17 ms (a tick at 60 Hz), and at the next phase after a
-	// drain that found 256 datagrams or more waiting: a host of few
-	// matches wakes about once a tick per match, not at every phase. A
+	// least every 17 ms (a tick at 60 Hz), and at every phase for a
+	// tick after a drain that found 32 datagrams a phase or more: a
+	// host of few matches wakes about once a tick per match, not at
+	// every phase. A
 	// ping, a hello or a handshake is answered at the next drain, up to
 	// 17 ms after it arrived, and every datagram carries the time it
 	// arrived (the kernel's stamp), so input margins, acknowledgement

@@ -38,11 +38,11 @@ type scheduler[I any] struct {
 	perRoom int64
 	// With a drained socket (Multi.drainer): a worker drains it now
 	// (due wakes no other worker meanwhile: the drainer takes the rooms
-	// next), when it was last drained, and whether that drain found it
-	// busy (drainBusy datagrams or more).
-	draining    bool
-	lastDrain   time.Time
-	drainedMany bool
+	// next), when it was last drained, and until when every phase is
+	// drained (a tick after a drain that found it busy: drainBusy).
+	draining  bool
+	lastDrain time.Time
+	busyUntil time.Time
 }
 
 // schedWorker is one of Run's workers as the scheduler sees it.
