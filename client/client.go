@@ -323,20 +323,13 @@ func (c *Client[I]) tick(now time.Time) time.Time {
 }
 
 // validRoom reports whether room is empty or a code a Hello can carry:
-// RoomCodeSize printable ASCII characters.
+// codec.RoomCodeSize to codec.MaxRoomCodeSize printable ASCII characters.
 func validRoom(room string) bool {
 	if room == "" {
 		return true
 	}
-	if len(room) != codec.RoomCodeSize {
-		return false
-	}
-	for i := range len(room) {
-		if room[i] < '!' || room[i] > '~' {
-			return false
-		}
-	}
-	return true
+	var h codec.Hello
+	return h.SetRoom(room)
 }
 
 // hello sends a hello every HelloInterval until the server answers.
@@ -354,8 +347,7 @@ func (c *Client[I]) hello(now time.Time) error {
 		copy(h.Cookie[:], c.cfg.Cookie)
 	}
 	if c.cfg.Room != "" {
-		h.HasRoom = true
-		copy(h.Room[:], c.cfg.Room)
+		h.SetRoom(c.cfg.Room) // checked by New (validRoom)
 	}
 	if c.cfg.Spectate {
 		h.Spectator = true

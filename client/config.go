@@ -61,9 +61,10 @@ type Config struct {
 	Cookie []byte
 	// Room, if set, is the code of the room (the match) to join on a
 	// server that hosts many matches on one socket (host.Multi):
-	// 6 characters, sent in every hello (codec.Hello.Room). A server
-	// with one match ignores it. New refuses a Room that is not 6
-	// printable ASCII characters.
+	// 6 to 12 characters, sent in every hello (codec.Hello.Room; a code
+	// longer than 6 in the hello's long form, which servers older than it
+	// drop). A server with one match ignores it. New refuses a Room that
+	// is not 6 to 12 printable ASCII characters.
 	Room string
 	// Resume, if set, rejoins a match that a new host took over (host
 	// migration): the client says hello with Resume.Cookie and starts

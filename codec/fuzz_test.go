@@ -37,7 +37,9 @@ func fuzzMessage[M any](f *testing.F, seeds []M, parse func([]byte) (M, int, err
 
 func FuzzParseHello(f *testing.F) {
 	fuzzMessage(f, []Hello{{Game: 5}, {Game: 1 << 60, HasCookie: true, Cookie: [16]byte{1, 2}},
-		{Game: 9, HasCookie: true, HasRoom: true, Room: [6]byte{'K', '3', 'F', '9', 'Q', 'X'}}, {Game: 3, HostSettings: true}}, ParseHello)
+		{Game: 9, HasCookie: true, HasRoom: true, Room: [MaxRoomCodeSize]byte{'K', '3', 'F', '9', 'Q', 'X'}}, {Game: 3, HostSettings: true},
+		{Game: 4, HasRoom: true, RoomLen: 7, Room: [MaxRoomCodeSize]byte{'K', '3', 'F', '9', 'Q', 'X', 'Z'}, Spectator: true, Delay: 9},
+		{Game: 4, HasCookie: true, HasRoom: true, RoomLen: 12, Room: [MaxRoomCodeSize]byte{'A', 'B', 'C', 'D', 'E', 'F', 'G', 'H', 'J', 'K', 'L', 'M'}}}, ParseHello)
 }
 
 func FuzzParseWelcome(f *testing.F) {

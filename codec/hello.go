@@ -15,13 +15,16 @@ const CookieSize = 16
 //	4      type 0xF1
 //	5..6   protocol version, uint16 LE (ProtocolVersion)
 //	7..14  game fingerprint, uint64 LE
-//	15     flags: bit 0 = a cookie follows; bit 1 = a room code follows;
-//	       bit 2 = a spectator (a delay follows); bit 3 = the client takes
-//	       the host's match settings (Game is then the base fingerprint);
-//	       other bits 0
+//	15     flags: bit 0 = a cookie follows; bit 1 = a room code of 6
+//	       characters follows; bit 2 = a spectator (a delay follows);
+//	       bit 3 = the client takes the host's match settings (Game is
+//	       then the base fingerprint); bit 4 = a longer room code follows
+//	       (never with bit 1); other bits 0
 //	16..31 rejoin cookie (only with flag bit 0)
 //	+6     room code, 6 ASCII bytes (only with flag bit 1; after the
 //	       cookie when both are set)
+//	+1+N   room code of N = 7..12 ASCII bytes, N first (only with flag
+//	       bit 4; where the 6-byte code would be)
 //	+4     spectator's delay in milliseconds, uint32 LE (only with flag
 //	       bit 2; last)
 //
@@ -35,6 +38,13 @@ const CookieSize = 16
 // the match of that room; a server with one match ignores it. A server
 // older than the room code refuses such a hello as malformed (it is
 // dropped, and the client times out).
+//
+// The longer room code (flag bit 4) was added within version 1 too
+// (issue 30: codes of 7 to 12 characters, which a relay draws with
+// --code-length): a code of 6 characters is still sent with bit 1, as
+// before, so old servers and old clients keep joining 6-character codes;
+// a server older than bit 4 drops a hello with a longer code as
+// malformed.
 type Hello struct {
 	// Version is the client's protocol version (Append writes
 	// ProtocolVersion when it is 0); ParseHello reports what the datagram
@@ -56,9 +66,12 @@ type Hello struct {
 	// HasRoom says a room code follows.
 	HasRoom bool
 	// Room is the code of the room (the match) the client asks for, when
-	// HasRoom: 6 bytes of printable ASCII, checked by ParseHello (which
-	// match a code names is the server's business).
-	Room [RoomCodeSize]byte
+	// HasRoom: its first RoomLen bytes (RoomCodeSize when RoomLen is 0,
+	// as ParseHello leaves it for the short form), printable ASCII,
+	// checked by ParseHello (which match a code names is the server's
+	// business). SetRoom sets both; RoomCode reads them.
+	Room    [MaxRoomCodeSize]byte
+	RoomLen uint8
 	// Spectator asks to watch without a player slot; Delay is how far
 	// behind the match, in milliseconds, the spectator is to be kept.
 	Spectator bool
@@ -68,9 +81,52 @@ type Hello struct {
 // SpectatorID is the player id a spectator's welcome carries.
 const SpectatorID = 0xFF
 
-// RoomCodeSize is the length of a room code in a Hello: a code of
-// relay/roomcode.Len characters (a test there keeps the two equal).
-const RoomCodeSize = 6
+// RoomCodeSize is the length of a room code in a Hello's short form
+// (flag bit 1): a code of relay/roomcode.Len characters (a test there
+// keeps the two equal). MaxRoomCodeSize is the longest a Hello carries
+// (flag bit 4; relay/roomcode.MaxLen).
+const (
+	RoomCodeSize    = 6
+	MaxRoomCodeSize = 12
+)
+
+// roomLen is the length of the room code: RoomLen, or RoomCodeSize if 0.
+func (m *Hello) roomLen() int {
+	if m.RoomLen == 0 {
+		return RoomCodeSize
+	}
+	return int(min(m.RoomLen, MaxRoomCodeSize))
+}
+
+// SetRoom sets the room code (HasRoom, Room, RoomLen); false, and m
+// unchanged, if code is not RoomCodeSize to MaxRoomCodeSize bytes of
+// printable ASCII.
+func (m *Hello) SetRoom(code string) bool {
+	if len(code) < RoomCodeSize || len(code) > MaxRoomCodeSize {
+		return false
+	}
+	for i := range len(code) {
+		if code[i] < '!' || code[i] > '~' {
+			return false
+		}
+	}
+	m.HasRoom, m.RoomLen = true, 0
+	if len(code) != RoomCodeSize {
+		m.RoomLen = uint8(len(code))
+	}
+	m.Room = [MaxRoomCodeSize]byte{}
+	copy(m.Room[:], code)
+	return true
+}
+
+// RoomCode returns the room code's bytes (empty without HasRoom), part of
+// m.Room: a caller that keeps it copies it.
+func (m *Hello) RoomCode() []byte {
+	if !m.HasRoom {
+		return nil
+	}
+	return m.Room[:m.roomLen()]
+}
 
 // Length returns the encoded length.
 func (m *Hello) Length() int {
@@ -79,7 +135,10 @@ func (m *Hello) Length() int {
 		n += CookieSize
 	}
 	if m.HasRoom {
-		n += RoomCodeSize
+		n += m.roomLen()
+		if m.roomLen() != RoomCodeSize {
+			n++ // its length
+		}
 	}
 	if m.Spectator {
 		n += 4
@@ -95,7 +154,11 @@ func (m *Hello) Append(b []byte) []byte {
 	if m.HasCookie {
 		flags |= 1
 	}
-	if m.HasRoom {
+	long := m.HasRoom && m.roomLen() != RoomCodeSize
+	switch {
+	case long:
+		flags |= 16
+	case m.HasRoom:
 		flags |= 2
 	}
 	if m.Spectator {
@@ -108,8 +171,11 @@ func (m *Hello) Append(b []byte) []byte {
 	if m.HasCookie {
 		b = append(b, m.Cookie[:]...)
 	}
+	if long {
+		b = append(b, byte(m.roomLen()))
+	}
 	if m.HasRoom {
-		b = append(b, m.Room[:]...)
+		b = append(b, m.Room[:m.roomLen()]...)
 	}
 	if m.Spectator {
 		b = appendU32(b, m.Delay)
@@ -133,7 +199,7 @@ func ParseHello(b []byte) (Hello, int, error) {
 	}
 	m.Game = readU64(b[longHeaderLen:])
 	flags := b[longHeaderLen+8]
-	if flags&^15 != 0 {
+	if flags&^31 != 0 || flags&18 == 18 {
 		return m, 0, fmt.Errorf("%w: hello flags %#x", ErrMalformed, flags)
 	}
 	m.HostSettings = flags&8 != 0
@@ -146,18 +212,32 @@ func ParseHello(b []byte) (Hello, int, error) {
 		copy(m.Cookie[:], b[n:])
 		n += CookieSize
 	}
-	if flags&2 != 0 {
-		if len(b) < n+RoomCodeSize {
+	if flags&18 != 0 {
+		size := RoomCodeSize
+		if flags&16 != 0 { // a longer code: its length first
+			if len(b) < n+1 {
+				return m, 0, io.ErrUnexpectedEOF
+			}
+			size = int(b[n])
+			if size <= RoomCodeSize || size > MaxRoomCodeSize {
+				return m, 0, fmt.Errorf("%w: hello room code of %d bytes", ErrMalformed, size)
+			}
+			n++
+		}
+		if len(b) < n+size {
 			return m, 0, io.ErrUnexpectedEOF
 		}
-		for _, c := range b[n : n+RoomCodeSize] {
+		for _, c := range b[n : n+size] {
 			if c < '!' || c > '~' {
 				return m, 0, fmt.Errorf("%w: hello room code byte %#x", ErrMalformed, c)
 			}
 		}
 		m.HasRoom = true
-		copy(m.Room[:], b[n:])
-		n += RoomCodeSize
+		if size != RoomCodeSize {
+			m.RoomLen = uint8(size)
+		}
+		copy(m.Room[:], b[n:n+size])
+		n += size
 	}
 	if flags&4 != 0 {
 		if len(b) < n+4 {

@@ -142,8 +142,8 @@ func floodBadSessions(ctx context.Context, addr string, i int, room string) erro
 		return err
 	}
 	defer c2.Close()
-	h := codec.Hello{Game: 1, HasRoom: true}
-	copy(h.Room[:], room)
+	h := codec.Hello{Game: 1}
+	h.SetRoom(room)
 	hello := h.Append(nil)
 	for range 3 {
 		c.Send(c.RemoteAddr(), []byte(fmt.Sprintf("not a hello %d", i)))

@@ -97,13 +97,14 @@ func (h *Multi[I]) roomOfHello(p []byte) (r *roomMatch[I], refuse bool) {
 		}
 		return h.order[0], false
 	}
-	code := hello.Room // upper-cased in a copy, as normalRoom does, without allocating
-	for i, c := range code {
+	n := len(hello.RoomCode()) // 6, or 7 to 12 (codec.Hello's long form)
+	code := hello.Room         // upper-cased in a copy, as normalRoom does, without allocating
+	for i, c := range code[:n] {
 		if c >= 'a' && c <= 'z' {
 			code[i] = c - 'a' + 'A'
 		}
 	}
-	if r = h.rooms[string(code[:])]; r == nil {
+	if r = h.rooms[string(code[:n])]; r == nil {
 		h.noRoom++
 		return nil, true
 	}

@@ -32,7 +32,7 @@ func TestMultiRouteBogusAllocs(t *testing.T) {
 	if _, err := h.Open(""); err != nil {
 		t.Fatal(err)
 	}
-	noRoom := (&codec.Hello{Game: 1, HasRoom: true, Room: [6]byte{'Z', 'Z', 'Z', 'Z', 'Z', 'Z'}}).Append(nil)
+	noRoom := (&codec.Hello{Game: 1, HasRoom: true, Room: [codec.MaxRoomCodeSize]byte{'Z', 'Z', 'Z', 'Z', 'Z', 'Z'}}).Append(nil)
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for name, p := range map[string][]byte{
 		"not-a-hello": []byte("not a hello"),

@@ -49,7 +49,9 @@ func startRoom(t *testing.T, h *Multi[testgame.Input], conn *sentConn, r *roomMa
 	s := newScheduler(h)
 	run := []*roomMatch[testgame.Input]{r}
 	conn.sent = conn.sent[:0]
-	hello := (&codec.Hello{Game: r.m.Server.Fingerprint(), HasRoom: true, Room: [codec.RoomCodeSize]byte([]byte(r.code))}).Append(nil)
+	hm := codec.Hello{Game: r.m.Server.Fingerprint()}
+	hm.SetRoom(r.code)
+	hello := hm.Append(nil)
 	if got, soon := h.route(peer, hello, time.Now()); got != r || !soon {
 		t.Fatalf("hello: room %v, soon %v: want the room, at once", got, soon)
 	}

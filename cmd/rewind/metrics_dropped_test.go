@@ -55,7 +55,7 @@ func TestServeDroppedMetrics(t *testing.T) {
 			// may drop a datagram from the server's socket buffer while
 			// the flood's backlog fills it (CI under load lost one and
 			// waited its 30 s).
-			hello := (&codec.Hello{Game: 1, HasRoom: true, Room: [6]byte{'Z', 'Z', 'Z', 'Z', 'Z', 'Z'}}).Append(nil)
+			hello := (&codec.Hello{Game: 1, HasRoom: true, Room: [codec.MaxRoomCodeSize]byte{'Z', 'Z', 'Z', 'Z', 'Z', 'Z'}}).Append(nil)
 			payloads := [][]byte{[]byte("not a hello"), hello}
 			var sessions []*udp.Client
 			for range payloads {

@@ -80,8 +80,11 @@ func dial(ctx context.Context, p *proto, server, local, room string) (*bot, erro
 	if err != nil {
 		return nil, err
 	}
-	h := codec.Hello{Game: p.fp, HasRoom: true}
-	copy(h.Room[:], room)
+	h := codec.Hello{Game: p.fp}
+	if !h.SetRoom(room) {
+		conn.Close()
+		return nil, fmt.Errorf("loadbot: room code %q: want 6 to 12 printable characters", room)
+	}
 	return &bot{server: server, local: local, conn: conn, hello: h.Append(nil), buf: make([]byte, transport.MaxDatagram+1), out: make([]byte, 0, transport.MaxDatagram)}, nil
 }
 
