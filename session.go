@@ -173,7 +173,7 @@ func newSession[I any](g Game[I], srv *server.Server[I], cli *client.Client[I], 
 // session's, once the welcome came: migrations and the tick period follow
 // it. The caller holds s.mu.
 func (s *Session[I]) takeGame() {
-	if _, welcomed := s.cli.Player(); !welcomed {
+	if _, welcomed := s.cli.Player(); !welcomed && !s.cli.Playing() { // a spectator has no id
 		return
 	}
 	s.g, s.period, s.settled = s.cli.Game(), tickPeriod(s.cli.Game()), true

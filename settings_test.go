@@ -43,7 +43,8 @@ func (g *settingsGame) WithMatchSettings(b []byte) (rewind.Game[testgame.Input],
 // Settings are the host's, its view draws the host's world. A joiner
 // without HostSettings is refused as another game; one whose settings
 // build another game is refused too; one whose game cannot take settings
-// is a configuration error.
+// is a configuration error. A spectator that takes the host's settings
+// plays the host's game too.
 func TestHostSettings(t *testing.T) {
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	net := transport.NewSimNetwork(3, start)
@@ -83,6 +84,13 @@ func TestHostSettings(t *testing.T) {
 	skewed, _ := rewind.Connect[testgame.Input](&settingsGame{Game: &testgame.Game{}, skew: 8}, mustDial(t, net, "skewed"),
 		rewind.Options{Client: rewind.ClientConfig{HostSettings: true}})
 	defer skewed.Close()
+	// A spectator takes the host's game too (it has no player id).
+	watcher, err := rewind.Connect[testgame.Input](&settingsGame{Game: &testgame.Game{}}, mustDial(t, net, "watcher"),
+		rewind.Options{Client: rewind.ClientConfig{HostSettings: true, Spectate: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer watcher.Close()
 	var plainErr, skewedErr error
 	now := start
 	for range 3000 {
@@ -93,6 +101,9 @@ func TestHostSettings(t *testing.T) {
 		}
 		if err := joiner.Update(now); err != nil {
 			t.Fatalf("joiner: %v", err)
+		}
+		if err := watcher.Update(now); err != nil {
+			t.Fatalf("spectator: %v", err)
 		}
 		if plainErr == nil {
 			plainErr = plain.Update(now)
@@ -115,6 +126,9 @@ func TestHostSettings(t *testing.T) {
 	g := joiner.Game().(*settingsGame)
 	if g.Bytes != 4096 || g.Rate != 30 || !bytes.Equal(joiner.Settings(), host.MatchSettings()) {
 		t.Errorf("joiner's game %+v, settings %x; the host's %x", g.Game, joiner.Settings(), host.MatchSettings())
+	}
+	if g, ok := watcher.Game().(*settingsGame); !ok || g.Bytes != 4096 || g.Rate != 30 || watcher.Stats().Verified < 60 {
+		t.Errorf("spectator's game %+v (%v), %d verified", watcher.Game(), ok, watcher.Stats().Verified)
 	}
 	if !bytes.Equal(srv.Settings(), host.MatchSettings()) {
 		t.Errorf("server settings %x", srv.Settings())

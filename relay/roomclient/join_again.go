@@ -11,10 +11,8 @@ import (
 // JoinAgain joins the room opts.Code again, by its code as at first,
 // after its host was lost (host migration), and returns once the data
 // channel to whoever hosts the room now is open: what a spectator
-// (opts.Spectator) does, which holds no key to claim the room with, and
-// a host that the relay replaced (it left the relay's pings unanswered:
-// a frozen browser tab), which comes back as a new player. Until a
-// player took the match over, the
+// (opts.Spectator) does, which holds no key to claim the room with.
+// Until a player took the match over, the
 // relay answers roomproto.ErrRoomBusy (the room is orphaned, or claims
 // wait for the relay's probe of the old host) or, at a relay that forgot
 // the room, roomproto.ErrNoRoom; those and any other failure are tried

@@ -18,12 +18,12 @@ import (
 // hostUntil is where the players of TestTabHosts stop: 20 s of play.
 const hostUntil = 1200
 
-// hostTab opens the demo's page with ?host=1 in a new tab of browser b
-// and waits until it hosts a room: #status says hosting=true with the
-// room's code.
-func hostTab(t *testing.T, b context.Context, d *demo) (context.Context, string) {
+// hostTab opens the demo's page with ?host=1 (and the query's more
+// parameters, e.g. "&until-tick=T") in a new tab of browser b and waits
+// until it hosts a room: #status says hosting=true with the room's code.
+func hostTab(t *testing.T, b context.Context, d *demo, more string) (context.Context, string) {
 	t.Helper()
-	ta := tab(t, b, d.url+"?host=1")
+	ta := tab(t, b, d.url+"?host=1"+more)
 	logConsole(t, ta, "tab A")
 	st := waitStatus(t, ta, "the tab hosts a room", 2*time.Minute, func(st map[string]string) bool {
 		return st["hosting"] == "true" && st["player"] != "-"
@@ -35,11 +35,13 @@ func hostTab(t *testing.T, b context.Context, d *demo) (context.Context, string)
 	return ta, code
 }
 
-// TestTabHosts: tab A opens the page with ?host=1 and hosts a new room
-// at the demo's relay, its match's server ticking in its Worker; tab B
-// (?room=CODE) and a `rewind play --headless --join CODE` bot join it,
-// and both reach tick 1200 with one verified hash, neither hosting,
-// while A still hosts. Before they join, A's page thread is held for 5 s
+// TestTabHosts: tab A opens the page with ?host=1&grid=128 and hosts a
+// new room at the demo's relay (a 128-cell grid: the demo's is 256), its
+// match's server ticking in its Worker; tab B (?room=CODE, no grid: it
+// takes the host's settings from the welcome, and its canvas is A's
+// size) and a `rewind play --headless --join CODE` bot join it, and both
+// reach tick 1200 with one verified hash, neither hosting, while A
+// still hosts. Before they join, A's page thread is held for 5 s
 // (longer than the relay waits for a host's pong): its Worker answers
 // the relay's pings, so the room keeps its host (no migration).
 func TestTabHosts(t *testing.T) {
@@ -50,7 +52,7 @@ func TestTabHosts(t *testing.T) {
 		}
 	})
 	b := chromium(t)
-	ta, code := hostTab(t, b, d)
+	ta, code := hostTab(t, b, d, "&grid=128")
 	// Tab A's page thread held for 5 s: the relay's pings (3 s) are
 	// answered by its Worker, so the room keeps its host.
 	eval[bool](t, ta, `(() => { const t0 = Date.now(); while (Date.now() - t0 < 5000) {} return true; })()`)
@@ -78,6 +80,10 @@ func TestTabHosts(t *testing.T) {
 	if aNow["hosting"] != "true" || aNow["state"] != "playing" || num(t, aNow, "verified_tick") < hostUntil || aNow["desyncs"] != "0" {
 		t.Errorf("host tab A: %v", aNow)
 	}
+	size := `(() => { const c = document.getElementById("screen"); return c.width + "x" + c.height; })()`
+	if a, b := eval[string](t, ta, size), eval[string](t, tb, size); a != b {
+		t.Errorf("canvas of the host tab (?grid=128) %s, of tab B (the host's settings) %s", a, b)
+	}
 }
 
 // takeoverUntil is where the players of TestTabTakesOver stop: 40 s of
@@ -99,25 +105,30 @@ func closeTab(t *testing.T, ctx context.Context) {
 // A's target is closed: B, C and the bot move the match to one of them
 // (the relay's host_lost, a claim: a tab or the bot takes the hosting
 // over) and reach tick 2400 with one verified hash, each with the player
-// id it had, exactly one of them hosting, each with migrations=1.
-// Logged: the closing → the next verified tick in B and C
-// (docs/benchmarks.md).
+// id it had, exactly one of them hosting, each with migrations=1. A
+// fourth tab watches the room (?watch=CODE) once B and C play: it follows
+// the match to its new host (it joins the room again as a spectator) and
+// shows tick 2400's verified hash too, with migrations=1, player=- and
+// hosting=false, its state never failed or done before it.
+// Logged: the closing → the next verified tick in B and C and the
+// watching tab (docs/benchmarks.md).
 func TestTabTakesOver(t *testing.T) { takeOver(t, true) }
 
-// TestTabTakesOverFromTab is TestTabTakesOver without the bot: one of
-// the tabs B and C takes the hosting over from tab A (tab → tab).
+// TestTabTakesOverFromTab is TestTabTakesOver without the bot and the
+// watching tab: one of the tabs B and C takes the hosting over from tab
+// A (tab → tab).
 func TestTabTakesOverFromTab(t *testing.T) { takeOver(t, false) }
 
 // takeOver runs TestTabTakesOver, with the bot or without.
 func takeOver(t *testing.T, withBot bool) {
-	d := startDemo(t)
+	d := startDemo(t, "--log-level", "debug")
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("demo's stderr:\n%s", d.stderr)
 		}
 	})
 	b := chromium(t)
-	ta, code := hostTab(t, b, d)
+	ta, code := hostTab(t, b, d, "")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	until := strconv.Itoa(takeoverUntil)
@@ -135,9 +146,27 @@ func takeOver(t *testing.T, withBot bool) {
 		})
 		ids[names[i]] = st["player"]
 	}
+	var watcher context.Context
+	if withBot {
+		// Opened once the players play: four pages starting at once
+		// on a loaded machine can hold the host tab's Worker past the
+		// relay's 3 s ping.
+		watcher = tab(t, b, d.url+"?watch="+code+"&until-tick="+until)
+		logConsole(t, watcher, "watching tab")
+		st := waitStatus(t, watcher, "the watching tab verifies ticks", 3*time.Minute, func(st map[string]string) bool {
+			return st["state"] == "spectating" && num(t, st, "verified_tick") > 0
+		})
+		wt := num(t, st, "verified_tick")
+		waitStatus(t, watcher, "the watching tab verifies 60 more ticks", time.Minute, func(st map[string]string) bool {
+			return num(t, st, "verified_tick") >= wt+60
+		})
+	}
 	before := map[string]int{}
 	for i, tb := range players {
 		before[names[i]] = num(t, status(t, tb), "verified_tick")
+	}
+	if watcher != nil {
+		before["watching tab"] = num(t, status(t, watcher), "verified_tick")
 	}
 	closeTab(t, ta)
 	closed := time.Now()
@@ -150,11 +179,32 @@ func takeOver(t *testing.T, withBot bool) {
 		})
 		t.Logf("%s: migrations=1 and a verified tick past %d %v after the close", names[i], before[names[i]], time.Since(closed).Round(time.Millisecond))
 	}
+	if watcher != nil {
+		// Its state stays spectating through the move (never failed or
+		// done before the until tick).
+		waitStatus(t, watcher, "the watching tab migrates", 2*time.Minute, func(st map[string]string) bool {
+			if st["state"] == "failed" || (st["state"] == "done" && st["verified_tick"] != until) {
+				t.Fatalf("the watching tab during the move: %v", st)
+			}
+			return st["migrations"] == "1" && num(t, st, "verified_tick") > before["watching tab"]
+		})
+		t.Logf("watching tab: migrations=1 and a verified tick past %d %v after the close", before["watching tab"], time.Since(closed).Round(time.Millisecond))
+	}
 	ends := map[string]map[string]string{}
 	for i, tb := range players {
 		ends[names[i]] = waitStatus(t, tb, names[i]+" reaches the until tick", 3*time.Minute, func(st map[string]string) bool {
 			return st["state"] == "done"
 		})
+	}
+	if watcher != nil {
+		st := waitStatus(t, watcher, "the watching tab reaches the until tick", 3*time.Minute, func(st map[string]string) bool {
+			return st["state"] == "done" || st["state"] == "failed"
+		})
+		t.Logf("watching tab: %v", st)
+		if st["state"] != "done" || st["verified_tick"] != until || st["verified_hash"] != ends["tab B"]["verified_hash"] ||
+			st["migrations"] != "1" || st["player"] != "-" || st["hosting"] != "false" {
+			t.Errorf("the watching tab ended with %v; tab B's hash at tick %s: %s", st, until, ends["tab B"]["verified_hash"])
+		}
 	}
 	if withBot {
 		ends["bot"] = bot.result(t, "rewind play")

@@ -46,18 +46,26 @@ func newScreen(side int, c *controls) *screen {
 		side = 256
 	}
 	doc := js.Global().Get("document")
-	s := &screen{doc: doc, side: side, w: side * scale, h: side*scale + hudHeight, flashes: map[uint16]int{}, controls: c}
+	s := &screen{doc: doc, flashes: map[uint16]int{}, controls: c}
 	s.canvas = doc.Call("createElement", "canvas")
 	s.canvas.Set("id", "screen")
-	s.canvas.Set("width", s.w)
-	s.canvas.Set("height", s.h)
 	st := s.canvas.Get("style")
 	st.Set("display", "block")
 	st.Set("margin", "0 auto")
 	st.Set("imageRendering", "pixelated")
 	doc.Get("body").Call("prepend", s.canvas)
-	s.ctx = s.canvas.Call("getContext", "2d", map[string]any{"alpha": false})
 	s.grid = doc.Call("createElement", "canvas")
+	s.resize(side)
+	c.listen(s.canvas)
+	return s
+}
+
+// resize makes the canvas fit a side×side grid.
+func (s *screen) resize(side int) {
+	s.side, s.w, s.h, s.shown = side, side*scale, side*scale+hudHeight, 0
+	s.canvas.Set("width", s.w)
+	s.canvas.Set("height", s.h)
+	s.ctx = s.canvas.Call("getContext", "2d", map[string]any{"alpha": false})
 	s.grid.Set("width", side)
 	s.grid.Set("height", side)
 	s.gridCtx = s.grid.Call("getContext", "2d")
@@ -67,8 +75,6 @@ func newScreen(side int, c *controls) *screen {
 	for i := 3; i < len(s.pix); i += 4 {
 		s.pix[i] = 255
 	}
-	c.listen(s.canvas)
-	return s
 }
 
 // fit scales the canvas (in CSS pixels, keeping its proportions) to the
@@ -102,6 +108,9 @@ func (s *screen) draw(f *tab.Frame, alpha float64, waiting string) {
 	s.graph.Add(tab.Now(), f.Ping, uint64(f.RolledBack), uint64(f.BytesIn), uint64(f.BytesOut))
 	if f.At != s.cellsAt { // a new frame: its cells to the grid's canvas
 		s.cellsAt = f.At
+		if f.Side != 0 && len(f.Cells) > 0 && int(f.Side) != s.side {
+			s.resize(int(f.Side)) // the host's grid (tab.Config.HostSettings)
+		}
 		s.putCells(f.Cells)
 	}
 	s.ctx.Set("imageSmoothingEnabled", false)

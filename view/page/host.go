@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/url"
 	"sync"
 	"syscall/js"
@@ -93,6 +94,34 @@ func (pg *page) hosting(room *roomclient.HostedRoom) {
 	doc.Set("title", "rewind: hosting room "+room.Code())
 	go func() {
 		<-room.Done()
-		js.Global().Get("console").Call("warn", "rewind: the relay connection of room "+room.Code()+" ended: players in the match play on, new ones cannot join by code")
+		pg.lostRoom(room)
 	}()
+}
+
+// lostRoom: the relay connection of room, which this tab hosts, ended:
+// the relay dropped a host that left its pings unanswered for 3 s (a tab
+// the browser froze, a machine asleep), or the connection broke. Either
+// way the relay orphaned the room and told its players, who claim it.
+// The tab claims it too, with its key: if no one took it over, the tab
+// hosts it again (its match goes on, and its players come back to it);
+// if a player did, the tab hosts no more: its Worker's seat closes
+// (tab.MsgUnhosted) and it joins the match as a new player over the
+// channel its claim opened to the new host (tab.MsgJoined).
+func (pg *page) lostRoom(room *roomclient.HostedRoom) {
+	console := js.Global().Get("console")
+	console.Call("warn", "rewind: the relay connection of room "+room.Code()+" ended ("+fmt.Sprint(room.Err())+"): claiming it")
+	ctx, cancel := context.WithTimeout(context.Background(), claimTimeout)
+	defer cancel()
+	c, id, err := pg.claimRoom(ctx, room.Code(), room.Key())
+	switch {
+	case err != nil:
+		console.Call("warn", "rewind: claiming room "+room.Code()+": "+err.Error()+": players in the match play on, new ones cannot join by code")
+	case c.Host != nil:
+		pg.hosting(c.Host)
+	default:
+		console.Call("warn", "rewind: another player hosts room "+room.Code()+" now: joining it as a player")
+		pg.post(tab.MsgUnhosted, "code", room.Code())
+		pg.took(id, c.Player)
+		pg.post(tab.MsgJoined, "id", id)
+	}
 }

@@ -148,11 +148,17 @@
     switch (m.t) {
       case "wsopen": s.readyState = 1; s.protocol = m.protocol; s.dispatchEvent(new Event("open")); return;
       case "wsmsg": s.dispatchEvent(new MessageEvent("message", { data: m.data })); return;
-      case "wserror": s.dispatchEvent(new Event("error")); return;
+      // An error is told after the close that always follows it:
+      // coder/websocket's error handler closes the socket and waits for
+      // the close event, which could never come while it held the page's
+      // thread (Go's "all goroutines are asleep" when a relay dropped a
+      // host that woke from a freeze).
+      case "wserror": s.errored = true; return;
       case "wsclosed":
         s.readyState = 3;
         sockets.delete(m.id);
         s.dispatchEvent(new CloseEvent("close", { code: m.code, reason: m.reason, wasClean: m.wasClean }));
+        if (s.errored) s.dispatchEvent(new Event("error"));
     }
   }
 

@@ -43,6 +43,15 @@ type Config struct {
 	// most three quarters of the server's history, 3 s by default). 0:
 	// as soon as the tick is verified.
 	Delay time.Duration
+	// HostSettings takes the host's match settings from the welcome
+	// (rewind.ClientConfig.HostSettings: a game that is
+	// rewind.Configurable, as sand is): Side is then only the game's
+	// until the welcome, and Session().Game() is the game played.
+	HostSettings bool
+	// Moved counts the moves to a new host before this seat's session,
+	// which its status adds to the session's migrations: a tab whose room
+	// the relay gave to another player joins it again in a new seat.
+	Moved int
 }
 
 // Seat is one person's seat in a match of a game with input I, whose
@@ -60,6 +69,7 @@ type Seat[I comparable, G any] struct {
 	until uint32
 	watch bool          // a spectator's seat
 	delay time.Duration // the spectator's delay
+	moved int           // Config.Moved
 
 	mu        sync.Mutex
 	last      rewind.Stats
@@ -94,13 +104,14 @@ func NewPlayer(cfg Config, connect Connector) (*Player, error) {
 // (often g itself).
 func Open[I comparable, G any](g rewind.Game[I], view G, cfg Config, connect ConnectorOf[I]) (*Seat[I, G], error) {
 	p := &Seat[I, G]{game: view, room: cfg.Room, where: cfg.Where, until: cfg.Until,
-		watch: cfg.Spectate, delay: cfg.Delay}
+		watch: cfg.Spectate, delay: cfg.Delay, moved: cfg.Moved}
 	s, err := connect(g, rewind.Options{Client: rewind.ClientConfig{
 		ServerTimeout: cfg.Timeout,
 		OnVerified:    p.onVerified,
 		OnDesync:      p.onDesync,
 		Spectate:      cfg.Spectate,
 		SpectateDelay: cfg.Delay,
+		HostSettings:  cfg.HostSettings,
 	}})
 	if err != nil {
 		return nil, err
@@ -292,7 +303,7 @@ func (p *Seat[I, G]) Status() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "room=%s player=%s tick=%d verified_tick=%d verified_hash=%016x rollbacks=%d resyncs=%d ping_ms=%.1f state=%s desyncs=%d migrations=%d waiting_for=%s hosting=%v",
 		p.Room(), player, st.Predicted, tick, hash, st.Rollbacks, st.Resyncs,
-		float64(st.Ping)/float64(time.Millisecond), state, st.Desyncs, p.sess.Migrations(), server.WaitingIDs(st.WaitingFor),
+		float64(st.Ping)/float64(time.Millisecond), state, st.Desyncs, p.Migrations(), server.WaitingIDs(st.WaitingFor),
 		p.sess.Hosting())
 	return b.String()
 }
@@ -304,8 +315,15 @@ func (p *Seat[I, G]) FinalLine() string {
 	return fmt.Sprintf("verified_tick=%d verified_hash=%016x rollbacks=%d resyncs=%d ping_ms=%.1f desyncs=%d player=%d predicted_tick=%d max_rollback=%d late_inputs=%d bytes_in=%d bytes_out=%d migrations=%d hosting=%v",
 		tick, hash, st.Rollbacks, st.Resyncs, float64(st.Ping)/float64(time.Millisecond), st.Desyncs,
 		st.Player, st.Predicted, st.MaxRollback, st.LateInputs, st.BytesIn, st.BytesOut,
-		p.sess.Migrations(), p.sess.Hosting())
+		p.Migrations(), p.sess.Hosting())
 }
+
+// Migrations returns how many times the match moved to a new host while
+// this seat was in it (Config.Moved and its session's).
+func (p *Seat[I, G]) Migrations() int { return p.moved + p.sess.Migrations() }
+
+// Hosting reports whether the seat's session hosts the match.
+func (p *Seat[I, G]) Hosting() bool { return p.sess.Hosting() }
 
 // Room returns what the HUD and the status name the match by: the room
 // code, else the server's address, else "-".
@@ -320,13 +338,15 @@ func (p *Seat[I, G]) Room() string {
 }
 
 // WaitingStatus returns the status line of a page whose player is not
-// in a match yet: every key of Player.Status, with zero ticks and the
-// given state (joining, failed) and hosting=false.
-func WaitingStatus(room, state string) string {
+// in a match yet: every key of Player.Status, with zero ticks, the
+// given state (joining, failed) and migrations (the moves of a match
+// the page was in before: a tab joining again the room it hosted), and
+// hosting=false.
+func WaitingStatus(room, state string, migrations int) string {
 	if room == "" {
 		room = "-"
 	}
-	return fmt.Sprintf("room=%s player=- tick=0 verified_tick=0 verified_hash=%016x rollbacks=0 resyncs=0 ping_ms=0.0 state=%s desyncs=0 migrations=0 waiting_for= hosting=false", room, 0, state)
+	return fmt.Sprintf("room=%s player=- tick=0 verified_tick=0 verified_hash=%016x rollbacks=0 resyncs=0 ping_ms=0.0 state=%s desyncs=0 migrations=%d waiting_for= hosting=false", room, 0, state, migrations)
 }
 
 // WaitingFor returns the line the view shows while the server holds the

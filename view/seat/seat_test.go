@@ -78,7 +78,7 @@ func TestPlayerUntil(t *testing.T) {
 
 // TestWaitingStatus has every contract key.
 func TestWaitingStatus(t *testing.T) {
-	st := kv(WaitingStatus("", "joining"))
+	st := kv(WaitingStatus("", "joining", 0))
 	for _, k := range statusKeys {
 		if _, ok := st[k]; !ok {
 			t.Errorf("waiting status lacks %s", k)

@@ -18,7 +18,8 @@ import (
 // a MessagePort even where the browser can transfer the channel),
 // ?bench (measure a 60-tick rollback in the Worker once done), ?host=1
 // (host a new room: Room is then empty until the relay names it),
-// &grid=N (the sand grid's side, overriding data-grid) and
+// &grid=N (the sand grid's side, overriding data-grid: a sand page
+// without it takes the host's, HostSettings) and
 // ?input=scripted (play the scripted bot's input, not the keys).
 type Config struct {
 	Relay, Room string
@@ -36,6 +37,13 @@ type Config struct {
 	Bench bool
 	// Host asks to host a new room (?host=1, not with ?watch).
 	Host bool
+	// HostSettings takes the host's match settings from its welcome (the
+	// sand grid's side and the tick rate: client.Config.HostSettings), as
+	// `rewind play --join` does: a sand page that joins or watches a
+	// room and names no ?grid (the body's data-grid is the demo's room's,
+	// and a room joined by its code may be another host's, e.g. a tab's
+	// with ?host=1&grid=128).
+	HostSettings bool
 	// Scripted plays the game's scripted bot input (sand.Bot or ships.Bot for the
 	// player's id, as `rewind play --input scripted`) instead of the keys
 	// (?input=scripted).
@@ -114,6 +122,7 @@ func ParseConfig(data map[string]string, search string) (Config, error) {
 	if c.Host {
 		return c, nil
 	}
+	c.HostSettings = c.Game == "sand" && !q.Has("grid")
 	if c.Relay == "" || c.Room == "" {
 		return c, errors.New("the page names no relay or room (open the URL rewind demo printed, or add ?room=CODE)")
 	}

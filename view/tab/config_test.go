@@ -14,9 +14,17 @@ func TestParseConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Config{Relay: "ws://b/rooms", Room: "BBBBBB", Game: "sand", Side: 128, Rate: 60, Watch: true, Until: 900, Delay: 2 * time.Second, Port: true, Bench: true, Scripted: true}
+	want := Config{Relay: "ws://b/rooms", Room: "BBBBBB", Game: "sand", Side: 128, Rate: 60, Watch: true, Until: 900, Delay: 2 * time.Second, Port: true, Bench: true, Scripted: true, HostSettings: true}
 	if c != want {
 		t.Fatalf("got %+v, want %+v", c, want)
+	}
+	// A page naming its grid plays it (the host must play it too); a
+	// hosting page sends its settings.
+	if c, err := ParseConfig(data, "?room=cccccc&grid=64"); err != nil || c.HostSettings || c.Side != 64 {
+		t.Errorf("?grid=64: %+v, %v", c, err)
+	}
+	if c, err := ParseConfig(data, "?host=1"); err != nil || c.HostSettings {
+		t.Errorf("?host=1: %+v, %v", c, err)
 	}
 	if _, err := ParseConfig(data, "?delay=2s"); err == nil || !strings.Contains(err.Error(), "?delay=2s") {
 		t.Errorf("delay without watch: %v", err)
@@ -25,7 +33,7 @@ func TestParseConfig(t *testing.T) {
 		t.Errorf("negative timeout: %v (room %q)", err, c.Room)
 	}
 	data["game"] = "ships"
-	if c, err := ParseConfig(data, ""); err != nil || c.Game != "ships" {
+	if c, err := ParseConfig(data, ""); err != nil || c.Game != "ships" || c.HostSettings {
 		t.Errorf("data-game=ships: %+v, %v", c, err)
 	}
 	if c, err := ParseConfig(data, "?game=sand"); err != nil || c.Game != "sand" {

@@ -19,7 +19,9 @@ import (
 // of a host migration reached a host over channel id, or with host set
 // made this tab the host: code, key) or claimfailed, hosted (the room
 // this tab hosts is registered: code, key; or err), peer (channel id is
-// the player peer's, in a room this tab hosts) and input (n:
+// the player peer's, in a room this tab hosts), unhosted (another player
+// hosts the room code this tab hosted: the seat closes, and the channel
+// the page's claim opened to the new host follows as joined) and input (n:
 // Input.Pack). The Worker posts to the page: ready (its Go
 // started; with stage, a mark of the page's timeline: wscript and
 // wcompiled from worker.js, started (the session made over the join's
@@ -38,6 +40,7 @@ const (
 	MsgInput       = "input"
 	MsgHosted      = "hosted"
 	MsgPeer        = "peer"
+	MsgUnhosted    = "unhosted"
 	MsgReady       = "ready"
 	MsgTick        = "tick"
 	MsgFrame       = "frame"

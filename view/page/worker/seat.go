@@ -39,7 +39,7 @@ type worker struct {
 	predicting bool // the timeline's predicting mark was posted
 	welcomed   bool // and its welcomed mark
 
-	mu     sync.Mutex // conns, claims, claimN: the join's and migrations' goroutines too
+	mu     sync.Mutex // conns, claims, claimN, hostConn: the join's and migrations' goroutines too
 	conns  map[int]*tab.Conn
 	claims map[int]chan joinAnswer
 	claimN int
@@ -49,6 +49,9 @@ type worker struct {
 	// hosted gets the page's answer to ?host=1.
 	hostConn *tab.HostConn
 	hosted   chan hostAnswer
+	// moved counts the moves of the matches of seats closed before this
+	// one (a tab whose room the relay gave to another player).
+	moved int
 
 	frame    tab.Frame
 	lastPred uint32
@@ -107,9 +110,11 @@ func (w *worker) inbox() {
 				w.hosted <- hostAnswer{code: m.Get("code").String(), key: m.Get("key").String()}
 			}
 		case tab.MsgPeer:
-			w.hostConn.AddPeer(m.Get("id").Int(), transport.Addr(m.Get("peer").String()))
+			w.host().AddPeer(m.Get("id").Int(), transport.Addr(m.Get("peer").String()))
 		case "closed": // a channel closed (worker.js, or the page's forwarding)
-			w.hostConn.DropPeer(m.Get("id").Int())
+			w.host().DropPeer(m.Get("id").Int())
+		case tab.MsgUnhosted:
+			w.unhosted(m.Get("code").String())
 		case tab.MsgInput:
 			if w.player != nil && !w.cfg.Scripted {
 				w.player.setInput(m.Get("n").Int())
@@ -124,6 +129,41 @@ func (w *worker) inbox() {
 		}
 	default:
 	}
+}
+
+// host returns the HostConn of the room this tab hosts (or will).
+func (w *worker) host() *tab.HostConn {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.hostConn
+}
+
+// unhosted: another player hosts the room code, which this tab hosted
+// (the relay dropped the tab, which left its pings unanswered: frozen by
+// the browser, or its machine asleep; the match's players took it
+// over), so this tab's server serves no one. Its seat closes (the
+// server's goodbye says the match goes on elsewhere, and its channels
+// close) and a new seat joins the match as a new player over the channel
+// the page's claim opened to the new host (tab.MsgJoined). That counts as a move to a new host; the
+// status says joining meanwhile.
+func (w *worker) unhosted(code string) {
+	select {
+	case p := <-w.joined: // a seat made just now
+		w.player = p
+	default:
+	}
+	p := w.player
+	if p == nil || !p.Hosting() {
+		return
+	}
+	w.moved = p.Migrations() + 1
+	_ = p.Close()
+	w.player = nil
+	w.mu.Lock()
+	w.hostConn = tab.NewHostConn(w.wake) // the old one closed with its server
+	w.mu.Unlock()
+	w.cfg.Host, w.cfg.Room = false, code
+	go w.join()
 }
 
 // start takes the page's settings and starts the timer and the join.
@@ -148,7 +188,8 @@ func (w *worker) start(m js.Value) {
 // registered the room this tab hosts.
 func (w *worker) join() {
 	c := w.cfg
-	cfg := seat.Config{Room: c.Room, Side: c.Side, Until: c.Until, Spectate: c.Watch, Delay: c.Delay, Timeout: c.Timeout}
+	cfg := seat.Config{Room: c.Room, Side: c.Side, Until: c.Until, Spectate: c.Watch, Delay: c.Delay, Timeout: c.Timeout,
+		Moved: w.moved, HostSettings: c.HostSettings}
 	var host *hostAnswer
 	if c.Host {
 		a := <-w.hosted
@@ -169,7 +210,7 @@ func (w *worker) join() {
 	} else {
 		var p *seat.Player
 		if p, err = seat.NewPlayer(cfg, connector[sand.Input](w, host)); err == nil {
-			m = &sandMatch{Player: p, side: c.Side}
+			m = &sandMatch{Player: p}
 		}
 	}
 	if err != nil {
@@ -187,7 +228,7 @@ func (w *worker) join() {
 func connector[I any](w *worker, host *hostAnswer) seat.ConnectorOf[I] {
 	return func(g rewind.Game[I], opts rewind.Options) (*rewind.Session[I], error) {
 		if host != nil {
-			return migrate.PlayHost(g, w.hostConn, server.Config{HostMigration: true,
+			return migrate.PlayHost(g, w.host(), server.Config{HostMigration: true,
 				Room: server.Room{Code: host.code, Key: host.key}}, opts)
 		}
 		a := <-w.joins
@@ -241,7 +282,7 @@ func migrator[I any](w *worker, g rewind.Game[I]) migrate.Migrator[I] {
 				return migrate.Migrated[I]{}, fmt.Errorf("claiming room %s: %w", h.Handover.Code, a.err)
 			}
 			if a.host {
-				return migrate.ResumeHost(g, w.hostConn, h, server.Config{})
+				return migrate.ResumeHost(g, w.host(), h, server.Config{})
 			}
 			c := w.conn(a.id)
 			return migrate.Migrated[I]{Conn: c, Lost: c.Lost()}, nil

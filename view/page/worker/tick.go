@@ -3,6 +3,7 @@
 package main
 
 import (
+	"math"
 	"syscall/js"
 	"time"
 
@@ -29,9 +30,9 @@ func (w *worker) tick() {
 			status += " error=" + tab.ErrorField(err)
 		}
 	case w.failed != nil:
-		status = seat.WaitingStatus(room, "failed") + " error=" + tab.ErrorField(w.failed)
+		status = seat.WaitingStatus(room, "failed", w.moved) + " error=" + tab.ErrorField(w.failed)
 	default:
-		status = seat.WaitingStatus(room, "joining")
+		status = seat.WaitingStatus(room, "joining", w.moved)
 	}
 	m := js.Global().Get("Object").New()
 	m.Set("t", tab.MsgTick)
@@ -115,6 +116,8 @@ type match interface {
 	Room() string
 	Spectating() bool
 	Delay() time.Duration
+	Hosting() bool
+	Migrations() int
 	WaitingFor() string
 	// me returns this tab's player id, once the server welcomed it.
 	me() (rewind.PlayerID, bool)
@@ -135,7 +138,6 @@ type match interface {
 // sandMatch is a sand seat in the Worker.
 type sandMatch struct {
 	*seat.Player
-	side  int // the page's grid side (0: 256)
 	pours []uint16
 	fx    []rewind.EffectEvent
 }
@@ -169,10 +171,13 @@ func (m *sandMatch) fill(f *tab.Frame) {
 	f.Pours = append(f.Pours[:0], m.pours...)
 	m.pours = m.pours[:0]
 	g := m.Game()
+	if hg, ok := m.Session().Game().(*sand.Game); ok {
+		g = hg // the host's settings' game (seat.Config.HostSettings)
+	}
 	m.Session().ViewBetween(time.Now(), func(prev, cur *world.World, alpha float64) {
 		f.At, f.Alpha = tab.Now(), alpha
 		cells := g.Cells(cur)
-		f.Side = uint16(m.sideOf(len(cells)))
+		f.Side = uint16(sideOf(len(cells)))
 		f.Cells = f.Cells[:0]
 		for _, c := range cells {
 			f.Cells = append(f.Cells, byte(c))
@@ -193,14 +198,14 @@ func (m *sandMatch) fill(f *tab.Frame) {
 	})
 }
 
-// sideOf returns the grid's side for n cells.
-func (m *sandMatch) sideOf(n int) int {
-	s := m.side
-	if s <= 0 {
-		s = 256
-	}
-	for s*s > n && s > 0 {
+// sideOf returns the side of a square grid of n cells.
+func sideOf(n int) int {
+	s := int(math.Sqrt(float64(n)))
+	for s*s > n {
 		s--
+	}
+	for (s+1)*(s+1) <= n {
+		s++
 	}
 	return s
 }
