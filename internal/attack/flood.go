@@ -41,6 +41,7 @@ const (
 	floodSealedPing = 0x22 // type(1) id(8) counter(8) tag(16)
 	floodSealedLen  = 1 + 8 + 8 + 16
 	floodHello      = 0x01 // type(1) version(1)=2 cid(8) e(32) tokenLen(1) token, padded
+	floodRetry      = 0x02 // type(1) version(1) cid(8) tokenLen(1) token
 	floodHelloLen   = floodSealedLen + transport.MaxDatagram
 	floodTokenLen   = 8 + 16
 )
