@@ -89,7 +89,7 @@ func TestRedisFleetOpen(t *testing.T) {
 	})
 	lobby := rawOpen(t, r2.url)
 	open := nextRaw(t, smsgs)
-	if open.Type != roomproto.MsgOpen || !roomcode.Valid(open.Code) || len(open.Key) != roomproto.KeyHexLen {
+	if open.Type != roomproto.MsgOpen || !roomcode.ValidLen(open.Code) || len(open.Key) != roomproto.KeyHexLen {
 		t.Fatalf("the server got %+v, want open", open)
 	}
 	writeRaw(t, srv, fmt.Sprintf(`{"type":"opened","code":%q}`, open.Code))

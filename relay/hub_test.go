@@ -84,7 +84,7 @@ func hostRoom(t *testing.T, h *roomHub, code string) (*roomConn, roomproto.Msg) 
 	c := mustConnect(t, h, "10.0.0.1")
 	sendMsg(h, c, roomproto.Msg{Type: roomproto.MsgHost, V: 1, Code: code}, t0)
 	m := next(t, c)
-	if m.Type != roomproto.MsgHosted || !roomcode.Valid(m.Code) || len(m.Key) != 32 {
+	if m.Type != roomproto.MsgHosted || !roomcode.ValidLen(m.Code) || len(m.Key) != 32 {
 		t.Fatalf("hosted: %+v", m)
 	}
 	return c, m
@@ -413,7 +413,7 @@ func TestHubLongCodes(t *testing.T) {
 	if _, err := roomproto.Decode([]byte(`{"type":"host","v":1,"code":"ABCDEFGHJKLMN"}`)); !errors.Is(err, roomproto.ErrBadCode) {
 		t.Fatalf("13 characters: %v", err)
 	}
-	for n, want := range map[int]int{0: 6, 3: 6, 6: 6, 12: 12, 40: 12} {
+	for n, want := range map[int]int{0: roomcode.DefaultLen, 3: 6, 6: 6, 12: 12, 40: 12} {
 		if got := (RoomConfig{CodeLength: n}).WithDefaults().CodeLength; got != want {
 			t.Errorf("CodeLength %d -> %d, want %d", n, got, want)
 		}

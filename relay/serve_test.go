@@ -28,7 +28,7 @@ func openRoom(t *testing.T, h *roomHub, srv *roomConn, now time.Time) (*roomConn
 	lobby := mustConnect(t, h, "10.9.0.1")
 	sendMsg(h, lobby, roomproto.Msg{Type: roomproto.MsgOpen, V: 2}, now)
 	m := next(t, srv)
-	if m.Type != roomproto.MsgOpen || !roomcode.Valid(m.Code) || len(m.Key) != 32 || m.MaxPlayers != 4 {
+	if m.Type != roomproto.MsgOpen || !roomcode.ValidLen(m.Code) || len(m.Key) != 32 || m.MaxPlayers != 4 {
 		t.Fatalf("server got %+v, want open", m)
 	}
 	noMsg(t, lobby)

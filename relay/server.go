@@ -156,8 +156,9 @@ type RoomConfig struct {
 	// relay holds no cookies or ambient authority).
 	OriginPatterns []string
 	// CodeLength is the length of the room codes the relay draws: 6 to
-	// 12 characters of roomcode.Alphabet (default 6, about 10^9 codes;
-	// each more character makes a code 32 times harder to guess). Longer
+	// 12 characters of roomcode.Alphabet (default roomcode.DefaultLen, 7:
+	// about 3.4·10^10 codes; each more character makes a code 32 times
+	// harder to guess; docs/security.md has the arithmetic). Longer
 	// ones are taken to 12, shorter ones to 6. Codes of any length in
 	// that range are accepted from hosts and joiners.
 	CodeLength int
@@ -218,6 +219,7 @@ func (c RoomConfig) WithDefaults() RoomConfig {
 	defD(&c.FailMemory, 24*time.Hour)
 	def(&c.MaxPlayers, 64)
 	def(&c.MaxSpectators, 64)
+	def(&c.CodeLength, roomcode.DefaultLen)
 	c.CodeLength = min(max(c.CodeLength, roomcode.Len), roomcode.MaxLen)
 	def(&c.SendQueue, 256)
 	defD(&c.PingInterval, time.Second)

@@ -14,6 +14,7 @@ import (
 	"github.com/rewindnet/rewind/internal/testgame"
 	"github.com/rewindnet/rewind/internal/testutil"
 	"github.com/rewindnet/rewind/relay"
+	"github.com/rewindnet/rewind/relay/roomcode"
 	"github.com/rewindnet/rewind/relay/roomproto"
 	"github.com/rewindnet/rewind/rooms"
 	"github.com/rewindnet/rewind/server"
@@ -69,7 +70,7 @@ func TestHostRoomBothWays(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(h.Code()) != 6 {
+	if len(h.Code()) != roomcode.DefaultLen {
 		t.Fatalf("room code %q", h.Code())
 	}
 	udpAddr, ok := h.UDPAddr()

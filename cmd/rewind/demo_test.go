@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/rewindnet/rewind/internal/testutil"
+	"github.com/rewindnet/rewind/relay/roomcode"
 )
 
 // These tests run the room commands in-process, as a user would type them
@@ -129,7 +130,7 @@ func TestDemoCommand(t *testing.T) {
 	checkLeaks(t)
 	d := startCommand(t, demo, []string{"--http", "127.0.0.1:0", "--grid", "32", "--players", "2", "--no-page"}, "room", "relay", "url")
 	code, relayURL, pageURL := d.vals["room"], d.vals["relay"], d.vals["url"]
-	if len(code) != 6 || !strings.HasPrefix(relayURL, "ws://127.0.0.1:") || !strings.HasPrefix(pageURL, "http://127.0.0.1:") ||
+	if len(code) != roomcode.DefaultLen || !strings.HasPrefix(relayURL, "ws://127.0.0.1:") || !strings.HasPrefix(pageURL, "http://127.0.0.1:") ||
 		strings.TrimPrefix(relayURL, "ws") != strings.TrimPrefix(pageURL, "http")+"rooms" {
 		t.Fatalf("demo printed room=%q relay=%q url=%q", code, relayURL, pageURL)
 	}

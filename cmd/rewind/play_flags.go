@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/rewindnet/rewind/relay/roomcode"
@@ -101,8 +102,8 @@ func (o *playOpts) check() error {
 		return usageError{errors.New("--connect HOST:PORT is required (or --join CODE)")}
 	case *o.room != "" && *o.addr == "":
 		return usageError{errors.New("--room CODE goes with --connect HOST:PORT (to join by code through a relay: --join CODE)")}
-	case *o.room != "" && len(*o.room) != 6:
-		return usageError{fmt.Errorf("--room %q: a room code is 6 characters of %s", *o.room, roomcode.Alphabet)}
+	case *o.room != "" && !roomcode.ValidLen(strings.ToUpper(*o.room)):
+		return usageError{fmt.Errorf("--room %q: a room code is 6 to 12 characters of %s", *o.room, roomcode.Alphabet)}
 	case *o.input != "scripted" && *o.input != "random":
 		return usageError{fmt.Errorf("--input %q: want scripted or random", *o.input)}
 	case *o.until > 1<<31:

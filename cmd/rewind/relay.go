@@ -17,6 +17,7 @@ import (
 	"github.com/rewindnet/rewind/internal/metrics"
 	"github.com/rewindnet/rewind/internal/netutil"
 	"github.com/rewindnet/rewind/relay"
+	"github.com/rewindnet/rewind/relay/roomcode"
 	"github.com/rewindnet/rewind/relay/roomdir"
 	"github.com/rewindnet/rewind/relay/roomproto"
 )
@@ -194,7 +195,7 @@ func parseRelayFlags(args []string, stderr io.Writer) (*relayConfig, error) {
 	fs.StringVar(&o.turnAddr, "turn", "", `UDP address of the TURN server (default: the --http host, a free port; "none" turns TURN off)`)
 	fs.StringVar(&o.turnIP, "turn-ip", "", "public IP handed out for TURN (default: the --turn IP, or this machine's first non-loopback IPv4)")
 	fs.DurationVar(&o.turnTTL, "turn-ttl", 6*time.Hour, "how long the TURN credentials handed to room members stay valid for new allocations; hosts and match servers are handed fresh ones at half of it, and an allocation made in time is refreshed past it for as long as its room lives here")
-	fs.IntVar(&o.codeLength, "code-length", 6, "length of the room codes the relay draws, 6 to 12 (each more character makes guessing a code 32 times slower; codes of 6 to 12 are accepted whatever this is)")
+	fs.IntVar(&o.codeLength, "code-length", roomcode.DefaultLen, "length of the room codes the relay draws, 6 to 12 (7 by default: docs/security.md has the arithmetic; each more character makes guessing a code 32 times slower; codes of 6 to 12 are accepted whatever this is)")
 	fs.StringVar(&o.redisURL, "redis", "", "share the room directory with the other relays of a fleet through this Redis (redis://HOST:PORT/DB; retried for about 10 s at start): a player joining through any of them reaches a host on any other (default: rooms in this process's memory)")
 	fs.DurationVar(&o.redisTTL, "redis-ttl", 15*time.Second, "with --redis: how long a room stays in the directory after this relay last refreshed it (it refreshes every sixth of it), so a relay that dies takes its rooms with it within this, and the others drop the players it brought to their rooms within it")
 	serverToken := fs.String("server-token", "", "a file holding the secret (16 characters or more) that match servers (rewind serve --on-demand, --rooms, --max-matches) must prove to register: they give the same file to serve --server-token; the secret never crosses the wire (an HMAC over a nonce the relay draws per connection). Without it, any client may register as a match server and be handed lobbies' rooms")

@@ -90,7 +90,7 @@ func serveMulti[I any](ctx context.Context, g rewind.Game[I], o multiServe, stdo
 		code, err := h.Open(want)
 		if err != nil {
 			if want != "" {
-				return usageError{fmt.Errorf("--room %q: a room code is 6 characters of %s", want, roomcode.Alphabet)}
+				return usageError{fmt.Errorf("--room %q: a room code is 6 to 12 characters of %s", want, roomcode.Alphabet)}
 			}
 			return err
 		}

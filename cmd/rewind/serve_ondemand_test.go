@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind/internal/testutil"
+	"github.com/rewindnet/rewind/relay/roomcode"
 )
 
 // TestServeOnDemandCommands: `rewind serve --relay URL --max-matches 2
@@ -49,7 +50,7 @@ func TestServeOnDemandCommands(t *testing.T) {
 		if i == 0 { // --key: room= then key=
 			code, out, stderr := runCmd("open", "--relay", url, "--key")
 			lines := strings.Split(strings.TrimSpace(out), "\n")
-			if code != 0 || len(lines) != 2 || len(kv(lines[0])["room"]) != 6 || len(kv(lines[1])["key"]) != 32 {
+			if code != 0 || len(lines) != 2 || len(kv(lines[0])["room"]) != roomcode.DefaultLen || len(kv(lines[1])["key"]) != 32 {
 				t.Fatalf("open --key: exit %d, %q %q", code, out, stderr)
 			}
 			codes = append(codes, kv(lines[0])["room"])
@@ -57,7 +58,7 @@ func TestServeOnDemandCommands(t *testing.T) {
 		}
 		code, out, stderr := runCmd("open", "--relay", url)
 		c, ok := strings.CutPrefix(strings.TrimSpace(out), "room=")
-		if code != 0 || !ok || len(c) != 6 {
+		if code != 0 || !ok || len(c) != roomcode.DefaultLen {
 			t.Fatalf("open: exit %d, %q %q", code, out, stderr)
 		}
 		codes = append(codes, c)

@@ -20,7 +20,7 @@ func TestRun(t *testing.T) {
 	if err := run(ctx, "", &out); err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
-	m := regexp.MustCompile(`room ([0-9A-Z]{6}) at ws://127\.0\.0\.1:\d+/rooms\nplayer: verified tick=(\d+) hash=[0-9a-f]{16}, joined by code ([0-9A-Z]{6})\n`).FindStringSubmatch(out.String())
+	m := regexp.MustCompile(`room ([0-9A-Z]{6,12}) at ws://127\.0\.0\.1:\d+/rooms\nplayer: verified tick=(\d+) hash=[0-9a-f]{16}, joined by code ([0-9A-Z]{6,12})\n`).FindStringSubmatch(out.String())
 	if m == nil || m[1] != m[3] || m[2] == "0" {
 		t.Fatalf("output:\n%s\nwant the room's code and a verified tick past 0", out.String())
 	}

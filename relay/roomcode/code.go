@@ -14,6 +14,12 @@ const Alphabet = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
 // carries, codec.RoomCodeSize).
 const Len = 6
 
+// DefaultLen is the length of the codes a relay draws by default
+// (relay.RoomConfig.CodeLength, `relay --code-length`): 7, since 6 did
+// not keep guessing at fleet scale below one room a day against many
+// addresses (docs/security.md, "Code guessing at fleet scale").
+const DefaultLen = 7
+
 // MaxLen is the longest room code a relay hands out or takes
 // (RoomConfig.CodeLength of package relay).
 const MaxLen = 12
