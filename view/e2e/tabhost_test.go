@@ -64,7 +64,11 @@ func TestTabHosts(t *testing.T) {
 	done := func(st map[string]string) bool { return st["state"] == "done" }
 	bEnd := waitStatus(t, tb, "tab B reaches the until tick", 3*time.Minute, done)
 	botEnd := bot.result(t, "rewind play")
-	aNow := status(t, ta)
+	// The host's own player verifies on its Worker's timer: at B's last
+	// tick it may be a few ticks behind.
+	aNow := waitStatus(t, ta, "host tab A verifies the until tick", time.Minute, func(st map[string]string) bool {
+		return num(t, st, "verified_tick") >= hostUntil
+	})
 	t.Logf("tick %d: tab B %v; bot %v; host tab A now %v", hostUntil, bEnd, botEnd, aNow)
 	for name, st := range map[string]map[string]string{"tab B": bEnd, "bot": botEnd} {
 		if st["verified_tick"] != strconv.Itoa(hostUntil) || len(st["verified_hash"]) != 16 || st["hosting"] != "false" || st["migrations"] != "0" {
