@@ -193,34 +193,8 @@ func DesyncStorm(ctx context.Context, cfg Config) Result {
 	var initials atomic.Int64
 	var wg sync.WaitGroup
 	for _, c := range conns {
-		wg.Go(func() { // read everything, counting the initial_states
-			for {
-				_, b, err := c.Read(ctx)
-				if err != nil {
-					return
-				}
-				var m struct {
-					Type string `json:"type"`
-				}
-				if json.Unmarshal(b, &m) == nil && m.Type == "initial_state" {
-					initials.Add(1)
-				}
-			}
-		})
-		wg.Go(func() {
-			tk := time.NewTicker(time.Second / 29)
-			defer tk.Stop()
-			msg := []byte(`{"protocolVersion":2,"type":"desync","payload":{"tickId":1,"stateHash":"0123456789abcdef"}}`)
-			for sctx.Err() == nil {
-				if c.Write(sctx, websocket.MessageText, msg) != nil {
-					return
-				}
-				select {
-				case <-sctx.Done():
-				case <-tk.C:
-				}
-			}
-		})
+		wg.Go(func() { countInitialStates(ctx, c, &initials) })
+		wg.Go(func() { stormDesyncs(sctx, c) })
 	}
 	<-sctx.Done()
 	sleepCtx(ctx, 300*time.Millisecond) // the last answers in flight
@@ -293,4 +267,37 @@ func JSONRefusalLogs(ctx context.Context, cfg Config) Result {
 	r.add("log_lines", got)
 	r.Held = refused.Load() == int64(n) && float64(got) <= math.Ceil(secs)+1
 	return r
+}
+
+// countInitialStates reads c until it fails, counting the initial_state
+// messages in n.
+func countInitialStates(ctx context.Context, c *websocket.Conn, n *atomic.Int64) {
+	for {
+		_, b, err := c.Read(ctx)
+		if err != nil {
+			return
+		}
+		var m struct {
+			Type string `json:"type"`
+		}
+		if json.Unmarshal(b, &m) == nil && m.Type == "initial_state" {
+			n.Add(1)
+		}
+	}
+}
+
+// stormDesyncs sends c a desync 29 times a second until ctx ends.
+func stormDesyncs(ctx context.Context, c *websocket.Conn) {
+	tk := time.NewTicker(time.Second / 29)
+	defer tk.Stop()
+	msg := []byte(`{"protocolVersion":2,"type":"desync","payload":{"tickId":1,"stateHash":"0123456789abcdef"}}`)
+	for ctx.Err() == nil {
+		if c.Write(ctx, websocket.MessageText, msg) != nil {
+			return
+		}
+		select {
+		case <-ctx.Done():
+		case <-tk.C:
+		}
+	}
 }

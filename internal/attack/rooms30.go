@@ -236,40 +236,10 @@ func HoardedSlots(ctx context.Context, cfg Config) Result {
 		}
 		return p, err
 	}
-	open := roomproto.Msg{Type: roomproto.MsgOpen, V: roomproto.Version}
-	var codes []string
-	oneConn := 0
-	p, err := dial(net.IPv4(127, 0, 6, 1))
+	codes, oneConn, addrs, err := hoardOpens(ctx, slots, dial)
 	if err != nil {
 		r.Err = err
 		return r
-	}
-	for range slots {
-		m, err := p.ask(ctx, open)
-		if err != nil || m.Type != roomproto.MsgOpened {
-			break
-		}
-		oneConn++
-		codes = append(codes, m.Code)
-	}
-	addrs := 1
-	for a := 2; len(codes) < slots && a < 250 && ctx.Err() == nil; a++ {
-		addrs++
-	perAddr:
-		for len(codes) < slots {
-			p, err := dial(net.IPv4(127, 0, 6, byte(a)))
-			if err != nil {
-				break
-			}
-			m, err := p.ask(ctx, open)
-			p.close()
-			switch {
-			case err == nil && m.Type == roomproto.MsgOpened:
-				codes = append(codes, m.Code)
-			default: // rate_limited: the next address
-				break perAddr
-			}
-		}
 	}
 	for i, code := range codes { // one joiner a room, 8 an address (the relay's JoiningPerAddr)
 		p, err := dial(net.IPv4(127, 0, 7, byte(1+i/8)))
@@ -311,6 +281,46 @@ func HoardedSlots(ctx context.Context, cfg Config) Result {
 	r.add("lobby_open_after", openAfter)
 	r.Held = oneConn <= 4 && len(codes) == slots && lobbyRefused && freed && openAfter
 	return r
+}
+
+// hoardOpens opens on-demand rooms until slots are taken: as many as one
+// connection may, then from one address after another (127.0.6.2...)
+// until each is rate-limited. It returns the codes, the opens the first
+// connection got and the addresses used.
+func hoardOpens(ctx context.Context, slots int, dial func(net.IP) (*rawPeer, error)) (codes []string, oneConn, addrs int, err error) {
+	open := roomproto.Msg{Type: roomproto.MsgOpen, V: roomproto.Version}
+	p, err := dial(net.IPv4(127, 0, 6, 1))
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	for range slots {
+		m, err := p.ask(ctx, open)
+		if err != nil || m.Type != roomproto.MsgOpened {
+			break
+		}
+		oneConn++
+		codes = append(codes, m.Code)
+	}
+	addrs = 1
+	for a := 2; len(codes) < slots && a < 250 && ctx.Err() == nil; a++ {
+		addrs++
+	perAddr:
+		for len(codes) < slots {
+			p, err := dial(net.IPv4(127, 0, 6, byte(a)))
+			if err != nil {
+				break
+			}
+			m, err := p.ask(ctx, open)
+			p.close()
+			switch {
+			case err == nil && m.Type == roomproto.MsgOpened:
+				codes = append(codes, m.Code)
+			default: // rate_limited: the next address
+				break perAddr
+			}
+		}
+	}
+	return codes, oneConn, addrs, nil
 }
 
 // RoomCaps: issue 30's item 9. From one address (two at full size)
@@ -355,36 +365,12 @@ func RoomCaps(ctx context.Context, cfg Config) Result {
 				r.Err = fmt.Errorf("serve: %v %+v", err, m)
 				return r
 			}
-			// 128 hosts ahead of the answers (the relay closes a
-			// connection 256 messages behind as slow), read below.
-			window := make(chan struct{}, 128)
-			hctx, stop := context.WithCancel(ctx)
-			go func() {
-				for range m.Slots {
-					select {
-					case window <- struct{}{}:
-					case <-hctx.Done():
-						return
-					}
-					if p.send(hctx, roomproto.Msg{Type: roomproto.MsgHost, V: roomproto.V1}) != nil {
-						return
-					}
-				}
-			}()
-			for range m.Slots {
-				m, err := p.next(ctx)
-				if err != nil || m.Type == "closed" {
-					r.add("connection_closed", true)
-					break
-				}
-				<-window
-				if m.Type == roomproto.MsgHosted {
-					hosted[a]++
-				} else {
-					refused++
-				}
+			h, n, closed := hostSlots(ctx, p, m.Slots)
+			hosted[a] += h
+			refused += n
+			if closed {
+				r.add("connection_closed", true)
 			}
-			stop()
 		}
 	}
 	secs := time.Since(start).Seconds()
@@ -407,4 +393,39 @@ func RoomCaps(ctx context.Context, cfg Config) Result {
 		r.Held = r.Held && n <= relay.RoomConfig{}.WithDefaults().RoomsPerAddr
 	}
 	return r
+}
+
+// hostSlots asks p's relay to host n rooms, 128 ahead of the answers
+// (the relay closes a connection 256 messages behind as slow), and
+// counts the rooms hosted and refused; closed says the relay closed p
+// before all n were answered.
+func hostSlots(ctx context.Context, p *rawPeer, n int) (hosted, refused int, closed bool) {
+	window := make(chan struct{}, 128)
+	hctx, stop := context.WithCancel(ctx)
+	defer stop()
+	go func() {
+		for range n {
+			select {
+			case window <- struct{}{}:
+			case <-hctx.Done():
+				return
+			}
+			if p.send(hctx, roomproto.Msg{Type: roomproto.MsgHost, V: roomproto.V1}) != nil {
+				return
+			}
+		}
+	}()
+	for range n {
+		m, err := p.next(ctx)
+		if err != nil || m.Type == "closed" {
+			return hosted, refused, true
+		}
+		<-window
+		if m.Type == roomproto.MsgHosted {
+			hosted++
+		} else {
+			refused++
+		}
+	}
+	return hosted, refused, false
 }

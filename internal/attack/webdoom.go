@@ -132,22 +132,7 @@ func LobbyIdle(ctx context.Context, cfg Config) Result {
 		<-done
 	}()
 	url := "ws://" + ln.Addr().String() + "/ws/lobby"
-	first := func() (*websocket.Conn, string, error) {
-		c, _, err := websocket.Dial(ctx, url, nil)
-		if err != nil {
-			return nil, "", err
-		}
-		_, b, err := c.Read(ctx)
-		if err != nil {
-			c.CloseNow()
-			return nil, "", err
-		}
-		var m struct {
-			T string `json:"t"`
-		}
-		_ = json.Unmarshal(b, &m)
-		return c, m.T, nil
-	}
+	first := func() (*websocket.Conn, string, error) { return lobbyFirst(ctx, url) }
 	var silent []*websocket.Conn
 	defer func() {
 		for _, c := range silent {
@@ -192,4 +177,23 @@ func LobbyIdle(ctx context.Context, cfg Config) Result {
 	r.add("seats_freed_idle", srv.Stats().Refusals[webdoom.RefuseLobbyIdle])
 	r.Held = refusedFirst && seated
 	return r
+}
+
+// lobbyFirst connects to a WebDoom lobby at url and returns the
+// connection and the type (t) of the lobby's first message.
+func lobbyFirst(ctx context.Context, url string) (*websocket.Conn, string, error) {
+	c, _, err := websocket.Dial(ctx, url, nil)
+	if err != nil {
+		return nil, "", err
+	}
+	_, b, err := c.Read(ctx)
+	if err != nil {
+		c.CloseNow()
+		return nil, "", err
+	}
+	var m struct {
+		T string `json:"t"`
+	}
+	_ = json.Unmarshal(b, &m)
+	return c, m.T, nil
 }
