@@ -71,14 +71,7 @@ func (l *relayList) answered(url string) {
 // orphans the room and the next claim takes it over), or the relay may
 // have been busy.
 func migrator[I any](game func() rewind.Game[I], relays *relayList, opts JoinOptions) facehook.Migrator[I] {
-	log := opts.Log
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	timeout := opts.MigrationTimeout
-	if timeout <= 0 {
-		timeout = DefaultMigrationTimeout
-	}
+	log, timeout := opts.migrationSettings()
 	return func(ctx context.Context, h facehook.Handoff) (facehook.Migrated[I], error) {
 		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
@@ -99,14 +92,7 @@ func migrator[I any](game func() rewind.Game[I], relays *relayList, opts JoinOpt
 // until opts.MigrationTimeout; the session goes on from its last
 // verified world (h), as a player's does.
 func watchAgain[I any](relays *relayList, code string, opts JoinOptions) facehook.Migrator[I] {
-	log := opts.Log
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	timeout := opts.MigrationTimeout
-	if timeout <= 0 {
-		timeout = DefaultMigrationTimeout
-	}
+	log, timeout := opts.migrationSettings()
 	return func(ctx context.Context, h facehook.Handoff) (facehook.Migrated[I], error) {
 		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
@@ -121,6 +107,20 @@ func watchAgain[I any](relays *relayList, code string, opts JoinOptions) facehoo
 		log.Debug("rooms: watching again", "room", code, "relay", p.URL())
 		return facehook.Migrated[I]{Conn: &Conn{Peer: p.Conn(), p: p}, Lost: p.HostLost()}, nil
 	}
+}
+
+// migrationSettings is opts's logger (discarding, if none) and its
+// MigrationTimeout (DefaultMigrationTimeout, if none).
+func (opts JoinOptions) migrationSettings() (*slog.Logger, time.Duration) {
+	log := opts.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	timeout := opts.MigrationTimeout
+	if timeout <= 0 {
+		timeout = DefaultMigrationTimeout
+	}
+	return log, timeout
 }
 
 // claim claims the room of h's handover data, through the relays of the
