@@ -270,10 +270,13 @@ type RoomStats struct {
 	// PendingDropped counts pending joiners dropped (JoinTimeout,
 	// JoiningPerAddr, JoinGrace).
 	PendingDropped uint64
-	// JoinsFailed counts joins that named no live room or a bad key;
-	// JoinsThrottled the joins refused because their address failed too
-	// often (FailedJoinRate, FailedJoinBurst).
+	// JoinsFailed counts joins that named no live room or a bad key,
+	// and lookups that found no room (lookup.go: they count as failed
+	// joins); JoinsThrottled the joins and lookups refused because their
+	// address failed too often (FailedJoinRate, FailedJoinBurst) or the
+	// budget was spent; LookupsFound the lookups answered "found".
 	JoinsFailed, JoinsThrottled uint64
+	LookupsFound                uint64
 	// StandIns is how many players of other relays of the fleet this
 	// relay stands in for in its rooms (fleet.go); DeadRelayDrops
 	// counts the stand-ins dropped and the forwarded connections closed
@@ -296,6 +299,7 @@ type RoomStats struct {
 // hubStats is the part of RoomStats the hub counts.
 type hubStats struct {
 	pendingDropped, joinsFailed, joinsThrottled uint64
+	lookupsFound                                uint64
 	deadRelayDrops                              uint64
 	roomsRegisteredAgain                        int
 	directoryUnavailable                        uint64
@@ -309,7 +313,7 @@ func (h *roomHub) roomStats() RoomStats {
 	defer h.mu.Unlock()
 	st := RoomStats{Conns: len(h.conns), Rooms: len(h.rooms),
 		PendingDropped: h.stats.pendingDropped, JoinsFailed: h.stats.joinsFailed,
-		JoinsThrottled: h.stats.joinsThrottled, DeadRelayDrops: h.stats.deadRelayDrops,
+		JoinsThrottled: h.stats.joinsThrottled, LookupsFound: h.stats.lookupsFound, DeadRelayDrops: h.stats.deadRelayDrops,
 		RoomsRegisteredAgain: h.stats.roomsRegisteredAgain, DirectoryUnavailable: h.stats.directoryUnavailable,
 		Stalls: h.stats.stalls, Stalled: h.stats.stalled}
 	if h.fleet != nil {

@@ -14,8 +14,8 @@ import (
 
 // The room directory is called outside the hub's lock: a Redis round trip
 // (roomdir.Redis) must not stall every other connection and room of
-// the relay. A message that needs the directory (host, join, end, claim)
-// is handled in three steps:
+// the relay. A message that needs the directory (host, join, end, claim,
+// open, lookup) is handled in three steps:
 //
 //	locked    rate limit, decode, checks of the connection's own state
 //	          and of its address's failed joins (precheck)
@@ -95,7 +95,7 @@ func (h *roomHub) idle() bool {
 // directory's answer.
 func needsDirectory(typ string) bool {
 	switch typ {
-	case roomproto.MsgHost, roomproto.MsgJoin, roomproto.MsgEnd, roomproto.MsgClaim, roomproto.MsgOpen:
+	case roomproto.MsgHost, roomproto.MsgJoin, roomproto.MsgEnd, roomproto.MsgClaim, roomproto.MsgOpen, roomproto.MsgLookup:
 		return true
 	}
 	return false
@@ -177,7 +177,7 @@ func (h *roomHub) consult(c *roomConn, m *roomproto.Msg, now time.Time) dirAnswe
 	default:
 		d.rec, d.ok, d.err = dir.Lookup(m.Code, now)
 	}
-	if (m.Type == roomproto.MsgJoin || m.Type == roomproto.MsgClaim) && d.ok && h.fleet.remoteOwner(d.rec) {
+	if (m.Type == roomproto.MsgJoin || m.Type == roomproto.MsgClaim || m.Type == roomproto.MsgLookup) && d.ok && h.fleet.remoteOwner(d.rec) {
 		h.fleet.checkOwner(&d, m)
 	}
 	if errors.Is(d.err, roomproto.ErrUnavailable) {
@@ -268,6 +268,8 @@ func (h *roomHub) decide(c *roomConn, m *roomproto.Msg, d dirAnswer, now time.Ti
 		h.claim(c, m, d, now)
 	case roomproto.MsgOpen:
 		h.open(c, m, d, now)
+	case roomproto.MsgLookup:
+		h.lookup(c, m, d, now) // lookup.go
 	}
 }
 

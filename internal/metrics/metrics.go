@@ -115,15 +115,17 @@ func RegisterUDPHost(reg *prometheus.Registry, stats func() rewind.HostStats, so
 
 // RegisterRelay exports a rooms relay's counters (relay.RoomStats):
 // connections, rooms, joiners waiting for their data channel, and the
-// joins dropped, failed and throttled (issue 15's limits).
+// joins dropped, failed and throttled (issue 15's limits), and the
+// lookups that found a room.
 func RegisterRelay(reg *prometheus.Registry, stats func() relay.RoomStats) {
 	st := func(f func(s relay.RoomStats) uint64) func() float64 {
 		return func() float64 { return float64(f(stats())) }
 	}
 	Register(reg, map[string]Func{
 		"relay_pending_dropped_total":  {Help: "Joiners dropped before their data channel opened (join timeout, per-address and per-room caps).", Fn: st(func(s relay.RoomStats) uint64 { return s.PendingDropped })},
-		"relay_joins_failed_total":     {Help: "Joins that named no live room or a bad key.", Fn: st(func(s relay.RoomStats) uint64 { return s.JoinsFailed })},
-		"relay_joins_throttled_total":  {Help: "Joins refused because their address failed too often (rate_limited), here or, with --redis, anywhere in the fleet.", Fn: st(func(s relay.RoomStats) uint64 { return s.JoinsThrottled })},
+		"relay_joins_failed_total":     {Help: "Joins that named no live room or a bad key, and lookups that found no room (they count as failed joins).", Fn: st(func(s relay.RoomStats) uint64 { return s.JoinsFailed })},
+		"relay_lookups_found_total":    {Help: "Lookups of a room code (the page's join-by-code field) answered found.", Fn: st(func(s relay.RoomStats) uint64 { return s.LookupsFound })},
+		"relay_joins_throttled_total":  {Help: "Joins and lookups refused because their address failed too often (rate_limited), here or, with --redis, anywhere in the fleet.", Fn: st(func(s relay.RoomStats) uint64 { return s.JoinsThrottled })},
 		"relay_dead_relay_drops_total": {Help: "With --redis: players stood in for another relay dropped, and connections forwarded to another relay closed, because that relay was found dead.", Fn: st(func(s relay.RoomStats) uint64 { return s.DeadRelayDrops })},
 		"relay_stalls_total":           {Help: "The relay's own stalls (its timer late beyond max(tick, ping interval): GC, CPU starvation), not counted against its hosts.", Fn: st(func(s relay.RoomStats) uint64 { return s.Stalls })},
 	}, map[string]Func{

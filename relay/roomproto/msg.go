@@ -61,7 +61,12 @@ package roomproto
 //	   the server keeps the rooms unjoinable). Later within version 2
 //	   (issue 30): serve's "auth" (a relay with a server token refuses
 //	   a serve without the proof: unauthorized, auth.go), and the errors
-//	   too_many_rooms and unauthorized.
+//	   too_many_rooms and unauthorized. Later within version 2 (issue
+//	   29): "lookup" with a code, answered "found" (the code alone) or
+//	   no_room, without joining: the page's join-by-code field says as a
+//	   code is typed whether it exists. A lookup that finds no room counts
+//	   as a failed join (per address, fleet-wide budget); a relay of
+//	   before answers bad_message (and closes the connection).
 //
 // Match server flow (version 2):
 //
@@ -122,6 +127,8 @@ const (
 	MsgOpen      = "open"      // lobby → relay: open a room on a match server; relay → server: open this room (v2)
 	MsgOpened    = "opened"    // server → relay: the room is open (or refused: reason); relay → lobby: its code (v2)
 	MsgICE       = "ice"       // relay → host or match server: fresh ICE servers (TURN credentials) for the peers that connect from now on
+	MsgLookup    = "lookup"    // anyone → relay: does a room with this code exist? (v2; answered found or no_room, counted as a failed join when not)
+	MsgFound     = "found"     // relay → the lookup's sender: the room exists (its code, nothing more)
 )
 
 // EndedByOperator begins the reason of an "ended" message when the
@@ -344,6 +351,10 @@ func (m *Msg) check() error {
 		if m.Type == MsgClaim && (m.MaxPlayers < 0 || m.MaxPlayers > MaxPlayers) {
 			return badField(m.Type, "maxPlayers out of range")
 		}
+	case MsgLookup:
+		if !roomcode.ValidLen(m.Code) {
+			return fmt.Errorf("%w: %.20q", ErrBadCode, m.Code)
+		}
 	case MsgConnected, MsgPong:
 	default:
 		return badField("type", fmt.Sprintf("unknown type %.20q", m.Type))
@@ -353,7 +364,7 @@ func (m *Msg) check() error {
 		if m.V != V1 && m.V != Version {
 			return fmt.Errorf("%w: %d (this relay speaks %d to %d)", ErrBadVersion, m.V, V1, Version)
 		}
-	case MsgServe, MsgOpen:
+	case MsgServe, MsgOpen, MsgLookup:
 		if m.V != Version {
 			return fmt.Errorf("%w: %s needs %d, not %d", ErrBadVersion, m.Type, Version, m.V)
 		}

@@ -28,6 +28,8 @@ var validRoomMsgs = []Msg{
 	{Type: MsgOpened, Code: "ABC234"},
 	{Type: MsgOpened, Code: "ABC234", Reason: "full"},
 	{Type: MsgSignal, Code: "ABC234", To: "p1", Signal: &webrtc.Signal{Kind: webrtc.SignalAnswer, SDP: "v=0\r\n"}},
+	{Type: MsgLookup, V: 2, Code: "ABC2345"},
+	{Type: MsgLookup, V: 2, Code: "ABCDEFGHJKLM"},
 }
 
 func TestDecodeRoomMsgRoundTrip(t *testing.T) {
@@ -66,7 +68,12 @@ func TestDecodeRoomMsgRejects(t *testing.T) {
 		{`{"type":"signal","signal":{"kind":"offer"}}`, ErrBadMessage},
 		{`{"type":"signal","to":"01234567890123456","signal":{"kind":"candidate"}}`, ErrBadMessage},
 		{`{"type":"end","code":"ABC234","key":"short"}`, ErrBadMessage},
+		{`{"type":"lookup","v":2}`, ErrBadCode},
+		{`{"type":"lookup","v":2,"code":"abc2345"}`, ErrBadCode}, // the page normalizes what a person types
+		{`{"type":"lookup","v":2,"code":"ABCDEFGHJKLMN"}`, ErrBadCode},
+		{`{"type":"lookup","v":1,"code":"ABC2345"}`, ErrBadVersion},
 		{`{"type":"hosted"}`, ErrBadMessage}, // relay-to-client types are not accepted
+		{`{"type":"found","code":"ABC2345"}`, ErrBadMessage},
 		{`{"type":"ping"}`, ErrBadMessage},
 	}
 	for _, c := range cases {
