@@ -54,6 +54,10 @@ type migration[I any] struct {
 	// ownPending says the session hosts from the start (serveAny) and
 	// its server does not know its own player yet.
 	ownPending bool
+	// whyNot is why the last migration could not start (the client's
+	// Handoff false: client.NoHandoff), for the error that ends the
+	// session then.
+	whyNot string
 }
 
 type migrationResult[I any] struct {
@@ -133,10 +137,14 @@ func (s *Session[I]) startMigration(err error) bool {
 	}
 	h, ok := s.cli.Handoff()
 	if !ok {
+		// Not yet, perhaps (its world is being repaired): the relay's
+		// notice stays for the next Update, and an error says why.
+		s.lost.Store(s.lost.Load() || lost)
+		s.mig.whyNot = s.cli.NoHandoff()
 		return false
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s.mig.running, s.mig.handoff, s.mig.cancel = true, h, cancel
+	s.mig.running, s.mig.handoff, s.mig.cancel, s.mig.whyNot = true, h, cancel, ""
 	s.mig.done = make(chan migrationResult[I], 1)
 	fn, done := s.mig.fn, s.mig.done
 	go func() {

@@ -256,6 +256,9 @@ func (s *Session[I]) update(now time.Time) error {
 		if s.startMigration(err) {
 			return nil
 		}
+		if s.mig.whyNot != "" {
+			return fmt.Errorf("%w (no host migration: %s)", err, s.mig.whyNot)
+		}
 		return err
 	}
 	if s.startMigration(nil) {

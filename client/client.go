@@ -38,6 +38,19 @@ const (
 	closed
 )
 
+// String names the phase, as a timeout's error says it.
+func (p phase) String() string {
+	switch p {
+	case connecting:
+		return "connecting"
+	case loading:
+		return "loading the world"
+	case playing:
+		return "playing"
+	}
+	return "closed"
+}
+
 // Client is one player's side of a match of game g over a transport.Conn
 // to the server.
 type Client[I any] struct {
@@ -283,7 +296,11 @@ func (c *Client[I]) Update(now time.Time) error {
 		return err
 	}
 	if now.Sub(c.clock.lastHeard) > c.cfg.ServerTimeout {
-		c.err = fmt.Errorf("client: nothing from the server for %v: %w", now.Sub(c.clock.lastHeard), ErrTimeout)
+		// Where the client was and what crossed the Conn say which side
+		// went quiet (a hello never answered, a fetch stalled, a match
+		// that stopped).
+		c.err = fmt.Errorf("client: nothing from the server for %v while %s (%d bytes in, %d out): %w",
+			now.Sub(c.clock.lastHeard), c.phase, c.st.BytesIn, c.st.BytesOut, ErrTimeout)
 		return c.err
 	}
 	switch c.phase {

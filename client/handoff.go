@@ -36,19 +36,38 @@ type Handoff struct {
 // world after a rebase hands off from the tick it had verified before.
 // The client must not be updated afterwards.
 func (c *Client[I]) Handoff() (Handoff, bool) {
+	h, why := c.handoff()
+	return h, why == ""
+}
+
+// NoHandoff says why the client cannot hand off (Handoff's false), or ""
+// if it can: an error that ends a session with host migration names it.
+// Like Handoff, it folds in the confirmed ticks first.
+func (c *Client[I]) NoHandoff() string {
+	_, why := c.handoff()
+	return why
+}
+
+// handoff is Handoff, with why not instead of false.
+func (c *Client[I]) handoff() (Handoff, string) {
 	if c.phase == loading && c.ho.rebased != nil && c.ho.have {
 		h := *c.ho.rebased
 		h.Handover, h.Cookie = c.ho.msg, c.join.cookie
-		return h, true
+		return h, ""
 	}
 	k := c.core
-	if !c.ho.have || k == nil || c.fetch.active || c.phase == connecting || c.phase == loading {
-		return Handoff{}, false
+	switch {
+	case !c.ho.have:
+		return Handoff{}, "no handover data from the server"
+	case k == nil || c.phase == connecting || c.phase == loading:
+		return Handoff{}, "no world yet (" + c.phase.String() + ")"
+	case c.fetch.active:
+		return Handoff{}, "fetching the world"
 	}
 	for {
 		k.process()
 		if k.broken != 0 {
-			return Handoff{}, false
+			return Handoff{}, fmt.Sprintf("the world of tick %d is being repaired (a desync)", k.broken)
 		}
 		if c.rx.bodyAt[c.rx.decodeNext&c.rx.bmask] != c.rx.decodeNext {
 			break
@@ -58,16 +77,16 @@ func (c *Client[I]) Handoff() (Handoff, bool) {
 		}
 	}
 	if k.verified != c.rx.decodeNext-1 {
-		return Handoff{}, false
+		return Handoff{}, fmt.Sprintf("tick %d verified, %d received", k.verified, c.rx.decodeNext-1)
 	}
 	w := world.NewFromLayout(c.w.Layout())
 	if !c.CopyWorldAt(k.verified, w) {
-		return Handoff{}, false
+		return Handoff{}, fmt.Sprintf("no snapshot of tick %d", k.verified)
 	}
 	return Handoff{
 		Tick: k.verified, World: w, Roster: c.rx.dec.Roster().AppendSnapshot(nil),
 		Handover: c.ho.msg, Player: c.me, Cookie: c.join.cookie,
-	}, true
+	}, ""
 }
 
 // resume starts a new client from a handoff: hello with its cookie, and

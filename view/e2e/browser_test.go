@@ -71,7 +71,29 @@ func tab(t testing.TB, parent context.Context, url string) context.Context {
 	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
 		t.Fatalf("opening %s: %v", url, err)
 	}
+	logOnFailure(t, ctx, url)
 	return ctx
+}
+
+// logOnFailure logs, if the test fails, what the tab at url shows last:
+// its #status, its timeline (window.rewindTimes) and which way its data
+// channel went to the Worker (a closed tab says so). A test's one failure
+// in CI is all there is to read, so every tab speaks, not only the one
+// the test was waiting on.
+func logOnFailure(t testing.TB, ctx context.Context, url string) {
+	t.Cleanup(func() {
+		if !t.Failed() {
+			return
+		}
+		c, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		s, err := chromedp.Run(c, chromedp.Evaluate[string](`JSON.stringify({status: document.getElementById("status").textContent, `+
+			`times: window.rewindTimes, path: window.rewindChannelPath || ""})`))
+		if err != nil {
+			s = "(" + err.Error() + ")"
+		}
+		t.Logf("tab %s at the end: %s", url, s)
+	})
 }
 
 // tabsTogether opens each of urls in a new window of the browser of
@@ -87,6 +109,7 @@ func tabsTogether(t testing.TB, parent context.Context, urls ...string) []contex
 			t.Fatalf("opening a window: %v", err)
 		}
 		ctxs[i] = ctx
+		logOnFailure(t, ctx, urls[i])
 	}
 	errs := make([]error, len(urls))
 	var wg sync.WaitGroup
