@@ -46,6 +46,12 @@ type Config[I any] struct {
 	// server one whole world a minute, not one per message (issue 30:
 	// 1,100 times the bytes it received).
 	CheckpointEvery, CheckpointMax time.Duration
+	// RepairRate bounds the bytes a second, on average, of the answers
+	// to one player's desyncs (default 8,192): after an answer of n
+	// bytes the next waits at least n / RepairRate, whatever the gap
+	// above. A pages answer of a few pages leaves the gap as it is; a
+	// whole world of 200 KB (sand on a 256 grid as JSON) waits 25 s.
+	RepairRate float64
 	// SendQueue is how many messages may wait for a slow client's socket
 	// (default 1,024); more close the connection (the client may resume).
 	SendQueue int
@@ -90,6 +96,9 @@ func (c Config[I]) withDefaults() Config[I] {
 	}
 	if c.CheckpointMax < c.CheckpointEvery {
 		c.CheckpointMax = max(c.CheckpointEvery, time.Minute)
+	}
+	if c.RepairRate <= 0 {
+		c.RepairRate = 8192
 	}
 	if c.SendQueue <= 0 {
 		c.SendQueue = 1024

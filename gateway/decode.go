@@ -32,6 +32,9 @@ type clientMsg struct {
 	lastTick uint32 // resume: the last tick the client applied
 	tickID   uint32 // desync: the tick whose hash differed
 	hash     uint64 // desync: the client's hash
+	// pages is a desync's page hashes of the client's world after tickID
+	// (World.PageHashes; nil: a bare desync, answered with a whole world).
+	pages []uint64
 }
 
 // decoder decodes client messages against a game's input schema.
@@ -44,6 +47,9 @@ type decoder struct {
 	// compat is the game's compatibility fingerprint: a message that
 	// names another one is refused as incompatible.
 	compat uint64
+	// pageCount is the number of pages of the game's world: a desync's
+	// pageHashes must list that many.
+	pageCount int
 }
 
 // maxSafe is the largest integer a JSON number carries exactly (2⁵³).
@@ -100,7 +106,7 @@ func (d *decoder) decode(b []byte) (clientMsg, *protoError) {
 	case "resume":
 		return resume(pl)
 	case "desync":
-		return desync(pl)
+		return d.desync(pl)
 	}
 	return m, invalid("unknown type %q", typ)
 }
@@ -244,10 +250,12 @@ func resume(pl map[string]json.RawMessage) (clientMsg, *protoError) {
 	return m, nil
 }
 
-// desync decodes {tickId, stateHash}.
-func desync(pl map[string]json.RawMessage) (clientMsg, *protoError) {
+// desync decodes {tickId, stateHash} and, from a client that can take
+// pages, pageHashes: one hash (16 hex digits) for each of the world's
+// pages.
+func (d *decoder) desync(pl map[string]json.RawMessage) (clientMsg, *protoError) {
 	m := clientMsg{kind: msgDesync}
-	if err := only(pl, "payload", "tickId", "stateHash"); err != nil {
+	if err := only(pl, "payload", "tickId", "stateHash", "pageHashes"); err != nil {
 		return m, err
 	}
 	t, err := integer(pl["tickId"], "tickId", 0, math.MaxUint32)
@@ -262,7 +270,31 @@ func desync(pl map[string]json.RawMessage) (clientMsg, *protoError) {
 	if m.hash, err = hex64(h, "stateHash"); err != nil {
 		return m, err
 	}
-	return m, nil
+	if raw, ok := pl["pageHashes"]; ok {
+		m.pages, err = d.pageHashes(raw)
+	}
+	return m, err
+}
+
+// pageHashes decodes a desync's pageHashes: an array of exactly
+// pageCount strings of 16 hex digits.
+func (d *decoder) pageHashes(raw json.RawMessage) ([]uint64, *protoError) {
+	var hs []string
+	if err := json.Unmarshal(raw, &hs); err != nil || hs == nil {
+		return nil, invalid("pageHashes: want an array of strings of 16 hex digits")
+	}
+	if len(hs) != d.pageCount {
+		return nil, invalid("pageHashes: %d hashes, want %d (one per page of the world)", len(hs), d.pageCount)
+	}
+	out := make([]uint64, len(hs))
+	for i, h := range hs {
+		v, err := hex64(h, "pageHashes["+strconv.Itoa(i)+"]")
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
 }
 
 // hex64 parses 16 lowercase hex digits.

@@ -74,10 +74,23 @@ func appendInitial(dst []byte, sch *inputs.Schema, s *initialState) []byte {
 	dst = appendHex(dst, s.layoutHash)
 	dst = append(dst, `,"stateHash":`...)
 	dst = appendHex(dst, s.stateHash)
+	dst = appendPlayers(dst, sch, s.inputs, s.present)
+	dst = append(dst, `,"state":`...)
+	dst = append(dst, s.state...)
+	dst = append(dst, `,"world":"`...)
+	dst = base64.StdEncoding.AppendEncode(dst, s.world)
+	dst = append(dst, `","resumeToken":"`...)
+	dst = append(dst, s.token...)
+	return append(dst, `"}}`...)
+}
+
+// appendPlayers appends `,"players":[…],"inputs":[…]`: the players
+// present (bit p of present for player p) and every input of cmds.
+func appendPlayers(dst []byte, sch *inputs.Schema, cmds []command, present uint64) []byte {
 	dst = append(dst, `,"players":[`...)
 	n := 0
 	for p := range game.MaxPlayers {
-		if s.present&(1<<p) != 0 {
+		if present&(1<<p) != 0 {
 			if n > 0 {
 				dst = append(dst, ',')
 			}
@@ -86,7 +99,7 @@ func appendInitial(dst []byte, sch *inputs.Schema, s *initialState) []byte {
 		}
 	}
 	dst = append(dst, `],"inputs":[`...)
-	for i, c := range s.inputs {
+	for i, c := range cmds {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
@@ -96,13 +109,7 @@ func appendInitial(dst []byte, sch *inputs.Schema, s *initialState) []byte {
 		dst = appendInput(dst, sch, c.input)
 		dst = append(dst, '}')
 	}
-	dst = append(dst, `],"state":`...)
-	dst = append(dst, s.state...)
-	dst = append(dst, `,"world":"`...)
-	dst = base64.StdEncoding.AppendEncode(dst, s.world)
-	dst = append(dst, `","resumeToken":"`...)
-	dst = append(dst, s.token...)
-	return append(dst, `"}}`...)
+	return append(dst, ']')
 }
 
 // command is one input the server scheduled into a tick.

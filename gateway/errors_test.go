@@ -51,6 +51,9 @@ func TestRefusals(t *testing.T) {
 		{"resume later", `{"protocolVersion":2,"type":"resume","payload":{"resumeToken":"` + c.init.ResumeToken + `","lastTickId":1}}`, gateway.CodeInvalidInput},
 		{"desync of a future tick", `{"protocolVersion":2,"type":"desync","payload":{"tickId":4000000000,"stateHash":"0123456789abcdef"}}`, gateway.CodeInvalidInput},
 		{"desync hash malformed", `{"protocolVersion":2,"type":"desync","payload":{"tickId":1,"stateHash":"xyz"}}`, gateway.CodeInvalidInput},
+		{"desync of too few pages", `{"protocolVersion":2,"type":"desync","payload":{"tickId":1,"stateHash":"0123456789abcdef","pageHashes":["0123456789abcdef"]}}`, gateway.CodeInvalidInput},
+		{"desync page hash malformed", `{"protocolVersion":2,"type":"desync","payload":{"tickId":1,"stateHash":"0123456789abcdef","pageHashes":["0123456789abcdef","0123"]}}`, gateway.CodeInvalidInput},
+		{"desync pages not an array", `{"protocolVersion":2,"type":"desync","payload":{"tickId":1,"stateHash":"0123456789abcdef","pageHashes":"0123456789abcdef"}}`, gateway.CodeInvalidInput},
 	}
 	for _, tc := range cases {
 		if err := c.sendRaw(ctx, tc.frame); err != nil {

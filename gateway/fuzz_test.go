@@ -21,7 +21,8 @@ type fuzzInput struct {
 // FuzzDecode feeds the client message decoder anything: it returns a
 // message or an error, never panics, and every input it takes is in
 // range (Sanitize leaves it unchanged) and renders as JSON that decodes
-// to the same packed bytes.
+// to the same packed bytes; a desync's page hashes are exactly one per
+// page of the world.
 func FuzzDecode(f *testing.F) {
 	it, err := inputs.NewType[fuzzInput]()
 	if err != nil {
@@ -30,13 +31,16 @@ func FuzzDecode(f *testing.F) {
 	d := &decoder{schema: it.Schema, destBound: 5000, dest: func(x, y int32) []byte {
 		in := fuzzInput{A: int8(x % 4), C: uint16(y)}
 		return it.Pack(make([]byte, it.Size()), &in)
-	}}
+	}, pageCount: 3}
 	for _, s := range []string{
 		`{"protocolVersion":2,"type":"input","payload":{"sequence":1,"input":{"A":-3,"B":"5","C":65535,"D":"18446744073709551615","E":0.5,"F":-1e300,"G":true}}}`,
 		`{"protocolVersion":2,"type":"input","payload":{"sequence":9007199254740992,"input":{"A":0,"B":0,"C":0,"D":0,"E":0,"F":0,"G":false}}}`,
 		`{"protocolVersion":2,"type":"destination_input","payload":{"sequence":3,"target":{"x":-50,"y":49.999}}}`,
 		`{"protocolVersion":2,"type":"resume","payload":{"resumeToken":"0123456789abcdef0123456789abcdef","lastTickId":4294967295}}`,
 		`{"protocolVersion":2,"type":"desync","payload":{"tickId":7,"stateHash":"00ff00ff00ff00ff"}}`,
+		`{"protocolVersion":2,"type":"desync","payload":{"tickId":7,"stateHash":"00ff00ff00ff00ff","pageHashes":["0000000000000000","ffffffffffffffff","0123456789abcdef"]}}`,
+		`{"protocolVersion":2,"type":"desync","payload":{"tickId":7,"stateHash":"00ff00ff00ff00ff","pageHashes":[]}}`,
+		`{"protocolVersion":2,"type":"desync","payload":{"tickId":7,"stateHash":"00ff00ff00ff00ff","pageHashes":null}}`,
 		`{"protocolVersion":1,"type":"input","payload":{}}`,
 		`{"protocolVersion":2,"type":"input","payload":{"sequence":1e2,"input":{"A":1e0}}}`,
 		`[]`, `null`, `{`, `{"protocolVersion":2,"type":"input","payload":{"sequence":1,"input":{"A":1,"A":2}}}`,
@@ -50,6 +54,9 @@ func FuzzDecode(f *testing.F) {
 				t.Fatalf("code %q", perr.code)
 			}
 			return
+		}
+		if m.kind == msgDesync && m.pages != nil && len(m.pages) != d.pageCount {
+			t.Fatalf("a desync of %d page hashes, the world has %d pages", len(m.pages), d.pageCount)
 		}
 		if m.kind != msgInput {
 			return

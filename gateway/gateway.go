@@ -74,9 +74,9 @@ type seqRing struct {
 
 // stats are the gateway's counters (atomics: any goroutine).
 type stats struct {
-	conns, resumes, checkpoints, full, errors      atomic.Uint64
-	msgsIn, bytesIn, msgsOut, bytesOut, ticksOut   atomic.Uint64
-	initials, rateLimited, tooLarge, invalidInputs atomic.Uint64
+	conns, resumes, checkpoints, pages, full, errors atomic.Uint64
+	msgsIn, bytesIn, msgsOut, bytesOut, ticksOut     atomic.Uint64
+	initials, rateLimited, tooLarge, invalidInputs   atomic.Uint64
 }
 
 // Stats is what a Gateway has done.
@@ -86,9 +86,9 @@ type Stats struct {
 	Connections uint64
 	Players     int
 	// Resumes counts resumes that kept their slot; Checkpoints the
-	// initial_state messages sent for a desync; Initials every
-	// initial_state sent.
-	Resumes, Checkpoints, Initials uint64
+	// answers sent to desyncs, of which Pages were pages messages (the
+	// rest whole initial_states); Initials every initial_state sent.
+	Resumes, Checkpoints, Pages, Initials uint64
 	// Full counts connections refused for want of a slot; Errors every
 	// error message sent, of which InvalidInputs, RateLimited and TooLarge.
 	Full, Errors, InvalidInputs, RateLimited, TooLarge uint64
@@ -118,7 +118,7 @@ func New[I any](g game.Game[I], cfg Config[I]) (*Gateway[I], error) {
 		tokens: map[string]*player[I]{},
 		net:    transport.NewLoopback(),
 	}
-	gw.dec = decoder{schema: it.Schema, compat: gw.compat}
+	gw.dec = decoder{schema: it.Schema, compat: gw.compat, pageCount: w.PageCount()}
 	if cfg.Destination != nil {
 		if cfg.DestinationBound <= 0 {
 			return nil, fmt.Errorf("gateway: %w: Destination needs a positive DestinationBound", ErrConfig)
@@ -155,7 +155,7 @@ func (gw *Gateway[I]) Stats() Stats {
 	gw.mu.Unlock()
 	s := &gw.st
 	return Stats{Connections: s.conns.Load(), Players: n, Resumes: s.resumes.Load(), Checkpoints: s.checkpoints.Load(),
-		Initials: s.initials.Load(), Full: s.full.Load(), Errors: s.errors.Load(), InvalidInputs: s.invalidInputs.Load(),
+		Pages: s.pages.Load(), Initials: s.initials.Load(), Full: s.full.Load(), Errors: s.errors.Load(), InvalidInputs: s.invalidInputs.Load(),
 		RateLimited: s.rateLimited.Load(), TooLarge: s.tooLarge.Load(), MessagesIn: s.msgsIn.Load(), BytesIn: s.bytesIn.Load(),
 		MessagesOut: s.msgsOut.Load(), BytesOut: s.bytesOut.Load(), TicksOut: s.ticksOut.Load()}
 }

@@ -71,17 +71,24 @@ type player[I any] struct {
 	gone       bool // its socket closed before its initial_state: no resume
 	// ckGap is the least time from ckLast, the last checkpoint sent for a
 	// desync, to the next one (Config.CheckpointEvery, doubling).
-	ckGap    time.Duration
-	ckLast   time.Time
-	stepped  uint32 // the last tick stepped
-	body     []byte // the last stepped tick's commands and events
-	prev     [game.MaxPlayers][]byte
-	cmds     []command
-	packed   []byte
-	hist     []histTick // ring of the last gw.hist ticks
-	histN    int
-	lastTick uint32 // newest tick message made
-	present  uint64 // the players present after the last stepped tick
+	ckGap  time.Duration
+	ckLast time.Time
+	ckWait time.Duration // the least time from ckLast to the next answer
+	// theirs is the last desync's page hashes (nil: a bare desync) of the
+	// client's world after theirsTick; mine and diff are scratch.
+	theirs     []uint64
+	theirsTick uint32
+	mine       []uint64
+	diff       []int
+	stepped    uint32 // the last tick stepped
+	body       []byte // the last stepped tick's commands and events
+	prev       [game.MaxPlayers][]byte
+	cmds       []command
+	packed     []byte
+	hist       []histTick // ring of the last gw.hist ticks
+	histN      int
+	lastTick   uint32 // newest tick message made
+	present    uint64 // the players present after the last stepped tick
 }
 
 // histTick is a tick message kept for a resume.
@@ -307,6 +314,7 @@ func (p *player[I]) message(m clientMsg) {
 		}
 	case msgDesync:
 		p.checkpoint = true
+		p.theirs, p.theirsTick = m.pages, m.tickID
 	}
 }
 
@@ -404,33 +412,28 @@ func (p *player[I]) onVerified(tick uint32, hash uint64) {
 }
 
 // checkpointDue reports whether a desync asked for a checkpoint and the
-// gap since the last one has passed (Config.CheckpointEvery).
+// wait since the last one has passed (paceRepair).
 func (p *player[I]) checkpointDue(now time.Time) bool {
-	return p.checkpoint && (p.ckLast.IsZero() || now.Sub(p.ckLast) >= p.ckGap)
+	return p.checkpoint && (p.ckLast.IsZero() || now.Sub(p.ckLast) >= p.ckWait)
 }
 
-// sendInitial sends an initial_state at the verified tick: the socket's
-// first, or a checkpoint for a desync (then the next one's gap doubles).
+// sendInitial sends the socket its first initial_state at the verified
+// tick, or the answer to a desync (repairMessage), paced (paceRepair).
 func (p *player[I]) sendInitial(now time.Time) {
 	gw := p.gw
-	w := p.c.World()
-	s := initialState{tick: p.stepped, player: p.me, rate: gw.rate, delay: gw.cfg.InputDelay, compat: gw.compat,
-		layoutHash: gw.layout, stateHash: w.Hash(), state: w.AppendJSON(nil), world: w.AppendWorld(nil), token: p.token}
-	s.inputs, s.present = p.currentInputs(), p.present
-	if p.sock.send(appendInitial(nil, gw.it.Schema, &s)) {
+	msg, pages := p.repairMessage()
+	switch {
+	case !p.sock.send(msg):
+	case pages:
+		gw.st.pages.Add(1)
+	default:
 		gw.st.initials.Add(1)
 	}
 	if p.checkpoint && p.sent {
 		gw.st.checkpoints.Add(1)
-		switch {
-		case p.ckLast.IsZero() || now.Sub(p.ckLast) >= p.ckGap+gw.cfg.CheckpointMax:
-			p.ckGap = gw.cfg.CheckpointEvery // quiet for CheckpointMax: start again
-		default:
-			p.ckGap = min(2*p.ckGap, gw.cfg.CheckpointMax)
-		}
-		p.ckLast = now
+		p.paceRepair(now, len(msg))
 	}
-	p.sent, p.checkpoint = true, false
+	p.sent, p.checkpoint, p.theirs = true, false, nil
 }
 
 // currentInputs returns every present player's input as of the last

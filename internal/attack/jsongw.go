@@ -14,7 +14,6 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/rewindnet/rewind"
-	"github.com/rewindnet/rewind/games/sand"
 	"github.com/rewindnet/rewind/games/walkers"
 	"github.com/rewindnet/rewind/gateway"
 	"github.com/rewindnet/rewind/internal/netutil"
@@ -153,70 +152,6 @@ func JSONPerAddress(ctx context.Context, cfg Config) Result {
 	return r
 }
 
-// DesyncStorm: issue 30's item 6. JSON sockets send desync 29 times a
-// second each (under the gateway's message rate) for seconds. Before,
-// each desync was answered with a whole initial_state: about 1,100 times
-// the bytes received. It holds if the gateway sent the storming sockets
-// less than 20 times the bytes they sent it, the ticks included.
-func DesyncStorm(ctx context.Context, cfg Config) Result {
-	r := Result{Name: "desync_storm"}
-	var gcfg gateway.Config[sand.Input]
-	if cfg.Undefended {
-		gcfg.CheckpointEvery, gcfg.CheckpointMax = time.Nanosecond, time.Nanosecond
-	}
-	grid := pick(cfg, 64, 256)
-	t, err := startJSONTarget(sand.New(grid), rewind.ServerConfig{MaxPlayers: 16, StartPlayers: 1}, gcfg)
-	if err != nil {
-		r.Err = err
-		return r
-	}
-	defer t.stop()
-	n := pick(cfg, 4, 14)
-	dur := pick(cfg, 3*time.Second, 14*time.Second)
-	var conns []*websocket.Conn
-	defer func() {
-		for _, c := range conns {
-			c.CloseNow()
-		}
-	}()
-	for range n {
-		c, first, err := jsonFirst(ctx, t.url, net.IPv4(127, 0, 0, 1))
-		if err != nil || first != "initial_state" {
-			r.Err = fmt.Errorf("storming socket: %v %s", err, first)
-			return r
-		}
-		conns = append(conns, c)
-	}
-	before := t.gw.Stats()
-	sctx, cancel := context.WithTimeout(ctx, dur)
-	defer cancel()
-	var initials atomic.Int64
-	var wg sync.WaitGroup
-	for _, c := range conns {
-		wg.Go(func() { countInitialStates(ctx, c, &initials) })
-		wg.Go(func() { stormDesyncs(sctx, c) })
-	}
-	<-sctx.Done()
-	sleepCtx(ctx, 300*time.Millisecond) // the last answers in flight
-	after := t.gw.Stats()
-	for _, c := range conns {
-		c.CloseNow()
-	}
-	wg.Wait()
-	in, out := after.BytesIn-before.BytesIn, after.BytesOut-before.BytesOut
-	ratio := float64(out) / math.Max(float64(in), 1)
-	r.add("game", fmt.Sprintf("sand_grid_%d", grid))
-	r.add("sockets", n)
-	r.add("seconds", dur.Seconds())
-	r.add("desyncs_sent", after.MessagesIn-before.MessagesIn)
-	r.add("initial_states", initials.Load())
-	r.add("bytes_in", in)
-	r.add("bytes_out", out)
-	r.add("amplification", ratio)
-	r.Held = in > 0 && ratio < 20
-	return r
-}
-
 // JSONRefusalLogs: issue 30's item 7. Sockets refused full by a JSON
 // gateway, one after the other. Before, each wrote an INFO line (2,986
 // lines for 3,000 sockets), while docs/security.md promises one line per
@@ -267,37 +202,4 @@ func JSONRefusalLogs(ctx context.Context, cfg Config) Result {
 	r.add("log_lines", got)
 	r.Held = refused.Load() == int64(n) && float64(got) <= math.Ceil(secs)+1
 	return r
-}
-
-// countInitialStates reads c until it fails, counting the initial_state
-// messages in n.
-func countInitialStates(ctx context.Context, c *websocket.Conn, n *atomic.Int64) {
-	for {
-		_, b, err := c.Read(ctx)
-		if err != nil {
-			return
-		}
-		var m struct {
-			Type string `json:"type"`
-		}
-		if json.Unmarshal(b, &m) == nil && m.Type == "initial_state" {
-			n.Add(1)
-		}
-	}
-}
-
-// stormDesyncs sends c a desync 29 times a second until ctx ends.
-func stormDesyncs(ctx context.Context, c *websocket.Conn) {
-	tk := time.NewTicker(time.Second / 29)
-	defer tk.Stop()
-	msg := []byte(`{"protocolVersion":2,"type":"desync","payload":{"tickId":1,"stateHash":"0123456789abcdef"}}`)
-	for ctx.Err() == nil {
-		if c.Write(ctx, websocket.MessageText, msg) != nil {
-			return
-		}
-		select {
-		case <-ctx.Done():
-		case <-tk.C:
-		}
-	}
 }
