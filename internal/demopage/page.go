@@ -67,7 +67,9 @@ var signpostTemplate = template.Must(template.New("demo").Parse(`<!doctype html>
 // WebSocket, the RTCPeerConnection, the data channel handed to the
 // Worker) and compiles the Worker's wasm for it. #host (?host=1) hosts a
 // new room, whose code and link to share the page writes into #share;
-// #join joins a room by its typed code (?room=). The page's own wasm
+// #join joins a room by its typed code (?room=): page.js looks the code
+// up at the relay as it is typed and says in #joinsay whether a room has
+// it, enabling the button once one does. The page's own wasm
 // points #mode at watching (or, watching, at playing) the same room, and
 // draws on a canvas it adds to the body. The files have content-hashed
 // names; the head preloads both programs, which page.js fetches.
@@ -93,7 +95,7 @@ body { margin: 0; background: #08080c; color: #bbb; font: 12px monospace; }
 <div id="share"></div>
 <div id="status">room={{.Code}} player=- tick=0 verified_tick=0 verified_hash=0000000000000000 rollbacks=0 resyncs=0 ping_ms=0.0 state=loading desyncs=0 migrations=0 waiting_for= hosting=false</div>
 <div><span id="hint">{{if eq .Game "ships"}}left/right or A/D turn · up or W thrusts · space or mouse fires{{else}}arrows/WASD move · space or mouse pours · 1–4: erase, sand, water, wall{{end}}</span> · <a id="mode" href="?watch={{.Code}}" style="color: #8af">watch as a spectator</a> · from a terminal: <code>rewind play --headless --join {{.Code}} --relay {{.Relay}}{{.Flags}}</code> (or <code>rewind watch</code>)</div>
-<div><a id="host" href="?host=1">host a new room</a> · <form id="join" style="display: inline" method="get"><label>join a room: <input name="room" placeholder="code" autocomplete="off" spellcheck="false"></label> <button>join</button></form></div>
+<div><a id="host" href="?host=1">host a new room</a> · <form id="join" style="display: inline" method="get"><label>join a room: <input name="room" placeholder="code" autocomplete="off" spellcheck="false"></label> <button>join</button> <span id="joinsay"></span></form></div>
 </div>
 <script>window.rewindTimes = {};</script>
 <script src="{{.Exec}}"></script>

@@ -37,9 +37,12 @@ func hostTab(t *testing.T, b context.Context, d *demo, more string) (context.Con
 
 // TestTabHosts: tab A opens the page with ?host=1&grid=128 and hosts a
 // new room at the demo's relay (a 128-cell grid: the demo's is 256), its
-// match's server ticking in its Worker; tab B (?room=CODE, no grid: it
-// takes the host's settings from the welcome, and its canvas is A's
-// size) and a `rewind play --headless --join CODE` bot join it, and both
+// match's server ticking in its Worker; tab B, opened at the demo's
+// page, types a wrong code into the page's join-a-room field (the field
+// says at once no room has it: the relay's lookup), then CODE in lower
+// case with a space, and presses join (joinByField: ?room=CODE, no grid:
+// it takes the host's settings from the welcome, and its canvas is A's
+// size); it and a `rewind play --headless --join CODE` bot join, and both
 // reach tick 1200 with one verified hash, neither hosting, while A
 // still hosts. Before they join, A's page thread is held for 5 s
 // (longer than the relay waits for a host's pong): its Worker answers
@@ -60,7 +63,7 @@ func TestTabHosts(t *testing.T) {
 	defer cancel()
 	bot := startPlayer(ctx, nil, rewindBin(t), "play", "--headless", "--join", code, "--relay", d.relay,
 		"--until-tick", strconv.Itoa(hostUntil), "--status", "0", "--log-level", "warn", "--timeout", "30s")
-	tb := tab(t, b, d.url+"?room="+code+"&until-tick="+strconv.Itoa(hostUntil))
+	tb := joinByField(t, b, d, code, "?until-tick="+strconv.Itoa(hostUntil))
 	done := func(st map[string]string) bool { return st["state"] == "done" }
 	bEnd := waitStatus(t, tb, "tab B reaches the until tick", 3*time.Minute, done)
 	botEnd := bot.result(t, "rewind play")

@@ -13,7 +13,9 @@
 // host migration's claims) to the Worker with rewindHandover. The page's
 // Go starts once the Worker has verified its first tick (the end of this
 // file says when exactly), so that on a busy machine the drawing
-// thread's start does not hold back the match's.
+// thread's start does not hold back the match's. It also minds the
+// page's join-a-room field, which looks typed codes up at the relay
+// (joinField, below).
 "use strict";
 (() => {
   const here = document.currentScript.dataset;
@@ -257,6 +259,95 @@
       };
     });
   }
+
+  // The join-by-code field (#join: the form, its input named room, its
+  // button; #joinsay says what is known of the typed code). What a person
+  // types is read as ?room= is (spaces dropped, upper-cased); a code of
+  // the relay's length (the demo room's, else 7) is looked up at the
+  // relay 150 ms after the last key, one of another length from 6 to 12
+  // after a 1 s pause (a code being typed is not looked up at every
+  // length: each lookup that finds nothing counts as a failed join at
+  // the relay, docs/rooms.md), over a WebSocket of its own ("lookup",
+  // answered "found" or no_room). The button joins a room found (or one
+  // the relay cannot check: an old relay, a directory down): it goes to
+  // ?room=CODE, keeping ?relay=, ?until-tick=, ?timeout= and ?channel=.
+  const ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ";
+  function joinField() {
+    const form = document.getElementById("join");
+    const input = form && form.querySelector("input[name=room]");
+    const button = form && form.querySelector("button");
+    const say = document.getElementById("joinsay");
+    if (!input || !button || !say) return;
+    const q = new URLSearchParams(location.search), d = document.body.dataset;
+    const relay = q.get("relay") || d.relay || "";
+    const want = (d.room || "").length >= 6 && (d.room || "").length <= 12 ? d.room.length : 7;
+    const known = new Map(); // code → "found" | "none": asked once
+    let timer = 0, asked = "";
+    const code = () => input.value.split(/\s+/).join("").toUpperCase();
+    const tell = (text, ok) => { say.textContent = text; button.disabled = !ok; };
+    const show = (c, answer) => {
+      if (c !== code()) return; // typed on meanwhile
+      switch (answer) {
+        case "found": return tell("room " + c + " is open: join it", true);
+        case "none": return tell("no room " + c + " \u2014 check the code", false);
+        case "throttled": return tell("too many codes that were wrong from here: try again in a minute", false);
+        default: return tell("cannot check " + c + " (" + answer + "): join to try", true);
+      }
+    };
+    const check = () => {
+      const c = code();
+      clearTimeout(timer);
+      if (c === "") return tell("", false);
+      if ([...c].some((ch) => !ALPHABET.includes(ch))) {
+        return tell("no room " + c + " \u2014 check the code (codes have letters and digits, no 0, 1, I or O)", false);
+      }
+      if (c.length > 12) return tell("no room " + c + " \u2014 check the code (codes have 6 to 12 characters)", false);
+      if (known.has(c)) return show(c, known.get(c));
+      if (c.length < 6) return tell(want - c.length > 0 ? (want - c.length) + " more characters" : "", false);
+      tell("", false);
+      timer = setTimeout(() => lookup(c), c.length === want ? 150 : 1000);
+    };
+    const lookup = (c) => {
+      if (!relay) return show(c, "the page names no relay");
+      if (asked === c) return;
+      asked = c;
+      tell("checking " + c + " \u2026", false);
+      let ws, done = false;
+      const end = (answer) => {
+        if (done) return;
+        done = true;
+        clearTimeout(late);
+        if (asked === c) asked = "";
+        if (answer === "found" || answer === "none") known.set(c, answer);
+        if (ws.readyState <= 1) ws.close(1000, "bye");
+        show(c, answer);
+      };
+      const late = setTimeout(() => end("the relay did not answer"), 10000);
+      try { ws = new PageSocket(relay); } catch (err) { ws = { readyState: 3, close() {} }; return end(String(err)); }
+      ws.onopen = () => ws.send(JSON.stringify({ type: "lookup", v: 2, code: c }));
+      ws.onmessage = (e) => {
+        let m = {};
+        try { m = JSON.parse(e.data); } catch (err) { /* below */ }
+        if (m.type === "found" && m.code === c) return end("found");
+        if (m.error === "no_room") return end("none");
+        if (m.error === "rate_limited") return end("throttled");
+        end(m.error || "a bad answer");
+      };
+      ws.onclose = () => end("the relay closed the connection");
+    };
+    input.addEventListener("input", check);
+    form.addEventListener("submit", (e) => {
+      e.preventDefault();
+      const c = code();
+      if (button.disabled || c === "") return;
+      const to = new URLSearchParams();
+      to.set("room", c);
+      for (const k of ["relay", "until-tick", "timeout", "channel"]) if (q.has(k)) to.set(k, q.get(k));
+      location.search = "?" + to.toString();
+    });
+    check();
+  }
+  joinField();
 
   // What the page joins, read as tab.ParseConfig reads it (the Worker
   // checks the rest and says failed in #status): no join for a tab that
