@@ -1,11 +1,13 @@
 // Package relay is rewind's rooms relay: the hub and its TURN server.
 //
 // The rooms relay (RoomServer, served by `rewind relay` at
-// roomproto.Path) hands out 6-character room codes (relay/roomcode) and
-// 128-bit room keys, keeps them in a directory (relay/roomdir: Memory in
-// one process, Redis shared by a fleet of relays), and carries the WebRTC
-// signaling between a match's host and the players who join by code,
-// speaking the rooms protocol (relay/roomproto); StartTURN runs a TURN
+// roomproto.Path) hands out room codes (relay/roomcode: 7 characters by
+// default, RoomConfig.CodeLength) and 128-bit room keys, keeps them in a
+// directory (relay/roomdir: Memory in one process, Redis shared by a
+// fleet of relays), carries the WebRTC signaling between a match's host
+// and the players who join by code, and says whether a code has a room
+// without joining it (a lookup, counted as a failed join when it has
+// none: lookup.go), speaking the rooms protocol (relay/roomproto); StartTURN runs a TURN
 // server for players whose direct path fails. Match traffic never passes
 // through the relay.
 //
