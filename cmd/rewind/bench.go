@@ -201,7 +201,7 @@ func runBenchAbuse(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	var names []string
-	extra := []attack.Attack{attack.ServeJSONMetrics(serve)}
+	extra := append([]attack.Attack{attack.ServeJSONMetrics(serve)}, abuseTestAttacks...)
 	if *only != "" {
 		names = strings.Split(*only, ",")
 		if n, bad := benchabuse.Unknown(names, extra...); bad {
@@ -210,7 +210,17 @@ func runBenchAbuse(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signalContext()
 	defer stop()
-	_, err := benchabuse.Run(ctx, benchabuse.Config{Short: *short, Attacks: names, Log: stderr, Extra: extra,
+	rs, err := benchabuse.Run(ctx, benchabuse.Config{Short: *short, Attacks: names, Log: stderr, Extra: extra,
 		OnResult: func(r attack.Result) { fmt.Fprintln(stdout, r.Line()) }})
-	return err
+	if err != nil {
+		return err
+	}
+	if broke := benchabuse.Broken(rs); len(broke) > 0 {
+		return fmt.Errorf("bench abuse: %d of %d attacks did not hold: %s", len(broke), len(rs), strings.Join(broke, ", "))
+	}
+	return nil
 }
+
+// abuseTestAttacks are attacks bench abuse runs after the suite's when
+// named (tests add one that breaks).
+var abuseTestAttacks []attack.Attack

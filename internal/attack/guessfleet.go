@@ -12,6 +12,7 @@ import (
 	"github.com/rewindnet/rewind/internal/netutil"
 	"github.com/rewindnet/rewind/relay"
 	"github.com/rewindnet/rewind/relay/roomclient"
+	"github.com/rewindnet/rewind/relay/roomcode"
 	"github.com/rewindnet/rewind/relay/roomproto"
 )
 
@@ -20,10 +21,12 @@ import (
 const guessAddrs = 250
 
 // CodeGuessingFleet: issue 30's item 10. 250 addresses guess room codes
-// as fast as the relay answers (each within its own failed-join burst of
-// 20, which from one address is what code_guessing meets), reconnecting
-// when cut off, while a player from another address joins a live room
-// by its code. The relay's budget of failed joins for all addresses
+// of the default length as fast as the relay answers (each within its
+// own failed-join burst of 20, which from one address is what
+// code_guessing meets), reconnecting when cut off, while a player from
+// another address joins a live room by its code (the guessing goes on
+// until the player has its answer, up to 30 s, however long the attack's
+// own seconds). The relay's budget of failed joins for all addresses
 // (FailBudgetBurst 600, FailBudgetRate 0.2 a second) binds them: it
 // holds if at most the budget, plus one guess per address (its first,
 // answered even with the budget spent) and one in flight per address,
@@ -44,7 +47,7 @@ func CodeGuessingFleet(ctx context.Context, cfg Config) Result {
 	}
 	defer host.Close()
 	dur := pick(cfg, 2*time.Second, 10*time.Second)
-	actx, cancel := context.WithTimeout(ctx, dur)
+	actx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var answered, refused, dials atomic.Int64
 	var wg sync.WaitGroup
@@ -75,7 +78,13 @@ func CodeGuessingFleet(ctx context.Context, cfg Config) Result {
 			}
 		})
 	}
-	joined := playerJoins(actx, t.url, host.Code())
+	jctx, jcancel := context.WithTimeout(ctx, 30*time.Second)
+	defer jcancel()
+	answer := make(chan bool, 1)
+	go func() { answer <- playerJoins(jctx, t.url, host.Code()) }()
+	sleepCtx(ctx, dur)
+	joined := <-answer
+	cancel()
 	wg.Wait()
 	secs := time.Since(start).Seconds()
 	bound := float64(rc.FailBudgetBurst) + 2*guessAddrs + rc.FailBudgetRate*secs + 1
@@ -87,10 +96,11 @@ func CodeGuessingFleet(ctx context.Context, cfg Config) Result {
 	r.add("answered_bound", int(bound))
 	r.add("player_joined", joined)
 	// The sustained rate the budget leaves (0.2 a second, plus one guess
-	// per address a day) and what it finds of 10,000 live rooms of 6
-	// characters a day (docs/security.md).
+	// per address a day) and what it finds of 10,000 live rooms of the
+	// default length a day (docs/security.md).
 	perDay := rc.FailBudgetRate*86400 + guessAddrs*86400/rc.FailMemory.Seconds()
-	r.add("rooms_found_a_day_of_10000", perDay*1e4/float64(uint64(1)<<30))
+	r.add("code_length", roomcode.DefaultLen)
+	r.add("rooms_found_a_day_of_10000", perDay*1e4/codeSpace())
 	r.Held = float64(answered.Load()) <= bound && joined
 	return r
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -152,12 +153,18 @@ func RoomSquatters(ctx context.Context, cfg Config) Result {
 	return r
 }
 
+// randomCode returns a random code of the default length.
 func randomCode(rng *rand.Rand) string {
-	b := make([]byte, 6)
+	b := make([]byte, roomcode.DefaultLen)
 	for i := range b {
 		b[i] = roomcode.Alphabet[rng.IntN(len(roomcode.Alphabet))]
 	}
 	return string(b)
+}
+
+// codeSpace is the number of codes of the default length (32^7).
+func codeSpace() float64 {
+	return math.Pow(float64(len(roomcode.Alphabet)), roomcode.DefaultLen)
 }
 
 // CodeGuessing: one address guesses room codes over 64 connections as
@@ -212,9 +219,11 @@ func CodeGuessing(ctx context.Context, cfg Config) Result {
 	r.add("guesses_answered", answered.Load())
 	r.add("refused", limited.Load())
 	r.add("guesses_per_s", rate)
-	// With 1,000 live rooms, half the 32^6 codes to try on average.
+	// With 1,000 live rooms, half the codes of the default length to try
+	// on average.
 	if rate > 0 {
-		r.add("days_to_find_1_of_1000_rooms", float64(1<<30)/1000/2/rate/86400)
+		r.add("code_length", roomcode.DefaultLen)
+		r.add("days_to_find_1_of_1000_rooms", codeSpace()/1000/2/rate/86400)
 	}
 	// The bucket: 20 at once, then 1 a second.
 	r.Held = float64(answered.Load()) <= 20+secs+1

@@ -63,6 +63,18 @@ func Run(ctx context.Context, cfg Config) ([]attack.Result, error) {
 	return out, nil
 }
 
+// Broken returns the names of the results that did not hold (held=false
+// in their lines: a defence broke, or the attack could not run).
+func Broken(rs []attack.Result) []string {
+	var out []string
+	for _, r := range rs {
+		if !r.Held || r.Err != nil {
+			out = append(out, r.Name)
+		}
+	}
+	return out
+}
+
 // Keys is what bench abuse's help says of its output.
 const Keys = `Each attack prints one line of key=value pairs on standard output,
 attack=NAME held=true|false and its figures; held=true means the legitimate
@@ -71,4 +83,5 @@ bounded. Attacks: ` + "unproven_sessions, room_squatters, code_guessing, demo_tr
 (serve_json_metrics runs the command's own serve in-process).
 The full run takes about seven minutes (idle_http waits out the 60 s idle
 timeout, demo_traces_quota parses 600 traces of 200,000 entries); --short
-runs the versions the tests run, in seconds.`
+runs the versions the tests run, in seconds. The command exits 1 when
+any attack printed held=false (after every line), 2 on bad arguments.`

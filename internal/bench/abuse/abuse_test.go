@@ -37,3 +37,12 @@ func TestKeysNameEveryAttack(t *testing.T) {
 		}
 	}
 }
+
+// TestBroken: a result that did not hold, or could not run, is named; a
+// held one is not.
+func TestBroken(t *testing.T) {
+	rs := []attack.Result{{Name: "a", Held: true}, {Name: "b"}, {Name: "c", Held: true, Err: context.Canceled}}
+	if got := Broken(rs); len(got) != 2 || got[0] != "b" || got[1] != "c" {
+		t.Errorf("Broken: %v, want [b c]", got)
+	}
+}
