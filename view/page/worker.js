@@ -24,27 +24,67 @@ const poke = () => { if (wake) wake(); };
 self.rewindSetWake = (fn) => { wake = fn; fn(); };
 
 function take(id, ch, port) {
-  const c = { ch, port, inbox: [], queue: [], open: false, closed: false };
+  const c = { id, ch, port, inbox: [], queue: [], open: false, closed: false };
   chans.set(id, c);
-  ch.onmessage = (e) => { c.inbox.push(e.data); poke(); };
+  ch.onmessage = (e) => { c.inbox.push(e.data); poke(); if (!port) live(c); };
   if (port) return; // the page says when it opens and closes
   ch.binaryType = "arraybuffer";
   ch.bufferedAmountLowThreshold = HIGH / 2;
   ch.onbufferedamountlow = () => drain(c);
-  ch.onopen = () => { c.open = true; postMessage({ t: "opened", id }); drain(c); poke(); };
-  ch.onclose = () => { c.closed = true; postMessage({ t: "closed", id }); self.rewindInbox.push({ t: "closed", id }); poke(); };
-  if (ch.readyState === "open") ch.onopen();
+  ch.onopen = () => opened(c);
+  ch.onclose = () => gone(c);
+  if (ch.readyState === "open") opened(c);
+}
+
+// opened marks a transferred channel open, once: at its open event, or
+// when its readyState says "open" without one. A channel a host's page
+// got from ondatachannel is transferred after the browser may have
+// queued its open event on the page's thread, where the transfer can
+// lose it (w3c/webrtc-pc#3058), so every send and every datagram that
+// comes looks at readyState too. Datagrams can come before the channel
+// is open in this Worker (Chromium 156 delivers them first): only
+// readyState "open" makes it open (a send before throws).
+function opened(c) {
+  if (c.open || c.closed) return;
+  c.open = true;
+  postMessage({ t: "opened", id: c.id });
+  drain(c);
+  poke();
+}
+
+// gone marks a transferred channel closed, once, at its close event.
+function gone(c) {
+  if (c.closed) return;
+  c.closed = true;
+  postMessage({ t: "closed", id: c.id });
+  self.rewindInbox.push({ t: "closed", id: c.id });
+  poke();
+}
+
+// live says whether channel c can send now, catching up with an open
+// whose event the transfer lost.
+function live(c) {
+  if (c.ch.readyState === "open") opened(c);
+  return c.open && !c.closed;
 }
 
 function drain(c) {
-  while (c.queue.length && c.open && !c.closed && c.ch.bufferedAmount < HIGH) c.ch.send(c.queue.shift());
+  while (c.queue.length && live(c) && c.ch.bufferedAmount < HIGH) send(c, c.queue.shift());
+}
+
+// send sends bytes on channel c; a send the channel refuses (it closed
+// meanwhile, its close event not in yet) drops the datagram, as the
+// network may: an exception must not reach Go.
+function send(c, bytes) {
+  try { c.ch.send(bytes); } catch (err) { /* dropped */ }
 }
 
 self.rewindSend = (id, bytes) => {
   const c = chans.get(id);
   if (!c || c.closed) return;
   if (c.port) { c.ch.postMessage(bytes.buffer, [bytes.buffer]); return; }
-  if (c.open && !c.queue.length && c.ch.bufferedAmount < HIGH) { c.ch.send(bytes); return; }
+  if (live(c) && !c.queue.length && c.ch.bufferedAmount < HIGH) { send(c, bytes); return; }
+  if (c.closed) return;
   if (c.queue.length >= QUEUE) c.queue.shift();
   c.queue.push(bytes);
 };
