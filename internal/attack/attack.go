@@ -115,6 +115,8 @@ var All = []Attack{
 	{"room_caps", RoomCaps},
 	{"hostile_text", HostileText},
 	{"lobby_idle", LobbyIdle},
+	{"redis_killed", RedisKilled},
+	{"redis_restarted_empty", RedisRestartedEmpty},
 }
 
 // lineCounter is a slog.Handler counting the records at or above a level.
