@@ -2,6 +2,7 @@ package netutil
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"net"
@@ -45,7 +46,14 @@ func closedByServer(c net.Conn) bool {
 
 func TestHTTPLimitsPerIPAndIdle(t *testing.T) {
 	testutil.CheckGoroutines(t, 5*time.Second)
-	lim := HTTPLimits{ConnsPerIP: 4, IdleTimeout: 100 * time.Millisecond, ReadHeaderTimeout: 100 * time.Millisecond}
+	// The timeouts must outlast the 4 accepts and the 5th's refusal: at
+	// 100 ms a loaded machine (CI at load 25-40) closed one of the 4 by
+	// its header timeout before the 4th was accepted, and the test waited
+	// for 4 open until the binary's 15 minutes ran out. 2 s is far above
+	// such stalls and far below closedByServer's 10 s.
+	lim := HTTPLimits{ConnsPerIP: 4, IdleTimeout: 2 * time.Second, ReadHeaderTimeout: 2 * time.Second}
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute) // a hang guard
+	defer cancel()
 	addr, ll := serveTest(t, lim, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, "ok")
 	}))
@@ -58,7 +66,7 @@ func TestHTTPLimitsPerIPAndIdle(t *testing.T) {
 		defer c.Close()
 		conns = append(conns, c)
 	}
-	testutil.WaitUntil(t.Context(), t, "4 connections accepted", func() bool { n, _ := ll.Stats(); return n == 4 })
+	testutil.WaitUntil(ctx, t, "4 connections accepted", func() bool { n, _ := ll.Stats(); return n == 4 })
 	over, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
@@ -78,7 +86,7 @@ func TestHTTPLimitsPerIPAndIdle(t *testing.T) {
 			t.Fatalf("connection %d not closed", i)
 		}
 	}
-	testutil.WaitUntil(t.Context(), t, "every place freed", func() bool { n, _ := ll.Stats(); return n == 0 })
+	testutil.WaitUntil(ctx, t, "every place freed", func() bool { n, _ := ll.Stats(); return n == 0 })
 }
 
 func TestHTTPLimitsWriteStall(t *testing.T) {
