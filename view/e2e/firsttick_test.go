@@ -16,7 +16,8 @@ import (
 // first verified tick (window.rewindTimes.verified) and the timeline
 // before it: a new demo, browser and bot for each run, 120 ticks (one
 // iteration takes longer than the default -benchtime, so each -count is
-// one sample, its processes stopped before the next). The issue's goal:
+// one sample, its processes stopped before the next), and when the HTML
+// and each file the tab fetched arrived (fetchTimes). The issue's goal:
 // ≤ 3 s for each tab. docs/benchmarks.md:
 //
 //	cd view && go test -run '^$' -bench TabsTogetherFirstTick -count 5 -v ./e2e
@@ -39,6 +40,7 @@ func BenchmarkTabsTogetherFirstTick(b *testing.B) {
 			if err := json.Unmarshal([]byte(eval[string](b, tb, `JSON.stringify(window.rewindTimes)`)), &tl); err != nil {
 				b.Fatal(err)
 			}
+			b.Logf("run %d tab %d fetches (ms from navigation): %s", n, i+1, eval[string](b, tb, fetchTimes))
 			line := ""
 			for _, k := range stages {
 				if v, ok := tl[k]; ok {
@@ -61,3 +63,12 @@ func BenchmarkTabsTogetherFirstTick(b *testing.B) {
 	b.ReportMetric(verified[len(verified)-1], "ms-verified-max")
 	b.Logf("every tab's first verified tick (ms, sorted): %.0f", verified)
 }
+
+// fetchTimes is a tab's HTML's arrival (responseStart, responseEnd) and
+// domInteractive, and each file's request and response end
+// ("start-end"), in ms from navigation (the Resource Timing API).
+const fetchTimes = `(() => {
+	const n = performance.getEntriesByType("navigation")[0], r = {};
+	for (const e of performance.getEntriesByType("resource")) r[e.name.replace(/^.*\//, "").replace(/\?.*/, "")] = Math.round(e.startTime) + "-" + Math.round(e.responseEnd);
+	return JSON.stringify({responseStart: Math.round(n.responseStart), responseEnd: Math.round(n.responseEnd), domInteractive: Math.round(n.domInteractive), files: r});
+})()`
