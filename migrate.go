@@ -55,7 +55,7 @@ type migration[I any] struct {
 	// its server does not know its own player yet.
 	ownPending bool
 	// whyNot is why the last migration could not start (the client's
-	// Handoff false: client.NoHandoff), for the error that ends the
+	// Handoff false: client.HandoffWhy), for the error that ends the
 	// session then.
 	whyNot string
 }
@@ -135,12 +135,12 @@ func (s *Session[I]) startMigration(err error) bool {
 	if err == nil && !lost {
 		return false
 	}
-	h, ok := s.cli.Handoff()
-	if !ok {
+	h, why := s.cli.HandoffWhy()
+	if why != "" {
 		// Not yet, perhaps (its world is being repaired): the relay's
 		// notice stays for the next Update, and an error says why.
 		s.lost.Store(s.lost.Load() || lost)
-		s.mig.whyNot = s.cli.NoHandoff()
+		s.mig.whyNot = why
 		return false
 	}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -34,22 +34,17 @@ type Handoff struct {
 // repaired). It first folds in every tick the server confirmed, so that
 // the world and the roster are of the same tick. A client loading a newer
 // world after a rebase hands off from the tick it had verified before.
-// The client must not be updated afterwards.
+// After a handoff (true) the client must not be updated.
 func (c *Client[I]) Handoff() (Handoff, bool) {
-	h, why := c.handoff()
+	h, why := c.HandoffWhy()
 	return h, why == ""
 }
 
-// NoHandoff says why the client cannot hand off (Handoff's false), or ""
-// if it can: an error that ends a session with host migration names it.
-// Like Handoff, it folds in the confirmed ticks first.
-func (c *Client[I]) NoHandoff() string {
-	_, why := c.handoff()
-	return why
-}
-
-// handoff is Handoff, with why not instead of false.
-func (c *Client[I]) handoff() (Handoff, string) {
+// HandoffWhy is Handoff that says why the client cannot hand off
+// instead of false ("" if it can: no handover data, no world yet, a world
+// being repaired, ticks received but not verified), for the error that
+// ends a session with host migration.
+func (c *Client[I]) HandoffWhy() (Handoff, string) {
 	if c.phase == loading && c.ho.rebased != nil && c.ho.have {
 		h := *c.ho.rebased
 		h.Handover, h.Cookie = c.ho.msg, c.join.cookie

@@ -84,7 +84,6 @@ self.rewindSend = (id, bytes) => {
   if (!c || c.closed) return;
   if (c.port) { c.ch.postMessage(bytes.buffer, [bytes.buffer]); return; }
   if (live(c) && !c.queue.length && c.ch.bufferedAmount < HIGH) { send(c, bytes); return; }
-  if (c.closed) return;
   if (c.queue.length >= QUEUE) c.queue.shift();
   c.queue.push(bytes);
 };
