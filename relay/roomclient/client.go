@@ -243,16 +243,29 @@ func webrtcConfig(base webrtc.Config, relayURL string, ice []webrtc.ICEServer) w
 func firstReply(ctx context.Context, rc *roomClient, replies <-chan roomproto.Msg, want string) (roomproto.Msg, error) {
 	select {
 	case m := <-replies:
-		if m.Type == roomproto.MsgError {
-			return m, &roomproto.Error{Code: m.Error, Re: m.Re, Reason: m.Reason}
-		}
-		if want != "" && m.Type != want {
-			return m, fmt.Errorf("%w: relay answered %q, want %q", roomproto.ErrBadMessage, m.Type, want)
-		}
-		return m, nil
+		return replyOf(m, want)
 	case <-rc.done:
+		// The relay answers and then closes (a refusal): both are ready
+		// and select picks either, so an answer that came before the end
+		// still wins.
+		select {
+		case m := <-replies:
+			return replyOf(m, want)
+		default:
+		}
 		return roomproto.Msg{}, rc.Err()
 	case <-ctx.Done():
 		return roomproto.Msg{}, fmt.Errorf("relay: waiting for %q: %w: %w", want, ErrNoAnswer, ctx.Err())
 	}
+}
+
+// replyOf is the answer m to a request that wants a message of type want.
+func replyOf(m roomproto.Msg, want string) (roomproto.Msg, error) {
+	if m.Type == roomproto.MsgError {
+		return m, &roomproto.Error{Code: m.Error, Re: m.Re, Reason: m.Reason}
+	}
+	if want != "" && m.Type != want {
+		return m, fmt.Errorf("%w: relay answered %q, want %q", roomproto.ErrBadMessage, m.Type, want)
+	}
+	return m, nil
 }

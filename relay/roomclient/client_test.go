@@ -2,6 +2,7 @@ package roomclient
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -67,6 +68,25 @@ func TestGatedReaderKeepsMessagesBehindTheAnswer(t *testing.T) {
 			}
 		case <-ctx.Done():
 			t.Fatalf("%d of %d messages behind the answer reached the handler", i, n)
+		}
+	}
+}
+
+// TestFirstReplyPrefersAnAnswerBeforeTheEnd: a relay that refuses a
+// request answers with an error and closes the connection at once, so the
+// reader has queued the answer and ended the connection both by the time
+// the caller waits: the answer must win every time (a select that picks
+// either made "serve without the token" come back as a closed connection
+// instead of ErrUnauthorized once in CI).
+func TestFirstReplyPrefersAnAnswerBeforeTheEnd(t *testing.T) {
+	for range 200 {
+		rc := &roomClient{done: make(chan struct{}), err: roomproto.ErrRelayClosed}
+		close(rc.done)
+		replies := make(chan roomproto.Msg, 1)
+		replies <- roomproto.ErrorMsg(roomproto.ErrCodeUnauthorized, roomproto.MsgServe, "no proof")
+		_, err := firstReply(context.Background(), rc, replies, roomproto.MsgServing)
+		if !errors.Is(err, roomproto.ErrUnauthorized) {
+			t.Fatalf("firstReply: %v, want ErrUnauthorized", err)
 		}
 	}
 }
