@@ -210,11 +210,13 @@ func (s *ServedRooms) Host(ctx context.Context, code string) (string, error) {
 	rc.send(&roomproto.Msg{Type: roomproto.MsgHost, V: roomproto.V1, Code: code, MaxPlayers: s.opts.MaxPlayers})
 	select {
 	case m := <-w.reply:
-		if m.Type == roomproto.MsgError {
-			return "", &roomproto.Error{Code: m.Error, Re: m.Re, Reason: m.Reason}
-		}
-		return m.Code, nil
+		return hostedCode(m)
 	case <-rc.done:
+		select { // an answer before the end wins (firstReply)
+		case m := <-w.reply:
+			return hostedCode(m)
+		default:
+		}
 		return "", s.end.err(rc)
 	case <-ctx.Done():
 		s.mu.Lock()
@@ -222,6 +224,14 @@ func (s *ServedRooms) Host(ctx context.Context, code string) (string, error) {
 		s.mu.Unlock()
 		return "", fmt.Errorf("relay: waiting for %q: %w: %w", roomproto.MsgHosted, ErrNoAnswer, ctx.Err())
 	}
+}
+
+// hostedCode is the room code of the relay's answer m to "host".
+func hostedCode(m roomproto.Msg) (string, error) {
+	if m.Type == roomproto.MsgError {
+		return "", &roomproto.Error{Code: m.Error, Re: m.Re, Reason: m.Reason}
+	}
+	return m.Code, nil
 }
 
 // handle runs on the reader goroutine of connection rc (the gen-th
