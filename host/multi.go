@@ -159,6 +159,7 @@ type Multi[I any] struct {
 	dropped  uint64     // datagrams dropped: a match's queue was full
 	wake     chan struct{}
 	lag      lagHistogram
+	startLag lagHistogram // the updates' start alone (TickStartLag)
 	updates  atomic.Uint64
 }
 
@@ -494,6 +495,12 @@ func (h *Multi[I]) RoomStats(code string) (rewind.HostStats, bool) {
 // for the rest of their worker's batch, over every update of a running
 // match since the Multi was made: the jitter of the ticks' timing.
 func (h *Multi[I]) TickLag() Lag { return h.lag.snapshot() }
+
+// TickStartLag returns the histogram of how late the matches' updates
+// started after their ticks were due, alone: TickLag without the wait for
+// the rest of the batch. What TickLag has beyond it is the cost of
+// batching a worker's rooms into one send.
+func (h *Multi[I]) TickStartLag() Lag { return h.startLag.snapshot() }
 
 // TickPhase returns the time between two tick phase instants
 // (Options.TickPhases): a tick's period over the phases (over 4 with

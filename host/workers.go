@@ -333,6 +333,7 @@ func (h *Multi[I]) runRoom(r *roomMatch[I], batch transport.Batch) {
 	r.due = r.m.Server.Started() && !now.Before(r.deadline)
 	if r.due {
 		r.late = now.Sub(r.deadline)
+		h.startLag.add(r.late)
 		if batch == nil {
 			h.lag.add(r.late)
 		}

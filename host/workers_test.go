@@ -62,6 +62,9 @@ func schedulerOnTime(t *testing.T, rooms, idle, workers int) {
 	if n := lag.N(); n == 0 || lag.Counts[0] != n {
 		t.Errorf("%d of %d tick updates late (p99 %v, max %v); want none", n-lag.Counts[0], n, lag.Quantile(0.99), lag.Quantile(1))
 	}
+	if st := h.TickStartLag(); st.N() != lag.N() || st.Counts[0] != st.N() {
+		t.Errorf("TickStartLag: %d of %d late, TickLag counted %d; want every one on time, as many", st.N()-st.Counts[0], st.N(), lag.N())
+	}
 	for i, r := range h.order[idle:] {
 		d := time.Since(startAt[i])
 		want := uint32(d / h.period)

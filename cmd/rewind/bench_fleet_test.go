@@ -12,7 +12,8 @@ import (
 // TestBenchFleetCommand runs `rewind bench fleet` small (1 and 2 matches
 // of 2 load bots, in two bot processes that are this test binary re-run
 // as the rewind command (TestMain), and the raw loop): every step's line has the
-// keys the command contract names, the bots all joined, and the last line
+// keys the command contract names (and bot_nice, the bots' niceness:
+// 10 unless told), the bots all joined, and the last line
 // is the 2-match step, whose CPU profile --cpuprofile wrote. The figures themselves are the benchmark's
 // business, not this test's.
 func TestBenchFleetCommand(t *testing.T) {
@@ -37,6 +38,9 @@ func TestBenchFleetCommand(t *testing.T) {
 				t.Errorf("line %d %q lacks %s=", i, l, k)
 			}
 		}
+		if m["bot_nice"] != "10" || m["players_per_core"] == "" {
+			t.Errorf("line %d %q: want bot_nice=10 (the default) and players_per_core=", i, l)
+		}
 		if want := []string{"2", "4"}[i]; m["players"] != want {
 			t.Errorf("line %d: players=%s, want %s", i, m["players"], want)
 		}
@@ -46,5 +50,11 @@ func TestBenchFleetCommand(t *testing.T) {
 	}
 	if code, _, stderr := runCmd("bench", "fleet", "--matches", "0"); code != 2 || !strings.Contains(stderr, "--matches 0") {
 		t.Errorf("--matches 0: exit %d, %q", code, stderr)
+	}
+	if code, _, stderr := runCmd("bench", "fleet", "--bot-nice", "20"); code != 2 || !strings.Contains(stderr, "--bot-nice 20") {
+		t.Errorf("--bot-nice 20: exit %d, %q", code, stderr)
+	}
+	if code, _, stderr := runCmd("bench", "fleet", "--bot-cpus", "x"); code != 2 || !strings.Contains(stderr, "--bot-cpus") {
+		t.Errorf("--bot-cpus x: exit %d, %q", code, stderr)
 	}
 }

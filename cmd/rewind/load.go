@@ -51,6 +51,8 @@ type fleetFlags struct {
 	steps                            string
 	raw, socketReader                bool
 	cpuProfile                       string
+	botNice                          int
+	botCPUs                          string
 	// The bot process (internal): --bot-server ADDR --bot-local IP
 	// --bot-rooms CODE,CODE,... (or --bot-raw SIZE).
 	botServer, botLocal, botRooms string
@@ -69,6 +71,8 @@ func (f *fleetFlags) add(fs *flag.FlagSet) {
 	fs.IntVar(&f.tickPhases, "tick-phases", 0, "instants a tick the matches' ticks share (host.Options.TickPhases; default 4, -1: each its own)")
 	fs.BoolVar(&f.raw, "raw", true, "also measure a raw socket loop at the last step, for vs_raw")
 	fs.BoolVar(&f.socketReader, "socket-reader", false, "the server's socket read by its own goroutine as datagrams arrive (host.Options.SocketReader), not drained at the tick phases: the scheduling before issue 33")
+	fs.IntVar(&f.botNice, "bot-nice", benchfleet.DefaultBotNice, "the bot processes' niceness over the server's (Linux: 0 runs them at the server's CPU priority; higher lets the server's ticks run first when both want a core)")
+	fs.StringVar(&f.botCPUs, "bot-cpus", "", "comma-separated CPUs the bot processes may run on (Linux; default any)")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the last step's measured window (the server process) to this file")
 	fs.StringVar(&f.botServer, "bot-server", "", "internal: run as a bot process of bench fleet, against this server")
 	fs.StringVar(&f.botLocal, "bot-local", "127.0.0.1", "internal: the bot process's local IP")
@@ -127,10 +131,16 @@ func runBenchFleet(args []string, stdout, stderr io.Writer) error {
 		return usageError{errors.New("--seconds must be positive")}
 	case f.procs < 1 || f.procs > 200:
 		return usageError{fmt.Errorf("--bot-procs %d: want 1..200", f.procs)}
+	case f.botNice < 0 || f.botNice > 19:
+		return usageError{fmt.Errorf("--bot-nice %d: want 0..19", f.botNice)}
 	}
 	steps, err := f.stepList()
 	if err != nil {
 		return err
+	}
+	cpus, err := bench.ParseCPUs(f.botCPUs)
+	if err != nil {
+		return usageError{fmt.Errorf("--bot-cpus: %w", err)}
 	}
 	command, err := childCommand()
 	if err != nil {
@@ -138,7 +148,8 @@ func runBenchFleet(args []string, stdout, stderr io.Writer) error {
 	}
 	_, err = benchfleet.Run(context.Background(), benchfleet.Config{Steps: steps, Players: f.players, Procs: f.procs, Workers: f.workers,
 		TickPhases: f.tickPhases, Window: time.Duration(f.seconds * float64(time.Second)), Raw: f.raw, SocketReader: f.socketReader, CPUProfile: f.cpuProfile,
-		Command: command, Log: stderr, OnStep: func(st benchfleet.Step) { keyValues(stdout, st.Pairs()...) }})
+		Command: command, BotSched: bench.Sched{Nice: f.botNice, CPUs: cpus}, Log: stderr,
+		OnStep: func(st benchfleet.Step) { keyValues(stdout, st.Pairs()...) }})
 	return err
 }
 

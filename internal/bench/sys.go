@@ -66,3 +66,33 @@ func SocketDrops(port uint16) uint64 {
 
 // Ms formats d in milliseconds with two decimals.
 func Ms(d time.Duration) string { return strconv.FormatFloat(float64(d)/1e6, 'f', 2, 64) }
+
+// RunDelay returns how long this process's threads have waited, runnable,
+// for a CPU (the second field of /proc/self/task/*/schedstat, summed over
+// the threads there now): the time the kernel ran something else while
+// the process had work. 0 where the system does not say.
+func RunDelay() time.Duration {
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return 0
+	}
+	var sum time.Duration
+	for _, t := range tasks {
+		b, err := os.ReadFile("/proc/self/task/" + t.Name() + "/schedstat")
+		if err != nil {
+			continue
+		}
+		if f := strings.Fields(string(b)); len(f) >= 2 {
+			ns, _ := strconv.ParseInt(f[1], 10, 64)
+			sum += time.Duration(ns)
+		}
+	}
+	return sum
+}
+
+// GCCycles returns the garbage collections this process has completed.
+func GCCycles() uint32 {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.NumGC
+}

@@ -18,6 +18,13 @@ import (
 	"github.com/rewindnet/rewind/internal/bench"
 )
 
+// DefaultBotNice is the bots' niceness over the server's unless bench
+// fleet is told otherwise (--bot-nice): on two cores the bots' 8
+// processes, woken by every batch the server sends, kept the server's
+// threads waiting for a core (docs/benchmarks.md, *What makes the ticks
+// late*).
+const DefaultBotNice = 10
+
 // TickRate is the tick rate of bench fleet's game (the light test game
 // at the default rate).
 const TickRate = game.DefaultTickRate
@@ -45,6 +52,12 @@ type Config struct {
 	// Command runs the rewind command (its executable first): the bots'
 	// child processes are `Command bench fleet --bot-server ...`.
 	Command []string
+	// BotSched is how the bots' processes (the raw loop's too) are
+	// scheduled: on a machine they share with the server, at a lower
+	// CPU priority (bench.Sched.Nice), so that the server's ticks do not
+	// wait for them (DefaultBotNice; the raw loop's own process runs as
+	// the server does).
+	BotSched bench.Sched
 	// Log gets the progress lines and the children's errors (nil: none).
 	Log io.Writer
 	// OnStep, when set, gets each step as soon as it is measured.
@@ -82,6 +95,8 @@ type Step struct {
 	PlayersPerCore float64
 	// Load1 is the machine's 1-minute load average after the step.
 	Load1 string
+	// BotNice is the bots' niceness over the server's (Config.BotSched).
+	BotNice int
 }
 
 // Pairs returns the step's key=value pairs, in the order of its line.
@@ -104,7 +119,7 @@ func (st Step) Pairs() []any {
 		pairs = append(pairs, "raw_us_per_player_tick", fmt.Sprintf("%.2f", st.RawUsPerPlayerTick),
 			"vs_raw", fmt.Sprintf("%.2f", st.UsPerPlayerTick/st.RawUsPerPlayerTick))
 	}
-	return append(pairs, "players_per_core", fmt.Sprintf("%.0f", st.PlayersPerCore))
+	return append(pairs, "bot_nice", st.BotNice, "players_per_core", fmt.Sprintf("%.0f", st.PlayersPerCore))
 }
 
 // Run measures each step in turn and returns them.
@@ -132,7 +147,7 @@ func Run(ctx context.Context, cfg Config) ([]Step, error) {
 		if len(steps) > 0 {
 			st.VsOneMatch = st.UsPerPlayerTick / steps[0].UsPerPlayerTick
 		}
-		st.Load1 = bench.LoadAvg()
+		st.Load1, st.BotNice = bench.LoadAvg(), cfg.BotSched.Nice
 		steps = append(steps, st)
 		if cfg.OnStep != nil {
 			cfg.OnStep(st)
@@ -151,7 +166,7 @@ const RawRounds = 5
 // writes a CPU profile of the measured span there.
 func step(cfg Config, m int, baseHeap uint64, profile string, raw bool) (Step, error) {
 	r, err := StartRig(RigConfig{Matches: m, Players: cfg.Players, Procs: cfg.Procs, Workers: cfg.Workers, TickPhases: cfg.TickPhases,
-		SocketReader: cfg.SocketReader, Command: cfg.Command, Log: cfg.Log})
+		SocketReader: cfg.SocketReader, Command: cfg.Command, BotSched: cfg.BotSched, Log: cfg.Log})
 	if err != nil {
 		return Step{}, err
 	}
@@ -185,6 +200,10 @@ func step(cfg Config, m int, baseHeap uint64, profile string, raw bool) (Step, e
 	fmt.Fprintf(cfg.Log, "bench fleet: %d matches: tick lateness p50 %s ms, p99 %s, max %s; %d of %d ticks (%.2f per 1000) more than a phase (%s ms) late\n",
 		m, bench.Ms(w.lag.Quantile(0.5)), bench.Ms(w.lag.Quantile(0.99)), bench.Ms(w.lag.Quantile(1)), w.lag.Over(phase), w.lag.N(),
 		float64(w.lag.Over(phase))*1000/float64(max(w.lag.N(), 1)), bench.Ms(phase))
+	fmt.Fprintf(cfg.Log, "bench fleet: %d matches: the ticks' start alone (without the wait for their batch's other rooms and its send): p50 %s ms, p99 %s, max %s\n",
+		m, bench.Ms(w.startLag.Quantile(0.5)), bench.Ms(w.startLag.Quantile(0.99)), bench.Ms(w.startLag.Quantile(1)))
+	fmt.Fprintf(cfg.Log, "bench fleet: %d matches: the server's threads waited %v for a CPU (%.0f%% of the window; they ran %v), %d garbage collections; bots at nice +%d\n",
+		m, w.runDelay.Round(time.Millisecond), 100*w.runDelay.Seconds()/max(w.wall.Seconds(), 1e-9), w.cpu.Round(time.Millisecond), w.gcs, cfg.BotSched.Nice)
 	if raw {
 		fmt.Fprintf(cfg.Log, "bench fleet: raw loop: %d peers, %v CPU for %d in + %d out (%d B in, %d B out); vs_raw by round %s\n",
 			w.rawPeers, w.rawCPU.Round(time.Millisecond), w.rawIn, w.rawOut, w.inSize, w.outSize, w.roundRatios())

@@ -71,7 +71,7 @@ func startRawLoop(cfg Config, peers, inSize, outSize int) (_ *rawLoop, err error
 		if i < peers%procs {
 			n++
 		}
-		bot, err := bench.Start(cfg.Command, nil, cfg.Log, "bench", "fleet", "--bot-server", addr, "--bot-local", BotIP(i),
+		bot, err := bench.StartSched(cfg.BotSched, cfg.Command, nil, cfg.Log, "bench", "fleet", "--bot-server", addr, "--bot-local", BotIP(i),
 			"--bot-raw", strconv.Itoa(inSize), "--bot-count", strconv.Itoa(n))
 		if err != nil {
 			return nil, err

@@ -33,6 +33,8 @@ type RigConfig struct {
 	UDP udp.Config
 	// Command runs the rewind command (see Config.Command).
 	Command []string
+	// BotSched is how the bots' processes are scheduled (Config.BotSched).
+	BotSched bench.Sched
 	// Log gets the progress lines and the children's errors.
 	Log io.Writer
 }
@@ -102,7 +104,7 @@ func (r *Rig) startBots(cfg RigConfig, rooms []string) error {
 		}
 	}
 	for i, rs := range per {
-		cmd, err := bench.Start(cfg.Command, nil, cfg.Log, "bench", "fleet", "--bot-server", r.Addr.String(), "--bot-local", BotIP(i), "--bot-rooms", strings.Join(rs, ","))
+		cmd, err := bench.StartSched(cfg.BotSched, cfg.Command, nil, cfg.Log, "bench", "fleet", "--bot-server", r.Addr.String(), "--bot-local", BotIP(i), "--bot-rooms", strings.Join(rs, ","))
 		if err != nil {
 			return err
 		}
@@ -141,14 +143,19 @@ func (r *Rig) Close() {
 
 // Sample is what a measurement window starts and ends with.
 type Sample struct {
-	// Stats and Lag are the host's.
-	Stats host.Stats
-	Lag   host.Lag
+	// Stats, Lag and StartLag (TickStartLag) are the host's.
+	Stats         host.Stats
+	Lag, StartLag host.Lag
 	// CPU is this process's, user+system; At when the sample was taken.
 	CPU time.Duration
 	At  time.Time
-	// Mallocs is the heap objects allocated by this process so far.
+	// Mallocs is the heap objects allocated by this process so far,
+	// GCs its garbage collections.
 	Mallocs uint64
+	GCs     uint32
+	// RunDelay is how long this process's threads have waited for a CPU
+	// (bench.RunDelay).
+	RunDelay time.Duration
 	// KernelDrops counts the datagrams the kernel dropped for the
 	// server's socket (its receive buffer full), where it says.
 	KernelDrops uint64
@@ -158,6 +165,6 @@ type Sample struct {
 func (r *Rig) Sample() Sample {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	return Sample{Stats: r.Host.Stats(), Lag: r.Host.TickLag(), CPU: cputime.Process(), At: time.Now(), Mallocs: ms.Mallocs,
-		KernelDrops: bench.SocketDrops(r.Addr.Port())}
+	return Sample{Stats: r.Host.Stats(), Lag: r.Host.TickLag(), StartLag: r.Host.TickStartLag(), CPU: cputime.Process(), At: time.Now(), Mallocs: ms.Mallocs, GCs: ms.NumGC,
+		RunDelay: bench.RunDelay(), KernelDrops: bench.SocketDrops(r.Addr.Port())}
 }

@@ -14,9 +14,11 @@ type windows struct {
 	players                        int
 	playerTicks, late              uint64
 	cpu, wall                      time.Duration
-	lag                            host.Lag
+	lag, startLag                  host.Lag
 	dgIn, dgOut, bytesIn, bytesOut uint64
 	updates, reads, flushes        uint64
+	gcs                            uint32
+	runDelay                       time.Duration
 
 	rawPeers, inSize, outSize int
 	rawIn, rawOut             uint64
@@ -33,6 +35,7 @@ func (w *windows) add(a, b Sample) {
 	w.cpu += b.CPU - a.CPU
 	w.wall += b.At.Sub(a.At)
 	w.lag = w.lag.Add(b.Lag.Sub(a.Lag))
+	w.startLag = w.startLag.Add(b.StartLag.Sub(a.StartLag))
 	w.dgIn += s1.UDP.DatagramsIn - s0.UDP.DatagramsIn
 	w.dgOut += s1.UDP.DatagramsOut - s0.UDP.DatagramsOut
 	w.bytesIn += s1.UDP.BytesIn - s0.UDP.BytesIn
@@ -40,6 +43,8 @@ func (w *windows) add(a, b Sample) {
 	w.updates += s1.Updates - s0.Updates
 	w.reads += s1.UDP.Reads - s0.UDP.Reads
 	w.flushes += s1.UDP.Flushes - s0.UDP.Flushes
+	w.gcs += b.GCs - a.GCs
+	w.runDelay += b.RunDelay - a.RunDelay
 }
 
 // server measures one window of the server of length d.
