@@ -113,3 +113,21 @@ func TestStartSched(t *testing.T) {
 		}
 	}
 }
+
+// TestProcCPU: this process's CPU by /proc/PID/stat grows as it spins
+// (until it has grown, however long a loaded machine takes), and a
+// process that does not exist has none.
+func TestProcCPU(t *testing.T) {
+	a := ProcCPU(os.Getpid())
+	deadline := time.Now().Add(time.Minute)
+	for ProcCPU(os.Getpid()) < a+50*time.Millisecond {
+		if time.Now().After(deadline) {
+			t.Fatalf("CPU %v after a minute's spin, %v before", ProcCPU(os.Getpid()), a)
+		}
+		for start := time.Now(); time.Since(start) < 10*time.Millisecond; {
+		}
+	}
+	if c := ProcCPU(1 << 30); c != 0 {
+		t.Errorf("no such process: %v", c)
+	}
+}

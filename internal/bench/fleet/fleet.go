@@ -202,8 +202,9 @@ func step(cfg Config, m int, baseHeap uint64, profile string, raw bool) (Step, e
 		float64(w.lag.Over(phase))*1000/float64(max(w.lag.N(), 1)), bench.Ms(phase))
 	fmt.Fprintf(cfg.Log, "bench fleet: %d matches: the ticks' start alone (without the wait for their batch's other rooms and its send): p50 %s ms, p99 %s, max %s\n",
 		m, bench.Ms(w.startLag.Quantile(0.5)), bench.Ms(w.startLag.Quantile(0.99)), bench.Ms(w.startLag.Quantile(1)))
-	fmt.Fprintf(cfg.Log, "bench fleet: %d matches: the server's threads waited %v for a CPU (%.0f%% of the window; they ran %v), %d garbage collections; bots at nice +%d\n",
-		m, w.runDelay.Round(time.Millisecond), 100*w.runDelay.Seconds()/max(w.wall.Seconds(), 1e-9), w.cpu.Round(time.Millisecond), w.gcs, cfg.BotSched.Nice)
+	fmt.Fprintf(cfg.Log, "bench fleet: %d matches: the server's threads waited %v for a CPU (%.0f%% of the window; they ran %v), %d garbage collections; bots at nice +%d ran %v (%.2f µs per player-tick)\n",
+		m, w.runDelay.Round(time.Millisecond), 100*w.runDelay.Seconds()/max(w.wall.Seconds(), 1e-9), w.cpu.Round(time.Millisecond), w.gcs, cfg.BotSched.Nice,
+		w.botCPU.Round(time.Millisecond), w.botCPU.Seconds()*1e6/float64(max(w.playerTicks, 1)))
 	if raw {
 		fmt.Fprintf(cfg.Log, "bench fleet: raw loop: %d peers, %v CPU for %d in + %d out (%d B in, %d B out); vs_raw by round %s\n",
 			w.rawPeers, w.rawCPU.Round(time.Millisecond), w.rawIn, w.rawOut, w.inSize, w.outSize, w.roundRatios())

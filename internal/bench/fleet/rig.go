@@ -154,8 +154,8 @@ type Sample struct {
 	Mallocs uint64
 	GCs     uint32
 	// RunDelay is how long this process's threads have waited for a CPU
-	// (bench.RunDelay).
-	RunDelay time.Duration
+	// (bench.RunDelay); BotCPU the bots' processes' CPU.
+	RunDelay, BotCPU time.Duration
 	// KernelDrops counts the datagrams the kernel dropped for the
 	// server's socket (its receive buffer full), where it says.
 	KernelDrops uint64
@@ -166,5 +166,14 @@ func (r *Rig) Sample() Sample {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	return Sample{Stats: r.Host.Stats(), Lag: r.Host.TickLag(), StartLag: r.Host.TickStartLag(), CPU: cputime.Process(), At: time.Now(), Mallocs: ms.Mallocs, GCs: ms.NumGC,
-		RunDelay: bench.RunDelay(), KernelDrops: bench.SocketDrops(r.Addr.Port())}
+		RunDelay: bench.RunDelay(), BotCPU: r.botCPU(), KernelDrops: bench.SocketDrops(r.Addr.Port())}
+}
+
+// botCPU returns the CPU the bots' processes have used so far.
+func (r *Rig) botCPU() time.Duration {
+	var sum time.Duration
+	for _, c := range r.bots {
+		sum += bench.ProcCPU(c.Process.Pid)
+	}
+	return sum
 }

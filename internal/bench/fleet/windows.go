@@ -18,7 +18,7 @@ type windows struct {
 	dgIn, dgOut, bytesIn, bytesOut uint64
 	updates, reads, flushes        uint64
 	gcs                            uint32
-	runDelay                       time.Duration
+	runDelay, botCPU               time.Duration
 
 	rawPeers, inSize, outSize int
 	rawIn, rawOut             uint64
@@ -45,6 +45,7 @@ func (w *windows) add(a, b Sample) {
 	w.flushes += s1.UDP.Flushes - s0.UDP.Flushes
 	w.gcs += b.GCs - a.GCs
 	w.runDelay += b.RunDelay - a.RunDelay
+	w.botCPU += b.BotCPU - a.BotCPU
 }
 
 // server measures one window of the server of length d.
