@@ -155,3 +155,66 @@ func BenchmarkServerTick(b *testing.B) {
 	b.ReportMetric(float64(spent.Microseconds())/ticks, "server-µs/tick")
 	b.Logf("%s; server at tick %d", cpuClock, srv.Stats().Tick)
 }
+
+// TestSeatRebasedPastUntil: a seat whose session is not run for longer
+// than its server keeps ticks (a tab's Worker starved) is rebased to the
+// world of a tick past its Until: it stops there without an error, done,
+// its status naming the tick it has and that tick's hash.
+func TestSeatRebasedPastUntil(t *testing.T) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	net := transport.NewSimNetwork(1, start)
+	net.SetDefaultLink(transport.LinkConfig{Latency: 10 * time.Millisecond})
+	conn, _ := net.Listen("host")
+	host, err := NewPlayer(Config{Room: "K3F9QX", Side: 32}, func(g rewind.Game[sand.Input], opts rewind.Options) (*rewind.Session[sand.Input], error) {
+		return migrate.PlayHost(g, conn, server.Config{History: 500 * time.Millisecond}, opts)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer host.Close()
+	const until = 120
+	pconn, _ := net.Dial("player", "host")
+	p, err := NewPlayer(Config{Room: "K3F9QX", Side: 32, Until: until}, func(g rewind.Game[sand.Input], opts rewind.Options) (*rewind.Session[sand.Input], error) {
+		return rewind.Connect(g, pconn, opts)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	p.SetInput(sand.Input{MoveY: 1, Pour: true, Material: sand.Water})
+	now := start
+	step := func(player bool) {
+		now = now.Add(time.Millisecond)
+		net.Advance(now)
+		host.Tick(now)
+		if player {
+			p.Tick(now)
+		}
+	}
+	for i := 0; p.Stats().Verified < until-30; i++ {
+		if i > 10000 {
+			t.Fatalf("the player has not verified tick %d in 10 s: %s", until-30, p.Status())
+		}
+		step(true)
+	}
+	for range 1500 { // the player starved 1.5 s: the host runs 90 ticks past its History
+		step(false)
+	}
+	for i := 0; !p.Done(); i++ {
+		if i > 10000 {
+			t.Fatalf("the player is not done 10 s after it starved: %s", p.Status())
+		}
+		step(true)
+	}
+	st := kv(p.Status())
+	if p.Err() != nil || st["state"] != "done" {
+		t.Fatalf("the rebased player: err %v, status %v", p.Err(), st)
+	}
+	if p.Stats().Rebases == 0 {
+		t.Fatalf("the player was not rebased: %v", st)
+	}
+	v := p.Stats().Verified
+	if st["verified_tick"] != fmt.Sprint(v) || v <= until || st["verified_hash"] != fmt.Sprintf("%016x", p.Stats().VerifiedHash) {
+		t.Errorf("the rebased player's status %v; its verified tick %d, hash %016x", st, v, p.Stats().VerifiedHash)
+	}
+}

@@ -29,7 +29,11 @@ type Config struct {
 	Side int
 	// Until, if not 0, stops the player once its verified tick reaches it
 	// (like `rewind play --until-tick`): the session says bye and the
-	// status keeps the verified hash of exactly that tick.
+	// status keeps the verified hash of exactly that tick. A player
+	// rebased past it (it fell further behind than the server keeps
+	// ticks: its next world was the server's of a later tick) stops
+	// there, its status keeping that tick and its hash: it never
+	// verified Until.
 	Until uint32
 	// Timeout is how long the server may stay silent (0: the client's
 	// default).
@@ -137,7 +141,8 @@ func (p *Seat[I, G]) onDesync(tick uint32, _, _ uint64) {
 }
 
 // Tick runs the session at now: everything that arrived and every tick
-// that is due. Once Config.Until is verified (or the session fails)
+// that is due. Once Config.Until is verified (or passed by a rebase, or
+// the session fails)
 // it closes the session and does nothing more; Err says why it stopped.
 // A session that hosts the match when it reaches Until serves on (as
 // `rewind play` does) until no other player is in the match: Serving.
@@ -164,7 +169,10 @@ func (p *Seat[I, G]) Tick(now time.Time) {
 			p.err = fmt.Errorf("tick %d desynced: verified_hash %016x differs from the server's", p.until, p.untilHash)
 		}
 	case p.until != 0 && st.Verified > p.until:
-		p.err = fmt.Errorf("verified tick %d is past until-tick %d, which this player never verified", st.Verified, p.until)
+		// Rebased past Until (it fell further behind than the server
+		// keeps ticks, and the server's world of a later tick replaced
+		// its own): it stops at the tick it has, which its status names
+		// (final); it has no hash of Until's to show.
 	default:
 		p.mu.Unlock()
 		return
@@ -280,7 +288,8 @@ func (p *Seat[I, G]) final() (uint32, uint64, rewind.Stats) {
 // `rewind play`'s status lines) and hosting (true while this seat's
 // session hosts the match: a tab that hosts a room, or took the hosting
 // over in a migration). Once Until is reached,
-// verified_tick is Until and verified_hash that tick's hash.
+// verified_tick is Until and verified_hash that tick's hash (or, for a
+// player rebased past Until, the tick it has and its hash).
 func (p *Seat[I, G]) Status() string {
 	tick, hash, st := p.final()
 	p.mu.Lock()
