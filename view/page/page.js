@@ -173,15 +173,16 @@
   // the trickled candidates; once the channel opens, connected to the
   // relay and joined to the Worker (failed, with the reason, if not
   // within 30 s). The relay's host_lost goes to the Worker (lost), which
-  // claims the room again through the page's Go; the Worker's leave
-  // closes the connection. It resolves to true once the channel is open,
+  // claims the room again through the page's Go; after the relay's
+  // ended nothing more is signalled (a join not open yet fails: the room
+  // ended); the Worker's leave closes the connection. It resolves to true once the channel is open,
   // to false if the join failed.
   function join(relay, room, watch) {
     return new Promise((settled) => {
       const ws = new PageSocket(relay);
-      let pc = null, id = 0, done = false, described = false, remote = false;
+      let pc = null, id = 0, done = false, described = false, remote = false, over = false;
       const outbox = [], inbox = [];
-      const send = (m) => { if (ws.readyState === 1) ws.send(JSON.stringify(m)); };
+      const send = (m) => { if (ws.readyState === 1 && !over) ws.send(JSON.stringify(m)); }; // none once the room ended
       const signal = (s) => send({ type: "signal", signal: s });
       const close = () => { ws.onclose = null; ws.close(1000, "bye"); if (pc) pc.close(); };
       const fail = (why) => {
@@ -253,7 +254,11 @@
         switch (m.type) {
           case "signal": if (m.signal && pc) fromHost(m.signal).catch((err) => fail("webrtc: the host's " + m.signal.kind + ": " + err)); return;
           case "host_lost": if (id) worker.postMessage({ t: "lost", id }); return;
-          case "ended": console.warn("rewind: room " + room + " ended: " + (m.reason || "")); return;
+          case "ended": // no more signals (the relay closes a socket that signals outside a room); a join not done fails
+            over = true;
+            console.warn("rewind: room " + room + " ended: " + (m.reason || ""));
+            fail("the room ended" + (m.reason ? " (" + m.reason + ")" : ""));
+            return;
           case "error": console.warn("rewind: the relay: " + m.error + " (" + m.re + "): " + m.reason); return;
         }
       };
