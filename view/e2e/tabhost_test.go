@@ -73,13 +73,12 @@ func TestTabHosts(t *testing.T) {
 		return num(t, st, "verified_tick") >= hostUntil
 	})
 	t.Logf("tick %d: tab B %v; bot %v; host tab A now %v", hostUntil, bEnd, botEnd, aNow)
-	for name, st := range map[string]map[string]string{"tab B": bEnd, "bot": botEnd} {
-		if st["verified_tick"] != strconv.Itoa(hostUntil) || len(st["verified_hash"]) != 16 || st["hosting"] != "false" || st["migrations"] != "0" {
+	ends := map[string]map[string]string{"tab B": bEnd, "bot": botEnd}
+	untilHashes(t, hostUntil, ends)
+	for name, st := range ends {
+		if st["hosting"] != "false" || st["migrations"] != "0" {
 			t.Errorf("%s ended with %v", name, st)
 		}
-	}
-	if bEnd["verified_hash"] != botEnd["verified_hash"] {
-		t.Errorf("verified hashes at tick %d differ: tab B %s, bot %s", hostUntil, bEnd["verified_hash"], botEnd["verified_hash"])
 	}
 	if bEnd["player"] == botEnd["player"] || bEnd["player"] == aNow["player"] || botEnd["player"] == aNow["player"] {
 		t.Errorf("players not distinct: tab A %s, tab B %s, bot %s", aNow["player"], bEnd["player"], botEnd["player"])
@@ -118,7 +117,12 @@ func closeTab(t *testing.T, ctx context.Context) {
 // shows tick 2400's verified hash too, with migrations=1, player=- and
 // hosting=false, its state never failed or done before it.
 // Logged: the closing → the next verified tick in B and C and the
-// watching tab (docs/benchmarks.md).
+// watching tab (docs/benchmarks.md). On a loaded machine the room may
+// move before the close (tab A's Worker starved past the relay's
+// ping): that move is the test's (logged; migrations >= 1 then, and a
+// watching tab that joined the new host directly need not move), and a
+// player rebased past tick 2400 stops at the tick it got, its hash not
+// compared (untilHashes).
 func TestTabTakesOver(t *testing.T) { takeOver(t, true) }
 
 // TestTabTakesOverFromTab is TestTabTakesOver without the bot and the
@@ -168,12 +172,28 @@ func takeOver(t *testing.T, withBot bool) {
 			return num(t, st, "verified_tick") >= wt+60
 		})
 	}
-	before := map[string]int{}
+	// The room may have moved before the close: tab A's Worker starved
+	// past the relay's ping (a loaded machine), the others took the
+	// match over and A joined it again as a player (or hosts it again,
+	// having claimed it first). Then that move is the one the test
+	// sees (said in the log), and closing A moves the match once more
+	// only if A hosts it again.
+	before, moved := map[string]int{}, map[string]int{}
+	tabs := map[string]context.Context{}
 	for i, tb := range players {
-		before[names[i]] = num(t, status(t, tb), "verified_tick")
+		tabs[names[i]] = tb
 	}
 	if watcher != nil {
-		before["watching tab"] = num(t, status(t, watcher), "verified_tick")
+		tabs["watching tab"] = watcher
+	}
+	for name, tb := range tabs {
+		st := status(t, tb)
+		before[name], moved[name] = num(t, st, "verified_tick"), num(t, st, "migrations")
+	}
+	aSt := status(t, ta)
+	early := aSt["hosting"] != "true" || moved["tab B"]+moved["tab C"]+moved["watching tab"] > 0
+	if early {
+		t.Logf("the room moved before tab A was closed (A's Worker starved past the relay's ping): tab A %v, moves so far %v; that move counts as the move", aSt, moved)
 	}
 	closeTab(t, ta)
 	closed := time.Now()
@@ -182,20 +202,25 @@ func takeOver(t *testing.T, withBot bool) {
 	// once it has migrated.
 	for i, tb := range players {
 		waitStatus(t, tb, names[i]+" migrates", 2*time.Minute, func(st map[string]string) bool {
-			return st["migrations"] == "1" && num(t, st, "verified_tick") > before[names[i]]
+			return num(t, st, "migrations") >= max(moved[names[i]], 1) && num(t, st, "verified_tick") > before[names[i]]
 		})
-		t.Logf("%s: migrations=1 and a verified tick past %d %v after the close", names[i], before[names[i]], time.Since(closed).Round(time.Millisecond))
+		t.Logf("%s: migrations>=1 and a verified tick past %d %v after the close", names[i], before[names[i]], time.Since(closed).Round(time.Millisecond))
 	}
 	if watcher != nil {
 		// Its state stays spectating through the move (never failed or
-		// done before the until tick).
+		// done before the until tick). A watching tab opened after an
+		// early move joined the new host directly: it has no move to make.
+		want := 1
+		if early {
+			want = moved["watching tab"]
+		}
 		waitStatus(t, watcher, "the watching tab migrates", 2*time.Minute, func(st map[string]string) bool {
-			if st["state"] == "failed" || (st["state"] == "done" && st["verified_tick"] != until) {
+			if st["state"] == "failed" || (st["state"] == "done" && num(t, st, "verified_tick") < takeoverUntil) {
 				t.Fatalf("the watching tab during the move: %v", st)
 			}
-			return st["migrations"] == "1" && num(t, st, "verified_tick") > before["watching tab"]
+			return num(t, st, "migrations") >= want && num(t, st, "verified_tick") > before["watching tab"]
 		})
-		t.Logf("watching tab: migrations=1 and a verified tick past %d %v after the close", before["watching tab"], time.Since(closed).Round(time.Millisecond))
+		t.Logf("watching tab: migrations>=%d and a verified tick past %d %v after the close", want, before["watching tab"], time.Since(closed).Round(time.Millisecond))
 	}
 	ends := map[string]map[string]string{}
 	for i, tb := range players {
@@ -203,27 +228,25 @@ func takeOver(t *testing.T, withBot bool) {
 			return st["state"] == "done"
 		})
 	}
+	if withBot {
+		ends["bot"] = bot.result(t, "rewind play")
+	}
+	ref := untilHashes(t, takeoverUntil, ends)
 	if watcher != nil {
 		st := waitStatus(t, watcher, "the watching tab reaches the until tick", 3*time.Minute, func(st map[string]string) bool {
 			return st["state"] == "done" || st["state"] == "failed"
 		})
 		t.Logf("watching tab: %v", st)
-		if st["state"] != "done" || st["verified_tick"] != until || st["verified_hash"] != ends["tab B"]["verified_hash"] ||
-			st["migrations"] != "1" || st["player"] != "-" || st["hosting"] != "false" {
-			t.Errorf("the watching tab ended with %v; tab B's hash at tick %s: %s", st, until, ends["tab B"]["verified_hash"])
+		untilHashes(t, takeoverUntil, map[string]map[string]string{"watching tab": st, "the players": {"verified_tick": until, "verified_hash": ref}})
+		if st["state"] != "done" || num(t, st, "migrations") < 1 && !early || st["player"] != "-" || st["hosting"] != "false" {
+			t.Errorf("the watching tab ended with %v", st)
 		}
-	}
-	if withBot {
-		ends["bot"] = bot.result(t, "rewind play")
 	}
 	hosts := 0
 	for name, st := range ends {
 		t.Logf("%s: %v", name, st)
-		if st["verified_tick"] != until || len(st["verified_hash"]) != 16 || st["migrations"] != "1" {
-			t.Errorf("%s ended with %v", name, st)
-		}
-		if st["verified_hash"] != ends["tab B"]["verified_hash"] {
-			t.Errorf("verified hashes at tick %s differ: %s %s, tab B %s", until, name, st["verified_hash"], ends["tab B"]["verified_hash"])
+		if n, _ := strconv.Atoi(st["migrations"]); n < 1 || !early && n != 1 {
+			t.Errorf("%s ended with %v: want migrations=1 (>= 1 after an early move)", name, st)
 		}
 		if id, ok := ids[name]; ok && st["player"] != id {
 			t.Errorf("%s was player %s before the move and %s after", name, id, st["player"])
@@ -235,6 +258,34 @@ func takeOver(t *testing.T, withBot bool) {
 	if hosts != 1 {
 		t.Errorf("%d of %v end hosting, want exactly 1", hosts, ends)
 	}
+}
+
+// untilHashes checks the players' final statuses (name → status) at
+// the until tick: each verified it with one hash of 16 hex digits, the
+// same for all, which it returns; a player rebased past it (it fell
+// further behind than the server keeps ticks, and stopped at the later
+// tick it got: view/seat) has no hash of the until tick and is only
+// logged. At least one verified the until tick.
+func untilHashes(t *testing.T, until int, ends map[string]map[string]string) string {
+	t.Helper()
+	ref, refName := "", ""
+	for name, st := range ends {
+		v, _ := strconv.Atoi(st["verified_tick"])
+		switch {
+		case v > until && len(st["verified_hash"]) == 16:
+			t.Logf("%s was rebased past the until tick %d (its world of tick %d came from the server): it has no hash of the until tick; not compared", name, until, v)
+		case v != until || len(st["verified_hash"]) != 16:
+			t.Errorf("%s ended with %v, want verified_tick=%d and a hash", name, st, until)
+		case ref == "":
+			ref, refName = st["verified_hash"], name
+		case st["verified_hash"] != ref:
+			t.Errorf("verified hashes at tick %d differ: %s %s, %s %s", until, name, st["verified_hash"], refName, ref)
+		}
+	}
+	if ref == "" {
+		t.Errorf("none of %v verified the until tick %d", ends, until)
+	}
+	return ref
 }
 
 // logConsole keeps what the tab's console says (and its uncaught
@@ -302,6 +353,7 @@ func TestTabTakesOverFromServe(t *testing.T) {
 	}
 	killed := time.Now()
 	ends := make([]map[string]string, len(tabs))
+	byName := map[string]map[string]string{}
 	hosts := 0
 	for i, tb := range tabs {
 		waitStatus(t, tb, fmt.Sprintf("tab %d migrates", i+1), 2*time.Minute, func(st map[string]string) bool { return st["migrations"] == "1" })
@@ -312,16 +364,15 @@ func TestTabTakesOverFromServe(t *testing.T) {
 			return st["state"] == "done"
 		})
 		t.Logf("tab %d: %v", i+1, ends[i])
-		if ends[i]["verified_tick"] != strconv.Itoa(serveUntil) || ends[i]["migrations"] != "1" || ends[i]["player"] != ids[i] {
+		byName[fmt.Sprintf("tab %d", i+1)] = ends[i]
+		if ends[i]["migrations"] != "1" || ends[i]["player"] != ids[i] {
 			t.Errorf("tab %d (player %s before the kill) ended with %v", i+1, ids[i], ends[i])
 		}
 		if ends[i]["hosting"] == "true" {
 			hosts++
 		}
 	}
-	if ends[0]["verified_hash"] != ends[1]["verified_hash"] || len(ends[0]["verified_hash"]) != 16 {
-		t.Errorf("verified hashes at tick %d: tab 1 %s, tab 2 %s", serveUntil, ends[0]["verified_hash"], ends[1]["verified_hash"])
-	}
+	untilHashes(t, serveUntil, byName)
 	if hosts != 1 {
 		t.Errorf("%d tabs end hosting, want exactly 1", hosts)
 	}
