@@ -45,8 +45,9 @@ func hostTab(t *testing.T, b context.Context, d *demo, more string) (context.Con
 // size); it and a `rewind play --headless --join CODE` bot join, and both
 // reach tick 1200 with one verified hash, neither hosting, while A
 // still hosts. Before they join, A's page thread is held for 5 s
-// (longer than the relay waits for a host's pong): its Worker answers
-// the relay's pings, so the room keeps its host (no migration).
+// (longer than the relay waits for a host's pong), then its match
+// Worker's: the Worker of its relay sockets answers the relay's pings,
+// so the room keeps its host (no migration).
 func TestTabHosts(t *testing.T) {
 	d := startDemo(t, "--log-level", "debug")
 	t.Cleanup(func() {
@@ -59,6 +60,15 @@ func TestTabHosts(t *testing.T) {
 	// Tab A's page thread held for 5 s: the relay's pings (3 s) are
 	// answered by its Worker, so the room keeps its host.
 	eval[bool](t, ta, `(() => { const t0 = Date.now(); while (Date.now() - t0 < 5000) {} return true; })()`)
+	// Then its match Worker's thread (a long run of its Go, a starved
+	// Worker): the relay's pings are answered by the Worker of its relay
+	// sockets, which does nothing else.
+	runs := eval[int](t, ta, `window.rewindHandlerRuns`)
+	eval[bool](t, ta, `(() => { window.rewindWorker.postMessage({ t: "hold", ms: 5000 }); return true; })()`)
+	time.Sleep(6 * time.Second)
+	if after := eval[int](t, ta, `window.rewindHandlerRuns`); after > runs+200 {
+		t.Fatalf("tab A's Worker ran its tick handler %d times in the 6 s its thread was to be held 5 s", after-runs)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	bot := startPlayer(ctx, nil, rewindBin(t), "play", "--headless", "--join", code, "--relay", d.relay,

@@ -70,9 +70,6 @@
       case "bench":
         window.rewindBench = m;
         return;
-      case "wsopen": case "wsmsg": case "wsclosed": case "wserror":
-        relaySocketEvent(m);
-        return;
       case "leave": // the Worker's session is done with channel m.id
         if (joined && joined.id === m.id) { joined.leave(); return; }
     }
@@ -119,12 +116,20 @@
   // The page's WebSockets (its relay connections: roomclient's, through
   // coder/websocket) live in the Worker: RelaySocket is the page's side of
   // one, a WebSocket as coder/websocket uses it (addEventListener, send,
-  // close, binaryType, protocol). The Worker answers the relay's pings
-  // itself, so that a room this tab hosts keeps its host while the page's
-  // thread is busy or starved (the relay drops a host silent for 3 s);
-  // every other message comes here in order.
-  let nextSocket = 0;
+  // close, binaryType, protocol). A Worker of their own (worker.js
+  // ?sockets, started with the first) answers the relay's pings, so that
+  // a room this tab hosts keeps its host while the page's thread or the
+  // match's Worker is busy or starved (the relay drops a host silent for
+  // 3 s); every other message comes here in order.
+  let nextSocket = 0, socketWorker = null;
   const sockets = new Map(); // id → RelaySocket
+  const toSockets = (m) => {
+    if (!socketWorker) {
+      socketWorker = new Worker(here.worker + "?sockets=1");
+      socketWorker.onmessage = (e) => relaySocketEvent(e.data);
+    }
+    socketWorker.postMessage(m);
+  };
   class RelaySocket extends EventTarget {
     constructor(url, protocols) {
       super();
@@ -136,10 +141,10 @@
       this.readyState = 0;
       sockets.set(this.id, this);
       const ps = protocols === undefined ? [] : [].concat(protocols).map(String);
-      worker.postMessage({ t: "ws", id: this.id, url: this.url, protocols: ps });
+      toSockets({ t: "ws", id: this.id, url: this.url, protocols: ps });
     }
-    send(data) { worker.postMessage({ t: "wssend", id: this.id, data }); }
-    close(code, reason) { worker.postMessage({ t: "wsclose", id: this.id, code, reason }); }
+    send(data) { toSockets({ t: "wssend", id: this.id, data }); }
+    close(code, reason) { toSockets({ t: "wsclose", id: this.id, code, reason }); }
   }
   RelaySocket.CONNECTING = 0; RelaySocket.OPEN = 1; RelaySocket.CLOSING = 2; RelaySocket.CLOSED = 3;
   const PageSocket = window.WebSocket;

@@ -10,11 +10,18 @@
 // rewindWake for every datagram and message. Every send is paced as the
 // webrtc transport paces: at once under 32 KiB buffered, else queued (64
 // at most, the oldest dropped) until the channel's bufferedamountlow.
+// Started with ?sockets, it is the page's relay sockets' Worker instead
+// (relaySocket, below), which runs no Go.
 "use strict";
 const params = new URLSearchParams(self.location.search);
+// ?sockets: the page's relay sockets' own Worker (page.js RelaySocket),
+// which runs no Go: only relaySocket, below.
+const socketsOnly = params.has("sockets");
 const mark = (stage) => postMessage({ t: "ready", stage, at: performance.timeOrigin + performance.now() }); // the page's timeline
-mark("wscript");
-importScripts(params.get("exec"));
+if (!socketsOnly) {
+  mark("wscript");
+  importScripts(params.get("exec"));
+}
 
 const HIGH = 32 << 10, QUEUE = 64;
 const chans = new Map(); // id → {ch, port, inbox, queue, open, closed}
@@ -103,9 +110,13 @@ self.rewindDrop = (id) => {
   if (!c.port) setTimeout(() => c.ch.close(), 200);
 };
 
-// The page's WebSockets (page.js's RelaySocket): opened here, so that a
-// relay's ping to a room this tab hosts is answered from this thread
-// whatever the page's is doing; every other message goes to the page.
+// The page's WebSockets (page.js's RelaySocket): opened in a Worker of
+// their own (?sockets), so that a relay's ping to a room this tab hosts
+// is answered from a thread that does nothing else, whatever the page's
+// thread and the match's Worker are doing (a match's Go holds its
+// Worker's thread while it runs, and a loaded machine starves a busy
+// thread far longer than an idle one it wakes); every other message
+// goes to the page.
 const sockets = new Map(); // id → WebSocket
 function relaySocket(m) {
   switch (m.t) {
@@ -153,13 +164,16 @@ self.onmessage = (e) => {
   if (m.t === "module") { gotModule(m); return; }
   if (m.t === "channel") { take(m.id, m.ch, m.port); return; }
   if (m.t === "ws" || m.t === "wssend" || m.t === "wsclose") { relaySocket(m); return; }
+  if (m.t === "hold") { const t0 = Date.now(); while (Date.now() - t0 < m.ms) { /* held */ } return; } // view/e2e: as a long run of Go holds this thread
   if ((m.t === "opened" || m.t === "closed") && chans.has(m.id)) { chans.get(m.id)[m.t === "opened" ? "open" : "closed"] = true; }
   self.rewindInbox.push(m);
   poke();
 };
 
-const go = new Go();
-module
-  .then((m) => { if (m.err) throw m.err; mark("wcompiled"); return WebAssembly.instantiate(m.module, go.importObject); })
-  .then((instance) => go.run(instance))
-  .catch((err) => postMessage({ t: "tick", status: "", error: String(err) }));
+if (!socketsOnly) {
+  const go = new Go();
+  module
+    .then((m) => { if (m.err) throw m.err; mark("wcompiled"); return WebAssembly.instantiate(m.module, go.importObject); })
+    .then((instance) => go.run(instance))
+    .catch((err) => postMessage({ t: "tick", status: "", error: String(err) }));
+}
