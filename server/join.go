@@ -228,10 +228,17 @@ func (s *Server[I]) rebase(now time.Time, p *player) {
 }
 
 // sendWelcome sends p its welcome: a fresh cookie with each new welcome,
-// the same one when the welcome is sent again.
+// the same one when the welcome is sent again. With HostMigration a
+// player's fresh cookie is in the handover data sent to the others just
+// before it: should this server go right after, a claimer's data names
+// it (a player that resumed with a cookie no claimer's data listed was
+// refused "bad cookie" at the next host).
 func (s *Server[I]) sendWelcome(p *player) {
 	if !p.hasCookie || p.cookieFor != p.welcomeID {
 		p.cookie, p.cookieFor, p.hasCookie = newCookie(p), p.welcomeID, true
+		if !p.spectator && s.started {
+			_ = s.sendHandover(s.lastNow) // a failing Conn fails the next Update's sends too
+		}
 	}
 	w := codec.Welcome{
 		Player:   uint8(p.id),

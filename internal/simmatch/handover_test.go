@@ -221,3 +221,44 @@ func TestHandoffWhileRebasing(t *testing.T) {
 		t.Fatalf("%d rebases", st.Rebases)
 	}
 }
+
+// TestHandoverNamesCookieBeforeWelcome: a player that joins a running
+// match gets its welcome (and cookie) no sooner than the players already
+// in it get handover data naming that cookie: a host that goes just
+// after a join leaves claimers that can take the newcomer back (its
+// cookie was refused "bad cookie" at the next host when the data went
+// only with the next round of ticks).
+func TestHandoverNamesCookieBeforeWelcome(t *testing.T) {
+	r := newHandoverRig(t, 1, transport.LinkConfig{Latency: 20 * time.Millisecond})
+	r.run(time.Second)
+	conn, err := r.net.Dial("late", "server")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	late, err := client.New[testgame.Input](&testgame.Game{}, conn, client.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.clients, r.errs = append(r.clients, late), append(r.errs, nil)
+	for i := 0; ; i++ {
+		if i > 5000 {
+			t.Fatal("the late player was not welcomed within 5 s")
+		}
+		r.run(time.Millisecond)
+		cookie, ok := late.Cookie()
+		if !ok {
+			continue
+		}
+		me, _ := late.Player()
+		sum := sha256.Sum256(cookie[:])
+		d := codec.CookieDigest(&sum)
+		ho, _ := r.clients[0].Handover()
+		for _, p := range ho.Players {
+			if p.ID == uint8(me) && slices.Contains(p.Digests, d) {
+				return
+			}
+		}
+		t.Fatalf("the late player (%d) holds its welcome's cookie, which the first player's handover data %+v does not name", me, ho.Players)
+	}
+}
