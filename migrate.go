@@ -58,6 +58,10 @@ type migration[I any] struct {
 	// Handoff false: client.HandoffWhy), for the error that ends the
 	// session then.
 	whyNot string
+	// rejoined says the client at the current server joined it as a new
+	// player, the server having refused the cookie it resumed with
+	// (rejoinRefused).
+	rejoined bool
 }
 
 type migrationResult[I any] struct {
@@ -191,6 +195,7 @@ func (s *Session[I]) finishMigration() error {
 	s.conns = append(s.conns, r.m.Conn)
 	s.mig.closers = append(s.mig.closers, r.m.Closers...)
 	s.mig.count++
+	s.mig.rejoined = false
 	// Notices of a lost server that came until now were about the
 	// servers left behind; the new one's come through r.m.Lost.
 	s.lost.Store(false)
@@ -200,6 +205,33 @@ func (s *Session[I]) finishMigration() error {
 		s.srv.SetOwnPlayer(h.Player, true)
 	}
 	return nil
+}
+
+// rejoinRefused answers the next server's refusal of the cookie the
+// session's client resumed with after a move (err: the client's error):
+// that server's handover data lacked it (its claimer's data was older
+// than this player's welcome), so the session's player is not awaited
+// there; a new client joins that match as a new player over the same
+// connection (a new id, the world from the server) instead of the
+// session failing. It reports whether it did. The caller holds s.mu.
+func (s *Session[I]) rejoinRefused(err error) bool {
+	var re *client.RefusedError
+	if !errors.As(err, &re) || re.Reason != codec.ReasonCookie || s.mig.count == 0 || s.mig.rejoined || s.mig.hosting || len(s.conns) == 0 {
+		return false
+	}
+	ccfg := s.ccfg
+	ccfg.HostSettings = false // s.g is the host's game already
+	cli, nerr := client.New(s.g, s.conns[len(s.conns)-1], ccfg)
+	if nerr != nil {
+		return false
+	}
+	cli.SetInputFunc(s.inputFn)
+	if s.inputFn == nil {
+		cli.SetInput(s.input)
+	}
+	_ = s.cli.Close()
+	s.cli, s.mig.rejoined = cli, true
+	return true
 }
 
 // closeMigrated ends what migrations left: a hosted match's goodbye (the

@@ -14,6 +14,61 @@ import (
 	"github.com/rewindnet/rewind/transport"
 )
 
+// migratingSession returns a session of testgame playing at server a
+// (HostMigration, in room) over a simulated network in made-up time from
+// start; both close at the test's end.
+func migratingSession(t *testing.T) (start time.Time, net *transport.SimNetwork, room server.Room,
+	a *server.Server[testgame.Input], s *rewind.Session[testgame.Input]) {
+	t.Helper()
+	start = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	net = transport.NewSimNetwork(1, start)
+	room = server.Room{Code: "ABCDEF", Key: "0123456789abcdef0123456789abcdef"}
+	aconn, _ := net.Listen("a")
+	t.Cleanup(func() { aconn.Close() })
+	a, err := server.New[testgame.Input](&testgame.Game{}, aconn, server.Config{HostMigration: true, Room: room})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, _ := net.Dial("c", "a")
+	if s, err = rewind.Connect[testgame.Input](&testgame.Game{}, conn, rewind.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	facehook.Own(s)
+	t.Cleanup(func() { s.Close() })
+	return start, net, room, a, s
+}
+
+// runMigrating runs the network, the server *srv and the session s a
+// millisecond at a time for d from *now.
+func runMigrating(t *testing.T, net *transport.SimNetwork, now *time.Time, srv **server.Server[testgame.Input], s *rewind.Session[testgame.Input], d time.Duration) {
+	t.Helper()
+	for end := now.Add(d); now.Before(end); {
+		*now = now.Add(time.Millisecond)
+		net.Advance(*now)
+		if err := (*srv).Update(*now); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Update(*now); err != nil {
+			t.Fatalf("the session at %v: %v", *now, err)
+		}
+	}
+}
+
+// waitMigrations updates s at now until it counts n migrations: the
+// Migrator's goroutine hands its result over on its own time, and
+// made-up time stands still until the session has it.
+func waitMigrations(t *testing.T, s *rewind.Session[testgame.Input], now time.Time, n int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // a hang guard
+	defer cancel()
+	testutil.WaitUntil(ctx, t, "the session taking the Migrator's result", func() bool {
+		if err := s.Update(now); err != nil {
+			t.Fatal(err)
+		}
+		return s.Migrations() == n
+	})
+}
+
 // TestSessionMigrations drives a session through two host migrations in
 // made-up time, with a Migrator that hands its work to the test: the
 // relay's notice (ServerLost) starts the first; a late notice about the
@@ -23,22 +78,7 @@ import (
 // Close during that one waits for the Migrator, whose context ends, and
 // closes the connection it returned.
 func TestSessionMigrations(t *testing.T) {
-	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	net := transport.NewSimNetwork(1, start)
-	room := server.Room{Code: "ABCDEF", Key: "0123456789abcdef0123456789abcdef"}
-	aconn, _ := net.Listen("a")
-	defer aconn.Close()
-	a, err := server.New[testgame.Input](&testgame.Game{}, aconn, server.Config{HostMigration: true, Room: room})
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn, _ := net.Dial("c", "a")
-	s, err := rewind.Connect[testgame.Input](&testgame.Game{}, conn, rewind.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	facehook.Own(s)
-	defer s.Close()
+	start, net, room, a, s := migratingSession(t)
 	type call struct {
 		h   facehook.Handoff
 		ctx context.Context
@@ -63,19 +103,7 @@ func TestSessionMigrations(t *testing.T) {
 	})
 	now := start
 	var srv *server.Server[testgame.Input] = a
-	run := func(d time.Duration) {
-		t.Helper()
-		for end := now.Add(d); now.Before(end); {
-			now = now.Add(time.Millisecond)
-			net.Advance(now)
-			if err := srv.Update(now); err != nil {
-				t.Fatal(err)
-			}
-			if err := s.Update(now); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
+	run := func(d time.Duration) { t.Helper(); runMigrating(t, net, &now, &srv, s, d) }
 	nextCall := func() call {
 		t.Helper()
 		select {
@@ -119,16 +147,7 @@ func TestSessionMigrations(t *testing.T) {
 	facehook.ServerLost(s) // late: the relay's notice about a, during the move
 	replies <- facehook.Migrated[testgame.Input]{Conn: toB, Lost: lost}
 	srv = b
-	// The Migrator's goroutine hands its result over on its own time:
-	// made-up time stands still until the session has it.
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // a hang guard
-	defer cancel()
-	testutil.WaitUntil(ctx, t, "the session taking the Migrator's result", func() bool {
-		if err := s.Update(now); err != nil {
-			t.Fatal(err)
-		}
-		return s.Migrations() == 1
-	})
+	waitMigrations(t, s, now, 1)
 	run(2 * time.Second)
 	noCall("for a notice about the server left behind")
 	if got, _ := s.Player(); s.Migrations() != 1 || s.State() != rewind.Playing || got != id || s.Stats().Verified <= h.Tick {
@@ -151,4 +170,46 @@ func TestSessionMigrations(t *testing.T) {
 	if err := late.Send("sim:b", []byte("x")); !errors.Is(err, transport.ErrClosed) {
 		t.Fatalf("the connection the Migrator made as the session closed: Send %v, want closed", err)
 	}
+}
+
+// TestSessionRejoinsWhenCookieRefused: the next server's handover data
+// lacks the cookie the session's client resumes with (its claimer's data
+// was older than this player's welcome): that server refuses it "bad
+// cookie", and the session joins the match there as a new player over
+// the same connection instead of failing; it plays on, one move counted.
+func TestSessionRejoinsWhenCookieRefused(t *testing.T) {
+	start, net, room, a, s := migratingSession(t)
+	handoffs := make(chan facehook.Handoff, 1)
+	replies := make(chan facehook.Migrated[testgame.Input], 1)
+	facehook.SetMigrator(s, func(ctx context.Context, h facehook.Handoff) (facehook.Migrated[testgame.Input], error) {
+		handoffs <- h
+		return <-replies, nil
+	})
+	now := start
+	srv := a
+	run := func(d time.Duration) { t.Helper(); runMigrating(t, net, &now, &srv, s, d) }
+	run(2 * time.Second)
+	id, _ := s.Player()
+	facehook.ServerLost(s)
+	run(time.Millisecond)
+	h := <-handoffs
+	ho := h.Handover
+	ho.Players = nil // the claimer's data: older than this player's welcome
+	bconn, _ := net.Listen("b")
+	defer bconn.Close()
+	b, err := server.New[testgame.Input](&testgame.Game{}, bconn, server.Config{HostMigration: true, Room: room,
+		Resume: &server.Resume{Tick: h.Tick, World: h.World, Roster: h.Roster, Handover: ho}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	toB, _ := net.Dial("c2", "b")
+	replies <- facehook.Migrated[testgame.Input]{Conn: toB}
+	srv = b
+	waitMigrations(t, s, now, 1)
+	run(3 * time.Second)
+	got, ok := s.Player()
+	if !ok || s.State() != rewind.Playing || s.Migrations() != 1 || s.Stats().Verified <= h.Tick+60 {
+		t.Fatalf("after the refused cookie: player %d (%v; was %d), %v, %d migrations, %+v", got, ok, id, s.State(), s.Migrations(), s.Stats())
+	}
+	t.Logf("player %d before the move, %d after; verified tick %d (handoff at %d)", id, got, s.Stats().Verified, h.Tick)
 }

@@ -253,7 +253,7 @@ func (s *Session[I]) update(now time.Time) error {
 		}
 	}
 	if err != nil {
-		if s.startMigration(err) {
+		if s.startMigration(err) || s.rejoinRefused(err) {
 			return nil
 		}
 		if s.mig.whyNot != "" {

@@ -41,15 +41,7 @@ func newChatRig(t *testing.T, n int, link transport.LinkConfig, cfg server.Confi
 		t.Fatal(err)
 	}
 	for i := range n {
-		conn, err := r.net.Dial(fmt.Sprintf("c%d", i), "server")
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { conn.Close() })
-		c, err := client.New[testgame.Input](&testgame.Game{}, conn, client.Config{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := simClient(t, r.net, fmt.Sprintf("c%d", i))
 		c.SetInputFunc(func(u uint32) testgame.Input { return testgame.Bot(game.PlayerID(i), u) })
 		r.clients = append(r.clients, c)
 	}
@@ -252,15 +244,7 @@ func TestChatBacklog(t *testing.T) {
 	for len(r.got[0]) < 3 {
 		r.step(nil)
 	}
-	conn, err := r.net.Dial("late", "server")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	late, err := client.New[testgame.Input](&testgame.Game{}, conn, client.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	late := simClient(t, r.net, "late")
 	late.SetInputFunc(func(u uint32) testgame.Input { return testgame.Bot(1, u) })
 	r.clients = append(r.clients, late)
 	r.got = append(r.got, nil)
@@ -304,15 +288,7 @@ func TestChatBacklogNamesReady(t *testing.T) {
 			r.step(nil)
 		}
 	}
-	conn, err := r.net.Dial("late", "server")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	late, err := client.New[testgame.Input](&testgame.Game{}, conn, client.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	late := simClient(t, r.net, "late")
 	r.clients = append(r.clients, late)
 	r.got = append(r.got, nil)
 	for !late.Playing() {

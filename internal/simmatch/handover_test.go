@@ -45,20 +45,28 @@ func newHandoverRig(t *testing.T, n int, link transport.LinkConfig) *handoverRig
 		t.Fatal(err)
 	}
 	for i := range n {
-		conn, err := r.net.Dial(fmt.Sprintf("c%d", i), "server")
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { conn.Close() })
-		c, err := client.New[testgame.Input](&testgame.Game{}, conn, client.Config{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := simClient(t, r.net, fmt.Sprintf("c%d", i))
 		c.SetInputFunc(func(u uint32) testgame.Input { return testgame.Bot(game.PlayerID(i), u) })
 		r.clients = append(r.clients, c)
 	}
 	r.errs = make([]error, n)
 	return r
+}
+
+// simClient returns a client of testgame dialed from name to "server"
+// on net, closed at the test's end.
+func simClient(t *testing.T, net *transport.SimNetwork, name string) *client.Client[testgame.Input] {
+	t.Helper()
+	conn, err := net.Dial(name, "server")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	c, err := client.New[testgame.Input](&testgame.Game{}, conn, client.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
 
 // run steps everything for d; a client's first error is kept and it is
@@ -231,15 +239,7 @@ func TestHandoffWhileRebasing(t *testing.T) {
 func TestHandoverNamesCookieBeforeWelcome(t *testing.T) {
 	r := newHandoverRig(t, 1, transport.LinkConfig{Latency: 20 * time.Millisecond})
 	r.run(time.Second)
-	conn, err := r.net.Dial("late", "server")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	late, err := client.New[testgame.Input](&testgame.Game{}, conn, client.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	late := simClient(t, r.net, "late")
 	r.clients, r.errs = append(r.clients, late), append(r.errs, nil)
 	for i := 0; ; i++ {
 		if i > 5000 {
