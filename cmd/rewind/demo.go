@@ -120,6 +120,7 @@ func parseDemoFlags(args []string, stderr io.Writer) (*demoConfig, error) {
 	fs.StringVar(&c.relay.turnAddr, "turn", "", `UDP address of the TURN server (default: the --http host, a free port; "none" turns TURN off)`)
 	fs.StringVar(&c.relay.turnIP, "turn-ip", "", "public IP handed out for TURN (default: the --turn IP, or this machine's first non-loopback IPv4)")
 	c.relay.turnSecret = os.Getenv("REWIND_TURN_SECRET")
+	hostTimeoutFlag(fs, &c.relay)
 	fs.BoolVar(&c.noPage, "no-page", false, "serve no browser player: / only says how to join from a terminal, and the wasm is not built (without it, the first run builds the page's wasm with go from PATH, from the source tree, into the user's cache)")
 	c.lf.add(fs)
 	c.cf.add(fs)
@@ -140,6 +141,9 @@ func parseDemoFlags(args []string, stderr io.Writer) (*demoConfig, error) {
 	}
 	if c.duration < 0 {
 		return nil, usageError{errors.New("--duration must not be negative")}
+	}
+	if c.relay.hostTimeout < 0 {
+		return nil, usageError{fmt.Errorf("--host-timeout %v must not be negative", c.relay.hostTimeout)}
 	}
 	return c, nil
 }

@@ -32,6 +32,8 @@ func TestFlagChecks(t *testing.T) {
 		{[]string{"serve", "--relay", "ws://127.0.0.1:1/rooms,ws://127.0.0.1:2/rooms", "--rooms", "2", "--host-migration"}, 2, "their matches do not migrate"},
 		{[]string{"relay", "--http", "127.0.0.1:0", "--turn-ip", "not.an.ip"}, 2, `--turn-ip "not.an.ip" is not an IP address`},
 		{[]string{"relay", "--http", "127.0.0.1:0", "--turn-ttl", "30s"}, 2, "--turn-ttl 30s: want 1m or more"},
+		{[]string{"relay", "--http", "127.0.0.1:0", "--host-timeout", "-1s"}, 2, "--host-timeout -1s must not be negative"},
+		{[]string{"demo", "--http", "127.0.0.1:0", "--no-page", "--host-timeout", "-1s"}, 2, "--host-timeout -1s must not be negative"},
 		{[]string{"webdoom", "--port", "0", "--max-history", "-1"}, 2, "--max-history -1"},
 		{[]string{"webdoom", "--port", "0", "--lobby-idle", "-1s"}, 2, "--lobby-idle -1s"},
 		{[]string{"serve", "--max-players-per-ip", "-1"}, 2, "--max-players-per-ip -1"},

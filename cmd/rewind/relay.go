@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -37,6 +38,9 @@ type roomRelayOptions struct {
 	redisURL   string        // the fleet's shared room directory ("" = in memory)
 	redisTTL   time.Duration
 	serverTok  []byte // --server-token's secret (nil: any client may register as a match server)
+	// hostTimeout is how long a host may leave pings unanswered before
+	// the relay drops it (--host-timeout; 0 = relay.RoomConfig's, 3 s).
+	hostTimeout time.Duration
 }
 
 // roomRelay is the rooms relay plus its TURN server, ready to be mounted at
@@ -65,7 +69,7 @@ func newRoomRelay(httpHost string, o roomRelayOptions) (*roomRelay, error) {
 		}
 		rr.turn = t
 	}
-	cfg := relay.RoomConfig{TURN: rr.turn, CodeLength: o.codeLength, Log: o.log, ServerToken: o.serverTok}
+	cfg := relay.RoomConfig{TURN: rr.turn, CodeLength: o.codeLength, Log: o.log, ServerToken: o.serverTok, HostTimeout: o.hostTimeout}
 	if o.redisURL != "" {
 		// A relay started beside its Redis waits for it (about 10 s).
 		dir, err := roomdir.NewRedis(context.Background(), o.redisURL, roomdir.RedisConfig{TTL: o.redisTTL})
@@ -185,6 +189,11 @@ type relayConfig struct {
 	cf          consoleFlags
 }
 
+// hostTimeoutFlag defines --host-timeout (relay and demo) into o.
+func hostTimeoutFlag(fs *flag.FlagSet, o *roomRelayOptions) {
+	fs.DurationVar(&o.hostTimeout, "host-timeout", 3*time.Second, "how long a room's host may leave the relay's pings (one a second) unanswered before the relay drops it and its players take the match over, if it migrates; longer keeps a host on a starved machine (a loaded test run), later to notice a host that hung")
+}
+
 // parseRelayFlags parses and checks relay's flags.
 func parseRelayFlags(args []string, stderr io.Writer) (*relayConfig, error) {
 	c := &relayConfig{}
@@ -198,6 +207,7 @@ func parseRelayFlags(args []string, stderr io.Writer) (*relayConfig, error) {
 	fs.IntVar(&o.codeLength, "code-length", roomcode.DefaultLen, "length of the room codes the relay draws, 6 to 12 (7 by default: docs/security.md has the arithmetic; each more character makes guessing a code 32 times slower; codes of 6 to 12 are accepted whatever this is)")
 	fs.StringVar(&o.redisURL, "redis", "", "share the room directory with the other relays of a fleet through this Redis (redis://HOST:PORT/DB; retried for about 10 s at start): a player joining through any of them reaches a host on any other (default: rooms in this process's memory)")
 	fs.DurationVar(&o.redisTTL, "redis-ttl", 15*time.Second, "with --redis: how long a room stays in the directory after this relay last refreshed it (it refreshes every sixth of it), so a relay that dies takes its rooms with it within this, and the others drop the players it brought to their rooms within it")
+	hostTimeoutFlag(fs, o)
 	serverToken := fs.String("server-token", "", "a file holding the secret (16 characters or more) that match servers (rewind serve --on-demand, --rooms, --max-matches) must prove to register: they give the same file to serve --server-token; the secret never crosses the wire (an HMAC over a nonce the relay draws per connection). Without it, any client may register as a match server and be handed lobbies' rooms")
 	o.turnSecret = os.Getenv("REWIND_TURN_SECRET")
 	c.lf.add(fs)
@@ -213,6 +223,9 @@ func parseRelayFlags(args []string, stderr io.Writer) (*relayConfig, error) {
 	}
 	if o.turnTTL < time.Minute {
 		return nil, usageError{fmt.Errorf("--turn-ttl %v: want 1m or more", o.turnTTL)}
+	}
+	if o.hostTimeout < 0 {
+		return nil, usageError{fmt.Errorf("--host-timeout %v must not be negative", o.hostTimeout)}
 	}
 	if o.codeLength < 6 || o.codeLength > 12 {
 		return nil, usageError{fmt.Errorf("--code-length %d: want 6 to 12", o.codeLength)}
