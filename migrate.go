@@ -9,7 +9,6 @@ import (
 	"github.com/rewindnet/rewind/client"
 	"github.com/rewindnet/rewind/codec"
 	"github.com/rewindnet/rewind/internal/facehook"
-	"github.com/rewindnet/rewind/server"
 )
 
 // The host-migration types are internal/facehook's: package rooms makes
@@ -94,11 +93,14 @@ func (s *Session[I]) own() {
 
 // serveAny makes the session host the match it plays in (facehook.Serve):
 // srv is a *server.Server[I] the session's client reaches over a
-// loopback; its own player is set once the welcome came (ownPending).
+// loopback, as a facehook.Server (asserted to that interface, not to
+// the server's type, so that a program which never serves does not link
+// the server); its own player is set once the welcome came
+// (ownPending).
 func (s *Session[I]) serveAny(srv any, closers []io.Closer) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.srv, s.mig.hosting, s.mig.ownPending = srv.(*server.Server[I]), true, true
+	s.srv, s.mig.hosting, s.mig.ownPending = srv.(facehook.Server), true, true
 	s.mig.closers = append(s.mig.closers, closers...)
 }
 

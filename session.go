@@ -8,6 +8,7 @@ import (
 
 	"github.com/rewindnet/rewind/client"
 	"github.com/rewindnet/rewind/game"
+	"github.com/rewindnet/rewind/internal/facehook"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport"
 	"github.com/rewindnet/rewind/world"
@@ -79,7 +80,7 @@ func (st State) String() string {
 // State.
 type Session[I any] struct {
 	mu       sync.Mutex
-	srv      *server.Server[I]
+	srv      facehook.Server // a *server.Server[I], or nil (facehook.Server says why an interface)
 	cli      *client.Client[I]
 	conns    []transport.Conn
 	period   time.Duration
@@ -147,7 +148,7 @@ func Play[I any](g Game[I], opts Options) (*Session[I], error) {
 		cconn.Close()
 		return nil, fmt.Errorf("rewind: %w", err)
 	}
-	return newSession(g, srv, cli, []transport.Conn{sconn, cconn}, tickPeriod(g), true, opts), nil
+	return newSession(g, facehook.Server(srv), cli, []transport.Conn{sconn, cconn}, tickPeriod(g), true, opts), nil
 }
 
 // Connect starts a session of g as a client of the server at the other end
@@ -161,7 +162,7 @@ func Connect[I any](g Game[I], conn Conn, opts Options) (*Session[I], error) {
 	return newSession(g, nil, cli, []transport.Conn{conn}, tickPeriod(g), false, opts), nil
 }
 
-func newSession[I any](g Game[I], srv *server.Server[I], cli *client.Client[I], conns []transport.Conn, period time.Duration, own bool, opts Options) *Session[I] {
+func newSession[I any](g Game[I], srv facehook.Server, cli *client.Client[I], conns []transport.Conn, period time.Duration, own bool, opts Options) *Session[I] {
 	s := &Session[I]{srv: srv, cli: cli, conns: conns, period: period, ownConn: own, onUpdate: opts.OnUpdate,
 		g: g, ccfg: opts.Client}
 	s.played.Store(&gameBox[I]{g})

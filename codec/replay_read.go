@@ -118,7 +118,7 @@ func (rr *ReplayReader) Next() (ReplayFrame, error) {
 	if (f.Kind != ReplayTicks && f.Kind != ReplayWorld) || f.Count == 0 || (f.Kind == ReplayWorld && f.Count != 1) {
 		return f, fmt.Errorf("%w: frame at tick %d: kind %d of %d ticks", ErrReplayCorrupt, f.First, f.Kind, f.Count)
 	}
-	_, dec, err := zstdfast.Coders()
+	dec, err := zstdfast.Decoder()
 	if err != nil {
 		return f, err
 	}

@@ -78,7 +78,7 @@ func decompress(buf, src []byte, wire byte, rawLen int) ([]byte, error) {
 		}
 		return out, nil
 	case wireZstd:
-		_, dec, err := zstdfast.Coders()
+		dec, err := zstdfast.Decoder()
 		if err != nil {
 			return nil, err
 		}

@@ -10,11 +10,29 @@ import (
 	"context"
 	"io"
 
+	"time"
+
 	"github.com/rewindnet/rewind/client"
 	"github.com/rewindnet/rewind/codec"
+	"github.com/rewindnet/rewind/game"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport"
 )
+
+// Server is what a session runs of the match's server it hosts (a
+// *server.Server[I]: a single-player session's, or one it serves or took
+// over in a migration). The session holds its server as this interface,
+// not as a *server.Server[I], so that a program whose sessions never host
+// (one that only calls Connect: a browser tab's joining Worker) does not
+// link the server: the linker keeps a type's methods only once a value
+// of it is converted to an interface, and only Play and package
+// rooms/migrate's hosting do that.
+type Server interface {
+	Update(now time.Time) error
+	Stats() server.Stats
+	SetOwnPlayer(id game.PlayerID, ok bool)
+	Goodbye(r codec.Reason) error
+}
 
 // Handoff is what a session that lost its server carries to the match's
 // next server (host migration): its last verified tick and world, the
@@ -32,7 +50,7 @@ type Migrated[I any] struct {
 	// Server, if set, is the match's next server, resumed from the
 	// handoff: the session runs it (Update, before and after its client)
 	// and says goodbye to its players when closed.
-	Server *server.Server[I]
+	Server Server
 	// Closers are closed with the session (the server's transports).
 	Closers []io.Closer
 	// Lost, if set, is closed when the next server is known lost in turn

@@ -14,7 +14,6 @@ import (
 	"github.com/rewindnet/rewind/games/sand"
 	"github.com/rewindnet/rewind/games/ships"
 	"github.com/rewindnet/rewind/rooms/migrate"
-	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport"
 	"github.com/rewindnet/rewind/view/seat"
 	"github.com/rewindnet/rewind/view/tab"
@@ -228,8 +227,7 @@ func (w *worker) join() {
 func connector[I any](w *worker, host *hostAnswer) seat.ConnectorOf[I] {
 	return func(g rewind.Game[I], opts rewind.Options) (*rewind.Session[I], error) {
 		if host != nil {
-			return migrate.PlayHost(g, w.host(), server.Config{HostMigration: true,
-				Room: server.Room{Code: host.code, Key: host.key}}, opts)
+			return playHost(g, w.host(), host.code, host.key, opts)
 		}
 		a := <-w.joins
 		if a.err != nil {
@@ -282,7 +280,7 @@ func migrator[I any](w *worker, g rewind.Game[I]) migrate.Migrator[I] {
 				return migrate.Migrated[I]{}, fmt.Errorf("claiming room %s: %w", h.Handover.Code, a.err)
 			}
 			if a.host {
-				return migrate.ResumeHost(g, w.host(), h, server.Config{})
+				return resumeHost(g, w.host(), h)
 			}
 			c := w.conn(a.id)
 			return migrate.Migrated[I]{Conn: c, Lost: c.Lost()}, nil
