@@ -1,7 +1,7 @@
 // Package demopage builds and serves the browser page of `rewind
 // demo`: two Go programs compiled to js/wasm from the view module, the page's (./page: signaling, drawing, the keys)
 // and its match Worker's (./page/worker: the client, the game, the tick
-// handler), their JavaScript (view/page/page.js and worker.js), Go's
+// handler), their JavaScript (view/page/boot.js, written inline in the page, page.js and worker.js), Go's
 // wasm_exec.js, and an HTML page that loads them. The wasm is not
 // committed: the demo builds it on its first run with `go` from PATH, from
 // the source tree it runs in, into the user's cache directory
@@ -59,18 +59,19 @@ type asset struct {
 }
 
 // The page's files in a build's cache directory (with .gz and .zst
-// beside each): the two programs, the JavaScript that starts them, and
-// Go's wasm_exec.js.
+// beside each): the two programs, the JavaScript that starts them
+// (boot.js is written inline in the page's head), and Go's wasm_exec.js.
 const (
 	pageWasm     = "page.wasm"
 	workerWasm   = "worker.wasm"
+	bootJS       = "boot.js"
 	pageJS       = "page.js"
 	workerJS     = "worker.js"
 	wasmExecName = "wasm_exec.js"
 )
 
 // pageAssets are the names of a build's files, in Files.assets' order.
-var pageAssets = []string{pageWasm, workerWasm, pageJS, workerJS, wasmExecName}
+var pageAssets = []string{pageWasm, workerWasm, bootJS, pageJS, workerJS, wasmExecName}
 
 // get returns the asset of file.
 func (p *Files) get(file string) *asset {
@@ -278,7 +279,7 @@ func (p *Files) read() error {
 }
 
 // build compiles the view module's ./page and ./page/worker for js/wasm,
-// takes page.js and worker.js from view/page and wasm_exec.js from goroot,
+// takes boot.js, page.js and worker.js from view/page and wasm_exec.js from goroot,
 // and compresses them, into a temporary directory renamed to p.dir when
 // complete.
 func (p *Files) build(goroot string, progress func(string)) error {
@@ -295,7 +296,7 @@ func (p *Files) build(goroot string, progress func(string)) error {
 		return err
 	}
 	progress("compressing")
-	sources := map[string]string{pageWasm: tmp, workerWasm: tmp, pageJS: filepath.Join(view, "page"),
+	sources := map[string]string{pageWasm: tmp, workerWasm: tmp, bootJS: filepath.Join(view, "page"), pageJS: filepath.Join(view, "page"),
 		workerJS: filepath.Join(view, "page"), wasmExecName: filepath.Join(goroot, "lib", "wasm")}
 	p.assets = nil
 	for _, f := range pageAssets {

@@ -206,3 +206,55 @@ func TestPageBuilding(t *testing.T) {
 		t.Fatalf("ships' page:\n%s", b)
 	}
 }
+
+// TestBootSaysNoBuilding: the playing page carries view/page/boot.js
+// inline at the top of its head (its code, not its whole-line comments,
+// and before any file the page names), and none of it says "building":
+// the word is how the demo's tests tell the building page from the
+// playing one. A "</" in the script would end the <script> element: it
+// is written "<\/".
+func TestBootSaysNoBuilding(t *testing.T) {
+	boot, err := os.ReadFile(filepath.Join("..", "..", "view", "page", "boot.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var assets []*asset
+	for _, f := range pageAssets {
+		raw := []byte("// " + f)
+		if f == bootJS {
+			raw = append(boot, "\nconst s = \"</script>\";\n"...)
+		}
+		a, err := compressed(f, raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		assets = append(assets, a)
+	}
+	p := NewPage("ws://127.0.0.1:8080/rooms", true)
+	p.SetRoom("K3F9QX", "", 256, 60)
+	p.SetFiles(&Files{assets: assets}, nil)
+	w := httptest.NewRecorder()
+	p.ServeHTTP(w, httptest.NewRequest("GET", "/", nil))
+	b := w.Body.String()
+	head, _, _ := strings.Cut(b, "</head>")
+	script := strings.Index(head, "<script>")
+	if script < 0 || !strings.Contains(head, "new Worker(") || !strings.Contains(head, "compileStreaming") {
+		t.Fatalf("the head has no inline boot script:\n%s", head)
+	}
+	for _, a := range assets {
+		if i := strings.Index(head, `href="`+a.name+`"`); i >= 0 && i < script {
+			t.Errorf("the head names %s before the boot script", a.name)
+		}
+	}
+	if strings.Contains(strings.ToLower(b), "building") {
+		t.Errorf("the playing page says building:\n%s", b)
+	}
+	if strings.Contains(head[script:], "// boot.js") || strings.Count(head, "</script>") != 1 || !strings.Contains(head, `"<\/script>"`) {
+		t.Errorf("the inline script's comments or its </ are as written:\n%s", head[script:])
+	}
+	for _, attr := range []string{`data-relay="ws://127.0.0.1:8080/rooms"`, `data-room="K3F9QX"`, `data-tick-rate="60"`, `data-worker-wasm="` + assets[1].name + `"`} {
+		if !strings.Contains(b, "<html lang=\"en\" ") || !strings.Contains(b[:strings.Index(b, "<head>")], attr) {
+			t.Errorf("the <html> element lacks %s", attr)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package demopage
 import (
 	"html/template"
 	"net/http"
+	"strings"
 	"sync"
 )
 
@@ -59,28 +60,31 @@ var signpostTemplate = template.Must(template.New("demo").Parse(`<!doctype html>
 </body></html>
 `))
 
-// playTemplate is the playing page. page.js starts the match's Worker
-// at once and hands it the body's data attributes (the relay, the room,
-// the grid and the tick rate) and the URL's query (?room=CODE,
-// ?watch=CODE&delay=D, ?until-tick=T...); the Worker's tick handler
-// writes #status through it. page.js also joins the room (the relay's
+// playTemplate is the playing page. Its head starts with boot.js,
+// inline, so that the match's slow steps start before any file is
+// fetched: it starts the match's Worker and hands it the page's settings
+// (the <html> element's data attributes: the relay, the room, the grid
+// and the tick rate, beside the files' content-hashed names) and the
+// URL's query (?room=CODE, ?watch=CODE&delay=D, ?until-tick=T...),
+// compiles the Worker's wasm for it, joins the room (the relay's
 // WebSocket, the RTCPeerConnection, the data channel handed to the
-// Worker) and compiles the Worker's wasm for it. #host (?host=1) hosts a
-// new room, whose code and link to share the page writes into #share;
-// #join joins a room by its typed code (?room=): page.js looks the code
-// up at the relay as it is typed and says in #joinsay whether a room has
-// it, enabling the button once one does. The page's own wasm
-// points #mode at watching (or, watching, at playing) the same room, and
-// draws on a canvas it adds to the body. The files have content-hashed
-// names; the head preloads both programs, which page.js fetches.
+// Worker) and writes #status from the Worker's ticks; the page's own
+// wasm is fetched once the Worker's has arrived. page.js, at the end of
+// the body, gives the page's Go its relay WebSockets and starts it.
+// #host (?host=1) hosts a new room, whose code and link to share the
+// page writes into #share; #join joins a room by its typed code
+// (?room=): page.js looks the code up at the relay as it is typed and
+// says in #joinsay whether a room has it, enabling the button once one
+// does. The page's own wasm points #mode at watching (or, watching, at
+// playing) the same room, and draws on a canvas it adds to the body.
 // rewindTimes collects the page's timeline in ms since navigation
-// (view/README.md lists its marks; verified is the Worker's first
-// verified tick).
+// (view/README.md lists its marks; boot is when boot.js ran, verified
+// the Worker's first verified tick).
 var playTemplate = template.Must(template.New("play").Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>rewind demo: room {{.Code}}</title>
+<html lang="en" data-relay="{{.Relay}}" data-room="{{.Code}}" data-game="{{.Game}}" data-grid="{{.Grid}}" data-tick-rate="{{.Rate}}" data-worker-js="{{.WorkerJS}}" data-worker-wasm="{{.WorkerWasm}}" data-wasm="{{.Wasm}}" data-exec="{{.Exec}}"><head><meta charset="utf-8">
+<script>{{.Boot}}</script>
+<title>rewind demo: room {{.Code}}</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<link rel="preload" href="{{.WorkerWasm}}" as="fetch" crossorigin>
-<link rel="preload" href="{{.Wasm}}" as="fetch" crossorigin>
 <link rel="preload" href="{{.Exec}}" as="script">
 <style>
 body { margin: 0; background: #08080c; color: #bbb; font: 12px monospace; }
@@ -90,16 +94,15 @@ body { margin: 0; background: #08080c; color: #bbb; font: 12px monospace; }
 #bar a, #bar button { color: #8af; }
 #bar input { width: 7em; font: inherit; text-transform: uppercase; }
 </style></head>
-<body data-relay="{{.Relay}}" data-room="{{.Code}}" data-game="{{.Game}}" data-grid="{{.Grid}}" data-tick-rate="{{.Rate}}">
+<body>
 <div id="bar">
 <div id="share"></div>
 <div id="status">room={{.Code}} player=- tick=0 verified_tick=0 verified_hash=0000000000000000 rollbacks=0 resyncs=0 ping_ms=0.0 state=loading desyncs=0 migrations=0 waiting_for= hosting=false</div>
 <div><span id="hint">{{if eq .Game "ships"}}left/right or A/D turn · up or W thrusts · space or mouse fires{{else}}arrows/WASD move · space or mouse pours · 1–4: erase, sand, water, wall{{end}}</span> · <a id="mode" href="?watch={{.Code}}" style="color: #8af">watch as a spectator</a> · from a terminal: <code>rewind play --headless --join {{.Code}} --relay {{.Relay}}{{.Flags}}</code> (or <code>rewind watch</code>)</div>
 <div><a id="host" href="?host=1">host a new room</a> · <form id="join" style="display: inline" method="get"><label>join a room: <input name="room" placeholder="code" autocomplete="off" spellcheck="false"></label> <button>join</button> <span id="joinsay"></span></form></div>
 </div>
-<script>window.rewindTimes = {};</script>
 <script src="{{.Exec}}"></script>
-<script src="{{.PageJS}}" data-wasm="{{.Wasm}}" data-worker="{{.WorkerJS}}" data-worker-wasm="{{.WorkerWasm}}" data-exec="{{.Exec}}"></script>
+<script src="{{.PageJS}}"></script>
 </body></html>
 `))
 
@@ -141,6 +144,7 @@ func (p *Page) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		Game                                     string
 		Grid, Rate                               int
 		Wasm, WorkerWasm, PageJS, WorkerJS, Exec string
+		Boot                                     template.JS
 	}{Code: p.code, Game: p.game, Relay: p.relay, Flags: p.flags, Grid: p.grid, Rate: p.rate, Progress: p.progress}
 	f, building := p.files, p.building
 	if p.failed != nil {
@@ -157,6 +161,21 @@ func (p *Page) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		t = playTemplate
 		data.Wasm, data.WorkerWasm, data.PageJS = f.get(pageWasm).name, f.get(workerWasm).name, f.get(pageJS).name
 		data.WorkerJS, data.Exec = f.get(workerJS).name, f.get(wasmExecName).name
+		data.Boot = inlineJS(f.get(bootJS).raw)
 	}
 	_ = t.Execute(w, data)
+}
+
+// inlineJS is script as the page writes it inline: without its
+// whole-line comments (the page's bytes, sent at every visit) and
+// with "</" written "<\/", so that nothing in it ends the <script>
+// element.
+func inlineJS(script []byte) template.JS {
+	var b strings.Builder
+	for _, line := range strings.SplitAfter(string(script), "\n") {
+		if !strings.HasPrefix(strings.TrimSpace(line), "//") {
+			b.WriteString(line)
+		}
+	}
+	return template.JS(strings.ReplaceAll(b.String(), "</", "<\\/"))
 }

@@ -22,7 +22,7 @@ import (
 //
 //	cd view && go test -run '^$' -bench TabsTogetherFirstTick -count 5 -v ./e2e
 func BenchmarkTabsTogetherFirstTick(b *testing.B) {
-	stages := []string{"script", "socket", "wscript", "wcompiled", "worker", "answered", "joined", "compiled", "main", "started", "hello", "welcomed", "predicting", "verified"}
+	stages := []string{"boot", "script", "socket", "wscript", "wcompiled", "worker", "answered", "joined", "compiled", "main", "started", "hello", "welcomed", "predicting", "verified"}
 	var verified []float64
 	sum := map[string]float64{}
 	n := 0

@@ -23,7 +23,7 @@
 // where the match's server ticks; a tab whose claim makes it the host
 // does the same for the room it took over.
 //
-// The page's URL and body say what to join (tab.ParseConfig): the demo's
+// The page's URL and its <html> element's data attributes say what to join (tab.ParseConfig): the demo's
 // hosted room and its game (data-game: sand, or ships, drawn by
 // ships.go), or ?room=CODE (&game=ships for a room of ships); ?relay=URL joins through another relay;
 // ?watch=CODE (or ?watch alone) watches the room's match as a spectator,
@@ -65,7 +65,7 @@ func mark(name string) {
 func main() {
 	mark("main")
 	doc := js.Global().Get("document")
-	d := doc.Get("body").Get("dataset")
+	d := doc.Get("documentElement").Get("dataset") // the page's settings: the <html> element's data attributes
 	data := map[string]string{}
 	for _, k := range []string{"relay", "room", "game", "grid", "tickRate"} {
 		if v := d.Get(k); v.Type() == js.TypeString {

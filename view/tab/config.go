@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// Config is what a page's URL and body say about the match: the body's
+// Config is what a page's URL and <html> element say about the match: its
 // data attributes (data-relay, data-room, data-game, data-grid,
 // data-tick-rate) as `rewind demo` writes them, overridden by the
 // query: ?game=NAME, ?room=CODE,
@@ -40,7 +40,7 @@ type Config struct {
 	// HostSettings takes the host's match settings from its welcome (the
 	// sand grid's side and the tick rate: client.Config.HostSettings), as
 	// `rewind play --join` does: a sand page that joins or watches a
-	// room and names no ?grid (the body's data-grid is the demo's room's,
+	// room and names no ?grid (the page's data-grid is the demo's room's,
 	// and a room joined by its code may be another host's, e.g. a tab's
 	// with ?host=1&grid=128).
 	HostSettings bool
@@ -50,7 +50,7 @@ type Config struct {
 	Scripted bool
 }
 
-// ParseConfig reads a page's Config from its body's data attributes
+// ParseConfig reads a page's Config from its <html> element's data attributes
 // (relay, room, game, grid, tickRate) and its location.search. An error names
 // the bad parameter; the Config then still names the room.
 func ParseConfig(data map[string]string, search string) (Config, error) {
