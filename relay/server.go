@@ -19,6 +19,9 @@ import (
 	"github.com/rewindnet/rewind/transport"
 )
 
+// DefaultHostTimeout is RoomConfig.HostTimeout's default.
+const DefaultHostTimeout = 3 * time.Second
+
 // RoomConfig configures the rooms relay. Zero fields take the defaults
 // (Tide's relay limits); timers are settings so tests can shorten them.
 type RoomConfig struct {
@@ -223,7 +226,7 @@ func (c RoomConfig) WithDefaults() RoomConfig {
 	c.CodeLength = min(max(c.CodeLength, roomcode.Len), roomcode.MaxLen)
 	def(&c.SendQueue, 256)
 	defD(&c.PingInterval, time.Second)
-	defD(&c.HostTimeout, 3*time.Second)
+	defD(&c.HostTimeout, DefaultHostTimeout)
 	defD(&c.IdleTimeout, 30*time.Second)
 	defD(&c.ProbeTimeout, 3*time.Second)
 	defD(&c.TakeoverWindow, 3*time.Second)

@@ -142,8 +142,8 @@ func parseDemoFlags(args []string, stderr io.Writer) (*demoConfig, error) {
 	if c.duration < 0 {
 		return nil, usageError{errors.New("--duration must not be negative")}
 	}
-	if c.relay.hostTimeout < 0 {
-		return nil, usageError{fmt.Errorf("--host-timeout %v must not be negative", c.relay.hostTimeout)}
+	if err := c.relay.checkHostTimeout(); err != nil {
+		return nil, err
 	}
 	return c, nil
 }

@@ -191,7 +191,15 @@ type relayConfig struct {
 
 // hostTimeoutFlag defines --host-timeout (relay and demo) into o.
 func hostTimeoutFlag(fs *flag.FlagSet, o *roomRelayOptions) {
-	fs.DurationVar(&o.hostTimeout, "host-timeout", 3*time.Second, "how long a room's host may leave the relay's pings (one a second) unanswered before the relay drops it and its players take the match over, if it migrates; longer keeps a host on a starved machine (a loaded test run), later to notice a host that hung")
+	fs.DurationVar(&o.hostTimeout, "host-timeout", relay.DefaultHostTimeout, "how long a room's host may leave the relay's pings (one a second) unanswered before the relay drops it and its players take the match over, if it migrates; longer keeps a host on a starved machine (a loaded test run), later to notice a host that hung")
+}
+
+// checkHostTimeout refuses a negative --host-timeout.
+func (o *roomRelayOptions) checkHostTimeout() error {
+	if o.hostTimeout < 0 {
+		return usageError{fmt.Errorf("--host-timeout %v must not be negative", o.hostTimeout)}
+	}
+	return nil
 }
 
 // parseRelayFlags parses and checks relay's flags.
@@ -224,8 +232,8 @@ func parseRelayFlags(args []string, stderr io.Writer) (*relayConfig, error) {
 	if o.turnTTL < time.Minute {
 		return nil, usageError{fmt.Errorf("--turn-ttl %v: want 1m or more", o.turnTTL)}
 	}
-	if o.hostTimeout < 0 {
-		return nil, usageError{fmt.Errorf("--host-timeout %v must not be negative", o.hostTimeout)}
+	if err := o.checkHostTimeout(); err != nil {
+		return nil, err
 	}
 	if o.codeLength < 6 || o.codeLength > 12 {
 		return nil, usageError{fmt.Errorf("--code-length %d: want 6 to 12", o.codeLength)}
