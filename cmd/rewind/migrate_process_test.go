@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,10 +20,13 @@ import (
 // The host-migration test with real processes, as the issue's outside
 // check runs them: `rewind relay`, `rewind serve --relay URL
 // --host-migration --players 3`, three `rewind play --headless --join CODE
-// --until-tick T`; serve is killed (SIGKILL) or stopped (SIGSTOP: a hung
-// host) at about tick 600. Every player reaches T and prints the same
-// verified hash with the id it had, migrations=1; exactly one ends as the
-// host, and it serves on until the others have gone. The processes are
+// --until-tick T` and a `rewind watch --headless --join CODE --until-tick
+// T`; serve is killed (SIGKILL) or stopped (SIGSTOP: a hung host) at
+// about tick 600. Every player reaches T and prints the same verified hash
+// with the id it had, migrations=1; exactly one ends as the host, and it
+// serves on until the others have gone. The spectator follows the match
+// to its new host (it joins the room again by its code) and prints the
+// players' hash at T, migrations=1, no player id, hosting=false. The processes are
 // this test binary re-run as the rewind command (TestRewindProcess).
 // Waits are bounded by a context (a hang guard, not a speed assertion).
 
@@ -178,6 +182,8 @@ func migrateProcesses(t *testing.T, sig syscall.Signal) {
 	for i, p := range players {
 		ids[i] = strings.TrimPrefix(p.line(ctx, t, "player="), "player=")
 	}
+	watcher := startProc(t, "watch", "--headless", "--join", code, "--relay", url,
+		"--until-tick", until, "--status", "100ms", "--log-level", "debug")
 	for {
 		if players[0].verifiedTick() >= 600 {
 			break
@@ -221,5 +227,20 @@ func migrateProcesses(t *testing.T, sig syscall.Signal) {
 	}
 	if hosts != 1 {
 		t.Fatalf("%d players end as the host", hosts)
+	}
+	select {
+	case err := <-watcher.done:
+		if err != nil {
+			t.Fatalf("the spectator: %v", err)
+		}
+		watcher.done <- nil // for the cleanup
+	case <-ctx.Done():
+		t.Fatalf("the spectator did not finish (last line %q): %v", watcher.lastLine(), ctx.Err())
+	}
+	t.Logf("spectator: %s", watcher.lastLine())
+	last := keys(watcher.lastLine())
+	if last["verified_tick"] != until || last["verified_hash"] != hash || last["migrations"] != "1" || last["hosting"] != "false" ||
+		slices.Contains(ids, last["player"]) {
+		t.Fatalf("the spectator ended with %q, the players' hash %s", watcher.lastLine(), hash)
 	}
 }

@@ -19,8 +19,19 @@ import (
 // room: by its code, roomclient.JoinAgain, after a round trip to the
 // relay and one of signaling), which welcomes it as a spectator. It then
 // verifies every tick the players verify, with the same hashes, having
-// received far less than the world there (a delta of its world).
+// received far less than the world there (a delta of its world). A
+// spectator watching 2 s behind (client.Config.SpectateDelay) hands off
+// a world older than the one the new host resumes from, and follows with
+// its delay kept.
 func TestSpectatorFollowsMigration(t *testing.T) {
+	for _, delay := range []time.Duration{0, 2 * time.Second} {
+		t.Run("delay "+delay.String(), func(t *testing.T) { spectatorFollows(t, delay) })
+	}
+}
+
+// spectatorFollows runs TestSpectatorFollowsMigration with a spectator
+// watching delay behind.
+func spectatorFollows(t *testing.T, delay time.Duration) {
 	link := transport.LinkConfig{Latency: 50 * time.Millisecond, Loss: 0.05}
 	r := newMigRig(t, 2, link)
 	verified := map[uint32]uint64{}
@@ -30,7 +41,7 @@ func TestSpectatorFollowsMigration(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { conn.Close() })
-		c, err := client.New[testgame.Input](&drift{}, conn, client.Config{Spectate: true, Resume: h,
+		c, err := client.New[testgame.Input](&drift{}, conn, client.Config{Spectate: true, Resume: h, SpectateDelay: delay,
 			OnVerified: func(tick uint32, hash uint64) { verified[tick] = hash }})
 		if err != nil {
 			t.Fatal(err)
@@ -99,7 +110,11 @@ func TestSpectatorFollowsMigration(t *testing.T) {
 		t.Fatalf("new host: %d spectators, %d joins, %d players", st.Spectators, st.Joins, st.Players)
 	}
 	ref := r.players[0].verified
-	from, to := lastOld+200, r.next.Tick()-60
+	behind := uint32(delay.Seconds() * float64(ho.TickRate))
+	if lag := r.next.Tick() - spec.Stats().Verified; lag < behind || lag > behind+30 {
+		t.Fatalf("the spectator verified tick %d, %d behind the new host's %d: want %d to %d (its delay)", spec.Stats().Verified, lag, r.next.Tick(), behind, behind+30)
+	}
+	from, to := lastOld+200, r.next.Tick()-60-behind
 	if to < from+100 {
 		t.Fatalf("the new host ran to tick %d only (the old one to %d)", r.next.Tick(), lastOld)
 	}
@@ -111,10 +126,16 @@ func TestSpectatorFollowsMigration(t *testing.T) {
 		}
 	}
 	// Everything it received at the new host (the world's pages that
-	// differ, then the ticks): far less than the world.
-	if st := spec.Stats(); st.BytesIn > driftBytes/4 {
+	// differ, then the ticks): far less than the world. A world 2 s
+	// older differs in every page (drift writes a new page each tick):
+	// then the world once, not more.
+	most := uint64(driftBytes / 4)
+	if delay > 0 {
+		most = driftBytes * 3 / 2
+	}
+	if st := spec.Stats(); st.BytesIn > most {
 		t.Fatalf("the spectator received %d bytes at the new host (%d world bytes fetched), the world is %d", st.BytesIn, st.FetchBytes, driftBytes)
 	}
-	t.Logf("spectator: handed off at tick %d; at the new host received %d bytes (%d world bytes fetched) of a %d-byte world; verified %d..%d as player 0",
-		h.Tick, spec.Stats().BytesIn, spec.Stats().FetchBytes, driftBytes, from, to-1)
+	t.Logf("spectator %v behind: handed off at tick %d; at the new host received %d bytes (%d world bytes fetched) of a %d-byte world; verified %d..%d as player 0",
+		delay, h.Tick, spec.Stats().BytesIn, spec.Stats().FetchBytes, driftBytes, from, to-1)
 }
