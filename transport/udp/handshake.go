@@ -23,8 +23,13 @@ import (
 // (a flood's addresses hold several). A HELLO that does not fit is dropped unanswered
 // (HandshakesDropped) and the client sends it again (HandshakeRetry); a
 // repeated HELLO of a session whose job waits or runs is dropped too.
-// The workers are the handshakes' CPU budget: at most HandshakeWorkers
-// cores, whatever arrives.
+// The workers bound the handshakes' CPU to HandshakeWorkers cores, and
+// a budget for all addresses together (HandshakeTotalRate, a token bucket
+// the workers draw from before each handshake) bounds their rate: with
+// it spent, the workers wait for its next token and the HELLOs wait in
+// the queue (newcomers first, as above) or are dropped beyond it. Without
+// the budget a flood kept a worker busy with X25519 on a whole core,
+// and a match sharing the machine ran late (issue 30 item 4).
 
 const (
 	// handshakeQueue bounds the HELLOs waiting for a worker.
@@ -49,6 +54,8 @@ type udpHandshakes struct {
 	order   []netip.Addr // addresses with jobs waiting, served in turn
 	waiting int
 	running int
+	budget  *udpBudget              // nil: no total rate
+	starved bool                    // a worker waits for the budget's next token
 	busy    map[udpPeerKey]struct{} // jobs waiting or running
 	wake    chan struct{}
 	quit    chan struct{}
@@ -59,6 +66,9 @@ type udpHandshakes struct {
 // the HELLOs queued, with s.
 func (s *Server) startHandshakes(workers int) *udpHandshakes {
 	h := newUDPHandshakes(workers)
+	if s.cfg.HandshakeTotalRate > 0 {
+		h.budget = &udpBudget{rate: s.cfg.HandshakeTotalRate, burst: float64(s.cfg.HandshakeTotalBurst), tokens: float64(s.cfg.HandshakeTotalBurst)}
+	}
 	h.wg.Add(workers)
 	for range workers {
 		go s.handshakeWorker(h)
@@ -115,18 +125,28 @@ func (h *udpHandshakes) add(j udpHandshakeJob, first bool) bool {
 	return true
 }
 
-// next takes the job of the address whose turn it is; false if none
-// waits.
-func (h *udpHandshakes) next() (udpHandshakeJob, bool) {
+// next takes the job of the address whose turn it is at now; false if
+// none waits, or if the budget is spent: then wait says when its next
+// token comes.
+func (h *udpHandshakes) next(now time.Time) (j udpHandshakeJob, ok bool, wait time.Duration) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if len(h.order) == 0 {
-		return udpHandshakeJob{}, false
+		return udpHandshakeJob{}, false, 0
 	}
+	if h.budget != nil {
+		if wait = h.budget.take(now); wait > 0 {
+			if h.starved = true; h.running == 0 {
+				h.idle.Broadcast()
+			}
+			return udpHandshakeJob{}, false, wait
+		}
+	}
+	h.starved = false
 	ip := h.order[0]
 	h.order = h.order[1:]
 	list := h.byIP[ip]
-	j := list[0]
+	j = list[0]
 	if list = list[1:]; len(list) > 0 {
 		h.byIP[ip] = list
 		h.order = append(h.order, ip)
@@ -135,27 +155,40 @@ func (h *udpHandshakes) next() (udpHandshakeJob, bool) {
 	}
 	h.waiting--
 	h.running++
-	return j, true
+	return j, true, 0
 }
 
 // done ends j's job.
 func (h *udpHandshakes) done(j udpHandshakeJob) {
 	h.mu.Lock()
 	delete(h.busy, udpPeerKey{j.from, j.cid})
-	if h.running--; h.running == 0 && h.waiting == 0 {
+	if h.running--; h.running == 0 && (h.waiting == 0 || h.starved) {
 		h.idle.Broadcast()
 	}
 	h.mu.Unlock()
 }
 
-// wait returns once no job waits or runs (tests: a HELLO handed to
-// Server.handle has had its answer).
+// wait returns once no job runs, and none waits or the budget is spent
+// (tests: a HELLO handed to Server.handle has had its answer, or waits
+// for the budget).
 func (h *udpHandshakes) wait() {
 	h.mu.Lock()
-	for h.waiting > 0 || h.running > 0 {
+	for h.running > 0 || h.waiting > 0 && !h.starved {
 		h.idle.Wait()
 	}
 	h.mu.Unlock()
+}
+
+// poke has a worker look at the budget again (tests: after advancing a
+// made-up clock); wait then returns only once it has.
+func (h *udpHandshakes) poke() {
+	h.mu.Lock()
+	h.starved = false
+	h.mu.Unlock()
+	select {
+	case h.wake <- struct{}{}:
+	default:
+	}
 }
 
 // stop ends the workers once their jobs end; the jobs still waiting are
@@ -169,14 +202,21 @@ func (h *udpHandshakes) stop() {
 func (s *Server) handshakeWorker(h *udpHandshakes) {
 	defer h.wg.Done()
 	out := make([]byte, 0, 128)
+	retry := time.NewTimer(time.Hour)
+	retry.Stop()
+	defer retry.Stop()
 	for {
 		select {
 		case <-h.quit:
 			return
 		case <-h.wake:
+		case <-retry.C:
 		}
 		for {
-			j, ok := h.next()
+			j, ok, wait := h.next(s.cfg.Clock.Now())
+			if wait > 0 {
+				retry.Reset(wait) // the budget's next token
+			}
 			if !ok {
 				break
 			}
@@ -184,6 +224,26 @@ func (s *Server) handshakeWorker(h *udpHandshakes) {
 			h.done(j)
 		}
 	}
+}
+
+// udpBudget is the token bucket of the handshakes of all addresses
+// together (Config.HandshakeTotalRate); guarded by its udpHandshakes' mu.
+type udpBudget struct {
+	rate, burst, tokens float64
+	last                time.Time
+}
+
+// take takes a token at now, or says how long until the next comes.
+func (b *udpBudget) take(now time.Time) time.Duration {
+	if dt := now.Sub(b.last); dt > 0 {
+		b.tokens = min(b.burst, b.tokens+b.rate*dt.Seconds())
+		b.last = now
+	}
+	if b.tokens >= 1 {
+		b.tokens--
+		return 0
+	}
+	return max(time.Millisecond, time.Duration((1-b.tokens)/b.rate*float64(time.Second)))
 }
 
 // handshake runs the server's half of j's handshake and opens its

@@ -41,7 +41,7 @@ func TestUDPHandshakeQueueRoundRobin(t *testing.T) {
 	}
 	var order []string
 	for {
-		j, ok := h.next()
+		j, ok, _ := h.next(time.Time{})
 		if !ok {
 			break
 		}
@@ -80,7 +80,9 @@ func udpFloodHello(s *Server, from netip.AddrPort, cid uint64, e []byte) []byte 
 // unproven session went first: the flood evicted every player.)
 func TestUDPHandshakeFloodAdmitsPlayers(t *testing.T) {
 	clk := newUDPFakeClock()
-	s := udpListenTest(t, Config{Clock: clk, MaxSessions: 64, ProveExplicitly: true, HandshakeWorkers: 2})
+	// No total budget: the flood must fill the table 4 times over (the
+	// budget's own test is TestUDPHandshakeTotalBudget).
+	s := udpListenTest(t, Config{Clock: clk, MaxSessions: 64, ProveExplicitly: true, HandshakeWorkers: 2, HandshakeTotalRate: -1})
 	ae, err := ecdh.X25519().GenerateKey(rand.Reader)
 	if err != nil {
 		t.Fatal(err)
@@ -118,5 +120,74 @@ func TestUDPHandshakeFloodAdmitsPlayers(t *testing.T) {
 	}
 	if st.Opened < 7*250 || st.UnprovenEvicted < st.Opened-64 {
 		t.Errorf("the flood opened %d sessions and %d were evicted: not the flood the test means", st.Opened, st.UnprovenEvicted)
+	}
+}
+
+// TestUDPHandshakeTotalBudget is issue 30's item 4 once more, in made-up
+// time: 250 addresses (127.0.1.x) each send a proven HELLO of a new
+// session every 10 ms for 2 s or so, one reused ephemeral key, within their
+// own per-address rate. With a total budget of 100 handshakes a second
+// (burst 20) the server does at most 20 + 100 a second of them, whatever the
+// flood brings (before, it did every one the per-address rates let
+// through: 250 × 200 in the first second alone, a worker's whole core);
+// 6 new players (127.0.2.x) joining meanwhile each get their session at
+// the budget's next token (within 30 ms): their address holds no
+// unproven session, so their HELLO goes first.
+func TestUDPHandshakeTotalBudget(t *testing.T) {
+	clk := newUDPFakeClock()
+	s := udpListenTest(t, Config{Clock: clk, ProveExplicitly: true, HandshakeWorkers: 2,
+		HandshakeTotalRate: 100, HandshakeTotalBurst: 20})
+	ae, err := ecdh.X25519().GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	attackE := newNoiseInitiator(udpPrologue(1), ae).writeMessage1(nil, nil)
+	cid := uint64(1000)
+	step := func() {
+		for a := range 250 {
+			cid++
+			from := udpTestFrom(fmt.Sprintf("127.0.1.%d", a+1), uint16(2000+cid%1000))
+			s.handle(udpFloodHello(s, from, cid, attackE), from, nil)
+		}
+		s.hs.wait()
+		clk.Advance(10 * time.Millisecond)
+		s.hs.poke()
+		s.hs.wait()
+	}
+	joined, start := 0, clk.Now()
+	for i := range 200 {
+		if i%30 != 15 || i > 180 {
+			step()
+			continue
+		}
+		p := i / 30
+		from := udpTestFrom(fmt.Sprintf("127.0.2.%d", p+1), 5000)
+		e, err := ecdh.X25519().GenerateKey(rand.Reader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		msg1 := newNoiseInitiator(udpPrologue(uint64(p+1)), e).writeMessage1(nil, nil)
+		s.handle(appendUDPHelloSealed(nil, uint64(p+1), msg1, s.tokens.issue(nil, clk.Now(), from, uint64(p+1), msg1)), from, nil)
+		for range 3 {
+			step()
+		}
+		s.mu.RLock()
+		ok := s.byPeer[udpPeerKey{from, uint64(p + 1)}] != nil
+		s.mu.RUnlock()
+		if ok {
+			joined++
+		}
+	}
+	st, secs := s.Stats(), clk.Now().Sub(start).Seconds()
+	t.Logf("%.2f s of flood: %d sessions opened (%d of them players'), %d hellos dropped by the handshake queue, %d throttled per address",
+		secs, st.Opened, joined, st.HandshakesDropped, st.Throttled)
+	if joined < 6 {
+		t.Errorf("%d of 6 new players got a session within 30 ms, want 6", joined)
+	}
+	if most := uint64(20 + 100*secs + 1); st.Opened > most {
+		t.Errorf("%d handshakes in %.2f s of made-up time, want at most %d (the total budget)", st.Opened, secs, most)
+	}
+	if st.HandshakesDropped == 0 {
+		t.Error("no HELLO dropped: not the flood the test means")
 	}
 }
