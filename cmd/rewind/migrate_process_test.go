@@ -128,6 +128,23 @@ func (p *proc) line(ctx context.Context, t *testing.T, prefix string) string {
 	}
 }
 
+// wait waits for p's end, failing if it failed or has not ended when
+// ctx does; name says which process in the message. The end goes back
+// on p.done, for the cleanup (which waits for it: taking it for good
+// hung a failing test until go test's timeout).
+func (p *proc) wait(ctx context.Context, t *testing.T, name string) {
+	t.Helper()
+	select {
+	case err := <-p.done:
+		p.done <- err
+		if err != nil {
+			t.Fatalf("%s: %v (last line %q)", name, err, p.lastLine())
+		}
+	case <-ctx.Done():
+		t.Fatalf("%s did not finish (last line %q): %v", name, p.lastLine(), ctx.Err())
+	}
+}
+
 func (p *proc) lastLine() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -198,15 +215,7 @@ func migrateProcesses(t *testing.T, sig syscall.Signal) {
 		t.Fatal(err)
 	}
 	for i, p := range players {
-		select {
-		case err := <-p.done:
-			if err != nil {
-				t.Fatalf("player %d: %v", i, err)
-			}
-			p.done <- nil // for the cleanup
-		case <-ctx.Done():
-			t.Fatalf("player %d did not finish (last line %q): %v", i, p.lastLine(), ctx.Err())
-		}
+		p.wait(ctx, t, "player "+strconv.Itoa(i))
 	}
 	var hash string
 	hosts := 0
@@ -228,15 +237,7 @@ func migrateProcesses(t *testing.T, sig syscall.Signal) {
 	if hosts != 1 {
 		t.Fatalf("%d players end as the host", hosts)
 	}
-	select {
-	case err := <-watcher.done:
-		if err != nil {
-			t.Fatalf("the spectator: %v", err)
-		}
-		watcher.done <- nil // for the cleanup
-	case <-ctx.Done():
-		t.Fatalf("the spectator did not finish (last line %q): %v", watcher.lastLine(), ctx.Err())
-	}
+	watcher.wait(ctx, t, "the spectator")
 	t.Logf("spectator: %s", watcher.lastLine())
 	last := keys(watcher.lastLine())
 	if last["verified_tick"] != until || last["verified_hash"] != hash || last["migrations"] != "1" || last["hosting"] != "false" ||
