@@ -320,6 +320,7 @@ func (s *Server[I]) Update(now time.Time) error {
 	}
 	prev := s.lastNow
 	s.lastNow = now
+	s.forgivePause(prev, now) // pause.go
 	if s.rs.pending {
 		s.startResumed(now)
 	}
