@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/rewindnet/rewind/client"
 	"github.com/rewindnet/rewind/codec"
@@ -49,6 +50,9 @@ type migration[I any] struct {
 	hosting bool
 	handoff handoff
 	closers []io.Closer
+	// srvClosers are the transports of the server the session hosts,
+	// closed when it stops hosting (stopHosting) or closes.
+	srvClosers []io.Closer
 	lost    <-chan struct{} // the current server's Migrated.Lost
 	// ownPending says the session hosts from the start (serveAny) and
 	// its server does not know its own player yet.
@@ -101,7 +105,7 @@ func (s *Session[I]) serveAny(srv any, closers []io.Closer) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.srv, s.mig.hosting, s.mig.ownPending = srv.(facehook.Server), true, true
-	s.mig.closers = append(s.mig.closers, closers...)
+	s.mig.srvClosers = append(s.mig.srvClosers, closers...)
 }
 
 // Migrations returns how many times the session moved to a new host (the
@@ -149,6 +153,9 @@ func (s *Session[I]) startMigration(err error) bool {
 		s.mig.whyNot = why
 		return false
 	}
+	if s.mig.hosting {
+		s.stopHosting()
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s.mig.running, s.mig.handoff, s.mig.cancel, s.mig.whyNot = true, h, cancel, ""
 	s.mig.done = make(chan migrationResult[I], 1)
@@ -195,7 +202,6 @@ func (s *Session[I]) finishMigration() error {
 	_ = old.Close()
 	s.cli = cli
 	s.conns = append(s.conns, r.m.Conn)
-	s.mig.closers = append(s.mig.closers, r.m.Closers...)
 	s.mig.count++
 	s.mig.rejoined = false
 	// Notices of a lost server that came until now were about the
@@ -204,7 +210,10 @@ func (s *Session[I]) finishMigration() error {
 	s.mig.lost = r.m.Lost
 	if r.m.Server != nil {
 		s.srv, s.mig.hosting = r.m.Server, true
+		s.mig.srvClosers = append(s.mig.srvClosers, r.m.Closers...)
 		s.srv.SetOwnPlayer(h.Player, true)
+	} else {
+		s.mig.closers = append(s.mig.closers, r.m.Closers...)
 	}
 	return nil
 }
@@ -257,7 +266,27 @@ func (s *Session[I]) closeMigrated() {
 	if s.mig.hosting && s.srv != nil {
 		_ = s.srv.Goodbye(codec.ReasonMigrate)
 	}
-	for _, c := range s.mig.closers {
+	for _, c := range slices.Concat(s.mig.srvClosers, s.mig.closers) {
 		c.Close()
 	}
+}
+
+// stopHosting ends the hosting of a session told that its server is
+// lost (ServerLost, Migrated.Lost): the relay gave the room it hosts to
+// another player (it left the relay's pings unanswered: a stopped
+// process, a frozen browser tab, a machine asleep; or its relay
+// connection ended and another claimant took the room). Its server says
+// goodbye to whoever still plays there (the match goes on elsewhere:
+// they migrate too), its transports close, and the session migrates as
+// a player does, from its own client's handoff: it claims the room and
+// is introduced to the new host, which does not await this machine's
+// player (the handover data names it the host's own), so it joins there
+// as a new player (rejoinRefused). The caller holds s.mu.
+func (s *Session[I]) stopHosting() {
+	_ = s.srv.Goodbye(codec.ReasonMigrate)
+	for _, c := range s.mig.srvClosers {
+		c.Close()
+	}
+	s.mig.srvClosers = nil
+	s.srv, s.mig.hosting, s.mig.ownPending = nil, false, false
 }

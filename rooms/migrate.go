@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"runtime"
 	"slices"
@@ -82,7 +83,7 @@ func migrator[I any](game func() rewind.Game[I], relays *relayList, opts JoinOpt
 		if c.Player != nil {
 			return facehook.Migrated[I]{Conn: &Conn{Peer: c.Player.Conn(), p: c.Player}, Lost: c.Player.HostLost()}, nil
 		}
-		return hostResumed(game(), c.Host, h, opts)
+		return hostResumed(game(), c.Host, h, relays, opts)
 	}
 }
 
@@ -165,11 +166,59 @@ func claimedAt(c *roomclient.Claimed) string {
 }
 
 // hostResumed runs the match's next server over room (and a loopback to
-// the session's own client), resumed from h.
-func hostResumed[I any](g rewind.Game[I], room *roomclient.HostedRoom, h facehook.Handoff, opts JoinOptions) (facehook.Migrated[I], error) {
+// the session's own client), resumed from h. It watches the room's
+// relay connection (watchResumed): Migrated.Lost is closed when the
+// room is another claimant's now, and the session then stops hosting
+// and goes on as a player of the new host.
+func hostResumed[I any](g rewind.Game[I], room *roomclient.HostedRoom, h facehook.Handoff, relays *relayList, opts JoinOptions) (facehook.Migrated[I], error) {
 	m, err := migrate.ResumeHost(g, relayConn{Host: room.Conn(), leave: room}, h, opts.Server)
 	if err != nil {
 		return m, fmt.Errorf("rooms: %w", err)
 	}
+	lost, stop := make(chan struct{}), make(chan struct{})
+	log, _ := opts.migrationSettings()
+	go watchResumed(room, relays, stop, lost, log)
+	m.Lost = lost
+	// The watch stops first: closing the server's transports leaves the
+	// room, which ends its relay connection.
+	m.Closers = append([]io.Closer{closeFunc(sync.OnceValue(func() error { close(stop); return nil }))}, m.Closers...)
 	return m, nil
+}
+
+// closeFunc is a function as an io.Closer.
+type closeFunc func() error
+
+// Close implements io.Closer.
+func (f closeFunc) Close() error { return f() }
+
+// watchResumed watches the relay connection of room, which a session
+// hosts since it took the match over, until stop is closed. When it ends
+// (the relay dropped the host: a process stopped or a machine asleep
+// past the relay's ping, whose players then took the room over; or the
+// relay went) the room is claimed back through relays (reclaimRoom),
+// and watched again if this session hosts it still. If another claimant
+// hosts it now (roomclient.ErrTakenOver), lost is closed: this
+// session's server serves no one any more.
+func watchResumed(room *roomclient.HostedRoom, relays *relayList, stop <-chan struct{}, lost chan<- struct{}, log *slog.Logger) {
+	for {
+		select {
+		case <-stop:
+			return
+		case <-room.Done():
+		}
+		log.Debug("rooms: the relay connection of the room this session hosts ended: claiming it back",
+			"room", room.Code(), "relay", room.URL(), "err", room.Err())
+		err := reclaimRoom(room, relays.get(), stop, log)
+		switch {
+		case err == nil:
+			relays.answered(room.URL())
+		case errors.Is(err, roomclient.ErrTakenOver):
+			log.Info("rooms: another player hosts the room now: joining its match as a player", "room", room.Code())
+			close(lost)
+			return
+		default:
+			log.Debug("rooms: the room was not claimed back", "room", room.Code(), "err", err)
+			return
+		}
+	}
 }

@@ -54,7 +54,8 @@ type Migrated[I any] struct {
 	// Closers are closed with the session (the server's transports).
 	Closers []io.Closer
 	// Lost, if set, is closed when the next server is known lost in turn
-	// (the relay's notice about the next host): the session then
+	// (the relay's notice about the next host; with Server, that the
+	// room this session hosts is another player's now): the session then
 	// migrates again, as at ServerLost.
 	Lost <-chan struct{}
 }

@@ -23,10 +23,11 @@ import (
 // (ResumeHost). A, woken, plays on alone without failing (its own
 // server does not count its own pause against its own player: without
 // that, A's first Update after the pause fails "server timed out")
-// until it learns it lost the room (the tab: its page's claim of the
-// room is introduced to B) 2 s later; it then closes its session (its
-// server's goodbye) and joins B's match as a new player, and both
-// verify the same hashes.
+// until it learns it lost the room 2 s later (ServerLost: the relay's
+// notice; a tab's page claims the room and is introduced to B): it stops
+// hosting (its server's goodbye), migrates as a player, is refused its
+// cookie at B (B's handover data named A's player the host's own) and
+// joins B's match as a new player: both verify the same hashes.
 func TestFrozenHostWakesAndRejoins(t *testing.T) {
 	// The shared zstd encoder and decoder (A's rejoin carries a world),
 	// made outside the bubble: one made in a bubble is bound to it, and
@@ -46,9 +47,10 @@ func frozenHostWakesAndRejoins(t *testing.T) {
 	net := transport.NewSimNetwork(1, start)
 	net.SetDefaultLink(transport.LinkConfig{Latency: 20 * time.Millisecond})
 	room := server.Room{Code: "ABCDEF", Key: "0123456789abcdef0123456789abcdef"}
-	hashes := [3]map[uint32]uint64{{}, {}, {}}
+	hashes := [3]map[uint32]uint64{{}, {}, {}} // A, B, A after the notice
+	into := [2]int{0, 1}
 	opts := func(i int) rewind.Options {
-		return rewind.Options{Client: rewind.ClientConfig{OnVerified: func(tick uint32, h uint64) { hashes[i][tick] = h }}}
+		return rewind.Options{Client: rewind.ClientConfig{OnVerified: func(tick uint32, h uint64) { hashes[into[i]][tick] = h }}}
 	}
 	aconn, _ := net.Listen("a")
 	a, err := migrate.PlayHost[testgame.Input](&testgame.Game{}, aconn, server.Config{HostMigration: true, Room: room}, opts(0))
@@ -96,22 +98,24 @@ func frozenHostWakesAndRejoins(t *testing.T) {
 	if !a.Hosting() || a.State() != rewind.Playing || a.Stats().Verified < aWas+100 {
 		t.Fatalf("A after it woke: hosting %v, %v, verified %d (was %d)", a.Hosting(), a.State(), a.Stats().Verified, aWas)
 	}
-	// A learns that B hosts the room now: it leaves its own match and
-	// joins B's as a new player.
-	if err := a.Close(); err != nil {
-		t.Fatal(err)
-	}
-	a2conn, _ := net.Dial("pa2", "b")
-	a2, err := rewind.Connect[testgame.Input](&testgame.Game{}, a2conn, opts(2))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a2.Close()
-	run(3*time.Second, a2, b)
+	// The relay's notice that A lost the room (its page's claim, or
+	// package rooms' claim back, found B hosting it): A stops hosting
+	// and migrates as a player, its claim introducing it to B.
+	migrate.SetMigrator(a, func(context.Context, migrate.Handoff) (migrate.Migrated[testgame.Input], error) {
+		c, err := net.Dial("pa2", "b")
+		return migrate.Migrated[testgame.Input]{Conn: c}, err
+	})
+	into[0] = 2
+	migrate.ServerLost(a)
+	run(3*time.Second, a, b)
+	a2 := a
 	idA, okA := a2.Player()
 	idB, _ := b.Player()
-	if !okA || idA == idB || a2.State() != rewind.Playing || a2.Hosting() {
-		t.Fatalf("A again: player %d (%v; B is %d), %v, hosting %v", idA, okA, idB, a2.State(), a2.Hosting())
+	if !okA || idA == idB || a2.State() != rewind.Playing || a2.Hosting() || a2.Migrations() != 1 {
+		t.Fatalf("A again: player %d (%v; B is %d), %v, hosting %v, migrations %d", idA, okA, idB, a2.State(), a2.Hosting(), a2.Migrations())
+	}
+	if st, _ := b.ServerStats(); st.Players != 2 {
+		t.Errorf("B's server has %d players, want 2", st.Players)
 	}
 	common := 0
 	for tick, h := range hashes[2] {

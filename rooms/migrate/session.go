@@ -35,10 +35,15 @@ type Migrator[I any] = facehook.Migrator[I]
 func SetMigrator[I any](s *rewind.Session[I], fn Migrator[I]) { facehook.SetMigrator(s, fn) }
 
 // ServerLost tells s its server is gone (the relay's notice that the
-// host is lost): with a Migrator, s migrates at its next Update. It may
-// be called from any goroutine; a notice that comes while s migrates
-// concerns the server it left and is dropped once it moved (the next
-// server's loss comes through Migrated.Lost).
+// host is lost): with a Migrator, s migrates at its next Update. A
+// session that hosts the match (PlayHost, or a takeover) is told so when
+// the relay gave its room to another player (it left the relay's pings
+// unanswered: frozen, stopped, asleep): its server says goodbye and
+// stops, and s migrates as a player, joining the new host's match as a
+// new player (that host does not await the old host's own player). It
+// may be called from any goroutine; a notice that comes while s
+// migrates concerns the server it left and is dropped once it moved
+// (the next server's loss comes through Migrated.Lost).
 func ServerLost[I any](s *rewind.Session[I]) { facehook.ServerLost(s) }
 
 // Own makes s, a session rewind.Connect started, own its connection: its

@@ -16,16 +16,22 @@ import (
 // another player hosts the room.
 const frozenUntil = 3000
 
+// frozenFor is how long tab A stays frozen at least: past the 5 s its
+// match's server and its own player wait for each other.
+const frozenFor = 6 * time.Second
+
 // TestFrozenHostTabRejoins: tab A hosts a room (?host=1) and tab B joins
 // it. At about tick 300 A's page is frozen (DevTools
 // Page.setWebLifecycleState "frozen", as a phone's browser freezes a tab
 // put away): its Worker answers no relay ping, so the relay gives the
 // room to B, which takes the match over (hosting=true, migrations=1).
-// A, woken, finds its relay connection closed (host_gone), and
+// A stays frozen 6 s at least (frozenFor). A, woken, plays on alone
+// (its server does not count its own pause against its own player:
+// server/pause.go), finds its relay connection closed (host_gone),
 // claims the room with its key as every player does, is introduced to
-// B, and joins the match as a new player (its status says joining, never
-// failed, meanwhile): both reach tick 3000 with one verified hash, A with
-// hosting=false and migrations=1, B hosting.
+// B, and joins the match as a new player (its status says joining,
+// never failed or done, meanwhile): both reach tick 3000 with one
+// verified hash, A with hosting=false and migrations=1, B hosting.
 func TestFrozenHostTabRejoins(t *testing.T) {
 	d := startDemo(t, "--log-level", "debug")
 	t.Cleanup(func() {
@@ -49,11 +55,19 @@ func TestFrozenHostTabRejoins(t *testing.T) {
 		return st["migrations"] == "1" && st["hosting"] == "true"
 	})
 	t.Logf("tab B hosts %v after A froze: %v", time.Since(frozen).Round(time.Millisecond), st)
+	// A stays frozen past frozenFor, longer than its own player waits
+	// for its server and its server for its players (5 s): awake, its
+	// server must not count its own freeze against them (a loaded
+	// machine made B take 5.3 s once, and A's own player timed out).
+	time.Sleep(time.Until(frozen.Add(frozenFor)))
 	if _, err := chromedp.Call(ta, page.SetWebLifecycleState, page.SetWebLifecycleStateParams{State: page.SetWebLifecycleStateStateActive}); err != nil {
 		t.Fatalf("Page.setWebLifecycleState active: %v", err)
 	}
 	woke := time.Now()
 	st = waitStatus(t, ta, "tab A joins the room again as a player", 2*time.Minute, func(st map[string]string) bool {
+		if st["state"] == "failed" || st["state"] == "done" {
+			t.Fatalf("tab A, woken, is %s while its match moves: %v", st["state"], st)
+		}
 		return st["hosting"] == "false" && st["migrations"] == "1" && st["state"] == "playing" && num(t, st, "verified_tick") > 0
 	})
 	t.Logf("tab A plays again %v after it woke: %v", time.Since(woke).Round(time.Millisecond), st)
