@@ -1,6 +1,9 @@
 package server
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // A server whose own Updates stopped (the process stopped, a browser tab
 // frozen with the Worker its match runs in, a machine asleep) hears
@@ -32,24 +35,15 @@ func (s *Server[I]) forgivePause(prev, now time.Time) {
 	if shift <= 0 {
 		return
 	}
-	later := func(t time.Time) time.Time {
-		if t.IsZero() {
-			return t
+	for _, p := range slices.Concat(s.players, s.specs) { // only at a pause: the copy costs nothing
+		if p == nil {
+			continue
 		}
-		if t = t.Add(shift); t.After(now) {
-			return now
+		if p.lastHeard = p.lastHeard.Add(shift); p.lastHeard.After(now) {
+			p.lastHeard = now
 		}
-		return t
-	}
-	for _, p := range s.players {
-		if p != nil {
-			p.lastHeard = later(p.lastHeard)
-			if !p.awaitUntil.IsZero() {
-				p.awaitUntil = p.awaitUntil.Add(shift)
-			}
+		if !p.awaitUntil.IsZero() {
+			p.awaitUntil = p.awaitUntil.Add(shift)
 		}
-	}
-	for _, p := range s.specs {
-		p.lastHeard = later(p.lastHeard)
 	}
 }
