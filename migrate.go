@@ -53,7 +53,7 @@ type migration[I any] struct {
 	// srvClosers are the transports of the server the session hosts,
 	// closed when it stops hosting (stopHosting) or closes.
 	srvClosers []io.Closer
-	lost    <-chan struct{} // the current server's Migrated.Lost
+	lost       <-chan struct{} // the current server's Migrated.Lost
 	// ownPending says the session hosts from the start (serveAny) and
 	// its server does not know its own player yet.
 	ownPending bool
