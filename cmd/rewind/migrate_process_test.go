@@ -41,13 +41,14 @@ func TestRewindProcess(t *testing.T) {
 }
 
 // proc is a rewind command running as a process: its stdout lines, and
-// the last verified= value of its stderr status lines.
+// the last verified= and hosting= values of its stderr status lines.
 type proc struct {
 	cmd      *exec.Cmd
 	mu       sync.Mutex
 	lines    []string
 	stderr   []string
 	verified int
+	hosting  bool
 	done     chan error
 }
 
@@ -86,6 +87,9 @@ func startProc(t *testing.T, args ...string) *proc {
 				}
 			}
 			p.mu.Lock()
+			if i := strings.Index(line, " hosting="); i >= 0 {
+				p.hosting = strings.HasPrefix(line[i:], " hosting=true")
+			}
 			p.stderr = append(p.stderr, line)
 			p.mu.Unlock()
 		}
@@ -176,12 +180,24 @@ func TestHostMigrationProcesses(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGSTOP} {
 		t.Run(sig.String(), func(t *testing.T) {
 			t.Parallel() // processes only, no leak check: halves the test's 46 s
-			migrateProcesses(t, sig)
+			migrateProcesses(t, sig, false)
 		})
 	}
+	t.Run("StoppedPlayHost", func(t *testing.T) {
+		t.Parallel()
+		migrateProcesses(t, syscall.SIGKILL, true)
+	})
 }
 
-func migrateProcesses(t *testing.T, sig syscall.Signal) {
+// migrateProcesses: with stopHost, the player that took the match over
+// is then stopped (SIGSTOP) 6 s at least, past the relay's 3 s ping and
+// the players' 5 s timeout, and until another player hosts, then
+// continued: the others take the match over
+// again, and it, awake, finds its room another player's (rooms'
+// watchResumed), stops hosting and joins the match as a new player; all
+// reach the until tick with one hash, migrations=2, one of the others
+// hosting.
+func migrateProcesses(t *testing.T, sig syscall.Signal, stopHost bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
 	relayProc := startProc(t, "relay", "--http", "127.0.0.1:0", "--turn", "none", "--log-level", "debug")
@@ -189,7 +205,10 @@ func migrateProcesses(t *testing.T, sig syscall.Signal) {
 	serve := startProc(t, "serve", "--game", "sand", "--relay", url, "--host-migration", "--players", "3", "--status", "0",
 		"--log-level", "debug")
 	code := strings.TrimPrefix(serve.line(ctx, t, "room="), "room=")
-	const until = "1000"
+	until := "1000"
+	if stopHost {
+		until = "2000"
+	}
 	var players []*proc
 	for range 3 {
 		players = append(players, startProc(t, "play", "--headless", "--join", code, "--relay", url,
@@ -214,6 +233,10 @@ func migrateProcesses(t *testing.T, sig syscall.Signal) {
 	if err := serve.cmd.Process.Signal(sig); err != nil {
 		t.Fatal(err)
 	}
+	moves, stopped := "1", -1
+	if stopHost {
+		moves, stopped = "2", stopNewHost(ctx, t, players)
+	}
 	for i, p := range players {
 		p.wait(ctx, t, "player "+strconv.Itoa(i))
 	}
@@ -222,8 +245,9 @@ func migrateProcesses(t *testing.T, sig syscall.Signal) {
 	for i, p := range players {
 		last := keys(p.lastLine())
 		t.Logf("player %d: %s", i, p.lastLine())
-		if last["verified_tick"] != until || last["player"] != ids[i] || last["migrations"] != "1" {
-			t.Fatalf("player %d (id %s) ended with %q", i, ids[i], p.lastLine())
+		if last["verified_tick"] != until || (last["player"] != ids[i]) != (i == stopped) || last["migrations"] != moves ||
+			i == stopped && last["hosting"] != "false" {
+			t.Fatalf("player %d (id %s; the stopped host: %v) ended with %q", i, ids[i], i == stopped, p.lastLine())
 		}
 		if hash == "" {
 			hash = last["verified_hash"]
@@ -240,8 +264,51 @@ func migrateProcesses(t *testing.T, sig syscall.Signal) {
 	watcher.wait(ctx, t, "the spectator")
 	t.Logf("spectator: %s", watcher.lastLine())
 	last := keys(watcher.lastLine())
-	if last["verified_tick"] != until || last["verified_hash"] != hash || last["migrations"] != "1" || last["hosting"] != "false" ||
+	if last["verified_tick"] != until || last["verified_hash"] != hash || last["migrations"] != moves || last["hosting"] != "false" ||
 		slices.Contains(ids, last["player"]) {
 		t.Fatalf("the spectator ended with %q, the players' hash %s", watcher.lastLine(), hash)
+	}
+}
+
+// stopNewHost waits for the player that took the match over to verify
+// tick 900, stops it 6 s at least and until another player hosts the
+// match, continues it, and returns its index.
+func stopNewHost(ctx context.Context, t *testing.T, players []*proc) int {
+	t.Helper()
+	hosting := func(i int) (bool, int) {
+		p := players[i]
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		return p.hosting, p.verified
+	}
+	tick := func(what string) {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("%s: %v", what, ctx.Err())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	for {
+		for i, p := range players {
+			if host, v := hosting(i); !host || v < 900 {
+				continue
+			}
+			if err := p.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+				t.Fatal(err)
+			}
+			stopped := time.Now()
+			for other := false; !other || time.Since(stopped) < 6*time.Second; tick("another player hosting while one is stopped") {
+				for j := range players {
+					h, _ := hosting(j)
+					other = other || j != i && h
+				}
+			}
+			t.Logf("player %d stopped %v", i, time.Since(stopped).Round(time.Millisecond))
+			if err := p.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+				t.Fatal(err)
+			}
+			return i
+		}
+		tick("no player hosts the match at tick 900")
 	}
 }
