@@ -254,18 +254,24 @@ func TestExamplesUseTheFace(t *testing.T) {
 	}
 }
 
-// The view module's two programs: the browser page (js/wasm) and the
+// The view module's programs: the browser page's three (js/wasm) and the
 // desktop window. What they link of the relay is its client side
 // (relay/roomclient): no Redis client, no prometheus, and no package of
 // this module that imports pion/turn (the relay's TURN server). pion/turn
 // itself stays in the lists: pion/webrtc imports pion/ice, which imports
-// pion/turn/v5, in a js/wasm build too.
+// pion/turn/v5, in a js/wasm build too. The page's drawing program, which
+// every tab downloads before it draws, links no WebRTC, WebSocket or
+// relay client at all (not: prefixes no dependency may have): those are
+// the relay program's, which a tab fetches only to host or to claim.
 var viewPrograms = []struct {
 	pkg string
 	env []string
+	not []string
 }{
-	{"./page", []string{"GOOS=js", "GOARCH=wasm"}},
-	{"./window", nil},
+	{"./page", []string{"GOOS=js", "GOARCH=wasm"}, []string{"github.com/pion/", "github.com/coder/websocket", "github.com/rewindnet/rewind/relay/"}},
+	{"./page/relay", []string{"GOOS=js", "GOARCH=wasm"}, nil},
+	{"./page/worker", []string{"GOOS=js", "GOARCH=wasm"}, nil},
+	{"./window", nil, nil},
 }
 
 // viewForbidden are substrings no dependency of a view program may have.
@@ -299,9 +305,10 @@ func viewDepsProblems(module string, pkgs []listedPackage) []string {
 	return bad
 }
 
-// TestViewLight: the page and the desktop window of the view module link
-// no Redis client, no prometheus, and no package of ours that imports
-// pion/turn (docs/architecture.md, issue 27).
+// TestViewLight: the page's programs and the desktop window of the view
+// module link no Redis client, no prometheus, and no package of ours that
+// imports pion/turn (docs/architecture.md, issue 27); the page's drawing
+// program no WebRTC, WebSocket or relay client (issue 28).
 func TestViewLight(t *testing.T) {
 	const m = "github.com/rewindnet/rewind"
 	for _, prog := range viewPrograms {
@@ -317,6 +324,13 @@ func TestViewLight(t *testing.T) {
 		}
 		for _, b := range viewDepsProblems(m, pkgs) {
 			t.Errorf("view %s (%s): %s", prog.pkg, strings.Join(prog.env, " "), b)
+		}
+		for _, p := range pkgs {
+			for _, not := range prog.not {
+				if strings.HasPrefix(p.ImportPath, not) {
+					t.Errorf("view %s (%s) links %s", prog.pkg, strings.Join(prog.env, " "), p.ImportPath)
+				}
+			}
 		}
 	}
 }

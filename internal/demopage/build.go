@@ -1,7 +1,9 @@
 // Package demopage builds and serves the browser page of `rewind
-// demo`: two Go programs compiled to js/wasm from the view module, the page's (./page: signaling, drawing, the keys)
-// and its match Worker's (./page/worker: the client, the game, the tick
-// handler), their JavaScript (view/page/boot.js, written inline in the page, page.js and worker.js), Go's
+// demo`: three Go programs compiled to js/wasm from the view module, the
+// page's drawing program (./page: the canvas, the keys), its match
+// Worker's (./page/worker: the client, the game, the tick handler) and
+// its relay program (./page/relay: hosting and a host migration's
+// claims, fetched only when needed), their JavaScript (view/page/boot.js, written inline in the page, page.js and worker.js), Go's
 // wasm_exec.js, and an HTML page that loads them. The wasm is not
 // committed: the demo builds it on its first run with `go` from PATH, from
 // the source tree it runs in, into the user's cache directory
@@ -59,11 +61,12 @@ type asset struct {
 }
 
 // The page's files in a build's cache directory (with .gz and .zst
-// beside each): the two programs, the JavaScript that starts them
+// beside each): the three programs, the JavaScript that starts them
 // (boot.js is written inline in the page's head), and Go's wasm_exec.js.
 const (
 	pageWasm     = "page.wasm"
 	workerWasm   = "worker.wasm"
+	relayWasm    = "relay.wasm"
 	bootJS       = "boot.js"
 	pageJS       = "page.js"
 	workerJS     = "worker.js"
@@ -71,7 +74,7 @@ const (
 )
 
 // pageAssets are the names of a build's files, in Files.assets' order.
-var pageAssets = []string{pageWasm, workerWasm, bootJS, pageJS, workerJS, wasmExecName}
+var pageAssets = []string{pageWasm, workerWasm, relayWasm, bootJS, pageJS, workerJS, wasmExecName}
 
 // get returns the asset of file.
 func (p *Files) get(file string) *asset {
@@ -214,7 +217,7 @@ func (p *Files) Load(goroot string, log io.Writer, progress func(string)) error 
 		return err
 	}
 	p.built, p.took = true, time.Since(start)
-	for _, f := range []string{pageWasm, workerWasm} {
+	for _, f := range []string{pageWasm, workerWasm, relayWasm} {
 		a := p.get(f)
 		fmt.Fprintf(log, "rewind demo: page built in %.0fs: %s %.1f MB, %.1f MB zstd, %.1f MB gzip\n",
 			p.took.Seconds(), f, mb(len(a.raw)), mb(len(a.zst)), mb(len(a.gz)))
@@ -278,7 +281,7 @@ func (p *Files) read() error {
 	return nil
 }
 
-// build compiles the view module's ./page and ./page/worker for js/wasm,
+// build compiles the view module's ./page, ./page/worker and ./page/relay for js/wasm,
 // takes boot.js, page.js and worker.js from view/page and wasm_exec.js from goroot,
 // and compresses them, into a temporary directory renamed to p.dir when
 // complete.
@@ -296,7 +299,7 @@ func (p *Files) build(goroot string, progress func(string)) error {
 		return err
 	}
 	progress("compressing")
-	sources := map[string]string{pageWasm: tmp, workerWasm: tmp, bootJS: filepath.Join(view, "page"), pageJS: filepath.Join(view, "page"),
+	sources := map[string]string{pageWasm: tmp, workerWasm: tmp, relayWasm: tmp, bootJS: filepath.Join(view, "page"), pageJS: filepath.Join(view, "page"),
 		workerJS: filepath.Join(view, "page"), wasmExecName: filepath.Join(goroot, "lib", "wasm")}
 	p.assets = nil
 	for _, f := range pageAssets {
@@ -321,17 +324,17 @@ func (p *Files) build(goroot string, progress func(string)) error {
 	return nil
 }
 
-// compile builds the two programs into dir with go build -v, telling
+// compile builds the three programs into dir with go build -v, telling
 // progress how many packages it compiled of how many they link.
 func (p *Files) compile(view, dir string, progress func(string)) error {
 	env := append(os.Environ(), "GOOS=js", "GOARCH=wasm")
-	list := exec.Command(p.goBin, "list", "-deps", "./page/worker", "./page")
+	list := exec.Command(p.goBin, "list", "-deps", "./page/worker", "./page", "./page/relay")
 	list.Dir, list.Env = view, env
 	out, _ := list.Output()
 	total := bytes.Count(out, []byte("\n"))
 	start := time.Now()
 	compiled := 0
-	for _, b := range []struct{ out, pkg string }{{workerWasm, "./page/worker"}, {pageWasm, "./page"}} {
+	for _, b := range []struct{ out, pkg string }{{workerWasm, "./page/worker"}, {pageWasm, "./page"}, {relayWasm, "./page/relay"}} {
 		cmd := exec.Command(p.goBin, "build", "-v", "-trimpath", "-ldflags=-s -w", "-o", filepath.Join(dir, b.out), b.pkg)
 		cmd.Dir, cmd.Env = view, env
 		stderr, err := cmd.StderrPipe()

@@ -68,20 +68,22 @@ var signpostTemplate = template.Must(template.New("demo").Parse(`<!doctype html>
 // URL's query (?room=CODE, ?watch=CODE&delay=D, ?until-tick=T...),
 // compiles the Worker's wasm for it, joins the room (the relay's
 // WebSocket, the RTCPeerConnection, the data channel handed to the
-// Worker) and writes #status from the Worker's ticks; the page's own
-// wasm is fetched once the Worker's has arrived. page.js, at the end of
-// the body, gives the page's Go its relay WebSockets and starts it.
+// Worker) and writes #status from the Worker's ticks, and fetches the
+// page's drawing program. page.js, at the end of the body, starts it,
+// and starts the page's relay program (data-relay-wasm: hosting, a host
+// migration's claims) only once needed, which it gives its relay
+// WebSockets.
 // #host (?host=1) hosts a new room, whose code and link to share the
 // page writes into #share; #join joins a room by its typed code
 // (?room=): page.js looks the code up at the relay as it is typed and
 // says in #joinsay whether a room has it, enabling the button once one
-// does. The page's own wasm points #mode at watching (or, watching, at
+// does. The drawing program points #mode at watching (or, watching, at
 // playing) the same room, and draws on a canvas it adds to the body.
 // rewindTimes collects the page's timeline in ms since navigation
 // (view/README.md lists its marks; boot is when boot.js ran, verified
 // the Worker's first verified tick).
 var playTemplate = template.Must(template.New("play").Parse(`<!doctype html>
-<html lang="en" data-relay="{{.Relay}}" data-room="{{.Code}}" data-game="{{.Game}}" data-grid="{{.Grid}}" data-tick-rate="{{.Rate}}" data-worker-js="{{.WorkerJS}}" data-worker-wasm="{{.WorkerWasm}}" data-wasm="{{.Wasm}}" data-exec="{{.Exec}}"><head><meta charset="utf-8">
+<html lang="en" data-relay="{{.Relay}}" data-room="{{.Code}}" data-game="{{.Game}}" data-grid="{{.Grid}}" data-tick-rate="{{.Rate}}" data-worker-js="{{.WorkerJS}}" data-worker-wasm="{{.WorkerWasm}}" data-wasm="{{.Wasm}}" data-relay-wasm="{{.RelayWasm}}" data-exec="{{.Exec}}"><head><meta charset="utf-8">
 <script>{{.Boot}}</script>
 <title>rewind demo: room {{.Code}}</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -140,11 +142,12 @@ func (p *Page) SetProgress(s string) {
 func (p *Page) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.mu.Lock()
 	data := struct {
-		Code, Relay, Flags, Progress, Failed     string
-		Game                                     string
-		Grid, Rate                               int
-		Wasm, WorkerWasm, PageJS, WorkerJS, Exec string
-		Boot                                     template.JS
+		Code, Relay, Flags, Progress, Failed string
+		Game                                 string
+		Grid, Rate                           int
+		Wasm, WorkerWasm, RelayWasm, PageJS  string
+		WorkerJS, Exec                       string
+		Boot                                 template.JS
 	}{Code: p.code, Game: p.game, Relay: p.relay, Flags: p.flags, Grid: p.grid, Rate: p.rate, Progress: p.progress}
 	f, building := p.files, p.building
 	if p.failed != nil {
@@ -160,7 +163,7 @@ func (p *Page) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if f != nil {
 		t = playTemplate
 		data.Wasm, data.WorkerWasm, data.PageJS = f.get(pageWasm).name, f.get(workerWasm).name, f.get(pageJS).name
-		data.WorkerJS, data.Exec = f.get(workerJS).name, f.get(wasmExecName).name
+		data.RelayWasm, data.WorkerJS, data.Exec = f.get(relayWasm).name, f.get(workerJS).name, f.get(wasmExecName).name
 		data.Boot = inlineJS(f.get(bootJS).raw)
 	}
 	_ = t.Execute(w, data)

@@ -11,15 +11,19 @@
 // posts from the first: #status and the timeline (window.rewindTimes)
 // are written here, from the Worker's tick handler's messages, hidden
 // tab or not; the newest frame to draw waits in window.rewindFrame for
-// the page's Go (view/page), which gets the rest (rewindFromWorker) and
-// hands each data channel it opens (hosting, and a host migration's
-// claims) to the Worker with rewindHandover. page.js (the relay
-// WebSockets of the page's Go, the join-a-room field, the page's own
-// program) takes the rest from window.rewindBoot.
-// A tab that hosts (?host=1) joins nothing here: its page's Go registers
-// the room once the Worker's Go has started, over a relay WebSocket that
-// a Worker of its own holds (page.js's RelaySocket), which answers the
-// relay's pings.
+// the page's drawing program (view/page), which gets the join's failure
+// (rewindFromWorker). The Worker's claims at a host migration, and its
+// leaves of the channels they opened, go to the page's relay program
+// (view/page/relay: rewindToRelay), which page.js starts at the first
+// claim (at once in a tab that hosts) and which hands each data channel
+// it opens (hosting, and a claim's) to the Worker with rewindHandover.
+// page.js (the relay WebSockets of the relay program, the join-a-room
+// field, the start of both programs) takes the rest from
+// window.rewindBoot.
+// A tab that hosts (?host=1) joins nothing here: its relay program
+// registers the room once started, over a relay WebSocket that a Worker
+// of its own holds (page.js's RelaySocket), which answers the relay's
+// pings.
 "use strict";
 (() => {
   const times = window.rewindTimes = { boot: performance.now() };
@@ -28,6 +32,7 @@
   const worker = new Worker(d.workerJs + "?exec=" + encodeURIComponent(d.exec));
   window.rewindWorker = worker;
   window.rewindFromWorker = [];
+  window.rewindToRelay = []; // the Worker's claims and leaves, for the relay program
   window.rewindFrame = null;
   // The Worker's wasm compiles here while the Worker's thread starts and
   // loads its scripts; the page's own wasm downloads meanwhile (page.js
@@ -38,15 +43,23 @@
     .then((module) => worker.postMessage({ t: "module", module }))
     .catch((err) => worker.postMessage({ t: "module", err: "the Worker's wasm: " + err }));
   const pageWasm = fetch(d.wasm);
-  let wake = null;
+  let wake = null, relayWake = null;
   window.rewindSetWake = (fn) => { wake = fn; fn(); };
+  window.rewindSetRelayWake = (fn) => { relayWake = fn; fn(); };
+  // rewindToPage leaves the drawing program a message (the relay
+  // program's say and hosting).
+  window.rewindToPage = (m) => { window.rewindFromWorker.push(m); if (wake) wake(); };
   const handed = new Map(); // transferred channel id → {opened, closed}
   let joined = null; // the join's {id, leave}, once its channel is made
   let gaveUp = false; // the Worker said failed
   // The page's own program waits for the Worker (page.js).
-  let workerUp, canDraw;
+  let workerUp, canDraw, relayNeeded;
   const workerStarted = new Promise((r) => { workerUp = r; });
   const drawing = new Promise((r) => { canDraw = r; });
+  // The relay program (view/page/relay) is started once it is needed
+  // (page.js): at once in a tab that hosts, else at the Worker's first
+  // claim.
+  const relayWanted = new Promise((r) => { relayNeeded = r; });
   // #status is written from the Worker's ticks; one that comes before
   // the body is parsed waits for it.
   let statusText = null;
@@ -56,7 +69,7 @@
     if (el) el.textContent = text;
   };
   document.addEventListener("DOMContentLoaded", () => { if (statusText !== null) showStatus(statusText); });
-  const boot = { worker, workerStarted, drawing, wasm: pageWasm };
+  const boot = { worker, workerStarted, drawing, relayWanted, wasm: pageWasm };
   window.rewindBoot = boot;
   worker.onmessage = (e) => {
     const m = e.data;
@@ -86,8 +99,14 @@
       case "bench":
         window.rewindBench = m;
         return;
-      case "leave": // the Worker's session is done with channel m.id
-        if (joined && joined.id === m.id) { joined.leave(); return; }
+      case "claim": // a host migration's claim: the relay program's
+        relayNeeded();
+        // fall through
+      case "leave": // the Worker's session is done with channel m.id: this join's, or a claim's
+        if (m.t === "leave" && joined && joined.id === m.id) { joined.leave(); return; }
+        window.rewindToRelay.push(m);
+        if (relayWake) relayWake();
+        return;
     }
     window.rewindFromWorker.push(m);
     if (wake) wake();
@@ -140,7 +159,7 @@
   // the trickled candidates; once the channel opens, connected to the
   // relay and joined to the Worker (failed, with the reason, if not
   // within 30 s). The relay's host_lost goes to the Worker (lost), which
-  // claims the room again through the page's Go; after the relay's
+  // claims the room again through the relay program; after the relay's
   // ended nothing more is signalled (a join not open yet fails: the room
   // ended); the Worker's leave closes the connection. It resolves to true
   // once the channel is open, to false if the join failed.
@@ -234,7 +253,7 @@
 
   // What the page joins, read as tab.ParseConfig reads it (the Worker
   // checks the rest and says failed in #status): no join for a tab that
-  // hosts (the page's Go registers the room) or names no relay or room.
+  // hosts (the relay program registers the room) or names no relay or room.
   function target() {
     const q = new URLSearchParams(location.search);
     let relay = d.relay || "", room = d.room || "";
@@ -249,6 +268,8 @@
   }
   const to = target();
   boot.joining = to ? join(to.relay, to.room, to.watch) : Promise.resolve(true);
-  if (!to) canDraw(); // a tab that hosts: the page's Go registers the room
+  if (!to) canDraw(); // a tab that hosts: the relay program registers the room
+  const host = new URLSearchParams(location.search).get("host");
+  if (host && host !== "0") relayNeeded();
   boot.joining.then((ok) => { if (!ok) { workerUp(); canDraw(); } });
 })();

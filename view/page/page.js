@@ -2,14 +2,14 @@
 // view/README.md), after boot.js, which the page's head runs first and
 // which started the Worker, the compile of its wasm and the join
 // (window.rewindBoot). Loaded at the end of the body, after Go's
-// wasm_exec.js, it gives the page's Go its relay WebSockets (RelaySocket,
-// below: opened in a Worker of their own, which answers the relay's
-// pings), minds
-// the page's join-a-room field, which looks typed codes up at the relay
-// (joinField, below), and starts the page's own program once the Worker
-// is far enough (the end of this file says when exactly), so that on a
-// busy machine the drawing thread's start does not hold back the
-// match's.
+// wasm_exec.js, it gives the page's relay program (view/page/relay) its
+// relay WebSockets (RelaySocket, below: opened in a Worker of their own,
+// which answers the relay's pings), minds the page's join-a-room field,
+// which looks typed codes up at the relay (joinField, below), starts the
+// page's drawing program (view/page) once the Worker is far enough, so
+// that on a busy machine the drawing thread's start does not hold back
+// the match's, and the relay program once it is needed (the end of this
+// file says when exactly).
 "use strict";
 (() => {
   const boot = window.rewindBoot;
@@ -17,7 +17,7 @@
   times.script = performance.now();
   const worker = boot.worker;
 
-  // The page's WebSockets (its relay connections: roomclient's, through
+  // The relay program's WebSockets (its relay connections: roomclient's, through
   // coder/websocket) live in the Worker: RelaySocket is the page's side of
   // one, a WebSocket as coder/websocket uses it (addEventListener, send,
   // close, binaryType, protocol). A Worker of their own (worker.js
@@ -162,18 +162,32 @@
   }
   joinField();
 
-  // The page's program draws; the Worker plays. On a busy machine the
-  // two share its cores, so the page's program waits: its wasm
+  // The page's drawing program draws; the Worker plays. On a busy machine the
+  // two share its cores, so the drawing program waits: its wasm
   // downloads at once (boot.js) but is compiled once
   // the Worker's Go has started and the join has settled, and its Go
   // starts once the Worker has verified its first tick (or failed, or 3 s
   // after the welcome: a spectator's delay, a match waiting for its
   // players), or once the join failed, when the canvas says why; a tab
-  // that hosts starts it as soon as it is compiled (its Go registers the
-  // room).
+  // that hosts starts it as soon as it is compiled.
   const go = new Go();
   Promise.all([boot.workerStarted, boot.joining])
     .then(() => WebAssembly.instantiateStreaming(boot.wasm, go.importObject))
     .then((r) => { times.compiled = performance.now(); return boot.drawing.then(() => go.run(r.instance)); })
     .catch((err) => { console.error("rewind: the page's wasm: " + err); worker.postMessage({ t: "failed", err: "the page's wasm: " + err }); });
+
+  // The relay program (view/page/relay: pion's js side and the relay's
+  // client, hosting and a host migration's claims) is fetched, compiled
+  // and started once boot.js says it is needed: at once in a tab that
+  // hosts, else at the Worker's first claim, so that a tab that only
+  // joins neither downloads nor starts it. If it cannot start, the
+  // claims waiting for it fail.
+  const relayGo = new Go();
+  boot.relayWanted
+    .then(() => WebAssembly.instantiateStreaming(fetch(document.documentElement.dataset.relayWasm), relayGo.importObject))
+    .then((r) => { times.relay = performance.now(); relayGo.run(r.instance); })
+    .catch((err) => {
+      console.error("rewind: the relay program's wasm: " + err);
+      for (const m of window.rewindToRelay.splice(0)) if (m.t === "claim") worker.postMessage({ t: "claimfailed", n: m.n, err: "the relay program: " + err });
+    });
 })();

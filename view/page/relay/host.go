@@ -62,7 +62,7 @@ func (pg *page) host() (string, error) {
 		pg.post(tab.MsgHosted, "err", err.Error())
 		return "", err
 	}
-	mark("joined")
+	tab.Mark("joined")
 	pg.hosting(room)
 	pg.post(tab.MsgHosted, "code", room.Code(), "key", room.Key())
 	return room.Code(), nil
