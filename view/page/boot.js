@@ -159,7 +159,7 @@
   // the trickled candidates; once the channel opens, connected to the
   // relay and joined to the Worker (failed, with the reason, if not
   // within 30 s). The relay's host_lost goes to the Worker (lost), which
-  // claims the room again through the relay program; after the relay's
+  // claims the room again through the relay program (started then); after the relay's
   // ended nothing more is signalled (a join not open yet fails: the room
   // ended); the Worker's leave closes the connection. It resolves to true
   // once the channel is open, to false if the join failed.
@@ -239,7 +239,7 @@
         }
         switch (m.type) {
           case "signal": if (m.signal && pc) fromHost(m.signal).catch((err) => fail("webrtc: the host's " + m.signal.kind + ": " + err)); return;
-          case "host_lost": if (id) worker.postMessage({ t: "lost", id }); return;
+          case "host_lost": if (id) { relayNeeded(); worker.postMessage({ t: "lost", id }); } return; // the claim that follows needs the relay program
           case "ended": // no more signals (the relay closes a socket that signals outside a room); a join not done fails
             over = true;
             console.warn("rewind: room " + room + " ended: " + (m.reason || ""));
