@@ -48,13 +48,7 @@ func main() {
 		return // the Worker parses the same settings and says failed in #status
 	}
 	pg := &page{worker: js.Global().Get("rewindWorker"), cfg: cfg, relay: q.Get("relay"), wake: make(chan struct{}, 1)}
-	js.Global().Call("rewindSetWake", js.FuncOf(func(js.Value, []js.Value) any {
-		select {
-		case pg.wake <- struct{}{}:
-		default:
-		}
-		return nil
-	}))
+	tab.SetWake("rewindSetWake", pg.wake)
 	go pg.fromWorker()
 
 	msg := "joining room " + cfg.Room + " ..."
@@ -136,20 +130,16 @@ func (pg *page) post(t string, kv ...any) {
 // relay program's say (what the canvas says: a room it could not host)
 // and hosting (the room this tab hosts: the #mode link names it).
 func (pg *page) fromWorker() {
-	for range pg.wake {
-		q := js.Global().Get("rewindFromWorker")
-		for q.Length() > 0 {
-			m := q.Call("shift")
-			switch m.Get("t").String() {
-			case "joinfailed":
-				msg := "cannot join room " + m.Get("room").String() + ": " + m.Get("err").String()
-				pg.waiting.Store(&msg)
-			case "say":
-				msg := m.Get("text").String()
-				pg.waiting.Store(&msg)
-			case "hosting":
-				modeLink(js.Global().Get("document"), m.Get("code").String(), pg.relay, false)
-			}
+	tab.Take(pg.wake, "rewindFromWorker", func(m js.Value) {
+		switch m.Get("t").String() {
+		case "joinfailed":
+			msg := "cannot join room " + m.Get("room").String() + ": " + m.Get("err").String()
+			pg.waiting.Store(&msg)
+		case "say":
+			msg := m.Get("text").String()
+			pg.waiting.Store(&msg)
+		case "hosting":
+			modeLink(js.Global().Get("document"), m.Get("code").String(), pg.relay, false)
 		}
-	}
+	})
 }

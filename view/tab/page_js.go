@@ -37,3 +37,28 @@ func Message(t string, kv ...any) js.Value {
 	}
 	return m
 }
+
+// SetWake hands the page's JavaScript (boot.js) a program's wake-up: it
+// calls the global function setter (rewindSetWake, rewindSetRelayWake)
+// with a function that sends on wake without blocking.
+func SetWake(setter string, wake chan<- struct{}) {
+	js.Global().Call(setter, js.FuncOf(func(js.Value, []js.Value) any {
+		select {
+		case wake <- struct{}{}:
+		default:
+		}
+		return nil
+	}))
+}
+
+// Take hands handle, in order, the messages boot.js queues in the
+// global array queue (rewindFromWorker, rewindToRelay) at each wake-up,
+// forever.
+func Take(wake <-chan struct{}, queue string, handle func(m js.Value)) {
+	for range wake {
+		q := js.Global().Get(queue)
+		for q.Length() > 0 {
+			handle(q.Call("shift"))
+		}
+	}
+}

@@ -42,13 +42,7 @@ func main() {
 	pg := &page{worker: js.Global().Get("rewindWorker"), cfg: cfg, players: map[int]*roomclient.RoomPlayer{},
 		wake: make(chan struct{}, 1)}
 	pg.relays = []string{cfg.Relay}
-	js.Global().Call("rewindSetRelayWake", js.FuncOf(func(js.Value, []js.Value) any {
-		select {
-		case pg.wake <- struct{}{}:
-		default:
-		}
-		return nil
-	}))
+	tab.SetWake("rewindSetRelayWake", pg.wake)
 	go pg.fromWorker()
 	if cfg.Host {
 		if code, err := pg.host(); err != nil {
@@ -120,23 +114,19 @@ func (pg *page) took(id int, p *roomclient.RoomPlayer) {
 // program (rewindToRelay): its claims, and its leaves of the channels
 // this program's claims opened.
 func (pg *page) fromWorker() {
-	for range pg.wake {
-		q := js.Global().Get("rewindToRelay")
-		for q.Length() > 0 {
-			m := q.Call("shift")
-			switch m.Get("t").String() {
-			case tab.MsgClaim:
-				go pg.claim(m.Get("n").Int(), m.Get("code").String(), m.Get("key").String())
-			case tab.MsgLeave:
-				id := m.Get("id").Int()
-				pg.mu.Lock()
-				p := pg.players[id]
-				delete(pg.players, id)
-				pg.mu.Unlock()
-				if p != nil {
-					go p.Close()
-				}
+	tab.Take(pg.wake, "rewindToRelay", func(m js.Value) {
+		switch m.Get("t").String() {
+		case tab.MsgClaim:
+			go pg.claim(m.Get("n").Int(), m.Get("code").String(), m.Get("key").String())
+		case tab.MsgLeave:
+			id := m.Get("id").Int()
+			pg.mu.Lock()
+			p := pg.players[id]
+			delete(pg.players, id)
+			pg.mu.Unlock()
+			if p != nil {
+				go p.Close()
 			}
 		}
-	}
+	})
 }
