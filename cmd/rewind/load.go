@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/netip"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -117,6 +118,9 @@ func runBenchFleet(args []string, stdout, stderr io.Writer) error {
 	if f.botServer != "" {
 		ctx, stop := signalContext()
 		defer stop()
+		// One goroutine drives a process's bots: a second P only had
+		// the runtime wake a thread to look for work at every tick.
+		runtime.GOMAXPROCS(1)
 		if f.botRaw > 0 {
 			return raw.RunBots(ctx, raw.BotsConfig{Server: f.botServer, Local: f.botLocal, Count: f.botCount, Size: f.botRaw, Rate: benchfleet.TickRate})
 		}

@@ -74,9 +74,17 @@ func newProto() (*proto, error) {
 	return p, nil
 }
 
+// botConfig is a bot's session from local: drained (no reader
+// goroutine: step reads the socket once a tick, so that the server's
+// datagrams wake no thread of the bots' process), its queue large enough
+// for a tick's datagrams and a world transfer's window.
+func botConfig(local string) udp.Config {
+	return udp.Config{LocalAddr: local, QueueLen: 64, HandshakeTimeout: 20 * time.Second, Drained: true}
+}
+
 // dial opens the bot's UDP session from local to server.
 func dial(ctx context.Context, p *proto, server, local, room string) (*bot, error) {
-	conn, err := udp.DialContext(ctx, server, udp.Config{LocalAddr: local, QueueLen: 64, HandshakeTimeout: 20 * time.Second})
+	conn, err := udp.DialContext(ctx, server, botConfig(local))
 	if err != nil {
 		return nil, err
 	}
@@ -98,7 +106,7 @@ func (b *bot) again(ctx context.Context, mu *sync.Mutex, wg *sync.WaitGroup) {
 	old := b.conn
 	wg.Go(func() {
 		old.Close()
-		conn, err := udp.DialContext(ctx, b.server, udp.Config{LocalAddr: b.local, QueueLen: 64, HandshakeTimeout: 20 * time.Second})
+		conn, err := udp.DialContext(ctx, b.server, botConfig(b.local))
 		mu.Lock()
 		defer mu.Unlock()
 		if err == nil {
@@ -115,6 +123,7 @@ func (b *bot) step(p *proto, now time.Time) {
 	if b.gone {
 		return
 	}
+	b.conn.Drain()
 	for {
 		n, _, err := b.conn.Recv(b.buf)
 		if err != nil {

@@ -20,12 +20,15 @@ import (
 
 // Client is the client side of the UDP transport: one session with one
 // server. It implements Conn; Send takes its RemoteAddr. A reader goroutine
-// reads the socket into a bounded queue; Close says BYE and stops it. Once
-// the server says BYE, or is silent for IdleTimeout, Recv and Send fail
-// with ErrPeerGone.
+// reads the socket into a bounded queue (with Config.Drained, Drain does,
+// when its owner calls it); Close says BYE and stops it. Once the server
+// says BYE, or is silent for IdleTimeout, Recv and Send fail with
+// ErrPeerGone.
 type Client struct {
 	cfg      Config
-	conn     *net.UDPConn
+	conn     *net.UDPConn // the socket until the handshake ends
+	sock     clientSock   // the socket after it: conn, or its drainSock
+	drain    *udpReader   // Config.Drained's reader; nil: readLoop reads
 	local    transport.Addr
 	remote   transport.Addr
 	cid, sid uint64
@@ -103,7 +106,9 @@ func DialContext(ctx context.Context, addr string, cfg Config) (*Client, error) 
 	now := cfg.Clock.Now().UnixNano()
 	c.heard.Store(now)
 	c.sent = now
-	go c.readLoop()
+	if err := c.startReading(); err != nil {
+		return nil, fmt.Errorf("transport: dial udp %s: %w", addr, err)
+	}
 	return c, nil
 }
 
@@ -298,7 +303,7 @@ func (c *Client) Send(to transport.Addr, p []byte) error {
 		return fmt.Errorf("transport: udp send %d bytes to %s: %w", len(p), to, transport.ErrTooLarge)
 	}
 	c.sendBuf = c.short(c.sendBuf[:0], udpData, p)
-	c.stats.wrote(c.conn.Write(c.sendBuf))
+	c.stats.wrote(c.sock.Write(c.sendBuf))
 	c.sent = c.cfg.Clock.Now().UnixNano()
 	return nil
 }
@@ -344,7 +349,7 @@ func (c *Client) alive() error {
 func (c *Client) ping(now int64) {
 	if now-c.sent >= int64(c.cfg.KeepAlive) {
 		c.sendBuf = c.short(c.sendBuf[:0], udpPing, nil)
-		c.stats.wrote(c.conn.Write(c.sendBuf))
+		c.stats.wrote(c.sock.Write(c.sendBuf))
 		c.sent = now
 	}
 }
@@ -367,9 +372,9 @@ func (c *Client) Close() error {
 	}
 	if !c.gone.Load() {
 		b := c.short(nil, udpBye, nil)
-		c.stats.wrote(c.conn.Write(b))
+		c.stats.wrote(c.sock.Write(b))
 	}
-	err := c.conn.Close()
+	err := c.sock.Close()
 	<-c.done
 	if err != nil {
 		return fmt.Errorf("transport: udp close %s: %w", c.local, err)
@@ -391,22 +396,27 @@ func (c *Client) readLoop() {
 			}
 			continue // e.g. ICMP port unreachable: the idle timeout decides
 		}
-		// Counted before any is queued, as the server's (Recv may take
-		// one at once, and Stats then must count it).
-		var bytes uint64
-		for _, l := range r.n[:n] {
-			bytes += uint64(l)
-		}
-		c.stats.datagramsIn.Add(uint64(n))
-		c.stats.bytesIn.Add(bytes)
-		c.stats.reads.Add(1)
-		c.q.hold()
-		for i := range n {
-			b, _ := r.datagram(i) // the connected socket takes only the server's
-			c.handle(b)
-		}
-		c.q.release()
+		c.take(r, n)
 	}
+}
+
+// take handles the n datagrams r read, waking Recv's side once.
+func (c *Client) take(r *udpReader, n int) {
+	// Counted before any is queued, as the server's (Recv may take one
+	// at once, and Stats then must count it).
+	var bytes uint64
+	for _, l := range r.n[:n] {
+		bytes += uint64(l)
+	}
+	c.stats.datagramsIn.Add(uint64(n))
+	c.stats.bytesIn.Add(bytes)
+	c.stats.reads.Add(1)
+	c.q.hold()
+	for i := range n {
+		b, _ := r.datagram(i) // the connected socket takes only the server's
+		c.handle(b)
+	}
+	c.q.release()
 }
 
 func (c *Client) handle(b []byte) {

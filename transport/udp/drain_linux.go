@@ -82,14 +82,23 @@ func (s *drainSock) WriteToUDPAddrPort(b []byte, addr netip.AddrPort) (int, erro
 	if err != nil {
 		return 0, err
 	}
+	return s.sendto(b, unsafe.Pointer(&sa), uintptr(n))
+}
+
+// Write sends b on a connected socket (a drained Client's): sendto(2)
+// without an address.
+func (s *drainSock) Write(b []byte) (int, error) { return s.sendto(b, nil, 0) }
+
+// sendto sends b to the socket address at sa (nil: the connected
+// peer), waiting a few milliseconds at most for room in the buffer.
+func (s *drainSock) sendto(b []byte, sa unsafe.Pointer, salen uintptr) (int, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if s.fd < 0 {
 		return 0, net.ErrClosed
 	}
 	for try := 0; ; try++ {
-		r, _, e := unix.RawSyscall6(unix.SYS_SENDTO, uintptr(s.fd), uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)), 0,
-			uintptr(unsafe.Pointer(&sa)), uintptr(n))
+		r, _, e := unix.RawSyscall6(unix.SYS_SENDTO, uintptr(s.fd), uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)), 0, uintptr(sa), salen)
 		switch {
 		case e == 0:
 			return int(r), nil

@@ -117,8 +117,11 @@ type Config struct {
 	// arrives between drains) and wakes no thread, and the Handler gets
 	// its arrival as the kernel stamped it. Handshakes and pings are
 	// answered at the drain. If nobody drains for 100 ms, the server's own
-	// goroutine does. Linux only: elsewhere it is ignored (the socket is
-	// read as datagrams arrive). A client ignores it.
+	// goroutine does. On a client, the socket has no reader goroutine
+	// once the handshake is done: it is read when its owner calls
+	// Client.Drain (a load bot, once a tick), and a datagram that arrives
+	// meanwhile wakes no thread; Ready does not fire for it. Linux only:
+	// elsewhere it is ignored (the socket is read as datagrams arrive).
 	Drained bool
 	// ReadBuffer and WriteBuffer set the socket's buffer sizes in bytes;
 	// zero leaves the system's default.

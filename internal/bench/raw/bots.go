@@ -1,11 +1,5 @@
 package raw
 
-import (
-	"context"
-	"net"
-	"time"
-)
-
 // BotsConfig is a process's raw bots.
 type BotsConfig struct {
 	// Server is the raw loop's UDP address; Local the bots' IP address.
@@ -13,51 +7,4 @@ type BotsConfig struct {
 	// Count is the number of bots, Size the bytes of each datagram,
 	// Rate the datagrams a second of each.
 	Count, Size, Rate int
-}
-
-// RunBots runs raw bots: cfg.Count sockets from cfg.Local, each sending
-// one cfg.Size-byte datagram to cfg.Server every tick and reading what
-// comes back, until ctx ends.
-func RunBots(ctx context.Context, cfg BotsConfig) error {
-	server, local, n, size, rate := cfg.Server, cfg.Local, cfg.Count, cfg.Size, cfg.Rate
-	ra, err := net.ResolveUDPAddr("udp", server)
-	if err != nil {
-		return err
-	}
-	var conns []*net.UDPConn
-	defer func() {
-		for _, c := range conns {
-			c.Close()
-		}
-	}()
-	for range n {
-		c, err := net.DialUDP("udp", &net.UDPAddr{IP: net.ParseIP(local)}, ra)
-		if err != nil {
-			return err
-		}
-		conns = append(conns, c)
-		go func() {
-			buf := make([]byte, 2048)
-			for {
-				if _, err := c.Read(buf); err != nil && ctx.Err() != nil {
-					return
-				} else if err != nil {
-					time.Sleep(time.Millisecond) // a refused port before the server noted us
-				}
-			}
-		}()
-	}
-	p := make([]byte, size)
-	t := time.NewTicker(time.Second / time.Duration(rate))
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-			for _, c := range conns {
-				c.Write(p)
-			}
-		}
-	}
 }
