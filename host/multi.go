@@ -136,8 +136,12 @@ type Multi[I any] struct {
 	// (transport.Drainer): the workers read it at the tick phases, which
 	// fall at phases instants a period from epoch.
 	drainer transport.Drainer
-	epoch   time.Time
-	phases  int
+	// fineSleep, when not nil, is how the leading worker sleeps the last
+	// millisecond to its deadline (a host of ListenUDP's, on Linux: real
+	// time; a host in made-up time waits on its Go timer alone).
+	fineSleep func(time.Duration)
+	epoch     time.Time
+	phases    int
 	// phaseRooms counts the started matches on each tick phase, with
 	// TickPhases > 0 and no TickOrigin of the caller's (nil otherwise):
 	// a match that starts takes the phase with the fewest (startPhase).
@@ -278,6 +282,7 @@ func ListenUDP[I any](g rewind.Game[I], addr string, opts Options) (*Multi[I], e
 	if err != nil {
 		return nil, err
 	}
+	h.fineSleep = fineSleep
 	h.log.Info("listening", "udp", sock.UDPAddr().String(), "max_matches", opts.MaxMatches, "workers", opts.Workers)
 	return h, nil
 }

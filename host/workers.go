@@ -270,6 +270,7 @@ func (s *scheduler[I]) handOffLocked(now time.Time, n int) {
 // idle workers and the lead.
 func (s *scheduler[I]) sleep(w *schedWorker, timer *time.Timer, wait time.Duration) bool {
 	var timeout <-chan time.Time
+	wait, at := s.fineWait(wait)
 	if wait >= 0 {
 		timer.Reset(wait)
 		timeout = timer.C
@@ -278,6 +279,7 @@ func (s *scheduler[I]) sleep(w *schedWorker, timer *time.Timer, wait time.Durati
 	select {
 	case <-w.wake:
 	case <-timeout:
+		s.fineRest(at)
 	case <-s.quit:
 		ok = false
 	}

@@ -24,17 +24,49 @@ import (
 func TestSchedulerTicksOnTime(t *testing.T) {
 	for _, c := range []struct{ rooms, idle, workers int }{{24, 0, 2}, {24, 0, 1}, {1, 0, 2}, {1, 1, 2}} {
 		t.Run(fmt.Sprintf("rooms=%d,idle=%d,workers=%d", c.rooms, c.idle, c.workers), func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) { schedulerOnTime(t, c.rooms, c.idle, c.workers) })
+			synctest.Test(t, func(t *testing.T) { schedulerOnTime(t, c.rooms, c.idle, c.workers, nil) })
 		})
 	}
 }
 
-func schedulerOnTime(t *testing.T, rooms, idle, workers int) {
+// TestSchedulerWakesFinely: in made-up time, as TestSchedulerTicksOnTime
+// (24 rooms, 2 workers), with the host waking finely: the leader's Go
+// timer fires a millisecond early and fineSleep sleeps the rest, so
+// that every tick still runs exactly at its deadline; fineSleep is
+// asked for no more than fineLead each time.
+func TestSchedulerWakesFinely(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var (
+			mu     sync.Mutex
+			sleeps []time.Duration
+		)
+		schedulerOnTime(t, 24, 0, 2, func(d time.Duration) {
+			mu.Lock()
+			sleeps = append(sleeps, d)
+			mu.Unlock()
+			time.Sleep(d)
+		})
+		if len(sleeps) == 0 {
+			t.Fatal("fineSleep never called")
+		}
+		for _, d := range sleeps {
+			if d <= 0 || d > fineLead {
+				t.Fatalf("fineSleep(%v); want (0, %v]", d, fineLead)
+			}
+		}
+		t.Logf("%d fine sleeps", len(sleeps))
+	})
+}
+
+// schedulerOnTime runs TestSchedulerTicksOnTime's case, the host waking
+// finely with fine if it is not nil.
+func schedulerOnTime(t *testing.T, rooms, idle, workers int, fine func(time.Duration)) {
 	conn := &sentConn{nullConn: nullConn{ready: make(chan struct{})}}
 	h, err := NewMulti[testgame.Input](&testgame.Game{}, conn, Options{Workers: workers, MaxMatches: rooms + idle})
 	if err != nil {
 		t.Fatal(err)
 	}
+	h.fineSleep = fine
 	for range idle {
 		if _, err := h.Open(""); err != nil {
 			t.Fatal(err)
