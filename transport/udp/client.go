@@ -404,13 +404,7 @@ func (c *Client) readLoop() {
 func (c *Client) take(r *udpReader, n int) {
 	// Counted before any is queued, as the server's (Recv may take one
 	// at once, and Stats then must count it).
-	var bytes uint64
-	for _, l := range r.n[:n] {
-		bytes += uint64(l)
-	}
-	c.stats.datagramsIn.Add(uint64(n))
-	c.stats.bytesIn.Add(bytes)
-	c.stats.reads.Add(1)
+	c.stats.countRead(r, n)
 	c.q.hold()
 	for i := range n {
 		b, _ := r.datagram(i) // the connected socket takes only the server's

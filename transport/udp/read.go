@@ -76,3 +76,15 @@ func (r *udpReader) buf(i int) []byte {
 func (r *udpReader) datagram(i int) ([]byte, netip.AddrPort) {
 	return r.buf(i)[:r.n[i]], r.from[i]
 }
+
+// countRead counts a read of n datagrams by r: the datagrams, their
+// bytes and the read.
+func (c *udpCounters) countRead(r *udpReader, n int) {
+	var bytes uint64
+	for _, l := range r.n[:n] {
+		bytes += uint64(l)
+	}
+	c.datagramsIn.Add(uint64(n))
+	c.bytesIn.Add(bytes)
+	c.reads.Add(1)
+}

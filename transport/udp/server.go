@@ -321,13 +321,7 @@ func (s *Server) handleBatch(r *udpReader, n int, out []byte) []byte {
 	// The batch is counted before any of it is queued: Recv may take
 	// a datagram as soon as it is queued, and whoever reads Stats
 	// then must see it counted.
-	var bytes uint64
-	for _, l := range r.n[:n] {
-		bytes += uint64(l)
-	}
-	s.stats.datagramsIn.Add(uint64(n))
-	s.stats.bytesIn.Add(bytes)
-	s.stats.reads.Add(1)
+	s.stats.countRead(r, n)
 	// The batch's datagrams are queued before Recv's side is woken,
 	// once: one wake-up per batch, not per datagram.
 	s.q.hold()

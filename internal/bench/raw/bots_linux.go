@@ -3,7 +3,6 @@ package raw
 import (
 	"context"
 	"net/netip"
-	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -44,14 +43,7 @@ func RunBots(ctx context.Context, cfg BotsConfig) error {
 		}
 	}
 	p, buf := make([]byte, cfg.Size), make([]byte, 2048)
-	t := time.NewTicker(time.Second / time.Duration(cfg.Rate))
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-		}
+	return everyTick(ctx, cfg.Rate, func() {
 		for _, fd := range fds {
 			unix.Write(fd, p)
 			for {
@@ -60,5 +52,5 @@ func RunBots(ctx context.Context, cfg BotsConfig) error {
 				}
 			}
 		}
-	}
+	})
 }

@@ -42,16 +42,9 @@ func RunBots(ctx context.Context, cfg BotsConfig) error {
 		}()
 	}
 	p := make([]byte, size)
-	t := time.NewTicker(time.Second / time.Duration(rate))
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-			for _, c := range conns {
-				c.Write(p)
-			}
+	return everyTick(ctx, rate, func() {
+		for _, c := range conns {
+			c.Write(p)
 		}
-	}
+	})
 }
