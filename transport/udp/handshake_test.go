@@ -69,6 +69,20 @@ func udpFloodHello(s *Server, from netip.AddrPort, cid uint64, e []byte) []byte 
 	return appendUDPHelloSealed(nil, cid, e, tok)
 }
 
+// udpFloodRound is one round of the flood: a HELLO of a new session from
+// each of 250 addresses (127.0.1.x, connection ids from *cid on) with the
+// attacker's one reused ephemeral key e, handled by s's workers, then 10
+// ms of made-up time.
+func udpFloodRound(s *Server, clk *udpFakeClock, cid *uint64, e []byte) {
+	for a := range 250 {
+		*cid++
+		from := udpTestFrom(fmt.Sprintf("127.0.1.%d", a+1), uint16(2000+*cid%1000))
+		s.handle(udpFloodHello(s, from, *cid, e), from, nil)
+	}
+	s.hs.wait()
+	clk.Advance(10 * time.Millisecond)
+}
+
 // TestUDPHandshakeFloodAdmitsPlayers is issue 30's item 4 in made-up time
 // (no socket is read: the test hands the server's receive path the
 // datagrams): 250 loopback addresses (127.0.1.x) finish handshakes with
@@ -89,15 +103,7 @@ func TestUDPHandshakeFloodAdmitsPlayers(t *testing.T) {
 	}
 	attackE := newNoiseInitiator(udpPrologue(1), ae).writeMessage1(nil, nil)
 	cid := uint64(1000)
-	flood := func() {
-		for a := range 250 {
-			cid++
-			from := udpTestFrom(fmt.Sprintf("127.0.1.%d", a+1), uint16(2000+cid%1000))
-			s.handle(udpFloodHello(s, from, cid, attackE), from, nil)
-		}
-		s.hs.wait()
-		clk.Advance(10 * time.Millisecond)
-	}
+	flood := func() { udpFloodRound(s, clk, &cid, attackE) }
 	admitted := 0
 	flood()
 	for p := range 6 {
@@ -144,13 +150,7 @@ func TestUDPHandshakeTotalBudget(t *testing.T) {
 	attackE := newNoiseInitiator(udpPrologue(1), ae).writeMessage1(nil, nil)
 	cid := uint64(1000)
 	step := func() {
-		for a := range 250 {
-			cid++
-			from := udpTestFrom(fmt.Sprintf("127.0.1.%d", a+1), uint16(2000+cid%1000))
-			s.handle(udpFloodHello(s, from, cid, attackE), from, nil)
-		}
-		s.hs.wait()
-		clk.Advance(10 * time.Millisecond)
+		udpFloodRound(s, clk, &cid, attackE)
 		s.hs.poke()
 		s.hs.wait()
 	}
