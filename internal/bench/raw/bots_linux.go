@@ -2,6 +2,7 @@ package raw
 
 import (
 	"context"
+	"fmt"
 	"net/netip"
 
 	"golang.org/x/sys/unix"
@@ -22,6 +23,9 @@ func RunBots(ctx context.Context, cfg BotsConfig) error {
 	local, err := netip.ParseAddr(cfg.Local)
 	if err != nil {
 		return err
+	}
+	if !local.Is4() || !server.Addr().Is4() {
+		return fmt.Errorf("raw bots: %s from %s: IPv4 addresses only", cfg.Server, cfg.Local)
 	}
 	var fds []int
 	defer func() {
