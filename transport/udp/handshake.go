@@ -67,7 +67,7 @@ type udpHandshakes struct {
 func (s *Server) startHandshakes(workers int) *udpHandshakes {
 	h := newUDPHandshakes(workers)
 	if s.cfg.HandshakeTotalRate > 0 {
-		h.budget = &udpBudget{rate: s.cfg.HandshakeTotalRate, burst: float64(s.cfg.HandshakeTotalBurst), tokens: float64(s.cfg.HandshakeTotalBurst)}
+		h.budget = &udpBudget{rate: s.cfg.HandshakeTotalRate, burst: float64(s.cfg.HandshakeTotalBurst), udpBucket: udpBucket{tokens: float64(s.cfg.HandshakeTotalBurst)}}
 	}
 	h.wg.Add(workers)
 	for range workers {
@@ -229,16 +229,13 @@ func (s *Server) handshakeWorker(h *udpHandshakes) {
 // udpBudget is the token bucket of the handshakes of all addresses
 // together (Config.HandshakeTotalRate); guarded by its udpHandshakes' mu.
 type udpBudget struct {
-	rate, burst, tokens float64
-	last                time.Time
+	rate, burst float64
+	udpBucket
 }
 
 // take takes a token at now, or says how long until the next comes.
 func (b *udpBudget) take(now time.Time) time.Duration {
-	if dt := now.Sub(b.last); dt > 0 {
-		b.tokens = min(b.burst, b.tokens+b.rate*dt.Seconds())
-		b.last = now
-	}
+	b.refill(now.UnixNano(), b.rate, b.burst)
 	if b.tokens >= 1 {
 		b.tokens--
 		return 0

@@ -24,6 +24,15 @@ type udpBucket struct {
 	last   int64 // unix nanos of the last refill
 }
 
+// refill adds the tokens rate a second brings from the last refill to t
+// (unix nanos), up to burst.
+func (b *udpBucket) refill(t int64, rate, burst float64) {
+	if dt := t - b.last; dt > 0 {
+		b.tokens = min(burst, b.tokens+rate*float64(dt)/float64(time.Second))
+		b.last = t
+	}
+}
+
 // udpRateAddrs bounds the addresses a server tracks: beyond it, buckets
 // that refilled are forgotten, and while none has, new addresses are
 // refused (a flood from that many proven addresses is a botnet).
@@ -60,10 +69,7 @@ func (r *udpRate) allow(ip netip.Addr, now time.Time) bool {
 		b = &udpBucket{tokens: r.burst, last: t}
 		r.buckets[key] = b
 	}
-	if dt := t - b.last; dt > 0 {
-		b.tokens = min(r.burst, b.tokens+r.rate*float64(dt)/float64(time.Second))
-		b.last = t
-	}
+	b.refill(t, r.rate, r.burst)
 	if b.tokens < 1 {
 		return false
 	}
