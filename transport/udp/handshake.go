@@ -66,9 +66,7 @@ type udpHandshakes struct {
 // the HELLOs queued, with s.
 func (s *Server) startHandshakes(workers int) *udpHandshakes {
 	h := newUDPHandshakes(workers)
-	if s.cfg.HandshakeTotalRate > 0 {
-		h.budget = &udpBudget{rate: s.cfg.HandshakeTotalRate, burst: float64(s.cfg.HandshakeTotalBurst), udpBucket: udpBucket{tokens: float64(s.cfg.HandshakeTotalBurst)}}
-	}
+	h.budget = newUDPBudget(s.cfg)
 	h.wg.Add(workers)
 	for range workers {
 		go s.handshakeWorker(h)
@@ -227,10 +225,49 @@ func (s *Server) handshakeWorker(h *udpHandshakes) {
 }
 
 // udpBudget is the token bucket of the handshakes of all addresses
-// together (Config.HandshakeTotalRate); guarded by its udpHandshakes' mu.
+// together (Config.HandshakeTotalRate); guarded by its udpHandshakes' mu,
+// or, for the handshakes on the reader, by udpReaderBudget's.
 type udpBudget struct {
 	rate, burst float64
 	udpBucket
+}
+
+// newUDPBudget returns cfg's total handshake budget, full; nil if it has
+// none (a negative HandshakeTotalRate).
+func newUDPBudget(cfg Config) *udpBudget {
+	if cfg.HandshakeTotalRate <= 0 {
+		return nil
+	}
+	burst := float64(max(cfg.HandshakeTotalBurst, 1))
+	return &udpBudget{rate: cfg.HandshakeTotalRate, burst: burst, udpBucket: udpBucket{tokens: burst}}
+}
+
+// udpReaderBudget is the total budget of the handshakes run on the
+// reader (Config.HandshakeWorkers < 0). With no queue to wait in, a HELLO
+// that finds the budget spent is dropped (HandshakesDropped) and its
+// client repeats it; so that a newcomer (an address holding no unproven
+// session) still goes before a flood, as in the workers' queue, the
+// others leave the budget's last token to it.
+type udpReaderBudget struct {
+	mu sync.Mutex
+	b  *udpBudget
+}
+
+// allow takes a token at now, if there is one for a HELLO of a newcomer
+// (first) or of another.
+func (r *udpReaderBudget) allow(now time.Time, first bool) bool {
+	need := 2.0 // the last token is the newcomers'
+	if first || r.b.burst < need {
+		need = 1
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.b.refill(now.UnixNano(), r.b.rate, r.b.burst)
+	if r.b.tokens < need {
+		return false
+	}
+	r.b.tokens--
+	return true
 }
 
 // take takes a token at now, or says how long until the next comes.

@@ -69,18 +69,25 @@ func udpFloodHello(s *Server, from netip.AddrPort, cid uint64, e []byte) []byte 
 	return appendUDPHelloSealed(nil, cid, e, tok)
 }
 
-// udpFloodRound is one round of the flood: a HELLO of a new session from
-// each of 250 addresses (127.0.1.x, connection ids from *cid on) with the
-// attacker's one reused ephemeral key e, handled by s's workers, then 10
-// ms of made-up time.
+// udpFloodRound is one round of the flood: udpFloodHellos, then 10 ms of
+// made-up time.
 func udpFloodRound(s *Server, clk *udpFakeClock, cid *uint64, e []byte) {
+	udpFloodHellos(s, cid, e)
+	clk.Advance(10 * time.Millisecond)
+}
+
+// udpFloodHellos hands s a HELLO of a new session from each of 250
+// addresses (127.0.1.x, connection ids from *cid on) with the attacker's
+// one reused ephemeral key e, and waits for s's workers, if any.
+func udpFloodHellos(s *Server, cid *uint64, e []byte) {
 	for a := range 250 {
 		*cid++
 		from := udpTestFrom(fmt.Sprintf("127.0.1.%d", a+1), uint16(2000+*cid%1000))
 		s.handle(udpFloodHello(s, from, *cid, e), from, nil)
 	}
-	s.hs.wait()
-	clk.Advance(10 * time.Millisecond)
+	if s.hs != nil {
+		s.hs.wait()
+	}
 }
 
 // TestUDPHandshakeFloodAdmitsPlayers is issue 30's item 4 in made-up time
@@ -186,6 +193,61 @@ func TestUDPHandshakeTotalBudget(t *testing.T) {
 	}
 	if most := uint64(20 + 100*secs + 1); st.Opened > most {
 		t.Errorf("%d handshakes in %.2f s of made-up time, want at most %d (the total budget)", st.Opened, secs, most)
+	}
+	if st.HandshakesDropped == 0 {
+		t.Error("no HELLO dropped: not the flood the test means")
+	}
+}
+
+// TestUDPHandshakeTotalBudgetOnReader is TestUDPHandshakeTotalBudget
+// with the handshakes on the reader (HandshakeWorkers < 0), in made-up
+// time: 250 addresses send a proven HELLO of a new session every 10 ms,
+// one reused ephemeral key, for 2 s once each holds an unproven session
+// (the burst of 250 opens one each in the first round). The server does
+// at most 100 handshakes a second of them
+// (before, the budget applied only with workers: the reader did every
+// one the per-address rates let through, 250 × 200 in the first second);
+// 6 new players (127.0.2.x) whose HELLO comes right after the flood's
+// have spent the budget each get their session at once: the flood's
+// HELLOs leave the last token to a newcomer's.
+func TestUDPHandshakeTotalBudgetOnReader(t *testing.T) {
+	clk := newUDPFakeClock()
+	s := udpListenTest(t, Config{Clock: clk, ProveExplicitly: true, HandshakeWorkers: -1,
+		HandshakeTotalRate: 100, HandshakeTotalBurst: 250, UnprovenTimeout: time.Minute, IdleTimeout: time.Minute})
+	if s.hs != nil {
+		t.Fatal("handshake workers with HandshakeWorkers -1")
+	}
+	ae, err := ecdh.X25519().GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	attackE := newNoiseInitiator(udpPrologue(1), ae).writeMessage1(nil, nil)
+	cid := uint64(1000)
+	udpFloodRound(s, clk, &cid, attackE) // each flood address holds a session
+	joined, start, opened := 0, clk.Now(), s.Stats().Opened
+	for i := range 200 {
+		if i%30 != 15 || i > 180 {
+			udpFloodRound(s, clk, &cid, attackE)
+			continue
+		}
+		udpFloodHellos(s, &cid, attackE) // the budget's tokens of this round taken
+		p := uint64(i/30 + 1)
+		if udpOpenAt(s, udpTestFrom(fmt.Sprintf("127.0.2.%d", p), 5000), p) != nil {
+			joined++
+		}
+		clk.Advance(10 * time.Millisecond)
+	}
+	st, secs := s.Stats(), clk.Now().Sub(start).Seconds()
+	t.Logf("%d flood sessions first, then %.2f s of flood: %d sessions opened (%d of them players'), %d hellos dropped for the budget, %d throttled per address",
+		opened, secs, st.Opened-opened, joined, st.HandshakesDropped, st.Throttled)
+	if opened != 250 {
+		t.Fatalf("%d flood sessions after the first round, want 250", opened)
+	}
+	if joined < 6 {
+		t.Errorf("%d of 6 new players got a session, want 6", joined)
+	}
+	if most := uint64(100*secs + 1); st.Opened-opened > most {
+		t.Errorf("%d handshakes in %.2f s of made-up time, want at most %d (the total budget)", st.Opened-opened, secs, most)
 	}
 	if st.HandshakesDropped == 0 {
 		t.Error("no HELLO dropped: not the flood the test means")

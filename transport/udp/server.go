@@ -50,8 +50,9 @@ type Server struct {
 	hmu     sync.RWMutex
 	handler transport.Handler // nil: datagrams are queued for Recv
 
-	hs    *udpHandshakes // the handshake workers (handshake.go); nil: on the reader
-	drain udpDrain       // Config.Drained's state (drain.go)
+	hs       *udpHandshakes   // the handshake workers (handshake.go); nil: on the reader
+	hsBudget *udpReaderBudget // the total budget of the handshakes on the reader; nil: workers, or none
+	drain    udpDrain         // Config.Drained's state (drain.go)
 }
 
 type udpPeerKey struct {
@@ -132,6 +133,8 @@ func Listen(addr string, cfg Config) (*Server, error) {
 	s.lastSweep.Store(cfg.Clock.Now().UnixNano())
 	if key != nil && cfg.HandshakeWorkers > 0 {
 		s.hs = s.startHandshakes(cfg.HandshakeWorkers)
+	} else if b := newUDPBudget(cfg); key != nil && b != nil {
+		s.hsBudget = &udpReaderBudget{b: b}
 	}
 	s.startReading()
 	return s, nil
@@ -450,6 +453,10 @@ func (s *Server) open(f udpFrame, from netip.AddrPort, now time.Time, out []byte
 		j := udpHandshakeJob{from: from, cid: f.id, now: now}
 		copy(j.e[:], f.ephemeral)
 		if s.hs == nil {
+			if s.hsBudget != nil && !s.hsBudget.allow(now, first) {
+				s.stats.handshakesDropped.Add(1)
+				return out
+			}
 			return s.handshake(j, out)
 		}
 		if !s.hs.add(j, first) {

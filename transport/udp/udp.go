@@ -77,8 +77,11 @@ type Config struct {
 	// address could do before, all of them now do together), handshakes
 	// take at most 3 to 8 % of a core (0.3 to 0.8 ms each), whatever a
 	// flood from however many addresses brings; a server of 1,024 sessions
-	// opens all of them in about 8 s. A negative rate turns it off; it
-	// applies only with workers (HandshakeWorkers).
+	// opens all of them in about 8 s. A negative rate turns it off. With
+	// the handshakes on the reader (HandshakeWorkers < 0) there is no
+	// queue: a HELLO that finds the budget spent is dropped
+	// (HandshakesDropped), and only a newcomer (an address holding no
+	// unproven session) may take its last token.
 	HandshakeTotalRate  float64
 	HandshakeTotalBurst int
 	// ProveExplicitly makes a session proven only when the user calls
@@ -220,7 +223,8 @@ type Stats struct {
 	// HandshakesDropped counts proven HELLOs of new sessions dropped
 	// unanswered because the handshake queue had no room for them (in
 	// all, or for their address), or their session's handshake was
-	// queued already (HandshakeWorkers).
+	// queued already (HandshakeWorkers), or, with the handshakes on the
+	// reader, the total budget was spent (HandshakeTotalRate).
 	HandshakesDropped uint64
 	// Flushes counts Batch flushes that had datagrams to send (one
 	// sendmmsg each on Linux, up to 64 datagrams); Reads counts the
