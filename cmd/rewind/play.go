@@ -131,7 +131,8 @@ func (o *playOpts) run(ctx context.Context, stdout io.Writer) error {
 		if loop.desyncAtUntil {
 			return fmt.Errorf("tick %d desynced: verified_hash %016x differs from the server's", loop.until, loop.hash)
 		}
-		finalLine(stdout, loop.until, loop.hash, st, s)
+		tick, hash := loop.reached()
+		finalLine(stdout, tick, hash, st, s)
 		return nil
 	case err == nil: // interrupted (ctx ended)
 		finalLine(stdout, st.Verified, st.VerifiedHash, st, s)
@@ -377,6 +378,7 @@ type playLoop struct {
 	alone   time.Time
 
 	desyncAtUntil bool
+	rebased       uint32    // the tick past until a rebase moved it to (0: none)
 	watch         bool      // rewind watch: a spectator
 	scenes        bool      // the game has private scenes (--game cards)
 	waiting       uint64    // the players the server last said it waits for
@@ -394,6 +396,15 @@ func (p *playLoop) onVerified(tick uint32, hash uint64) {
 			p.desyncAtUntil = false
 		}
 	}
+}
+
+// reached is the tick the play stopped at (errReached) and its hash:
+// --until-tick's, or the later tick a rebase moved it to.
+func (p *playLoop) reached() (uint32, uint64) {
+	if p.rebased != 0 {
+		return p.rebased, p.hash
+	}
+	return p.until, p.hash
 }
 
 func (p *playLoop) onDesync(tick uint32, ours, theirs uint64) {
@@ -450,7 +461,13 @@ func (p *playLoop) onUpdate(now time.Time, st rewind.Stats) error {
 		return p.stopOrServe(now)
 	}
 	if st.Verified > p.until {
-		return fmt.Errorf("verified tick %d is past --until-tick %d, which this player never verified", st.Verified, p.until)
+		// Rebased past --until-tick (a resync, a join into a running
+		// match, a migration's handoff: the server's world of a later
+		// tick replaced its own): it never steps that tick, and stops
+		// at the tick it has, done; the final line names that tick.
+		p.rebased, p.hash, p.got = st.Verified, st.VerifiedHash, true
+		p.log.Info("rebased past --until-tick: stopping at the verified tick this player has", "until", p.until, "verified", st.Verified)
+		return p.stopOrServe(now)
 	}
 	return nil
 }

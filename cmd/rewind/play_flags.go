@@ -57,7 +57,7 @@ func parsePlay(watch bool, args []string, stderr io.Writer) (*playOpts, error) {
 	}
 	o.input = pf.String("input", "scripted", "the bot's input: scripted (a deterministic script of --seed and the player id) or random (seeded by --seed)")
 	o.seed = pf.Uint64("seed", 0, "seed of the bot's input")
-	o.until = fs.Uint("until-tick", 0, "stop once the verified tick reaches this (0: play until interrupted)")
+	o.until = fs.Uint("until-tick", 0, "stop once the verified tick reaches this and print its hash; a player rebased past it (joined later, or fell further behind than the server keeps ticks) stops at the tick it has, whose hash it prints (0: play until interrupted)")
 	o.timeout = fs.Duration("timeout", 5*time.Second, "give up when the server does not answer (or goes silent) for this long")
 	o.delay = pf.String("input-delay", "", "ticks of input delay, 0..60 (fewer rollbacks for a little latency; default 0, with --lockstep 2) or auto (with --lockstep: from the round trip)")
 	o.name = pf.String("name", "", "this player's name (1 to 32 bytes), shown to every player")
