@@ -35,7 +35,9 @@ type HostOptions struct {
 	// the room through the relays of the list, the others first, until
 	// one hosts it again (reclaim.go); without it, the room is not
 	// registered again (the players play on, no one new can join by the
-	// code). Default: none.
+	// code): for a room registered again without host migration, as
+	// `rewind serve --relay URL1,URL2` does, use Serve (Rooms: 1,
+	// ServeOptions.Reconnect) instead. Default: none.
 	Relays []string
 	// Code proposes the room's code; empty lets the relay pick one.
 	Code string
