@@ -60,9 +60,9 @@ func sinceEpoch(h *Multi[testgame.Input], ts []time.Time) []time.Duration {
 }
 
 // TestSchedulerDrainsDuePhasesOnly: in made-up time, a host of one
-// started room (its ticks on one of the 4 phases) drains its socket once
-// a tick, just before the room's tick, not at the 3 phases where no room
-// is due: a ping is answered at the room's next tick, not before, within
+// started room (its ticks on one of the default 8 phases) drains its
+// socket once a tick, just before the room's tick, not at the 7 phases
+// where no room is due: a ping is answered at the room's next tick, not before, within
 // a tick of its arrival. After a drain that found the socket busy
 // (drainBusy datagrams a phase), every phase is drained for a tick; then
 // once a tick again.
@@ -142,7 +142,9 @@ func TestSchedulerDrainsDuePhasesOnly(t *testing.T) {
 			want := []time.Time{at, at.Add(h.period), at.Add(2 * h.period), at.Add(3 * h.period)}
 			if busy {
 				i := h.phaseIndex(at)
-				want = slices.Insert(want, 1, h.phaseAt(i+1), h.phaseAt(i+2), h.phaseAt(i+3))
+				for p := h.phases - 1; p >= 1; p-- {
+					want = slices.Insert(want, 1, h.phaseAt(i+int64(p)))
+				}
 			}
 			if got := conn.drainsSince(n); !sameTimes(got, want) {
 				t.Errorf("drains around one of %d datagrams at %v:\n got %v\nwant %v", k, at.Sub(h.epoch), sinceEpoch(h, got), sinceEpoch(h, want))
@@ -166,7 +168,7 @@ func TestSchedulerDrainsDuePhasesOnly(t *testing.T) {
 // TestSchedulerDrainWaitBounded: in made-up time, a host whose one room
 // has no match started (no tick due, only its 250 ms poll) still drains
 // its socket at a phase instant at least every drainWait (once a tick at
-// 60 Hz and 4 phases): a hello is answered at the first such drain after
+// 60 Hz, whatever the phases): a hello is answered at the first such drain after
 // it arrived, not before.
 func TestSchedulerDrainWaitBounded(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -178,13 +180,14 @@ func TestSchedulerDrainWaitBounded(t *testing.T) {
 		go func() { done <- h.Run(ctx) }()
 		time.Sleep(h.period*2 + h.period*3/8)
 		synctest.Wait()
-		want := []time.Time{started, h.phaseAt(4), h.phaseAt(8)}
+		tick := int64(h.phases) // phase instants a tick
+		want := []time.Time{started, h.phaseAt(tick), h.phaseAt(2 * tick)}
 		if got := conn.drainsSince(0); !sameTimes(got, want) {
 			t.Fatalf("drains with no room due:\n got %v\nwant %v (one a tick, on a phase)", sinceEpoch(h, got), sinceEpoch(h, want))
 		}
 		const peer = transport.Addr("udp:127.0.0.1:4000#1")
 		conn.deliver(peer, (&codec.Hello{Game: h.order[0].m.Server.Fingerprint()}).Append(nil))
-		next := h.phaseAt(12)
+		next := h.phaseAt(3 * tick)
 		if d := next.Sub(time.Now()); d <= 0 || d > drainWait {
 			t.Fatalf("the next drain %v away: want within drainWait", d)
 		}

@@ -50,7 +50,7 @@ func (c *drainConn) Drain() int {
 func (c *drainConn) Recv([]byte) (int, transport.Addr, error) { return 0, "", transport.ErrWouldBlock }
 
 // TestSchedulerDrainsAtPhases: in made-up time, 24 started rooms tick at
-// the 4 default phases on 2 workers over a socket that waits to be
+// 4 phases on 2 workers over a socket that waits to be
 // drained (transport.Drainer). Every drain but Run's first falls on a
 // phase instant, at most one per instant (so no worker wakes between phases for the
 // socket); a ping that arrives between phases is answered at the next
@@ -59,7 +59,7 @@ func TestSchedulerDrainsAtPhases(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const rooms = 24
 		conn := &drainConn{pipeConn: pipeConn{sentConn: sentConn{nullConn: nullConn{ready: make(chan struct{}, 1)}}}}
-		h, err := NewMulti[testgame.Input](&testgame.Game{}, conn, Options{Workers: 2, MaxMatches: rooms})
+		h, err := NewMulti[testgame.Input](&testgame.Game{}, conn, Options{Workers: 2, MaxMatches: rooms, TickPhases: 4})
 		if err != nil {
 			t.Fatal(err)
 		}

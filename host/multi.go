@@ -35,11 +35,14 @@ type Options struct {
 	// are.
 	Workers int
 	// TickPhases is at how many evenly spaced instants a tick the rooms'
-	// ticks fall (default 4; negative: each room ticks from the moment
+	// ticks fall (default 8; negative: each room ticks from the moment
 	// its match started): a match that starts takes the one with the
 	// fewest started matches (of those, the latest at or before its
 	// start), so it ticks at the same instants as the other rooms of its
 	// phase, and matches that start together spread over the phases.
+	// With an even count of 8 or more, every other instant takes matches only once
+	// the others hold 8 each (phaseFill): a host of few matches wakes at
+	// half the instants, a host of many spreads them over all.
 	// A worker then wakes once for all the rooms of a phase, not once
 	// per room, and sends their datagrams together; the rooms of a phase
 	// run one after the other, so the last starts its tick later (about
@@ -97,7 +100,7 @@ func (o Options) withDefaults() Options {
 		o.QueueLen = 128
 	}
 	if o.TickPhases == 0 {
-		o.TickPhases = 4
+		o.TickPhases = defaultTickPhases
 	}
 	if o.Clock == nil {
 		o.Clock = transport.WallClock{}

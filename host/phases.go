@@ -7,6 +7,21 @@ import "time"
 // nanosecond. With TickPhases > 0 every match's ticks fall on one of
 // them (startPhase), and a drained socket is read at them.
 
+// defaultTickPhases is Options.TickPhases' default: 8 instants a tick
+// (2.08 ms apart at 60 Hz), so that at 100 matches a phase holds about 12
+// rooms, one worker's run (workerRun), whose last tick leaves about
+// 0.5 ms after the phase; at 4 phases, 25 rooms took two workers' runs
+// one after the other and their last ticks left 1-2 ms late
+// (docs/benchmarks.md, *The rooms of a phase, fewer (issue 33)*).
+const defaultTickPhases = 8
+
+// phaseFill is how many started matches each even phase (of an even
+// count of 8 or more) takes before the odd phases take any: up to 4 × phaseFill
+// matches at the default 8 phases, the host wakes at 4 instants a tick,
+// not 8 (each wake-up and drain costs tens of microseconds however few
+// rooms it runs).
+const phaseFill = 8
+
 // startPhase is a room's server.Config.TickOrigin (with TickPhases > 0):
 // its match, starting at now, takes the tick phase with the fewest
 // started matches (of those, the latest at or before now), and tick 0 is
@@ -24,15 +39,35 @@ func (h *Multi[I]) startPhase(r *roomMatch[I], now time.Time) time.Time {
 	h.releasePhaseLocked(r)
 	n := int64(h.phases)
 	i := h.phaseIndex(now)
-	best := i
-	for j := i - 1; j > i-n; j-- {
-		if h.phaseRooms[phaseOf(j, n)] < h.phaseRooms[phaseOf(best, n)] {
-			best = j
+	coarse := h.coarsePhasesLocked()
+	best, found := i, false
+	for j := i; j > i-n; j-- {
+		p := phaseOf(j, n)
+		if coarse && p%2 != 0 {
+			continue
+		}
+		if !found || h.phaseRooms[p] < h.phaseRooms[phaseOf(best, n)] {
+			best, found = j, true
 		}
 	}
 	r.phase = phaseOf(best, n)
 	h.phaseRooms[r.phase]++
 	return h.phaseAt(best)
+}
+
+// coarsePhasesLocked reports whether a match starting now takes an even
+// phase only: the count is even, 8 or more, and an even phase holds
+// fewer than phaseFill started matches.
+func (h *Multi[I]) coarsePhasesLocked() bool {
+	if h.phases%2 != 0 || h.phases < 8 {
+		return false
+	}
+	for p := 0; p < h.phases; p += 2 {
+		if h.phaseRooms[p] < phaseFill {
+			return true
+		}
+	}
+	return false
 }
 
 // releasePhase gives back the phase r's match took (it ended, or the

@@ -12,8 +12,9 @@ import (
 )
 
 // TestMatchesSpreadOverPhases: in made-up time, 8 matches that start at
-// one instant (their hellos answered by one drain) take the 4 tick
-// phases two each, each tick 1 due within a tick of the start; a phase
+// one instant (their hellos answered by one drain) take the 4 even tick
+// phases of the default 8 two each (the odd ones wait for phaseFill
+// matches on each even one), each tick 1 due within a tick of the start; a phase
 // whose match ended (its player left) or whose room closed is the one
 // the next match takes, whatever the instant it starts at.
 func TestMatchesSpreadOverPhases(t *testing.T) {
@@ -61,8 +62,8 @@ func TestMatchesSpreadOverPhases(t *testing.T) {
 				tag0 = tag
 			}
 		}
-		if fmt.Sprint(count) != "[2 2 2 2]" {
-			t.Fatalf("matches started at one instant per phase: %v, want 2 on each", count)
+		if fmt.Sprint(count) != "[2 0 2 0 2 0 2 0]" {
+			t.Fatalf("matches started at one instant per phase: %v, want 2 on each even one", count)
 		}
 
 		// Room 0's player leaves: its match ends, its phase is free.
@@ -85,6 +86,43 @@ func TestMatchesSpreadOverPhases(t *testing.T) {
 		for i, want := range []int{phase[0], phase[1]} {
 			if _, _, p := start(8 + i); p != want {
 				t.Errorf("a match started after phase %d was freed took phase %d", want, p)
+			}
+		}
+	})
+}
+
+// TestPhasesFillEvenFirst: in made-up time, matches that start at one
+// instant take the even phases of the default 8 up to phaseFill each,
+// then the fewest-held of all: 4 × phaseFill + 8 matches hold
+// phaseFill on each even phase and 2 on each odd one, 12 × 8 hold 12 on
+// each.
+func TestPhasesFillEvenFirst(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		conn := &sentConn{nullConn: nullConn{ready: make(chan struct{})}}
+		h, err := NewMulti[testgame.Input](&testgame.Game{}, conn, Options{MaxMatches: 96})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer h.Close()
+		if h.phases != defaultTickPhases || defaultTickPhases != 8 {
+			t.Fatalf("%d phases, want the default 8", h.phases)
+		}
+		time.Sleep(h.period * 3 / 8)
+		for i := range 96 {
+			code, err := h.Open("")
+			if err != nil {
+				t.Fatal(err)
+			}
+			startRoom(t, h, conn, h.rooms[code], transport.Addr(fmt.Sprintf("udp:127.0.0.1:%d#1", 4000+i)))
+			switch i + 1 {
+			case 4*phaseFill + 8:
+				if got := fmt.Sprint(h.phaseRooms); got != "[8 2 8 2 8 2 8 2]" {
+					t.Fatalf("%d matches per phase: %v, want [8 2 8 2 8 2 8 2]", i+1, got)
+				}
+			case 96:
+				if got := fmt.Sprint(h.phaseRooms); got != "[12 12 12 12 12 12 12 12]" {
+					t.Fatalf("%d matches per phase: %v, want 12 on each", i+1, got)
+				}
 			}
 		}
 	})

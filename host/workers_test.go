@@ -211,8 +211,9 @@ func (c *pipeConn) sentTo(addr transport.Addr, typ codec.Type) bool {
 }
 
 // TestTickPhases: rooms whose matches start at 24 different moments tick
-// at 4 instants a tick (TickPhases' default), each at most a quarter
-// tick before it would have; with TickPhases -1 each at its own.
+// at 4 instants a tick (the even ones of TickPhases' default 8: they
+// hold fewer than phaseFill each), each at most a tick before it would
+// have; with TickPhases -1 each at its own.
 func TestTickPhases(t *testing.T) {
 	for _, c := range []struct{ phases, want int }{{0, 4}, {1, 1}, {-1, 24}} {
 		t.Run(fmt.Sprintf("phases=%d", c.phases), func(t *testing.T) {

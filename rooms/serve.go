@@ -49,7 +49,7 @@ type ServeOptions struct {
 	// Workers is how many goroutines run the matches' updates (default
 	// one per core), however many matches there are.
 	Workers int
-	// TickPhases is host.Options.TickPhases (default 4).
+	// TickPhases is host.Options.TickPhases (default 8).
 	TickPhases int
 	// OnDemand lets the relay open rooms here when lobbies ask for one
 	// (roomclient.OpenRoom, `rewind open`), while slots are free. It also

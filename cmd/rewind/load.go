@@ -69,7 +69,7 @@ func (f *fleetFlags) add(fs *flag.FlagSet) {
 	fs.StringVar(&f.steps, "steps", "", "comma-separated match counts to measure (default 1, 10, 100, ... below --matches, and --matches)")
 	fs.IntVar(&f.procs, "bot-procs", 4, "child processes running the load bots, each on its own 127.0.0.x address")
 	fs.IntVar(&f.workers, "workers", 0, "the server's worker goroutines (default one per core)")
-	fs.IntVar(&f.tickPhases, "tick-phases", 0, "instants a tick the matches' ticks share (host.Options.TickPhases; default 4, -1: each its own)")
+	fs.IntVar(&f.tickPhases, "tick-phases", 0, "instants a tick the matches' ticks share (host.Options.TickPhases; default 8, -1: each its own)")
 	fs.BoolVar(&f.raw, "raw", true, "also measure a raw socket loop at the last step, for vs_raw")
 	fs.BoolVar(&f.socketReader, "socket-reader", false, "the server's socket read by its own goroutine as datagrams arrive (host.Options.SocketReader), not drained at the tick phases: the scheduling before issue 33")
 	fs.IntVar(&f.botNice, "bot-nice", benchfleet.DefaultBotNice, "the bot processes' niceness over the server's (Linux: 0 runs them at the server's CPU priority; higher lets the server's ticks run first when both want a core)")

@@ -31,7 +31,7 @@ func (m *multiFlags) add(fs interface {
 	fs.IntVar(&m.rooms, "rooms", 0, "host this many matches at once on the one UDP port, a room code each (printed as room=CODE lines; players pick one with rewind play --connect HOST:PORT --room CODE; --room proposes the first code); 0: one match, as without it")
 	fs.IntVar(&m.maxMatches, "max-matches", 0, "most matches (rooms) open at once (default: --rooms)")
 	fs.IntVar(&m.workers, "workers", 0, "goroutines that run the matches' ticks (default: one per core)")
-	fs.IntVar(&m.tickPhases, "tick-phases", 0, "at how many instants a tick the matches' ticks fall, so that a worker runs a phase's matches together (default 4; -1: each match from its own start)")
+	fs.IntVar(&m.tickPhases, "tick-phases", 0, "at how many instants a tick the matches' ticks fall, so that a worker runs a phase's matches together (default 8, the odd ones only once the even ones hold 8 matches each; -1: each match from its own start)")
 }
 
 // on reports whether the flags ask for many matches.
