@@ -24,13 +24,15 @@ const drainGap = 250 * time.Microsecond
 // pongHold), and every datagram carries its arrival time.
 const drainWait = 17 * time.Millisecond
 
-// drainBusy is how many datagrams a phase (since the drain before) a
-// drain must find for the socket to be drained again at the next phase
-// whether or not a room is due then, for a tick: a socket that busy (a
-// flood, many handshakes) is read every phase, so that its buffer does not fill and
-// the drain just before a room's tick handles a phase's datagrams, not a
-// tick's (bench flood at 1 match, ~46 flood datagrams a phase: with one
-// drain a tick, the room's ticks started 0.7 ms later at the median).
+// drainBusy is how many datagrams a quarter tick (over the time since the
+// drain before, at least a phase; a rate, whatever the phases) a drain
+// must find for the socket to be drained again at the next phase whether
+// or not a room is due then, for a tick: a socket that busy (a flood,
+// many handshakes) is read every phase, so that its buffer does not fill
+// and the drain just before a room's tick handles a phase's datagrams,
+// not a tick's (bench flood at 1 match, ~46 flood datagrams a quarter
+// tick: with one drain a tick, the room's ticks started 0.7 ms later at
+// the median).
 const drainBusy = 32
 
 // drainNow drains the socket, if it waits to be drained
@@ -48,16 +50,16 @@ func (s *scheduler[I]) drainNow(now time.Time) bool {
 		s.mu.Unlock()
 		return false
 	}
-	phases := 1 // since the last drain
+	since := s.h.TickPhase() // since the last drain, at least a phase
 	if !s.lastDrain.IsZero() {
-		phases = max(int(now.Sub(s.lastDrain)/s.h.TickPhase()), 1)
+		since = max(now.Sub(s.lastDrain), since)
 	}
 	s.draining, s.lastDrain = true, now
 	s.mu.Unlock()
 	n := d.Drain()
 	s.mu.Lock()
 	s.draining = false
-	if n >= drainBusy*phases {
+	if int64(n)*int64(s.h.period) >= drainBusy*4*int64(since) { // drainBusy a quarter tick, whatever the phases
 		s.busyUntil = now.Add(s.h.period)
 	}
 	s.mu.Unlock()
@@ -84,7 +86,7 @@ func (s *scheduler[I]) nextWakeLocked() (time.Time, bool) {
 
 // drainDueLocked is when the socket must be drained though no room is
 // due: the next phase after the last drain if a drain within a tick
-// before it found the socket busy (drainBusy a phase), else the latest phase instant within
+// before it found the socket busy (drainBusy a quarter tick), else the latest phase instant within
 // drainWait of it (at least the next phase).
 func (s *scheduler[I]) drainDueLocked() time.Time {
 	h := s.h

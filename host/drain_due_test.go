@@ -64,7 +64,7 @@ func sinceEpoch(h *Multi[testgame.Input], ts []time.Time) []time.Duration {
 // socket once a tick, just before the room's tick, not at the 7 phases
 // where no room is due: a ping is answered at the room's next tick, not before, within
 // a tick of its arrival. After a drain that found the socket busy
-// (drainBusy datagrams a phase), every phase is drained for a tick; then
+// (drainBusy datagrams a quarter tick), every phase is drained for a tick; then
 // once a tick again.
 func TestSchedulerDrainsDuePhasesOnly(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -120,14 +120,14 @@ func TestSchedulerDrainsDuePhasesOnly(t *testing.T) {
 			t.Errorf("%d drains in %v: want one a tick (%d) and Run's first", len(drains), ran, ticks)
 		}
 
-		// A busy socket: drainBusy datagrams of no session a phase
+		// A busy socket: drainBusy datagrams of no session a quarter tick
 		// waiting at the room's tick (a tick after the last drain). Every
 		// phase is drained for a tick, then only the room's ticks; one
 		// datagram fewer and only the room's ticks.
 		sent := 0
 		for _, busy := range []bool{false, true} {
 			time.Sleep(h.period / 3)
-			k := drainBusy * h.phases
+			k := drainBusy * 4
 			if !busy {
 				k--
 			}
