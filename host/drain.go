@@ -85,8 +85,11 @@ func (s *scheduler[I]) nextWakeLocked() (time.Time, bool) {
 }
 
 // drainDueLocked is when the socket must be drained though no room is
-// due: the next phase after the last drain if a drain within a tick
-// before it found the socket busy (drainBusy a quarter tick), else the latest phase instant within
+// due: if a drain within a tick before it found the socket busy
+// (drainBusy a quarter tick), the phase instant a quarter tick after
+// the last drain's (the next phase at 4 phases or fewer, every other one
+// at 8: a busy socket is read 4 times a tick whatever the phases, as
+// often as before there were 8), else the latest phase instant within
 // drainWait of it (at least the next phase).
 func (s *scheduler[I]) drainDueLocked() time.Time {
 	h := s.h
@@ -95,7 +98,7 @@ func (s *scheduler[I]) drainDueLocked() time.Time {
 	}
 	i := h.phaseIndex(s.lastDrain)
 	if s.lastDrain.Before(s.busyUntil) {
-		return h.phaseAt(i + 1)
+		return h.phaseAt(i + max(int64(h.phases)/4, 1))
 	}
 	k := int64(1)
 	for h.phaseAt(i+k+1).Sub(s.lastDrain) <= drainWait {
