@@ -19,11 +19,7 @@ import (
 // the next match takes, whatever the instant it starts at.
 func TestMatchesSpreadOverPhases(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		conn := &sentConn{nullConn: nullConn{ready: make(chan struct{})}}
-		h, err := NewMulti[testgame.Input](&testgame.Game{}, conn, Options{MaxMatches: 9})
-		if err != nil {
-			t.Fatal(err)
-		}
+		h, conn := newSentHost(t, 9)
 		defer h.Close()
 		n := int64(h.phases)
 		peer := func(i int) transport.Addr { return transport.Addr(fmt.Sprintf("udp:127.0.0.1:%d#1", 4000+i)) }
@@ -98,11 +94,7 @@ func TestMatchesSpreadOverPhases(t *testing.T) {
 // each.
 func TestPhasesFillEvenFirst(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		conn := &sentConn{nullConn: nullConn{ready: make(chan struct{})}}
-		h, err := NewMulti[testgame.Input](&testgame.Game{}, conn, Options{MaxMatches: 96})
-		if err != nil {
-			t.Fatal(err)
-		}
+		h, conn := newSentHost(t, 96)
 		defer h.Close()
 		if h.phases != defaultTickPhases || defaultTickPhases != 8 {
 			t.Fatalf("%d phases, want the default 8", h.phases)
@@ -126,4 +118,16 @@ func TestPhasesFillEvenFirst(t *testing.T) {
 			}
 		}
 	})
+}
+
+// newSentHost returns a Multi of up to maxMatches rooms at the default
+// options over a Conn that keeps what is sent.
+func newSentHost(t *testing.T, maxMatches int) (*Multi[testgame.Input], *sentConn) {
+	t.Helper()
+	conn := &sentConn{nullConn: nullConn{ready: make(chan struct{})}}
+	h, err := NewMulti[testgame.Input](&testgame.Game{}, conn, Options{MaxMatches: maxMatches})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h, conn
 }
