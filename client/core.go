@@ -22,11 +22,14 @@ type core[I any] struct {
 	mask   uint32
 	unpack func(src []byte, dst *I)
 
-	snaps  []world.Snapshot // world after tick t
-	hashes []uint64         // hash of the world after tick t
-	used   [][]byte         // packed inputs tick t was simulated with, n×size
-	own    [][]byte         // our own packed input for tick t
-	ownAt  []uint32         // the tick own[t&mask] belongs to
+	snaps []world.Snapshot // world after tick t, hashed when first asked (hashOf)
+	// hashes holds the hash of the world after tick t where it cannot
+	// wait for hashOf: lockstep (no snapshots) and private scenes (the
+	// view's hash is taken of the live world).
+	hashes []uint64
+	used   [][]byte // packed inputs tick t was simulated with, n×size
+	own    [][]byte // our own packed input for tick t
+	ownAt  []uint32 // the tick own[t&mask] belongs to
 
 	conf      [][]byte       // confirmed packed inputs of tick t, n×size
 	confEv    [][]game.Event // confirmed events of tick t
@@ -104,21 +107,30 @@ func newCore[I any](g game.Game[I], w *world.World, me game.PlayerID, players, i
 // in returns player p's packed input in a flat n×size slice.
 func (c *core[I]) in(flat []byte, p int) []byte { return flat[p*c.size : (p+1)*c.size] }
 
-// save snapshots the world as tick t and records its hash: with private
-// scenes, the hash of what this player sees (world.ViewHash), which is
-// what the server sends it (docs/scenes.md).
+// save snapshots the world as tick t. Its hash waits until hashOf asks
+// for it (the snapshot hashes itself once, lazily): a tick simulated again
+// and again in rollbacks is hashed at most once, when it is verified,
+// not every time. A lockstep client (no snapshot) and one with private
+// scenes (the hash of what this player sees, world.ViewHash, which is
+// what the server sends it: docs/scenes.md) hash the live world now.
 func (c *core[I]) save(t uint32) {
 	if c.lockstep {
 		c.hashes[t&c.mask] = c.hash()
 		return
 	}
-	s := &c.snaps[t&c.mask]
-	c.w.SnapshotInto(s)
+	c.w.SnapshotInto(&c.snaps[t&c.mask])
 	if c.w.Layout().HasScenes() {
-		c.hashes[t&c.mask] = c.w.ViewHash(c.w.ViewOf(int(c.me)))
-		return
+		c.hashes[t&c.mask] = c.hash()
 	}
-	c.hashes[t&c.mask] = s.Hash()
+}
+
+// hashOf returns the hash of the world after tick t as the server sends
+// it to this player; t must be in the rings (from verified to predicted).
+func (c *core[I]) hashOf(t uint32) uint64 {
+	if c.lockstep || c.w.Layout().HasScenes() {
+		return c.hashes[t&c.mask]
+	}
+	return c.snaps[t&c.mask].Hash()
 }
 
 // hash returns the world's hash as the server sends it to this player.
@@ -307,7 +319,7 @@ func (c *core[I]) verifyThrough(end uint32) {
 	for t := c.verified + 1; t <= end; t++ {
 		s := t & c.mask
 		applyEvents(c.presentV, c.confEv[s])
-		ours, theirs, bits := c.hashes[s], c.confHash[s], c.confBits[s]
+		ours, theirs, bits := c.hashOf(t), c.confHash[s], c.confBits[s]
 		m := uint64(1)<<bits - 1
 		if bits >= 64 {
 			m = ^uint64(0)
@@ -364,4 +376,4 @@ func (c *core[I]) advance() {
 }
 
 // verifiedHash returns the hash of the world at the verified tick.
-func (c *core[I]) verifiedHash() uint64 { return c.hashes[c.verified&c.mask] }
+func (c *core[I]) verifiedHash() uint64 { return c.hashOf(c.verified) }

@@ -177,7 +177,7 @@ func (c *Client[I]) fetched(now time.Time) error {
 		// tick is not stepped again (effects.go).
 		k.fx.verify(t)
 		if k.onVerified != nil {
-			k.onVerified(t, k.hashes[t&k.mask])
+			k.onVerified(t, k.hashOf(t))
 		}
 		k.recordTick(t)
 		return c.decode(now)
@@ -185,7 +185,7 @@ func (c *Client[I]) fetched(now time.Time) error {
 	c.newCoreAt(t)
 	if c.cfg.OnVerified != nil {
 		// The world came checked against the server's full hash of t.
-		c.cfg.OnVerified(t, c.core.hashes[t&c.core.mask])
+		c.cfg.OnVerified(t, c.core.hashOf(t))
 	}
 	c.phase = playing
 	c.ho.rebased = nil

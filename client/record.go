@@ -40,6 +40,6 @@ func (c *Client[I]) recordStart(k *core[I], t uint32) {
 func (c *core[I]) recordTick(t uint32) {
 	if c.record != nil {
 		s := t & c.mask
-		c.record.RecordTick(t, c.confEv[s], c.conf[s], c.hashes[s], nil)
+		c.record.RecordTick(t, c.confEv[s], c.conf[s], c.hashOf(t), nil)
 	}
 }

@@ -137,17 +137,35 @@ func (s *SyncTest[I]) Step(in []I) error {
 	return s.recheck()
 }
 
+// Rollback rolls the machine back check ticks (to tick 0 at most) and has
+// it simulate them again with their inputs and events, as a client rolls
+// back when a guess was wrong: the world restored, then each tick stepped
+// and snapshotted, and none hashed (a client hashes a tick once, when it
+// verifies it). It checks nothing: it is for measuring what a rollback
+// costs (games/sand's BenchmarkRollback60; Step with checking off is a
+// client's predicted and verified tick).
+func (s *SyncTest[I]) Rollback() {
+	from := s.from()
+	s.c.restore(from - 1)
+	s.c.resimulate(from, s.c.predicted, s.pres[(from-1)&s.mask])
+}
+
+// from returns the first of the last check ticks (tick 1 at most).
+func (s *SyncTest[I]) from() uint32 {
+	if p := s.c.predicted; p > s.check {
+		return p - s.check + 1
+	}
+	return 1
+}
+
 // recheck rolls the machine back check ticks (to tick 0 at most) and has
 // it simulate them again with their confirmed inputs and events; each tick
 // must hash as it did before.
 func (s *SyncTest[I]) recheck() error {
 	c := s.c
-	from := uint32(1)
-	if c.predicted > s.check {
-		from = c.predicted - s.check + 1
-	}
+	from := s.from()
 	for u := from; u <= c.predicted; u++ {
-		s.prev[u&s.mask] = c.hashes[u&s.mask]
+		s.prev[u&s.mask] = c.hashOf(u)
 		// Keep the first simulation's snapshot (no copy: the ring takes
 		// the spare's buffers for the second).
 		s.first[u&s.mask], c.snaps[u&s.mask] = c.snaps[u&s.mask], s.first[u&s.mask]
@@ -156,7 +174,7 @@ func (s *SyncTest[I]) recheck() error {
 	c.resimulate(from, c.predicted, s.pres[(from-1)&s.mask])
 	for u := from; u <= c.predicted; u++ {
 		s.Resimulated++
-		if want, got := s.prev[u&s.mask], c.hashes[u&s.mask]; got != want {
+		if want, got := s.prev[u&s.mask], c.hashOf(u); got != want {
 			s.FirstDiff = u
 			s.diff(u)
 			first := ""
