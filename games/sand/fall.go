@@ -43,137 +43,172 @@ func (g *Game) fall(w *world.World, tick uint32) {
 	nc := chunksOf(n) // at most 64: the side is at most 2048 (see New)
 	stride := nc + 1  // the chunks, then the row's own last change
 	s := scan{cells: g.cells.Cells(w), n: n, tick: tick}
+	// The change ticks are read without bounds checks (in wasm they cost
+	// as much as the reads): changed holds n rows of stride.
+	base := unsafe.Pointer(unsafe.SliceData(changed))
+	tk := func(i int) uint32 { return *at(base, i) }
 	for y := n - 2; y >= 0; y-- {
-		here, next := changed[y*stride:(y+1)*stride], changed[(y+1)*stride:(y+2)*stride]
-		if here[nc]+1 < tick && next[nc]+1 < tick {
+		h, b := y*stride, (y+1)*stride // rows y's and y+1's
+		if tk(h+nc)+1 < tick && tk(b+nc)+1 < tick {
 			continue // nothing changed in the row or below it lately
 		}
-		// The chunks that changed lately here or below, widened by one
-		// chunk each way: the chunks to look at.
-		var act uint64
+		// The chunks that changed lately here or below.
+		var core uint64
 		for k := range nc {
-			if here[k]+1 >= tick || next[k]+1 >= tick {
-				act |= 1 << k
+			if tk(h+k)+1 >= tick || tk(b+k)+1 >= tick {
+				core |= 1 << k
 			}
 		}
-		act |= act<<1 | act>>1
-		act &= uint64(1)<<nc - 1
-		s.scanRow(y, here, next, act)
+		s.scanRow(y, changed[h:b], changed[b:b+stride], core)
 	}
 }
 
-// scan is fall's pass over one row.
+// scan is fall's pass over the rows.
 type scan struct {
-	cells      []Material // the whole grid
-	n          int        // its side
-	tick       uint32
-	y          int
-	row, below []Material
-	here, next []uint32 // the row's and the row below's change ticks
-	skip       int      // a grain that moved ahead of the scan: don't move it twice
+	cells []Material // the whole grid
+	n     int        // its side
+	tick  uint32
 }
 
-// scanRow scans row y's active chunks (the bits of act), in the row's
-// direction. Adjacent active chunks make one run: scanning them one after
-// the other in the scan's direction is scanning their union.
-func (s *scan) scanRow(y int, here, next []uint32, act uint64) {
-	n := s.n
-	s.y, s.here, s.next, s.skip = y, here, next, -1
-	s.row, s.below = s.cells[y*n:(y+1)*n], s.cells[(y+1)*n:(y+2)*n]
-	if (uint32(y)+s.tick)&1 == 0 { // left to right
-		for act != 0 {
-			c0 := bits.TrailingZeros64(act)
-			c1 := c0 + bits.TrailingZeros64(^(act >> c0)) // [c0, c1) are active
-			act &= ^uint64(0) << c1                       // c1 = 64 clears all
-			s.sweep(max(c0*chunk, 1), min(c1*chunk, n-1), true)
+// far is where the last grain moved from before one of the row moved.
+const far = 1 << 30
+
+// group returns the next group of adjacent chunks of rem in the scan's
+// direction (asc: left to right), [k0, k1), and rem without them.
+func group(rem uint64, asc bool) (k0, k1 int, left uint64) {
+	if asc {
+		k0 = bits.TrailingZeros64(rem)
+		k1 = k0 + bits.TrailingZeros64(^(rem >> k0))
+		return k0, k1, rem & (^uint64(0) << k1) // k1 = 64 clears all
+	}
+	k1 = 64 - bits.LeadingZeros64(rem)
+	k0 = k1 - bits.LeadingZeros64(^(rem << (64 - k1)))
+	return k0, k1, rem & (uint64(1)<<k0 - 1)
+}
+
+// span returns what scanRow scans of a row of side n for the core chunks
+// [k0, k1) (the core chunks left after them are rem), in the scan's
+// direction, from where the scan got (pos: the first cell not scanned, or
+// the last one scanned right to left): the words from p to end (excluded)
+// for sure, their cells and a word more each way; then word by word up to
+// stop (excluded) while a grain moved near enough. stop is the end of the
+// run of chunks to look at (the core chunks widened by one chunk each way,
+// fall: a gap of two chunks or less between two groups is in the run), or
+// the next group's first word. Words are given by their first cell.
+func span(k0, k1 int, rem uint64, pos, n int, asc bool) (p, end, stop int) {
+	x0, x1 := max(k0*chunk-8, 1), min(k1*chunk+8, n-1)
+	if asc {
+		p = max(x0, pos) &^ 7
+		stop = (min((k1+1)*chunk, n-1) + 7) &^ 7
+		if next := bits.TrailingZeros64(rem); rem != 0 && next-k1 <= 2 {
+			stop = next*chunk - 8
 		}
-		return
+		return p, max((x1+7)&^7, p), stop
 	}
-	for act != 0 { // right to left
-		c1 := 64 - bits.LeadingZeros64(act)
-		c0 := c1 - bits.LeadingZeros64(^(act << (64 - c1)))
-		act &= uint64(1)<<c0 - 1
-		s.sweep(max(c0*chunk, 1), min(c1*chunk, n-1), false)
+	p = (min(x1, pos) - 1) &^ 7
+	stop = max((k0-1)*chunk, 1)&^7 - 8
+	if next := 64 - bits.LeadingZeros64(rem); rem != 0 && k0-next <= 2 {
+		stop = next * chunk
 	}
+	return p, min(x0&^7-8, p), stop
 }
 
-// sweep scans the cells [x0, x1) of the row, eight at a time, left to
-// right (asc) or right to left. The common cases are decided here without
-// a call, on locals (in wasm a call, and a field read through a pointer,
-// cost much more than natively): eight cells with no grain, grains with no
-// free cell around (grainsFree), and a grain that falls straight down.
-// After a grain moved, the eight cells' test is done again (the move may
-// have freed a cell next to the next grain).
-func (s *scan) sweep(x0, x1 int, asc bool) {
-	t, skip, here, next := s.tick, s.skip, s.here, s.next
-	nc := len(here) - 1
+// scanRow scans row y (here and next are its and the row below's change
+// ticks) where plan says, in the row's direction. Past a span's cells it
+// goes on word by word while a grain moved within flowReach + 1 cells
+// before the word: a grain in a chunk next to a core one, away from it,
+// reads cells (up to flowReach + 1 < 8 away, in its row and below) of its
+// own chunk only, which did not change since it was last looked at and
+// found resting (fall), so it can move only if a grain moved that near
+// before it in this row's scan. Which grains move, and in which order, is
+// exactly what scanning the whole runs gives (the old Step,
+// oldstep_test.go, does: reference_test.go compares).
+//
+// The common cases are decided here without a call, on locals (in wasm a
+// call, and a field read through a pointer, cost much more than natively):
+// eight cells with no grain, grains with no free cell around (grainsFree),
+// and a grain that falls straight down. After a grain moved, the eight
+// cells' test is done again (the move may have freed a cell next to the
+// next grain).
+func (s *scan) scanRow(y int, here, next []uint32, core uint64) {
+	n, t, nc := s.n, s.tick, len(here)-1
 	// The row's words at p < n-1 end at most 7 cells into the next row,
 	// which exists (the row is above the floor), so they never read past
 	// the grid; their neighbours do, in row 0's first word (p-1 < 0) and
 	// in the row above the floor's last (below's p+9 > n).
-	row, below := unsafe.Pointer(&s.row[0]), unsafe.Pointer(&s.below[0])
-	pMin, pMax := 0, x1
-	if s.y == 0 {
+	row := unsafe.Add(unsafe.Pointer(unsafe.SliceData(s.cells)), y*n) // rows y and y+1 are in the grid
+	below := unsafe.Add(row, n)
+	rows, belows := unsafe.Slice((*Material)(row), n), unsafe.Slice((*Material)(below), n)
+	hp, np := unsafe.Pointer(unsafe.SliceData(here)), unsafe.Pointer(unsafe.SliceData(next))
+	pMin, pMax := 0, n
+	if y == 0 {
 		pMin = 8
 	}
-	if len(s.cells) == (s.y+2)*s.n {
-		pMax = s.n - 9
+	if len(s.cells) == (y+2)*n {
+		pMax = n - 9
 	}
-	p, end, step := x0&^7, (x1+7)&^7, 8
-	if !asc {
-		p, end, step = (x1-1)&^7, x0&^7-8, -8
+	asc := (uint32(y)+t)&1 == 0             // left to right
+	skip, last, pos, step := -1, far, n, -8 // skip: a grain that moved ahead of the scan: don't move it twice
+	if asc {
+		last, pos, step = -far, 0, 8
 	}
-	for ; p != end; p += step {
-		if r := load(row, p); (r^r>>1)&lo == 0 {
-			continue // no grain among the eight: the common case
-		}
-		lanes := laneMask(p, x0, x1)
-		for lanes != 0 { // until no grain of the eight left to look at moved
-			var c uint64
-			if p >= pMin && p <= pMax {
-				c = grainsFree(load(row, p), load(row, p-1), load(row, p+1),
-					load(below, p-1), load(below, p), load(below, p+1))
-			} else {
-				c = s.candidatesAtEdge(s.y*s.n + p - 1)
+	for rem := core; rem != 0; {
+		var k0, k1 int
+		k0, k1, rem = group(rem, asc)
+		p, end, stop := span(k0, k1, rem, pos, n, asc)
+		for ; ; end += step { // past the span: one more word while a grain moved near enough before it
+			for ; p != end; p += step {
+				if r := load(row, p); (r^r>>1)&lo == 0 {
+					continue // no grain among the eight: the common case
+				}
+				lanes := laneMask(p, 1, n-1)
+				for lanes != 0 { // until no grain of the eight left to look at moved
+					var c uint64
+					if p >= pMin && p <= pMax {
+						c = grainsFree(load(row, p), load(row, p-1), load(row, p+1),
+							load(below, p-1), load(below, p), load(below, p+1))
+					} else {
+						c = s.candidatesAtEdge(y*n + p - 1)
+					}
+					if c &= lanes; c == 0 {
+						break
+					}
+					k := bits.TrailingZeros64(c) >> 3
+					if asc { // the lanes after k are left
+						lanes &= ^uint64(0) << (8*k + 8)
+					} else {
+						k = (63 - bits.LeadingZeros64(c)) >> 3
+						lanes &= uint64(1)<<(8*k) - 1
+					}
+					x := p + k
+					m := *(*Material)(unsafe.Add(row, x))
+					if x == skip || (m != Sand && m != Water) {
+						continue
+					}
+					if b := *(*Material)(unsafe.Add(below, x)); b == Empty || (m == Sand && b == Water) {
+						// Straight down (move's first case) and moved's marks
+						// (the chunks of x-1, x and x+1 are in the row: 0 < x < n-1).
+						*(*Material)(unsafe.Add(row, x)), *(*Material)(unsafe.Add(below, x)) = b, m
+						skip, last = -1, x
+						*at(hp, x/chunk), *at(hp, nc) = t, t
+						*at(np, (x-1)/chunk), *at(np, x/chunk), *at(np, (x+1)/chunk), *at(np, nc) = t, t, t, t
+					} else if nx := move(rows, belows, x, y, t); nx != x {
+						skip, last = moved(here, next, x, nx, t), x
+					}
+				}
 			}
-			if c &= lanes; c == 0 {
+			// The word's nearest cell is p, or p+7 right to left.
+			if p == stop || (asc && p > last+flowReach+1) || (!asc && p+7 < last-flowReach-1) {
 				break
 			}
-			k := bits.TrailingZeros64(c) >> 3
-			if !asc {
-				k = (63 - bits.LeadingZeros64(c)) >> 3
-			}
-			if asc { // the lanes after k are left
-				lanes &= ^uint64(0) << (8*k + 8)
-			} else {
-				lanes &= uint64(1)<<(8*k) - 1
-			}
-			x := p + k
-			m := *(*Material)(unsafe.Add(row, x))
-			if x == skip || (m != Sand && m != Water) {
-				continue
-			}
-			if b := *(*Material)(unsafe.Add(below, x)); b == Empty || (m == Sand && b == Water) {
-				// Straight down (move's first case) and moved's marks.
-				*(*Material)(unsafe.Add(row, x)), *(*Material)(unsafe.Add(below, x)) = b, m
-				skip = -1
-				c := x / chunk
-				here[c], here[nc], next[c], next[nc] = t, t, t, t
-				if (x-1)/chunk != c {
-					next[c-1] = t
-				}
-				if d := (x + 1) / chunk; d != c && d < nc {
-					next[d] = t
-				}
-				continue
-			}
-			if nx := move(s.row, s.below, x, s.y, t); nx != x {
-				skip = moved(here, next, x, nx, t)
-			}
 		}
+		pos = p + (8-step)/2 // the first cell not scanned, or the last one scanned
 	}
-	s.skip = skip
 }
+
+// at returns the change tick of chunk c of the row's ticks at base
+// (without a bounds check: c is in the row).
+func at(base unsafe.Pointer, c int) *uint32 { return (*uint32)(unsafe.Add(base, 4*c)) }
 
 // lo has the lowest bit of each of a word's eight cells.
 const lo = 0x0101010101010101
