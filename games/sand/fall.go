@@ -29,7 +29,12 @@ func chunksOf(n int) int { return (n + chunk - 1) / chunk }
 // ticks live in the world, so the skip is part of the deterministic state
 // like everything else, and a restored world brings its own.
 //
-// In the chunks it looks at, fall reads eight cells at a time (one 64-bit
+// Of a chunk next to a changed one, only the word (eight cells) next to
+// it is sure to be looked at: the others read cells of their own chunk
+// only, so they can move only after a grain near them moved in the same
+// scan, and the scan goes on past the word only then (scanRow).
+//
+// In the cells it looks at, fall reads eight cells at a time (one 64-bit
 // word of the row, and of the cells around them: see grainsFree) and looks
 // one by one only at the grains that have a free cell next to them: a
 // resting grain costs a fraction of an instruction, and the cost follows
@@ -251,10 +256,13 @@ func grainsFree(r, l, rt, bl, b, br uint64) uint64 {
 	sand := r &^ (r >> 1) & lo  // low bits 01
 	water := (r >> 1) &^ r & lo // low bits 10
 	// Low bit 0: empty (00) or water (10), in any of the three below.
-	emptyOrWater := ^(b & bl & br)
+	sand &^= b & bl & br
+	if water == 0 {
+		return sand // no water: the common case, without the test below
+	}
 	// Low bits 00: empty, in any of the five around.
 	empty := ^((b | b>>1) & (bl | bl>>1) & (br | br>>1) & (l | l>>1) & (rt | rt>>1))
-	return sand&emptyOrWater | water&empty
+	return sand | water&empty
 }
 
 // load reads the 8 cells at base+i as a little-endian word.
