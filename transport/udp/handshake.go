@@ -19,8 +19,9 @@ import (
 // IPv6 /64: handshakeQueuePerIP), and served round robin over the
 // addresses that wait: an address that floods waits behind its own
 // HELLOs while a newcomer's is served within one round (one job per
-// waiting address), or next if its address holds no unproven session
-// (a flood's addresses hold several). A HELLO that does not fit is dropped unanswered
+// waiting address), or next if its address (IPv6: its /64, as for the
+// queue and the rates) holds no unproven session (a flood's addresses
+// hold several; one rotating addresses within a /64 is no newcomer). A HELLO that does not fit is dropped unanswered
 // (HandshakesDropped) and the client sends it again (HandshakeRetry); a
 // repeated HELLO of a session whose job waits or runs is dropped too.
 // The workers bound the handshakes' CPU to HandshakeWorkers cores, and
@@ -245,8 +246,8 @@ func newUDPBudget(cfg Config) *udpBudget {
 // udpReaderBudget is the total budget of the handshakes run on the
 // reader (Config.HandshakeWorkers < 0). With no queue to wait in, a HELLO
 // that finds the budget spent is dropped (HandshakesDropped) and its
-// client repeats it; so that a newcomer (an address holding no unproven
-// session) still goes before a flood, as in the workers' queue, the
+// client repeats it; so that a newcomer (an address, IPv6: a /64,
+// holding no unproven session) still goes before a flood, as in the workers' queue, the
 // others leave the budget's last token to it.
 type udpReaderBudget struct {
 	mu sync.Mutex

@@ -439,7 +439,7 @@ func (s *Server) open(f udpFrame, from netip.AddrPort, now time.Time, out []byte
 	k := udpPeerKey{from, f.id}
 	s.mu.RLock()
 	sess := s.byPeer[k]
-	first := len(s.unproven.byIP[from.Addr()]) == 0
+	first := len(s.unproven.of(from.Addr())) == 0 // IPv6: none in its /64
 	s.mu.RUnlock()
 	if sess == nil && s.hs != nil && s.hs.pending(k) {
 		s.stats.handshakesDropped.Add(1) // its handshake waits or runs

@@ -43,8 +43,9 @@ type Config struct {
 	// is refused only when all are proven.
 	MaxSessions int
 	// MaxUnprovenPerIP caps the unproven sessions (handshake done, not
-	// yet proven: see Prover) of one source IP address (default 8): at
-	// the cap, a new one evicts that address's oldest unproven session.
+	// yet proven: see Prover) of one source IP address (IPv6: of one /64,
+	// as HandshakeRate counts them) (default 8): at the cap, a new one
+	// evicts that address's oldest unproven session.
 	MaxUnprovenPerIP int
 	// UnprovenTimeout ends a session still unproven this long after it
 	// opened, whatever it sends (default 3 s: a client sends its match
@@ -80,8 +81,8 @@ type Config struct {
 	// opens all of them in about 8 s. A negative rate turns it off. With
 	// the handshakes on the reader (HandshakeWorkers < 0) there is no
 	// queue: a HELLO that finds the budget spent is dropped
-	// (HandshakesDropped), and only a newcomer (an address holding no
-	// unproven session) may take its last token.
+	// (HandshakesDropped), and only a newcomer (an address, IPv6: a /64,
+	// holding no unproven session) may take its last token.
 	HandshakeTotalRate  float64
 	HandshakeTotalBurst int
 	// ProveExplicitly makes a session proven only when the user calls

@@ -8,7 +8,7 @@ import (
 )
 
 // Prove implements Prover: the session of a is proven. Until then it is
-// one of the unproven, capped per source IP, evicted first when the
+// one of the unproven, capped per source IP (IPv6: per /64), evicted first when the
 // server is full and ended UnprovenTimeout after it opened.
 func (s *Server) Prove(a transport.Addr) {
 	s.mu.Lock()
@@ -26,11 +26,20 @@ func (s *Server) Unproven() int {
 }
 
 // udpUnproven holds the unproven sessions in the order they opened (a
-// list threaded through the sessions) and by source IP.
+// list threaded through the sessions) and by source IP, keyed as the
+// handshake rates are (udpRateKey: an IPv6 address by its /64), so that
+// a flood rotating addresses within one /64 is one address to the cap
+// and never a newcomer.
 type udpUnproven struct {
 	head, tail *udpSession
 	n          int
-	byIP       map[netip.Addr][]*udpSession // oldest first
+	byIP       map[netip.Addr][]*udpSession // by udpRateKey, oldest first
+}
+
+// of returns the unproven sessions of ip's key (its /64 for IPv6),
+// oldest first.
+func (u *udpUnproven) of(ip netip.Addr) []*udpSession {
+	return u.byIP[udpRateKey(ip)]
 }
 
 func (u *udpUnproven) add(sess *udpSession) {
@@ -45,13 +54,13 @@ func (u *udpUnproven) add(sess *udpSession) {
 	if u.byIP == nil {
 		u.byIP = make(map[netip.Addr][]*udpSession)
 	}
-	ip := sess.from.Addr()
+	ip := udpRateKey(sess.from.Addr())
 	u.byIP[ip] = append(u.byIP[ip], sess)
 }
 
 // remove takes sess off the lists; false if it was not on them.
 func (u *udpUnproven) remove(sess *udpSession) bool {
-	ip := sess.from.Addr()
+	ip := udpRateKey(sess.from.Addr())
 	list := u.byIP[ip]
 	i := 0
 	for i < len(list) && list[i] != sess {
@@ -115,13 +124,13 @@ func (s *Server) evictLocked(sess *udpSession, out []byte) []byte {
 }
 
 // makeRoomLocked applies the caps for the unproven before a new session
-// from ip opens: at MaxUnprovenPerIP, ip's oldest unproven session goes;
-// with every session taken, an unproven one goes (victim: the oldest of
-// an address that holds several, else the oldest). It reports
-// whether there is room. Called with s.mu held.
+// from ip opens: at MaxUnprovenPerIP, the oldest unproven session of ip
+// (IPv6: of its /64) goes; with every session taken, an unproven one
+// goes (victim: the oldest of an address that holds several, else the
+// oldest). It reports whether there is room. Called with s.mu held.
 func (s *Server) makeRoomLocked(ip netip.Addr, now time.Time, out []byte) ([]byte, bool) {
 	s.reapLocked(now)
-	if list := s.unproven.byIP[ip]; len(list) >= s.cfg.MaxUnprovenPerIP {
+	if list := s.unproven.of(ip); len(list) >= s.cfg.MaxUnprovenPerIP {
 		out = s.evictLocked(list[0], out)
 	}
 	if len(s.byID) >= s.cfg.MaxSessions {
@@ -154,7 +163,7 @@ func (u *udpUnproven) victim() *udpSession {
 		if !sess.heard.Load() {
 			return sess
 		}
-		if crowded == nil && len(u.byIP[sess.from.Addr()]) > 1 {
+		if crowded == nil && len(u.of(sess.from.Addr())) > 1 {
 			crowded = sess
 		}
 	}
