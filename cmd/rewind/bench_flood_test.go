@@ -61,3 +61,15 @@ func TestBenchFloodCommand(t *testing.T) {
 		t.Errorf("--kinds nonsense: exit %d, %q", code, stderr)
 	}
 }
+
+// TestBenchFloodHandshakeFlags: bench flood takes serve's handshake
+// flags for its server, checked as serve checks them (a usage error
+// before any child starts).
+func TestBenchFloodHandshakeFlags(t *testing.T) {
+	for _, flag := range []string{"--handshake-rate", "--handshake-total-rate", "--handshake-burst", "--handshake-total-burst"} {
+		code, _, stderr := runCmd("bench", "flood", flag, "0")
+		if code != 2 || !strings.Contains(stderr, "--handshake") || strings.Count(strings.TrimRight(stderr, "\n"), "\n") != 0 {
+			t.Errorf("%s 0: exit %d: %s", flag, code, stderr)
+		}
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/internal/attack"
 	"github.com/rewindnet/rewind/internal/bench"
 	benchfleet "github.com/rewindnet/rewind/internal/bench/fleet"
@@ -164,6 +165,7 @@ type floodFlags struct {
 	rounds, readBuffer               int
 	seconds                          float64
 	kinds                            string
+	hf                               handshakeFlags // serve's (serve_handshake.go)
 	// The flooder process (internal): --flood-server ADDR, or "sink".
 	floodServer string
 }
@@ -180,6 +182,7 @@ func (f *floodFlags) add(fs *flag.FlagSet) {
 	fs.IntVar(&f.rounds, "rounds", 3, "rounds of the three phases, their figures summed (on a busy machine the load drifts: more rounds share it out)")
 	fs.StringVar(&f.kinds, "kinds", strings.Join(attack.FloodKinds, ","), "bogus kinds: random (random bytes), wire (well-formed frames for no session), hello (hellos from many ports, half with a forged token)")
 	fs.IntVar(&f.readBuffer, "read-buffer", 0, "the server socket's receive buffer in bytes (UDPConfig.ReadBuffer; default the system's)")
+	f.hf.add(fs)
 	fs.StringVar(&f.floodServer, "flood-server", "", "internal: run as bench flood's flooder against this server")
 }
 
@@ -203,13 +206,17 @@ func runBenchFlood(args []string, stdout, stderr io.Writer) error {
 	if err := f.check(); err != nil {
 		return err
 	}
+	ucfg := rewind.UDPConfig{ReadBuffer: f.readBuffer}
+	if err := f.hf.apply(&ucfg); err != nil {
+		return err
+	}
 	command, err := childCommand()
 	if err != nil {
 		return err
 	}
 	res, err := benchflood.Run(context.Background(), benchflood.Config{Rate: f.rate, HelloRate: f.helloRate, HelloPorts: f.helloPorts, Kinds: kinds,
 		Matches: f.matches, Players: f.players, Procs: f.procs, Workers: f.workers, Rounds: f.rounds, Seconds: f.seconds,
-		ReadBuffer: f.readBuffer, Drops: metrics.DropCounts, Format: metrics.FormatDrops, Command: command, Log: stderr})
+		UDP: ucfg, Drops: metrics.DropCounts, Format: metrics.FormatDrops, Command: command, Log: stderr})
 	if err != nil {
 		return err
 	}

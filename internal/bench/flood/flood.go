@@ -48,8 +48,9 @@ type Config struct {
 	// measured window (after a 1 s warm-up).
 	Rounds  int
 	Seconds float64
-	// ReadBuffer is the server socket's receive buffer (0: the system's).
-	ReadBuffer int
+	// UDP is the server's UDP config: its socket's receive buffer
+	// (ReadBuffer, 0: the system's) and handshake limits.
+	UDP udp.Config
 	// Drops returns the datagrams dropped by reason between two samples
 	// of the host's stats, Format writes them as the line's
 	// dropped_reasons (the reasons are the metrics' labels, which the
@@ -159,7 +160,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		cfg.Log = io.Discard
 	}
 	rig, err := fleet.StartRig(fleet.RigConfig{Matches: cfg.Matches, Players: cfg.Players, Procs: cfg.Procs, Workers: cfg.Workers,
-		UDP: udp.Config{ReadBuffer: cfg.ReadBuffer}, Command: cfg.Command, Log: cfg.Log})
+		UDP: cfg.UDP, Command: cfg.Command, Log: cfg.Log})
 	if err != nil {
 		return Result{}, err
 	}
