@@ -82,10 +82,19 @@ func (s *Session[I]) setMigratorAny(fn any) {
 }
 
 // serverLost tells the session its server is gone (facehook.ServerLost:
-// the relay's notice): with a migrator, the session migrates at its next
-// Update. A notice that comes while the session migrates concerns the
-// server it left, and is dropped once it moved.
-func (s *Session[I]) serverLost() { s.lost.Store(true) }
+// the relay's notice about the session's first server): with a migrator,
+// the session migrates at its next Update. A notice that comes while the
+// session migrates, or after it moved (its watcher's goroutine late: a
+// host's goodbye can start and finish the move first), concerns the
+// server it left and is dropped; later servers' losses come through
+// Migrated.Lost.
+func (s *Session[I]) serverLost() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.mig.count == 0 {
+		s.lost.Store(true)
+	}
+}
 
 // own makes the session close its connections when it closes
 // (facehook.Own, connectOwned).

@@ -72,9 +72,9 @@ func waitMigrations(t *testing.T, s *rewind.Session[testgame.Input], now time.Ti
 // TestSessionMigrations drives a session through two host migrations in
 // made-up time, with a Migrator that hands its work to the test: the
 // relay's notice (ServerLost) starts the first; a late notice about the
-// server left behind, arriving while the session migrates, does not start
-// another once the session plays at the next server (it concerns the old
-// one); the next server's own loss (Migrated.Lost) starts the second; and
+// server left behind, arriving while the session migrates or after it
+// moved, does not start another once the session plays at the next
+// server (it concerns the old one); the next server's own loss (Migrated.Lost) starts the second; and
 // Close during that one waits for the Migrator, whose context ends, and
 // closes the connection it returned.
 func TestSessionMigrations(t *testing.T) {
@@ -150,6 +150,9 @@ func TestSessionMigrations(t *testing.T) {
 	waitMigrations(t, s, now, 1)
 	run(2 * time.Second)
 	noCall("for a notice about the server left behind")
+	facehook.ServerLost(s) // later still: about a, after the move
+	run(time.Second)
+	noCall("for a notice about the server left behind, after the move")
 	if got, _ := s.Player(); s.Migrations() != 1 || s.State() != rewind.Playing || got != id || s.Stats().Verified <= h.Tick {
 		t.Fatalf("after the first migration: %d migrations, %v, player %d (was %d), %+v", s.Migrations(), s.State(), got, id, s.Stats())
 	}

@@ -98,9 +98,10 @@ func SetMigrator[I any](session any, fn Migrator[I]) { hooks.SetMigrator(session
 // ServerLost tells session (a *rewind.Session[I]) its server is gone
 // (the relay's notice that the host's relay connection closed or failed
 // its pings): with a Migrator, the session migrates at its next Update.
-// It may be called from any goroutine. A notice that comes while the
-// session migrates concerns the server it left, and is dropped once it
-// moved: the next server's loss is told through Migrated.Lost.
+// It may be called from any goroutine. It concerns the session's first
+// server: a notice that comes while the session migrates, or after it
+// moved, is about the server it left and is dropped; the next server's
+// loss is told through Migrated.Lost.
 func ServerLost(session any) { hooks.ServerLost(session) }
 
 // Own makes session (a *rewind.Session[I] that rewind.Connect started)
