@@ -165,7 +165,7 @@ type floodFlags struct {
 	rounds, readBuffer               int
 	seconds                          float64
 	kinds                            string
-	hf                               handshakeFlags // serve's (serve_handshake.go)
+	hf                               handshakeFlags // serve's (handshake_flags.go)
 	// The flooder process (internal): --flood-server ADDR, or "sink".
 	floodServer string
 }

@@ -174,7 +174,7 @@ type serveOpts struct {
 	mf                          multiFlags // serve_multi.go
 	recf                        recordFlags
 	cf                          consoleFlags   // console.go
-	hf                          handshakeFlags // serve_handshake.go
+	hf                          handshakeFlags // handshake_flags.go
 	udpAddr, jsonAddr, httpAddr string
 	udpSet                      bool
 	duration, status            time.Duration

@@ -8,9 +8,10 @@ import (
 	"github.com/rewindnet/rewind"
 )
 
-// handshakeFlags is serve's UDP handshake limits (udp.Config's
+// handshakeFlags is the UDP handshake limits (udp.Config's
 // HandshakeRate, HandshakeBurst, HandshakeTotalRate and
-// HandshakeTotalBurst), with the same defaults.
+// HandshakeTotalBurst, with the same defaults) of the commands that run
+// a UDP match server: serve and bench flood.
 type handshakeFlags struct {
 	rate, totalRate   float64
 	burst, totalBurst int
