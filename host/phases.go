@@ -12,7 +12,8 @@ import "time"
 // rooms, one worker's run (workerRun), whose last tick leaves about
 // 0.5 ms after the phase; at 4 phases, 25 rooms took two workers' runs
 // one after the other and their last ticks left 1-2 ms late
-// (docs/benchmarks.md, *The rooms of a phase, fewer (issue 33)*).
+// (docs/benchmarks.md, Fleet; the run log: `git show 157d286:docs/benchmarks.md`,
+// *The rooms of a phase, fewer (issue 33)*).
 const defaultTickPhases = 8
 
 // phaseFill is how many started matches each even phase (of an even

@@ -9,8 +9,8 @@ import "time"
 // millisecond away waits a whole one), so a timer set for the deadline
 // fires up to a millisecond after it; set a millisecond early, it fires
 // within the millisecond before, and the rest is slept to the deadline
-// by fineSleep (docs/benchmarks.md, *Drained bots and fine tick
-// wake-ups*).
+// by fineSleep (docs/benchmarks.md, Fleet; the run log: `git show 157d286:docs/benchmarks.md`,
+// *Drained bots and fine tick wake-ups*).
 const fineLead = time.Millisecond
 
 // fineWait is, for a leader whose deadline is wait away, how long its Go

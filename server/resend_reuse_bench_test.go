@@ -14,7 +14,7 @@ import (
 // BenchmarkJoinLeave measures what a player joining a running match (its
 // hello, welcome and world transfer) and leaving (its bye) costs the
 // server, beside a player that stays: B/op and allocs/op are per join
-// and leave (docs/benchmarks.md, "Resenders reused").
+// and leave (docs/benchmarks.md, Match: join/leave).
 func BenchmarkJoinLeave(b *testing.B) {
 	net := transport.NewSimNetwork(1, t0)
 	conn, err := net.Listen("server")

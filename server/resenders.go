@@ -7,7 +7,7 @@ import "github.com/rewindnet/rewind/codec/reliable"
 // again, world transfer) needs one; a player leaving leaves up to two
 // (its ticks' and its transfers'), which the next one takes, so that a
 // match whose players come and go allocates none after its first
-// players (docs/benchmarks.md, "Resenders reused").
+// players (docs/benchmarks.md, Match: join/leave).
 const maxSpareResenders = 8
 
 // newResender returns a Resender as reliable.NewResender(rc, first)
