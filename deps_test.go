@@ -23,7 +23,7 @@ import (
 // the figures.
 var lightPackages = []string{
 	".", "./examples/tiny", "./examples/udpmatch", "./examples/replay", "./games/...", "./replay", "./world/...", "./codec/...", "./game/...",
-	"./server/...", "./client/...", "./transport", "./transport/udp", "./fixed", "./host",
+	"./server/...", "./client/...", "./transport", "./transport/udp", "./fixed", "./host", "./draw",
 }
 
 // enginePackages must not depend on package fixed: it is the games' math,
