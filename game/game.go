@@ -77,7 +77,9 @@ type Tick[I any] struct {
 }
 
 // Game is the contract a game implements. I is the game's input struct:
-// fixed-size fields only (see codec's input schema).
+// fixed-size fields only (see codec's input schema): int8..int64,
+// uint8..uint64, bool, float32, float64; an int, uint or uintptr field is
+// refused when the schema is built, since its width follows the platform.
 //
 // Register is called once per game value: its handles to tables, grids and
 // values then serve every world built from that schema (a server's and a

@@ -54,7 +54,9 @@ type field struct {
 // concurrent use.
 //
 // Fields may be int8..int64, uint8..uint64 (including named types such as
-// enums), bool, float32 and float64. Bounds come from a struct tag:
+// enums), bool, float32 and float64. int, uint and uintptr are refused:
+// their width follows the platform (4 bytes in wasm, 8 natively), so a
+// browser and a desktop player would pack different bytes. Bounds come from a struct tag:
 //
 //	Move   int8    `rewind:"min=-50,max=50"`  // clamped into [-50, 50]
 //	Weapon Weapon  `rewind:"enum,min=0,max=7"` // outside [0, 7]: refused
@@ -72,7 +74,8 @@ type Schema struct {
 
 // NewSchema reads the fields of the struct type t and returns its
 // Schema. It fails with ErrBadSchema,
-// naming the field, for a field of another kind, a malformed tag, or more
+// naming the field, for a field of another kind (int, uint and uintptr
+// included: their width follows the platform), a malformed tag, or more
 // than MaxFields fields.
 func NewSchema(t reflect.Type) (*Schema, error) {
 	if t == nil || t.Kind() != reflect.Struct {
@@ -93,10 +96,13 @@ func NewSchema(t reflect.Type) (*Schema, error) {
 		switch sf.Type.Kind() {
 		case reflect.Bool:
 			f.kind = kindBool
-		case reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Int:
+		case reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 			f.kind = kindInt
-		case reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uint:
+		case reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 			f.kind = kindUint
+		case reflect.Int, reflect.Uint, reflect.Uintptr:
+			return nil, fmt.Errorf("%w: field %s.%s is %v, whose width follows the platform (4 bytes in wasm, 8 natively): use %s32 or %s64",
+				ErrBadSchema, t.Name(), sf.Name, sf.Type, platformBase(sf.Type.Kind()), platformBase(sf.Type.Kind()))
 		case reflect.Float32:
 			f.kind = kindFloat32
 		case reflect.Float64:
@@ -124,6 +130,15 @@ func NewSchema(t reflect.Type) (*Schema, error) {
 	}
 	s.fp = xxh3.HashString(desc.String())
 	return s, nil
+}
+
+// platformBase names the fixed-size family to suggest for a field of
+// platform-dependent width k: "int" for int, "uint" for uint and uintptr.
+func platformBase(k reflect.Kind) string {
+	if k == reflect.Int {
+		return "int"
+	}
+	return "uint"
 }
 
 // parseTag reads `min=..,max=..,enum` into f.

@@ -36,6 +36,12 @@ func TestRegisterErrors(t *testing.T) {
 		A int8 `rewind:"max=300"`
 	}
 	type empty struct{}
+	type plainInt struct {
+		A int8
+		X int
+	}
+	type plainUint struct{ U uint }
+	type ptrWide struct{ P uintptr }
 	for _, c := range []struct {
 		typ  reflect.Type
 		want string
@@ -51,6 +57,9 @@ func TestRegisterErrors(t *testing.T) {
 		{reflect.TypeFor[tooWide](), "A"},
 		{reflect.TypeFor[empty](), "no fields"},
 		{reflect.TypeFor[int](), "not a struct"},
+		{reflect.TypeFor[plainInt](), "X is int, whose width follows the platform (4 bytes in wasm, 8 natively): use int32 or int64"},
+		{reflect.TypeFor[plainUint](), "U is uint, whose width follows the platform (4 bytes in wasm, 8 natively): use uint32 or uint64"},
+		{reflect.TypeFor[ptrWide](), "P is uintptr, whose width follows the platform (4 bytes in wasm, 8 natively): use uint32 or uint64"},
 	} {
 		_, err := NewSchema(c.typ)
 		if !errors.Is(err, ErrBadSchema) || !strings.Contains(err.Error(), c.want) {
