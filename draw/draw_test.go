@@ -237,3 +237,16 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+func TestPlayerColorAndIndexes(t *testing.T) {
+	if PlayerColor(0) != PlayerColor(8) || PlayerColor(-1) != PlayerColor(7) || PlayerColor(1) == PlayerColor(0) {
+		t.Fatal("player colours")
+	}
+	type material uint8
+	m := []material{3, 1, 2}
+	b := Indexes(m)
+	m[0] = 0
+	if string(b) != "\x00\x01\x02" {
+		t.Fatalf("%v", b)
+	}
+}
