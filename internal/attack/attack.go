@@ -93,7 +93,7 @@ type Attack struct {
 }
 
 // All is every attack of the suite, in the order of issue 15, then issue
-// 30's.
+// 30's, then issue 43's.
 var All = []Attack{
 	{"unproven_sessions", UnprovenSessions},
 	{"room_squatters", RoomSquatters},
@@ -117,6 +117,7 @@ var All = []Attack{
 	{"lobby_idle", LobbyIdle},
 	{"redis_killed", RedisKilled},
 	{"redis_restarted_empty", RedisRestartedEmpty},
+	{"handshake_fresh_flood", HandshakeFreshFlood},
 }
 
 // lineCounter is a slog.Handler counting the records at or above a level.

@@ -12,9 +12,10 @@ import (
 // TestUDPHandshakeQueueRoundRobin: the handshake queue serves the
 // addresses that wait in turn, one job each, so a newcomer behind a
 // flood from many addresses waits one round, not the flood (and none if
-// it comes first-class: its address holds no unproven session); an address
-// queues handshakeQueuePerIP jobs at most (an IPv6 /64 counts as one),
-// a session's job once, and the queue handshakeQueue in all.
+// it comes in the new lane: its address holds no unproven session); an
+// address queues handshakeQueuePerIP jobs at most (an IPv6 /64 counts as
+// one; a further job takes the place of its oldest), a session's job
+// once, and the queue handshakeQueue in all.
 func TestUDPHandshakeQueueRoundRobin(t *testing.T) {
 	h := newUDPHandshakes(1)
 	job := func(ip string, cid uint64) udpHandshakeJob {
@@ -24,19 +25,20 @@ func TestUDPHandshakeQueueRoundRobin(t *testing.T) {
 	for range 10 { // a flood: 3 addresses send as fast as they can
 		for a := range 3 {
 			cid++
-			h.add(job(fmt.Sprintf("127.0.1.%d", a+1), cid), false)
+			h.add(job(fmt.Sprintf("127.0.1.%d", a+1), cid), laneRest)
 		}
 	}
 	if h.waiting != 3*handshakeQueuePerIP {
 		t.Fatalf("%d jobs waiting, want %d per address", h.waiting, handshakeQueuePerIP)
 	}
-	if !h.add(job("127.0.2.1", 1000), false) || h.add(job("127.0.2.1", 1000), false) {
+	if !h.add(job("127.0.2.1", 1000), laneRest) || h.add(job("127.0.2.1", 1000), laneRest) {
 		t.Fatal("a newcomer's job not queued, or queued twice")
 	}
-	if !h.add(job("2001:db8::1", 1), false) || !h.add(job("2001:db8::2", 2), false) || h.add(job("2001:db8::3", 3), false) {
-		t.Fatal("an IPv6 /64 is not one address of the queue")
+	if !h.add(job("2001:db8::1", 1), laneRest) || !h.add(job("2001:db8::2", 2), laneRest) || !h.add(job("2001:db8::3", 3), laneRest) ||
+		len(h.byIP[udpRateKey(netip.MustParseAddr("2001:db8::1"))].jobs) != handshakeQueuePerIP || h.pending(udpPeerKey{udpTestFrom("2001:db8::1", 1000), 1}) {
+		t.Fatal("an IPv6 /64 is not one address of the queue, or its oldest job was not replaced")
 	}
-	if !h.add(job("127.0.3.1", 1), true) || !h.add(job("127.0.3.1", 2), true) {
+	if !h.add(job("127.0.3.1", 1), laneNew) || !h.add(job("127.0.3.1", 2), laneNew) {
 		t.Fatal("a first-class job not queued")
 	}
 	var order []string
@@ -48,13 +50,13 @@ func TestUDPHandshakeQueueRoundRobin(t *testing.T) {
 		order = append(order, j.from.Addr().String())
 		h.done(j)
 	}
-	want := []string{"127.0.3.1", "127.0.1.1", "127.0.1.2", "127.0.1.3", "127.0.2.1", "2001:db8::1",
-		"127.0.3.1", "127.0.1.1", "127.0.1.2", "127.0.1.3", "2001:db8::2"}
+	want := []string{"127.0.3.1", "127.0.1.1", "127.0.1.2", "127.0.1.3", "127.0.2.1", "2001:db8::2",
+		"127.0.3.1", "127.0.1.1", "127.0.1.2", "127.0.1.3", "2001:db8::3"}
 	if fmt.Sprint(order) != fmt.Sprint(want) {
 		t.Fatalf("served %v, want %v", order, want)
 	}
 	for i := range handshakeQueue + 10 {
-		h.add(udpHandshakeJob{from: netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, byte(i >> 16), byte(i >> 8), byte(i)}), 1), cid: 1}, false)
+		h.add(udpHandshakeJob{from: netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, byte(i >> 16), byte(i >> 8), byte(i)}), 1), cid: 1}, laneRest)
 	}
 	if h.waiting != handshakeQueue || len(h.busy) != handshakeQueue {
 		t.Fatalf("%d jobs waiting (%d busy), want the bound %d", h.waiting, len(h.busy), handshakeQueue)

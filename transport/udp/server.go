@@ -30,10 +30,13 @@ type Server struct {
 	tokens *udpTokens
 	key    *StaticKey // nil with cfg.Plaintext
 	rate   *udpRate   // sessions opened per source address
-	q      *udpQueue
-	stats  udpCounters
-	done   chan struct{}
-	closed atomic.Bool
+	// newcomers: an address's HELLOs that may wait in the handshake
+	// queue's known or new lane (known.go)
+	newcomers *udpRate
+	q         *udpQueue
+	stats     udpCounters
+	done      chan struct{}
+	closed    atomic.Bool
 
 	mu        sync.RWMutex
 	byID      map[uint64]*udpSession         // by the server-assigned sid
@@ -41,6 +44,7 @@ type Server struct {
 	byPeer    map[udpPeerKey]*udpSession     // by (address, cid): HELLO repeats
 	num       uint64                         // sessions ever opened
 	unproven  udpUnproven                    // sessions not proven yet
+	known     udpKnown                       // addresses that proved a session lately
 	lastSweep atomic.Int64                   // unix nanos of the last idle sweep
 
 	sendBuf []byte // Send's frame buffer (one caller at a time)
@@ -116,19 +120,20 @@ func Listen(addr string, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{
-		cfg:     cfg,
-		conn:    sock,
-		local:   transport.Addr(Prefix + port.String()),
-		port:    port,
-		tokens:  tokens,
-		key:     key,
-		rate:    newUDPRate(cfg.HandshakeRate, cfg.HandshakeBurst),
-		q:       newUDPQueue(cfg.QueueLen),
-		done:    make(chan struct{}),
-		byID:    make(map[uint64]*udpSession),
-		byAddr:  make(map[transport.Addr]*udpSession),
-		byPeer:  make(map[udpPeerKey]*udpSession),
-		sendBuf: make([]byte, 0, udpMaxFrame),
+		cfg:       cfg,
+		conn:      sock,
+		local:     transport.Addr(Prefix + port.String()),
+		port:      port,
+		tokens:    tokens,
+		key:       key,
+		rate:      newUDPRate(cfg.HandshakeRate, cfg.HandshakeBurst),
+		newcomers: newUDPRate(handshakeNewcomerRate, handshakeNewcomerBurst),
+		q:         newUDPQueue(cfg.QueueLen),
+		done:      make(chan struct{}),
+		byID:      make(map[uint64]*udpSession),
+		byAddr:    make(map[transport.Addr]*udpSession),
+		byPeer:    make(map[udpPeerKey]*udpSession),
+		sendBuf:   make([]byte, 0, udpMaxFrame),
 	}
 	s.lastSweep.Store(cfg.Clock.Now().UnixNano())
 	if key != nil && cfg.HandshakeWorkers > 0 {
@@ -439,7 +444,7 @@ func (s *Server) open(f udpFrame, from netip.AddrPort, now time.Time, out []byte
 	k := udpPeerKey{from, f.id}
 	s.mu.RLock()
 	sess := s.byPeer[k]
-	first := len(s.unproven.of(from.Addr())) == 0 // IPv6: none in its /64
+	lane := s.handshakeLane(from.Addr(), now)
 	s.mu.RUnlock()
 	if sess == nil && s.hs != nil && s.hs.pending(k) {
 		s.stats.handshakesDropped.Add(1) // its handshake waits or runs
@@ -453,13 +458,13 @@ func (s *Server) open(f udpFrame, from netip.AddrPort, now time.Time, out []byte
 		j := udpHandshakeJob{from: from, cid: f.id, now: now}
 		copy(j.e[:], f.ephemeral)
 		if s.hs == nil {
-			if s.hsBudget != nil && !s.hsBudget.allow(now, first) {
+			if s.hsBudget != nil && !s.hsBudget.allow(now, lane != laneRest) {
 				s.stats.handshakesDropped.Add(1)
 				return out
 			}
 			return s.handshake(j, out)
 		}
-		if !s.hs.add(j, first) {
+		if !s.hs.add(j, lane) {
 			s.stats.handshakesDropped.Add(1)
 		}
 		return out

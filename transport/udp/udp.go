@@ -62,8 +62,9 @@ type Config struct {
 	HandshakeBurst int
 	// HandshakeWorkers is how many goroutines run the server's half of
 	// new sessions' handshakes (the public-key work), off the reader
-	// goroutine, from a queue bounded in all and per address and served
-	// round robin over the addresses (handshake.go): at most that many
+	// goroutine, from a queue bounded per lane and per address, fair
+	// across addresses, where no HELLO waits over a second
+	// (handshake.go): at most that many
 	// cores go to handshakes, whatever a flood brings. Default: half of
 	// GOMAXPROCS, at least 1; negative: on the reader (as before).
 	HandshakeWorkers int

@@ -98,6 +98,7 @@ func (s *Server) proveLocked(sess *udpSession) {
 	}
 	sess.proven.Store(true)
 	s.unproven.remove(sess)
+	s.known.add(sess.from.Addr(), sess.lastHeard.Load())
 }
 
 // proveByData proves sess on its first DATA frame, unless the user proves
