@@ -47,7 +47,7 @@ type Host[I any] struct {
 	batch  *matchhost.BatchConn // over conn when it is a transport.Batcher, else nil
 	m      matchhost.Host[I]
 	closed bool
-	bye    Reason // Close's goodbye (setGoodbye; zero: shutdown)
+	bye    Reason // Close's goodbye (SetGoodbye; zero: shutdown)
 }
 
 // HostStats is what a Host has done.
@@ -258,11 +258,12 @@ func (h *Host[I]) updateEnd(now time.Time) error {
 	return err
 }
 
-// setGoodbye sets why Close says goodbye to the players
-// (facehook.SetGoodbye: package rooms' hosts end a match on purpose, or
-// leave it to the next host): codec.ReasonShutdown (the default: the
-// server left, the match is over), ReasonEnded or ReasonMigrate.
-func (h *Host[I]) setGoodbye(r Reason) {
+// SetGoodbye sets why Close says goodbye to the players:
+// codec.ReasonShutdown (the default: the server left, the match is over),
+// ReasonEnded (the match ended on purpose: package rooms' Room.End) or
+// ReasonMigrate (the
+// server leaves, the match goes on at another host).
+func (h *Host[I]) SetGoodbye(r Reason) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.bye = r

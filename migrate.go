@@ -9,46 +9,45 @@ import (
 
 	"github.com/rewindnet/rewind/client"
 	"github.com/rewindnet/rewind/codec"
-	"github.com/rewindnet/rewind/internal/facehook"
+	"github.com/rewindnet/rewind/migrate"
 )
 
-// The host-migration types are internal/facehook's: package rooms makes
-// the Migrator, the session runs it.
-type (
-	handoff         = facehook.Handoff
-	migrated[I any] = facehook.Migrated[I]
-	migrator[I any] = facehook.Migrator[I]
-)
+// mover is a session's side of host migration as package migrate names
+// it (Session.Migration).
+type mover[I any] struct{ s *Session[I] }
 
-func init() {
-	facehook.Install(facehook.Hooks{
-		SetMigrator: func(s, fn any) { s.(hooked).setMigratorAny(fn) },
-		ServerLost:  func(s any) { s.(hooked).serverLost() },
-		Own:         func(s any) { s.(hooked).own() },
-		SetGoodbye:  func(h any, r codec.Reason) { h.(interface{ setGoodbye(Reason) }).setGoodbye(r) },
-		Addrs:       func(s any) (string, string) { return s.(hooked).addrs() },
-		Serve:       func(s, srv any, closers []io.Closer) { s.(hooked).serveAny(srv, closers) },
-	})
-}
+var _ migrate.Mover[int] = mover[int]{}
 
-// hooked is a *Session[I] of any I, as facehook's hooks get it.
-type hooked interface {
-	setMigratorAny(fn any)
-	serverLost()
-	own()
-	addrs() (local, remote string)
-	serveAny(srv any, closers []io.Closer)
+// Migration returns the session's side of host migration (migrate.Mover):
+// package rooms, and a browser tab's Worker, set the session's Migrator
+// with it and tell it when the relay says its server is lost. A game
+// that plays through package rooms never calls it.
+func (s *Session[I]) Migration() migrate.Mover[I] { return mover[I]{s} }
+
+// SetMigrator implements migrate.Mover.
+func (m mover[I]) SetMigrator(fn migrate.Migrator[I]) { m.s.setMigrator(fn) }
+
+// ServerLost implements migrate.Mover.
+func (m mover[I]) ServerLost() { m.s.serverLost() }
+
+// Own implements migrate.Mover.
+func (m mover[I]) Own() { m.s.own() }
+
+// Serve implements migrate.Mover.
+func (m mover[I]) Serve(mg migrate.Migrated[I]) {
+	m.s.own()
+	m.s.serve(mg.Server, mg.Closers)
 }
 
 // migration is a session's host-migration state.
 type migration[I any] struct {
-	fn      migrator[I]
+	fn      migrate.Migrator[I]
 	running bool
 	done    chan migrationResult[I]
 	cancel  context.CancelFunc
 	count   int
 	hosting bool
-	handoff handoff
+	handoff client.Handoff
 	closers []io.Closer
 	// srvClosers are the transports of the server the session hosts,
 	// closed when it stops hosting (stopHosting) or closes.
@@ -68,20 +67,20 @@ type migration[I any] struct {
 }
 
 type migrationResult[I any] struct {
-	m   migrated[I]
+	m   migrate.Migrated[I]
 	err error
 }
 
-// setMigratorAny makes the session migrate when it loses its server
-// instead of ending (facehook.SetMigrator: package rooms sets one for
-// sessions of a room hosted with migration); fn is a migrator[I].
-func (s *Session[I]) setMigratorAny(fn any) {
+// setMigrator makes the session migrate with fn when it loses its server
+// instead of ending (migrate.Mover.SetMigrator: package rooms sets one
+// for sessions of a room hosted with migration).
+func (s *Session[I]) setMigrator(fn migrate.Migrator[I]) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.mig.fn = fn.(migrator[I])
+	s.mig.fn = fn
 }
 
-// serverLost tells the session its server is gone (facehook.ServerLost:
+// serverLost tells the session its server is gone (migrate.Mover.ServerLost:
 // the relay's notice about the session's first server): with a migrator,
 // the session migrates at its next Update. A notice that comes while the
 // session migrates, or after it moved (its watcher's goroutine late: a
@@ -97,23 +96,21 @@ func (s *Session[I]) serverLost() {
 }
 
 // own makes the session close its connections when it closes
-// (facehook.Own, connectOwned).
+// (migrate.Mover.Own, connectOwned).
 func (s *Session[I]) own() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.ownConn = true
 }
 
-// serveAny makes the session host the match it plays in (facehook.Serve):
-// srv is a *server.Server[I] the session's client reaches over a
-// loopback, as a facehook.Server (asserted to that interface, not to
-// the server's type, so that a program which never serves does not link
-// the server); its own player is set once the welcome came
+// serve makes the session host the match it plays in
+// (migrate.Mover.Serve): srv is the server the session's client reaches
+// over a loopback; its own player is set once the welcome came
 // (ownPending).
-func (s *Session[I]) serveAny(srv any, closers []io.Closer) {
+func (s *Session[I]) serve(srv migrate.Server, closers []io.Closer) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.srv, s.mig.hosting, s.mig.ownPending = srv.(facehook.Server), true, true
+	s.srv, s.mig.hosting, s.mig.ownPending = srv, true, true
 	s.mig.srvClosers = append(s.mig.srvClosers, closers...)
 }
 

@@ -7,9 +7,10 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind"
-	"github.com/rewindnet/rewind/internal/facehook"
+	"github.com/rewindnet/rewind/client"
 	"github.com/rewindnet/rewind/internal/testgame"
 	"github.com/rewindnet/rewind/internal/testutil"
+	"github.com/rewindnet/rewind/migrate"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport"
 )
@@ -33,7 +34,7 @@ func migratingSession(t *testing.T) (start time.Time, net *transport.SimNetwork,
 	if s, err = rewind.Connect[testgame.Input](&testgame.Game{}, conn, rewind.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	facehook.Own(s)
+	s.Migration().Own()
 	t.Cleanup(func() { s.Close() })
 	return start, net, room, a, s
 }
@@ -80,13 +81,13 @@ func waitMigrations(t *testing.T, s *rewind.Session[testgame.Input], now time.Ti
 func TestSessionMigrations(t *testing.T) {
 	start, net, room, a, s := migratingSession(t)
 	type call struct {
-		h   facehook.Handoff
+		h   client.Handoff
 		ctx context.Context
 	}
 	calls := make(chan call, 4)
-	replies := make(chan facehook.Migrated[testgame.Input])
+	replies := make(chan migrate.Migrated[testgame.Input])
 	madeAtEnd := make(chan transport.Conn, 1)
-	facehook.SetMigrator(s, func(ctx context.Context, h facehook.Handoff) (facehook.Migrated[testgame.Input], error) {
+	s.Migration().SetMigrator(func(ctx context.Context, h client.Handoff) (migrate.Migrated[testgame.Input], error) {
 		calls <- call{h, ctx}
 		select {
 		case m := <-replies:
@@ -95,10 +96,10 @@ func TestSessionMigrations(t *testing.T) {
 			// As if the move had just succeeded when the session closed.
 			c, err := net.Dial("late", "b")
 			if err != nil {
-				return facehook.Migrated[testgame.Input]{}, err
+				return migrate.Migrated[testgame.Input]{}, err
 			}
 			madeAtEnd <- c
-			return facehook.Migrated[testgame.Input]{Conn: c}, nil
+			return migrate.Migrated[testgame.Input]{Conn: c}, nil
 		}
 	})
 	now := start
@@ -128,7 +129,7 @@ func TestSessionMigrations(t *testing.T) {
 	if !ok || s.State() != rewind.Playing || s.Stats().Verified == 0 {
 		t.Fatalf("before the first migration: player %d (%v), %v, %+v", id, ok, s.State(), s.Stats())
 	}
-	facehook.ServerLost(s)
+	s.Migration().ServerLost()
 	run(time.Millisecond)
 	if s.State() != rewind.Migrating {
 		t.Fatalf("after ServerLost: %v, want migrating", s.State())
@@ -144,13 +145,13 @@ func TestSessionMigrations(t *testing.T) {
 	}
 	toB, _ := net.Dial("c2", "b")
 	lost := make(chan struct{})
-	facehook.ServerLost(s) // late: the relay's notice about a, during the move
-	replies <- facehook.Migrated[testgame.Input]{Conn: toB, Lost: lost}
+	s.Migration().ServerLost() // late: the relay's notice about a, during the move
+	replies <- migrate.Migrated[testgame.Input]{Conn: toB, Lost: lost}
 	srv = b
 	waitMigrations(t, s, now, 1)
 	run(2 * time.Second)
 	noCall("for a notice about the server left behind")
-	facehook.ServerLost(s) // later still: about a, after the move
+	s.Migration().ServerLost() // later still: about a, after the move
 	run(time.Second)
 	noCall("for a notice about the server left behind, after the move")
 	if got, _ := s.Player(); s.Migrations() != 1 || s.State() != rewind.Playing || got != id || s.Stats().Verified <= h.Tick {
@@ -182,9 +183,9 @@ func TestSessionMigrations(t *testing.T) {
 // the same connection instead of failing; it plays on, one move counted.
 func TestSessionRejoinsWhenCookieRefused(t *testing.T) {
 	start, net, room, a, s := migratingSession(t)
-	handoffs := make(chan facehook.Handoff, 1)
-	replies := make(chan facehook.Migrated[testgame.Input], 1)
-	facehook.SetMigrator(s, func(ctx context.Context, h facehook.Handoff) (facehook.Migrated[testgame.Input], error) {
+	handoffs := make(chan client.Handoff, 1)
+	replies := make(chan migrate.Migrated[testgame.Input], 1)
+	s.Migration().SetMigrator(func(ctx context.Context, h client.Handoff) (migrate.Migrated[testgame.Input], error) {
 		handoffs <- h
 		return <-replies, nil
 	})
@@ -193,7 +194,7 @@ func TestSessionRejoinsWhenCookieRefused(t *testing.T) {
 	run := func(d time.Duration) { t.Helper(); runMigrating(t, net, &now, &srv, s, d) }
 	run(2 * time.Second)
 	id, _ := s.Player()
-	facehook.ServerLost(s)
+	s.Migration().ServerLost()
 	run(time.Millisecond)
 	h := <-handoffs
 	ho := h.Handover
@@ -206,7 +207,7 @@ func TestSessionRejoinsWhenCookieRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	toB, _ := net.Dial("c2", "b")
-	replies <- facehook.Migrated[testgame.Input]{Conn: toB}
+	replies <- migrate.Migrated[testgame.Input]{Conn: toB}
 	srv = b
 	waitMigrations(t, s, now, 1)
 	run(3 * time.Second)

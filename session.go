@@ -8,7 +8,7 @@ import (
 
 	"github.com/rewindnet/rewind/client"
 	"github.com/rewindnet/rewind/game"
-	"github.com/rewindnet/rewind/internal/facehook"
+	"github.com/rewindnet/rewind/migrate"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport"
 	"github.com/rewindnet/rewind/world"
@@ -80,7 +80,7 @@ func (st State) String() string {
 // State.
 type Session[I any] struct {
 	mu       sync.Mutex
-	srv      facehook.Server // a *server.Server[I], or nil (facehook.Server says why an interface)
+	srv      migrate.Server // a *server.Server[I], or nil (migrate.Server says why an interface)
 	cli      *client.Client[I]
 	conns    []transport.Conn
 	period   time.Duration
@@ -148,7 +148,7 @@ func Play[I any](g Game[I], opts Options) (*Session[I], error) {
 		cconn.Close()
 		return nil, fmt.Errorf("rewind: %w", err)
 	}
-	return newSession(g, facehook.Server(srv), cli, []transport.Conn{sconn, cconn}, tickPeriod(g), true, opts), nil
+	return newSession(g, migrate.Server(srv), cli, []transport.Conn{sconn, cconn}, tickPeriod(g), true, opts), nil
 }
 
 // Connect starts a session of g as a client of the server at the other end
@@ -162,7 +162,7 @@ func Connect[I any](g Game[I], conn Conn, opts Options) (*Session[I], error) {
 	return newSession(g, nil, cli, []transport.Conn{conn}, tickPeriod(g), false, opts), nil
 }
 
-func newSession[I any](g Game[I], srv facehook.Server, cli *client.Client[I], conns []transport.Conn, period time.Duration, own bool, opts Options) *Session[I] {
+func newSession[I any](g Game[I], srv migrate.Server, cli *client.Client[I], conns []transport.Conn, period time.Duration, own bool, opts Options) *Session[I] {
 	s := &Session[I]{srv: srv, cli: cli, conns: conns, period: period, ownConn: own, onUpdate: opts.OnUpdate,
 		g: g, ccfg: opts.Client}
 	s.played.Store(&gameBox[I]{g})
@@ -337,10 +337,10 @@ func (s *Session[I]) Player() (PlayerID, bool) {
 // anywhere, the input function included.
 func (s *Session[I]) State() State { return State(s.state.Load()) }
 
-// addrs returns the addresses of the session's connection as its
+// Addrs returns the addresses of the session's connection as its
 // transport names them (for a UDP session, "ip:port" of the socket and of
-// the server): facehook.Addrs, for logs.
-func (s *Session[I]) addrs() (local, remote string) {
+// the server), for logs.
+func (s *Session[I]) Addrs() (local, remote string) {
 	c := s.conns[len(s.conns)-1]
 	return string(c.LocalAddr()), string(c.RemoteAddr())
 }

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind"
-	"github.com/rewindnet/rewind/internal/facehook"
 	"github.com/rewindnet/rewind/internal/testgame"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport"
@@ -36,7 +35,7 @@ func TestSessionStates(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if local, remote := facehook.Addrs(s); local != string(conn.LocalAddr()) || remote != string(conn.RemoteAddr()) {
+		if local, remote := s.Addrs(); local != string(conn.LocalAddr()) || remote != string(conn.RemoteAddr()) {
 			t.Errorf("addresses %q → %q", local, remote)
 		}
 		return s, updates

@@ -12,7 +12,6 @@ import (
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/codec"
 	"github.com/rewindnet/rewind/game"
-	"github.com/rewindnet/rewind/internal/facehook"
 	"github.com/rewindnet/rewind/relay/roomclient"
 	"github.com/rewindnet/rewind/relay/roomproto"
 	"github.com/rewindnet/rewind/server"
@@ -182,7 +181,7 @@ func Host[I any](ctx context.Context, g rewind.Game[I], opts HostOptions) (*Host
 		return nil, err
 	}
 	if opts.HostMigration {
-		facehook.SetGoodbye(host, codec.ReasonMigrate)
+		host.SetGoodbye(codec.ReasonMigrate)
 	}
 	h := &Hosted[I]{Host: host, room: room, relays: append([]string{opts.Relay}, opts.Relays...), again: opts.HostMigration, ended: ended,
 		stop: make(chan struct{}), watched: make(chan struct{})}
@@ -274,7 +273,7 @@ func (h *Hosted[I]) Room() *roomclient.HostedRoom { return h.room }
 // the server's Linger; until then, or until ctx is done. Call it after Run
 // has returned, before Close.
 func (h *Hosted[I]) End(ctx context.Context) error {
-	facehook.SetGoodbye(h.Host, codec.ReasonEnded)
+	h.Host.SetGoodbye(codec.ReasonEnded)
 	h.room.End()
 	return h.Host.End(ctx)
 }

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind"
-	"github.com/rewindnet/rewind/internal/facehook"
 	"github.com/rewindnet/rewind/relay/roomclient"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport/webrtc"
@@ -102,15 +101,15 @@ func Join[I any](ctx context.Context, g rewind.Game[I], relayURL, code string, o
 		conn.Close()
 		return nil, err
 	}
-	facehook.Own(s)
+	s.Migration().Own()
 	if !opts.HostMigration {
 		return s, nil
 	}
 	relays := newRelayList(conn.p.URL(), relayURL, opts.Relays)
 	if opts.Client.Spectate {
-		facehook.SetMigrator(s, watchAgain[I](relays, conn.p.Code(), opts))
+		s.Migration().SetMigrator(watchAgain[I](relays, conn.p.Code(), opts))
 	} else {
-		facehook.SetMigrator(s, migrator(s.Game, relays, opts)) // the game in play: g, or the one of the host's settings
+		s.Migration().SetMigrator(migrator(s.Game, relays, opts)) // the game in play: g, or the one of the host's settings
 	}
 	go watchLost(conn.p, s)
 	return s, nil
@@ -121,7 +120,7 @@ func Join[I any](ctx context.Context, g rewind.Game[I], relayURL, code string, o
 func watchLost[I any](p *roomclient.RoomPlayer, s *rewind.Session[I]) {
 	select {
 	case <-p.HostLost():
-		facehook.ServerLost(s)
+		s.Migration().ServerLost()
 	case <-p.Done():
 	}
 }

@@ -12,17 +12,17 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind"
-	"github.com/rewindnet/rewind/internal/facehook"
+	"github.com/rewindnet/rewind/client"
+	"github.com/rewindnet/rewind/migrate"
 	"github.com/rewindnet/rewind/relay/roomclient"
 	"github.com/rewindnet/rewind/relay/roomproto"
-	"github.com/rewindnet/rewind/rooms/migrate"
 )
 
 // canHost says whether a session that Join made may host a match it
 // takes over: not under js/wasm, where the RTCPeerConnection is the
 // page's and the match runs in a Worker, so that the hosting needs the
 // page's side (a browser tab does it with its own claims: view/page,
-// rooms/migrate); Join's claims there say roomclient.ClaimOptions.NoHost
+// view/page/worker); Join's claims there say roomclient.ClaimOptions.NoHost
 // and the relay hands the hosting to another claimant (docs/rooms.md).
 const canHost = runtime.GOOS != "js"
 
@@ -60,7 +60,7 @@ func (l *relayList) answered(url string) {
 	}
 }
 
-// migrator returns the facehook.Migrator of a session that joined a room
+// migrator returns the migrate.Migrator of a session that joined a room
 // at one of relays: it claims the room with the code and key of the handover
 // data (roomclient.ClaimRoom) and either hosts the match from the session's
 // handoff (a server resumed from it, over the room's WebRTC host and an
@@ -71,30 +71,30 @@ func (l *relayList) answered(url string) {
 // host it was sent to may have gone in the meantime (the relay then
 // orphans the room and the next claim takes it over), or the relay may
 // have been busy.
-func migrator[I any](game func() rewind.Game[I], relays *relayList, opts JoinOptions) facehook.Migrator[I] {
+func migrator[I any](game func() rewind.Game[I], relays *relayList, opts JoinOptions) migrate.Migrator[I] {
 	log, timeout := opts.migrationSettings()
-	return func(ctx context.Context, h facehook.Handoff) (facehook.Migrated[I], error) {
+	return func(ctx context.Context, h client.Handoff) (migrate.Migrated[I], error) {
 		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
 		c, err := claim(ctx, relays, h, opts, log)
 		if err != nil {
-			return facehook.Migrated[I]{}, fmt.Errorf("rooms: claim: %w", err)
+			return migrate.Migrated[I]{}, fmt.Errorf("rooms: claim: %w", err)
 		}
 		if c.Player != nil {
-			return facehook.Migrated[I]{Conn: &Conn{Peer: c.Player.Conn(), p: c.Player}, Lost: c.Player.HostLost()}, nil
+			return migrate.Migrated[I]{Conn: &Conn{Peer: c.Player.Conn(), p: c.Player}, Lost: c.Player.HostLost()}, nil
 		}
 		return hostResumed(game(), c.Host, h, relays, opts)
 	}
 }
 
-// watchAgain returns the facehook.Migrator of a spectator's session
+// watchAgain returns the migrate.Migrator of a spectator's session
 // that joined the room code at one of relays: it joins the room again as
 // a spectator (roomclient.JoinAgain), to whoever hosts the match now,
 // until opts.MigrationTimeout; the session goes on from its last
 // verified world (h), as a player's does.
-func watchAgain[I any](relays *relayList, code string, opts JoinOptions) facehook.Migrator[I] {
+func watchAgain[I any](relays *relayList, code string, opts JoinOptions) migrate.Migrator[I] {
 	log, timeout := opts.migrationSettings()
-	return func(ctx context.Context, h facehook.Handoff) (facehook.Migrated[I], error) {
+	return func(ctx context.Context, h client.Handoff) (migrate.Migrated[I], error) {
 		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
 		log.Debug("rooms: watching again", "room", code, "tick", h.Tick)
@@ -102,11 +102,11 @@ func watchAgain[I any](relays *relayList, code string, opts JoinOptions) facehoo
 		p, err := roomclient.JoinAgain(ctx, roomclient.JoinOptions{URL: urls[0], URLs: urls[1:], Code: code, WebRTC: opts.WebRTC, Spectator: true})
 		if err != nil {
 			log.Debug("rooms: watching again failed", "room", code, "err", err)
-			return facehook.Migrated[I]{}, fmt.Errorf("rooms: watching room %s again: %w", code, err)
+			return migrate.Migrated[I]{}, fmt.Errorf("rooms: watching room %s again: %w", code, err)
 		}
 		relays.answered(p.URL())
 		log.Debug("rooms: watching again", "room", code, "relay", p.URL())
-		return facehook.Migrated[I]{Conn: &Conn{Peer: p.Conn(), p: p}, Lost: p.HostLost()}, nil
+		return migrate.Migrated[I]{Conn: &Conn{Peer: p.Conn(), p: p}, Lost: p.HostLost()}, nil
 	}
 }
 
@@ -129,7 +129,7 @@ func (opts JoinOptions) migrationSettings() (*slog.Logger, time.Duration) {
 // with a host or a connected player, the room ended or is another
 // match's, or ctx ends; between tries it waits a little longer each
 // time (100 ms, doubling up to a second).
-func claim(ctx context.Context, relays *relayList, h facehook.Handoff, opts JoinOptions, log *slog.Logger) (*roomclient.Claimed, error) {
+func claim(ctx context.Context, relays *relayList, h client.Handoff, opts JoinOptions, log *slog.Logger) (*roomclient.Claimed, error) {
 	pause := 100 * time.Millisecond
 	for try := 1; ; try++ {
 		log.Debug("rooms: claiming", "room", h.Handover.Code, "player", h.Player, "tick", h.Tick, "try", try)
@@ -170,8 +170,8 @@ func claimedAt(c *roomclient.Claimed) string {
 // relay connection (watchResumed): Migrated.Lost is closed when the
 // room is another claimant's now, and the session then stops hosting
 // and goes on as a player of the new host.
-func hostResumed[I any](g rewind.Game[I], room *roomclient.HostedRoom, h facehook.Handoff, relays *relayList, opts JoinOptions) (facehook.Migrated[I], error) {
-	m, err := migrate.ResumeHost(g, relayConn{Host: room.Conn(), leave: room}, h, opts.Server)
+func hostResumed[I any](g rewind.Game[I], room *roomclient.HostedRoom, h client.Handoff, relays *relayList, opts JoinOptions) (migrate.Migrated[I], error) {
+	m, err := migrate.Resume(g, relayConn{Host: room.Conn(), leave: room}, h, opts.Server)
 	if err != nil {
 		return m, fmt.Errorf("rooms: %w", err)
 	}

@@ -15,7 +15,6 @@ import (
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/games/sand"
 	"github.com/rewindnet/rewind/games/walkers"
-	"github.com/rewindnet/rewind/internal/facehook"
 	"github.com/rewindnet/rewind/internal/metrics"
 	"github.com/rewindnet/rewind/server"
 )
@@ -121,7 +120,7 @@ func (o *playOpts) run(ctx context.Context, stdout io.Writer) error {
 		}
 		defer hs.close()
 	}
-	local, _ := facehook.Addrs(s)
+	local, _ := s.Addrs()
 	log.Info("connected", "server", *o.addr, "local", local)
 	err = s.Run(ctx)
 	st := s.Stats()
@@ -272,6 +271,7 @@ type playSession interface {
 	Run(ctx context.Context) error
 	Close() error
 	Settings() []byte
+	Addrs() (local, remote string)
 }
 
 // connectPlay starts a session of g over UDP (--connect; *addr, the

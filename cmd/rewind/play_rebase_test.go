@@ -10,7 +10,7 @@ import (
 
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/games/sand"
-	"github.com/rewindnet/rewind/rooms/migrate"
+	"github.com/rewindnet/rewind/migrate"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport"
 )
@@ -29,10 +29,16 @@ func TestPlayRebasedPastUntil(t *testing.T) {
 	net := transport.NewSimNetwork(1, start)
 	net.SetDefaultLink(transport.LinkConfig{Latency: 10 * time.Millisecond})
 	hconn, _ := net.Listen("host")
-	host, err := migrate.PlayHost(sand.New(32), hconn, server.Config{History: 500 * time.Millisecond}, rewind.Options{})
+	m, err := migrate.Serve(sand.New(32), hconn, server.Config{History: 500 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
+	host, err := rewind.Connect(sand.New(32), m.Conn, rewind.Options{})
+	if err != nil {
+		m.Close()
+		t.Fatal(err)
+	}
+	host.Migration().Serve(m)
 	defer host.Close()
 	const until = 120
 	var out bytes.Buffer

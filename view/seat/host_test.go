@@ -8,13 +8,13 @@ import (
 
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/games/sand"
-	"github.com/rewindnet/rewind/rooms/migrate"
+	"github.com/rewindnet/rewind/migrate"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport"
 )
 
 // hostedMatch is a sand match in made-up time whose host plays in it (a
-// tab that hosts a room: migrate.PlayHost) beside one more player.
+// tab that hosts a room: migrate.Serve) beside one more player.
 type hostedMatch struct {
 	net    *transport.SimNetwork
 	now    time.Time
@@ -30,7 +30,7 @@ func newHostedMatch(t testing.TB, side int, until uint32) *hostedMatch {
 	conn, _ := m.net.Listen("host")
 	var err error
 	m.host, err = NewPlayer(Config{Room: "K3F9QX", Side: side, Until: until}, func(g rewind.Game[sand.Input], opts rewind.Options) (*rewind.Session[sand.Input], error) {
-		return migrate.PlayHost(g, conn, server.Config{HostMigration: true, Room: server.Room{Code: "K3F9QX", Key: "00112233445566778899aabbccddeeff"}}, opts)
+		return serveAndPlay(g, conn, server.Config{HostMigration: true, Room: server.Room{Code: "K3F9QX", Key: "00112233445566778899aabbccddeeff"}}, opts)
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -39,7 +39,7 @@ func newHostedMatch(t testing.TB, side int, until uint32) *hostedMatch {
 	if m.player, err = rewind.Connect[sand.Input](sand.New(side), pconn, rewind.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	migrate.Own(m.player)
+	m.player.Migration().Own()
 	m.host.SetInput(sand.Input{MoveX: 1, Pour: true, Material: sand.Sand})
 	m.player.SetInput(sand.Input{MoveY: 1, Pour: true, Material: sand.Water})
 	return m
@@ -97,7 +97,7 @@ func TestHostingPlayerServesOn(t *testing.T) {
 
 // BenchmarkServerTick: the CPU time per tick of the server of a
 // 256×256 sand match in made-up time (the match a tab hosts runs this
-// server in its Worker: migrate.PlayHost) with three players who pour,
+// server in its Worker: migrate.Serve) with three players who pour,
 // its Update alone: natively on Linux the thread's CPU time (the
 // goroutine locked to its thread), in js/wasm the wall time
 // (docs/benchmarks.md).
@@ -166,7 +166,7 @@ func TestSeatRebasedPastUntil(t *testing.T) {
 	net.SetDefaultLink(transport.LinkConfig{Latency: 10 * time.Millisecond})
 	conn, _ := net.Listen("host")
 	host, err := NewPlayer(Config{Room: "K3F9QX", Side: 32}, func(g rewind.Game[sand.Input], opts rewind.Options) (*rewind.Session[sand.Input], error) {
-		return migrate.PlayHost(g, conn, server.Config{History: 500 * time.Millisecond}, opts)
+		return serveAndPlay(g, conn, server.Config{History: 500 * time.Millisecond}, opts)
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -217,4 +217,21 @@ func TestSeatRebasedPastUntil(t *testing.T) {
 	if st["verified_tick"] != fmt.Sprint(v) || v <= until || st["verified_hash"] != fmt.Sprintf("%016x", p.Stats().VerifiedHash) {
 		t.Errorf("the rebased player's status %v; its verified tick %d, hash %016x", st, v, p.Stats().VerifiedHash)
 	}
+}
+
+// serveAndPlay starts a session of g that hosts the match over conn and
+// plays in it (migrate.Serve, rewind.Connect, Migration().Serve), as a
+// hosting tab's Worker does.
+func serveAndPlay(g rewind.Game[sand.Input], conn transport.Conn, cfg server.Config, opts rewind.Options) (*rewind.Session[sand.Input], error) {
+	m, err := migrate.Serve(g, conn, cfg)
+	if err != nil {
+		return nil, err
+	}
+	s, err := rewind.Connect(g, m.Conn, opts)
+	if err != nil {
+		m.Close()
+		return nil, err
+	}
+	s.Migration().Serve(m)
+	return s, nil
 }

@@ -6,7 +6,8 @@ import (
 	"errors"
 
 	"github.com/rewindnet/rewind"
-	"github.com/rewindnet/rewind/rooms/migrate"
+	"github.com/rewindnet/rewind/client"
+	"github.com/rewindnet/rewind/migrate"
 	"github.com/rewindnet/rewind/view/tab"
 )
 
@@ -26,6 +27,6 @@ func playHost[I any](rewind.Game[I], *tab.HostConn, string, string, rewind.Optio
 }
 
 // resumeHost fails: hosting is not built in.
-func resumeHost[I any](rewind.Game[I], *tab.HostConn, migrate.Handoff) (migrate.Migrated[I], error) {
+func resumeHost[I any](rewind.Game[I], *tab.HostConn, client.Handoff) (migrate.Migrated[I], error) {
 	return migrate.Migrated[I]{}, errNoHost
 }

@@ -11,9 +11,10 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/client"
 	"github.com/rewindnet/rewind/games/sand"
 	"github.com/rewindnet/rewind/games/ships"
-	"github.com/rewindnet/rewind/rooms/migrate"
+	"github.com/rewindnet/rewind/migrate"
 	"github.com/rewindnet/rewind/transport"
 	"github.com/rewindnet/rewind/view/seat"
 	"github.com/rewindnet/rewind/view/tab"
@@ -241,11 +242,11 @@ func connector[I any](w *worker, host *hostAnswer) seat.ConnectorOf[I] {
 			return nil, err
 		}
 		w.postKind(tab.MsgReady, "at", tab.Now(), "stage", "hello")
-		migrate.Own(s)
-		migrate.SetMigrator(s, migrator(w, g))
+		s.Migration().Own()
+		s.Migration().SetMigrator(migrator(w, g))
 		go func() { // the relay's notice that the host is lost
 			<-conn.Lost()
-			migrate.ServerLost(s)
+			s.Migration().ServerLost()
 		}()
 		return s, nil
 	}
@@ -266,7 +267,7 @@ func (w *worker) conn(id int) *tab.Conn {
 // next server then runs here, resumed from h with game g, over the
 // channels of the players the page hands over (hostConn).
 func migrator[I any](w *worker, g rewind.Game[I]) migrate.Migrator[I] {
-	return func(ctx context.Context, h migrate.Handoff) (migrate.Migrated[I], error) {
+	return func(ctx context.Context, h client.Handoff) (migrate.Migrated[I], error) {
 		answer := make(chan joinAnswer, 1)
 		w.mu.Lock()
 		w.claimN++

@@ -4,40 +4,33 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/rewindnet/rewind"
-	"github.com/rewindnet/rewind/internal/facehook"
+	"github.com/rewindnet/rewind/client"
+	"github.com/rewindnet/rewind/game"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport"
 )
 
-// PlayHost starts a session of g that hosts the match and plays in it:
-// the match's server runs over conn (a server-side Conn its players
+// Serve starts a new match's server of g for a session that hosts it and
+// plays in it: the server runs over conn (a server-side Conn its players
 // reach, e.g. a browser tab's data channels handed to its Worker) and an
-// in-process loopback to the session's own client; the session's Update
-// runs both, Hosting is true and the server knows the session's player
-// as its own machine's (the next host drops it). cfg configures the
-// server: with cfg.HostMigration (and cfg.Room, the room's code and key)
-// it sends its players the handover data, so the match outlives this
-// host, and the session's Close says the match goes on elsewhere. opts
-// configures the session's client. The session owns conn: Close closes
-// it.
-func PlayHost[I any](g rewind.Game[I], conn transport.Conn, cfg server.Config, opts rewind.Options) (*rewind.Session[I], error) {
+// in-process loopback whose client side is the result's Conn. Connect a
+// session over it (rewind.Connect) and give it the rest
+// (Migration().Serve): its Update runs both, Hosting is true and the
+// server knows the session's player as its own machine's (the next host
+// drops it). cfg configures the server: with cfg.HostMigration (and
+// cfg.Room, the room's code and key) it sends its players the handover
+// data, so the match outlives this host, and the session's Close says
+// the match goes on elsewhere. The result's Closers close conn; Serve
+// closes conn if it fails.
+func Serve[I any](g game.Game[I], conn transport.Conn, cfg server.Config) (Migrated[I], error) {
 	srv, multi, cconn, err := serveLoopback(g, conn, cfg)
 	if err != nil {
-		return nil, err
+		return Migrated[I]{}, err
 	}
-	s, err := rewind.Connect(g, cconn, opts)
-	if err != nil {
-		multi.Close()
-		cconn.Close()
-		return nil, err
-	}
-	facehook.Own(s)
-	facehook.Serve(s, srv, []io.Closer{multi})
-	return s, nil
+	return Migrated[I]{Conn: cconn, Server: srv, Closers: []io.Closer{multi}}, nil
 }
 
-// ResumeHost makes the match's next server for a session that takes the
+// Resume makes the match's next server for a session that takes the
 // hosting over in a host migration (a Migrator's result): a server
 // resumed from h (server.Config.Resume: its tick, world, roster and
 // handover data; the room is h's) over conn, the server-side Conn the
@@ -45,7 +38,7 @@ func PlayHost[I any](g rewind.Game[I], conn transport.Conn, cfg server.Config, o
 // session's own client (Migrated.Conn). cfg configures the server (its
 // Resume, Room and HostMigration are set here; MaxPlayers grows to hold
 // every id of the old match). Migrated.Closers closes conn.
-func ResumeHost[I any](g rewind.Game[I], conn transport.Conn, h Handoff, cfg server.Config) (Migrated[I], error) {
+func Resume[I any](g game.Game[I], conn transport.Conn, h client.Handoff, cfg server.Config) (Migrated[I], error) {
 	cfg.HostMigration = true
 	cfg.Room = server.Room{Code: h.Handover.Code, Key: h.Handover.Key}
 	cfg.Resume = &server.Resume{Tick: h.Tick, World: h.World, Roster: h.Roster, Handover: h.Handover}
@@ -66,31 +59,31 @@ func ResumeHost[I any](g rewind.Game[I], conn transport.Conn, h Handoff, cfg ser
 // serveLoopback starts a server of g over conn and an in-process
 // loopback, and returns it, the Conn it runs over (closing it closes
 // conn) and the loopback's client side. It closes conn if it fails.
-func serveLoopback[I any](g rewind.Game[I], conn transport.Conn, cfg server.Config) (*server.Server[I], transport.Conn, transport.Conn, error) {
+func serveLoopback[I any](g game.Game[I], conn transport.Conn, cfg server.Config) (*server.Server[I], transport.Conn, transport.Conn, error) {
 	loop := transport.NewLoopback()
 	own, err := loop.Listen("host")
 	if err != nil {
 		conn.Close()
-		return nil, nil, nil, fmt.Errorf("migrate: host: %w", err)
+		return nil, nil, nil, fmt.Errorf("migrate: serve: %w", err)
 	}
 	cconn, err := loop.Dial("own", "host")
 	if err != nil {
 		own.Close()
 		conn.Close()
-		return nil, nil, nil, fmt.Errorf("migrate: host: %w", err)
+		return nil, nil, nil, fmt.Errorf("migrate: serve: %w", err)
 	}
 	multi, err := transport.NewMulti(conn, own)
 	if err != nil { // a Conn that is not server-side
 		own.Close()
 		cconn.Close()
 		conn.Close()
-		return nil, nil, nil, fmt.Errorf("migrate: host: %w", err)
+		return nil, nil, nil, fmt.Errorf("migrate: serve: %w", err)
 	}
 	srv, err := server.New(g, multi, cfg)
 	if err != nil {
 		multi.Close()
 		cconn.Close()
-		return nil, nil, nil, fmt.Errorf("migrate: host: %w", err)
+		return nil, nil, nil, fmt.Errorf("migrate: serve: %w", err)
 	}
 	return srv, multi, cconn, nil
 }

@@ -7,31 +7,32 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/client"
 	"github.com/rewindnet/rewind/internal/testgame"
 	"github.com/rewindnet/rewind/internal/zstdfast"
-	"github.com/rewindnet/rewind/rooms/migrate"
+	"github.com/rewindnet/rewind/migrate"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport"
 )
 
-// TestPlayHostThenTakeOver, in made-up time: a session that hosts and
-// plays (PlayHost) and a player of it verify the same hashes; the host
+// TestServeThenTakeOver, in made-up time: a session that hosts and
+// plays (migrate.Serve) and a player of it verify the same hashes; the host
 // closes (its goodbye says the match goes on elsewhere) and the player,
-// whose Migrator resumes the match's server here (ResumeHost), hosts it
+// whose Migrator resumes the match's server here (migrate.Resume), hosts it
 // from then on: one migration, the verified ticks go on from where they
 // were, and the old host's own player has left the new server. The
 // Migrator runs on a goroutine of its own: the test's bubble
 // (testing/synctest) lets it finish before the next step.
-func TestPlayHostThenTakeOver(t *testing.T) { synctest.Test(t, playHostThenTakeOver) }
+func TestServeThenTakeOver(t *testing.T) { synctest.Test(t, serveThenTakeOver) }
 
-func playHostThenTakeOver(t *testing.T) {
+func serveThenTakeOver(t *testing.T) {
 	sim := newSim(t)
 	hashes := [2]map[uint32]uint64{{}, {}}
 	opts := func(i int) rewind.Options {
 		return rewind.Options{Client: rewind.ClientConfig{OnVerified: func(tick uint32, h uint64) { hashes[i][tick] = h }}}
 	}
-	var took migrate.Handoff
-	host, p := sim.hostAndPlayer(opts(0), opts(1), func(h migrate.Handoff) {
+	var took client.Handoff
+	host, p := sim.hostAndPlayer(opts(0), opts(1), func(h client.Handoff) {
 		took = h
 		if h.Handover.Code != room.Code || h.Handover.Key != room.Key {
 			t.Errorf("handover names room %s key %s", h.Handover.Code, h.Handover.Key)
@@ -85,28 +86,32 @@ func newSim(t *testing.T) *sim {
 }
 
 // hostAndPlayer starts a session that hosts the match and plays in it
-// (PlayHost, at "a", room's) and a player of it, whose Migrator takes
-// the hosting over (ResumeHost, at "b") after calling took.
-func (m *sim) hostAndPlayer(hostOpts, playerOpts rewind.Options, took func(migrate.Handoff)) (host, p *rewind.Session[testgame.Input]) {
+// (migrate.Serve, at "a", room's) and a player of it, whose Migrator takes
+// the hosting over (migrate.Resume, at "b") after calling took.
+func (m *sim) hostAndPlayer(hostOpts, playerOpts rewind.Options, took func(client.Handoff)) (host, p *rewind.Session[testgame.Input]) {
 	m.t.Helper()
 	aconn, _ := m.net.Listen("a")
-	host, err := migrate.PlayHost[testgame.Input](&testgame.Game{}, aconn, server.Config{HostMigration: true, Room: room}, hostOpts)
+	hm, err := migrate.Serve[testgame.Input](&testgame.Game{}, aconn, server.Config{HostMigration: true, Room: room})
 	if err != nil {
 		m.t.Fatal(err)
 	}
+	if host, err = rewind.Connect[testgame.Input](&testgame.Game{}, hm.Conn, hostOpts); err != nil {
+		m.t.Fatal(err)
+	}
+	host.Migration().Serve(hm)
 	pconn, _ := m.net.Dial("p", "a")
 	p, err = rewind.Connect[testgame.Input](&testgame.Game{}, pconn, playerOpts)
 	if err != nil {
 		m.t.Fatal(err)
 	}
-	migrate.Own(p)
-	migrate.SetMigrator(p, func(_ context.Context, h migrate.Handoff) (migrate.Migrated[testgame.Input], error) {
+	p.Migration().Own()
+	p.Migration().SetMigrator(func(_ context.Context, h client.Handoff) (migrate.Migrated[testgame.Input], error) {
 		took(h)
 		b, err := m.net.Listen("b")
 		if err != nil {
 			return migrate.Migrated[testgame.Input]{}, err
 		}
-		return migrate.ResumeHost[testgame.Input](p.Game(), b, h, server.Config{})
+		return migrate.Resume[testgame.Input](p.Game(), b, h, server.Config{})
 	})
 	return host, p
 }
@@ -149,11 +154,11 @@ func sameHashes(t *testing.T, a, b string, ha, hb map[uint32]uint64) {
 
 // TestFrozenHostWakesAndRejoins, in made-up time, the path of a host
 // that froze (a browser tab put away, whose Worker runs the match's
-// server and its own player; a stopped process): host A (PlayHost) and
+// server and its own player; a stopped process): host A (migrate.Serve) and
 // player B play; A runs nothing for 6 s, longer than its server's and
 // its own client's 5 s timeouts. Meanwhile the relay's notice tells B
 // its host is lost (ServerLost, 3 s in) and B takes the match over
-// (ResumeHost). A, woken, plays on alone without failing (its own
+// (migrate.Resume). A, woken, plays on alone without failing (its own
 // server does not count its own pause against its own player: without
 // that, A's first Update after the pause fails "server timed out")
 // until it learns it lost the room 2 s later (ServerLost: the relay's
@@ -182,13 +187,13 @@ func frozenHostWakesAndRejoins(t *testing.T) {
 	opts := func(i int) rewind.Options {
 		return rewind.Options{Client: rewind.ClientConfig{OnVerified: func(tick uint32, h uint64) { hashes[into[i]][tick] = h }}}
 	}
-	a, b := sim.hostAndPlayer(opts(0), opts(1), func(migrate.Handoff) {})
+	a, b := sim.hostAndPlayer(opts(0), opts(1), func(client.Handoff) {})
 	defer b.Close()
 	run := sim.run
 	run(3*time.Second, a, b)
 	aWas := a.Stats().Verified
-	run(3*time.Second, b) // A frozen
-	migrate.ServerLost(b) // the relay dropped A: no answer to its pings
+	run(3*time.Second, b)      // A frozen
+	b.Migration().ServerLost() // the relay dropped A: no answer to its pings
 	run(3*time.Second, b)
 	if !b.Hosting() || b.Migrations() != 1 {
 		t.Fatalf("B after the relay's notice: hosting %v, migrations %d", b.Hosting(), b.Migrations())
@@ -200,12 +205,12 @@ func frozenHostWakesAndRejoins(t *testing.T) {
 	// The relay's notice that A lost the room (its page's claim, or
 	// package rooms' claim back, found B hosting it): A stops hosting
 	// and migrates as a player, its claim introducing it to B.
-	migrate.SetMigrator(a, func(context.Context, migrate.Handoff) (migrate.Migrated[testgame.Input], error) {
+	a.Migration().SetMigrator(func(context.Context, client.Handoff) (migrate.Migrated[testgame.Input], error) {
 		c, err := sim.net.Dial("pa2", "b")
 		return migrate.Migrated[testgame.Input]{Conn: c}, err
 	})
 	into[0] = 2
-	migrate.ServerLost(a)
+	a.Migration().ServerLost()
 	run(3*time.Second, a, b)
 	a2 := a
 	idA, okA := a2.Player()
