@@ -211,10 +211,10 @@ func TestLightCoreChecksCanFail(t *testing.T) {
 }
 
 // faceImports are the packages of this module an example may import: the
-// face (the root, world, replay, the room side rooms) and the game
-// libraries; and the relay (its hub and protocol), which examples/room
+// face (the root, world, replay, the room side rooms), the game
+// libraries and draw (a game's view: its draw list and controls); and the relay (its hub and protocol), which examples/room
 // starts in-process as `rewind relay` would.
-var faceImports = []string{"", "/world", "/replay", "/rooms", "/games/", "/relay", "/relay/roomproto"}
+var faceImports = []string{"", "/world", "/replay", "/rooms", "/games/", "/draw", "/relay", "/relay/roomproto"}
 
 // outsideFace returns "pkg imports dep" for every import (code and
 // tests) of a package of module that is not one of faceImports.
