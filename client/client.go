@@ -314,6 +314,9 @@ func (c *Client[I]) Update(now time.Time) error {
 	if err := c.fold(now); err != nil {
 		return err
 	}
+	if err := c.stepFailed(); err != nil {
+		return err
+	}
 	if c.advance(now) || now.Sub(c.clock.lastSend) >= c.dt {
 		if err := c.sendInputs(now); err != nil {
 			return err
@@ -499,4 +502,15 @@ func (c *Client[I]) send(b []byte) error {
 		return fmt.Errorf("client: send: %w", err)
 	}
 	return nil
+}
+
+// stepFailed ends the client with the game's Step failure, if any (a
+// WebAssembly module that trapped or ran past its budget:
+// game.StepFailer).
+func (c *Client[I]) stepFailed() error {
+	if c.core == nil || c.core.stepErr == nil {
+		return nil
+	}
+	c.err = fmt.Errorf("client: %w", c.core.stepErr)
+	return c.err
 }

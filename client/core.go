@@ -14,13 +14,14 @@ import (
 // the prediction window, so a slot is never reused while its tick is still
 // between verified and predicted.
 type core[I any] struct {
-	g      game.Game[I]
-	w      *world.World
-	me     game.PlayerID
-	n      int // player slots
-	size   int // bytes of one packed input
-	mask   uint32
-	unpack func(src []byte, dst *I)
+	stepErr error // the game's Step failed (game.StepFailer)
+	g       game.Game[I]
+	w       *world.World
+	me      game.PlayerID
+	n       int // player slots
+	size    int // bytes of one packed input
+	mask    uint32
+	unpack  func(src []byte, dst *I)
 
 	snaps []world.Snapshot // world after tick t, hashed when first asked (hashOf)
 	// hashes holds the hash of the world after tick t where it cannot
@@ -210,6 +211,9 @@ func (c *core[I]) step(u uint32, events []game.Event) {
 	c.tk.Present = c.present
 	c.tk.CollectEffects(c.fx.begin(c.mask))
 	c.g.Step(c.w, &c.tk)
+	if f, ok := c.g.(game.StepFailer); ok && c.stepErr == nil {
+		c.stepErr = f.StepErr(c.w)
+	}
 	c.fx.stepped(u)
 	c.steps++
 	copy(c.used[u&c.mask], c.inputs)

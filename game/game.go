@@ -151,3 +151,14 @@ func NewWorld[I any](g Game[I], schema *world.Schema) (*world.Schema, *world.Wor
 	}
 	return schema, w, nil
 }
+
+// StepFailer is implemented by a game whose Step can fail: a WebAssembly
+// module (package module) that traps or runs past its time budget. After
+// each Step the engine asks StepErr about the world it stepped; an error
+// ends the match after that tick: the server ends it (server.Failure
+// names the error, naming the module and the tick), a client's Update
+// returns it. A game that never fails need not implement it.
+type StepFailer interface {
+	// StepErr returns the error that stopped w's steps, or nil.
+	StepErr(w *world.World) error
+}

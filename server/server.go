@@ -46,6 +46,7 @@ import (
 
 // Server is an authoritative match of game g over one transport.Conn.
 type Server[I any] struct {
+	failure  error // the game's Step failed (game.StepFailer): the match ends
 	cfg      Config
 	g        game.Game[I]
 	w        *world.World
@@ -349,6 +350,10 @@ func (s *Server[I]) Update(now time.Time) error {
 		}
 		s.runTick()
 		ran = true
+		if s.failure != nil {
+			s.End(now)
+			break
+		}
 	}
 	if s.fin.on {
 		if err := s.endPeers(now); err != nil {
@@ -372,6 +377,11 @@ func (s *Server[I]) Update(now time.Time) error {
 	}
 	return nil
 }
+
+// Failure returns the error with which the game's Step failed (a
+// WebAssembly module's trap or overrun budget: game.StepFailer), which
+// ended the match after that tick, or nil.
+func (s *Server[I]) Failure() error { return s.failure }
 
 // ended reports whether the match has run its MaxTicks, or was ended.
 func (s *Server[I]) ended() bool { return s.fin.on || s.cfg.MaxTicks > 0 && s.tick >= s.cfg.MaxTicks }
@@ -439,6 +449,9 @@ func (s *Server[I]) runTick() {
 	s.tk.Inputs = s.typed
 	s.tk.Present = s.present
 	s.g.Step(s.w, &s.tk)
+	if f, ok := s.g.(game.StepFailer); ok && s.failure == nil {
+		s.failure = f.StepErr(s.w)
+	}
 	rec.events = append(rec.events[:0], s.events...)
 	copy(rec.inputs, s.cur)
 	rec.hash = s.w.Hash()
