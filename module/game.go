@@ -140,10 +140,15 @@ func (g *Game) Step(w *world.World, t *game.Tick[Input]) {
 // writeInputs writes every player's record into the module's inputs
 // buffer.
 func (g *Game) writeInputs(in *instance, t *game.Tick[Input]) error {
-	if err := in.call(in.inputs); err != nil {
-		return fmt.Errorf("rewind_inputs %v", err)
+	if in.inAddr < 0 {
+		// Asked once per instance: every call into a module costs wazero
+		// a goroutine (its budget's watch).
+		if err := in.call(in.inputs); err != nil {
+			return fmt.Errorf("rewind_inputs %v", err)
+		}
+		in.inAddr = int64(uint32(in.stack[0]))
 	}
-	addr, size := uint64(uint32(in.stack[0])), g.m.inputSize
+	addr, size := uint64(in.inAddr), g.m.inputSize
 	n := uint64(g.m.players * (1 + size))
 	if addr+n > uint64(in.mem.Size()) {
 		return fmt.Errorf("rewind_inputs returned %d: %d bytes there are past the memory's %d", addr, n, in.mem.Size())

@@ -29,6 +29,7 @@ type instance struct {
 	inputs  api.Function
 	globals []api.Global // mutable: api.MutableGlobal
 	region  []byte       // the world's memory table at capacity
+	inAddr  int64        // rewind_inputs' address, -1 until asked
 	stack   []uint64
 
 	ctx    context.Context
@@ -65,7 +66,7 @@ func (g *Game) region(w *world.World) []byte {
 // function) is undone: w is restored to what it held.
 func (g *Game) newInstance(w *world.World, fresh bool) *instance {
 	m := g.m
-	in := &instance{budget: m.cfg.StepBudget, stack: make([]uint64, 8)}
+	in := &instance{budget: m.cfg.StepBudget, stack: make([]uint64, 8), inAddr: -1}
 	in.ctx, in.cancel = context.WithCancel(context.Background())
 	in.timer = time.AfterFunc(in.budget, in.cancel)
 	defer in.timer.Stop()
