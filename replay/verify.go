@@ -42,7 +42,8 @@ type Result struct {
 	// Keyframes counts the keyframes checked against the world simulated
 	// again.
 	Keyframes int
-	// Reason says why a replay did not verify.
+	// Reason says why a replay did not verify, or where it was cut
+	// (Truncated).
 	Reason string
 }
 
@@ -115,6 +116,7 @@ func (v *verifier[I]) run() error {
 			return nil
 		case errors.Is(err, codec.ErrReplayTruncated):
 			v.res.Truncated = true
+			v.res.Reason = fmt.Sprintf("%v: the ticks after %d are missing (a recorder that crashed, a copy cut short)", err, v.tick)
 			return nil
 		case errors.Is(err, codec.ErrReplayCorrupt):
 			bad := f.First

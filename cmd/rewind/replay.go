@@ -19,11 +19,11 @@ import (
 )
 
 func init() {
-	register("replay", "simulate a replay file again and check every tick's hash: rewind replay FILE [--until-tick T] [--speed X]", runReplay)
+	register("replay", "simulate a replay file again and check every tick's hash (exit 1: it did not verify or was cut; 2: not a replay): rewind replay FILE [--until-tick T] [--speed X]", runReplay)
 }
 
-// errNotVerified is replay's error for a replay that did not verify (exit
-// status 1, after its last line).
+// errNotVerified is replay's error for a replay that did not verify or
+// was cut (exit status 1, after its last line).
 var errNotVerified = errors.New("the replay did not verify")
 
 func runReplay(args []string, stdout, stderr io.Writer) error {
@@ -52,6 +52,10 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if !replayrun.IsReplay(b) {
+		// Exit status 2: the file is not something this command verifies.
+		return troubleError{fmt.Errorf("%s: %w", files[0], replayrun.ErrNotReplay)}
+	}
 	opts := replay.Options{UntilTick: uint32(*until)}
 	if *speed > 0 {
 		opts.OnTick = pacer(b, *speed)
@@ -67,8 +71,17 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if !res.Verified {
-		return errNotVerified
+	return replayVerdict(res)
+}
+
+// replayVerdict is replay's error for a result: nil when verified, else
+// errNotVerified saying at which tick and why (a cut file included).
+func replayVerdict(res replay.Result) error {
+	switch {
+	case !res.Verified:
+		return fmt.Errorf("%w at tick %d: %s", errNotVerified, res.FirstBad, res.Reason)
+	case res.Truncated:
+		return fmt.Errorf("%w: it holds ticks to %d only: %s", errNotVerified, res.LastTick, res.Reason)
 	}
 	return nil
 }

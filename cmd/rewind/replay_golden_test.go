@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,7 +34,7 @@ func TestReplayGolden(t *testing.T) {
 		writeGoldenReplay(t)
 	}
 	code, out, stderr := runCmd("replay", goldenReplay)
-	if code != 0 || lastLine(out) != "replay_ticks=720 verified=true first_bad_tick=0" {
+	if code != 0 || lastLine(out) != "replay_ticks=720 verified=true first_bad_tick=0 truncated=false" {
 		t.Fatalf("rewind replay %s: exit %d %q\n%s", goldenReplay, code, lastLine(out), stderr)
 	}
 	if !strings.Contains(stderr, "keyframes=1") {
@@ -55,4 +57,50 @@ func writeGoldenReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("wrote %s: %d ticks, %d bytes", goldenReplay, r.Ticks(), r.Written())
+}
+
+// TestReplayDamaged: the golden replay cut short is not verified (exit 1,
+// verified=false truncated=true, the reason saying where it was cut); with
+// bytes flipped in a frame the last line names the tick and the cause
+// (exit 1); random bytes and an empty file are not replays (exit 2,
+// saying so).
+func TestReplayDamaged(t *testing.T) {
+	b, err := os.ReadFile(goldenReplay)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	write := func(name string, data []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	code, out, stderr := runCmd("replay", write("half.rwreplay", b[:len(b)/2]))
+	m := kv(lastLine(out))
+	if code != 1 || m["verified"] != "false" || m["truncated"] != "true" || !strings.Contains(lastLine(out), `reason="codec: replay ends inside a frame`) {
+		t.Errorf("half a replay: exit %d %q\n%s", code, lastLine(out), stderr)
+	}
+	flipped := bytes.Clone(b)
+	for i := range 8 {
+		flipped[len(b)*3/4+i] ^= 0xff
+	}
+	code, out, stderr = runCmd("replay", write("flipped.rwreplay", flipped))
+	m = kv(lastLine(out))
+	if code != 1 || m["verified"] != "false" || m["first_bad_tick"] == "0" ||
+		!strings.Contains(lastLine(out), "reason=\"codec: corrupt replay: frame at tick "+m["first_bad_tick"]) {
+		t.Errorf("8 bytes flipped: exit %d %q\n%s", code, lastLine(out), stderr)
+	}
+	if !strings.Contains(stderr, "did not verify at tick "+m["first_bad_tick"]+": ") {
+		t.Errorf("8 bytes flipped: stderr's last line does not name the tick and the cause:\n%s", stderr)
+	}
+	noise := make([]byte, 4096)
+	_, _ = rand.NewChaCha8([32]byte{1}).Read(noise)
+	for name, data := range map[string][]byte{"noise.bin": noise, "empty.rwreplay": nil} {
+		code, out, stderr = runCmd("replay", write(name, data))
+		if code != 2 || !strings.Contains(stderr, name+": not a replay file") || out != "" {
+			t.Errorf("%s: exit %d, stdout %q\n%s", name, code, out, stderr)
+		}
+	}
 }

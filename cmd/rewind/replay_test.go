@@ -45,7 +45,7 @@ func recordSandMatch(t *testing.T) *sandReplays {
 // TestReplayVerifiesServerAndClients: the server's replay and both
 // clients' (the late one's starts from the world it loaded) verify with
 // rewind replay; --until-tick stops early; a flipped bit is refused with
-// the first bad tick, a cut tail is reported, not failed.
+// the first bad tick, a cut tail is not verified (exit 1, truncated=true).
 func TestReplayVerifiesServerAndClients(t *testing.T) {
 	r := recordSandMatch(t)
 	if r.serverTicks != r.ticks || r.lateTk == 0 || r.lateTk > r.ticks-20*60+60 {
@@ -60,7 +60,7 @@ func TestReplayVerifiesServerAndClients(t *testing.T) {
 		fi, _ := os.Stat(f)
 		t.Logf("%s: %d bytes, %s", filepath.Base(f), fi.Size(), lastLine(out))
 	}
-	if code, out, _ := runCmd("replay", r.server, "--until-tick", "600"); code != 0 || lastLine(out) != "replay_ticks=600 verified=true first_bad_tick=0" {
+	if code, out, _ := runCmd("replay", r.server, "--until-tick", "600"); code != 0 || lastLine(out) != "replay_ticks=600 verified=true first_bad_tick=0 truncated=false" {
 		t.Fatalf("--until-tick 600: exit %d, %q", code, lastLine(out))
 	}
 	b, err := os.ReadFile(r.server)
@@ -77,12 +77,12 @@ func TestReplayVerifiesServerAndClients(t *testing.T) {
 	if code != 1 || kvb["verified"] != "false" || kvb["first_bad_tick"] == "0" || kvb["first_bad_tick"] == "" {
 		t.Fatalf("flipped bit: exit %d, %q", code, lastLine(out))
 	}
-	// Cut inside the last frame: a crash's tail, reported, not failed.
+	// Cut inside the last frame: a crash's tail, not the whole match.
 	cutPath := filepath.Join(r.dir, "cut.rwreplay")
 	_ = os.WriteFile(cutPath, b[:len(b)-10], 0o644)
 	code, out, stderr := runCmd("replay", cutPath)
 	kvc := kv(lastLine(out))
-	if code != 0 || kvc["verified"] != "true" || !strings.Contains(stderr, "truncated=true") {
+	if code != 1 || kvc["verified"] != "false" || kvc["truncated"] != "true" || kvc["replay_ticks"] == "0" {
 		t.Fatalf("cut tail: exit %d, %q\n%s", code, lastLine(out), stderr)
 	}
 	t.Logf("server replay %d bytes for %d ticks (%.0f bytes a minute); the match's wire bytes %d",

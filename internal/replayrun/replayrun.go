@@ -7,6 +7,7 @@ package replayrun
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -52,6 +53,15 @@ func parseSettings(s string) (grid, rate int, err error) {
 	return grid, rate, nil
 }
 
+// ErrNotReplay indicates bytes that do not begin as a replay file does
+// (its magic, "RWREPLAY"): an empty file, another kind of file.
+var ErrNotReplay = errors.New("not a replay file (replays begin with RWREPLAY: serve --record DIR and play --record FILE write them)")
+
+// IsReplay reports whether b begins as a replay file does (its magic).
+func IsReplay(b []byte) bool {
+	return bytes.HasPrefix(b, []byte("RWREPLAY"))
+}
+
 // Header reads the header of the replay in b (replay.ReadHeader).
 func Header(b []byte) (codec.ReplayHeader, error) {
 	return replay.ReadHeader(bytes.NewReader(b))
@@ -70,6 +80,9 @@ func Sand(h codec.ReplayHeader) (rewind.Game[sand.Input], *sand.Game, error) {
 
 // Verify verifies the replay in b with the game its header names.
 func Verify(b []byte, opts replay.Options) (replay.Result, error) {
+	if !IsReplay(b) {
+		return replay.Result{Reason: ErrNotReplay.Error()}, ErrNotReplay
+	}
 	h, err := Header(b)
 	if err != nil {
 		return replay.Result{Verified: false, FirstBad: 1, Reason: err.Error()}, err
@@ -116,7 +129,16 @@ func VerifyFile(path string, opts replay.Options) (replay.Result, error) {
 }
 
 // Line returns the result's last line: "replay_ticks=N verified=true|false
-// first_bad_tick=K".
+// first_bad_tick=K truncated=true|false", then reason="…" (quoted) when
+// the replay did not verify or was cut. A truncated replay is not
+// verified here (verified=false truncated=true), though every tick it
+// holds may have hashed as recorded (Result.Verified): the file is not the
+// whole match.
 func Line(r replay.Result) string {
-	return fmt.Sprintf("replay_ticks=%d verified=%t first_bad_tick=%d", r.Ticks, r.Verified, r.FirstBad)
+	ok := r.Verified && !r.Truncated
+	line := fmt.Sprintf("replay_ticks=%d verified=%t first_bad_tick=%d truncated=%t", r.Ticks, ok, r.FirstBad, r.Truncated)
+	if !ok && r.Reason != "" {
+		line += " reason=" + strconv.Quote(r.Reason)
+	}
+	return line
 }

@@ -25,7 +25,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "replaycheck:", err)
 	}
 	fmt.Println(replayrun.Line(res))
-	if err != nil || !res.Verified {
+	if err != nil || !res.Verified || res.Truncated {
 		os.Exit(1)
 	}
 }
