@@ -21,6 +21,8 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+
+	"github.com/rewindnet/rewind/relay/roomclient"
 )
 
 // command is one subcommand: run gets the arguments after its name and the
@@ -87,7 +89,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
-		fmt.Fprintf(stderr, "rewind %s: %v\n", args[0], err)
+		fmt.Fprintf(stderr, "rewind %s: %v\n", args[0], tidy(err))
 		var u usageError
 		var t troubleError
 		if errors.As(err, &u) || errors.As(err, &t) {
@@ -96,6 +98,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// tidy shortens an error whose cause a user can fix to the line that says
+// how: a relay dial's (roomclient.DialError: no relay there, not its
+// rooms path) instead of the layers of dialing around it.
+func tidy(err error) error {
+	var de *roomclient.DialError
+	if errors.As(err, &de) {
+		return de
+	}
+	return err
 }
 
 func runBench(args []string, stdout, stderr io.Writer) error {

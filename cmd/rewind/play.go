@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/codec"
 	"github.com/rewindnet/rewind/games/sand"
 	"github.com/rewindnet/rewind/games/walkers"
 	"github.com/rewindnet/rewind/internal/metrics"
@@ -501,7 +502,7 @@ func (p *playLoop) stopOrServe(now time.Time) error {
 func dialError(addr string, timeout time.Duration, err error) error {
 	switch {
 	case errors.Is(err, rewind.ErrHandshake):
-		return fmt.Errorf("no server answered at %s within %v (--timeout)", addr, timeout)
+		return fmt.Errorf("no server answered at %s within %v (--timeout): start one with `rewind serve --udp %s`, or check the address (a room of `rewind demo` or `rewind serve --relay` is joined with --join CODE)", addr, timeout, addr)
 	case errors.Is(err, rewind.ErrConnRefused):
 		return fmt.Errorf("the server at %s refused the connection: %v", addr, err)
 	case errors.Is(err, context.Canceled):
@@ -527,11 +528,20 @@ func sessionError(addr string, timeout time.Duration, err error) error {
 	return err
 }
 
-// refusalReason names the server's reason for a refusal.
+// refusalReason names the server's reason for a refusal, and what to do
+// where there is something.
 func refusalReason(err error) string {
 	var r *rewind.RefusedError
-	if errors.As(err, &r) {
-		return r.Reason.String()
+	if !errors.As(err, &r) {
+		return err.Error()
 	}
-	return err.Error()
+	switch r.Reason {
+	case codec.ReasonFull:
+		return "match full (it has all the players it takes: serve --max-players): wait for a player to leave, or start a match of your own"
+	case codec.ReasonGame:
+		return "incompatible game: the match plays another game, or the same game with other settings or from another build; pass the host's --game (and --grid, --tick-rate if it set them)"
+	case codec.ReasonProtocol:
+		return "incompatible protocol: the server is another version of rewind; use the same one (go install github.com/rewindnet/rewind/cmd/rewind@VERSION)"
+	}
+	return r.Reason.String()
 }

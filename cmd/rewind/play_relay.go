@@ -69,7 +69,10 @@ func joinRoom[I any](ctx context.Context, j *joinFlags, g rewind.Game[I], opts r
 
 // joinError turns a failed join into one clear line.
 func joinError(code, url string, wait time.Duration, err error) error {
+	var de *roomclient.DialError
 	switch {
+	case errors.As(err, &de):
+		return de // no relay there, or not its rooms path: one line saying what to do
 	case errors.Is(err, roomproto.ErrNoRoom):
 		return fmt.Errorf("no room %s at the relay %s (check the code)", code, url)
 	case errors.Is(err, roomproto.ErrUnavailable):
@@ -77,7 +80,7 @@ func joinError(code, url string, wait time.Duration, err error) error {
 	case errors.Is(err, roomproto.ErrRoomEnded):
 		return fmt.Errorf("the match in room %s has ended", code)
 	case errors.Is(err, roomproto.ErrRoomFull):
-		return fmt.Errorf("room %s is full", code)
+		return fmt.Errorf("room %s is full (its match has all the players it takes: serve --max-players): wait for a player to leave, or host a room of your own (rewind serve --relay %s, or the page's \"host a new room\")", code, url)
 	case errors.Is(err, roomproto.ErrBadCode):
 		return usageError{fmt.Errorf("--join %q: a room code is 6 to 12 characters of 23456789ABCDEFGHJKLMNPQRSTUVWXYZ", code)}
 	case errors.Is(err, context.DeadlineExceeded):

@@ -50,7 +50,7 @@ const (
 func dialRoom(ctx context.Context, rawURL string, newHandle func(*roomClient) func(roomproto.Msg)) (*roomClient, error) {
 	ws, resp, err := websocket.Dial(ctx, rawURL, nil)
 	if err != nil {
-		return nil, fmt.Errorf("relay: dial %s: %w", rawURL, err)
+		return nil, fmt.Errorf("relay: dial %s: %w", rawURL, dialError(rawURL, resp, err))
 	}
 	ws.SetReadLimit(roomClientReadLimit)
 	rc := &roomClient{ws: ws, out: make(chan []byte, roomClientQueue), done: make(chan struct{})}
