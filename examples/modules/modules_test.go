@@ -10,6 +10,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/rewindnet/rewind/draw"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 )
@@ -203,6 +204,18 @@ func (in *instance) memory() []byte {
 func hashOf(b []byte) string {
 	s := sha256.Sum256(b)
 	return hex.EncodeToString(s[:])
+}
+
+// checkDrawListOf checks the draw list at addr in mem (checkDrawList)
+// and returns it decoded.
+func checkDrawListOf(t testing.TB, mem []byte, addr uint32) *draw.List {
+	t.Helper()
+	checkDrawList(t, mem, addr)
+	var l draw.List
+	if err := l.Decode(mem, addr); err != nil {
+		t.Fatal(err)
+	}
+	return &l
 }
 
 // checkDrawList checks the draw list at addr in mem: its count and
