@@ -185,3 +185,41 @@ func TestHubFailBudget(t *testing.T) {
 		t.Fatalf("a guess from an address whose failure is FailMemory old: %+v, want no_room", m)
 	}
 }
+
+// TestHubLookupPrefixUncounted is issue 43's item 6: under a guessing
+// attack that spent the relay's budget of failed joins, a person types
+// the room's code and pauses after 6 of its 7 characters; the page looks
+// that up, then the whole code. The prefix is answered bad_code and
+// counted nowhere, so the whole code is found and joined (before, the
+// prefix's no_room was the address's failed join and the whole code was
+// refused rate_limited).
+func TestHubLookupPrefixUncounted(t *testing.T) {
+	h := newTestHub(RoomConfig{FailBudgetRate: 1, FailBudgetBurst: 5, FailMemory: time.Minute})
+	_, hosted := hostRoom(t, h, "")
+	if len(hosted.Code) != h.cfg.CodeLength || h.cfg.CodeLength != 7 {
+		t.Fatalf("code %q, CodeLength %d: want the default 7", hosted.Code, h.cfg.CodeLength)
+	}
+	ask := func(addr string, m roomproto.Msg) roomproto.Msg {
+		c := mustConnect(t, h, addr)
+		defer h.disconnect(c, t0)
+		sendMsg(h, c, m, t0)
+		return next(t, c)
+	}
+	for i := range 8 { // the guessing attack: the budget spent
+		ask(fmt.Sprintf("10.9.0.%d", i+1), roomproto.Msg{Type: roomproto.MsgJoin, V: 1, Code: "ZZZZZZZ"})
+	}
+	failed := h.stats.joinsFailed
+	const person = "10.9.5.1"
+	if m := ask(person, roomproto.Msg{Type: roomproto.MsgLookup, V: 2, Code: hosted.Code[:6]}); m.Error != roomproto.ErrCodeBadCode {
+		t.Fatalf("the lookup of a 6-character prefix: %+v, want bad_code", m)
+	}
+	if h.stats.joinsFailed != failed {
+		t.Fatalf("the prefix's lookup counted as a failed join (%d, was %d)", h.stats.joinsFailed, failed)
+	}
+	if m := ask(person, roomproto.Msg{Type: roomproto.MsgLookup, V: 2, Code: hosted.Code}); m.Type != roomproto.MsgFound {
+		t.Fatalf("the lookup of the whole code after the prefix's: %+v, want found", m)
+	}
+	if m := ask(person, roomproto.Msg{Type: roomproto.MsgJoin, V: 1, Code: hosted.Code}); m.Type != roomproto.MsgJoined {
+		t.Fatalf("the join of the whole code: %+v", m)
+	}
+}

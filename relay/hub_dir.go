@@ -109,6 +109,13 @@ func (h *roomHub) precheck(c *roomConn, m *roomproto.Msg, now time.Time) bool {
 		// relay connection): it claims now, as a new member.
 		h.leaveRoom(c, now, "")
 	}
+	if m.Type == roomproto.MsgLookup && len(m.Code) != h.cfg.CodeLength {
+		// Not a code this relay draws: the page's lookup of a code still
+		// being typed (issue 43 item 6). Answered alike for every such
+		// code, before the throttles and uncounted (lookup.go).
+		h.fail(c, m.Type, fmt.Errorf("%w: a lookup here checks codes of %d characters (a join checks any)", roomproto.ErrBadCode, h.cfg.CodeLength))
+		return false
+	}
 	if h.drained && (m.Type == roomproto.MsgHost || m.Type == roomproto.MsgOpen) {
 		h.fail(c, m.Type, fmt.Errorf("%w: this relay is draining (no new rooms)", roomproto.ErrFull))
 		return false

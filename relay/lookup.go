@@ -16,7 +16,13 @@ import (
 // failed joins, the relay's or fleet's budget, the fleet's throttle in
 // Redis), and a lookup that finds no room is counted as a failed join
 // (joinFailed: per address and in the budget). A found room costs what a
-// successful join costs (nothing), and its host is not told.
+// successful join costs (nothing), and its host is not told. A lookup of
+// a code whose length is not the relay's CodeLength (a person pausing
+// mid-code: the page looks up what was typed) is answered bad_code at
+// once, alike for every such code, and counts nowhere (issue 43 item 6:
+// before, the page's lookup of a 6-character prefix was a failed join,
+// and under a guessing attack the whole code was then refused
+// rate_limited); a room of another length is found by joining it.
 
 // lookup answers m, a lookup, on the directory's answer d: found where a
 // join would be admitted or refused for the room's state (full, busy,

@@ -118,6 +118,7 @@ var All = []Attack{
 	{"redis_killed", RedisKilled},
 	{"redis_restarted_empty", RedisRestartedEmpty},
 	{"handshake_fresh_flood", HandshakeFreshFlood},
+	{"lookup_prefix", LookupPrefix},
 }
 
 // lineCounter is a slog.Handler counting the records at or above a level.

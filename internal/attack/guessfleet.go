@@ -49,35 +49,10 @@ func CodeGuessingFleet(ctx context.Context, cfg Config) Result {
 	dur := pick(cfg, 2*time.Second, 10*time.Second)
 	actx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var answered, refused, dials atomic.Int64
+	var g guessing
 	var wg sync.WaitGroup
 	start := time.Now()
-	for a := range guessAddrs {
-		wg.Go(func() {
-			ip := net.IPv4(127, 0, 3, byte(a+1))
-			rng := rand.New(rand.NewPCG(uint64(a), 30))
-			for actx.Err() == nil {
-				c, err := dialFrom(actx, t.url, ip)
-				dials.Add(1)
-				if err != nil {
-					continue
-				}
-				for actx.Err() == nil {
-					m, err := wsAsk(actx, c, `{"type":"join","v":1,"code":"`+randomCode(rng)+`"}`)
-					if err != nil {
-						break
-					}
-					if m.Error == roomproto.ErrCodeNoRoom {
-						answered.Add(1)
-						continue
-					}
-					refused.Add(1)
-					break
-				}
-				c.CloseNow()
-			}
-		})
-	}
+	g.run(actx, &wg, t.url)
 	jctx, jcancel := context.WithTimeout(ctx, 30*time.Second)
 	defer jcancel()
 	answer := make(chan bool, 1)
@@ -90,9 +65,9 @@ func CodeGuessingFleet(ctx context.Context, cfg Config) Result {
 	bound := float64(rc.FailBudgetBurst) + 2*guessAddrs + rc.FailBudgetRate*secs + 1
 	r.add("addresses", guessAddrs)
 	r.add("seconds", secs)
-	r.add("dials", dials.Load())
-	r.add("guesses_answered", answered.Load())
-	r.add("refused", refused.Load())
+	r.add("dials", g.dials.Load())
+	r.add("guesses_answered", g.answered.Load())
+	r.add("refused", g.refused.Load())
 	r.add("answered_bound", int(bound))
 	r.add("player_joined", joined)
 	// The sustained rate the budget leaves (0.2 a second, plus one guess
@@ -101,7 +76,7 @@ func CodeGuessingFleet(ctx context.Context, cfg Config) Result {
 	perDay := rc.FailBudgetRate*86400 + guessAddrs*86400/rc.FailMemory.Seconds()
 	r.add("code_length", roomcode.DefaultLen)
 	r.add("rooms_found_a_day_of_10000", perDay*1e4/codeSpace())
-	r.Held = float64(answered.Load()) <= bound && joined
+	r.Held = float64(g.answered.Load()) <= bound && joined
 	return r
 }
 
@@ -120,4 +95,42 @@ func playerJoins(ctx context.Context, url, code string) bool {
 	defer c.CloseNow()
 	m, err := wsAsk(ctx, c, fmt.Sprintf(`{"type":"join","v":1,"code":%q}`, code))
 	return err == nil && m.Type == roomproto.MsgJoined
+}
+
+// guessing is CodeGuessingFleet's attacker: guessAddrs addresses
+// (127.0.3.x) guessing codes of the default length by joins, as fast as
+// the relay answers, reconnecting when cut off; it counts the guesses
+// answered no_room, the refusals and the dials.
+type guessing struct {
+	answered, refused, dials atomic.Int64
+}
+
+// run starts the guessing at url until ctx ends (wg waits for it).
+func (g *guessing) run(ctx context.Context, wg *sync.WaitGroup, url string) {
+	for a := range guessAddrs {
+		wg.Go(func() {
+			ip := net.IPv4(127, 0, 3, byte(a+1))
+			rng := rand.New(rand.NewPCG(uint64(a), 30))
+			for ctx.Err() == nil {
+				c, err := dialFrom(ctx, url, ip)
+				g.dials.Add(1)
+				if err != nil {
+					continue
+				}
+				for ctx.Err() == nil {
+					m, err := wsAsk(ctx, c, `{"type":"join","v":1,"code":"`+randomCode(rng)+`"}`)
+					if err != nil {
+						break
+					}
+					if m.Error == roomproto.ErrCodeNoRoom {
+						g.answered.Add(1)
+						continue
+					}
+					g.refused.Add(1)
+					break
+				}
+				c.CloseNow()
+			}
+		})
+	}
 }

@@ -80,8 +80,9 @@
   // relay 150 ms after the last key, one of another length from 6 to 12
   // after a 1 s pause (a code being typed is not looked up at every
   // length: each lookup that finds nothing counts as a failed join at
-  // the relay, docs/rooms.md), over a WebSocket of its own ("lookup",
-  // answered "found" or no_room). The button joins a room found (or one
+  // the relay, docs/rooms.md; one of another length than the relay's
+  // codes is answered bad_code and counts nowhere), over a WebSocket of
+  // its own ("lookup", answered "found" or no_room). The button joins a room found (or one
   // the relay cannot check: an old relay, a directory down): it goes to
   // ?room=CODE, keeping ?relay=, ?until-tick=, ?timeout= and ?channel=.
   const ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ";
@@ -144,6 +145,7 @@
         if (m.type === "found" && m.code === c) return end("found");
         if (m.error === "no_room") return end("none");
         if (m.error === "rate_limited") return end("throttled");
+        if (m.error === "bad_code") return end("not of the length this relay checks");
         end(m.error || "a bad answer");
       };
       ws.onclose = () => end("the relay closed the connection");
