@@ -4,7 +4,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/rewindnet/rewind/internal/console"
@@ -41,6 +43,12 @@ func (f *consoleFlags) check() error {
 		f.token = t
 	}
 	return nil
+}
+
+// consoleAt is the console's URL on the HTTP address addr (an unspecified
+// host replaced as wsURL does).
+func consoleAt(addr net.Addr) string {
+	return "http" + strings.TrimSuffix(strings.TrimPrefix(wsURL(addr), "ws"), roomproto.Path) + console.Path
 }
 
 // mount adds the console to mux if --console was given.

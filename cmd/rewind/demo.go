@@ -75,6 +75,9 @@ func demoMatch[I any](ctx context.Context, c *demoConfig, g rewind.Game[I], file
 	mc := &matchConsole{source: "demo", game: c.gf.name, max: c.pf.maxPlayers, probe: &d.probe, h: room, code: room.Code()}
 	_ = c.cf.mount(d.mux, demoConsole{relayConsole{d.rr, &d.probe}, mc}, demoConsole{relayConsole{d.rr, &d.probe}, mc}) // checked with the flags
 	d.announce(room.Code(), c.gf, stdout, stderr)
+	if c.cf.on {
+		fmt.Fprintf(stdout, "console=%s\n", consoleAt(d.ln.Addr()))
+	}
 	if files != nil {
 		go d.loadPage(files, goroot, stderr)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -29,13 +30,15 @@ type httpServer struct {
 }
 
 // mountConsole adds serve's console of c's matches to the endpoint, if
-// --console was given (it was checked with the flags).
-func (h *httpServer) mountConsole(c *matchConsole) {
+// --console was given (it was checked with the flags), and prints its
+// address on stdout (console=http://HOST:PORT/console).
+func (h *httpServer) mountConsole(c *matchConsole, stdout io.Writer) {
 	if h == nil || h.cf == nil || !h.cf.on {
 		return
 	}
 	c.probe = &h.probe
 	_ = h.cf.mount(h.mux, c, c) // the token was read by check
+	fmt.Fprintf(stdout, "console=%s\n", consoleAt(h.ln.Addr()))
 }
 
 // startHTTP serves reg's /metrics and the pprof handlers on addr.

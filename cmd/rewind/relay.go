@@ -172,6 +172,9 @@ func serveRelay(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if c.relay.serverTok == nil {
 		fmt.Fprintln(stderr, "rewind relay: no --server-token: any client may register as an on-demand match server (and be handed lobbies' rooms and their players' signaling)")
 	}
+	if c.cf.on {
+		metrics = append(metrics, "console", consoleAt(ln.Addr()))
+	}
 	keyValues(stdout, append([]any{"relay", "listening", "url", wsURL(ln.Addr()), "http", net.JoinHostPort(host, port),
 		"turn", rr.turnURL(), "version", strconv.Itoa(roomproto.Version)}, metrics...)...)
 	if err := hs.Serve(netutil.HTTPLimits{}.Listener(ln)); err != nil && !errors.Is(err, http.ErrServerClosed) {

@@ -369,7 +369,7 @@ func (o *serveOpts) serveMatch(ctx context.Context, opts rewind.HostOptions, std
 		fmt.Fprintf(stdout, "json=%s\n", js.url)
 	}
 	if o.hs != nil {
-		o.hs.mountConsole(&matchConsole{source: "serve", game: gf.name, max: o.pf.maxPlayers, hosted: hostedAt("here", udpAddrPort, hasUDP), h: host, code: singleMatch})
+		o.hs.mountConsole(&matchConsole{source: "serve", game: gf.name, max: o.pf.maxPlayers, hosted: hostedAt("here", udpAddrPort, hasUDP), h: host, code: singleMatch}, stdout)
 		fmt.Fprintf(stdout, "http=%s\n", o.hs.Addr())
 	}
 	if o.duration > 0 {

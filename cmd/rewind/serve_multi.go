@@ -105,7 +105,7 @@ func serveMulti[I any](ctx context.Context, g rewind.Game[I], o multiServe, stdo
 	logUDPBuffers(log, h.Conn(), o.opts.UDP)
 	if o.http != nil {
 		registerMultiMetrics(o.reg, h)
-		o.http.mountConsole(&matchConsole{source: "serve", game: o.game.name, max: o.opts.Server.MaxPlayers, hosted: hostedAt("here", addr, true), m: h})
+		o.http.mountConsole(&matchConsole{source: "serve", game: o.game.name, max: o.opts.Server.MaxPlayers, hosted: hostedAt("here", addr, true), m: h}, stdout)
 		fmt.Fprintf(stdout, "http=%s\n", o.http.Addr())
 	}
 	if o.duration > 0 {

@@ -48,7 +48,7 @@ func serveRooms[I any](ctx context.Context, g rewind.Game[I], o roomServe, stdou
 	}
 	if o.http != nil {
 		registerRoomMetrics(o.reg, servedStats[I]{s})
-		o.http.mountConsole(&matchConsole{source: "serve", game: o.game.name, max: o.server.MaxPlayers, hosted: hostedAt("relay room", addr, hasUDP), m: s.Multi})
+		o.http.mountConsole(&matchConsole{source: "serve", game: o.game.name, max: o.server.MaxPlayers, hosted: hostedAt("relay room", addr, hasUDP), m: s.Multi}, stdout)
 		fmt.Fprintf(stdout, "http=%s\n", o.http.Addr())
 	}
 	if o.duration > 0 {

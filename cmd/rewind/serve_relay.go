@@ -116,7 +116,7 @@ func serveRoom[I any](ctx context.Context, g rewind.Game[I], o roomServe, stdout
 	if o.http != nil {
 		registerRoomMetrics(o.reg, host)
 		a, ok := host.UDPAddr()
-		o.http.mountConsole(&matchConsole{source: "serve", game: o.game.name, max: o.server.MaxPlayers, hosted: hostedAt("relay room", a, ok), h: host, code: host.Code()})
+		o.http.mountConsole(&matchConsole{source: "serve", game: o.game.name, max: o.server.MaxPlayers, hosted: hostedAt("relay room", a, ok), h: host, code: host.Code()}, stdout)
 		fmt.Fprintf(stdout, "http=%s\n", o.http.Addr())
 	}
 	if o.duration > 0 {

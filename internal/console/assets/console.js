@@ -29,12 +29,25 @@
     if (s < 3600) return Math.floor(s / 60) + 'm' + String(s % 60).padStart(2, '0') + 's';
     return Math.floor(s / 3600) + 'h' + String(Math.floor(s / 60) % 60).padStart(2, '0') + 'm';
   }
-  function td(text, cls) {
+  function td(text, cls, title) {
     const c = document.createElement('td');
     c.textContent = text;
     if (cls) c.className = cls;
+    if (title) c.title = title;
     return c;
   }
+  // What a player row's cells mean, shown on hover (a dash: the process
+  // serving this console does not see that figure).
+  const tips = {
+    ping: 'round trip between the player and the match server',
+    rollbacks: 'rollbacks: ticks the player simulated again after a wrong guess of another player\'s input (counted in the player: a dash at a match server)',
+    desyncs: 'desyncs: times the player\'s world hashed otherwise than the server\'s and was repaired page by page',
+    resyncs: 'resyncs: whole worlds the server sent the player again (a rebase)',
+    delay: 'input delay: ticks between pressing and the input taking effect (lockstep players; a dash: prediction, no delay)',
+    late: 'late inputs: ticks that ran without this player\'s input (it arrived too late and was guessed)',
+    rate: 'bytes a second from / to this player',
+    addr: 'the player\'s address (a hash of it unless addresses is ticked with the admin token)',
+  };
   function button(label, onClick) {
     const b = document.createElement('button');
     b.type = 'button';
@@ -85,10 +98,12 @@
         m.dataset.code = r.code;
         m.dataset.player = p.id;
         m.append(td(p.id + (p.name ? ' ' + p.name : '')), td(p.state),
-          td('ping ' + fmtNum(p.pingMs, 0) + ' ms'), td('rb ' + fmtNum(p.rollbacks) + ' ds ' + fmtNum(p.desyncs) + ' rs ' + fmtNum(p.resyncs)),
-          td('delay ' + fmtNum(p.inputDelay)), td('late ' + fmtNum(p.lateInputs)),
-          td(fmtNum(p.inPerSec), 'num'), td(fmtNum(p.outPerSec), 'num'),
-          td(fmtAge(p.since, s.now)), td(p.addr || '–'), td(''));
+          td('ping ' + fmtNum(p.pingMs, 0) + ' ms', '', tips.ping),
+          td('rollbacks ' + fmtNum(p.rollbacks) + ' · desyncs ' + fmtNum(p.desyncs) + ' · resyncs ' + fmtNum(p.resyncs), '',
+            tips.rollbacks + '\n' + tips.desyncs + '\n' + tips.resyncs),
+          td('input delay ' + fmtNum(p.inputDelay), '', tips.delay), td('late inputs ' + fmtNum(p.lateInputs), '', tips.late),
+          td(fmtNum(p.inPerSec), 'num', tips.rate), td(fmtNum(p.outPerSec), 'num', tips.rate),
+          td(fmtAge(p.since, s.now), '', 'time since the player joined'), td(p.addr || '–', '', tips.addr), td(''));
         const pa = document.createElement('td');
         if (can.has('remove')) pa.append(button('remove', () => act('remove', { code: r.code, player: p.id, reason: 'removed by the operator' }, 'Remove ' + p.id + ' from ' + r.code + '?')));
         m.append(pa);
