@@ -48,7 +48,11 @@
 // Differences. Describe turns a world.Difference of a module's world into
 // "address 2056 (0x808)" or "global 1" for the desync debugger.
 //
-// js/wasm builds hold no wazero: there the package has its parser,
-// Input and Describe only (the tab runs modules on the browser's own
-// WebAssembly engine).
+// js/wasm builds hold no wazero: there (a tab's match Worker, Node) the
+// same Load, Module and Game run the module in the JavaScript engine's
+// own WebAssembly (module_js.go, game_js.go), the world's bytes copied
+// into the module's memory before each step and back after it
+// (typed-array copies); the step budget is not enforced there (a
+// JavaScript call runs to its end). twin_test.go's golden world hashes
+// hold for both.
 package module
