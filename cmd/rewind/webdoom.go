@@ -17,7 +17,7 @@ import (
 
 func init() {
 	registerInterruptible("webdoom", "WebDoom-compatible lobby and tic relay (stands in for WebDoom's server)", webDoom)
-	registerBench("webdoom", "WebDoom relay seal latency over loopback (4 players at 35 Hz)", runBenchWebDoom)
+	registerBench("webdoom", "WebDoom relay seal latency over loopback beside a bare relay (4 players at 35 Hz)", runBenchWebDoom)
 }
 
 // webDoom serves WebDoom's lobby, tic relay, spectators, app, WAD
@@ -161,18 +161,30 @@ func webDoomSettings(args []string, getenv func(string) string, stderr io.Writer
 }
 
 // runBenchWebDoom plays 4 clients at 35 Hz against an in-process server
-// over loopback and reports the seal latency (internal/bench/webdoom).
+// and a bare relay over loopback, in alternating rounds, and reports the
+// seal latency of both (internal/bench/webdoom).
 func runBenchWebDoom(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("bench webdoom", "rewind bench webdoom [flags]", stderr)
-	tics := fs.Int("tics", 700, "tics to play (35 a second)")
+	tics := fs.Int("tics", 420, "tics each relay plays per round (35 a second)")
+	rounds := fs.Int("rounds", 3, "rounds: each plays the bare relay and rewind's, alternating which goes first")
 	players := fs.Int("players", 4, "players (1..4)")
+	profile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file (goroutines labelled relay=rewind|bare, side=server|clients)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *players < 1 || *players > 4 || *tics < 1 {
-		return usageError{errors.New("--players 1..4 and --tics > 0")}
+	if *players < 1 || *players > 4 || *tics < 1 || *rounds < 1 {
+		return usageError{errors.New("--players 1..4, --tics > 0 and --rounds > 0")}
 	}
-	res, err := benchwebdoom.Run(context.Background(), benchwebdoom.Config{Players: *players, Tics: *tics, Log: stderr})
+	cfg := benchwebdoom.Config{Players: *players, Tics: *tics, Rounds: *rounds, Log: stderr}
+	if *profile != "" {
+		f, err := os.Create(*profile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		cfg.Profile = f
+	}
+	res, err := benchwebdoom.Run(context.Background(), cfg)
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,9 @@
-// Package webdoom is `rewind bench webdoom`: WebDoom clients play at
-// 35 Hz against an in-process tic relay over loopback, and the seal
-// latency is measured: from the last of a tic's cmds being sent to its
-// bundle arriving at each client.
+// Package webdoom is `rewind bench webdoom`: four WebDoom clients play at
+// 35 Hz over loopback against rewind's tic relay (relay/webdoom) and,
+// in the same run and the same way, against a bare relay (Bare: the
+// least work a seal can be, over the same WebSocket library), in
+// alternating rounds. The seal latency is measured per client and tic:
+// from the last of the tic's cmds being sent to its bundle arriving.
 package webdoom
 
 import (
@@ -9,179 +11,149 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"runtime/pprof"
 	"slices"
-	"sync"
 	"time"
 
-	"github.com/rewindnet/rewind/internal/webdoomclient"
 	"github.com/rewindnet/rewind/relay/webdoom"
-	"github.com/rewindnet/rewind/relay/webdoom/wire"
 )
 
 // Config is the match played.
 type Config struct {
-	// Players is the clients (1..4), Tics the tics played (35 a second).
+	// Players is the clients (1..4), Tics the tics played per round on
+	// each relay (35 a second).
 	Players, Tics int
-	// Log gets the progress line (nil: none).
+	// Rounds is how many rounds each relay plays (0: 1), alternating:
+	// bare then rewind, then rewind then bare, and so on.
+	Rounds int
+	// Log gets the progress lines (nil: none).
 	Log io.Writer
+	// Profile, when set, gets a CPU profile of rewind's rounds.
+	Profile io.Writer
 }
 
-// Result is the seal latencies and the server's counters.
+// Result is the seal latencies of both relays and rewind's counters.
 type Result struct {
 	// Config is what was played.
 	Config Config
-	// Latency holds a seal latency per client per tic, sorted.
-	Latency []time.Duration
-	// Stats is the server's.
+	// Latency holds rewind's seal latency per client per tic over all its
+	// rounds, sorted; Bare the bare relay's.
+	Latency, Bare []time.Duration
+	// Stats is rewind's server counters summed over its rounds.
 	Stats webdoom.Stats
 }
 
-// Quantile returns the p-quantile of the latencies.
-func (r Result) Quantile(p float64) time.Duration { return r.Latency[int(p*float64(len(r.Latency)-1))] }
+// quantile returns the p-quantile of sorted latencies.
+func quantile(lat []time.Duration, p float64) time.Duration {
+	return lat[int(p*float64(len(lat)-1))]
+}
 
-// Summary is the line printed before the key=value line.
+// Quantile returns the p-quantile of rewind's latencies.
+func (r Result) Quantile(p float64) time.Duration { return quantile(r.Latency, p) }
+
+// VsBare returns rewind's p-quantile over the bare relay's.
+func (r Result) VsBare(p float64) float64 {
+	return float64(quantile(r.Latency, p)) / float64(quantile(r.Bare, p))
+}
+
+// Summary is the lines printed before the key=value line.
 func (r Result) Summary() string {
-	lat := r.Latency
-	return fmt.Sprintf("seal latency (last cmd sent -> bundle received), %d samples: p50 %v p99 %v max %v", len(lat), r.Quantile(0.5), r.Quantile(0.99), lat[len(lat)-1])
+	line := func(name string, lat []time.Duration) string {
+		return fmt.Sprintf("%s seal latency (last cmd sent -> bundle received), %d samples: p50 %v p99 %v max %v\n",
+			name, len(lat), quantile(lat, 0.5), quantile(lat, 0.99), lat[len(lat)-1])
+	}
+	return line("rewind", r.Latency) + line("bare  ", r.Bare) +
+		fmt.Sprintf("rewind / bare: p50 %.2f p99 %.2f", r.VsBare(0.5), r.VsBare(0.99))
 }
 
 // Pairs returns the command's key=value pairs, in the order of its line.
 func (r Result) Pairs() []any {
 	us := func(d time.Duration) string { return fmt.Sprintf("%.0f", float64(d)/float64(time.Microsecond)) }
+	x := func(f float64) string { return fmt.Sprintf("%.2f", f) }
 	lat, st := r.Latency, r.Stats
 	return []any{"players", r.Config.Players, "tics", r.Config.Tics, "samples", len(lat), "p50_us", us(r.Quantile(0.5)), "p99_us", us(r.Quantile(0.99)),
-		"max_us", us(lat[len(lat)-1]), "seals", st.Seals, "forced_seals", st.ForcedSeals, "fabrications", st.Fabrications}
+		"max_us", us(lat[len(lat)-1]), "seals", st.Seals, "forced_seals", st.ForcedSeals, "fabrications", st.Fabrications,
+		"rounds", max(r.Config.Rounds, 1), "bare_p50_us", us(quantile(r.Bare, 0.5)), "bare_p99_us", us(quantile(r.Bare, 0.99)),
+		"p50_vs_bare", x(r.VsBare(0.5)), "p99_vs_bare", x(r.VsBare(0.99))}
 }
 
-// Run plays the match and measures.
+// Run plays the rounds and measures.
 func Run(ctx context.Context, cfg Config) (Result, error) {
-	log := cfg.Log
-	if log == nil {
-		log = io.Discard
+	if cfg.Log == nil {
+		cfg.Log = io.Discard
 	}
-	sent, recv, srv, err := play(ctx, cfg, log)
-	if err != nil {
-		return Result{}, err
+	res := Result{Config: cfg}
+	if cfg.Profile != nil {
+		if err := pprof.StartCPUProfile(cfg.Profile); err != nil {
+			return res, err
+		}
+		defer pprof.StopCPUProfile()
 	}
-	n := cfg.Players
-	var lat []time.Duration
-	for t := 0; t < cfg.Tics; t++ {
-		var last time.Time
-		for i := 0; i < n; i++ {
-			if sent[i][t].After(last) {
-				last = sent[i][t]
+	fmt.Fprintf(cfg.Log, "bench webdoom: %d players, %d rounds of %d tics at 35 Hz (%.1f s) on each relay, alternating\n",
+		cfg.Players, max(cfg.Rounds, 1), cfg.Tics, float64(cfg.Tics)/35)
+	for round := 0; round < max(cfg.Rounds, 1); round++ {
+		for i := range 2 {
+			bare := (round+i)%2 == 0
+			var lat []time.Duration
+			var st webdoom.Stats
+			var err error
+			if bare {
+				lat, err = playBare(ctx, cfg)
+				res.Bare = append(res.Bare, lat...)
+			} else {
+				lat, st, err = playRewind(ctx, cfg)
+				res.Latency = append(res.Latency, lat...)
+				res.Stats.Seals += st.Seals
+				res.Stats.ForcedSeals += st.ForcedSeals
+				res.Stats.Fabrications += st.Fabrications
 			}
-		}
-		for i := 0; i < n; i++ {
-			lat = append(lat, recv[i][t].Sub(last))
+			if err != nil {
+				return res, err
+			}
+			slices.Sort(lat)
+			fmt.Fprintf(cfg.Log, "round %d %s: p50 %v p99 %v\n", round+1, map[bool]string{true: "bare  ", false: "rewind"}[bare], quantile(lat, 0.5), quantile(lat, 0.99))
 		}
 	}
-	slices.Sort(lat)
-	return Result{Config: cfg, Latency: lat, Stats: srv}, nil
+	slices.Sort(res.Latency)
+	slices.Sort(res.Bare)
+	return res, nil
 }
 
-// play plays the match and returns, per client and tic, when its cmd was
-// sent and its bundle received, and the server's counters.
-func play(ctx context.Context, cfg Config, log io.Writer) (sent, recv [][]time.Time, _ webdoom.Stats, _ error) {
+// playRewind plays one round against an in-process rewind relay and
+// returns the latencies and the server's counters.
+func playRewind(ctx context.Context, cfg Config) ([]time.Duration, webdoom.Stats, error) {
 	scfg := webdoom.DefaultServerConfig()
 	scfg.Countdown = time.Millisecond
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return nil, nil, webdoom.Stats{}, err
+		return nil, webdoom.Stats{}, err
 	}
-	srv := webdoom.NewServer(scfg)
-	go srv.Serve(ln)
+	var srv *webdoom.Server
+	pprof.Do(ctx, pprof.Labels("relay", "rewind", "side", "server"), func(context.Context) {
+		srv = webdoom.NewServer(scfg)
+		go srv.Serve(ln)
+	})
 	defer srv.Close()
-	base := "ws://" + ln.Addr().String()
-	ctx, cancel := context.WithTimeout(ctx, time.Duration(cfg.Tics)*time.Second/35+30*time.Second)
-	defer cancel()
+	var lat []time.Duration
+	pprof.Do(ctx, pprof.Labels("relay", "rewind", "side", "clients"), func(ctx context.Context) {
+		lat, err = play(ctx, cfg, "ws://"+ln.Addr().String())
+	})
+	return lat, srv.Stats(), err
+}
 
-	lobby, err := launch(ctx, base, cfg.Players)
-	for _, c := range lobby {
-		defer c.CloseNow()
-	}
+// playBare plays one round against an in-process bare relay.
+func playBare(ctx context.Context, cfg Config) ([]time.Duration, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return nil, nil, webdoom.Stats{}, err
+		return nil, err
 	}
-	n := cfg.Players
-	sent = make([][]time.Time, n)
-	recv = make([][]time.Time, n)
-	games := make([]*webdoomclient.Conn, n)
-	for i := range games {
-		sent[i], recv[i] = make([]time.Time, cfg.Tics), make([]time.Time, cfg.Tics)
-		if games[i], err = webdoomclient.Dial(ctx, base, fmt.Sprintf("/ws/game?slot=%d", i)); err != nil {
-			return nil, nil, webdoom.Stats{}, err
-		}
-		defer games[i].CloseNow()
-	}
-	fmt.Fprintf(log, "bench webdoom: %d players, %d tics at 35 Hz (%.1f s)\n", n, cfg.Tics, float64(cfg.Tics)/35)
-	if err := playTics(ctx, cfg.Tics, games, sent, recv); err != nil {
-		return nil, nil, webdoom.Stats{}, err
-	}
-	return sent, recv, srv.Stats(), nil
-}
-
-// launch joins n players to the lobby at base, has the first start the
-// match and waits for the launch; the caller closes the lobby connections
-// returned, also with an error.
-func launch(ctx context.Context, base string, n int) ([]*webdoomclient.Conn, error) {
-	var lobby []*webdoomclient.Conn
-	for i := 0; i < n; i++ {
-		c, err := webdoomclient.Dial(ctx, base, "/ws/lobby")
-		if err != nil {
-			return lobby, err
-		}
-		lobby = append(lobby, c)
-	}
-	if err := lobby[0].SendJSON(ctx, `{"t":"start"}`); err != nil {
-		return lobby, err
-	}
-	for {
-		m, err := lobby[0].ReadLobby(ctx)
-		if err != nil {
-			return lobby, err
-		}
-		if m["t"] == "launch" {
-			return lobby, nil
-		}
-	}
-}
-
-// playTics plays tics tics on games, a sender and a reader per client:
-// client i sends tic t at 50 ms + t/35 s from now plus its own phase
-// (7 ms × i), noting when in sent[i][t], and notes in recv[i][t] when
-// tic t's bundle came.
-func playTics(ctx context.Context, tics int, games []*webdoomclient.Conn, sent, recv [][]time.Time) error {
-	var wg sync.WaitGroup
-	errs := make(chan error, 2*len(games))
-	start := time.Now().Add(50 * time.Millisecond)
-	for i := range games {
-		wg.Add(2)
-		go func() { // sender: tic t at start + t/35 s, each client at its own phase
-			defer wg.Done()
-			phase := time.Duration(i) * 7 * time.Millisecond
-			for t := 0; t < tics; t++ {
-				time.Sleep(time.Until(start.Add(phase + time.Duration(t)*time.Second/35)))
-				sent[i][t] = time.Now()
-				if err := games[i].SendCmd(ctx, uint32(t), wire.NewTicCmd(int8(t), 0, 0, 0, 0, 0)); err != nil {
-					errs <- err
-					return
-				}
-			}
-		}()
-		go func() {
-			defer wg.Done()
-			for t := 0; t < tics; t++ {
-				b, err := games[i].ReadBundle(ctx)
-				if err != nil {
-					errs <- err
-					return
-				}
-				recv[i][b.Tic] = time.Now()
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	return <-errs
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	b := &Bare{Players: cfg.Players}
+	pprof.Do(ctx, pprof.Labels("relay", "bare", "side", "server"), func(sctx context.Context) { go b.Serve(sctx, ln) })
+	var lat []time.Duration
+	pprof.Do(ctx, pprof.Labels("relay", "bare", "side", "clients"), func(ctx context.Context) {
+		lat, err = play(ctx, cfg, "ws://"+ln.Addr().String())
+	})
+	return lat, err
 }

@@ -7,13 +7,13 @@ import (
 	"github.com/rewindnet/rewind/internal/testutil"
 )
 
-// TestRun plays a second of two clients: a latency per client per tic,
-// sorted, and tics sealed. (On a loaded machine the relay may force a
+// TestRun plays a second of two clients on each relay: a latency per
+// client per tic, sorted, and tics sealed. (On a loaded machine the relay may force a
 // seal before a late cmd: that tic's latency is then negative, and the
 // cmd fabricated.)
 func TestRun(t *testing.T) {
 	testutil.SkipSockets(t)
-	r, err := Run(context.Background(), Config{Players: 2, Tics: 35})
+	r, err := Run(context.Background(), Config{Players: 2, Tics: 35, Rounds: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,7 +23,10 @@ func TestRun(t *testing.T) {
 	if r.Stats.Seals == 0 || r.Stats.Seals > 35 {
 		t.Errorf("stats %+v", r.Stats)
 	}
-	if kv := r.Pairs(); len(kv) != 18 || kv[4] != "samples" || kv[5] != 70 {
+	if len(r.Bare) != 70 || r.Bare[0] > r.Bare[69] || r.VsBare(0.5) <= 0 {
+		t.Fatalf("bare: %d latencies, first %v, max %v", len(r.Bare), r.Bare[0], r.Bare[69])
+	}
+	if kv := r.Pairs(); len(kv) != 28 || kv[4] != "samples" || kv[5] != 70 || kv[24] != "p50_vs_bare" || kv[26] != "p99_vs_bare" {
 		t.Errorf("pairs %v", kv)
 	}
 }
