@@ -4,6 +4,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -158,4 +159,16 @@ func (c *limitedConn) Close() error {
 		c.l.mu.Unlock()
 	})
 	return c.Conn.Close()
+}
+
+// SyscallConn returns the raw connection beneath the cap (its writes then
+// skip WriteStall: a caller writing to it must not block).
+func (c *limitedConn) SyscallConn() (syscall.RawConn, error) { return rawConnOf(c.Conn) }
+
+// rawConnOf returns c's raw connection, or ErrNoRawConn.
+func rawConnOf(c net.Conn) (syscall.RawConn, error) {
+	if sc, ok := c.(syscall.Conn); ok {
+		return sc.SyscallConn()
+	}
+	return nil, ErrNoRawConn
 }

@@ -8,12 +8,17 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"syscall"
 )
 
 // ErrFrameTooLarge indicates a WebSocket frame whose header declares more
 // payload than the reader's limit: the connection is refused at once,
 // without waiting for the bytes that would never fit.
 var ErrFrameTooLarge = errors.New("netutil: websocket frame larger than the read limit")
+
+// ErrNoRawConn indicates a connection with no raw connection beneath it
+// (not a TCP or Unix socket).
+var ErrNoRawConn = errors.New("netutil: no raw connection beneath")
 
 // GuardWebSocket wraps w for a WebSocket upgrade (coder/websocket's Accept
 // hijacks it): every frame header the client sends is read as it arrives,
@@ -152,3 +157,8 @@ func (g *FrameGuard) Scan(b []byte) error {
 	}
 	return nil
 }
+
+// SyscallConn returns the raw connection beneath the guard, for a writer
+// that must not block (relay/webdoom's direct sends); it fails when the
+// guarded connection has none.
+func (c *guardConn) SyscallConn() (syscall.RawConn, error) { return rawConnOf(c.Conn) }

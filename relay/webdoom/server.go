@@ -71,14 +71,26 @@ const (
 
 // Server is rewind's stand-in for WebDoom's Node.js server: the
 // lobby, the tic relay and the spectator endpoint over WebSocket, and the
-// app, WAD library and demo store over HTTP, all on one handler. One
-// goroutine owns the Core; each connection has a reader goroutine
-// and a sender goroutine with a bounded queue.
+// app, WAD library and demo store over HTTP, all on one handler. The
+// Core is run under a lock by the goroutine an event happens on: a
+// connection's reader hands it each message and writes the bundles it
+// seals straight to the players' sockets, which never block (nbConn); a
+// timer goroutine runs its deadlines. Each connection also has a sender
+// goroutine with a bounded queue, for what does not go straight out: lobby
+// messages, history bursts, spectators, and a player's bundles while
+// earlier ones for it are still queued.
 type Server struct {
-	cfg     ServerConfig
-	log     *slog.Logger
-	core    *Core
-	events  chan webDoomEvent
+	cfg  ServerConfig
+	log  *slog.Logger
+	core *Core
+	// coreMu guards core, conns, armed and stopped: whoever handles an
+	// event or a deadline holds it, and dispatches the actions under it
+	// (so each connection's messages keep the core's order).
+	coreMu  sync.Mutex
+	conns   map[ConnID]*webDoomWS
+	armed   time.Time     // the deadline the timer goroutine waits for (zero: none)
+	stopped bool          // the timer goroutine has seen Close: no more events
+	kick    chan struct{} // tells the timer goroutine of an earlier deadline
 	done    chan struct{}
 	ctx     context.Context
 	cancel  context.CancelFunc
@@ -99,7 +111,6 @@ const (
 	wdEvOpen webDoomEventKind = iota + 1
 	wdEvMessage
 	wdEvClosed
-	wdEvQuery
 )
 
 type webDoomEvent struct {
@@ -109,16 +120,21 @@ type webDoomEvent struct {
 	id    ConnID
 	query string
 	data  []byte
-	fn    func(*Core)
 }
 
 // webDoomWS is one WebSocket connection as the network layer holds it.
 type webDoomWS struct {
 	id     ConnID
 	c      *websocket.Conn
+	nb     *nbConn // its connection, whose writes never block (nil: a plain one)
+	direct bool    // a game socket whose bundles may be written by dispatch itself
 	queue  chan webDoomOut
-	quit   chan struct{} // closed by the owner when the connection is gone
-	sender atomic.Bool   // the sender has stopped
+	// pending counts what was queued for the sender and is not written
+	// yet: dispatch writes a bundle itself only when it is 0 (under
+	// coreMu), so nothing overtakes what is queued.
+	pending atomic.Int64
+	quit    chan struct{} // closed by the owner when the connection is gone
+	sender  atomic.Bool   // the sender has stopped
 }
 
 type webDoomOut struct {
@@ -153,7 +169,7 @@ func NewServer(cfg ServerConfig) *Server {
 	}
 	s := &Server{
 		cfg: cfg, log: log, core: NewCore(cfg.Config, log),
-		events: make(chan webDoomEvent, 256), done: make(chan struct{}),
+		conns: map[ConnID]*webDoomWS{}, kick: make(chan struct{}, 1), done: make(chan struct{}),
 		files: newFiles(cfg.Dir, log),
 		demos: newDemoStore(cfg.DemoMax, cfg.DemoTotal, cfg.DemoTTL, cfg.Now),
 		uploads: &uploadLimit{rate: cfg.DemoUploadRate, burst: float64(cfg.DemoUploadBurst),
@@ -182,105 +198,136 @@ func (s *Server) Status() Status {
 	return st
 }
 
-// query runs fn on the core's goroutine and waits for it.
+// query runs fn on the core under its lock (not after Close).
 func (s *Server) query(fn func(*Core)) {
-	ran := make(chan struct{})
-	if s.post(webDoomEvent{kind: wdEvQuery, fn: func(c *Core) { fn(c); close(ran) }}) {
-		select {
-		case <-ran:
-		case <-s.done:
-		}
+	s.coreMu.Lock()
+	defer s.coreMu.Unlock()
+	if !s.stopped {
+		fn(s.core)
 	}
 }
 
-func (s *Server) post(ev webDoomEvent) bool {
-	select {
-	case s.events <- ev:
-		return true
-	case <-s.done:
+// handle runs an event through the core and dispatches its actions, on
+// the calling goroutine; false means the server is closed.
+func (s *Server) handle(ev webDoomEvent) bool {
+	s.coreMu.Lock()
+	defer s.coreMu.Unlock()
+	if s.stopped {
 		return false
 	}
+	now := s.cfg.Now()
+	switch ev.kind {
+	case wdEvOpen:
+		s.conns[ev.ws.id] = ev.ws
+		switch ev.ep {
+		case wdLobby:
+			s.dispatch(s.core.OpenLobby(ev.ws.id, now))
+		case wdGame:
+			s.dispatch(s.core.OpenGame(ev.ws.id, ev.query, now))
+		case wdSpectate:
+			s.dispatch(s.core.OpenSpectator(ev.ws.id, now))
+		}
+	case wdEvMessage:
+		if ev.ep == wdLobby {
+			s.dispatch(s.core.LobbyMessage(ev.id, ev.data, now))
+		} else {
+			s.dispatch(s.core.GameMessage(ev.id, ev.data, now))
+		}
+	case wdEvClosed:
+		if w := s.conns[ev.id]; w != nil {
+			delete(s.conns, ev.id)
+			close(w.quit)
+			s.dispatch(s.core.Closed(ev.id, now))
+		}
+	}
+	// A sealed tic moves no deadline; a lobby start, say, does.
+	if dl, ok := s.core.NextDeadline(); ok && (s.armed.IsZero() || dl.Before(s.armed)) {
+		s.armed = dl
+		select {
+		case s.kick <- struct{}{}:
+		default:
+		}
+	}
+	return true
 }
 
-// run is the one goroutine that owns the core and the connection table.
+// run is the timer goroutine: it runs the core's deadlines (countdown,
+// launch, the stall and drop sweep, lobby idling).
 func (s *Server) run() {
 	defer s.wg.Done()
-	conns := map[ConnID]*webDoomWS{}
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for {
-		if dl, ok := s.core.NextDeadline(); ok {
+		s.coreMu.Lock()
+		dl, ok := s.core.NextDeadline()
+		s.armed = time.Time{}
+		if ok {
+			s.armed = dl
 			timer.Reset(max(dl.Sub(s.cfg.Now()), 0))
 		} else {
 			timer.Stop()
 		}
+		s.coreMu.Unlock()
 		select {
 		case <-s.done:
 			// Readers and writers use s.ctx, which Close cancels: that ends
 			// every socket. Here only the senders are told to stop.
-			for _, w := range conns {
+			s.coreMu.Lock()
+			s.stopped = true
+			for _, w := range s.conns {
 				close(w.quit)
 			}
+			s.coreMu.Unlock()
 			return
+		case <-s.kick:
 		case <-timer.C:
-			s.dispatch(conns, s.core.Advance(s.cfg.Now()))
-		case ev := <-s.events:
-			now := s.cfg.Now()
-			switch ev.kind {
-			case wdEvQuery:
-				ev.fn(s.core)
-			case wdEvOpen:
-				conns[ev.ws.id] = ev.ws
-				switch ev.ep {
-				case wdLobby:
-					s.dispatch(conns, s.core.OpenLobby(ev.ws.id, now))
-				case wdGame:
-					s.dispatch(conns, s.core.OpenGame(ev.ws.id, ev.query, now))
-				case wdSpectate:
-					s.dispatch(conns, s.core.OpenSpectator(ev.ws.id, now))
-				}
-			case wdEvMessage:
-				if w := conns[ev.id]; w != nil {
-					if ev.ep == wdLobby {
-						s.dispatch(conns, s.core.LobbyMessage(ev.id, ev.data, now))
-					} else {
-						s.dispatch(conns, s.core.GameMessage(ev.id, ev.data, now))
-					}
-				}
-			case wdEvClosed:
-				if w := conns[ev.id]; w != nil {
-					delete(conns, ev.id)
-					close(w.quit)
-					s.dispatch(conns, s.core.Closed(ev.id, now))
-				}
-			}
+			s.coreMu.Lock()
+			s.dispatch(s.core.Advance(s.cfg.Now()))
+			s.coreMu.Unlock()
 		}
 	}
 }
 
-// dispatch hands the core's actions to the connections' senders.
-func (s *Server) dispatch(conns map[ConnID]*webDoomWS, acts []Action) {
+// dispatch carries out the core's actions (under coreMu): a bundle for a
+// player's game socket with nothing queued before it is written at once,
+// on this goroutine (the socket's writes never block); the rest goes to
+// the connections' senders.
+func (s *Server) dispatch(acts []Action) {
 	for _, a := range acts {
-		w := conns[a.Conn]
+		w := s.conns[a.Conn]
 		if w == nil || w.sender.Load() {
 			continue
 		}
-		out := webDoomOut{kind: a.Kind, data: a.Data, history: a.History}
+		if a.Kind == SendBinary && w.direct && w.pending.Load() == 0 {
+			if err := w.c.Write(context.Background(), websocket.MessageBinary, a.Data); err != nil {
+				s.dropConn(w, err)
+			}
+			continue
+		}
+		w.pending.Add(1)
 		select {
-		case w.queue <- out:
+		case w.queue <- webDoomOut{kind: a.Kind, data: a.Data, history: a.History}:
 		default:
-			s.core.stats.drop(DropSlow)
-			s.log.Info("webdoom: dropped", "conn", a.Conn, "reason", DropSlow, "queued", len(w.queue))
-			w.sender.Store(true)
-			// CloseNow can wait for a close handshake under way; the owner
-			// goroutine must never block, so it runs apart.
-			s.wg.Add(1)
-			go func() {
-				defer s.wg.Done()
-				w.c.CloseNow()
-			}()
+			s.dropConn(w, errSlowConsumer)
 		}
 	}
+}
+
+// dropConn stops sending to a connection whose write failed or whose
+// queue is full, and ends it; a slow consumer is counted and logged.
+func (s *Server) dropConn(w *webDoomWS, err error) {
+	if errors.Is(err, errSlowConsumer) {
+		s.core.stats.drop(DropSlow)
+		s.log.Info("webdoom: dropped", "conn", w.id, "reason", DropSlow, "queued", len(w.queue), "err", err)
+	}
+	w.sender.Store(true)
+	// CloseNow can wait for a close handshake under way; the caller
+	// (holding coreMu) must never block, so it runs apart.
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		w.c.CloseNow()
+	}()
 }
 
 // sendLoop owns the connection's writer.
@@ -290,8 +337,15 @@ func (s *Server) sendLoop(w *webDoomWS) {
 	write := func(typ websocket.MessageType, b []byte) bool {
 		ctx, cancel := context.WithTimeout(s.ctx, s.cfg.WriteTimeout)
 		defer cancel()
-		if err := w.c.Write(ctx, typ, b); err != nil {
-			if errors.Is(err, context.DeadlineExceeded) {
+		var err error
+		if w.nb != nil {
+			err = w.nb.wait(ctx) // one message at a time in the backlog
+		}
+		if err == nil {
+			err = w.c.Write(ctx, typ, b)
+		}
+		if err != nil {
+			if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, errSlowConsumer) {
 				s.core.stats.drop(DropSlow)
 				s.log.Info("webdoom: dropped", "conn", w.id, "reason", DropSlow, "err", err)
 			}
@@ -329,6 +383,7 @@ func (s *Server) sendLoop(w *webDoomWS) {
 				w.c.CloseNow()
 				return
 			}
+			w.pending.Add(-1)
 		}
 	}
 }
@@ -360,8 +415,16 @@ func (s *Server) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	// A frame declaring more than the limit is refused at once.
-	c, err := websocket.Accept(netutil.GuardWebSocket(rw, limit, nil), r, &websocket.AcceptOptions{
+	// A frame declaring more than the limit is refused at once. A game
+	// socket's writes never block (nbConn): its bundles go out on the
+	// goroutine that sealed them.
+	hw := netutil.GuardWebSocket(rw, limit, nil)
+	var nbh *nbHijacker
+	if ep == wdGame {
+		nbh = &nbHijacker{ResponseWriter: hw, max: s.cfg.SendQueue * 64}
+		hw = nbh
+	}
+	c, err := websocket.Accept(hw, r, &websocket.AcceptOptions{
 		InsecureSkipVerify: true, // WebDoom accepts any origin (a LAN game)
 		CompressionMode:    websocket.CompressionDisabled,
 	})
@@ -372,6 +435,9 @@ func (s *Server) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	w := &webDoomWS{
 		id: ConnID(s.nextID.Add(1)), c: c,
 		queue: make(chan webDoomOut, s.cfg.SendQueue), quit: make(chan struct{}),
+	}
+	if nbh != nil && nbh.nb != nil {
+		w.nb, w.direct = nbh.nb, nbh.nb.raw != nil
 	}
 	s.mu.Lock()
 	if s.closed {
@@ -384,7 +450,7 @@ func (s *Server) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	go s.sendLoop(w)
 	defer s.wg.Done()
 	defer c.CloseNow()
-	if !s.post(webDoomEvent{kind: wdEvOpen, ep: ep, ws: w, query: r.URL.RawQuery}) {
+	if !s.handle(webDoomEvent{kind: wdEvOpen, ep: ep, ws: w, query: r.URL.RawQuery}) {
 		return
 	}
 	if ep == wdSpectate {
@@ -392,7 +458,7 @@ func (s *Server) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	} else {
 		s.readLoop(w, ep)
 	}
-	s.post(webDoomEvent{kind: wdEvClosed, id: w.id})
+	s.handle(webDoomEvent{kind: wdEvClosed, id: w.id})
 }
 
 // readLoop hands each message of a lobby or game socket to the core.
@@ -403,7 +469,7 @@ func (s *Server) readLoop(w *webDoomWS, ep webDoomEndpoint) {
 			s.readEnded(w, err)
 			return
 		}
-		if !s.post(webDoomEvent{kind: wdEvMessage, ep: ep, id: w.id, data: data}) {
+		if !s.handle(webDoomEvent{kind: wdEvMessage, ep: ep, id: w.id, data: data}) {
 			return
 		}
 	}

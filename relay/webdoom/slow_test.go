@@ -45,15 +45,56 @@ func TestHarnessSlowConsumer(t *testing.T) {
 	})
 }
 
-func testSlowConsumer(t *testing.T, cfg ServerConfig) {
+// TestHarnessSlowPlayer: a player that sends its cmds but reads nothing
+// is dropped as slow once its socket's backlog passes its bound (the
+// bundles the seal writes straight to it never wait), and the other
+// player plays on, never having waited for it.
+func TestHarnessSlowPlayer(t *testing.T) {
+	cfg := wdHarnessConfig()
+	cfg.SendQueue = 16 // a backlog of 1 KiB
 	cfg.RateCap = 1 << 30
 	cfg.Drop = 10 * time.Second
 	srv, base := startOn(t, cfg, func(l net.Listener) net.Listener { return smallBufListener{l} })
-	l := wdDial(t, base, "/ws/lobby")
-	l.SendJSON(wdCtx(t, time.Second), `{"t":"start"}`)
-	wdUntil(t, l, "launch")
+	l0, l1 := wdDial(t, base, "/ws/lobby"), wdDial(t, base, "/ws/lobby")
+	wdUntil(t, l1, "welcome")
+	l0.SendJSON(wdCtx(t, time.Second), `{"t":"start"}`)
+	wdUntil(t, l0, "launch")
 	p := wdPlay(t, base, "/ws/game?slot=0")
-	// A spectator that never reads, with a small receive buffer.
+	slow := dialSmallRead(t, base+"/ws/game?slot=1")
+	ctx := wdCtx(t, 20*time.Second)
+	var msg []byte
+	tic := uint32(0)
+	for srv.Stats().Drops[DropSlow] == 0 {
+		if ctx.Err() != nil {
+			t.Fatalf("slow player not dropped after %d tics", tic)
+		}
+		for range 32 {
+			msg = wire.Cmd{Tic: tic, Cmd: wire.TicCmd{byte(tic)}}.Append(msg[:0])
+			if err := p.c.SendBinary(context.Background(), msg); err != nil {
+				t.Fatal(err)
+			}
+			if err := slow.Write(context.Background(), websocket.MessageBinary, msg); err != nil {
+				t.Fatal(err)
+			}
+			tic++
+		}
+		p.waitCount(t, int(tic))
+	}
+	for deadline := time.Now().Add(5 * time.Second); srv.Status().Players != 1; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("slow player still in game")
+		}
+	}
+	p.send(t, tic, 1) // sealed with slot 0's cmd alone
+	if b := p.waitCount(t, int(tic)+1)[tic]; b.InGame != 1 {
+		t.Errorf("tic %d after the drop: in-game mask %#x", tic, b.InGame)
+	}
+}
+
+// dialSmallRead dials a WebSocket whose socket has a small receive buffer,
+// for a peer that stops reading.
+func dialSmallRead(t *testing.T, url string) *websocket.Conn {
+	t.Helper()
 	dialer := &net.Dialer{}
 	client := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
 		c, err := dialer.DialContext(ctx, network, addr)
@@ -62,11 +103,23 @@ func testSlowConsumer(t *testing.T, cfg ServerConfig) {
 		}
 		return c, err
 	}}}
-	spec, _, err := websocket.Dial(wdCtx(t, 5*time.Second), base+"/ws/spectate", &websocket.DialOptions{HTTPClient: client})
+	c, _, err := websocket.Dial(wdCtx(t, 5*time.Second), url, &websocket.DialOptions{HTTPClient: client})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer spec.CloseNow()
+	t.Cleanup(func() { c.CloseNow() })
+	return c
+}
+
+func testSlowConsumer(t *testing.T, cfg ServerConfig) {
+	cfg.RateCap = 1 << 30
+	cfg.Drop = 10 * time.Second
+	srv, base := startOn(t, cfg, func(l net.Listener) net.Listener { return smallBufListener{l} })
+	l := wdDial(t, base, "/ws/lobby")
+	l.SendJSON(wdCtx(t, time.Second), `{"t":"start"}`)
+	wdUntil(t, l, "launch")
+	p := wdPlay(t, base, "/ws/game?slot=0")
+	dialSmallRead(t, base+"/ws/spectate") // a spectator that never reads
 	ctx := wdCtx(t, 20*time.Second)
 	var msg []byte
 	tic := uint32(0)
