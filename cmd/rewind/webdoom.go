@@ -8,7 +8,9 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"os/signal"
 	"strconv"
+	"syscall"
 
 	benchwebdoom "github.com/rewindnet/rewind/internal/bench/webdoom"
 	"github.com/rewindnet/rewind/internal/metrics"
@@ -169,8 +171,12 @@ func runBenchWebDoom(args []string, stdout, stderr io.Writer) error {
 	rounds := fs.Int("rounds", 3, "rounds: each plays the bare relay and rewind's, alternating which goes first")
 	players := fs.Int("players", 4, "players (1..4)")
 	profile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file (goroutines labelled relay=rewind|bare, side=server|clients)")
+	serveBare := fs.String("serve-bare", "", "only serve the bare relay on this address (host:port) for outside clients until interrupted (scripts/webdoom-node-latency.sh)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if *serveBare != "" {
+		return serveBareRelay(*serveBare, *players, stdout)
 	}
 	if *players < 1 || *players > 4 || *tics < 1 || *rounds < 1 {
 		return usageError{errors.New("--players 1..4, --tics > 0 and --rounds > 0")}
@@ -191,4 +197,17 @@ func runBenchWebDoom(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintln(stdout, res.Summary())
 	keyValues(stdout, res.Pairs()...)
 	return nil
+}
+
+// serveBareRelay serves bench webdoom's bare relay on addr until
+// interrupted.
+func serveBareRelay(addr string, players int, stdout io.Writer) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	fmt.Fprintf(stdout, "rewind bench webdoom: bare relay for %d players on ws://%s/ws/game\n", players, ln.Addr())
+	return (&benchwebdoom.Bare{Players: players}).Serve(ctx, ln)
 }

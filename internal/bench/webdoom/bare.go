@@ -73,6 +73,7 @@ func (b *Bare) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	b.conns[slot], b.cmds[slot] = c, map[uint32]wire.TicCmd{}
 	b.open++
 	b.mu.Unlock()
+	defer b.left(slot)
 	for {
 		_, msg, err := c.Read(r.Context())
 		if err != nil {
@@ -81,6 +82,17 @@ func (b *Bare) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if m, err := wire.DecodeCmdMessage(msg); err == nil {
 			b.cmd(r.Context(), slot, m)
 		}
+	}
+}
+
+// left forgets a closed game socket; the last one's leaving starts the
+// next game at tic 0.
+func (b *Bare) left(slot int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.conns[slot], b.cmds[slot] = nil, nil
+	if b.open--; b.open == 0 {
+		b.next = 0
 	}
 }
 
