@@ -252,6 +252,9 @@ func (h *Host[I]) updateEnd(now time.Time) error {
 		err = ferr
 	}
 	if err == nil && h.m.Server.Done() {
+		if err := h.m.Server.Failure(); err != nil { // a module trapped or ran past its budget
+			h.m.Log.Error("match failed", "match", h.m.Matches, "ticks", h.m.Server.Stats().Tick, "err", err)
+		}
 		h.m.Log.Info("match ended", "match", h.m.Matches, "ticks", h.m.Server.Stats().Tick)
 		return errEndDone
 	}

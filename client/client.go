@@ -295,6 +295,9 @@ func (c *Client[I]) Update(now time.Time) error {
 		c.err = err
 		return err
 	}
+	if err := c.stepFailed(); err != nil { // before fold compares hashes
+		return err
+	}
 	if now.Sub(c.clock.lastHeard) > c.cfg.ServerTimeout {
 		// Where the client was and what crossed the Conn say which side
 		// went quiet (a hello never answered, a fetch stalled, a match

@@ -236,3 +236,19 @@ func TestGlobalsAndDiff(t *testing.T) {
 		t.Fatalf("%v %v", d, err)
 	}
 }
+
+func TestMatchSettings(t *testing.T) {
+	m := loadFile(t, "counter.wasm", Config{})
+	set := m.Game(77).MatchSettings()
+	g, err := m.Game(1).WithMatchSettings(set)
+	if err != nil || g.(*Game).Seed() != 77 {
+		t.Fatalf("%v %v", g, err)
+	}
+	set[3] ^= 1
+	if _, err := m.Game(1).WithMatchSettings(set); !errors.Is(err, ErrHash) || !strings.Contains(err.Error(), "counter.wasm") {
+		t.Fatalf("another module's settings: %v", err)
+	}
+	if _, err := m.Game(1).WithMatchSettings(set[:39]); err == nil {
+		t.Fatal("39 bytes of settings taken")
+	}
+}

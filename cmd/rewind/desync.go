@@ -13,6 +13,7 @@ import (
 
 	"github.com/rewindnet/rewind/client"
 	"github.com/rewindnet/rewind/internal/replayrun"
+	"github.com/rewindnet/rewind/module"
 	"github.com/rewindnet/rewind/replay"
 	"github.com/rewindnet/rewind/world"
 )
@@ -96,7 +97,21 @@ func diffAttrs(tick uint32, d world.Difference) []any {
 	default:
 		a = append(a, "row", d.Row)
 	}
-	return append(a, "field", d.Field, "ours", d.A, "server", d.B)
+	a = append(a, "field", d.Field, "ours", d.A, "server", d.B)
+	if w := moduleWhere(d); w != "" {
+		a = append(a, "where", w)
+	}
+	return a
+}
+
+// moduleWhere names where a difference of a WebAssembly module's world
+// lies ("address 2056 (0x808)", "global 1": module.Describe), or "" for
+// another game's.
+func moduleWhere(d world.Difference) string {
+	if (d.Table == "memory" && d.Kind == "table") || (d.Table == "globals" && d.Kind == "grid") {
+		return module.Describe(d)
+	}
+	return ""
 }
 
 // errDiffer is runDiff's error when the inputs differ (exit status 1).
@@ -182,6 +197,10 @@ func diffFiles(a, b []byte, na, nb string, stdout, stderr io.Writer) error {
 // printDiffs prints one line per difference.
 func printDiffs(w io.Writer, tick uint32, ds []world.Difference) {
 	for _, d := range ds {
+		if where := moduleWhere(d); where != "" {
+			fmt.Fprintf(w, "tick=%d %s where=%q\n", tick, d, where)
+			continue
+		}
 		fmt.Fprintf(w, "tick=%d %s\n", tick, d)
 	}
 }

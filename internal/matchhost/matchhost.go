@@ -172,6 +172,9 @@ func (m *Host[I]) Update(now time.Time) error {
 		if !m.Server.Done() {
 			return nil
 		}
+		if err := m.Server.Failure(); err != nil { // a module trapped or ran past its budget
+			m.Log.Error("match failed", "match", m.Matches, "ticks", st.Tick, "err", err)
+		}
 		m.Log.Info("match ended", "match", m.Matches, "ticks", st.Tick, "joins", st.Joins)
 		m.done = AddStats(m.done, st)
 		return m.newMatch()
