@@ -121,3 +121,30 @@ func TestLoadRefusesTwin(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkRollback60Coins measures a client's 60-tick rollback of
+// coins.wasm (128 KiB of memory, 4 players): restore the world 60 ticks
+// back, then step and snapshot 60 ticks. Natively with wazero; under
+// Node (GOOS=js GOARCH=wasm go test -exec go_js_wasm_exec -bench
+// Rollback60Coins ./module/) with V8's WebAssembly, as in a tab's Worker.
+func BenchmarkRollback60Coins(b *testing.B) {
+	g, w := examplePlay(b, "c/coins.wasm", 600)
+	base := w.Snapshot()
+	ring := make([]world.Snapshot, 60)
+	ticks := make([]*game.Tick[Input], 60)
+	for i := range ticks {
+		ticks[i] = exampleTick(uint32(601 + i))
+	}
+	for b.Loop() {
+		if err := w.Restore(base); err != nil {
+			b.Fatal(err)
+		}
+		for i, tk := range ticks {
+			g.Step(w, tk)
+			w.SnapshotInto(&ring[i])
+		}
+	}
+	if err := g.StepErr(w); err != nil {
+		b.Fatal(err)
+	}
+}
