@@ -82,9 +82,9 @@ func (c relayConsole) Snapshot(now time.Time) console.Snapshot {
 		case r.Orphaned:
 			room.Hosted = "orphaned: waiting for a claimant"
 		case r.Server:
-			room.Hosted = "match server " + r.Host
+			room.Hosted, room.HostAddr = "match server", r.Host
 		default:
-			room.Hosted = "host " + r.Host
+			room.Hosted, room.HostAddr = "host", r.Host
 		}
 		for _, m := range r.Members {
 			state := "joining"
@@ -165,7 +165,7 @@ func (c demoConsole) Snapshot(now time.Time) console.Snapshot {
 		if r.Code == c.match.code && len(ms.Rooms) == 1 {
 			m := ms.Rooms[0]
 			m.Since, m.Migrations, m.Closed = r.Since, r.Migrations, r.Closed || m.Closed
-			m.Hosted = "here (the demo's match)"
+			m.Hosted, m.HostAddr = "here (the demo's match)", ""
 			s.Rooms[i] = m
 		}
 	}

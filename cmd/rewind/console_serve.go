@@ -53,8 +53,8 @@ const singleMatch = "MATCH"
 type matchConsole struct {
 	source string // "serve" or "demo"
 	game   string
-	max    int    // players a match takes
-	hosted string // where the matches run
+	max    int   // players a match takes
+	hosted where // where the matches run
 	probe  *health.Probe
 	h      adminHost
 	code   string
@@ -97,7 +97,7 @@ func (c *matchConsole) Snapshot(time.Time) console.Snapshot {
 // room is one match as the console shows it.
 func (c *matchConsole) room(code string, st rewind.HostStats, peers []rewind.PeerInfo, closed bool) console.Room {
 	tick := st.Match.Tick
-	r := console.Room{Code: code, Game: c.game, MaxPlayers: c.max, Tick: &tick, Hosted: c.hosted, Closed: closed,
+	r := console.Room{Code: code, Game: c.game, MaxPlayers: c.max, Tick: &tick, Hosted: c.hosted.what, HostAddr: c.hosted.addr, Closed: closed,
 		BytesIn: st.Total.BytesIn, BytesOut: st.Total.BytesOut, Members: make([]console.Player, 0, len(peers))}
 	spectators := 0
 	for _, p := range peers {
@@ -208,11 +208,15 @@ func matchActionErr(err error) error {
 	return err
 }
 
+// where is where a host's matches run: what, and an address the console
+// shows hashed unless revealed.
+type where struct{ what, addr string }
+
 // hostedAt says where a host's matches run: what, with the UDP socket's
 // address if it has one (ok).
-func hostedAt(what string, udp netip.AddrPort, ok bool) string {
+func hostedAt(what string, udp netip.AddrPort, ok bool) where {
 	if !ok {
-		return what
+		return where{what: what}
 	}
-	return what + ", udp " + udp.String()
+	return where{what + ", udp", udp.String()}
 }

@@ -64,8 +64,13 @@ type Room struct {
 	TicksLateP99 *float64 `json:"ticksLateP99,omitempty"`
 	// Since is when the room was made (Unix milliseconds; 0 if unknown).
 	Since int64 `json:"since,omitempty"`
-	// Hosted says where: "match server ADDR", "host ADDR", "relay ID", "here".
-	Hosted     string `json:"hosted"`
+	// Hosted says where: "match server", "host", "relay ID", "here"; the
+	// Console appends HostAddr (hashed unless revealed).
+	Hosted string `json:"hosted"`
+	// HostAddr is the host's or match server's address, shown like a
+	// member's: as its hash unless the operator asks (with the token) for
+	// addresses (issue 43 item 5: a tab host's is a person's).
+	HostAddr   string `json:"-"`
 	Migrations int    `json:"migrations"`
 	// Closed is set once the room takes no new joins.
 	Closed bool `json:"closed,omitempty"`
@@ -152,13 +157,21 @@ type Options struct {
 	// History is how many one-second graph samples are kept (default 300:
 	// five minutes).
 	History int
+	// MaxStreams caps the event streams open without the token (default
+	// 64; 4 per address), each a goroutine and a buffer; requests with
+	// the token have 16 more of their own. Beyond, 503.
+	MaxStreams int
 }
 
 // Console is the console's HTTP side: page, state, event stream, actions.
 type Console struct {
-	opts Options
-	hub  *Hub
-	salt [16]byte
+	opts    Options
+	hub     *Hub
+	salt    [16]byte
+	now     func() time.Time // the clock of state requests (tests: made-up)
+	streams streamGate
+	limit   stateLimiter
+	cache   stateCache
 }
 
 // New returns a console; Mount adds it to a mux.
@@ -169,7 +182,10 @@ func New(opts Options) *Console {
 	if opts.History <= 0 {
 		opts.History = 300
 	}
-	c := &Console{opts: opts}
+	if opts.MaxStreams <= 0 {
+		opts.MaxStreams = defaultMaxStreams
+	}
+	c := &Console{opts: opts, now: time.Now}
 	rand.Read(c.salt[:]) // never fails
 	c.hub = NewHub(opts.Provider, HubOptions{Interval: opts.Interval, History: opts.History, Prepare: c.prepare})
 	return c
@@ -190,6 +206,16 @@ func (c *Console) actions() []string {
 // addresses replaced by their hashes unless revealed.
 func (c *Console) prepare(s *Snapshot, reveal bool) {
 	s.Actions = c.actions()
+	for i := range s.Rooms {
+		r := &s.Rooms[i]
+		switch {
+		case r.HostAddr != "" && reveal:
+			r.Hosted += " " + r.HostAddr
+		case r.HostAddr != "":
+			r.Hosted += " " + c.hashAddr(r.HostAddr)
+		}
+		r.HostAddr = ""
+	}
 	if reveal {
 		return
 	}

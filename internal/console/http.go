@@ -56,19 +56,22 @@ func (c *Console) reveal(w http.ResponseWriter, r *http.Request) (reveal, ok boo
 	return true, true
 }
 
-// serveState answers the snapshot of now as JSON (one poll of the Provider).
+// serveState answers the state as JSON: one snapshot per Interval for
+// every request (limits.go), rate-limited per address unless the request
+// carries the token.
 func (c *Console) serveState(w http.ResponseWriter, r *http.Request) {
 	reveal, ok := c.reveal(w, r)
 	if !ok {
 		return
 	}
-	snap := c.opts.Provider.Snapshot(time.Now())
-	snap.Now = time.Now().UnixMilli()
-	snap.Rooms = cloneRooms(snap.Rooms)
-	c.prepare(&snap, reveal)
+	now := c.now()
+	if !Authorized(r, c.opts.Token) && !c.limit.allow(clientAddr(r), now) {
+		tooMany(w, http.StatusTooManyRequests, 1, "too many state requests from this address: the event stream sends every change")
+		return
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
-	_ = json.NewEncoder(w).Encode(snap)
+	_, _ = w.Write(c.state(now, reveal))
 }
 
 // serveEvents streams the hub's events until the client goes.
@@ -77,6 +80,12 @@ func (c *Console) serveEvents(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	addr, admin := clientAddr(r), Authorized(r, c.opts.Token)
+	if !c.streams.enter(addr, admin, c.opts.MaxStreams) {
+		tooMany(w, http.StatusServiceUnavailable, 10, "too many console event streams open")
+		return
+	}
+	defer c.streams.leave(addr, admin)
 	rc := http.NewResponseController(w)
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-store")
@@ -137,6 +146,7 @@ func (c *Console) serveAction(w http.ResponseWriter, r *http.Request) {
 		q.Reason = "ended by the operator"
 	}
 	err := c.act(r.PathValue("action"), q)
+	c.cache.drop() // the next state shows what the action did
 	switch {
 	case err == nil:
 		w.Header().Set("Content-Type", "application/json")

@@ -162,6 +162,19 @@ func (h *Hub) run(stop chan struct{}) {
 	}
 }
 
+// poll takes one snapshot of the Provider at now (one caller at a time,
+// as Step's).
+func (h *Hub) poll(now time.Time) Snapshot {
+	h.stepMu.Lock()
+	defer h.stepMu.Unlock()
+	snap := h.src.Snapshot(now)
+	snap.Now = now.UnixMilli()
+	h.mu.Lock()
+	h.polls++
+	h.mu.Unlock()
+	return snap
+}
+
 // Step polls the Provider once at now and sends what is due (the loop
 // calls it; tests call it with made-up times).
 func (h *Hub) Step(now time.Time) {
