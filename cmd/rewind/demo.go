@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/rewindnet/rewind"
@@ -249,7 +250,9 @@ func (d *demoHTTP[I]) announce(code string, gf gameFlags, stdout, stderr io.Writ
 // loadPage reads or builds the page's files (f.Load) and serves them
 // once they are ready, or tells the page why not.
 func (d *demoHTTP[I]) loadPage(f *demopage.Files, goroot string, stderr io.Writer) {
-	err := f.Load(goroot, stderr, d.page.SetProgress)
+	progress, stop := everyTen(stderr, d.page.SetProgress)
+	err := f.Load(goroot, stderr, progress)
+	stop()
 	if err != nil {
 		fmt.Fprintf(stderr, "rewind demo: the browser page: %v\n", err)
 		d.page.SetFiles(nil, err)
@@ -258,6 +261,35 @@ func (d *demoHTTP[I]) loadPage(f *demopage.Files, goroot string, stderr io.Write
 	f.Mount(d.mux)
 	d.page.SetFiles(f, nil)
 	fmt.Fprintf(stderr, "rewind demo: the page is ready at %s\n", d.pageURL)
+}
+
+// everyTen wraps the page build's progress function set: the last step is
+// also printed on stderr every 10 s while the build runs (a first run's
+// terminal is never silent for longer), until stop.
+func everyTen(stderr io.Writer, set func(string)) (progress func(string), stop func()) {
+	var mu sync.Mutex
+	last := "starting"
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(10 * time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				mu.Lock()
+				fmt.Fprintf(stderr, "rewind demo: building the page: %s\n", last)
+				mu.Unlock()
+			}
+		}
+	}()
+	return func(s string) {
+		mu.Lock()
+		last = s
+		mu.Unlock()
+		set(s)
+	}, sync.OnceFunc(func() { close(done) })
 }
 
 // run runs room until ctx ends, the match ends or the HTTP server stops
