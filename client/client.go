@@ -163,7 +163,7 @@ func New[I any](g game.Game[I], conn transport.Conn, cfg Config) (*Client[I], er
 	if !validRoom(cfg.Room) {
 		return nil, fmt.Errorf("client: room %q: want 6 printable ASCII characters: %w", cfg.Room, ErrConfig)
 	}
-	it, err := inputs.NewType[I]()
+	it, err := inputs.TypeOf[I](g)
 	if err != nil {
 		return nil, fmt.Errorf("client: input type: %w", err)
 	}

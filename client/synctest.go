@@ -62,7 +62,7 @@ func NewSyncTest[I any](g game.Game[I], players, check int) (*SyncTest[I], error
 		return nil, fmt.Errorf("client: sync test with %d players: %w", players, ErrConfig)
 	}
 	check = max(check, 1)
-	it, err := inputs.NewType[I]()
+	it, err := inputs.TypeOf[I](g)
 	if err != nil {
 		return nil, fmt.Errorf("client: sync test input type: %w", err)
 	}

@@ -66,6 +66,9 @@ type effectsGame[I any] struct {
 
 func (g *effectsGame[I]) TickRate() int { return RateOf(g.Game) }
 
+// Unwrap implements Wrapper.
+func (g *effectsGame[I]) Unwrap() any { return g.Game }
+
 func (g *effectsGame[I]) Step(w *world.World, t *Tick[I]) {
 	outer := t.fx
 	g.buf = g.buf[:0]

@@ -100,7 +100,7 @@ type Stats struct {
 // New returns a gateway for g, whose match a Host must run over Conn.
 func New[I any](g game.Game[I], cfg Config[I]) (*Gateway[I], error) {
 	cfg = cfg.withDefaults()
-	it, err := inputs.NewType[I]()
+	it, err := inputs.TypeOf[I](g)
 	if err != nil {
 		return nil, fmt.Errorf("gateway: %w: input type: %v", ErrConfig, err)
 	}

@@ -113,6 +113,10 @@ func (t tap[I]) Step(w *world.World, tk *game.Tick[I]) {
 // TickRate is the game's.
 func (t tap[I]) TickRate() int { return game.RateOf(t.Game) }
 
+// Unwrap implements game.Wrapper: the engine finds the game's optional
+// interfaces (its input schema, for one) through the tap.
+func (t tap[I]) Unwrap() any { return t.Game }
+
 // newPlayer starts a player in a new slot (if the match has one: else its
 // socket gets full).
 func (gw *Gateway[I]) newPlayer(ip netip.Addr) (*player[I], bool) {

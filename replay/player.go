@@ -90,7 +90,7 @@ func Load[I any](g game.Game[I], r io.Reader) (*Player[I], error) {
 		return nil, fmt.Errorf("rewind: replay: %w", err)
 	}
 	h := rr.Header()
-	it, err := inputs.NewType[I]()
+	it, err := inputs.TypeOf[I](g)
 	if err != nil {
 		return nil, fmt.Errorf("rewind: replay: input type: %w", err)
 	}

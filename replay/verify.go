@@ -62,7 +62,7 @@ func Verify[I any](g game.Game[I], r io.Reader, opts Options) (Result, error) {
 	}
 	h := rr.Header()
 	res.Header = h
-	it, err := inputs.NewType[I]()
+	it, err := inputs.TypeOf[I](g)
 	if err != nil {
 		return res, fmt.Errorf("rewind: replay: input type: %w", err)
 	}

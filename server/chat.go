@@ -179,7 +179,7 @@ func (s *Server[I]) checkMessage(now time.Time, st *chatState, text []byte) stri
 // initMessages takes the game's typed match messages (game.Messenger),
 // checking them.
 func (s *Server[I]) initMessages() error {
-	m, ok := s.g.(game.Messenger)
+	m, ok := game.As[game.Messenger](s.g)
 	if !ok {
 		return nil
 	}

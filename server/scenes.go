@@ -72,7 +72,7 @@ const ScenesHashBits = 32
 // runs before the setup snapshot is taken and the tick encoder made.
 func (s *Server[I]) initScenes(hashBits int) error {
 	l := s.w.Layout()
-	if sg, ok := any(s.g).(game.SecretSetup); ok {
+	if sg, ok := game.As[game.SecretSetup](s.g); ok {
 		secret := s.cfg.Secret
 		if secret == [32]byte{} {
 			if _, err := rand.Read(secret[:]); err != nil {

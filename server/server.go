@@ -191,7 +191,7 @@ type Stats struct {
 func New[I any](g game.Game[I], conn transport.Conn, cfg Config) (*Server[I], error) {
 	hashBits := cfg.HashBits // 0: the default, which depends on scenes
 	cfg = cfg.withDefaults()
-	it, err := inputs.NewType[I]()
+	it, err := inputs.TypeOf[I](g)
 	if err != nil {
 		return nil, fmt.Errorf("server: input type: %w", err)
 	}

@@ -34,7 +34,7 @@ func (s *Server[I]) initWire() error {
 	s.wire.enc = codec.NewTickEncoder(s.it.Schema, uint8(s.cfg.HashBits))
 	s.wire.fingerprint = game.Fingerprint(s.it.Fingerprint(), s.w.Layout().Hash(), s.tickRate)
 	s.wire.base = game.BaseFingerprint(s.it.Fingerprint())
-	if sp, ok := s.g.(game.SettingsProvider); ok {
+	if sp, ok := game.As[game.SettingsProvider](s.g); ok {
 		s.wire.settings = append([]byte(nil), sp.MatchSettings()...)
 		if len(s.wire.settings) > codec.MaxSettings {
 			return fmt.Errorf("server: match settings of %d bytes, at most %d: %w", len(s.wire.settings), codec.MaxSettings, ErrConfig)

@@ -52,9 +52,6 @@ func demo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	if c.gf.name == "ships" {
-		return demoMatch(ctx, c, c.gf.newShips(), files, goroot, log, stdout, stderr)
-	}
 	return demoMatch(ctx, c, c.gf.newGame(), files, goroot, log, stdout, stderr)
 }
 
@@ -136,9 +133,6 @@ func parseDemoFlags(args []string, stderr io.Writer) (*demoConfig, error) {
 	}
 	if err := c.gf.check(); err != nil {
 		return nil, err
-	}
-	if c.gf.name != "sand" && c.gf.name != "ships" {
-		return nil, usageError{fmt.Errorf("--game %s: demo plays sand or ships (the games its page draws); rewind serve --game %s hosts the others", c.gf.name, c.gf.name)}
 	}
 	if err := c.pf.check(); err != nil {
 		return nil, err
@@ -231,7 +225,7 @@ func (d *demoHTTP[I]) hostRoom(ctx context.Context, c *demoConfig, g rewind.Game
 		Code:   c.code,
 		Server: scfg,
 		Extra:  []transport.Conn{d.gw.Conn()},
-		Log:    log.With("game", c.gf.name, "grid", c.gf.grid),
+		Log:    c.gf.logger(log),
 	})
 }
 
@@ -239,7 +233,7 @@ func (d *demoHTTP[I]) hostRoom(ctx context.Context, c *demoConfig, g rewind.Game
 // a play command on stderr, room=, relay=, url= and lockstep= on stdout.
 func (d *demoHTTP[I]) announce(code string, gf gameFlags, stdout, stderr io.Writer) {
 	d.page.SetGame(gf.name)
-	d.page.SetRoom(code, gf.playFlags(), gf.grid, gf.tickRate)
+	d.page.SetRoom(code, gf.playFlags(), gf.flagValue("grid"), gf.tickRate)
 	fmt.Fprintf(stderr, "rewind demo: join with  rewind play --headless --join %s --relay %s%s\n", code, d.relayURL, gf.playFlags())
 	fmt.Fprintf(stdout, "room=%s\n", code)
 	fmt.Fprintf(stdout, "relay=%s\n", d.relayURL)
@@ -317,11 +311,13 @@ func (d *demoHTTP[I]) run(ctx context.Context, room *rooms.Hosted[I]) error {
 // settings that differ from play's defaults.
 func (g *gameFlags) playFlags() string {
 	s := ""
-	if g.name != "sand" {
+	if g.name != defaultGame {
 		s += " --game " + g.name
 	}
-	if g.name == "sand" && g.grid != 256 {
-		s += fmt.Sprintf(" --grid %d", g.grid)
+	for _, st := range g.entry.Settings {
+		if v := g.values[st.Name]; v != st.Default {
+			s += fmt.Sprintf(" --%s %d", st.Name, v)
+		}
 	}
 	if g.tickRate != rewind.DefaultTickRate {
 		s += fmt.Sprintf(" --tick-rate %d", g.tickRate)

@@ -16,7 +16,6 @@ import (
 	"github.com/rewindnet/rewind/codec"
 	"github.com/rewindnet/rewind/game"
 	"github.com/rewindnet/rewind/games/sand"
-	"github.com/rewindnet/rewind/internal/replayrun"
 	"github.com/rewindnet/rewind/internal/simmatch"
 	"github.com/rewindnet/rewind/internal/testgame"
 	"github.com/rewindnet/rewind/replay"
@@ -160,7 +159,7 @@ func TestDiffTrouble(t *testing.T) {
 // match (grid 32) of d, which client 1 joins at joinAt.
 func recordPlayer(t *testing.T, path string, d, joinAt time.Duration) {
 	t.Helper()
-	r := &replay.Recorder{Game: "sand", Settings: replayrun.Settings("sand", 32, 60)}
+	r := &replay.Recorder{Game: "sand", Settings: "grid=32 tick-rate=60"}
 	r.Open = func(codec.ReplayHeader) (io.Writer, error) { return os.Create(path) }
 	cfg := simmatch.Config[sand.Input]{Players: 2, NewGame: func() game.Game[sand.Input] { return sand.New(32) },
 		Bot: sand.Bot, Duration: d, Seed: 1, JoinAt: map[int]time.Duration{1: joinAt}}

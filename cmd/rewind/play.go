@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math/rand/v2"
 	"os"
 	"strconv"
 	"strings"
@@ -14,8 +13,7 @@ import (
 
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/codec"
-	"github.com/rewindnet/rewind/games/sand"
-	"github.com/rewindnet/rewind/games/walkers"
+	"github.com/rewindnet/rewind/games"
 	"github.com/rewindnet/rewind/internal/metrics"
 	"github.com/rewindnet/rewind/server"
 )
@@ -77,23 +75,18 @@ func (o *playOpts) connect(ctx context.Context, opts rewind.Options) (playSessio
 			return nil, err
 		}
 	}
-	gf, input, seed := &o.gf, *o.input, *o.seed
-	switch gf.name {
-	case "walkers":
-		return connectPlay(ctx, gf.newWalkers(), walkersBot(input, seed), &o.jf, o.addr, opts, *o.timeout, keys)
-	case "cards":
-		return connectPlay(ctx, gf.newCards(), cardsBot(input, seed), &o.jf, o.addr, opts, *o.timeout, keys)
-	case "ships":
-		return connectPlay(ctx, gf.newShips(), shipsBot(input, seed), &o.jf, o.addr, opts, *o.timeout, keys)
+	bot, err := o.gf.entry.Bot(*o.input, *o.seed)
+	if err != nil {
+		return nil, usageError{err}
 	}
-	return connectPlay(ctx, gf.newGame(), sandBot(input, seed), &o.jf, o.addr, opts, *o.timeout, keys)
+	return connectPlay(ctx, o.gf.newGame(), bot, &o.jf, o.addr, opts, *o.timeout, keys)
 }
 
 // run plays until --until-tick, the match's end or ctx's, and prints the
 // last line.
 func (o *playOpts) run(ctx context.Context, stdout io.Writer) error {
 	log := o.log
-	loop := &playLoop{until: uint32(*o.until), log: log, every: *o.status, stdout: stdout, timeout: *o.timeout, scenes: o.gf.name == "cards", watch: o.watch}
+	loop := &playLoop{until: uint32(*o.until), log: log, every: *o.status, stdout: stdout, timeout: *o.timeout, scenes: o.gf.entry.Hidden, entry: o.gf.entry, watch: o.watch}
 	opts := o.options(loop)
 	if rec := o.rf.recorder(&o.gf, log); rec != nil {
 		opts.Client.Record = rec
@@ -277,10 +270,10 @@ type playSession interface {
 
 // connectPlay starts a session of g over UDP (--connect; *addr, the
 // server's key checked by keys) or in a room (--join; *addr becomes where
-// the room is), with the bot's input function bot makes for it.
-func connectPlay[I any](ctx context.Context, g rewind.Game[I], bot func(s *rewind.Session[I]) func(uint32) I,
+// the room is), playing the bot's input function.
+func connectPlay(ctx context.Context, g games.Game, bot func(me rewind.PlayerID, tick uint32) games.Input,
 	jf *joinFlags, addr *string, opts rewind.Options, timeout time.Duration, keys *serverKeyCheck) (playSession, error) {
-	var s *rewind.Session[I]
+	var s *rewind.Session[games.Input]
 	var err error
 	if jf.code != "" {
 		if s, *addr, err = joinRoom(ctx, jf, g, opts); err != nil {
@@ -300,61 +293,11 @@ func connectPlay[I any](ctx context.Context, g rewind.Game[I], bot func(s *rewin
 			return nil, err
 		}
 	}
-	s.SetInputFunc(bot(s))
+	s.SetInputFunc(func(t uint32) games.Input {
+		id, _ := s.Player() // lock-free: the input function runs inside Update
+		return bot(id, t)
+	})
 	return s, nil
-}
-
-// sandBot returns the sand bot's input function: sand's script for the
-// player's id (and the seed), or seeded random input that changes every
-// 10-40 ticks.
-func sandBot(kind string, seed uint64) func(s *rewind.Session[sand.Input]) func(uint32) sand.Input {
-	return func(s *rewind.Session[sand.Input]) func(uint32) sand.Input {
-		if kind == "scripted" {
-			return func(t uint32) sand.Input {
-				id, _ := s.Player() // lock-free: the input function runs inside Update
-				return sand.Bot(rewind.PlayerID(uint64(id)+seed), t)
-			}
-		}
-		rng := rand.New(rand.NewPCG(seed, 0x72657769))
-		var in sand.Input
-		next := uint32(0)
-		return func(t uint32) sand.Input {
-			if t >= next {
-				in = sand.Input{
-					MoveX:    int8(rng.IntN(3)) - 1,
-					MoveY:    int8(rng.IntN(3)) - 1,
-					Pour:     rng.IntN(2) == 0,
-					Material: sand.Material(rng.IntN(4)),
-				}
-				next = t + 10 + uint32(rng.IntN(31))
-			}
-			return in
-		}
-	}
-}
-
-// walkersBot returns the walkers bot's input function: walkers' script
-// for the player's id (and the seed), or a seeded random destination
-// within ±20 m every 30-120 ticks.
-func walkersBot(kind string, seed uint64) func(s *rewind.Session[walkers.Input]) func(uint32) walkers.Input {
-	return func(s *rewind.Session[walkers.Input]) func(uint32) walkers.Input {
-		if kind == "scripted" {
-			return func(t uint32) walkers.Input {
-				id, _ := s.Player()
-				return walkers.Bot(rewind.PlayerID(uint64(id)+seed), t)
-			}
-		}
-		rng := rand.New(rand.NewPCG(seed, 0x72657769))
-		var in walkers.Input
-		next := uint32(0)
-		return func(t uint32) walkers.Input {
-			if t >= next {
-				in = walkers.Input{X: int32(rng.IntN(4001)) - 2000, Y: int32(rng.IntN(4001)) - 2000, Move: true}
-				next = t + 30 + uint32(rng.IntN(91))
-			}
-			return in
-		}
-	}
 }
 
 // playLoop watches a session (its OnUpdate hook and client callbacks):
@@ -379,12 +322,13 @@ type playLoop struct {
 	alone   time.Time
 
 	desyncAtUntil bool
-	rebased       uint32    // the tick past until a rebase moved it to (0: none)
-	watch         bool      // rewind watch: a spectator
-	scenes        bool      // the game has private scenes (--game cards)
-	waiting       uint64    // the players the server last said it waits for
-	chat          []string  // --chat-file's lines still to say
-	chatAt        time.Time // when the next may be said
+	rebased       uint32       // the tick past until a rebase moved it to (0: none)
+	watch         bool         // rewind watch: a spectator
+	scenes        bool         // the game hides information (games.Entry.Hidden)
+	entry         *games.Entry // the game played
+	waiting       uint64       // the players the server last said it waits for
+	chat          []string     // --chat-file's lines still to say
+	chatAt        time.Time    // when the next may be said
 }
 
 func (p *playLoop) onVerified(tick uint32, hash uint64) {
@@ -397,6 +341,24 @@ func (p *playLoop) onVerified(tick uint32, hash uint64) {
 			p.desyncAtUntil = false
 		}
 	}
+}
+
+// settings are the host's match settings as the game describes them (for
+// the welcome's log line; none for a game without).
+func (p *playLoop) settings() []any {
+	if p.entry == nil || !p.entry.HostSettings || len(p.s.Settings()) == 0 {
+		return nil
+	}
+	g, err := p.entry.FromSettings(p.s.Settings())
+	if err != nil {
+		return nil
+	}
+	v := p.entry.Values(g)
+	var pairs []any
+	for _, s := range p.entry.Settings {
+		pairs = append(pairs, s.Name, v[s.Name])
+	}
+	return append(pairs, "tick_rate", v[games.TickRate])
 }
 
 // reached is the tick the play stopped at (errReached) and its hash:
@@ -421,20 +383,14 @@ func (p *playLoop) onUpdate(now time.Time, st rewind.Stats) error {
 	if !p.joined {
 		if id, ok := p.s.Player(); ok {
 			p.joined = true
-			attrs := []any{"player", id}
-			if g, err := sand.New(0).WithMatchSettings(p.s.Settings()); err == nil { // the host's (sand's) settings
-				attrs = append(attrs, "grid", g.(*sand.Game).Side, "tick_rate", g.(*sand.Game).TickRate())
-			}
+			attrs := append([]any{"player", id}, p.settings()...)
 			p.log.Info("welcomed", attrs...)
 			fmt.Fprintf(p.stdout, "player=%d\n", id)
 		} else if p.watch && p.s.State() == rewind.Playing {
 			// A spectator has no player id; it logs the match's
 			// settings it took all the same.
 			p.joined = true
-			attrs := []any{"spectator", true}
-			if g, err := sand.New(0).WithMatchSettings(p.s.Settings()); err == nil {
-				attrs = append(attrs, "grid", g.(*sand.Game).Side, "tick_rate", g.(*sand.Game).TickRate())
-			}
+			attrs := append([]any{"spectator", true}, p.settings()...)
 			p.log.Info("welcomed", attrs...)
 		}
 	}

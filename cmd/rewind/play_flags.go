@@ -90,8 +90,7 @@ func (o *playOpts) check() error {
 	}
 	// Without --grid or --tick-rate the player plays the host's match
 	// settings, which come with the welcome.
-	o.hostSettings = o.gf.name == "sand" // walkers has no settings: --tick-rate it is
-	o.fs.Visit(func(f *flag.Flag) { o.hostSettings = o.hostSettings && f.Name != "grid" && f.Name != "tick-rate" })
+	o.hostSettings = o.gf.entry.HostSettings && !o.gf.given(o.fs)
 	if err := o.jf.check(*o.addr); err != nil {
 		return err
 	}

@@ -19,7 +19,11 @@ import (
 func TestServeRecordNames(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "replays")
 	rf := recordFlags{path: dir}
-	gf := gameFlags{name: "sand", grid: 32, tickRate: 60}
+	grid := 32
+	gf := gameFlags{name: "sand", tickRate: 60, settings: map[string]*int{"grid": &grid}}
+	if err := gf.check(); err != nil {
+		t.Fatal(err)
+	}
 	newRec, err := rf.perMatch(&gf, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)

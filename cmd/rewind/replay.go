@@ -157,13 +157,13 @@ func (r *recordFlags) perMatch(gf *gameFlags, log *slog.Logger) (func() server.R
 // newReplayRecorder returns a recorder of gf's game creating the file
 // pathAt names at the recording's start.
 func newReplayRecorder(gf *gameFlags, log *slog.Logger, pathAt func(now time.Time) string) *replay.Recorder {
-	rec := &replay.Recorder{Game: gf.name, Settings: replayrun.Settings(gf.name, gf.grid, gf.tickRate)}
+	rec := &replay.Recorder{Game: gf.name, Settings: gf.settingsText()}
 	rec.Open = func(h codec.ReplayHeader) (io.Writer, error) {
-		if h.Game = gf.name; gf.name == "sand" && len(h.MatchSettings) > 0 {
+		if len(h.MatchSettings) > 0 {
 			// The match's own settings (a player that took the host's):
 			// the text says them too, not this command's flags.
-			if _, sg, err := replayrun.Sand(h); err == nil {
-				rec.Settings = replayrun.Settings("sand", sg.Side, sg.TickRate())
+			if text, err := replayrun.SettingsText(gf.entry, h.MatchSettings); err == nil {
+				rec.Settings = text
 			}
 		}
 		now := time.Now().UTC()

@@ -13,7 +13,6 @@ import (
 	"github.com/rewindnet/rewind/codec"
 	"github.com/rewindnet/rewind/game"
 	"github.com/rewindnet/rewind/games/sand"
-	"github.com/rewindnet/rewind/internal/replayrun"
 	"github.com/rewindnet/rewind/internal/simmatch"
 	"github.com/rewindnet/rewind/replay"
 	"github.com/rewindnet/rewind/transport"
@@ -43,7 +42,7 @@ func TestReplayGolden(t *testing.T) {
 }
 
 func writeGoldenReplay(t *testing.T) {
-	r := &replay.Recorder{Game: "sand", Settings: replayrun.Settings("sand", 32, 60), Started: 1764547200000}
+	r := &replay.Recorder{Game: "sand", Settings: "grid=32 tick-rate=60", Started: 1764547200000}
 	path, _ := filepath.Abs(goldenReplay)
 	r.Open = func(codec.ReplayHeader) (io.Writer, error) { return os.Create(path) }
 	cfg := simmatch.Config[sand.Input]{Players: 2, NewGame: func() game.Game[sand.Input] { return sand.New(32) },

@@ -14,7 +14,6 @@ import (
 	"github.com/rewindnet/rewind/codec"
 	"github.com/rewindnet/rewind/game"
 	"github.com/rewindnet/rewind/games/sand"
-	"github.com/rewindnet/rewind/internal/replayrun"
 	"github.com/rewindnet/rewind/internal/simmatch"
 	"github.com/rewindnet/rewind/replay"
 )
@@ -130,7 +129,7 @@ func TestDiffReplays(t *testing.T) {
 	dir := t.TempDir()
 	rec := func(name string, bot func(game.PlayerID, uint32) sand.Input) string {
 		path := filepath.Join(dir, name)
-		r := &replay.Recorder{Game: "sand", Settings: replayrun.Settings("sand", 32, 60)}
+		r := &replay.Recorder{Game: "sand", Settings: "grid=32 tick-rate=60"}
 		r.Open = func(codec.ReplayHeader) (io.Writer, error) { return os.Create(path) }
 		cfg := simmatch.Config[sand.Input]{Players: 2, NewGame: func() game.Game[sand.Input] { return sand.New(32) },
 			Bot: bot, Duration: 3 * time.Second, Seed: 1}

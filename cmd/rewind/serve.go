@@ -17,8 +17,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/rewindnet/rewind"
-	"github.com/rewindnet/rewind/games/sand"
-	"github.com/rewindnet/rewind/games/walkers"
 	"github.com/rewindnet/rewind/internal/metrics"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport"
@@ -27,59 +25,6 @@ import (
 
 func init() {
 	registerInterruptible("serve", "host a match over UDP (players join with rewind play --connect) and/or in a relay room (--relay; players join by code)", serve)
-}
-
-// gameFlags are the flags that say which game a match plays; the server
-// and its players must agree on every one (the game fingerprint covers
-// them, and a player that differs is refused as incompatible). They are
-// the host's match settings: a play given neither --grid nor --tick-rate
-// takes the host's from its welcome.
-type gameFlags struct {
-	name     string
-	grid     int
-	tickRate int
-}
-
-func (g *gameFlags) add(fs interface {
-	StringVar(*string, string, string, string)
-	IntVar(*int, string, int, string)
-}) {
-	fs.StringVar(&g.name, "game", "sand", "the game: sand, walkers, cards or ships")
-	fs.IntVar(&g.grid, "grid", 256, "side of the sand grid, in cells (a sand player given neither --grid nor --tick-rate plays the host's)")
-	fs.IntVar(&g.tickRate, "tick-rate", rewind.DefaultTickRate, "ticks per second (a sand player given neither --grid nor --tick-rate plays the host's)")
-}
-
-func (g *gameFlags) check() error {
-	switch {
-	case g.name != "sand" && g.name != "walkers" && g.name != "cards" && g.name != "ships":
-		return usageError{fmt.Errorf("--game %q: want sand, walkers, cards or ships", g.name)}
-	case g.grid < 8 || g.grid > 4096:
-		return usageError{fmt.Errorf("--grid %d: want 8..4096", g.grid)}
-	case g.tickRate < 1 || g.tickRate > 1000:
-		return usageError{fmt.Errorf("--tick-rate %d: want 1..1000", g.tickRate)}
-	}
-	return nil
-}
-
-// newGame returns the game the flags describe.
-func (g *gameFlags) newGame() rewind.Game[sand.Input] {
-	return &sand.Game{Side: g.grid, Rate: g.tickRate}
-}
-
-// newWalkers returns the walkers game at the flags' tick rate.
-func (g *gameFlags) newWalkers() rewind.Game[walkers.Input] {
-	if g.tickRate == rewind.DefaultTickRate {
-		return walkers.New()
-	}
-	return walkers.Rated{Game: walkers.New(), Rate: g.tickRate}
-}
-
-// logger returns log with the game's attributes (the grid only for sand).
-func (g *gameFlags) logger(log *slog.Logger) *slog.Logger {
-	if g.name != "sand" {
-		return log.With("game", g.name)
-	}
-	return log.With("game", g.name, "grid", g.grid)
 }
 
 // playerFlags are the flags serve and demo share that say how many players
@@ -150,14 +95,6 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if o.mf.on() {
 		mo := multiServe{multi: o.mf, game: o.gf, opts: opts, udp: o.udpAddr, room: o.rf.room, reg: o.reg, http: o.hs, duration: o.duration,
 			status: func(ctx context.Context, fn func()) func() { return logStatus(ctx, o.status, fn) }}
-		switch o.gf.name {
-		case "walkers":
-			return serveMulti(ctx, o.gf.newWalkers(), mo, stdout, o.log)
-		case "cards":
-			return serveMulti(ctx, o.gf.newCards(), mo, stdout, o.log)
-		case "ships":
-			return serveMulti(ctx, o.gf.newShips(), mo, stdout, o.log)
-		}
 		return serveMulti(ctx, o.gf.newGame(), mo, stdout, o.log)
 	}
 	return o.serveMatch(ctx, opts, stdout)
@@ -310,23 +247,7 @@ func (o *serveOpts) serveByRelay(ctx context.Context, stdout io.Writer) error {
 	}
 	ro := roomServe{fs: o.fs, rooms: rf, multi: mf, game: gf, udp: o.udpAddr, reg: o.reg, http: o.hs, duration: o.duration, status: o.status, server: o.scfg, udpConfig: o.ucfg}
 	if mf.rooms > 1 || mf.maxMatches > 0 || rf.onDemand || listServer { // serve_multi_relay.go
-		switch gf.name {
-		case "walkers":
-			return serveRooms(ctx, gf.newWalkers(), ro, stdout, log)
-		case "cards":
-			return serveRooms(ctx, gf.newCards(), ro, stdout, log)
-		case "ships":
-			return serveRooms(ctx, gf.newShips(), ro, stdout, log)
-		}
 		return serveRooms(ctx, gf.newGame(), ro, stdout, log)
-	}
-	switch gf.name {
-	case "walkers":
-		return serveRoom(ctx, gf.newWalkers(), ro, stdout, log)
-	case "cards":
-		return serveRoom(ctx, gf.newCards(), ro, stdout, log)
-	case "ships":
-		return serveRoom(ctx, gf.newShips(), ro, stdout, log)
 	}
 	return serveRoom(ctx, gf.newGame(), ro, stdout, log)
 }
@@ -335,23 +256,14 @@ func (o *serveOpts) serveByRelay(ctx context.Context, stdout io.Writer) error {
 // the totals.
 func (o *serveOpts) serveMatch(ctx context.Context, opts rewind.HostOptions, stdout io.Writer) error {
 	gf, log := o.gf, o.log
-	if gf.name == "cards" && o.jsonAddr != "" {
-		return usageError{errors.New("--json: the JSON gateway sends whole worlds, which would show cards' hidden hands and deck (docs/scenes.md)")}
+	if gf.entry.Hidden && o.jsonAddr != "" {
+		return usageError{fmt.Errorf("--json: the JSON gateway sends whole worlds, which would show what %s hides from its players (docs/scenes.md)", gf.name)}
 	}
 	plan := matchPlan{udp: o.jsonAddr == "" || o.udpSet, udpAddr: o.udpAddr, json: o.jsonAddr, reg: o.reg, log: gf.logger(log), opts: opts}
 	var host servedHost
 	var js *jsonServe
 	var err error
-	switch gf.name {
-	case "walkers":
-		host, js, err = hostMatch(gf.newWalkers(), walkersDestination, walkers.HalfField, plan)
-	case "cards":
-		host, js, err = hostMatch(gf.newCards(), nil, 0, plan)
-	case "ships":
-		host, js, err = hostMatch(gf.newShips(), nil, 0, plan)
-	default:
-		host, js, err = hostMatch(gf.newGame(), nil, 0, plan)
-	}
+	host, js, err = hostMatch(gf.newGame(), gf.entry.Destination, gf.entry.DestinationBound, plan)
 	if err != nil {
 		return err
 	}

@@ -13,7 +13,6 @@ import (
 
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/game"
-	"github.com/rewindnet/rewind/games/walkers"
 	"github.com/rewindnet/rewind/gateway"
 	"github.com/rewindnet/rewind/internal/metrics"
 	"github.com/rewindnet/rewind/internal/netutil"
@@ -112,6 +111,3 @@ func hostMatch[I any](g rewind.Game[I], dest func(x, y int32) I, bound int32, pl
 	plan.log.Info("listening", "json", j.url, "udp", plan.udp, "tick_rate", game.RateOf(g))
 	return host, j, nil
 }
-
-// walkersDestination is walkers' destination input, for the gateway.
-func walkersDestination(x, y int32) walkers.Input { return walkers.Input{X: x, Y: y, Move: true} }
