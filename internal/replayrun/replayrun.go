@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 
 	"github.com/rewindnet/rewind/codec"
 	"github.com/rewindnet/rewind/games"
