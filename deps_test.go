@@ -22,7 +22,7 @@ import (
 // dependency; docs/benchmarks.md, "Dependencies of a minimal game", has
 // the figures.
 var lightPackages = []string{
-	".", "./examples/tiny", "./examples/udpmatch", "./examples/replay", "./games/...", "./replay", "./world/...", "./codec/...", "./game/...",
+	".", "./examples/tiny", "./examples/udpmatch", "./examples/replay", "./examples/paint/...", "./games/...", "./replay", "./world/...", "./codec/...", "./game/...",
 	"./server/...", "./client/...", "./transport", "./transport/udp", "./fixed", "./host", "./draw",
 }
 
@@ -211,10 +211,11 @@ func TestLightCoreChecksCanFail(t *testing.T) {
 }
 
 // faceImports are the packages of this module an example may import: the
-// face (the root, world, replay, the room side rooms), the game
-// libraries and draw (a game's view: its draw list and controls); and the relay (its hub and protocol), which examples/room
+// face (the root, world, replay, the room side rooms), the game registry
+// and game libraries (an example's game registers itself: examples/paint),
+// an example's own packages, and draw (a game's view: its draw list and controls); and the relay (its hub and protocol), which examples/room
 // starts in-process as `rewind relay` would.
-var faceImports = []string{"", "/world", "/replay", "/rooms", "/games/", "/draw", "/relay", "/relay/roomproto"}
+var faceImports = []string{"", "/world", "/replay", "/rooms", "/games", "/games/", "/examples/", "/draw", "/relay", "/relay/roomproto"}
 
 // outsideFace returns "pkg imports dep" for every import (code and
 // tests) of a package of module that is not one of faceImports.

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rewindnet/rewind"
+	_ "github.com/rewindnet/rewind/examples/paint/game" // the example game of one's own (docs/games.md): --game paint
 	"github.com/rewindnet/rewind/games"
 	_ "github.com/rewindnet/rewind/games/all" // the built-in games, registered
 )
