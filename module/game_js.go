@@ -241,7 +241,9 @@ func (g *Game) toJS(i int, bits uint64) any {
 func (g *Game) fromJS(i int, v js.Value) uint64 {
 	switch g.m.p.globals[i].typ {
 	case 0x7E:
-		u, _ := strconv.ParseUint(js.Global().Get("BigInt").Call("asUintN", 64, v).Call("toString").String(), 10, 64)
+		// Go's js.Value has no BigInt type: calling a method on one
+		// panics, so the global String turns it into digits.
+		u, _ := strconv.ParseUint(js.Global().Get("String").Invoke(js.Global().Get("BigInt").Call("asUintN", 64, v)).String(), 10, 64)
 		return u
 	case 0x7D:
 		return uint64(math.Float32bits(float32(v.Float())))

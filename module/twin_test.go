@@ -148,3 +148,62 @@ func BenchmarkRollback60Coins(b *testing.B) {
 		b.Fatal(err)
 	}
 }
+
+// counterHash is testdata/counter.wasm's world hash after TestCounterTwin's
+// 300 ticks: its memory grows at tick 100, and it has i64 and f64
+// globals and a rewind.log import.
+const counterHash = 0x5d88ab45ec836ff6
+
+// TestCounterTwin plays counter.wasm 300 ticks natively or in js/wasm,
+// with a rollback from tick 200 to tick 50 (before its memory grew: a
+// world smaller than the instance's memory) and forward again: one
+// golden world hash, and its rewind.log line delivered.
+func TestCounterTwin(t *testing.T) {
+	b, err := os.ReadFile("testdata/counter.wasm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	m, err := Load("counter.wasm", b, Config{Log: func(_, line string) { lines = append(lines, line) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	g := m.Game(7)
+	_, w, err := game.NewWorld[Input](g, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tick := func(n uint32) *game.Tick[Input] {
+		tk := &game.Tick[Input]{Number: n, Inputs: make([]Input, 4), Present: []bool{true, true, true, true}}
+		for p := range 4 {
+			tk.Inputs[p] = InputOf([]byte{byte(n*7 + uint32(p)), byte(n>>2 + uint32(p)*3)})
+			if n == 1 {
+				tk.Events = append(tk.Events, game.Event{Kind: game.Join, Player: game.PlayerID(p)})
+			}
+		}
+		return tk
+	}
+	var at50 *world.Snapshot
+	for n := uint32(1); n <= 200; n++ {
+		g.Step(w, tick(n))
+		if n == 50 {
+			at50 = w.Snapshot()
+		}
+	}
+	if err := w.Restore(at50); err != nil {
+		t.Fatal(err)
+	}
+	for n := uint32(51); n <= 300; n++ {
+		g.Step(w, tick(n))
+	}
+	if err := g.StepErr(w); err != nil {
+		t.Fatal(err)
+	}
+	if got := w.Hash(); got != counterHash {
+		t.Errorf("counter.wasm: world hash after 300 ticks %#x, golden %#x", got, counterHash)
+	}
+	if len(lines) == 0 || lines[0] != "counter v1" {
+		t.Errorf("rewind.log lines %q", lines)
+	}
+}
