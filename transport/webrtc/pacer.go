@@ -20,8 +20,12 @@ type Stats struct {
 	// Config.SendQueue, besides the one being handed to the channel.
 	SendWaiting, SendWaitingMax int64
 	// RecvDropped counts received datagrams dropped because Config.RecvQueue
-	// of them were waiting for Recv.
+	// of them were waiting for Recv, or their peer held its share of the
+	// queue while others had datagrams waiting (recvshare.go).
 	RecvDropped uint64
+	// RecvTooLarge counts received datagrams dropped for being larger
+	// than transport.MaxDatagram (no sender makes one).
+	RecvTooLarge uint64
 }
 
 // sendCounters are the send side of Stats, shared by a Conn's pacers.

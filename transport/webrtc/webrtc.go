@@ -118,7 +118,8 @@ type Config struct {
 	// newest.
 	SendQueue int
 	// RecvQueue is the number of received datagrams that may wait for
-	// Recv; more are dropped. Default 16384.
+	// Recv; more are dropped, and so are a peer's beyond its share
+	// (RecvQueue / (peers waiting + 1): recvshare.go). Default 16384.
 	RecvQueue int
 	// Label is the data channel's label. Default "rewind".
 	Label string
@@ -263,6 +264,8 @@ type dcConn struct {
 	head, size int
 	recvLimit  int
 	dropped    uint64
+	tooLarge   uint64
+	share      recvShare // each peer's datagrams in recv (recvshare.go)
 
 	send sendCounters // of every peer's pacer, past and present
 }
@@ -278,9 +281,16 @@ func newDCConn(cfg Config, local transport.Addr) *dcConn {
 	}
 }
 
-// push queues a received datagram, dropping it if the queue is full.
+// push queues a received datagram, dropping it if it is larger than any
+// sender makes, if the queue is full, or if from holds its share of the
+// queue (recvshare.go).
 func (c *dcConn) push(from transport.Addr, data []byte) {
 	c.mu.Lock()
+	if len(data) > transport.MaxDatagram {
+		c.tooLarge++
+		c.mu.Unlock()
+		return
+	}
 	if !c.closed && c.size == len(c.recv) && len(c.recv) < c.recvLimit {
 		grown := make([]datagram, min(2*len(c.recv), c.recvLimit))
 		for i := range c.size {
@@ -288,7 +298,7 @@ func (c *dcConn) push(from transport.Addr, data []byte) {
 		}
 		c.recv, c.head = grown, 0
 	}
-	if c.closed || c.size == len(c.recv) {
+	if c.closed || c.size == len(c.recv) || !c.share.admit(from, c.recvLimit) {
 		c.dropped++
 		c.mu.Unlock()
 		return
@@ -313,6 +323,7 @@ func (c *dcConn) Recv(p []byte) (int, transport.Addr, error) {
 		return 0, "", transport.ErrWouldBlock
 	}
 	d := c.recv[c.head]
+	c.share.taken(d.from)
 	c.recv[c.head] = datagram{}
 	c.head = (c.head + 1) % len(c.recv)
 	c.size--
@@ -347,7 +358,7 @@ func (c *dcConn) Send(to transport.Addr, p []byte) error {
 // Stats returns the Conn's counters.
 func (c *dcConn) Stats() Stats {
 	c.mu.Lock()
-	st := Stats{RecvDropped: c.dropped}
+	st := Stats{RecvDropped: c.dropped, RecvTooLarge: c.tooLarge}
 	c.mu.Unlock()
 	st.SendQueued = c.send.queued.Load()
 	st.SendDropped = c.send.dropped.Load()
@@ -407,6 +418,7 @@ func (c *dcConn) closeAll() bool {
 	c.peers = map[transport.Addr]*dcPeer{}
 	c.recv = nil
 	c.size = 0
+	c.share = recvShare{}
 	c.mu.Unlock()
 	for _, p := range peers {
 		p.stop()
