@@ -24,11 +24,11 @@ import (
 )
 
 func init() {
-	registerInterruptible("demo", "the rooms relay, a hosted sand (or --game ships) room and the browser page that plays it, in one process on one HTTP port (open the printed url=, or join with rewind play --join CODE)", demo)
+	registerInterruptible("demo", "the rooms relay, a hosted room of a registered game (--game, sand by default) and the browser page that plays it, in one process on one HTTP port (open the printed url=, or join with rewind play --join CODE)", demo)
 }
 
-// demo serves the rooms relay (and TURN) on --http and hosts a sand (or
-// --game ships) match in a room of it, until ctx ends or --duration passes; the page at url=
+// demo serves the rooms relay (and TURN) on --http and hosts a match of
+// --game (any registered game) in a room of it, until ctx ends or --duration passes; the page at url=
 // plays the match in the browser (internal/demopage; not with --no-page). It
 // prints room=, relay= and url= on lines of their own as soon as the
 // relay and the room are up, then reads the page's files from the cache
@@ -179,15 +179,19 @@ func startDemoHTTP[I any](c *demoConfig, g rewind.Game[I], log *slog.Logger, bui
 	d.pageURL = "http" + strings.TrimSuffix(strings.TrimPrefix(d.relayURL, "ws"), roomproto.Path) + "/"
 	d.lockstepURL = strings.TrimSuffix(d.relayURL, roomproto.Path) + "/lockstep"
 	d.page = demopage.NewPage(d.relayURL, building)
-	if d.gw, err = gateway.New(g, gateway.Config[I]{Log: log.With("part", "json")}); err != nil {
-		ln.Close()
-		rr.close()
-		return nil, err
-	}
 	d.mux = http.NewServeMux()
+	// The JSON lockstep gateway sends whole worlds: not for a game that
+	// hides information from its players (docs/scenes.md).
+	if !c.gf.entry.Hidden {
+		if d.gw, err = gateway.New(g, gateway.Config[I]{Log: log.With("part", "json")}); err != nil {
+			ln.Close()
+			rr.close()
+			return nil, err
+		}
+		d.mux.Handle("/lockstep", d.gw) // docs/gateway.md
+	}
 	rr.mount(d.mux)
 	d.probe.Mount(d.mux)
-	d.mux.Handle("/lockstep", d.gw) // the JSON lockstep gateway (docs/gateway.md)
 	d.mux.Handle("/{$}", d.page)
 	d.hs = netutil.HTTPLimits{}.Server(d.mux)
 	d.served = make(chan error, 1)
@@ -209,28 +213,35 @@ func (d *demoHTTP[I]) close() {
 	defer cancel()
 	_ = d.hs.Shutdown(sctx)
 	<-d.served
-	d.gw.Close()
+	if d.gw != nil {
+		d.gw.Close()
+	}
 	d.rr.close()
 }
 
 // hostRoom hosts g's match in a room of the demo's relay (15 s to get
-// one), with the lockstep gateway as an extra connection.
+// one), with the lockstep gateway (if any) as an extra connection.
 func (d *demoHTTP[I]) hostRoom(ctx context.Context, c *demoConfig, g rewind.Game[I], log *slog.Logger) (*rooms.Hosted[I], error) {
 	hctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
 	scfg := c.pf.config()
-	scfg.Schema = d.gw.Schema()
+	var extra []transport.Conn
+	if d.gw != nil {
+		scfg.Schema = d.gw.Schema()
+		extra = append(extra, d.gw.Conn())
+	}
 	return rooms.Host(hctx, g, rooms.HostOptions{
 		Relay:  d.relayURL,
 		Code:   c.code,
 		Server: scfg,
-		Extra:  []transport.Conn{d.gw.Conn()},
+		Extra:  extra,
 		Log:    c.gf.logger(log),
 	})
 }
 
 // announce hands the room's code to the page and prints how to join:
-// a play command on stderr, room=, relay=, url= and lockstep= on stdout.
+// a play command on stderr, room=, relay=, url= and (with the gateway)
+// lockstep= on stdout.
 func (d *demoHTTP[I]) announce(code string, gf gameFlags, stdout, stderr io.Writer) {
 	d.page.SetGame(gf.name)
 	d.page.SetRoom(code, gf.playFlags(), gf.flagValue("grid"), gf.tickRate)
@@ -238,7 +249,9 @@ func (d *demoHTTP[I]) announce(code string, gf gameFlags, stdout, stderr io.Writ
 	fmt.Fprintf(stdout, "room=%s\n", code)
 	fmt.Fprintf(stdout, "relay=%s\n", d.relayURL)
 	fmt.Fprintf(stdout, "url=%s\n", d.pageURL)
-	fmt.Fprintf(stdout, "lockstep=%s\n", d.lockstepURL)
+	if d.gw != nil {
+		fmt.Fprintf(stdout, "lockstep=%s\n", d.lockstepURL)
+	}
 }
 
 // loadPage reads or builds the page's files (f.Load) and serves them
