@@ -400,3 +400,43 @@ func TestViewImportsNoParentInternal(t *testing.T) {
 		t.Errorf("parentInternal = %q, want %q", got, want)
 	}
 }
+
+// rigWords are the words of an internal package's path that say it is a
+// rig (a benchmark, load or attack harness, a test game, a redis-server
+// starter): none may be linked into the rewind server binary.
+var rigWords = []string{"bench", "attack", "loadbot", "testgame", "redisproc"}
+
+// TestServerBinaryLinksNoRig: `go list -deps ./cmd/rewind` holds no
+// package under internal/ whose path names a rig (they are
+// cmd/rewind-bench's).
+func TestServerBinaryLinksNoRig(t *testing.T) {
+	var deps []string
+	for _, p := range goList(t, "-deps", "./cmd/rewind") {
+		deps = append(deps, p.ImportPath)
+	}
+	for _, d := range rigsIn(deps) {
+		t.Errorf("cmd/rewind links the rig %s", d)
+	}
+	if rigsIn([]string{"github.com/rewindnet/rewind/internal/tools/bench/fleet"}) == nil {
+		t.Error("rigsIn finds no rig in a bench package's path")
+	}
+}
+
+// rigsIn returns the packages of deps under this module's internal/ whose
+// path names one of rigWords.
+func rigsIn(deps []string) []string {
+	var rigs []string
+	for _, d := range deps {
+		rest, ok := strings.CutPrefix(d, "github.com/rewindnet/rewind/internal/")
+		if !ok {
+			continue
+		}
+		for _, w := range rigWords {
+			if strings.Contains(rest, w) {
+				rigs = append(rigs, d)
+				break
+			}
+		}
+	}
+	return rigs
+}

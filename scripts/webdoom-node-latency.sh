@@ -4,7 +4,7 @@
 # ws pinned by its package-lock.json) on loopback send their command for
 # tic T at the same moment, 35 times a second; latency = the last command
 # sent -> the bundle for T received, per player. Rounds alternate between
-# `rewind webdoom` and the bare relay of `rewind bench webdoom
+# `rewind webdoom` and the bare relay of `rewind-bench webdoom
 # --serve-bare` (coder/websocket, the least work a seal can be), and, with
 # a WebDoom tree (scripts/webdoom-tree.sh; `npm install` in TREE/server),
 # WebDoom's own Node server.
@@ -29,7 +29,7 @@ trap cleanup EXIT
 
 client="$repo/scripts/webdoom-latency"
 [ -d "$client/node_modules/ws" ] || (cd "$client" && npm ci --no-audit --no-fund >/dev/null)
-(cd "$repo" && go build -o "$work/rewind" ./cmd/rewind)
+(cd "$repo" && go build -o "$work/rewind" ./cmd/rewind && go build -o "$work/rewind-bench" ./cmd/rewind-bench)
 
 # free_port: a free TCP port on 127.0.0.1.
 free_port() { node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
@@ -48,7 +48,7 @@ port[rewind]=$(free_port)
 "$work/rewind" webdoom --host 127.0.0.1 --port "${port[rewind]}" --quiet >"$work/rewind.log" 2>&1 &
 pids+=($!)
 port[bare]=$(free_port)
-"$work/rewind" bench webdoom --serve-bare "127.0.0.1:${port[bare]}" >"$work/bare.log" 2>&1 &
+"$work/rewind-bench" webdoom --serve-bare "127.0.0.1:${port[bare]}" >"$work/bare.log" 2>&1 &
 pids+=($!)
 relays=(bare rewind)
 if [ -n "$tree" ]; then

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -87,7 +88,7 @@ func startServeRoomsHTTP(ctx context.Context, t *testing.T, url string, n int, e
 	pr, pw := io.Pipe()
 	served := make(chan error, 1)
 	go func() {
-		args := append([]string{"--game", "sand", "--grid", "32", "--relay", url, "--rooms", itoa(n), "--status", "0"}, extra...)
+		args := append([]string{"--game", "sand", "--grid", "32", "--relay", url, "--rooms", strconv.Itoa(n), "--status", "0"}, extra...)
 		served <- serve(ctx, args, pw, io.Discard)
 		pw.Close()
 	}()

@@ -1,11 +1,13 @@
-// Command rewind is rewind's one binary: the demo, the match server, the
-// relay, a headless player and the benchmarks.
+// Command rewind is rewind's server binary: the demo, the match server,
+// the relay, a headless player, replays. The benchmarks, load rigs and
+// attack suites are the separate command rewind-bench (`rewind-bench
+// NAME` takes the flags `rewind bench NAME` took), so that this binary
+// links none of them.
 //
 //	rewind <command> [flags]
-//	rewind bench <what> [flags]
 //
 // Each command lives in its own file and registers itself in init with
-// register (top-level commands) or registerBench (rewind bench <what>).
+// register.
 // Results meant for scripts go to standard output, ending with one line of
 // key=value pairs; logs go to standard error.
 package main
@@ -32,10 +34,7 @@ type command struct {
 	run     func(args []string, stdout, stderr io.Writer) error
 }
 
-var (
-	commands = map[string]command{}
-	benches  = map[string]command{}
-)
+var commands = map[string]command{}
 
 // register adds a top-level command; it is called from init functions.
 func register(name, summary string, run func(args []string, stdout, stderr io.Writer) error) {
@@ -57,13 +56,8 @@ func signalContext() (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }
 
-// registerBench adds a "rewind bench <name>" command.
-func registerBench(name, summary string, run func(args []string, stdout, stderr io.Writer) error) {
-	benches[name] = command{summary, run}
-}
-
 func init() {
-	register("bench", "run a benchmark and print its key=value results", runBench)
+	register("bench", "moved: the benchmarks are rewind-bench NAME (go run ./cmd/rewind-bench NAME), same flags, same key=value line", runBench)
 }
 
 func main() {
@@ -111,19 +105,12 @@ func tidy(err error) error {
 	return err
 }
 
+// errBenchMoved is what `rewind bench` says: where the benchmarks went.
+var errBenchMoved = errors.New("the benchmarks moved to their own command: rewind-bench NAME [flags] takes the flags rewind bench NAME took and prints the same key=value line (go run ./cmd/rewind-bench NAME, or go build ./cmd/rewind-bench; rewind-bench -h lists them)")
+
+// runBench says where the benchmarks went (a usage error: exit status 2).
 func runBench(args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
-		usage(stderr, "rewind bench <what> [flags]", benches)
-		if len(args) == 0 {
-			return usageError{errors.New("which benchmark?")}
-		}
-		return nil
-	}
-	c, ok := benches[args[0]]
-	if !ok {
-		return usageError{fmt.Errorf("unknown benchmark %q (rewind bench -h lists them)", args[0])}
-	}
-	return c.run(args[1:], stdout, stderr)
+	return usageError{errBenchMoved}
 }
 
 // usageError marks an error caused by bad arguments (exit status 2).

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/rewindnet/rewind/internal/cliflag"
 	"io"
 	"log/slog"
 	"net/netip"
@@ -110,8 +111,8 @@ type serveOpts struct {
 	rf                          roomFlags  // serve_relay.go
 	mf                          multiFlags // serve_multi.go
 	recf                        recordFlags
-	cf                          consoleFlags   // console.go
-	hf                          handshakeFlags // handshake_flags.go
+	cf                          consoleFlags      // console.go
+	hf                          cliflag.Handshake // the UDP handshake limits (shared with rewind-bench flood)
 	udpAddr, jsonAddr, httpAddr string
 	udpSet                      bool
 	duration, status            time.Duration
@@ -136,7 +137,7 @@ func parseServe(args []string, stderr io.Writer) (*serveOpts, error) {
 	fs.DurationVar(&o.status, "status", 10*time.Second, "log a status line this often (0: never)")
 	readBuf := fs.Int("udp-read-buffer", 0, "the UDP socket's receive buffer in bytes (SO_RCVBUF; 0: the system's default); the kernel may grant another size (Linux doubles it, capped at 2 × net.core.rmem_max): the log line \"udp socket buffers\" says what it got")
 	writeBuf := fs.Int("udp-write-buffer", 0, "the UDP socket's send buffer in bytes (SO_SNDBUF; 0: the system's default; Linux caps it at 2 × net.core.wmem_max)")
-	o.hf.add(fs)
+	o.hf.Add(fs)
 	keyFile := fs.String("key-file", "", "the server's long-term UDP key: read from this file, or created there (mode 0600) if missing; without it a new key each run (the line server_key=KEY on standard output says which; players pin it with play --server-key)")
 	stallFlag := fs.String("stall", "never", "stall policy: never (a late input keeps its last value), wait:DURATION (hold a tick up to DURATION for a missing input) or acks:K (pause while a player has not acknowledged a tick K ticks old; acks alone: half the tick rate)")
 	o.lf.add(fs)
@@ -170,8 +171,8 @@ func parseServe(args []string, stderr io.Writer) (*serveOpts, error) {
 		return nil, usageError{errors.New("--udp-read-buffer and --udp-write-buffer must not be negative")}
 	}
 	o.ucfg = rewind.UDPConfig{ReadBuffer: *readBuf, WriteBuffer: *writeBuf}
-	if err := o.hf.apply(&o.ucfg); err != nil {
-		return nil, err
+	if err := o.hf.Apply(&o.ucfg); err != nil {
+		return nil, usageError{err}
 	}
 	if *keyFile != "" {
 		key, created, err := loadKeyFile(*keyFile)

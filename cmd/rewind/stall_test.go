@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -77,7 +78,7 @@ func TestServeStallAcks(t *testing.T) {
 	if code != 0 || kv(lastLine(out))["verified_tick"] != "300" {
 		t.Fatalf("play: exit %d, %q\n%s", code, lastLine(out), errOut)
 	}
-	id := itoa(int(goneID))
+	id := strconv.Itoa(int(goneID))
 	if !strings.Contains(serveErr.String(), "waiting_for="+id) {
 		t.Errorf("serve's log has no waiting_for=%s:\n%s", id, serveErr.String())
 	}

@@ -31,7 +31,7 @@
 // of the others empty: its Step deals from a deck it does not know and
 // draws nothing, so every deal and draw mispredicts what it sees (the
 // hand counts, its own hand) until the server's world repairs it. That is
-// the cost of hidden information this example measures (rewind bench
+// the cost of hidden information this example measures (rewind-bench
 // private).
 package cards
 
@@ -117,7 +117,7 @@ func New() *Game { return &Game{} }
 
 // NewPublic returns the same game with every hand, the deck and the hole
 // card in the public scene: every player is sent everything. It exists to
-// measure what hiding costs (rewind bench private --public).
+// measure what hiding costs (rewind-bench private --public).
 func NewPublic() *Game { return &Game{public: true} }
 
 // show sets who sees hand h (nothing to set when everything is public).

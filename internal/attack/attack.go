@@ -2,7 +2,7 @@
 // against real sockets on 127.0.0.1, with a legitimate player or pair
 // playing where the attack is on them, and reports whether the defence
 // held, with its figures. Tests drive it (short versions), and so does
-// `rewind bench abuse` (one `attack=NAME held=true|false …` line each).
+// `rewind-bench abuse` (one `attack=NAME held=true|false …` line each).
 package attack
 
 import (

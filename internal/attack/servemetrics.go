@@ -15,7 +15,7 @@ import (
 type ServeFunc func(ctx context.Context, args []string, stdout, stderr io.Writer) error
 
 // ServeJSONMetrics returns issue 30's item 8 as an attack on serve, the
-// command's own (cmd/rewind hands it in: `rewind bench abuse` runs it).
+// command's own (cmd/rewind hands it in: `rewind-bench abuse` runs it).
 // `rewind serve --game walkers --json 127.0.0.1:0 --http 127.0.0.1:0`
 // panicked at start-up (the host's Conn is the gateway's, not a UDP
 // server), with --udp and with --game sand too. It holds if each of the

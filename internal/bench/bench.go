@@ -1,4 +1,4 @@
-// Package bench holds what the benchmarks of `rewind bench` (each a
+// Package bench holds what the benchmarks of `rewind-bench` (each a
 // package under internal/bench) share: the failure that still has a
 // result to print, and the child processes some benchmarks run.
 package bench

@@ -1,5 +1,5 @@
 // Package lossy is a small userspace UDP forwarder that loses, delays and
-// jitters datagrams: the lossy path of `rewind bench soak`, where kernel
+// jitters datagrams: the lossy path of `rewind-bench soak`, where kernel
 // netem is not available (docs/benchmarks.md, "Soak").
 //
 // A Forwarder listens on one UDP address and forwards every datagram a

@@ -1,7 +1,7 @@
 // Package privatesim plays the cards example (games/cards) in the
 // network simulator with every datagram the server sends captured, and
 // checks what each player was sent against what it may know: the
-// measurement behind `rewind bench private` and the capture tests of
+// measurement behind `rewind-bench private` and the capture tests of
 // private scenes (docs/scenes.md).
 //
 // Leaks are searched for, not assumed away: every card the server's world

@@ -1,7 +1,7 @@
 // Package redisproc runs a private redis-server (Debian's redis-server
 // package) on a free port of 127.0.0.1, its files in a directory of the
 // caller's, without persistence: what the tests (testutil.StartRedis) and
-// `rewind bench relays` start when they are given no Redis.
+// `rewind-bench relays` start when they are given no Redis.
 package redisproc
 
 import (

@@ -1,7 +1,7 @@
 // Package simmatch runs a whole rewind match (a server and its clients) over
 // transport's network simulator in made-up time, and checks it: every
 // client's world hash at every verified tick against the server's hash of
-// that tick. The match tests, the benchmarks and `rewind bench match` use
+// that tick. The match tests, the benchmarks and `rewind-bench match` use
 // it. Every machine gets its own game value and world, as on a real
 // network.
 package simmatch

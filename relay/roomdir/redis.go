@@ -150,7 +150,7 @@ func (d *Redis) Remove(code string) {
 func (d *Redis) RefreshEvery() time.Duration { return d.cfg.TTL / 6 }
 
 // Count returns how many of codes the directory holds (live or ended), in
-// one round trip: what `rewind bench relays` polls to see a dead relay's
+// one round trip: what `rewind-bench relays` polls to see a dead relay's
 // rooms leave.
 func (d *Redis) Count(codes []string) (int, error) {
 	keys := make([]string, len(codes))

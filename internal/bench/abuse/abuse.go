@@ -1,4 +1,4 @@
-// Package abuse is `rewind bench abuse`: the attack suite of issues 15
+// Package abuse is `rewind-bench abuse`: the attack suite of issues 15
 // and 30 (internal/attack) against real sockets on 127.0.0.1, one result per
 // attack.
 package abuse

@@ -1,4 +1,4 @@
-// Package codec is `rewind bench codec`: the rollback wire format's
+// Package codec is `rewind-bench codec`: the rollback wire format's
 // input coding and tick sizes over DOOM demos (each demo's tics are a
 // player's inputs): bytes per player-tick against a byte-aligned varint
 // baseline, encode and decode times, an exact round trip through

@@ -22,7 +22,7 @@ var errLink = errors.New("link simulation did not deliver every tick")
 // It models codec's Resender policies alone, not server.Server: the
 // server's default adds the tick before each fresh one while it is
 // unacknowledged and resends a lost tick with every datagram until
-// acknowledged (rewind bench match measures the server itself).
+// acknowledged (rewind-bench match measures the server itself).
 func simulateLink(s *inputs.Schema, ticks []doomdemo.Tick, bodies [][]byte, pack packFunc, resendAll bool) Link {
 	l := &linkSim{
 		schema:    s,

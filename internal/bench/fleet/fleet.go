@@ -1,4 +1,4 @@
-// Package fleet is `rewind bench fleet`: M matches × P load bots on one
+// Package fleet is `rewind-bench fleet`: M matches × P load bots on one
 // UDP port (a host.Multi on 127.0.0.1, the bots in child processes): the
 // server's CPU per player-tick as the matches grow, tick jitter and
 // memory, and at the last step the same datagrams through a raw socket

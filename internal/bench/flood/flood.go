@@ -1,4 +1,4 @@
-// Package flood is `rewind bench flood`: bench fleet's matches (a
+// Package flood is `rewind-bench flood`: bench fleet's matches (a
 // host.Multi on 127.0.0.1, load bots in child processes) measured in three
 // phases, round after round: quiet; control (a child process floods a
 // socket of its own: the machine does the flood's work, the server none

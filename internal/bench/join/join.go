@@ -1,4 +1,4 @@
-// Package join is `rewind bench join`: a sand match played in the
+// Package join is `rewind-bench join`: a sand match played in the
 // simulator, then a new player joins: the bytes and time to its first
 // verified tick, and how its lead and rollbacks compare with the others'.
 package join

@@ -1,4 +1,4 @@
-// Package match is `rewind bench match`: a sand (walkers, or ships) match
+// Package match is `rewind-bench match`: a sand (walkers, or ships) match
 // played over the network simulator in made-up time, every verified tick
 // checked against the server's.
 package match

@@ -1,4 +1,4 @@
-// Package private is `rewind bench private`: the cards game (private
+// Package private is `rewind-bench private`: the cards game (private
 // hands, a server-only deck) played in the simulator with every datagram
 // captured and searched for hidden cards, then played again with
 // everything public to measure what hiding costs.

@@ -1,4 +1,4 @@
-// Package relays is `rewind bench relays`: R `rewind relay --redis`
+// Package relays is `rewind-bench relays`: R `rewind relay --redis`
 // processes sharing rooms through one Redis, rooms opening and closing
 // in a loop across them, and one relay killed mid-run: how fast rooms
 // churn and joins cross relays, and whether the killed relay's rooms

@@ -1,4 +1,4 @@
-// Package webdoom is `rewind bench webdoom`: four WebDoom clients play at
+// Package webdoom is `rewind-bench webdoom`: four WebDoom clients play at
 // 35 Hz over loopback against rewind's tic relay (relay/webdoom) and,
 // in the same run and the same way, against a bare relay (Bare: the
 // least work a seal can be, over the same WebSocket library), in

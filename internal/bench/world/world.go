@@ -1,4 +1,4 @@
-// Package world is `rewind bench world`: snapshot, hash and paged-delta
+// Package world is `rewind-bench world`: snapshot, hash and paged-delta
 // measurements of package world against memcpy, xxh3, zstd and s2 (see
 // docs/benchmarks.md, World, for what each figure means).
 package world

@@ -8,14 +8,15 @@ import (
 	"github.com/rewindnet/rewind/internal/testutil"
 )
 
-// TestBenchRelaysCommand runs `rewind bench relays` small: 3 relay
-// processes (this test binary re-run as `rewind relay`) on one
+// TestBenchRelaysCommand runs `rewind-bench relays` small: 3 relay
+// processes (`rewind relay`, built for the test: needRewind) on one
 // redis-server, 60 rooms churning for 3 s, the TTL shortened to 3 s. The
 // last relay is killed: its rooms leave the directory within the TTL, the
 // players it brought to the others' rooms are dropped there, and the
 // others' rooms are untouched (held=true).
 func TestBenchRelaysCommand(t *testing.T) {
 	checkLeaks(t)
+	needRewind(t)
 	redisURL := testutil.StartRedis(t)
 	code, stdout, stderr := runCmd("bench", "relays", "--rooms", "60", "--seconds", "3", "--ttl", "3s", "--workers", "8", "--redis", redisURL)
 	if code != 0 {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/rewindnet/rewind/internal/cliflag"
 	"io"
 	"net/netip"
 	"os"
@@ -26,7 +27,8 @@ import (
 )
 
 // The benchmarks that run child processes: this binary again, as
-// `rewind bench NAME` with internal flags (childCommand).
+// `rewind-bench bench NAME` with internal flags (childCommand), or the
+// rewind binary (bench relays' relays: rewindCommand).
 
 func init() {
 	registerBench("fleet", "M matches × P load bots on one UDP port: server CPU per player-tick as the matches grow, tick jitter, memory", runBenchFleet)
@@ -105,7 +107,7 @@ func (f *fleetFlags) stepList() ([]int, error) {
 
 func runBenchFleet(args []string, stdout, stderr io.Writer) error {
 	stderr = &bench.SyncWriter{W: stderr}
-	fs := newFlags("bench fleet", "rewind bench fleet --matches M --players P --seconds S [flags]\n\n"+benchfleet.Keys, stderr)
+	fs := newFlags("bench fleet", "rewind-bench fleet --matches M --players P --seconds S [flags]\n\n"+benchfleet.Keys, stderr)
 	var f fleetFlags
 	f.add(fs)
 	if err := parseFlags(fs, args); err != nil {
@@ -165,7 +167,7 @@ type floodFlags struct {
 	rounds, readBuffer               int
 	seconds                          float64
 	kinds                            string
-	hf                               handshakeFlags // serve's (handshake_flags.go)
+	hf                               cliflag.Handshake // the UDP handshake limits (shared with rewind serve)
 	// The flooder process (internal): --flood-server ADDR, or "sink".
 	floodServer string
 }
@@ -182,13 +184,13 @@ func (f *floodFlags) add(fs *flag.FlagSet) {
 	fs.IntVar(&f.rounds, "rounds", 3, "rounds of the three phases, their figures summed (on a busy machine the load drifts: more rounds share it out)")
 	fs.StringVar(&f.kinds, "kinds", strings.Join(attack.FloodKinds, ","), "bogus kinds: random (random bytes), wire (well-formed frames for no session), hello (hellos from many ports, half with a forged token)")
 	fs.IntVar(&f.readBuffer, "read-buffer", 0, "the server socket's receive buffer in bytes (UDPConfig.ReadBuffer; default the system's)")
-	f.hf.add(fs)
+	f.hf.Add(fs)
 	fs.StringVar(&f.floodServer, "flood-server", "", "internal: run as bench flood's flooder against this server")
 }
 
 func runBenchFlood(args []string, stdout, stderr io.Writer) error {
 	stderr = &bench.SyncWriter{W: stderr}
-	fs := newFlags("bench flood", "rewind bench flood [--rate R] [--seconds S] [--matches M] [--players P] [--rounds N] [--kinds random,wire,hello] [flags]\n\n"+benchflood.Keys, stderr)
+	fs := newFlags("bench flood", "rewind-bench flood [--rate R] [--seconds S] [--matches M] [--players P] [--rounds N] [--kinds random,wire,hello] [flags]\n\n"+benchflood.Keys, stderr)
 	var f floodFlags
 	f.add(fs)
 	if err := parseFlags(fs, args); err != nil {
@@ -207,8 +209,8 @@ func runBenchFlood(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	ucfg := rewind.UDPConfig{ReadBuffer: f.readBuffer}
-	if err := f.hf.apply(&ucfg); err != nil {
-		return err
+	if err := f.hf.Apply(&ucfg); err != nil {
+		return usageError{err}
 	}
 	command, err := childCommand()
 	if err != nil {
@@ -266,7 +268,7 @@ func runFlooder(f floodFlags, kinds []string, stdout io.Writer) error {
 }
 
 func runBenchRelays(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("bench relays", "rewind bench relays [--relays R] [--rooms N] [--seconds S] [--ttl D] [--redis URL]", stderr)
+	fs := newFlags("bench relays", "rewind-bench relays [--relays R] [--rooms N] [--seconds S] [--ttl D] [--redis URL]", stderr)
 	var f benchrelays.Config
 	fs.IntVar(&f.Relays, "relays", 3, "relay processes (3 or more)")
 	fs.IntVar(&f.Rooms, "rooms", 1000, "rooms kept open, each with a host and a player")
@@ -276,7 +278,7 @@ func runBenchRelays(args []string, stdout, stderr io.Writer) error {
 	fs.DurationVar(&f.TTL, "ttl", 5*time.Second, "the relays' --redis-ttl")
 	fs.StringVar(&f.Redis, "redis", "", "the Redis the relays share (redis://HOST:PORT/DB; default: a redis-server of the bench's own, on a free port)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: rewind bench relays [flags]\n\n%s\n\nflags:\n", benchrelays.Keys)
+		fmt.Fprintf(stderr, "usage: rewind-bench relays [flags]\n\n%s\n\nflags:\n", benchrelays.Keys)
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
@@ -293,7 +295,7 @@ func runBenchRelays(args []string, stdout, stderr io.Writer) error {
 		return usageError{fmt.Errorf("--ttl %v: want 600ms or more", f.TTL)}
 	}
 	var err error
-	if f.Command, err = childCommand(); err != nil {
+	if f.Command, err = rewindCommand(); err != nil {
 		return err
 	}
 	f.Log = stderr

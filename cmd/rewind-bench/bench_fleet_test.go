@@ -9,7 +9,7 @@ import (
 	"github.com/rewindnet/rewind/internal/testutil"
 )
 
-// TestBenchFleetCommand runs `rewind bench fleet` small (1 and 2 matches
+// TestBenchFleetCommand runs `rewind-bench fleet` small (1 and 2 matches
 // of 2 load bots, in two bot processes that are this test binary re-run
 // as the rewind command (TestMain), and the raw loop): every step's line has the
 // keys the command contract names (and bot_nice, the bots' niceness:

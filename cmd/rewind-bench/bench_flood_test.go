@@ -8,7 +8,7 @@ import (
 	"github.com/rewindnet/rewind/internal/testutil"
 )
 
-// TestBenchFloodCommand runs `rewind bench flood` small (a match of 2 load
+// TestBenchFloodCommand runs `rewind-bench flood` small (a match of 2 load
 // bots, a second per phase, 2,000 bogus datagrams a second and 200 hellos
 // a second from 20 ports, the bots and the flooder in child processes
 // that are this test binary re-run as the rewind command): the last line

@@ -37,7 +37,7 @@ func init() {
 // runBenchWorld measures package world against memcpy, xxh3 and zstd; see
 // docs/benchmarks.md (World) for what each figure means.
 func runBenchWorld(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("bench world", "rewind bench world [flags]", stderr)
+	fs := newFlags("bench world", "rewind-bench world [flags]", stderr)
 	minTime := fs.Duration("time", 300*time.Millisecond, "minimum time per timed comparison")
 	seconds := fs.Int("seconds", 30, "seconds of sand play (60 ticks each) before the whole-world encoding")
 	if err := parseFlags(fs, args); err != nil {
@@ -70,7 +70,7 @@ func printResult(stdout io.Writer, pairs []any, err error) error {
 }
 
 func runBenchMatch(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("bench match", "rewind bench match [flags]\n\n"+benchmatch.Keys, stderr)
+	fs := newFlags("bench match", "rewind-bench match [flags]\n\n"+benchmatch.Keys, stderr)
 	m := addMatchFlags(fs, 4, game.MaxPlayers, "number of players", 10, "match time to simulate, in seconds", true)
 	blackout := fs.Duration("blackout", 0, "the lowest-id player hears and says nothing for this long, starting a third of the way in")
 	resend := fs.String("resend", "selective", "how the server resends ticks: selective (lost ones, plus the tick before each fresh one) or all (every unacknowledged tick in every datagram)")
@@ -108,7 +108,7 @@ func runBenchMatch(args []string, stdout, stderr io.Writer) error {
 }
 
 func runBenchJoin(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("bench join", "rewind bench join [flags]\n\n"+benchjoin.Keys, stderr)
+	fs := newFlags("bench join", "rewind-bench join [flags]\n\n"+benchjoin.Keys, stderr)
 	m := addMatchFlags(fs, 8, game.MaxPlayers-1, "number of players before the join", 30, "match time before the new player joins, in seconds", false)
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -125,7 +125,7 @@ func runBenchJoin(args []string, stdout, stderr io.Writer) error {
 }
 
 func runBenchPrivate(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("bench private", "rewind bench private [flags]\n\n"+benchprivate.Keys, stderr)
+	fs := newFlags("bench private", "rewind-bench private [flags]\n\n"+benchprivate.Keys, stderr)
 	players := fs.Int("players", 4, "players (2 to 6)")
 	seconds := fs.Float64("seconds", 2000.0/60, "match time in seconds (60 ticks a second)")
 	loss := fs.Float64("loss", 0.1, "loss of every link, 0 to 1")
@@ -151,7 +151,7 @@ func runBenchPrivate(args []string, stdout, stderr io.Writer) error {
 }
 
 func runBenchCodec(args []string, stdout, stderr io.Writer) error {
-	flags := newFlags("bench codec", "rewind bench codec [--demos DIR]", stderr)
+	flags := newFlags("bench codec", "rewind-bench codec [--demos DIR]", stderr)
 	dir := flags.String("demos", filepath.Join("testdata", "doom-demos"), "directory of DOOM 1.9 demos (*.lmp); the default is relative to the repository root")
 	minTime := flags.Duration("time", 300*time.Millisecond, "minimum time to spend on each timing")
 	if err := parseFlags(flags, args); err != nil {
@@ -194,14 +194,14 @@ func init() {
 }
 
 func runBenchAbuse(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("bench abuse", "rewind bench abuse [--short] [--attack NAME,...]\n\n"+benchabuse.Keys, stderr)
+	fs := newFlags("bench abuse", "rewind-bench abuse [--short] [--attack NAME,...]\n\n"+benchabuse.Keys, stderr)
 	short := fs.Bool("short", false, "run the short versions (seconds each)")
 	only := fs.String("attack", "", "run only these attacks (comma-separated names)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	var names []string
-	extra := append([]attack.Attack{attack.ServeJSONMetrics(serve)}, abuseTestAttacks...)
+	extra := append([]attack.Attack{attack.ServeJSONMetrics(serveProcess)}, abuseTestAttacks...)
 	if *only != "" {
 		names = strings.Split(*only, ",")
 		if n, bad := benchabuse.Unknown(names, extra...); bad {

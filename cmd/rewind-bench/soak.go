@@ -84,7 +84,7 @@ func (f *soakFlags) check() error {
 }
 
 func runBenchSoak(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("bench soak", "rewind bench soak --matches M --players P --seconds S [--loss F] [flags]\n\n"+benchsoak.Keys, stderr)
+	fs := newFlags("bench soak", "rewind-bench soak --matches M --players P --seconds S [--loss F] [flags]\n\n"+benchsoak.Keys, stderr)
 	var f soakFlags
 	f.add(fs)
 	if err := parseFlags(fs, args); err != nil {

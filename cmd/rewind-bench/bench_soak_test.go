@@ -11,7 +11,7 @@ import (
 	"github.com/rewindnet/rewind/internal/testutil"
 )
 
-// TestBenchSoakCommand runs `rewind bench soak` short (2 matches of 2
+// TestBenchSoakCommand runs `rewind-bench soak` short (2 matches of 2
 // real players, 3 s and 6 s of leaving and rejoining through the lossy
 // forwarder, in a network namespace when this test runs as root with
 // ip(8), else on 127.0.0.1): the last line has the keys the issue names,

@@ -13,6 +13,7 @@ import (
 // attack on its own serve (issue 30 item 8) among them; it exits 1 when
 // an attack did not hold, after printing every line.
 func TestBenchAbuse(t *testing.T) {
+	needRewind(t) // serve_json_metrics runs rewind serve
 	for _, name := range []string{"big_frame", "serve_json_metrics"} {
 		code, stdout, stderr := runCmd("bench", "abuse", "--short", "--attack", name)
 		if code != 0 || lastLine(stdout) == "" || !strings.HasPrefix(lastLine(stdout), "attack="+name+" held=true ") {
