@@ -91,7 +91,7 @@ var playTemplate = template.Must(template.New("play").Parse(`<!doctype html>
 <style>
 body { margin: 0; background: #08080c; color: #bbb; font: 12px monospace; }
 #bar { position: fixed; left: 0; right: 0; bottom: 0; padding: 4px 8px; background: rgba(0,0,0,.75); z-index: 10; }
-#status { color: #8c8; white-space: pre-wrap; word-break: break-all; }
+#status { color: #8c8; white-space: normal; overflow-wrap: normal; word-break: normal; }
 #share #code { font-size: 40px; color: #fff; letter-spacing: 6px; }
 #bar a, #bar button { color: #8af; }
 #bar input { width: 7em; font: inherit; text-transform: uppercase; }
@@ -100,7 +100,7 @@ body { margin: 0; background: #08080c; color: #bbb; font: 12px monospace; }
 <div id="bar">
 <div id="share"></div>
 <div id="status">room={{.Code}} player=- tick=0 verified_tick=0 verified_hash=0000000000000000 rollbacks=0 resyncs=0 ping_ms=0.0 state=loading desyncs=0 migrations=0 waiting_for= hosting=false</div>
-<div><span id="hint">{{if eq .Game "ships"}}left/right or A/D turn · up or W thrusts · space or mouse fires{{else}}arrows/WASD move · space or mouse pours · 1–4: erase, sand, water, wall{{end}}</span> · <a id="mode" href="?watch={{.Code}}" style="color: #8af">watch as a spectator</a> · from a terminal: <code>rewind play --headless --join {{.Code}} --relay {{.Relay}}{{.Flags}}</code> (or <code>rewind watch</code>)</div>
+<div><span id="hint">{{if eq .Game "ships"}}left/right or A/D turn · up or W thrusts · space or mouse fires{{else}}arrows/WASD move · space or mouse pours · 1–4: erase, sand, water, wall{{end}}</span> · <a id="mode" href="?watch={{.Code}}" style="color: #8af">watch as a spectator</a> · from a terminal: <code>rewind play --headless --join <span class="room">{{.Code}}</span> --relay {{.Relay}}{{.Flags}}</code> (or <code>rewind watch</code>)</div>
 <div><a id="host" href="?host=1">host a new room</a> · <form id="join" style="display: inline" method="get"><label>join a room: <input name="room" placeholder="code" autocomplete="off" spellcheck="false"></label> <button>join</button> <span id="joinsay"></span></form></div>
 </div>
 <script src="{{.Exec}}"></script>

@@ -78,10 +78,17 @@ func (s *screen) resize(side int) {
 }
 
 // fit scales the canvas (in CSS pixels, keeping its proportions) to the
-// window.
+// window above the page's footer (#bar).
 func (s *screen) fit() {
-	win := js.Global()
-	k := math.Min(win.Get("innerWidth").Float()/float64(s.w), win.Get("innerHeight").Float()/float64(s.h))
+	// The layout viewport (a phone zooms innerWidth out to whatever
+	// overflows it), less the footer, which never covers the playfield.
+	doc := js.Global().Get("document")
+	root := doc.Get("documentElement")
+	room := root.Get("clientHeight").Float()
+	if bar := doc.Call("getElementById", "bar"); bar.Truthy() {
+		room -= bar.Get("offsetHeight").Float()
+	}
+	k := math.Min(root.Get("clientWidth").Float()/float64(s.w), room/float64(s.h))
 	k = math.Max(k, 0.25)
 	if k == s.shown {
 		return

@@ -17,6 +17,23 @@
   times.script = performance.now();
   const worker = boot.worker;
 
+  // The footer's terminal hint names the room this tab is in: the one its
+  // address names (?room=, ?watch=), or the one it hosts (#share's code,
+  // once the relay program has it; "CODE" until then), not the demo's.
+  (() => {
+    const set = (c) => { for (const e of document.querySelectorAll("#bar .room")) e.textContent = c; };
+    const q = new URLSearchParams(location.search);
+    const named = (q.get("watch") || q.get("room") || "").split(/\s+/).join("").toUpperCase();
+    const host = q.get("host");
+    if (host && host !== "0") set("CODE");
+    else if (named) set(named);
+    const share = document.getElementById("share");
+    if (share) new MutationObserver(() => {
+      const c = document.getElementById("code");
+      if (c && c.textContent) set(c.textContent.trim());
+    }).observe(share, { childList: true, subtree: true, characterData: true });
+  })();
+
   // The relay program's WebSockets (its relay connections: roomclient's, through
   // coder/websocket) live in the Worker: RelaySocket is the page's side of
   // one, a WebSocket as coder/websocket uses it (addEventListener, send,
