@@ -211,7 +211,7 @@ func (c *core[I]) step(u uint32, events []game.Event) {
 	c.tk.Present = c.present
 	c.tk.CollectEffects(c.fx.begin(c.mask))
 	c.g.Step(c.w, &c.tk)
-	if f, ok := c.g.(game.StepFailer); ok && c.stepErr == nil {
+	if f, ok := game.As[game.StepFailer](c.g); ok && c.stepErr == nil {
 		c.stepErr = f.StepErr(c.w)
 	}
 	c.fx.stepped(u)

@@ -449,7 +449,7 @@ func (s *Server[I]) runTick() {
 	s.tk.Inputs = s.typed
 	s.tk.Present = s.present
 	s.g.Step(s.w, &s.tk)
-	if f, ok := s.g.(game.StepFailer); ok && s.failure == nil {
+	if f, ok := game.As[game.StepFailer](s.g); ok && s.failure == nil {
 		s.failure = f.StepErr(s.w)
 	}
 	rec.events = append(rec.events[:0], s.events...)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/rewindnet/rewind"
 	_ "github.com/rewindnet/rewind/examples/paint/game" // the example game of one's own (docs/games.md): --game paint
@@ -33,7 +34,9 @@ type gameFlags struct {
 func (g *gameFlags) add(fs interface {
 	StringVar(*string, string, string, string)
 	IntVar(*int, string, int, string)
+	DurationVar(*time.Duration, string, time.Duration, string)
 }) {
+	addModuleFlags(fs)
 	fs.StringVar(&g.name, "game", defaultGame, "the game: "+strings.Join(games.Names(), ", ")+" (the registered games, package games)")
 	g.settings = map[string]*int{}
 	for _, s := range games.Settings() {
