@@ -119,6 +119,7 @@ var All = []Attack{
 	{"redis_restarted_empty", RedisRestartedEmpty},
 	{"handshake_fresh_flood", HandshakeFreshFlood},
 	{"lookup_prefix", LookupPrefix},
+	{"console_state_flood", ConsoleStateFlood},
 }
 
 // lineCounter is a slog.Handler counting the records at or above a level.
