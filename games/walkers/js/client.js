@@ -131,6 +131,7 @@ class Player {
       return;
     }
     this.checked++;
+    if (this.checked % 300 === 0) process.stderr.write(`client.js: ${this.checked} of ${this.o.ticks} ticks checked, mismatches=${this.mismatches}\n`); // progress every 5 s at 60 Hz
     if (this.checked % 60 === 1) this.walkSomewhere();
     if (this.checked === this.o.resumeAt && !this.dropped) {
       this.dropped = true;
