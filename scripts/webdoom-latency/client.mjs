@@ -1,5 +1,5 @@
 // Four WebDoom-like clients on one tic relay (rewind webdoom, the bare
-// relay of `rewind bench webdoom --serve-bare`, or WebDoom's own Node
+// relay of `rewind-bench webdoom --serve-bare`, or WebDoom's own Node
 // server): each joins the lobby, the first starts the game, each opens
 // /ws/game?slot=N, and at 35 Hz all four send their 12-byte command for
 // tic T at the same moment. Latency = the last of the four commands sent
