@@ -76,6 +76,11 @@ type SettingsProvider = game.SettingsProvider
 // the welcome's settings with WithMatchSettings (see game.Configurable).
 type Configurable[I any] = game.Configurable[I]
 
+// View is what a game's view draws from: the last two worlds, the
+// fraction of the way between them, the viewer and the canvas (see
+// game.View and package draw).
+type View = game.View
+
 // SyncTest runs a game alone and rolls back and resimulates every tick,
 // comparing hashes, to catch non-determinism before it desyncs a match
 // (see client.SyncTest).

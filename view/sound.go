@@ -5,30 +5,45 @@ import (
 	"math"
 
 	"github.com/hajimehoshi/ebiten/v2/audio"
+	"github.com/rewindnet/rewind/draw"
 )
 
 // sampleRate is the audio context's rate.
 const sampleRate = 44100
 
-// NewSound returns a function that plays a short blip (the pour sound):
-// 70 ms of a falling tone, 16-bit stereo. It creates Ebitengine's audio
-// context, of which a program has one; on a page the browser lets it play
-// only after the person has clicked or pressed a key.
-func NewSound() func() {
+// NewSound returns a function that plays a game's sound (draw.Sound: a
+// tone sliding from FromHz to ToHz over Ms, fading out), 16-bit stereo,
+// the page's twin (its AudioContext oscillator). It creates Ebitengine's
+// audio context, of which a program has one; on a page the browser lets
+// it play only after the person has clicked or pressed a key.
+func NewSound() func(draw.Sound) {
 	ctx := audio.NewContext(sampleRate)
-	n := sampleRate * 70 / 1000
+	made := map[draw.Sound][]byte{}
+	return func(s draw.Sound) {
+		pcm, ok := made[s]
+		if !ok {
+			pcm = tone(s)
+			made[s] = pcm
+		}
+		if len(pcm) > 0 {
+			ctx.NewPlayerFromBytes(pcm).Play()
+		}
+	}
+}
+
+// tone returns s's samples.
+func tone(s draw.Sound) []byte {
+	n := sampleRate * int(min(max(s.Ms, 0), 5000)) / 1000
+	vol := float64(min(max(s.Volume, 0), 1000)) / 1000
 	pcm := make([]byte, 4*n)
 	phase := 0.0
 	for i := range n {
-		f := 880 - 440*float64(i)/float64(n)
+		f := float64(s.FromHz) + float64(s.ToHz-s.FromHz)*float64(i)/float64(n)
 		phase += 2 * math.Pi * f / sampleRate
 		env := 1 - float64(i)/float64(n)
-		v := int16(0.25 * env * math.Sin(phase) * math.MaxInt16)
+		v := int16(vol * env * math.Sin(phase) * math.MaxInt16)
 		binary.LittleEndian.PutUint16(pcm[4*i:], uint16(v))
 		binary.LittleEndian.PutUint16(pcm[4*i+2:], uint16(v))
 	}
-	return func() {
-		p := ctx.NewPlayerFromBytes(pcm)
-		p.Play()
-	}
+	return pcm
 }

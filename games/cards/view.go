@@ -3,6 +3,7 @@ package cards
 import (
 	"fmt"
 
+	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/draw"
 )
 
@@ -47,7 +48,7 @@ func drawCard(l *draw.List, x, y, w, h int, value uint8, c draw.Color) {
 // cards and score, the cards on the table (the last ones played, each
 // rimmed in its player's colour) and the viewer's hand along the bottom
 // with the keys that play them.
-func (g *Game) Draw(v draw.View, l *draw.List) {
+func (g *Game) Draw(v rewind.View, l *draw.List) {
 	l.Clear(draw.RGB(16, 60, 36))
 	st := g.state.Get(v.Cur)
 	l.Text(12, 8+draw.Ascent, fmt.Sprintf("round %d  deck %d", st.Round, st.DeckLeft), draw.White)
@@ -94,7 +95,7 @@ func (g *Game) Draw(v draw.View, l *draw.List) {
 // (shift) swaps hands with the next seat that holds cards. An action
 // goes once per press: a new one takes the next Seq, the same one held
 // keeps prev's.
-func (g *Game) Control(v draw.View, c draw.Controls, prev Input) Input {
+func (g *Game) Control(v rewind.View, c draw.Controls, prev Input) Input {
 	in := Input{Seq: prev.Seq}
 	switch {
 	case c.Number() > 0:
@@ -119,7 +120,7 @@ func (g *Game) Control(v draw.View, c draw.Controls, prev Input) Input {
 
 // nextSeat returns the seat after the viewer's that holds cards (or the
 // next seat).
-func (g *Game) nextSeat(v draw.View) uint8 {
+func (g *Game) nextSeat(v rewind.View) uint8 {
 	if v.Me < 0 || v.Cur == nil {
 		return 0
 	}

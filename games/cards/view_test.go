@@ -46,7 +46,7 @@ func TestDraw(t *testing.T) {
 	prev, cur := played(t, g, 3, 100)
 	var l draw.List
 	w, h := g.Size()
-	g.Draw(draw.View{Prev: prev, Cur: cur, Alpha: 1, Me: 1, Width: w, Height: h}, &l)
+	g.Draw(rewind.View{Prev: prev, Cur: cur, Alpha: 1, Me: 1, Width: w, Height: h}, &l)
 	hand := g.hand[g.state.Get(cur).HandOf[1]].Len(cur)
 	if hand == 0 {
 		t.Fatal("no hand dealt")
@@ -63,7 +63,7 @@ func TestDraw(t *testing.T) {
 
 func TestControl(t *testing.T) {
 	g := New()
-	v := draw.View{Me: 0, Width: 560, Height: 420}
+	v := rewind.View{Me: 0, Width: 560, Height: 420}
 	in := g.Control(v, draw.Controls{Keys: draw.Fire}, Input{Seq: 7})
 	if in != (Input{Action: Draw, Seq: 8}) {
 		t.Fatalf("fire: %+v", in)

@@ -35,7 +35,7 @@ func (g *Game) Size() (w, h int) {
 // their last two places (a square in the player's colour, the viewer's
 // outlined in white, a ring while it pours, its id beside it) and the
 // material the viewer pours.
-func (g *Game) Draw(v draw.View, l *draw.List) {
+func (g *Game) Draw(v rewind.View, l *draw.List) {
 	n := g.side()
 	k := max(1, min(v.Width, v.Height)/n)
 	ox, oy := (v.Width-n*k)/2, (v.Height-n*k)/2
@@ -76,7 +76,7 @@ func (g *Game) Draw(v draw.View, l *draw.List) {
 // water, wall; the material chosen stays until another is (prev is the
 // input the player sent last; before any, its avatar's material, or
 // sand).
-func (g *Game) Control(v draw.View, c draw.Controls, prev Input) Input {
+func (g *Game) Control(v rewind.View, c draw.Controls, prev Input) Input {
 	in := Input{MoveX: c.Axis(draw.Left, draw.Right), MoveY: c.Axis(draw.Up, draw.Down), Pour: c.Has(draw.Fire), Material: prev.Material}
 	if prev == (Input{}) {
 		in.Material = Sand

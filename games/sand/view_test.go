@@ -40,7 +40,7 @@ func TestDraw(t *testing.T) {
 		t.Fatalf("Size %d×%d", w, h)
 	}
 	var l draw.List
-	g.Draw(draw.View{Prev: prev, Cur: cur, Alpha: 0.5, Me: 1, Width: 300, Height: 200}, &l)
+	g.Draw(rewind.View{Prev: prev, Cur: cur, Alpha: 0.5, Me: 1, Width: 300, Height: 200}, &l)
 	ops := map[draw.Op]int{}
 	for i := range l.Len() {
 		c := l.Command(i)
@@ -65,7 +65,7 @@ func TestDraw(t *testing.T) {
 func TestControl(t *testing.T) {
 	g := New(64)
 	_, cur := played(t, g, 2, 10)
-	v := draw.View{Cur: cur, Me: 1, Width: 128, Height: 128}
+	v := rewind.View{Cur: cur, Me: 1, Width: 128, Height: 128}
 	in := g.Control(v, draw.Controls{Keys: draw.Left | draw.Down | draw.Fire}, Input{})
 	if in != (Input{MoveX: -1, MoveY: 1, Pour: true, Material: Material(g.Avatars(cur)[1].Material)}) {
 		t.Fatalf("%+v", in)
@@ -78,7 +78,7 @@ func TestControl(t *testing.T) {
 	if in != (Input{MoveX: 1, Material: Water}) {
 		t.Fatalf("after key 3: %+v", in)
 	}
-	if in = g.Control(draw.View{Me: -1}, draw.Controls{}, Input{}); in.Material != Sand {
+	if in = g.Control(rewind.View{Me: -1}, draw.Controls{}, Input{}); in.Material != Sand {
 		t.Fatalf("no world: %+v", in)
 	}
 	if s, ok := Sound(rewind.Effect{Kind: EffectPour}); !ok || s.Ms != 70 {

@@ -17,7 +17,7 @@ type arena struct {
 	k, ox, oy float64 // pixels a unit; the arena's top left
 }
 
-func arenaOf(v draw.View) arena {
+func arenaOf(v rewind.View) arena {
 	side := float64(min(v.Width, v.Height))
 	half := HalfArena.Float()
 	return arena{k: side / (2 * half), ox: (float64(v.Width) - side) / 2, oy: (float64(v.Height) - side) / 2}
@@ -35,7 +35,7 @@ func (a arena) px(x, y float64) (int, int) {
 // nose along its heading, its id and health bar; the viewer's on a white
 // disc; a white disc behind while a hit's flash lasts; a small disc
 // where a dead ship waits), and the scores at the bottom left.
-func (g *Game) Draw(v draw.View, l *draw.List) {
+func (g *Game) Draw(v rewind.View, l *draw.List) {
 	a := arenaOf(v)
 	l.Clear(draw.Background)
 	x0, y0 := a.px(-HalfArena.Float(), HalfArena.Float())
@@ -66,7 +66,7 @@ func (g *Game) Draw(v draw.View, l *draw.List) {
 
 // drawShip draws ship s, between its place in prev (if it was alive
 // there) and its place now.
-func (g *Game) drawShip(l *draw.List, v draw.View, a arena, s *Ship, prev []Ship) {
+func (g *Game) drawShip(l *draw.List, v rewind.View, a arena, s *Ship, prev []Ship) {
 	c := draw.PlayerColor(int(s.Player))
 	x, y, ang := s.Pos.X.Float(), s.Pos.Y.Float(), s.Angle.Float()
 	for _, b := range prev {
@@ -104,7 +104,7 @@ func (g *Game) drawShip(l *draw.List, v draw.View, a arena, s *Ship, prev []Ship
 // Control returns the input of controls c: left/right or A/D turn (left
 // counterclockwise), up or W thrusts, fire (space or the primary button)
 // fires.
-func (g *Game) Control(_ draw.View, c draw.Controls, _ Input) Input {
+func (g *Game) Control(_ rewind.View, c draw.Controls, _ Input) Input {
 	return Input{Turn: c.Axis(draw.Right, draw.Left), Thrust: c.Has(draw.Up), Fire: c.Has(draw.Fire)}
 }
 

@@ -46,7 +46,7 @@ func TestDraw(t *testing.T) {
 	prev, cur := played(t, g, 3, 200)
 	var l draw.List
 	w, h := g.Size()
-	g.Draw(draw.View{Prev: prev, Cur: cur, Alpha: 0.3, Me: 0, Width: w, Height: h}, &l)
+	g.Draw(rewind.View{Prev: prev, Cur: cur, Alpha: 0.3, Me: 0, Width: w, Height: h}, &l)
 	n := ops(&l)
 	if n[draw.OpClear] != 1 || n[draw.OpRect] != 1 || n[draw.OpText] != 6 || n[draw.OpCircle] < 3+len(g.Shots(cur)) {
 		t.Fatalf("ops %v (%d shots)", n, len(g.Shots(cur)))
@@ -63,7 +63,7 @@ func TestControl(t *testing.T) {
 		{draw.Right | draw.Up, Input{Turn: -1, Thrust: true}},
 		{draw.Fire | draw.Left | draw.Right, Input{Fire: true}},
 	} {
-		if in := g.Control(draw.View{}, draw.Controls{Keys: c.k}, Input{}); in != c.in {
+		if in := g.Control(rewind.View{}, draw.Controls{Keys: c.k}, Input{}); in != c.in {
 			t.Errorf("%b: %+v, want %+v", c.k, in, c.in)
 		}
 	}

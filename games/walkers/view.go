@@ -3,6 +3,7 @@ package walkers
 import (
 	"strconv"
 
+	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/draw"
 )
 
@@ -14,7 +15,7 @@ func (g *Game) Size() (w, h int) { return 500, 500 }
 // field's top left at (ox, oy).
 type field struct{ k, ox, oy float64 }
 
-func fieldOf(v draw.View) field {
+func fieldOf(v rewind.View) field {
 	side := float64(min(v.Width, v.Height))
 	return field{k: side / (2 * HalfField), ox: (float64(v.Width) - side) / 2, oy: (float64(v.Height) - side) / 2}
 }
@@ -37,7 +38,7 @@ func (f field) cm(x, y int32) (int32, int32) {
 // walker between its last two places (a disc in its player's colour,
 // the viewer's on a white one, red-rimmed while blocked) with a line to
 // its destination and its id.
-func (g *Game) Draw(v draw.View, l *draw.List) {
+func (g *Game) Draw(v rewind.View, l *draw.List) {
 	f := fieldOf(v)
 	l.Clear(draw.Background)
 	grid := draw.RGB(30, 30, 42)
@@ -81,9 +82,9 @@ func (g *Game) Draw(v draw.View, l *draw.List) {
 // touch) sets the destination to the point under the pointer; the
 // arrows or WASD walk on from where the viewer's walker is (a
 // destination 2 m away that way); else the input stays prev.
-func (g *Game) Control(v draw.View, c draw.Controls, prev Input) Input {
+func (g *Game) Control(v rewind.View, c draw.Controls, prev Input) Input {
 	if c.Has(draw.PointerDown) && c.Width > 0 {
-		f := fieldOf(draw.View{Width: int(c.Width), Height: int(c.Height)})
+		f := fieldOf(rewind.View{Width: int(c.Width), Height: int(c.Height)})
 		x, y := f.cm(c.X, c.Y)
 		return Input{X: x, Y: y, Move: true}
 	}

@@ -45,7 +45,7 @@ func TestDraw(t *testing.T) {
 	g := New()
 	prev, cur := played(t, g, 4, 100)
 	var l draw.List
-	g.Draw(draw.View{Prev: prev, Cur: cur, Alpha: 1, Me: 2, Width: 500, Height: 500}, &l)
+	g.Draw(rewind.View{Prev: prev, Cur: cur, Alpha: 1, Me: 2, Width: 500, Height: 500}, &l)
 	n := ops(&l)
 	// 11+11 field lines, a line to each destination, a disc each and the viewer's rim.
 	if n[draw.OpClear] != 1 || n[draw.OpCircle] != 5 || n[draw.OpText] != 4 || n[draw.OpLine] < 22 {
@@ -56,7 +56,7 @@ func TestDraw(t *testing.T) {
 func TestControl(t *testing.T) {
 	g := New()
 	_, cur := played(t, g, 2, 1)
-	v := draw.View{Cur: cur, Me: 1, Width: 500, Height: 500}
+	v := rewind.View{Cur: cur, Me: 1, Width: 500, Height: 500}
 	in := g.Control(v, draw.Controls{Keys: draw.PointerDown | draw.Fire, X: 250, Y: 0, Width: 500, Height: 500}, Input{})
 	if in != (Input{X: 0, Y: -HalfField, Move: true}) {
 		t.Fatalf("click: %+v", in)

@@ -69,10 +69,11 @@ func TestShipsPageWindowAndBot(t *testing.T) {
 		if name != "window" {
 			continue
 		}
-		// The arena's wall, drawn unscaled in the window (view.Ships:
-		// 2 pixels wide, its top at y 36 below the HUD).
-		if r, g, b, _ := img.At(300, 37).RGBA(); r>>8 != 90 || g>>8 != 90 || b>>8 != 110 {
-			t.Errorf("the window's pixel (300, 37) is (%d, %d, %d), not the arena's wall", r>>8, g>>8, b>>8)
+		// The arena's wall, drawn unscaled in the window (ships' draw
+		// list: a 1-pixel outline of its 600×600 canvas, whose top is
+		// at y 36 below the HUD).
+		if r, g, b, _ := img.At(300, 36).RGBA(); r>>8 != 90 || g>>8 != 90 || b>>8 != 110 {
+			t.Errorf("the window's pixel (300, 36) is (%d, %d, %d), not the arena's wall", r>>8, g>>8, b>>8)
 		}
 	}
 	if dir := os.Getenv("REWIND_SCREENSHOTS"); dir != "" {

@@ -6,32 +6,51 @@ import (
 	"sync"
 	"syscall/js"
 
-	"github.com/rewindnet/rewind/view/tab"
+	"github.com/rewindnet/rewind/draw"
 )
 
-// controls reads the keyboard and the mouse into the player's input, as
-// the window reads them (package view): arrows or WASD move, space or
-// the left mouse button pours, 1–4 choose the material (empty, sand,
-// water, wall); G shows and hides the net graph. It also plays the pour
-// sound, once the person has pressed a key or clicked (browsers let a
-// page play sound only then).
+// controls reads the keyboard and the pointer into the engine's control
+// state (draw.Controls), the same for every game, as the window reads
+// them (package view): arrows or WASD, fire (space or the primary
+// button), alt (shift or the secondary button), the keys 1–4, the
+// pointer's place on the game's canvas and whether its button is down;
+// G shows and hides the net graph. It also plays the sounds, once the
+// person has pressed a key or clicked (browsers let a page play sound
+// only then).
 type controls struct {
-	mu    sync.Mutex
-	keys  map[string]bool // KeyboardEvent.code → down
-	mouse bool
-	mat   uint8
-	graph bool
-	audio js.Value // the AudioContext, once a key or click made one
-	funcs []js.Func
+	mu      sync.Mutex
+	keys    map[string]bool // KeyboardEvent.code → down
+	buttons int             // PointerEvent.buttons on the canvas
+	x, y    int32           // the pointer on the page's canvas, in its pixels
+	graph   bool
+	audio   js.Value // the AudioContext, once a key or click made one
+	funcs   []js.Func
 }
 
-func newControls() *controls { return &controls{keys: map[string]bool{}, mat: 1} }
+func newControls() *controls { return &controls{keys: map[string]bool{}} }
 
 // steered are the keys whose default (scrolling the page) the page
 // prevents.
 var steered = map[string]bool{"ArrowLeft": true, "ArrowRight": true, "ArrowUp": true, "ArrowDown": true, "Space": true}
 
-// listen takes the window's key events and canvas's mouse button.
+// keyBits are the keys' codes for each bit of draw.Keys.
+var keyBits = []struct {
+	codes []string
+	bit   draw.Keys
+}{
+	{[]string{"ArrowLeft", "KeyA"}, draw.Left},
+	{[]string{"ArrowRight", "KeyD"}, draw.Right},
+	{[]string{"ArrowUp", "KeyW"}, draw.Up},
+	{[]string{"ArrowDown", "KeyS"}, draw.Down},
+	{[]string{"Space"}, draw.Fire},
+	{[]string{"ShiftLeft", "ShiftRight"}, draw.Alt},
+	{[]string{"Digit1", "Numpad1"}, draw.Key1},
+	{[]string{"Digit2", "Numpad2"}, draw.Key2},
+	{[]string{"Digit3", "Numpad3"}, draw.Key3},
+	{[]string{"Digit4", "Numpad4"}, draw.Key4},
+}
+
+// listen takes the window's key events and the canvas's pointer.
 func (c *controls) listen(canvas js.Value) {
 	win := js.Global()
 	on := func(target js.Value, event string, fn func(e js.Value)) {
@@ -60,52 +79,49 @@ func (c *controls) listen(canvas js.Value) {
 	on(win, "blur", func(js.Value) {
 		c.mu.Lock()
 		clear(c.keys)
-		c.mouse = false
+		c.buttons = 0
 		c.mu.Unlock()
 	})
-	on(canvas, "mousedown", func(e js.Value) {
-		if e.Get("button").Int() == 0 {
+	pointer := func(e js.Value) {
+		r := canvas.Call("getBoundingClientRect")
+		if w, h := r.Get("width").Float(), r.Get("height").Float(); w > 0 && h > 0 {
 			c.mu.Lock()
-			c.mouse = true
+			c.x = int32((e.Get("clientX").Float() - r.Get("left").Float()) * canvas.Get("width").Float() / w)
+			c.y = int32((e.Get("clientY").Float() - r.Get("top").Float()) * canvas.Get("height").Float() / h)
+			c.buttons = e.Get("buttons").Int()
 			c.mu.Unlock()
 		}
-		c.wakeAudio()
+	}
+	on(canvas, "pointerdown", func(e js.Value) { pointer(e); c.wakeAudio() })
+	on(canvas, "pointermove", pointer)
+	on(win, "pointerup", func(e js.Value) {
+		c.mu.Lock()
+		c.buttons = e.Get("buttons").Int()
+		c.mu.Unlock()
 	})
-	on(win, "mouseup", func(e js.Value) {
-		if e.Get("button").Int() == 0 {
-			c.mu.Lock()
-			c.mouse = false
-			c.mu.Unlock()
-		}
-	})
+	on(canvas, "contextmenu", func(e js.Value) { e.Call("preventDefault") })
 }
 
-// read returns the input the keys and mouse give now.
-func (c *controls) read() tab.Input {
+// read returns the control state now, the pointer counted from the
+// game's canvas, which starts top pixels down the page's and is w×h.
+func (c *controls) read(top, w, h int32) draw.Controls {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	k := c.keys
-	in := tab.Input{}
-	if k["ArrowLeft"] || k["KeyA"] {
-		in.MoveX--
-	}
-	if k["ArrowRight"] || k["KeyD"] {
-		in.MoveX++
-	}
-	if k["ArrowUp"] || k["KeyW"] {
-		in.MoveY--
-	}
-	if k["ArrowDown"] || k["KeyS"] {
-		in.MoveY++
-	}
-	in.Pour = k["Space"] || c.mouse
-	for i, d := range [...]string{"Digit1", "Digit2", "Digit3", "Digit4"} {
-		if k[d] {
-			c.mat = uint8(i)
+	var k draw.Keys
+	for _, b := range keyBits {
+		for _, code := range b.codes {
+			if c.keys[code] {
+				k |= b.bit
+			}
 		}
 	}
-	in.Material = c.mat
-	return in
+	if c.buttons&1 != 0 {
+		k |= draw.Fire | draw.PointerDown
+	}
+	if c.buttons&2 != 0 {
+		k |= draw.Alt
+	}
+	return draw.Controls{Keys: k, X: c.x, Y: c.y - top, Width: w, Height: h}
 }
 
 // graphShown says whether the net graph is shown (G toggles it).
@@ -113,13 +129,6 @@ func (c *controls) graphShown() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.graph
-}
-
-// material returns the material chosen.
-func (c *controls) material() uint8 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.mat
 }
 
 // wakeAudio makes the AudioContext in a key's or click's handler, where
@@ -136,20 +145,21 @@ func (c *controls) wakeAudio() {
 	c.audio = ac.New()
 }
 
-// blip plays the pour sound: 70 ms of a tone falling from 880 to 440 Hz,
-// as the window's (view.NewSound).
-func (c *controls) blip() {
+// play plays sound s: a tone sliding from s.FromHz to s.ToHz over s.Ms,
+// fading out, as the window's (view.NewSound).
+func (c *controls) play(s draw.Sound) {
 	ac := c.audio
-	if ac.IsUndefined() || ac.IsNull() {
+	if ac.IsUndefined() || ac.IsNull() || s.Ms <= 0 {
 		return
 	}
 	t := ac.Get("currentTime").Float()
+	d := float64(min(s.Ms, 5000)) / 1000
 	o, g := ac.Call("createOscillator"), ac.Call("createGain")
-	o.Get("frequency").Call("setValueAtTime", 880, t)
-	o.Get("frequency").Call("linearRampToValueAtTime", 440, t+0.07)
-	g.Get("gain").Call("setValueAtTime", 0.25, t)
-	g.Get("gain").Call("linearRampToValueAtTime", 0, t+0.07)
+	o.Get("frequency").Call("setValueAtTime", max(1, s.FromHz), t)
+	o.Get("frequency").Call("linearRampToValueAtTime", max(1, s.ToHz), t+d)
+	g.Get("gain").Call("setValueAtTime", float64(min(max(s.Volume, 0), 1000))/1000, t)
+	g.Get("gain").Call("linearRampToValueAtTime", 0, t+d)
 	o.Call("connect", g).Call("connect", ac.Get("destination"))
 	o.Call("start", t)
-	o.Call("stop", t+0.07)
+	o.Call("stop", t+d)
 }

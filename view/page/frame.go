@@ -10,8 +10,8 @@ import (
 )
 
 // frame returns the newest frame the Worker posted (page.js keeps only
-// the newest) and its alpha now, or nil before the first.
-func (pg *page) frame() (*tab.Frame, float64) {
+// the newest), or nil before the first.
+func (pg *page) frame() *tab.Frame {
 	v := js.Global().Get("rewindFrame")
 	if !v.IsNull() && !v.IsUndefined() {
 		js.Global().Set("rewindFrame", js.Null())
@@ -23,22 +23,21 @@ func (pg *page) frame() (*tab.Frame, float64) {
 		}
 	}
 	if !pg.have {
-		return nil, 0
+		return nil
 	}
-	return &pg.cur, pg.cur.AlphaAt(tab.Now())
+	return &pg.cur
 }
 
-// animate draws on every animation frame: the newest frame at its alpha
-// now (or the waiting text), and posts the controls to the Worker when
-// they changed (a spectating tab steers nothing).
+// animate draws on every animation frame: the newest frame (or the
+// waiting text), and posts the controls to the Worker when they changed
+// (a spectating tab steers nothing).
 func (pg *page) animate() {
 	pg.redraw = js.FuncOf(func(js.Value, []js.Value) any {
-		f, alpha := pg.frame()
-		pg.scr.draw(f, alpha, *pg.waiting.Load())
+		pg.scr.draw(pg.frame(), *pg.waiting.Load())
 		if !pg.cfg.Watch {
 			if in := pg.scr.input(); in != pg.input || !pg.posted {
 				pg.input, pg.posted = in, true
-				pg.post(tab.MsgInput, "n", in)
+				pg.post(tab.MsgInput, "k", int(in.Keys), "x", in.X, "y", in.Y, "w", in.Width, "h", in.Height)
 			}
 		}
 		js.Global().Call("requestAnimationFrame", pg.redraw)

@@ -19,8 +19,9 @@
 // soon started.
 //
 // The page's URL and its <html> element's data attributes say what to join (tab.ParseConfig): the demo's
-// hosted room and its game (data-game: sand, or ships, drawn by
-// ships.go), or ?room=CODE (&game=ships for a room of ships); ?relay=URL joins through another relay;
+// hosted room and its game (data-game), or ?room=CODE (&game=NAME);
+// whatever the game, the Worker draws it into a draw list (package
+// draw) that this program draws (canvas.go); ?relay=URL joins through another relay;
 // ?watch=CODE (or ?watch alone) watches the room's match as a spectator,
 // &delay=D that far behind; ?until-tick=T stops the player once its
 // verified tick reaches T; ?timeout=D gives up when the server is silent
@@ -35,6 +36,7 @@ import (
 	"sync/atomic"
 	"syscall/js"
 
+	"github.com/rewindnet/rewind/draw"
 	"github.com/rewindnet/rewind/view/tab"
 )
 
@@ -60,16 +62,19 @@ func main() {
 	}
 	pg.waiting.Store(&msg)
 	pg.ctl = newControls()
-	if cfg.Game == "ships" {
-		pg.scr = newShipsScreen(pg.ctl)
-	} else {
-		pg.scr = newScreen(cfg.Side, pg.ctl)
-	}
+	pg.scr = newScreen(pg.ctl)
 	// The canvas draws from the first animation frame (a 2-D canvas:
 	// nothing to set up). boot.js joined the room (or failed to: a
 	// joinfailed message) before this program started; the Worker
 	// verifies ticks without it.
 	pg.animate()
+	js.Global().Set("rewindDrawBench", js.FuncOf(func(_ js.Value, args []js.Value) any {
+		n := 200
+		if len(args) > 0 && args[0].Type() == js.TypeNumber {
+			n = args[0].Int()
+		}
+		return pg.benchDraw(n)
+	}))
 	select {} // the Worker's messages go on
 }
 
@@ -114,8 +119,8 @@ type page struct {
 
 	waiting atomic.Pointer[string] // what the canvas says before the first frame
 	ctl     *controls
-	scr     drawer
-	input   int // the last controls posted to the Worker, packed
+	scr     *screen
+	input   draw.Controls // the last controls posted to the Worker
 	posted  bool
 	redraw  js.Func
 }

@@ -27,6 +27,9 @@ type Config struct {
 	// Side is the sand grid's side (0: sand's default, 256). It must be the
 	// host's.
 	Side int
+	// Rate is the tick rate (0: the game's default). It must be the
+	// host's.
+	Rate int
 	// Until, if not 0, stops the player once its verified tick reaches it
 	// (like `rewind play --until-tick`): the session says bye and the
 	// status keeps the verified hash of exactly that tick. A player

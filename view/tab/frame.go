@@ -14,18 +14,10 @@ import (
 	"math"
 )
 
-// Avatar is an avatar as a frame draws it: between (PX, PY), its place
-// at the tick before the predicted one, and (X, Y), its predicted place,
-// in 1/256ths of a cell.
-type Avatar struct {
-	Player       uint16
-	X, Y, PX, PY int32
-}
-
-// Frame is what the page draws of the match its Worker runs: the
-// predicted world's cells and avatars (Session.ViewBetween's copies) and
-// the HUD's figures. Alpha is ViewBetween's at At; the page moves it on
-// at the tick rate to the instant it draws.
+// Frame is what the page draws of the match its Worker runs: the game's
+// draw list of the predicted world (the game's view drew it from
+// Session.ViewBetween's copies at At, any game the same way) and the
+// HUD's figures. Alpha is ViewBetween's at At.
 type Frame struct {
 	// At is when Alpha was taken, in ms since the Unix epoch as the
 	// browser counts it (performance.timeOrigin + performance.now()),
@@ -36,20 +28,15 @@ type Frame struct {
 	Alpha float64
 	// Period is the tick's length in ms.
 	Period float64
-	// Side is the grid's side; Cells holds Side×Side materials, row by
-	// row.
-	Side  uint16
-	Cells []byte
-	// Avatars are the predicted world's avatars.
-	Avatars []Avatar
-	// Players is the predicted world's player count.
-	Players uint32
+	// Width and Height are the game's canvas in pixels (the HUD is
+	// above it); List is the game's draw list for it (draw.List's
+	// binary form), with the sounds of the effects predicted since the
+	// last frame.
+	Width, Height uint16
+	List          []byte
 	// Me is this tab's player id, or -1 (a spectator, or before the
 	// welcome).
 	Me int32
-	// Pours are the players whose pour started in a prediction since
-	// the last frame (for the flash and the sound).
-	Pours []uint16
 	// HUD figures: the room, the ping the Worker's client measures (ms),
 	// the predicted and verified ticks, rollbacks and resyncs.
 	Room                string
@@ -68,8 +55,6 @@ type Frame struct {
 	Stopped string
 	// Waiting is the stall's "Waiting for: NAME…" line, or "".
 	Waiting string
-	// Arena is a ships match's ships and shots (empty for sand).
-	Arena Arena
 }
 
 // errShort says a frame's encoding ended early.
@@ -81,7 +66,7 @@ func (f *Frame) AppendBinary(b []byte) []byte {
 	for _, v := range []float64{f.At, f.Alpha, f.Period, f.Ping, f.Delay} {
 		b = le.AppendUint64(b, math.Float64bits(v))
 	}
-	for _, v := range []uint32{f.Players, uint32(f.Me), f.Predicted, f.Verified, f.Rollbacks, f.Resyncs, f.RolledBack, f.BytesIn, f.BytesOut} {
+	for _, v := range []uint32{uint32(f.Me), f.Predicted, f.Verified, f.Rollbacks, f.Resyncs, f.RolledBack, f.BytesIn, f.BytesOut} {
 		b = le.AppendUint32(b, v)
 	}
 	flags := byte(0)
@@ -96,20 +81,10 @@ func (f *Frame) AppendBinary(b []byte) []byte {
 		b = le.AppendUint16(b, uint16(min(len(s), math.MaxUint16)))
 		b = append(b, s[:min(len(s), math.MaxUint16)]...)
 	}
-	b = le.AppendUint16(b, uint16(len(f.Pours)))
-	for _, p := range f.Pours {
-		b = le.AppendUint16(b, p)
-	}
-	b = le.AppendUint16(b, uint16(len(f.Avatars)))
-	for _, a := range f.Avatars {
-		b = le.AppendUint16(b, a.Player)
-		for _, v := range []int32{a.X, a.Y, a.PX, a.PY} {
-			b = le.AppendUint32(b, uint32(v))
-		}
-	}
-	b = le.AppendUint16(b, f.Side)
-	b = append(b, f.Cells...)
-	return f.Arena.appendBinary(b)
+	b = le.AppendUint16(b, f.Width)
+	b = le.AppendUint16(b, f.Height)
+	b = le.AppendUint32(b, uint32(len(f.List)))
+	return append(b, f.List...)
 }
 
 // reader reads a frame's encoding.
@@ -135,14 +110,14 @@ func (r *reader) f64() float64 {
 }
 
 // UnmarshalBinary decodes a frame AppendBinary encoded into f, reusing
-// f's slices (Cells is copied out of b).
+// f's List (copied out of b).
 func (f *Frame) UnmarshalBinary(b []byte) error {
 	r := &reader{b: b}
 	for _, v := range []*float64{&f.At, &f.Alpha, &f.Period, &f.Ping, &f.Delay} {
 		*v = r.f64()
 	}
 	var me uint32
-	for _, v := range []*uint32{&f.Players, &me, &f.Predicted, &f.Verified, &f.Rollbacks, &f.Resyncs, &f.RolledBack, &f.BytesIn, &f.BytesOut} {
+	for _, v := range []*uint32{&me, &f.Predicted, &f.Verified, &f.Rollbacks, &f.Resyncs, &f.RolledBack, &f.BytesIn, &f.BytesOut} {
 		*v = r.u32()
 	}
 	f.Me = int32(me)
@@ -151,25 +126,19 @@ func (f *Frame) UnmarshalBinary(b []byte) error {
 	for _, s := range []*string{&f.Room, &f.Stopped, &f.Waiting} {
 		*s = string(r.take(int(r.u16())))
 	}
-	f.Pours = f.Pours[:0]
-	for n := r.u16(); n > 0 && r.err == nil; n-- {
-		f.Pours = append(f.Pours, r.u16())
+	f.Width, f.Height = r.u16(), r.u16()
+	n := r.u32()
+	if uint64(n) > uint64(len(r.b)) {
+		return errShort
 	}
-	f.Avatars = f.Avatars[:0]
-	for n := r.u16(); n > 0 && r.err == nil; n-- {
-		a := Avatar{Player: r.u16()}
-		for _, v := range []*int32{&a.X, &a.Y, &a.PX, &a.PY} {
-			*v = int32(r.u32())
-		}
-		f.Avatars = append(f.Avatars, a)
-	}
-	f.Side = r.u16()
-	cells := r.take(int(f.Side) * int(f.Side))
-	f.Arena.read(r)
+	list := r.take(int(n))
 	if r.err != nil {
 		return r.err
 	}
-	f.Cells = append(f.Cells[:0], cells...)
+	if len(r.b) != 0 {
+		return errors.New("tab: frame: trailing bytes")
+	}
+	f.List = append(f.List[:0], list...)
 	return nil
 }
 
@@ -181,26 +150,4 @@ func (f *Frame) AlphaAt(now float64) float64 {
 		a = min(1, a+(now-f.At)/f.Period)
 	}
 	return a
-}
-
-// Input is a player's controls as the page reads them, packed for a
-// message to the Worker: MoveX and MoveY in -1..1, Pour, Material 0–3.
-type Input struct {
-	MoveX, MoveY int8
-	Pour         bool
-	Material     uint8
-}
-
-// Pack returns in as one number (for a postMessage).
-func (in Input) Pack() int {
-	n := int(uint8(in.MoveX+1)) | int(uint8(in.MoveY+1))<<2 | int(in.Material&3)<<5
-	if in.Pour {
-		n |= 1 << 4
-	}
-	return n
-}
-
-// UnpackInput is Pack's inverse.
-func UnpackInput(n int) Input {
-	return Input{MoveX: int8(n&3) - 1, MoveY: int8(n>>2&3) - 1, Pour: n>>4&1 != 0, Material: uint8(n >> 5 & 3)}
 }

@@ -1,8 +1,9 @@
 //go:build !js
 
-// Command window is rewind's desktop player: a window with the sand view
-// (the same view the browser page draws), or with --game ships the ships
-// view, steered by the keyboard and mouse. It joins a match by room code (--join CODE --relay URL, as
+// Command window is rewind's desktop player: a window that draws the
+// match's game (its draw list, as the browser page draws it; package
+// view) with the engine's HUD around it, steered by the keyboard and
+// mouse through the game's Control function. It joins a match by room code (--join CODE --relay URL, as
 // `rewind demo` or `rewind serve --relay` printed them) or by address
 // (--connect HOST:PORT, as `rewind serve` printed it):
 //
@@ -48,6 +49,7 @@ import (
 
 	"github.com/hajimehoshi/ebiten/v2"
 	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/draw"
 	"github.com/rewindnet/rewind/games/sand"
 	"github.com/rewindnet/rewind/relay/roomclient"
 	"github.com/rewindnet/rewind/rooms"
@@ -132,23 +134,29 @@ func run(args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	cfg := seat.Config{Room: *o.code, Where: *o.addr, Side: *o.side, Until: uint32(*o.until), Timeout: *o.timeout,
+	cfg := seat.Config{Room: *o.code, Where: *o.addr, Side: *o.side, Rate: *o.rate, Until: uint32(*o.until), Timeout: *o.timeout,
 		Spectate: *o.watch, Delay: *o.delay}
 	if *o.game == "ships" {
-		return o.playShips(ctx, cfg)
+		return playKind(ctx, o, seat.Ships(), cfg)
 	}
-	p, err := seat.NewPlayer(cfg, connector[sand.Input](o, ctx))
+	return playKind(ctx, o, seat.Sand(), cfg)
+}
+
+// playKind plays a match of kind k in the window: its seat, drawn and
+// steered by the view, whichever game.
+func playKind[I comparable](ctx context.Context, o *options, k seat.Kind[I], cfg seat.Config) error {
+	p, err := seat.OpenKind(k, cfg, connector[I](o, ctx))
 	if err != nil {
 		return err
 	}
 	defer p.Close()
-	g := view.New(*o.side)
+	g := view.New[I](p.Size())
 	g.SetPlayer(p)
 	if !*o.mute && hasSoundDevice() {
 		g.Sound = view.NewSound()
 	}
-	return o.play(ctx, p, screen{game: g, onFrame: &g.OnFrame, stop: g.Stop,
-		w: *o.side * view.Scale, h: *o.side*view.Scale + 40})
+	w, h := g.Size()
+	return o.play(ctx, p, screen{game: g, onFrame: &g.OnFrame, stop: g.Stop, w: w, h: h})
 }
 
 // connector is how the seat joins the match: by code through the relays,
@@ -277,9 +285,12 @@ func runReplay(file string, speed float64, seek, until uint32, shot string) erro
 			return err
 		}
 	}
-	side := r.Game().Side
-	g := view.New(side)
-	g.SetReplay(r)
+	sg := r.Game()
+	g := view.New[sand.Input](sg.Size())
+	g.SetReplay(r, func(l *draw.List, w, h int) {
+		rp := r.Player()
+		sg.Draw(rewind.View{Prev: rp.Previous(), Cur: rp.World(), Alpha: rp.Fraction(), Me: -1, Width: w, Height: h}, l)
+	})
 	var shotErr error
 	g.OnFrame = func(screen *ebiten.Image) {
 		if !r.Done() && (until == 0 || r.Player().Err() == nil) {
@@ -291,7 +302,7 @@ func runReplay(file string, speed float64, seek, until uint32, shot string) erro
 		g.Stop()
 	}
 	ebiten.SetWindowTitle("rewind: replay " + filepath.Base(file))
-	ebiten.SetWindowSize(side*view.Scale, side*view.Scale+40)
+	ebiten.SetWindowSize(g.Size())
 	ebiten.SetRunnableOnUnfocused(true)
 	if err := ebiten.RunGame(g); err != nil {
 		return err

@@ -12,8 +12,7 @@ import (
 
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/client"
-	"github.com/rewindnet/rewind/games/sand"
-	"github.com/rewindnet/rewind/games/ships"
+	"github.com/rewindnet/rewind/draw"
 	"github.com/rewindnet/rewind/migrate"
 	"github.com/rewindnet/rewind/transport"
 	"github.com/rewindnet/rewind/view/seat"
@@ -117,7 +116,8 @@ func (w *worker) inbox() {
 			w.unhosted(m.Get("code").String())
 		case tab.MsgInput:
 			if w.player != nil && !w.cfg.Scripted {
-				w.player.setInput(m.Get("n").Int())
+				w.player.setControls(draw.Controls{Keys: draw.Keys(num(m, "k")) & draw.AllKeys,
+					X: num(m, "x"), Y: num(m, "y"), Width: num(m, "w"), Height: num(m, "h")})
 			}
 		}
 	}
@@ -125,10 +125,19 @@ func (w *worker) inbox() {
 	case p := <-w.joined:
 		w.player = p
 		if w.cfg.Scripted {
-			p.script()
+			p.Script()
 		}
 	default:
 	}
+}
+
+// num returns m's number k as an int32 (0 if it is not a number).
+func num(m js.Value, k string) int32 {
+	v := m.Get(k)
+	if v.Type() != js.TypeNumber {
+		return 0
+	}
+	return int32(v.Int())
 }
 
 // host returns the HostConn of the room this tab hosts (or will).
@@ -188,7 +197,7 @@ func (w *worker) start(m js.Value) {
 // registered the room this tab hosts.
 func (w *worker) join() {
 	c := w.cfg
-	cfg := seat.Config{Room: c.Room, Side: c.Side, Until: c.Until, Spectate: c.Watch, Delay: c.Delay, Timeout: c.Timeout,
+	cfg := seat.Config{Room: c.Room, Side: c.Side, Rate: c.Rate, Until: c.Until, Spectate: c.Watch, Delay: c.Delay, Timeout: c.Timeout,
 		Moved: w.moved, HostSettings: c.HostSettings}
 	var host *hostAnswer
 	if c.Host {
@@ -203,15 +212,9 @@ func (w *worker) join() {
 	var m match
 	var err error
 	if c.Game == "ships" {
-		var p *seat.Ships
-		if p, err = seat.NewShips(cfg, c.Rate, connector[ships.Input](w, host)); err == nil {
-			m = &shipsMatch{Ships: p}
-		}
+		m, err = open(w, seat.Ships(), cfg, host)
 	} else {
-		var p *seat.Player
-		if p, err = seat.NewPlayer(cfg, connector[sand.Input](w, host)); err == nil {
-			m = &sandMatch{Player: p}
-		}
+		m, err = open(w, seat.Sand(), cfg, host)
 	}
 	if err != nil {
 		w.failed = err // read by the loop's next tick
@@ -219,6 +222,15 @@ func (w *worker) join() {
 	}
 	w.joined <- m
 	w.poke()
+}
+
+// open opens a seat of kind k.
+func open[I comparable](w *worker, k seat.Kind[I], cfg seat.Config, host *hostAnswer) (match, error) {
+	p, err := seat.OpenKind(k, cfg, connector[I](w, host))
+	if err != nil {
+		return nil, err
+	}
+	return &played[I]{Played: p}, nil
 }
 
 // connector returns the seat's Connector: with host (?host=1), the

@@ -3,15 +3,13 @@
 package main
 
 import (
-	"math"
 	"syscall/js"
 	"time"
 
 	"github.com/rewindnet/rewind"
-	"github.com/rewindnet/rewind/games/sand"
+	"github.com/rewindnet/rewind/draw"
 	"github.com/rewindnet/rewind/view/seat"
 	"github.com/rewindnet/rewind/view/tab"
-	"github.com/rewindnet/rewind/world"
 )
 
 // tick is the tick handler: it runs every tick that is due, then posts
@@ -39,7 +37,7 @@ func (w *worker) tick() {
 	m.Set("status", status)
 	m.Set("runs", w.runs)
 	if p != nil && !w.welcomed {
-		if _, ok := p.me(); ok {
+		if p.Welcomed() {
 			w.welcomed = true
 			w.postKind(tab.MsgReady, "at", tab.Now(), "stage", "welcomed")
 		}
@@ -71,17 +69,14 @@ func (w *worker) tick() {
 // postFrame posts the predicted world to draw (Session.ViewBetween's
 // copies) if it changed since the last frame, in a transferred buffer.
 func (w *worker) postFrame(p match) {
-	fresh := p.effects()
+	fresh := p.sounds()
 	st := p.Stats()
 	if st.Predicted == w.lastPred && uint32(st.Rollbacks) == w.lastRb && !fresh && !p.Done() {
 		return
 	}
 	w.lastPred, w.lastRb = st.Predicted, uint32(st.Rollbacks)
 	f := &w.frame
-	f.Me = -1
-	if id, ok := p.me(); ok {
-		f.Me = int32(id)
-	}
+	f.Me = int32(p.Me())
 	f.Room, f.Ping, f.Predicted, f.Verified = p.Room(), float64(st.Ping)/float64(time.Millisecond), st.Predicted, st.Verified
 	f.Rollbacks, f.Resyncs = uint32(st.Rollbacks), uint32(st.Resyncs)
 	f.RolledBack, f.BytesIn, f.BytesOut = uint32(st.RolledBackTicks), uint32(st.BytesIn), uint32(st.BytesOut)
@@ -102,9 +97,9 @@ func (w *worker) postFrame(p match) {
 	w.post(m, u.Get("buffer"))
 }
 
-// match is the Worker's seat, whichever game it plays: seat.Player
-// (sand) or seat.Ships, with what the Worker does with each game's
-// controls, effects and worlds.
+// match is the Worker's seat, whichever game it plays (a seat.Played
+// of the game's Kind), with what the Worker does with its controls,
+// effects and worlds.
 type match interface {
 	Tick(now time.Time)
 	Status() string
@@ -119,93 +114,47 @@ type match interface {
 	Hosting() bool
 	Migrations() int
 	WaitingFor() string
-	// me returns this tab's player id, once the server welcomed it.
-	me() (rewind.PlayerID, bool)
-	// setInput sets the page's packed controls (tab.MsgInput's n).
-	setInput(n int)
-	// script makes the session play the game's scripted bot input for
+	// Me returns this tab's player id, or -1.
+	Me() int
+	// Welcomed says whether the server welcomed the seat.
+	Welcomed() bool
+	// setControls sets the seat's input from the page's controls
+	// (tab.MsgInput).
+	setControls(c draw.Controls)
+	// Script makes the session play the game's scripted bot input for
 	// its player id (?input=scripted), as `rewind play --input
 	// scripted` does, instead of the keys.
-	script()
-	// effects takes the session's new effects for the next frame and
-	// says whether any of them asks for one.
-	effects() bool
-	// fill sets f's alpha, world and player count from the predicted
-	// world and hands it the effects taken.
+	Script()
+	// sounds takes the sounds of the session's new effects for the next
+	// frame and says whether there are any.
+	sounds() bool
+	// fill sets f's alpha, size and draw list (with the sounds taken)
+	// from the predicted world.
 	fill(f *tab.Frame)
 }
 
-// sandMatch is a sand seat in the Worker.
-type sandMatch struct {
-	*seat.Player
-	pours []uint16
-	fx    []rewind.EffectEvent
+// played is a seat of a game of input I in the Worker.
+type played[I comparable] struct {
+	*seat.Played[I]
+	pending []draw.Sound
+	list    draw.List
 }
 
-func (m *sandMatch) me() (rewind.PlayerID, bool) { return m.Session().Player() }
+func (m *played[I]) setControls(c draw.Controls) { m.Control(time.Now(), c) }
 
-func (m *sandMatch) setInput(n int) {
-	in := tab.UnpackInput(n)
-	m.SetInput(sand.Input{MoveX: in.MoveX, MoveY: in.MoveY, Pour: in.Pour, Material: sand.Material(in.Material)})
+func (m *played[I]) sounds() bool {
+	m.pending = m.Sounds(m.pending)
+	return len(m.pending) > 0
 }
 
-func (m *sandMatch) script() {
-	s := m.Session()
-	s.SetInputFunc(func(t uint32) sand.Input {
-		id, _ := s.Player() // lock-free: the input function runs inside Update
-		return sand.Bot(id, t)
-	})
-}
-
-func (m *sandMatch) effects() bool {
-	m.fx = m.Session().Effects(m.fx[:0])
-	for _, e := range m.fx {
-		if e.Status == rewind.EffectPredicted && e.Effect.Kind == sand.EffectPour {
-			m.pours = append(m.pours, uint16(e.Effect.Args[0]))
-		}
+func (m *played[I]) fill(f *tab.Frame) {
+	w, h := m.Size()
+	now := time.Now()
+	f.Width, f.Height = uint16(min(w, 4096)), uint16(min(h, 4096))
+	f.At, f.Alpha = tab.Now(), m.Draw(now, int(f.Width), int(f.Height), &m.list)
+	for _, s := range m.pending {
+		m.list.Sound(s)
 	}
-	return len(m.pours) > 0
-}
-
-func (m *sandMatch) fill(f *tab.Frame) {
-	f.Pours = append(f.Pours[:0], m.pours...)
-	m.pours = m.pours[:0]
-	g := m.Game()
-	if hg, ok := m.Session().Game().(*sand.Game); ok {
-		g = hg // the host's settings' game (seat.Config.HostSettings)
-	}
-	m.Session().ViewBetween(time.Now(), func(prev, cur *world.World, alpha float64) {
-		f.At, f.Alpha = tab.Now(), alpha
-		cells := g.Cells(cur)
-		f.Side = uint16(sideOf(len(cells)))
-		f.Cells = f.Cells[:0]
-		for _, c := range cells {
-			f.Cells = append(f.Cells, byte(c))
-		}
-		before := g.Avatars(prev)
-		f.Avatars = f.Avatars[:0]
-		for _, a := range g.Avatars(cur) {
-			t := tab.Avatar{Player: a.Player, X: a.X, Y: a.Y, PX: a.X, PY: a.Y}
-			for _, b := range before {
-				if b.Player == a.Player {
-					t.PX, t.PY = b.X, b.Y
-					break
-				}
-			}
-			f.Avatars = append(f.Avatars, t)
-		}
-		f.Players = g.State(cur).Players
-	})
-}
-
-// sideOf returns the side of a square grid of n cells.
-func sideOf(n int) int {
-	s := int(math.Sqrt(float64(n)))
-	for s*s > n {
-		s--
-	}
-	for (s+1)*(s+1) <= n {
-		s++
-	}
-	return s
+	m.pending = m.pending[:0]
+	f.List = m.list.AppendBinary(f.List[:0])
 }

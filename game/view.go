@@ -1,8 +1,9 @@
-package draw
+package game
 
 import "github.com/rewindnet/rewind/world"
 
-// View is what a game's view draws from: the world at the tick before
+// View is what a game's view draws from (into a draw list, package
+// draw): the world at the tick before
 // the predicted one (Prev) and the predicted world (Cur), Alpha (0–1) of
 // the way from one to the other at the frame's instant, the viewer's
 // player id (Me, -1 for a spectator or before the welcome) and the
