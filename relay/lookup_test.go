@@ -202,7 +202,7 @@ func TestRedisFleetLookup(t *testing.T) {
 		t.Fatalf("lookup at relay 2 of relay 1's room: %s %v", b, err)
 	}
 	for i := range 3 {
-		writeRaw(t, ws, fmt.Sprintf(`{"type":"lookup","v":2,"code":"ZZZZZ%c"}`, roomcode.Alphabet[i]))
+		writeRaw(t, ws, fmt.Sprintf(`{"type":"lookup","v":2,"code":"ZZZZZZ%c"}`, roomcode.Alphabet[i]))
 		rawError(t, ws, roomproto.ErrCodeNoRoom, 0)
 	}
 	flushDirectory(t, r2) // the failed lookups counted in Redis

@@ -99,7 +99,7 @@ func TestRegisteredGameServedPlayedReplayed(t *testing.T) {
 		t.Fatal("the replay's header does not name the game")
 	}
 	c, _, e = runCmd("play", "--game", "nosuchgame", "--headless", "--connect", udp)
-	if c != 2 || !strings.Contains(e, "cards, sand, ships, testcount, walkers") {
+	if c != 2 || !strings.Contains(e, "cards, paint, sand, ships, testcount, walkers") {
 		t.Fatalf("--game nosuchgame: exit %d, %q", c, e)
 	}
 }

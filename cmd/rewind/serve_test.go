@@ -204,7 +204,7 @@ func TestPlayErrors(t *testing.T) {
 		{[]string{"play", "--headless", "--connect", udp, "--until-tick", "x"}, 2, "invalid value"},
 		{[]string{"play", "--connect", udp}, 2, "--headless"},
 		{[]string{"play", "--headless", "--connect", udp, "--input", "joystick"}, 2, "--input"},
-		{[]string{"serve", "--game", "chess"}, 2, "the registered games: cards, sand, ships, "},
+		{[]string{"serve", "--game", "chess"}, 2, "the registered games: cards, paint, sand, ships, "},
 		{[]string{"serve", "--udp", "256.0.0.1:1"}, 1, "listen"},
 		{[]string{"play", "--headless", "--connect", dead, "--timeout", "300ms"}, 1, "no server answered at " + dead},
 		{[]string{"play", "--headless", "--connect", "127.0.0.1", "--timeout", "300ms"}, 1, "cannot connect to 127.0.0.1: "},
