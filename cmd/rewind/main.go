@@ -57,7 +57,7 @@ func signalContext() (context.Context, context.CancelFunc) {
 }
 
 func init() {
-	register("bench", "moved: the benchmarks are rewind-bench NAME (go run ./cmd/rewind-bench NAME), same flags, same key=value line", runBench)
+	register("bench", "runs rewind-bench NAME (the benchmarks' own command: beside this binary, on PATH, or go run ./cmd/rewind-bench in a clone), same flags, same key=value line", runBench)
 }
 
 func main() {
@@ -83,6 +83,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
+		var x exitStatus
+		if errors.As(err, &x) {
+			return int(x)
+		}
 		fmt.Fprintf(stderr, "rewind %s: %v\n", args[0], tidy(err))
 		var u usageError
 		var t troubleError
@@ -103,14 +107,6 @@ func tidy(err error) error {
 		return de
 	}
 	return err
-}
-
-// errBenchMoved is what `rewind bench` says: where the benchmarks went.
-var errBenchMoved = errors.New("the benchmarks moved to their own command: rewind-bench NAME [flags] takes the flags rewind bench NAME took and prints the same key=value line (go run ./cmd/rewind-bench NAME, or go build ./cmd/rewind-bench; rewind-bench -h lists them)")
-
-// runBench says where the benchmarks went (a usage error: exit status 2).
-func runBench(args []string, stdout, stderr io.Writer) error {
-	return usageError{errBenchMoved}
 }
 
 // usageError marks an error caused by bad arguments (exit status 2).
