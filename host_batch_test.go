@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind"
-	"github.com/rewindnet/rewind/internal/testgame"
-	"github.com/rewindnet/rewind/internal/testutil"
+	"github.com/rewindnet/rewind/internal/testing/testgame"
+	"github.com/rewindnet/rewind/internal/testing/testutil"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport"
 	"github.com/rewindnet/rewind/transport/udp"

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind"
-	"github.com/rewindnet/rewind/internal/testgame"
+	"github.com/rewindnet/rewind/internal/testing/testgame"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport"
 )

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rewindnet/rewind/internal/testgame"
+	"github.com/rewindnet/rewind/internal/testing/testgame"
 	"github.com/rewindnet/rewind/world"
 )
 

@@ -9,7 +9,7 @@ import (
 	"github.com/rewindnet/rewind/client"
 	"github.com/rewindnet/rewind/codec"
 	"github.com/rewindnet/rewind/codec/reliable"
-	"github.com/rewindnet/rewind/internal/testgame"
+	"github.com/rewindnet/rewind/internal/testing/testgame"
 )
 
 // TestClientKeepsNewestHandover: the client keeps the newest handover

@@ -7,7 +7,7 @@ import (
 
 	"github.com/rewindnet/rewind/client"
 	"github.com/rewindnet/rewind/codec"
-	"github.com/rewindnet/rewind/internal/testgame"
+	"github.com/rewindnet/rewind/internal/testing/testgame"
 	"github.com/rewindnet/rewind/transport"
 )
 

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/rewindnet/rewind/game"
-	"github.com/rewindnet/rewind/internal/testgame"
+	"github.com/rewindnet/rewind/internal/testing/testgame"
 	"github.com/rewindnet/rewind/world"
 )
 

@@ -8,7 +8,7 @@ import (
 
 	"github.com/rewindnet/rewind/client"
 	"github.com/rewindnet/rewind/game"
-	"github.com/rewindnet/rewind/internal/testgame"
+	"github.com/rewindnet/rewind/internal/testing/testgame"
 	"github.com/rewindnet/rewind/world"
 )
 

@@ -10,7 +10,7 @@ import (
 
 	"github.com/rewindnet/rewind/codec/inputs"
 	"github.com/rewindnet/rewind/codec/reliable"
-	"github.com/rewindnet/rewind/internal/testinput"
+	"github.com/rewindnet/rewind/internal/testing/testinput"
 	"github.com/rewindnet/rewind/transport"
 )
 

@@ -6,7 +6,7 @@ import (
 
 	"github.com/rewindnet/rewind/codec"
 	"github.com/rewindnet/rewind/codec/inputs"
-	"github.com/rewindnet/rewind/internal/doomdemo"
+	"github.com/rewindnet/rewind/internal/tools/doomdemo"
 )
 
 // doomInput is the mapping of a DOOM tic to an input struct.

@@ -6,7 +6,7 @@ import (
 
 	"github.com/rewindnet/rewind/games/walkers"
 	"github.com/rewindnet/rewind/gateway"
-	"github.com/rewindnet/rewind/internal/testutil"
+	"github.com/rewindnet/rewind/internal/testing/testutil"
 )
 
 // TestDesyncStorm: a socket that sends desync as fast as the rate limit

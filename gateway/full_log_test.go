@@ -8,7 +8,7 @@ import (
 
 	"github.com/rewindnet/rewind/games/walkers"
 	"github.com/rewindnet/rewind/gateway"
-	"github.com/rewindnet/rewind/internal/testutil"
+	"github.com/rewindnet/rewind/internal/testing/testutil"
 )
 
 // TestFullLogSampled: 30 sockets refused full within a second log one

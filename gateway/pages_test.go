@@ -10,7 +10,7 @@ import (
 
 	"github.com/rewindnet/rewind/games/walkers"
 	"github.com/rewindnet/rewind/gateway"
-	"github.com/rewindnet/rewind/internal/testutil"
+	"github.com/rewindnet/rewind/internal/testing/testutil"
 	"github.com/rewindnet/rewind/world"
 )
 

@@ -7,7 +7,7 @@ import (
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/games/walkers"
 	"github.com/rewindnet/rewind/gateway"
-	"github.com/rewindnet/rewind/internal/testutil"
+	"github.com/rewindnet/rewind/internal/testing/testutil"
 )
 
 // TestMaxPlayersPerIP: the match's per-address cap counts JSON players

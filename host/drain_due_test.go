@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind/codec"
-	"github.com/rewindnet/rewind/internal/testgame"
+	"github.com/rewindnet/rewind/internal/testing/testgame"
 	"github.com/rewindnet/rewind/transport"
 )
 

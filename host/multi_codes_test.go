@@ -9,8 +9,8 @@ import (
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/game"
 	"github.com/rewindnet/rewind/host"
-	"github.com/rewindnet/rewind/internal/testgame"
-	"github.com/rewindnet/rewind/internal/testutil"
+	"github.com/rewindnet/rewind/internal/testing/testgame"
+	"github.com/rewindnet/rewind/internal/testing/testutil"
 	"github.com/rewindnet/rewind/server"
 )
 

@@ -8,8 +8,8 @@ import (
 
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/host"
-	"github.com/rewindnet/rewind/internal/testgame"
-	"github.com/rewindnet/rewind/internal/testutil"
+	"github.com/rewindnet/rewind/internal/testing/testgame"
+	"github.com/rewindnet/rewind/internal/testing/testutil"
 )
 
 // BenchmarkPingRTT measures the round trip a player's client measures

@@ -8,7 +8,7 @@ import (
 
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/client"
-	"github.com/rewindnet/rewind/internal/testgame"
+	"github.com/rewindnet/rewind/internal/testing/testgame"
 	"github.com/rewindnet/rewind/internal/zstdfast"
 	"github.com/rewindnet/rewind/migrate"
 	"github.com/rewindnet/rewind/server"

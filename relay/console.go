@@ -10,7 +10,7 @@ import (
 	"github.com/rewindnet/rewind/relay/roomproto"
 )
 
-// What the operator's console (internal/console, docs/operations.md)
+// What the operator's console (internal/cli/console, docs/operations.md)
 // reads of the hub and does to it: the rooms and their members, ending a
 // room, removing a player, closing a room to joins, draining.
 

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
-	"github.com/rewindnet/rewind/internal/testutil"
+	"github.com/rewindnet/rewind/internal/testing/testutil"
 	"github.com/rewindnet/rewind/relay/roomcode"
 	"github.com/rewindnet/rewind/relay/roomdir"
 	"github.com/rewindnet/rewind/relay/roomproto"

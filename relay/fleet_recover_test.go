@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rewindnet/rewind/internal/testutil"
+	"github.com/rewindnet/rewind/internal/testing/testutil"
 	"github.com/rewindnet/rewind/relay/roomdir"
 	"github.com/rewindnet/rewind/relay/roomproto"
 )

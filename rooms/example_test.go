@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rewindnet/rewind/internal/testgame"
+	"github.com/rewindnet/rewind/internal/testing/testgame"
 	"github.com/rewindnet/rewind/relay"
 	"github.com/rewindnet/rewind/relay/roomproto"
 	"github.com/rewindnet/rewind/rooms"

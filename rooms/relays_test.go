@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind"
-	"github.com/rewindnet/rewind/internal/testgame"
-	"github.com/rewindnet/rewind/internal/testutil"
+	"github.com/rewindnet/rewind/internal/testing/testgame"
+	"github.com/rewindnet/rewind/internal/testing/testutil"
 	"github.com/rewindnet/rewind/relay"
 	"github.com/rewindnet/rewind/relay/roomdir"
 	"github.com/rewindnet/rewind/relay/roomproto"

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
-	"github.com/rewindnet/rewind/internal/testgame"
-	"github.com/rewindnet/rewind/internal/testutil"
+	"github.com/rewindnet/rewind/internal/testing/testgame"
+	"github.com/rewindnet/rewind/internal/testing/testutil"
 	"github.com/rewindnet/rewind/relay/roomclient"
 	"github.com/rewindnet/rewind/relay/roomproto"
 	"github.com/rewindnet/rewind/rooms"

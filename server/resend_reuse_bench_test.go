@@ -6,7 +6,7 @@ import (
 
 	"github.com/rewindnet/rewind/codec"
 	"github.com/rewindnet/rewind/codec/reliable"
-	"github.com/rewindnet/rewind/internal/testgame"
+	"github.com/rewindnet/rewind/internal/testing/testgame"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport"
 )

@@ -9,7 +9,7 @@ import (
 	"github.com/rewindnet/rewind/codec/inputs"
 	"github.com/rewindnet/rewind/codec/reliable"
 	"github.com/rewindnet/rewind/game"
-	"github.com/rewindnet/rewind/internal/testgame"
+	"github.com/rewindnet/rewind/internal/testing/testgame"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport"
 	"github.com/rewindnet/rewind/world"

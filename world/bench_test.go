@@ -5,7 +5,7 @@ import (
 
 	"github.com/zeebo/xxh3"
 
-	"github.com/rewindnet/rewind/internal/worldsim"
+	"github.com/rewindnet/rewind/internal/tools/worldsim"
 	"github.com/rewindnet/rewind/world"
 )
 

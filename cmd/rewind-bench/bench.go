@@ -14,19 +14,19 @@ import (
 
 	"github.com/rewindnet/rewind/game"
 	"github.com/rewindnet/rewind/games/cards"
-	"github.com/rewindnet/rewind/internal/attack"
-	"github.com/rewindnet/rewind/internal/bench"
-	benchabuse "github.com/rewindnet/rewind/internal/bench/abuse"
-	benchcodec "github.com/rewindnet/rewind/internal/bench/codec"
-	benchjoin "github.com/rewindnet/rewind/internal/bench/join"
-	benchmatch "github.com/rewindnet/rewind/internal/bench/match"
-	benchprivate "github.com/rewindnet/rewind/internal/bench/private"
-	benchworld "github.com/rewindnet/rewind/internal/bench/world"
-	"github.com/rewindnet/rewind/internal/privatesim"
+	"github.com/rewindnet/rewind/internal/tools/attack"
+	"github.com/rewindnet/rewind/internal/tools/bench"
+	benchabuse "github.com/rewindnet/rewind/internal/tools/bench/abuse"
+	benchcodec "github.com/rewindnet/rewind/internal/tools/bench/codec"
+	benchjoin "github.com/rewindnet/rewind/internal/tools/bench/join"
+	benchmatch "github.com/rewindnet/rewind/internal/tools/bench/match"
+	benchprivate "github.com/rewindnet/rewind/internal/tools/bench/private"
+	benchworld "github.com/rewindnet/rewind/internal/tools/bench/world"
+	"github.com/rewindnet/rewind/internal/tools/privatesim"
 	"github.com/rewindnet/rewind/server"
 )
 
-// The benchmarks run in-process: each is a package of internal/bench
+// The benchmarks run in-process: each is a package of internal/tools/bench
 // whose Run this file's commands call with the flags' Config, printing
 // the Result's key=value line.
 

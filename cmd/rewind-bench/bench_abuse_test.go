@@ -5,11 +5,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rewindnet/rewind/internal/attack"
+	"github.com/rewindnet/rewind/internal/tools/attack"
 )
 
 // TestBenchAbuse: the command runs the chosen attacks and ends with one
-// attack= line each (the suite itself is ./internal/attack's test), the
+// attack= line each (the suite itself is ./internal/tools/attack's test), the
 // attack on its own serve (issue 30 item 8) among them; it exits 1 when
 // an attack did not hold, after printing every line.
 func TestBenchAbuse(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rewindnet/rewind/internal/doomdemo"
+	"github.com/rewindnet/rewind/internal/tools/doomdemo"
 )
 
 func TestBenchCodecBadFile(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rewindnet/rewind/internal/testutil"
+	"github.com/rewindnet/rewind/internal/testing/testutil"
 )
 
 // TestBenchFleetCommand runs `rewind-bench fleet` small (1 and 2 matches

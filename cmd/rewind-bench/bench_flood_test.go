@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rewindnet/rewind/internal/testutil"
+	"github.com/rewindnet/rewind/internal/testing/testutil"
 )
 
 // TestBenchFloodCommand runs `rewind-bench flood` small (a match of 2 load

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rewindnet/rewind/internal/testutil"
+	"github.com/rewindnet/rewind/internal/testing/testutil"
 )
 
 // TestBenchRelaysCommand runs `rewind-bench relays` small: 3 relay

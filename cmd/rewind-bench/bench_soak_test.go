@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	benchsoak "github.com/rewindnet/rewind/internal/bench/soak"
-	"github.com/rewindnet/rewind/internal/testutil"
+	"github.com/rewindnet/rewind/internal/testing/testutil"
+	benchsoak "github.com/rewindnet/rewind/internal/tools/bench/soak"
 )
 
 // TestBenchSoakCommand runs `rewind-bench soak` short (2 matches of 2

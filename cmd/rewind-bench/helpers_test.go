@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rewindnet/rewind/internal/testutil"
+	"github.com/rewindnet/rewind/internal/testing/testutil"
 )
 
 // checkLeaks fails t if goroutines started during the test outlive it.

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/rewindnet/rewind/internal/cliflag"
+	"github.com/rewindnet/rewind/internal/cli/cliflag"
 	"io"
 	"net/netip"
 	"os"
@@ -16,14 +16,14 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind"
-	"github.com/rewindnet/rewind/internal/attack"
-	"github.com/rewindnet/rewind/internal/bench"
-	benchfleet "github.com/rewindnet/rewind/internal/bench/fleet"
-	benchflood "github.com/rewindnet/rewind/internal/bench/flood"
-	"github.com/rewindnet/rewind/internal/bench/raw"
-	benchrelays "github.com/rewindnet/rewind/internal/bench/relays"
-	"github.com/rewindnet/rewind/internal/loadbot"
-	"github.com/rewindnet/rewind/internal/metrics"
+	"github.com/rewindnet/rewind/internal/cli/metrics"
+	"github.com/rewindnet/rewind/internal/tools/attack"
+	"github.com/rewindnet/rewind/internal/tools/bench"
+	benchfleet "github.com/rewindnet/rewind/internal/tools/bench/fleet"
+	benchflood "github.com/rewindnet/rewind/internal/tools/bench/flood"
+	"github.com/rewindnet/rewind/internal/tools/bench/raw"
+	benchrelays "github.com/rewindnet/rewind/internal/tools/bench/relays"
+	"github.com/rewindnet/rewind/internal/tools/loadbot"
 )
 
 // The benchmarks that run child processes: this binary again, as

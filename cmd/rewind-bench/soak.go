@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rewindnet/rewind/internal/bench"
-	benchsoak "github.com/rewindnet/rewind/internal/bench/soak"
+	"github.com/rewindnet/rewind/internal/tools/bench"
+	benchsoak "github.com/rewindnet/rewind/internal/tools/bench/soak"
 )
 
 func init() {

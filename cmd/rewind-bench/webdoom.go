@@ -10,7 +10,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	benchwebdoom "github.com/rewindnet/rewind/internal/bench/webdoom"
+	benchwebdoom "github.com/rewindnet/rewind/internal/tools/bench/webdoom"
 )
 
 func init() {
@@ -19,7 +19,7 @@ func init() {
 
 // runBenchWebDoom plays 4 clients at 35 Hz against an in-process server
 // and a bare relay over loopback, in alternating rounds, and reports the
-// seal latency of both (internal/bench/webdoom).
+// seal latency of both (internal/tools/bench/webdoom).
 func runBenchWebDoom(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("bench webdoom", "rewind-bench webdoom [flags]", stderr)
 	tics := fs.Int("tics", 420, "tics each relay plays per round (35 a second)")

@@ -15,8 +15,8 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/rewindnet/rewind/internal/console"
-	"github.com/rewindnet/rewind/internal/health"
+	"github.com/rewindnet/rewind/internal/cli/console"
+	"github.com/rewindnet/rewind/internal/cli/health"
 	"github.com/rewindnet/rewind/relay"
 	"github.com/rewindnet/rewind/relay/roomproto"
 )

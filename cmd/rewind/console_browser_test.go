@@ -16,8 +16,8 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/rewindnet/rewind/internal/console"
-	"github.com/rewindnet/rewind/internal/testutil"
+	"github.com/rewindnet/rewind/internal/cli/console"
+	"github.com/rewindnet/rewind/internal/testing/testutil"
 )
 
 // call sends one DevTools command to the tab and returns its result.

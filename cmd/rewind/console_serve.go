@@ -9,8 +9,8 @@ import (
 
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/host"
-	"github.com/rewindnet/rewind/internal/console"
-	"github.com/rewindnet/rewind/internal/health"
+	"github.com/rewindnet/rewind/internal/cli/console"
+	"github.com/rewindnet/rewind/internal/cli/health"
 	"github.com/rewindnet/rewind/server"
 )
 

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rewindnet/rewind/internal/console"
-	"github.com/rewindnet/rewind/internal/testutil"
+	"github.com/rewindnet/rewind/internal/cli/console"
+	"github.com/rewindnet/rewind/internal/testing/testutil"
 )
 
 // botResult is one `rewind play` bot's run, sent when it returns.

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rewindnet/rewind/internal/console"
-	"github.com/rewindnet/rewind/internal/testutil"
+	"github.com/rewindnet/rewind/internal/cli/console"
+	"github.com/rewindnet/rewind/internal/testing/testutil"
 	"github.com/rewindnet/rewind/relay/roomproto"
 )
 

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rewindnet/rewind/internal/console"
-	"github.com/rewindnet/rewind/internal/testutil"
+	"github.com/rewindnet/rewind/internal/cli/console"
+	"github.com/rewindnet/rewind/internal/testing/testutil"
 )
 
 // TestConsoleURLPrinted: demo, relay and serve with --console print

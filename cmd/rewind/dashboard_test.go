@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rewindnet/rewind/internal/testutil"
+	"github.com/rewindnet/rewind/internal/testing/testutil"
 )
 
 // dashboardFile is the Grafana dashboard of docs/operations.md.

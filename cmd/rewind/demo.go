@@ -15,8 +15,8 @@ import (
 
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/gateway"
-	"github.com/rewindnet/rewind/internal/demopage"
-	"github.com/rewindnet/rewind/internal/health"
+	"github.com/rewindnet/rewind/internal/cli/demopage"
+	"github.com/rewindnet/rewind/internal/cli/health"
 	"github.com/rewindnet/rewind/internal/netutil"
 	"github.com/rewindnet/rewind/relay/roomproto"
 	"github.com/rewindnet/rewind/rooms"
@@ -29,7 +29,7 @@ func init() {
 
 // demo serves the rooms relay (and TURN) on --http and hosts a match of
 // --game (any registered game) in a room of it, until ctx ends or --duration passes; the page at url=
-// plays the match in the browser (internal/demopage; not with --no-page). It
+// plays the match in the browser (internal/cli/demopage; not with --no-page). It
 // prints room=, relay= and url= on lines of their own as soon as the
 // relay and the room are up, then reads the page's files from the cache
 // or, on a first run for these sources, builds them while / says

@@ -12,7 +12,7 @@ import (
 	"strconv"
 
 	"github.com/rewindnet/rewind/client"
-	"github.com/rewindnet/rewind/internal/replayrun"
+	"github.com/rewindnet/rewind/internal/cli/replayrun"
 	"github.com/rewindnet/rewind/module"
 	"github.com/rewindnet/rewind/replay"
 	"github.com/rewindnet/rewind/world"

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/rewindnet/rewind/internal/testutil"
+	"github.com/rewindnet/rewind/internal/testing/testutil"
 )
 
 // TestServeAndPlayShips runs `rewind serve --game ships` and two `rewind

@@ -12,7 +12,7 @@ import (
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/client"
 	"github.com/rewindnet/rewind/games/sand"
-	"github.com/rewindnet/rewind/internal/testutil"
+	"github.com/rewindnet/rewind/internal/testing/testutil"
 	"github.com/rewindnet/rewind/transport"
 	"github.com/rewindnet/rewind/world"
 )

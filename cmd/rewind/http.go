@@ -14,7 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/rewindnet/rewind/internal/health"
+	"github.com/rewindnet/rewind/internal/cli/health"
 	"github.com/rewindnet/rewind/internal/netutil"
 )
 

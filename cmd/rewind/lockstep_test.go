@@ -44,7 +44,7 @@ func TestPlayLockstep(t *testing.T) {
 		// A lockstep client never predicts: no rollback, ever. (Its shown
 		// tick may be past 120 when several verified ticks arrived in one
 		// update under load; that it never runs ahead of the verified tick
-		// is checked in made-up time, internal/simmatch.)
+		// is checked in made-up time, internal/testing/simmatch.)
 		if i < 2 && (m["rollbacks"] != "0" || m["max_rollback"] != "0") {
 			t.Errorf("lockstep player %d: %q", i, line)
 		}

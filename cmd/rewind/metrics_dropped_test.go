@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind/codec"
-	"github.com/rewindnet/rewind/internal/attack"
-	"github.com/rewindnet/rewind/internal/testutil"
+	"github.com/rewindnet/rewind/internal/testing/testutil"
+	"github.com/rewindnet/rewind/internal/tools/attack"
 	"github.com/rewindnet/rewind/transport/udp"
 )
 

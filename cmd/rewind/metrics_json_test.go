@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rewindnet/rewind/internal/testutil"
+	"github.com/rewindnet/rewind/internal/testing/testutil"
 )
 
 // TestServeJSONMetrics: `rewind serve --json … --http …`, with and without

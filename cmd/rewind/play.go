@@ -14,7 +14,7 @@ import (
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/codec"
 	"github.com/rewindnet/rewind/games"
-	"github.com/rewindnet/rewind/internal/metrics"
+	"github.com/rewindnet/rewind/internal/cli/metrics"
 	"github.com/rewindnet/rewind/server"
 )
 

@@ -13,9 +13,9 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/rewindnet/rewind/internal/console"
-	"github.com/rewindnet/rewind/internal/health"
-	"github.com/rewindnet/rewind/internal/metrics"
+	"github.com/rewindnet/rewind/internal/cli/console"
+	"github.com/rewindnet/rewind/internal/cli/health"
+	"github.com/rewindnet/rewind/internal/cli/metrics"
 	"github.com/rewindnet/rewind/internal/netutil"
 	"github.com/rewindnet/rewind/relay"
 	"github.com/rewindnet/rewind/relay/roomcode"

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind/codec"
-	"github.com/rewindnet/rewind/internal/replayrun"
+	"github.com/rewindnet/rewind/internal/cli/replayrun"
 	"github.com/rewindnet/rewind/replay"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/world"

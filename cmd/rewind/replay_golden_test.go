@@ -13,7 +13,7 @@ import (
 	"github.com/rewindnet/rewind/codec"
 	"github.com/rewindnet/rewind/game"
 	"github.com/rewindnet/rewind/games/sand"
-	"github.com/rewindnet/rewind/internal/simmatch"
+	"github.com/rewindnet/rewind/internal/testing/simmatch"
 	"github.com/rewindnet/rewind/replay"
 	"github.com/rewindnet/rewind/transport"
 )

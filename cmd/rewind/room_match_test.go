@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind/games/sand"
-	"github.com/rewindnet/rewind/internal/testutil"
+	"github.com/rewindnet/rewind/internal/testing/testutil"
 	"github.com/rewindnet/rewind/relay/roomproto"
 	"github.com/rewindnet/rewind/rooms"
 	"github.com/rewindnet/rewind/server"

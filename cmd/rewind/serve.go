@@ -5,7 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/rewindnet/rewind/internal/cliflag"
+	"github.com/rewindnet/rewind/internal/cli/cliflag"
 	"io"
 	"log/slog"
 	"net/netip"
@@ -18,7 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/rewindnet/rewind"
-	"github.com/rewindnet/rewind/internal/metrics"
+	"github.com/rewindnet/rewind/internal/cli/metrics"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport"
 	"github.com/rewindnet/rewind/transport/udp"

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rewindnet/rewind/internal/testutil"
+	"github.com/rewindnet/rewind/internal/testing/testutil"
 )
 
 // TestServeUDPBuffers runs serve with --udp-read-buffer and

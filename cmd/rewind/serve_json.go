@@ -14,7 +14,7 @@ import (
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/game"
 	"github.com/rewindnet/rewind/gateway"
-	"github.com/rewindnet/rewind/internal/metrics"
+	"github.com/rewindnet/rewind/internal/cli/metrics"
 	"github.com/rewindnet/rewind/internal/netutil"
 	"github.com/rewindnet/rewind/transport"
 	"github.com/rewindnet/rewind/transport/udp"

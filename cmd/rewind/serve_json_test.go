@@ -13,7 +13,7 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/rewindnet/rewind/internal/testutil"
+	"github.com/rewindnet/rewind/internal/testing/testutil"
 )
 
 // startServeJSON runs `rewind serve` in-process with args (which hold

@@ -12,7 +12,7 @@ import (
 
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/host"
-	"github.com/rewindnet/rewind/internal/metrics"
+	"github.com/rewindnet/rewind/internal/cli/metrics"
 	"github.com/rewindnet/rewind/relay/roomcode"
 	"github.com/rewindnet/rewind/transport/udp"
 )

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/rewindnet/rewind/internal/testutil"
+	"github.com/rewindnet/rewind/internal/testing/testutil"
 )
 
 // TestServeRooms runs `rewind serve --rooms 3` in-process: it prints

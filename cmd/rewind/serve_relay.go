@@ -13,7 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/rewindnet/rewind"
-	"github.com/rewindnet/rewind/internal/metrics"
+	"github.com/rewindnet/rewind/internal/cli/metrics"
 	"github.com/rewindnet/rewind/relay/roomclient"
 	"github.com/rewindnet/rewind/rooms"
 )

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/rewindnet/rewind/internal/testutil"
+	"github.com/rewindnet/rewind/internal/testing/testutil"
 )
 
 // startServe runs `rewind serve` in-process with args until the returned

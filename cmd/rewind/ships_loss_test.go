@@ -4,15 +4,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rewindnet/rewind/internal/lossy"
-	"github.com/rewindnet/rewind/internal/testutil"
+	"github.com/rewindnet/rewind/internal/testing/testutil"
+	"github.com/rewindnet/rewind/internal/tools/lossy"
 )
 
 // TestShipsThroughLoss is issue 31's real-socket run of the ships game:
 // `rewind serve --game ships --udp 127.0.0.1:0 --players 2` and two
 // `rewind play --headless --connect ADDR --server-key KEY --game ships
 // --input random` players (seeds 1 and 2), each through a lossy UDP
-// forwarder (internal/lossy) that drops 10 % of the datagrams each way
+// forwarder (internal/tools/lossy) that drops 10 % of the datagrams each way
 // and holds the rest 40 ± 10 ms (30 ms plus 0 to 20), reach tick 1800
 // (30 s of play in real time) with one verified hash and no desync. The
 // forwarder's counts prove the loss was there. Real time, so not under

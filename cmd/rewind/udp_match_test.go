@@ -9,7 +9,7 @@ import (
 
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/games/sand"
-	"github.com/rewindnet/rewind/internal/testutil"
+	"github.com/rewindnet/rewind/internal/testing/testutil"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport/udp"
 )

@@ -9,7 +9,7 @@ import (
 	"os"
 	"strconv"
 
-	"github.com/rewindnet/rewind/internal/metrics"
+	"github.com/rewindnet/rewind/internal/cli/metrics"
 	"github.com/rewindnet/rewind/relay/webdoom"
 )
 

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rewindnet/rewind/internal/testutil"
-	"github.com/rewindnet/rewind/internal/webdoomclient"
+	"github.com/rewindnet/rewind/internal/testing/testutil"
+	"github.com/rewindnet/rewind/internal/tools/webdoomclient"
 )
 
 func TestWebDoomSettings(t *testing.T) {

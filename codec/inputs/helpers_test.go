@@ -3,7 +3,7 @@ package inputs
 import (
 	"testing"
 
-	"github.com/rewindnet/rewind/internal/testinput"
+	"github.com/rewindnet/rewind/internal/testing/testinput"
 )
 
 // testInput is the input the tests pack: every kind of field.

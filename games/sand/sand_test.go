@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/rewindnet/rewind"
-	"github.com/rewindnet/rewind/internal/cputime"
+	"github.com/rewindnet/rewind/internal/tools/cputime"
 	"github.com/rewindnet/rewind/world"
 )
 

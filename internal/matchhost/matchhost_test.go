@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind/codec"
-	"github.com/rewindnet/rewind/internal/testutil"
+	"github.com/rewindnet/rewind/internal/testing/testutil"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport"
 )

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rewindnet/rewind/internal/testutil"
+	"github.com/rewindnet/rewind/internal/testing/testutil"
 )
 
 // serveTest serves h with lim on 127.0.0.1:0 until the test ends.

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
-	"github.com/rewindnet/rewind/internal/testutil"
+	"github.com/rewindnet/rewind/internal/testing/testutil"
 	"github.com/rewindnet/rewind/relay/roomproto"
 )
 

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rewindnet/rewind/internal/testutil"
+	"github.com/rewindnet/rewind/internal/testing/testutil"
 )
 
 // t0 is the made-up time the bucket tests start at.

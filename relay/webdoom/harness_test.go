@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rewindnet/rewind/internal/testutil"
-	"github.com/rewindnet/rewind/internal/webdoomclient"
+	"github.com/rewindnet/rewind/internal/testing/testutil"
+	"github.com/rewindnet/rewind/internal/tools/webdoomclient"
 	"github.com/rewindnet/rewind/relay/webdoom/wire"
 )
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rewindnet/rewind/internal/webdoomclient"
+	"github.com/rewindnet/rewind/internal/tools/webdoomclient"
 	"github.com/rewindnet/rewind/relay/webdoom/wire"
 	"github.com/zeebo/xxh3"
 )

@@ -3,7 +3,7 @@ package udp
 import (
 	"testing"
 
-	"github.com/rewindnet/rewind/internal/testutil"
+	"github.com/rewindnet/rewind/internal/testing/testutil"
 )
 
 // TestUDPBatchOneByOne runs TestUDPBatch's check on Linux as on a kernel

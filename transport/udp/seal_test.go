@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rewindnet/rewind/internal/testutil"
+	"github.com/rewindnet/rewind/internal/testing/testutil"
 	"github.com/rewindnet/rewind/transport"
 )
 

@@ -13,7 +13,7 @@ import (
 	"github.com/pion/ice/v4"
 	pion "github.com/pion/webrtc/v4"
 
-	"github.com/rewindnet/rewind/internal/testutil"
+	"github.com/rewindnet/rewind/internal/testing/testutil"
 	"github.com/rewindnet/rewind/transport"
 )
 

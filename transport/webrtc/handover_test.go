@@ -7,7 +7,7 @@ import (
 
 	pion "github.com/pion/webrtc/v4"
 
-	"github.com/rewindnet/rewind/internal/testutil"
+	"github.com/rewindnet/rewind/internal/testing/testutil"
 	"github.com/rewindnet/rewind/transport"
 )
 
