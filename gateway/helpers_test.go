@@ -48,6 +48,26 @@ func newMatch(t testing.TB, maxPlayers int, cfg gateway.Config[walkers.Input], e
 // Schema and OnTick are set here).
 func newMatchServer(t testing.TB, scfg rewind.ServerConfig, cfg gateway.Config[walkers.Input], extra ...transport.Conn) *match {
 	t.Helper()
+	m, stopCore := newMatchCore(t, scfg, cfg, extra...)
+	srv := httptest.NewServer(m.gw)
+	m.srv, m.url = srv, "ws"+strings.TrimPrefix(srv.URL, "http")+"/"
+	var once sync.Once
+	m.stop = func() {
+		once.Do(func() {
+			srv.CloseClientConnections()
+			_ = m.gw.Close()
+			srv.Close()
+			stopCore()
+		})
+	}
+	t.Cleanup(m.stop)
+	return m
+}
+
+// newMatchCore starts the walkers Host and its gateway, not yet served
+// over HTTP; stop stops the Host.
+func newMatchCore(t testing.TB, scfg rewind.ServerConfig, cfg gateway.Config[walkers.Input], extra ...transport.Conn) (m *match, stop func()) {
+	t.Helper()
 	cfg.Destination, cfg.DestinationBound = destination, walkers.HalfField
 	g := walkers.New()
 	gw, err := gateway.New[walkers.Input](g, cfg)
@@ -67,20 +87,10 @@ func newMatchServer(t testing.TB, scfg rewind.ServerConfig, cfg gateway.Config[w
 		t.Fatal(err)
 	}
 	stopHost := testutil.RunHost(context.Background(), t, host)
-	srv := httptest.NewServer(gw)
-	m := &match{gw: gw, host: host, srv: srv, url: "ws" + strings.TrimPrefix(srv.URL, "http") + "/", hashes: hh}
-	var once sync.Once
-	m.stop = func() {
-		once.Do(func() {
-			srv.CloseClientConnections()
-			_ = gw.Close()
-			srv.Close()
-			stopHost()
-			_ = host.Close()
-		})
+	return &match{gw: gw, host: host, hashes: hh}, func() {
+		stopHost()
+		_ = host.Close()
 	}
-	t.Cleanup(m.stop)
-	return m
 }
 
 // msg is a server message, decoded.

@@ -4,7 +4,9 @@ package udp
 
 import (
 	"encoding/binary"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,12 +17,29 @@ import (
 // nobody draining it (its backstop does), reads a datagram only when
 // drained, hands it over with the time it arrived (the kernel's stamp,
 // not the drain's), and keeps a peer's datagrams in order.
+//
+// The server's clock follows the wall clock through the handshake, then
+// stands still: the backstop, which drains only once its clock says 100
+// ms passed since the last drain, then never does, so no race between
+// the test's Send and a backstop decides what it sees (with the wall
+// clock, a Send more than 100 ms late on a loaded machine was read by
+// the backstop as it arrived). The bounds on the arrival stamp are
+// exact: the datagram waited at least the test's 20 ms sleep, and at
+// most from before its Send to the handler's call.
 func TestUDPDrained(t *testing.T) {
-	s := udpListenTest(t, Config{Drained: true})
+	clk := &stoppableClock{}
+	s := udpListenTest(t, Config{Drained: true, Clock: clk})
 	if !s.Draining() {
 		t.Fatal("Draining() false with Config.Drained")
 	}
 	c := udpDialTest(t, s, Config{}) // the handshake: answered by the backstop
+	stopped := clk.stop()
+	for s.drain.last.Load() != stopped.UnixNano() { // a drain since the clock stopped: the backstop's since stays 0
+		s.Drain()
+		runtime.Gosched()
+	}
+	s.drain.mu.Lock() // and a drain under way (the backstop's) finished
+	s.drain.mu.Unlock()
 	type got struct {
 		p         string
 		at, taken time.Time
@@ -38,13 +57,15 @@ func TestUDPDrained(t *testing.T) {
 		return len(handed)
 	}
 
-	s.Drain() // the backstop waits 100 ms from here
+	const wait = 20 * time.Millisecond
 	before := time.Now()
 	if err := c.Send(c.RemoteAddr(), []byte("one")); err != nil {
 		t.Fatal(err)
 	}
-	after := time.Now()
-	time.Sleep(20 * time.Millisecond)
+	time.Sleep(wait)
+	if n := count(); n != 0 {
+		t.Fatalf("%d datagrams handed over with nobody draining", n)
+	}
 	for deadline := time.Now().Add(10 * time.Second); count() == 0; {
 		s.Drain()
 		if time.Now().After(deadline) {
@@ -54,12 +75,10 @@ func TestUDPDrained(t *testing.T) {
 	mu.Lock()
 	g := handed[0]
 	mu.Unlock()
-	slack := 5 * time.Millisecond // two clock reads apart, on a loaded machine
-	if g.p != "one" || g.at.Before(before.Add(-slack)) || g.at.After(after.Add(slack)) {
-		t.Fatalf("handed %q at %v; want \"one\" stamped between %v and %v (its arrival)", g.p, g.at, before, after)
-	}
-	if g.taken.Sub(g.at) < 15*time.Millisecond {
-		t.Errorf("handed %v after it arrived; want ≥ 20 ms (read at the drain, not as it arrived)", g.taken.Sub(g.at))
+	waited := stopped.Sub(g.at)    // the stopped clock's now less the arrival
+	const slack = time.Millisecond // the wall clock's reading against the monotonic one
+	if g.p != "one" || waited < wait-slack || waited > g.taken.Sub(before)+slack {
+		t.Fatalf("handed %q having waited %v; want \"one\", between %v (the sleep) and %v (its Send to its handling)", g.p, waited, wait, g.taken.Sub(before))
 	}
 
 	// Order: 200 datagrams of one peer, read in a few drains.
@@ -127,4 +146,23 @@ func TestUDPDrainAllocs(t *testing.T) {
 	if got := s.Stats().Malformed; got < 16*40 { // most of them read by the drains (the backstop may take some)
 		t.Errorf("%d malformed datagrams counted; want about %d", got, 16*51)
 	}
+}
+
+// stoppableClock is the wall clock until stop, then the instant stop
+// returned.
+type stoppableClock struct{ stopped atomic.Int64 }
+
+// Now is time.Now, or the stopped instant.
+func (c *stoppableClock) Now() time.Time {
+	if ns := c.stopped.Load(); ns != 0 {
+		return time.Unix(0, ns)
+	}
+	return time.Now()
+}
+
+// stop makes the clock stand still at now, and returns it.
+func (c *stoppableClock) stop() time.Time {
+	now := time.Unix(0, time.Now().UnixNano())
+	c.stopped.Store(now.UnixNano())
+	return now
 }
