@@ -6,6 +6,7 @@ import (
 
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/codec/inputs"
+	"github.com/rewindnet/rewind/draw"
 	"github.com/rewindnet/rewind/game"
 	"github.com/rewindnet/rewind/world"
 )
@@ -39,6 +40,17 @@ type Entry struct {
 	// player's verified hash is of what it sees, and the JSON gateway,
 	// which sends whole worlds, does not serve it (docs/scenes.md).
 	Hidden bool
+
+	// Draw, Control, Size and Sound are the Def's (or its game's Viewer
+	// methods), erased: what the page's Worker and the window play a
+	// person's seat with. An Entry a resolver makes may leave them nil:
+	// its game then draws nothing and reads no controls.
+	Draw    func(g Game, v rewind.View, l *draw.List)
+	Control func(g Game, v rewind.View, c draw.Controls, prev Input) Input
+	Size    func(g Game) (w, h int)
+	Sound   func(e rewind.Effect) (draw.Sound, bool)
+	// Help is the Def's line on a person's controls.
+	Help string
 }
 
 // Defaults returns the values of the entry's settings without flags.
@@ -92,6 +104,7 @@ func newEntry[I any](d Def[I]) (*Entry, error) {
 		return Erase(g, v[TickRate]), nil
 	}
 	e.Bot = erasedBot(d, it)
+	view(e, d, it)
 	e.Values = func(g Game) Values {
 		v := Values{TickRate: game.RateOf(g)}
 		if in, ok := Unerase(g).(rewind.Game[I]); ok && d.Values != nil {

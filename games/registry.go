@@ -37,6 +37,7 @@ import (
 
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/codec/inputs"
+	"github.com/rewindnet/rewind/draw"
 )
 
 // Input is a registered game's input as the engine carries it: the
@@ -105,6 +106,24 @@ type Def[I any] struct {
 	// message (docs/gateway.md).
 	Destination      func(x, y int32) I
 	DestinationBound int32
+
+	// Draw draws what v shows of g (the worlds between the last two
+	// ticks at the frame's fraction, who "me" is, the canvas in pixels)
+	// into l, the draw list the page and the window draw. Nil: g's own
+	// Draw if g is a Viewer, else nothing.
+	Draw func(g rewind.Game[I], v rewind.View, l *draw.List)
+	// Control returns the input of the engine's controls c (keys,
+	// pointer), prev being the input the player sent last. Nil: g's own
+	// Control if g is a Viewer, else prev.
+	Control func(g rewind.Game[I], v rewind.View, c draw.Controls, prev I) I
+	// Size returns the canvas g would like, in pixels. Nil: g's own Size
+	// if g is a Viewer, else DefaultWidth×DefaultHeight.
+	Size func(g rewind.Game[I]) (w, h int)
+	// Sound returns the sound of an effect, if it has one. Nil: none.
+	Sound func(e rewind.Effect) (draw.Sound, bool)
+	// Help is one line saying a person's controls ("arrows move · space
+	// fires"), shown under the game's canvas.
+	Help string
 }
 
 // registry is the process's registered games and resolvers.

@@ -9,10 +9,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
+	_ "github.com/rewindnet/rewind/examples/paint/game" // the example game of one's own: --game paint
 	"github.com/rewindnet/rewind/game"
+	"github.com/rewindnet/rewind/games"
+	_ "github.com/rewindnet/rewind/games/all"
 	"github.com/rewindnet/rewind/games/cards"
 	"github.com/rewindnet/rewind/internal/tools/attack"
 	"github.com/rewindnet/rewind/internal/tools/bench"
@@ -78,7 +82,7 @@ func runBenchMatch(args []string, stdout, stderr io.Writer) error {
 	lockstep := fs.Int("lockstep", 0, "this many of the players (the first ones) play lockstep; the rest predict")
 	delay := fs.Int("input-delay", 0, "every client's input delay in ticks (0: rollback's 0, lockstep's 2)")
 	stallFlag := fs.String("stall", "never", "the server's stall policy: never, wait:DURATION or acks:K")
-	gameName := fs.String("game", "sand", "the game: sand (on --grid), walkers or ships")
+	gameName := fs.String("game", defaultGame, "the game, a registered one that hides nothing: "+strings.Join(matchGames(), ", ")+" (sand on --grid)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -92,8 +96,8 @@ func runBenchMatch(args []string, stdout, stderr io.Writer) error {
 		return usageError{errors.New("--latency, --jitter and --blackout must not be negative")}
 	case *lockstep < 0 || *lockstep > *m.players:
 		return usageError{fmt.Errorf("--lockstep %d: want 0..--players", *lockstep)}
-	case *gameName != "sand" && *gameName != "walkers" && *gameName != "ships":
-		return usageError{fmt.Errorf("--game %q: want sand, walkers or ships", *gameName)}
+	case !slices.Contains(matchGames(), *gameName):
+		return usageError{fmt.Errorf("--game %q: want one of %s", *gameName, strings.Join(matchGames(), ", "))}
 	case *delay < 0 || *delay > 60:
 		return usageError{fmt.Errorf("--input-delay %d: want 0..60", *delay)}
 	}
@@ -105,6 +109,21 @@ func runBenchMatch(args []string, stdout, stderr io.Writer) error {
 		Duration: m.duration(), Link: m.link(), Blackout: *blackout, Seed: *m.seed, ResendAll: *resend == "all",
 		Stall: stall, InputDelay: *delay, Trace: *verbose, Log: stderr})
 	return printResult(stdout, res.Pairs(), err)
+}
+
+// defaultGame is bench match's --game default.
+const defaultGame = "sand"
+
+// matchGames are the registered games bench match plays: those that hide
+// no information (every verified world is the server's).
+func matchGames() []string {
+	var names []string
+	for _, e := range games.All() {
+		if !e.Hidden {
+			names = append(names, e.Name)
+		}
+	}
+	return names
 }
 
 func runBenchJoin(args []string, stdout, stderr io.Writer) error {

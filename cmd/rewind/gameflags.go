@@ -78,15 +78,6 @@ func (g *gameFlags) given(fs *flag.FlagSet) bool {
 	return set
 }
 
-// flagValue returns the flag --name of a registered game's setting (its
-// default when not given; 0 when no game has the setting).
-func (g *gameFlags) flagValue(name string) int {
-	if v, ok := g.settings[name]; ok {
-		return *v
-	}
-	return 0
-}
-
 // newGame returns the game the flags describe (checked by check).
 func (g *gameFlags) newGame() games.Game {
 	gm, err := g.entry.New(g.values)

@@ -16,6 +16,7 @@ func init() {
 		Summary: "cards: private hands and a server-only deck (hidden information)",
 		New:     func(games.Values) (rewind.Game[Input], error) { return New(), nil },
 		Bot:     bot,
+		Help:    "space draws · 1–4 or a click plays a card · shift swaps hands with the next seat",
 	})
 }
 

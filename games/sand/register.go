@@ -19,6 +19,8 @@ func init() {
 		},
 		Bot:    bot,
 		Values: values,
+		Sound:  Sound,
+		Help:   "arrows/WASD move · space or mouse pours · 1–4: erase, sand, water, wall",
 	})
 }
 

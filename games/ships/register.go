@@ -14,6 +14,8 @@ func init() {
 		Summary: "ships: a fast-action arena of thrusting, firing ships (package fixed)",
 		New:     func(games.Values) (rewind.Game[Input], error) { return New(), nil },
 		Bot:     bot,
+		Sound:   Sound,
+		Help:    "left/right or A/D turn · up or W thrusts · space or mouse fires",
 	})
 }
 

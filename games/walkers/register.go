@@ -16,6 +16,7 @@ func init() {
 		Bot:              bot,
 		Destination:      func(x, y int32) Input { return Input{X: x, Y: y, Move: true} },
 		DestinationBound: HalfField,
+		Help:             "click or touch: walk there · arrows/WASD walk 2 m that way",
 	})
 }
 

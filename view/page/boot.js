@@ -112,7 +112,7 @@
     if (wake) wake();
   };
   const settings = {};
-  for (const k of ["relay", "room", "game", "grid", "tickRate"]) if (d[k] !== undefined) settings[k] = d[k];
+  for (const k of ["relay", "room", "game", "settings", "tickRate"]) if (d[k] !== undefined) settings[k] = d[k];
   worker.postMessage({ t: "start", data: settings, search: location.search });
 
   // rewindHandover gives the data channel dc, just created, to the Worker

@@ -1,17 +1,44 @@
 package seat
 
 import (
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/codec/inputs"
 	"github.com/rewindnet/rewind/draw"
+	_ "github.com/rewindnet/rewind/examples/paint/game" // a game of one's own
+	"github.com/rewindnet/rewind/games"
+	_ "github.com/rewindnet/rewind/games/all"
 	"github.com/rewindnet/rewind/games/sand"
 	"github.com/rewindnet/rewind/games/ships"
 )
 
+// packed returns in as a registered game's Input.
+func packed[I any](t *testing.T, in I) games.Input {
+	t.Helper()
+	it, err := inputs.NewType[I]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out games.Input
+	it.Pack(out[:], &in)
+	return out
+}
+
+// kind returns the Kind of the registered game name.
+func kind(t *testing.T, name string) Kind[games.Input] {
+	t.Helper()
+	k, err := Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
 // TestPlayedKind plays single-player ships and sand seats through their
-// Kinds in made-up time to Until, steered by the engine's controls: each
+// registry entries' Kinds (FromEntry) in made-up time to Until, steered by the engine's controls: each
 // stops with that tick's verified hash, its input is the controls' and
 // its draw list draws the world.
 func TestPlayedKind(t *testing.T) {
@@ -30,16 +57,17 @@ func TestPlayedKind(t *testing.T) {
 			t.Fatalf("done %v, err %v", p.Done(), p.Err())
 		}
 	}
-	sh, err := OpenKind(Ships(), Config{Room: "SH1PS2", Until: 120}, func(g rewind.Game[ships.Input], opts rewind.Options) (*rewind.Session[ships.Input], error) {
+	solo := func(g games.Game, opts rewind.Options) (*rewind.Session[games.Input], error) {
 		return rewind.Play(g, opts)
-	})
+	}
+	sh, err := OpenKind(kind(t, "ships"), Config{Room: "SH1PS2", Until: 120}, solo)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer sh.Close()
 	sh.Tick(now)
 	sh.Control(now, draw.Controls{Keys: draw.Left | draw.Up | draw.Fire})
-	if sh.input != (ships.Input{Turn: 1, Thrust: true, Fire: true}) {
+	if sh.input != packed(t, ships.Input{Turn: 1, Thrust: true, Fire: true}) {
 		t.Fatalf("ships input %+v", sh.input)
 	}
 	play(sh)
@@ -55,9 +83,7 @@ func TestPlayedKind(t *testing.T) {
 	if w != 600 || circles < 3 { // the viewer's rim, its ship, a shot
 		t.Fatalf("%d×%d, %d circles", w, h, circles)
 	}
-	sa, err := OpenKind(Sand(), Config{Side: 32, Until: 60}, func(g rewind.Game[sand.Input], opts rewind.Options) (*rewind.Session[sand.Input], error) {
-		return rewind.Play(g, opts)
-	})
+	sa, err := OpenKind(kind(t, "sand"), Config{Settings: games.Values{"grid": 32}, Until: 60}, solo)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +91,7 @@ func TestPlayedKind(t *testing.T) {
 	sa.Tick(now)
 	sa.Control(now, draw.Controls{Keys: draw.Key3 | draw.Fire})
 	sa.Control(now, draw.Controls{Keys: draw.Fire})
-	if sa.input != (sand.Input{Pour: true, Material: sand.Water}) {
+	if sa.input != packed(t, sand.Input{Pour: true, Material: sand.Water}) {
 		t.Fatalf("sand input %+v", sa.input)
 	}
 	play(sa)
@@ -74,5 +100,45 @@ func TestPlayedKind(t *testing.T) {
 	}
 	if w, h := sa.Size(); w != 64 || h != 64 {
 		t.Fatalf("sand size %d×%d", w, h)
+	}
+}
+
+// TestEveryGameSeated plays a single-player seat of every registered
+// game (the built-ins and examples/paint) through its Kind to tick 60:
+// each verifies it, draws a list that is more than a clear, and the
+// viewer's controls (right and fire held) reach the game's input; an
+// unknown name's error names the games.
+func TestEveryGameSeated(t *testing.T) {
+	now := time.Unix(1000, 0)
+	for _, e := range games.All() {
+		t.Run(e.Name, func(t *testing.T) {
+			p, err := OpenKind(FromEntry(e), Config{Until: 60}, func(g games.Game, opts rewind.Options) (*rewind.Session[games.Input], error) {
+				return rewind.Play(g, opts)
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			for i := 0; i < 600 && !p.Done(); i++ {
+				p.Tick(now)
+				p.Control(now, draw.Controls{Keys: draw.Right | draw.Fire, Width: 512, Height: 512})
+				now = now.Add(time.Second / 240)
+			}
+			if !p.Done() || p.Err() != nil {
+				t.Fatalf("done %v, err %v", p.Done(), p.Err())
+			}
+			if p.input == (games.Input{}) {
+				t.Fatal("right and fire held: the input stayed zero")
+			}
+			var l draw.List
+			w, h := p.Size()
+			p.Draw(now, w, h, &l)
+			if w <= 0 || h <= 0 || l.Len() < 2 {
+				t.Fatalf("%d×%d canvas, %d commands", w, h, l.Len())
+			}
+		})
+	}
+	if _, err := Lookup("nosuchgame"); err == nil || !strings.Contains(err.Error(), "sand") {
+		t.Fatalf("unknown game: %v", err)
 	}
 }

@@ -1,68 +1,42 @@
 package seat
 
-import (
-	"fmt"
+import "github.com/rewindnet/rewind/games"
 
-	"github.com/rewindnet/rewind"
-	"github.com/rewindnet/rewind/draw"
-	"github.com/rewindnet/rewind/games/sand"
-	"github.com/rewindnet/rewind/games/ships"
-)
-
-// Viewer is a game that draws itself and maps the engine's controls to
-// its input (the built-in games' view.go): KindOf reads a Kind's Draw,
-// Control and Size from it.
-type Viewer[I any] interface {
-	Draw(v rewind.View, l *draw.List)
-	Control(v rewind.View, c draw.Controls, prev I) I
-	Size() (w, h int)
-}
-
-// KindOf returns the Kind of a game made by newGame whose values are
-// Viewers (a game that is not one draws nothing and reads no controls).
-func KindOf[I comparable](name string, newGame func(Config) (rewind.Game[I], error), sound func(rewind.Effect) (draw.Sound, bool), bot func(rewind.PlayerID, uint32) I) Kind[I] {
-	return Kind[I]{
-		Name:  name,
-		New:   newGame,
-		Sound: sound,
-		Bot:   bot,
-		Draw: func(g rewind.Game[I], v rewind.View, l *draw.List) {
-			if gv, ok := g.(Viewer[I]); ok {
-				gv.Draw(v, l)
+// FromEntry returns the Kind of a registered game (package games): made
+// of a seat's Config (its Settings and Rate; a missing value takes the
+// setting's default), drawn, steered and heard as its entry says, its
+// bot the entry's scripted one. Every game the page's Worker and the
+// window play is one of these: games.Lookup finds the entry by name.
+func FromEntry(e *games.Entry) Kind[games.Input] {
+	k := Kind[games.Input]{
+		Name: e.Name,
+		New: func(c Config) (games.Game, error) {
+			v := games.Values{}
+			for name, x := range c.Settings {
+				v[name] = x
 			}
-		},
-		Control: func(g rewind.Game[I], v rewind.View, c draw.Controls, prev I) I {
-			if gv, ok := g.(Viewer[I]); ok {
-				return gv.Control(v, c, prev)
+			if c.Rate > 0 {
+				v[games.TickRate] = c.Rate
 			}
-			return prev
+			return e.New(v)
 		},
-		Size: func(g rewind.Game[I]) (int, int) {
-			if gv, ok := g.(Viewer[I]); ok {
-				return gv.Size()
-			}
-			return 512, 512
-		},
+		Draw:    e.Draw,
+		Control: e.Control,
+		Size:    e.Size,
+		Sound:   e.Sound,
 	}
+	if bot, err := e.Bot(games.Scripted, 0); err == nil {
+		k.Bot = bot
+	}
+	return k
 }
 
-// Sand is sand as the view plays it: a Config.Side grid at Config.Rate.
-func Sand() Kind[sand.Input] {
-	return KindOf("sand", func(c Config) (rewind.Game[sand.Input], error) {
-		if c.Side != 0 && (c.Side < 8 || c.Side > sand.MaxSide) {
-			return nil, fmt.Errorf("sand: grid %d: want 8..%d", c.Side, sand.MaxSide)
-		}
-		return &sand.Game{Side: c.Side, Rate: c.Rate}, nil
-	}, sand.Sound, sand.Bot)
-}
-
-// Ships is ships as the view plays it, at Config.Rate.
-func Ships() Kind[ships.Input] {
-	return KindOf("ships", func(c Config) (rewind.Game[ships.Input], error) {
-		g := ships.New()
-		if c.Rate > 0 && c.Rate != rewind.DefaultTickRate {
-			return ships.Rated{Game: g, Rate: c.Rate}, nil
-		}
-		return g, nil
-	}, ships.Sound, ships.Bot)
+// Lookup returns the Kind of the game registered as name (games.Lookup:
+// an unknown name's error names the registered games).
+func Lookup(name string) (Kind[games.Input], error) {
+	e, err := games.Lookup(name)
+	if err != nil {
+		return Kind[games.Input]{}, err
+	}
+	return FromEntry(e), nil
 }

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/rewindnet/rewind/games/sand"
+	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/draw"
+	"github.com/rewindnet/rewind/games"
 	"github.com/rewindnet/rewind/replay"
 )
 
@@ -13,16 +15,18 @@ import (
 // window gives it (the left and right arrows).
 const SeekStep = 10 * time.Second
 
-// Replay is a seat at a replay of a sand match (a file `rewind serve
-// --record` or `rewind play --record` wrote): the replay player, which
+// Replay is a seat at a replay of a match of any registered game (a file
+// `rewind serve --record` or `rewind play --record` wrote; its header
+// names the game, games.FromReplay makes it): the replay player, which
 // re-simulates the match checking every tick's recorded hash, the clock
 // that steps it at its speed, pausing and seeking (from the nearest
 // keyframe), and the status line. Like Player it does not draw. Its
 // methods are called from one goroutine (the window's game loop).
 type Replay struct {
 	name   string
-	p      *replay.Player[sand.Input]
-	game   *sand.Game
+	p      *replay.Player[games.Input]
+	entry  *games.Entry
+	game   games.Game
 	until  uint32
 	paused bool
 	last   time.Time // when Update last ran (zero: not yet)
@@ -36,11 +40,11 @@ func NewReplay(name string, b []byte, speed float64, until uint32) (*Replay, err
 	if err != nil {
 		return nil, fmt.Errorf("replay %s: %w", name, err)
 	}
-	sg, err := sand.FromReplay(h)
+	e, g, err := games.FromReplay(h)
 	if err != nil {
 		return nil, fmt.Errorf("replay %s: %w", name, err)
 	}
-	p, err := replay.Load[sand.Input](sg, bytes.NewReader(b))
+	p, err := replay.Load[games.Input](g, bytes.NewReader(b))
 	if err != nil {
 		return nil, fmt.Errorf("replay %s: %w", name, err)
 	}
@@ -52,16 +56,37 @@ func NewReplay(name string, b []byte, speed float64, until uint32) (*Replay, err
 	}
 	p.SetSpeed(speed)
 	p.SetStop(until)
-	return &Replay{name: name, p: p, game: sg, until: until}, nil
+	return &Replay{name: name, p: p, entry: e, game: g, until: until}, nil
 }
 
 // Player returns the replay player (its World and Previous are the
 // worlds to draw, Fraction the alpha between them).
-func (r *Replay) Player() *replay.Player[sand.Input] { return r.p }
+func (r *Replay) Player() *replay.Player[games.Input] { return r.p }
 
-// Game returns the sand game the replay was recorded with (its Side is
-// the grid's).
-func (r *Replay) Game() *sand.Game { return r.game }
+// Game returns the game the replay was recorded with (Entry().Values
+// says its settings).
+func (r *Replay) Game() games.Game { return r.game }
+
+// Entry returns the registered game the replay plays.
+func (r *Replay) Entry() *games.Entry { return r.entry }
+
+// Size returns the canvas the game would like.
+func (r *Replay) Size() (w, h int) {
+	if r.entry.Size == nil {
+		return games.DefaultWidth, games.DefaultHeight
+	}
+	return r.entry.Size(r.game)
+}
+
+// Draw draws the replay's world (between the last two ticks at the
+// player's fraction, as a spectator sees it) on a w×h canvas into l
+// (reset first).
+func (r *Replay) Draw(l *draw.List, w, h int) {
+	l.Reset()
+	if r.entry.Draw != nil {
+		r.entry.Draw(r.game, rewind.View{Prev: r.p.Previous(), Cur: r.p.World(), Alpha: r.p.Fraction(), Me: -1, Width: w, Height: h}, l)
+	}
+}
 
 // Name returns the replay's name (its file).
 func (r *Replay) Name() string { return r.name }

@@ -55,8 +55,11 @@ func TestReplaySeat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Game().Side != 32 {
-		t.Fatalf("grid side %d, want the recorded 32", r.Game().Side)
+	if v := r.Entry().Values(r.Game()); r.Entry().Name != "sand" || v["grid"] != 32 {
+		t.Fatalf("game %s %v, want the recorded sand on a 32-cell grid", r.Entry().Name, v)
+	}
+	if w, h := r.Size(); w != 64 || h != 64 {
+		t.Fatalf("canvas %d×%d, want sand's 64×64 of a 32-cell grid", w, h)
 	}
 	p := r.Player()
 	start := p.Tick()

@@ -1,8 +1,10 @@
-// Package seat is one person's seat in a match of sand (games/sand) or
-// ships (games/ships): the session, the tick handler that drives it, the
+// Package seat is one person's seat in a match of any registered game
+// (package games; FromEntry makes its Kind): the session, the tick
+// handler that drives it, the game's draw list and controls (Played), the
 // stop at a verified tick, and the status line the browser page writes
-// into #status and the window prints at the end. It does not draw (package view does) and does
-// not import Ebitengine, so its tests run without a display.
+// into #status and the window prints at the end. It does not draw
+// (package view and the page do) and does not import Ebitengine, so its
+// tests run without a display.
 package seat
 
 import (
@@ -12,6 +14,7 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/games"
 	"github.com/rewindnet/rewind/games/sand"
 	"github.com/rewindnet/rewind/server"
 )
@@ -24,8 +27,12 @@ type Config struct {
 	Room string
 	// Where names the server for a match joined by address.
 	Where string
-	// Side is the sand grid's side (0: sand's default, 256). It must be the
-	// host's.
+	// Settings are the game's settings by name (a Kind of FromEntry:
+	// games.Values; a missing one takes its default). They must be the
+	// host's, unless HostSettings.
+	Settings games.Values
+	// Side is the sand grid's side of a sand Player (NewPlayer; 0: sand's
+	// default, 256). It must be the host's.
 	Side int
 	// Rate is the tick rate (0: the game's default). It must be the
 	// host's.

@@ -10,26 +10,36 @@ import (
 )
 
 // Config is what a page's URL and <html> element say about the match: its
-// data attributes (data-relay, data-room, data-game, data-grid,
+// data attributes (data-relay, data-room, data-game, data-settings,
 // data-tick-rate) as `rewind demo` writes them, overridden by the
-// query: ?game=NAME, ?room=CODE,
+// query: ?game=NAME (any game the Worker's registry has), ?room=CODE,
 // ?relay=URL, ?watch[=CODE], ?until-tick=T, &delay=D (with ?watch),
 // ?timeout=D, ?channel=port (carry the data channel's datagrams over
 // a MessagePort even where the browser can transfer the channel),
 // ?bench (measure a 60-tick rollback in the Worker once done), ?host=1
 // (host a new room: Room is then empty until the relay names it),
-// &grid=N (the sand grid's side, overriding data-grid: a sand page
-// without it takes the host's, HostSettings) and
-// ?input=scripted (play the scripted bot's input, not the keys).
+// &NAME=N for each of the game's settings (&grid=N: the sand grid's
+// side; GameSettings reads them) and ?input=scripted (play the scripted
+// bot's input, not the keys).
 type Config struct {
 	Relay, Room string
-	// Game is the game the match plays: sand (the default) or ships.
-	Game       string
-	Side, Rate int
-	Watch      bool
-	Until      uint32
-	Delay      time.Duration
-	Timeout    time.Duration
+	// Game is the game the match plays, a name the Worker looks up in
+	// the game registry (package games): DefaultGame if the page names
+	// none.
+	Game string
+	// Settings are the game's settings by name: data-settings'
+	// NAME=VALUE words (rewind demo's room's), overridden by the query's
+	// (GameSettings, which knows the game's names).
+	Settings map[string]int
+	// Rate is the tick rate the page's data names (data-tick-rate), the
+	// Worker's timer's until the game is made.
+	Rate int
+	// query is the URL's query, for GameSettings.
+	query   url.Values
+	Watch   bool
+	Until   uint32
+	Delay   time.Duration
+	Timeout time.Duration
 	// Port asks for the MessagePort path (?channel=port).
 	Port bool
 	// Bench asks the Worker, once its player is done, to measure a
@@ -39,25 +49,35 @@ type Config struct {
 	Host bool
 	// HostSettings takes the host's match settings from its welcome (the
 	// sand grid's side and the tick rate: client.Config.HostSettings), as
-	// `rewind play --join` does: a sand page that joins or watches a
-	// room and names no ?grid (the page's data-grid is the demo's room's,
-	// and a room joined by its code may be another host's, e.g. a tab's
-	// with ?host=1&grid=128).
+	// `rewind play --join` does: set by GameSettings for a page that
+	// joins or watches a room of a game that takes them and names none
+	// of its settings in its query (the page's data-settings are the
+	// demo's room's, and a room joined by its code may be another
+	// host's, e.g. a tab's with ?host=1&grid=128).
 	HostSettings bool
-	// Scripted plays the game's scripted bot input (sand.Bot or ships.Bot for the
-	// player's id, as `rewind play --input scripted`) instead of the keys
+	// Scripted plays the game's scripted bot input (its registry entry's
+	// Bot, as `rewind play --input scripted`) instead of the keys
 	// (?input=scripted).
 	Scripted bool
 }
 
+// DefaultGame is the game of a page that names none.
+const DefaultGame = "sand"
+
 // ParseConfig reads a page's Config from its <html> element's data attributes
-// (relay, room, game, grid, tickRate) and its location.search. An error names
+// (relay, room, game, settings, tickRate) and its location.search. An error names
 // the bad parameter; the Config then still names the room.
 func ParseConfig(data map[string]string, search string) (Config, error) {
-	c := Config{Relay: data["relay"], Room: data["room"], Game: data["game"]}
-	c.Side, _ = strconv.Atoi(data["grid"])
+	c := Config{Relay: data["relay"], Room: data["room"], Game: data["game"], Settings: map[string]int{}}
 	c.Rate, _ = strconv.Atoi(data["tickRate"])
+	for _, kv := range strings.Fields(data["settings"]) {
+		k, v, _ := strings.Cut(kv, "=")
+		if n, err := strconv.Atoi(v); err == nil {
+			c.Settings[k] = n
+		}
+	}
 	q, _ := url.ParseQuery(strings.TrimPrefix(search, "?"))
+	c.query = q
 	if r := strings.Join(strings.Fields(q.Get("room")), ""); r != "" {
 		c.Room = strings.ToUpper(r) // typed: "k3f 9qx" is K3F9QX
 	}
@@ -78,19 +98,8 @@ func ParseConfig(data map[string]string, search string) (Config, error) {
 	if g := q.Get("game"); g != "" {
 		c.Game = g
 	}
-	switch c.Game {
-	case "":
-		c.Game = "sand"
-	case "sand", "ships":
-	default:
-		return c, fmt.Errorf("?game=%s: want sand or ships", c.Game)
-	}
-	if g := q.Get("grid"); g != "" {
-		n, err := strconv.Atoi(g)
-		if err != nil || n < 16 || n > 1024 {
-			return c, fmt.Errorf("?grid=%s: want a side of 16 to 1024 cells", g)
-		}
-		c.Side = n
+	if c.Game == "" {
+		c.Game = DefaultGame
 	}
 	if h := q.Get("host"); h != "" && h != "0" {
 		if c.Watch {
@@ -119,14 +128,33 @@ func ParseConfig(data map[string]string, search string) (Config, error) {
 	if c.Host && c.Relay == "" {
 		return c, errors.New("the page names no relay to host the room at (add ?relay=URL)")
 	}
-	if c.Host {
-		return c, nil
-	}
-	c.HostSettings = c.Game == "sand" && !q.Has("grid")
-	if c.Relay == "" || c.Room == "" {
+	if !c.Host && (c.Relay == "" || c.Room == "") {
 		return c, errors.New("the page names no relay or room (open the URL rewind demo printed, or add ?room=CODE)")
 	}
 	return c, nil
+}
+
+// GameSettings reads the game's settings (names: its registry entry's,
+// and games.TickRate) from the query over the data attributes' into
+// Settings, and sets HostSettings for a page that joins or watches a
+// room (not one that hosts) of a game that takes the host's settings
+// (hostSettings) and whose query names none of names. An error names a
+// value that is not an integer; ranges are the game's to check.
+func (c *Config) GameSettings(names []string, hostSettings bool) error {
+	given := false
+	for _, name := range names {
+		v := c.query.Get(name)
+		if v == "" {
+			continue
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return fmt.Errorf("?%s=%s: want an integer", name, v)
+		}
+		c.Settings[name], given = n, true
+	}
+	c.HostSettings = hostSettings && !given && !c.Host
+	return nil
 }
 
 // ErrorField returns err as the value of #status's error= key (spaces

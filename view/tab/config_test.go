@@ -1,6 +1,7 @@
 package tab
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -9,22 +10,35 @@ import (
 // TestParseConfig: the query overrides the body's room and relay, and a
 // bad duration is refused naming the parameter.
 func TestParseConfig(t *testing.T) {
-	data := map[string]string{"relay": "ws://a/rooms", "room": "AAAAAA", "grid": "128", "tickRate": "60"}
+	data := map[string]string{"relay": "ws://a/rooms", "room": "AAAAAA", "settings": "grid=128 tick-rate=60", "tickRate": "60"}
 	c, err := ParseConfig(data, "?watch=bbbbbb&delay=2s&until-tick=900&relay=ws://b/rooms&channel=port&bench&input=scripted")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Config{Relay: "ws://b/rooms", Room: "BBBBBB", Game: "sand", Side: 128, Rate: 60, Watch: true, Until: 900, Delay: 2 * time.Second, Port: true, Bench: true, Scripted: true, HostSettings: true}
-	if c != want {
+	if err := c.GameSettings([]string{"grid", "tick-rate"}, true); err != nil {
+		t.Fatal(err)
+	}
+	want := Config{Relay: "ws://b/rooms", Room: "BBBBBB", Game: "sand", Settings: map[string]int{"grid": 128, "tick-rate": 60}, Rate: 60,
+		Watch: true, Until: 900, Delay: 2 * time.Second, Port: true, Bench: true, Scripted: true, HostSettings: true, query: c.query}
+	if !reflect.DeepEqual(c, want) {
 		t.Fatalf("got %+v, want %+v", c, want)
 	}
 	// A page naming its grid plays it (the host must play it too); a
-	// hosting page sends its settings.
-	if c, err := ParseConfig(data, "?room=cccccc&grid=64"); err != nil || c.HostSettings || c.Side != 64 {
+	// hosting page sends its settings; a game that takes no host
+	// settings never plays the host's.
+	c, err = ParseConfig(data, "?room=cccccc&grid=64")
+	if err != nil || c.GameSettings([]string{"grid", "tick-rate"}, true) != nil || c.HostSettings || c.Settings["grid"] != 64 {
 		t.Errorf("?grid=64: %+v, %v", c, err)
 	}
-	if c, err := ParseConfig(data, "?host=1"); err != nil || c.HostSettings {
-		t.Errorf("?host=1: %+v, %v", c, err)
+	c, err = ParseConfig(data, "?room=cccccc&grid=big")
+	if err := c.GameSettings([]string{"grid"}, true); err == nil || !strings.Contains(err.Error(), "?grid=big") {
+		t.Errorf("bad grid: %v", err)
+	}
+	for _, q := range []string{"?host=1", "?game=ships"} {
+		c, err := ParseConfig(data, q)
+		if err != nil || c.GameSettings([]string{"tick-rate"}, !strings.Contains(q, "ships")) != nil || c.HostSettings {
+			t.Errorf("%s: %+v, %v", q, c, err)
+		}
 	}
 	if _, err := ParseConfig(data, "?delay=2s"); err == nil || !strings.Contains(err.Error(), "?delay=2s") {
 		t.Errorf("delay without watch: %v", err)
@@ -33,14 +47,11 @@ func TestParseConfig(t *testing.T) {
 		t.Errorf("negative timeout: %v (room %q)", err, c.Room)
 	}
 	data["game"] = "ships"
-	if c, err := ParseConfig(data, ""); err != nil || c.Game != "ships" || c.HostSettings {
+	if c, err := ParseConfig(data, ""); err != nil || c.Game != "ships" {
 		t.Errorf("data-game=ships: %+v, %v", c, err)
 	}
-	if c, err := ParseConfig(data, "?game=sand"); err != nil || c.Game != "sand" {
-		t.Errorf("?game=sand over data-game=ships: %+v, %v", c, err)
-	}
-	if _, err := ParseConfig(data, "?game=chess"); err == nil || !strings.Contains(err.Error(), "?game=chess") {
-		t.Errorf("?game=chess: %v", err)
+	if c, err := ParseConfig(data, "?game=cards"); err != nil || c.Game != "cards" {
+		t.Errorf("?game=cards over data-game=ships: %+v, %v", c, err)
 	}
 	if _, err := ParseConfig(map[string]string{}, ""); err == nil {
 		t.Error("no relay nor room: no error")
@@ -51,19 +62,16 @@ func TestParseConfig(t *testing.T) {
 // (no room named yet), &grid= sets the side, and ?host with ?watch is
 // refused.
 func TestParseConfigHost(t *testing.T) {
-	data := map[string]string{"relay": "ws://a/rooms", "room": "AAAAAA", "grid": "128"}
+	data := map[string]string{"relay": "ws://a/rooms", "room": "AAAAAA", "settings": "grid=128"}
 	c, err := ParseConfig(data, "?host=1&grid=64")
-	if err != nil {
+	if err != nil || c.GameSettings([]string{"grid"}, true) != nil {
 		t.Fatal(err)
 	}
-	if want := (Config{Relay: "ws://a/rooms", Game: "sand", Side: 64, Host: true}); c != want {
+	if want := (Config{Relay: "ws://a/rooms", Game: "sand", Settings: map[string]int{"grid": 64}, Host: true, query: c.query}); !reflect.DeepEqual(c, want) {
 		t.Fatalf("got %+v, want %+v", c, want)
 	}
 	if _, err := ParseConfig(data, "?host=1&watch"); err == nil {
 		t.Error("?host with ?watch: no error")
-	}
-	if _, err := ParseConfig(data, "?grid=big"); err == nil || !strings.Contains(err.Error(), "?grid=big") {
-		t.Errorf("bad grid: %v", err)
 	}
 	if _, err := ParseConfig(map[string]string{}, "?host=1"); err == nil {
 		t.Error("?host=1 without a relay: no error")

@@ -11,7 +11,7 @@ import "syscall/js"
 func PageConfig() (Config, error) {
 	d := js.Global().Get("document").Get("documentElement").Get("dataset")
 	data := map[string]string{}
-	for _, k := range []string{"relay", "room", "game", "grid", "tickRate"} {
+	for _, k := range []string{"relay", "room", "game", "settings", "tickRate"} {
 		if v := d.Get(k); v.Type() == js.TypeString {
 			data[k] = v.String()
 		}

@@ -9,16 +9,20 @@
 //
 //	go run ./window --join CODE --relay ws://127.0.0.1:8080/rooms
 //
-// (from the view directory). --game ships joins a ships match (`rewind
-// serve --game ships`, `rewind demo --game ships`) and draws the arena:
-// left and right turn, up thrusts, space fires. --watch joins either way as a spectator (like
+// (from the view directory). --game NAME joins a match of any game
+// registered in view/internal/allgames (sand, the default; ships, cards,
+// walkers, paint: the host's --game), which draws itself and reads the
+// keys and mouse through its registry entry; the game's settings are
+// flags too (--grid N, --tick-rate R: without any, a game that takes the
+// host's settings plays the host's). --watch joins either way as a spectator (like
 // `rewind watch`): no player slot, no input, only the verified ticks,
 // --delay D behind the match. --until-tick T makes it exit once its
 // verified tick reaches T, printing `rewind play`'s last line on stdout;
 // --screenshot FILE saves its last frame as PNG before it exits.
 //
-// --replay FILE plays a replay instead (of sand, as `rewind serve --record`
-// or `rewind play --record` wrote it), simulating the match again and
+// --replay FILE plays a replay instead (of any registered game, the one
+// its header names, as `rewind serve --record` or `rewind play --record`
+// wrote it), simulating the match again and
 // checking every tick's recorded hash: --speed X plays it X times as fast,
 // --seek T starts at tick T (from the nearest keyframe at or before it),
 // and in the window space pauses, the left and right arrows seek ten
@@ -43,18 +47,19 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/hajimehoshi/ebiten/v2"
 	"github.com/rewindnet/rewind"
-	"github.com/rewindnet/rewind/draw"
-	"github.com/rewindnet/rewind/games/sand"
+	"github.com/rewindnet/rewind/games"
 	"github.com/rewindnet/rewind/relay/roomclient"
 	"github.com/rewindnet/rewind/rooms"
 	"github.com/rewindnet/rewind/transport/udp"
 	"github.com/rewindnet/rewind/view"
+	_ "github.com/rewindnet/rewind/view/internal/allgames" // the games a window plays
 	"github.com/rewindnet/rewind/view/seat"
 )
 
@@ -72,8 +77,11 @@ type options struct {
 	watch, mute                        *bool
 	delay, timeout, joinWait           *time.Duration
 	until, seek                        *uint
-	side, rate                         *int
+	rate                               *int
 	speed                              *float64
+	settings                           map[string]*int // every registered game's settings, by name
+	entry                              *games.Entry    // --game's
+	hostSettings                       bool            // play the host's settings (no setting flag given)
 }
 
 // parse reads and checks the window's flags.
@@ -91,9 +99,12 @@ func parse(args []string) (*options, error) {
 	o.delay = fs.Duration("delay", 0, "with --watch: watch this far behind the match (the server sends a tick no earlier than this after it ran it; at most 3 s with the server's default 4 s history)")
 	o.until = fs.Uint("until-tick", 0, "exit once the verified tick reaches this, printing rewind play's last line (0: play until the window closes)")
 	o.shot = fs.String("screenshot", "", "save the last frame as PNG in this file before exiting")
-	o.game = fs.String("game", "sand", "the match's game: sand or ships (the host's --game)")
-	o.side = fs.Int("grid", 256, "the sand grid's side (the host's --grid)")
+	o.game = fs.String("game", defaultGame, "the match's game, one of "+strings.Join(games.Names(), ", ")+" (the host's --game)")
 	o.rate = fs.Int("tick-rate", rewind.DefaultTickRate, "the host's tick rate")
+	o.settings = map[string]*int{}
+	for _, st := range games.Settings() {
+		o.settings[st.Name] = fs.Int(st.Name, st.Default, st.Usage)
+	}
 	o.timeout = fs.Duration("timeout", 5*time.Second, "give up when the server does not answer (or goes silent) for this long")
 	o.joinWait = fs.Duration("join-timeout", 15*time.Second, "with --join: give up when the data channel to the host is not open within this long")
 	o.replay = fs.String("replay", "", "play this replay file (of sand) instead of joining a match")
@@ -112,8 +123,6 @@ func parse(args []string) (*options, error) {
 		return nil, errors.New("--watch joins a match (--join or --connect); --replay plays a file")
 	case *o.delay < 0 || (*o.delay != 0 && !*o.watch):
 		return nil, fmt.Errorf("--delay %v: want a positive duration, with --watch", *o.delay)
-	case *o.game != "sand" && *o.game != "ships":
-		return nil, fmt.Errorf("--game %q: want sand or ships", *o.game)
 	case *o.replay != "":
 		return o, nil
 	case (*o.code == "") == (*o.addr == ""):
@@ -121,7 +130,33 @@ func parse(args []string) (*options, error) {
 	case *o.rate <= 0 || *o.rate > 1000:
 		return nil, fmt.Errorf("--tick-rate %d: want 1..1000", *o.rate)
 	}
+	var err error
+	if o.entry, err = games.Lookup(*o.game); err != nil {
+		return nil, fmt.Errorf("--game: %w", err)
+	}
+	given := false
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == games.TickRate {
+			given = true
+		}
+		for _, st := range o.entry.Settings {
+			given = given || f.Name == st.Name
+		}
+	})
+	o.hostSettings = o.entry.HostSettings && !given
 	return o, nil
+}
+
+// defaultGame is --game's default.
+const defaultGame = "sand"
+
+// values returns the settings of --game's flags.
+func (o *options) values() games.Values {
+	v := games.Values{}
+	for _, st := range o.entry.Settings {
+		v[st.Name] = *o.settings[st.Name]
+	}
+	return v
 }
 
 func run(args []string) error {
@@ -134,12 +169,9 @@ func run(args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	cfg := seat.Config{Room: *o.code, Where: *o.addr, Side: *o.side, Rate: *o.rate, Until: uint32(*o.until), Timeout: *o.timeout,
-		Spectate: *o.watch, Delay: *o.delay}
-	if *o.game == "ships" {
-		return playKind(ctx, o, seat.Ships(), cfg)
-	}
-	return playKind(ctx, o, seat.Sand(), cfg)
+	cfg := seat.Config{Room: *o.code, Where: *o.addr, Settings: o.values(), Rate: *o.rate, Until: uint32(*o.until), Timeout: *o.timeout,
+		Spectate: *o.watch, Delay: *o.delay, HostSettings: o.hostSettings}
+	return playKind(ctx, o, seat.FromEntry(o.entry), cfg)
 }
 
 // playKind plays a match of kind k in the window: its seat, drawn and
@@ -285,12 +317,8 @@ func runReplay(file string, speed float64, seek, until uint32, shot string) erro
 			return err
 		}
 	}
-	sg := r.Game()
-	g := view.New[sand.Input](sg.Size())
-	g.SetReplay(r, func(l *draw.List, w, h int) {
-		rp := r.Player()
-		sg.Draw(rewind.View{Prev: rp.Previous(), Cur: rp.World(), Alpha: rp.Fraction(), Me: -1, Width: w, Height: h}, l)
-	})
+	g := view.New[games.Input](r.Size())
+	g.SetReplay(r, r.Draw)
 	var shotErr error
 	g.OnFrame = func(screen *ebiten.Image) {
 		if !r.Done() && (until == 0 || r.Player().Err() == nil) {

@@ -83,6 +83,7 @@ func init() {
 		Summary: "paint: brushes paint a shared board (examples/paint, a game of one's own)",
 		New:     func(games.Values) (rewind.Game[Input], error) { return New(), nil },
 		Bot:     Bot,
+		Help:    "arrows/WASD move the brush · space or mouse paints",
 	})
 }
 

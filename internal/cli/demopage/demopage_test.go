@@ -170,7 +170,7 @@ func TestPruneBuilds(t *testing.T) {
 // (the hashed files named, the word gone); a failed build says why.
 func TestPageBuilding(t *testing.T) {
 	p := NewPage("ws://127.0.0.1:8080/rooms", true)
-	p.SetRoom("K3F9QX", "", 256, 60)
+	p.SetRoom("K3F9QX", "", "grid=256 tick-rate=60", 60)
 	get := func() string {
 		w := httptest.NewRecorder()
 		p.ServeHTTP(w, httptest.NewRequest("GET", "/", nil))
@@ -198,11 +198,11 @@ func TestPageBuilding(t *testing.T) {
 		t.Fatalf("failed build:\n%s", b)
 	}
 	p.SetFiles(&Files{assets: assets}, nil)
-	if b := get(); !strings.Contains(b, `data-game="sand"`) || !strings.Contains(b, "pours") {
-		t.Fatalf("sand's page names no game or no pour:\n%s", b)
+	if b := get(); !strings.Contains(b, `data-game="sand"`) || !strings.Contains(b, `data-settings="grid=256 tick-rate=60"`) {
+		t.Fatalf("sand's page names no game or no settings:\n%s", b)
 	}
-	p.SetGame("ships")
-	if b := get(); !strings.Contains(b, `data-game="ships"`) || !strings.Contains(b, "fires") || strings.Contains(b, "pours") {
+	p.SetGame("ships", "space fires")
+	if b := get(); !strings.Contains(b, `data-game="ships"`) || !strings.Contains(b, "ships: space fires") {
 		t.Fatalf("ships' page:\n%s", b)
 	}
 }
@@ -231,7 +231,7 @@ func TestBootSaysNoBuilding(t *testing.T) {
 		assets = append(assets, a)
 	}
 	p := NewPage("ws://127.0.0.1:8080/rooms", true)
-	p.SetRoom("K3F9QX", "", 256, 60)
+	p.SetRoom("K3F9QX", "", "grid=256 tick-rate=60", 60)
 	p.SetFiles(&Files{assets: assets}, nil)
 	w := httptest.NewRecorder()
 	p.ServeHTTP(w, httptest.NewRequest("GET", "/", nil))

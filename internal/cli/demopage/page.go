@@ -7,9 +7,9 @@ import (
 	"sync"
 )
 
-// Page is the page at /: with the wasm built, the match itself (sand's
-// or ships': the Go client in the browser); with --no-page, a signpost saying how
-// to join from a terminal.
+// Page is the page at /: with the wasm built, the match itself (the
+// hosted game's, any registered game: the Go client in the browser);
+// with --no-page, a signpost saying how to join from a terminal.
 type Page struct {
 	relay    string
 	files    *Files // the page's files once built; nil while building and with --no-page
@@ -18,9 +18,10 @@ type Page struct {
 	failed   error  // the build failed
 	mu       sync.Mutex
 	game     string
+	help     string
 	code     string
 	flags    string
-	grid     int
+	settings string
 	rate     int
 }
 
@@ -31,20 +32,22 @@ func NewPage(relay string, building bool) *Page {
 	return &Page{relay: relay, building: building, progress: "starting", game: "sand"}
 }
 
-// SetGame names the hosted match's game (sand unless set: ships): the
-// page says it, shows its controls and tells its wasm (data-game).
-func (p *Page) SetGame(name string) {
+// SetGame names the hosted match's game (sand unless set) and the line
+// on a person's controls (its registry entry's Help): the page says
+// them and tells its wasm the game (data-game).
+func (p *Page) SetGame(name, help string) {
 	p.mu.Lock()
-	p.game = name
+	p.game, p.help = name, help
 	p.mu.Unlock()
 }
 
 // SetRoom names the hosted room on the page: its code, the play flags
-// a terminal player adds (flags, each with its leading space), the sand
-// grid's side and the tick rate.
-func (p *Page) SetRoom(code, flags string, grid, rate int) {
+// a terminal player adds (flags, each with its leading space), the
+// game's settings (games.Entry.SettingsText's NAME=VALUE words: the
+// page's data-settings) and the tick rate.
+func (p *Page) SetRoom(code, flags, settings string, rate int) {
 	p.mu.Lock()
-	p.code, p.flags, p.grid, p.rate = code, flags, grid, rate
+	p.code, p.flags, p.settings, p.rate = code, flags, settings, rate
 	p.mu.Unlock()
 }
 
@@ -83,7 +86,7 @@ var signpostTemplate = template.Must(template.New("demo").Parse(`<!doctype html>
 // (view/README.md lists its marks; boot is when boot.js ran, verified
 // the Worker's first verified tick).
 var playTemplate = template.Must(template.New("play").Parse(`<!doctype html>
-<html lang="en" data-relay="{{.Relay}}" data-room="{{.Code}}" data-game="{{.Game}}" data-grid="{{.Grid}}" data-tick-rate="{{.Rate}}" data-worker-js="{{.WorkerJS}}" data-worker-wasm="{{.WorkerWasm}}" data-wasm="{{.Wasm}}" data-relay-wasm="{{.RelayWasm}}" data-exec="{{.Exec}}"><head><meta charset="utf-8">
+<html lang="en" data-relay="{{.Relay}}" data-room="{{.Code}}" data-game="{{.Game}}" data-settings="{{.Settings}}" data-tick-rate="{{.Rate}}" data-worker-js="{{.WorkerJS}}" data-worker-wasm="{{.WorkerWasm}}" data-wasm="{{.Wasm}}" data-relay-wasm="{{.RelayWasm}}" data-exec="{{.Exec}}"><head><meta charset="utf-8">
 <script>{{.Boot}}</script>
 <title>rewind demo: room {{.Code}}</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -100,7 +103,7 @@ body { margin: 0; background: #08080c; color: #bbb; font: 12px monospace; }
 <div id="bar">
 <div id="share"></div>
 <div id="status">room={{.Code}} player=- tick=0 verified_tick=0 verified_hash=0000000000000000 rollbacks=0 resyncs=0 ping_ms=0.0 state=loading desyncs=0 migrations=0 waiting_for= hosting=false</div>
-<div><span id="hint">{{if eq .Game "ships"}}left/right or A/D turn · up or W thrusts · space or mouse fires{{else}}arrows/WASD move · space or mouse pours · 1–4: erase, sand, water, wall{{end}}</span> · <a id="mode" href="?watch={{.Code}}" style="color: #8af">watch as a spectator</a> · from a terminal: <code>rewind play --headless --join <span class="room">{{.Code}}</span> --relay {{.Relay}}{{.Flags}}</code> (or <code>rewind watch</code>)</div>
+<div><span id="hint">{{.Game}}: {{.Help}}</span> · <a id="mode" href="?watch={{.Code}}" style="color: #8af">watch as a spectator</a> · from a terminal: <code>rewind play --headless --join <span class="room">{{.Code}}</span> --relay {{.Relay}}{{.Flags}}</code> (or <code>rewind watch</code>)</div>
 <div><a id="host" href="?host=1">host a new room</a> · <form id="join" style="display: inline" method="get"><label>join a room: <input name="room" placeholder="code" autocomplete="off" spellcheck="false"></label> <button>join</button> <span id="joinsay"></span></form></div>
 </div>
 <script src="{{.Exec}}"></script>
@@ -143,12 +146,12 @@ func (p *Page) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.mu.Lock()
 	data := struct {
 		Code, Relay, Flags, Progress, Failed string
-		Game                                 string
-		Grid, Rate                           int
+		Game, Help, Settings                 string
+		Rate                                 int
 		Wasm, WorkerWasm, RelayWasm, PageJS  string
 		WorkerJS, Exec                       string
 		Boot                                 template.JS
-	}{Code: p.code, Game: p.game, Relay: p.relay, Flags: p.flags, Grid: p.grid, Rate: p.rate, Progress: p.progress}
+	}{Code: p.code, Game: p.game, Relay: p.relay, Flags: p.flags, Help: p.help, Settings: p.settings, Rate: p.rate, Progress: p.progress}
 	f, building := p.files, p.building
 	if p.failed != nil {
 		data.Failed = p.failed.Error()

@@ -12,7 +12,8 @@
 // predicted world changed, the frame to draw (tab.MsgFrame, a
 // transferred buffer). A host migration's claim goes through the page,
 // which holds the relay connection and the RTCPeerConnection
-// (tab.MsgClaim).
+// (tab.MsgClaim). It plays any game registered in the programs'
+// registration point, view/internal/allgames (?game=NAME).
 package main
 
 import (
@@ -20,6 +21,7 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind"
+	_ "github.com/rewindnet/rewind/view/internal/allgames" // the games a tab plays
 	"github.com/rewindnet/rewind/view/tab"
 )
 

@@ -13,6 +13,7 @@ import (
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/client"
 	"github.com/rewindnet/rewind/draw"
+	"github.com/rewindnet/rewind/games"
 	"github.com/rewindnet/rewind/migrate"
 	"github.com/rewindnet/rewind/transport"
 	"github.com/rewindnet/rewind/view/seat"
@@ -27,7 +28,8 @@ type worker struct {
 	period      time.Duration
 
 	cfg      tab.Config
-	failed   error // the join failed (or the page's settings are bad)
+	kind     seat.Kind[games.Input] // the page's game
+	failed   error                  // the join failed (or the page's settings are bad)
 	joins    chan joinAnswer
 	player   match
 	joined   chan match
@@ -185,6 +187,9 @@ func (w *worker) start(m js.Value) {
 		data[k] = d.Get(k).String()
 	}
 	w.cfg, w.failed = tab.ParseConfig(data, m.Get("search").String())
+	if w.failed == nil {
+		w.kind, w.failed = kindOf(&w.cfg)
+	}
 	w.startTimer(w.cfg.Rate)
 	if w.failed != nil {
 		return
@@ -192,12 +197,32 @@ func (w *worker) start(m js.Value) {
 	go w.join()
 }
 
-// join starts the player, a seat of the page's game (sand, or ships),
-// once the page's join opened a channel, or, with ?host=1, once the page
-// registered the room this tab hosts.
+// kindOf returns the Kind of the page's game (?game=, data-game) from the
+// registry, and reads the game's settings from the page into c.
+func kindOf(c *tab.Config) (seat.Kind[games.Input], error) {
+	e, err := games.Lookup(c.Game)
+	if err != nil {
+		return seat.Kind[games.Input]{}, fmt.Errorf("?game=%s: %w", c.Game, err)
+	}
+	names := []string{games.TickRate}
+	for _, s := range e.Settings {
+		names = append(names, s.Name)
+	}
+	if err := c.GameSettings(names, e.HostSettings); err != nil {
+		return seat.Kind[games.Input]{}, err
+	}
+	if r := c.Settings[games.TickRate]; r > 0 {
+		c.Rate = r
+	}
+	return seat.FromEntry(e), nil
+}
+
+// join starts the player, a seat of the page's game (any the registry
+// has: view/internal/allgames), once the page's join opened a channel,
+// or, with ?host=1, once the page registered the room this tab hosts.
 func (w *worker) join() {
 	c := w.cfg
-	cfg := seat.Config{Room: c.Room, Side: c.Side, Rate: c.Rate, Until: c.Until, Spectate: c.Watch, Delay: c.Delay, Timeout: c.Timeout,
+	cfg := seat.Config{Room: c.Room, Settings: c.Settings, Rate: c.Rate, Until: c.Until, Spectate: c.Watch, Delay: c.Delay, Timeout: c.Timeout,
 		Moved: w.moved, HostSettings: c.HostSettings}
 	var host *hostAnswer
 	if c.Host {
@@ -209,13 +234,7 @@ func (w *worker) join() {
 		cfg.Room = a.code
 		host = &a
 	}
-	var m match
-	var err error
-	if c.Game == "ships" {
-		m, err = open(w, seat.Ships(), cfg, host)
-	} else {
-		m, err = open(w, seat.Sand(), cfg, host)
-	}
+	m, err := open(w, w.kind, cfg, host)
 	if err != nil {
 		w.failed = err // read by the loop's next tick
 		return

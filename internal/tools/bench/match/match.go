@@ -1,6 +1,7 @@
-// Package match is `rewind-bench match`: a sand (walkers, or ships) match
-// played over the network simulator in made-up time, every verified tick
-// checked against the server's.
+// Package match is `rewind-bench match`: a match of a registered game
+// (package games: sand by default, walkers, ships, paint …) played over
+// the network simulator in made-up time by the game's scripted bots,
+// every verified tick checked against the server's.
 package match
 
 import (
@@ -10,9 +11,7 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind/game"
-	"github.com/rewindnet/rewind/games/sand"
-	"github.com/rewindnet/rewind/games/ships"
-	"github.com/rewindnet/rewind/games/walkers"
+	"github.com/rewindnet/rewind/games"
 	"github.com/rewindnet/rewind/internal/testing/simmatch"
 	"github.com/rewindnet/rewind/internal/tools/bench"
 	"github.com/rewindnet/rewind/server"
@@ -21,9 +20,13 @@ import (
 
 // Config is the match bench match plays.
 type Config struct {
-	// Game is "sand" (on a Grid×Grid field), "walkers" or "ships".
+	// Game is a registered game's name (games.Lookup; the program
+	// imports the games it plays). A game that hides information
+	// (games.Entry.Hidden) is refused: its players' verified worlds are
+	// their own views, not the server's.
 	Game string
-	// Grid is the side of the sand grid, in cells.
+	// Grid is the side of the sand grid, in cells: the setting "grid" of
+	// a game that has it.
 	Grid int
 	// Players is the number of players; the first Lockstep of them play
 	// lockstep, the rest predict.
@@ -86,23 +89,36 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		cfg.Log = io.Discard
 	}
 	res := Result{Config: cfg}
-	what := fmt.Sprintf("sand %dx%d", cfg.Grid, cfg.Grid)
-	if cfg.Game != "sand" {
-		what = cfg.Game
+	e, err := games.Lookup(cfg.Game)
+	if err != nil {
+		return res, err
 	}
+	if e.Hidden {
+		return res, fmt.Errorf("%w: %s hides information: its players verify their own views, not the server's world", games.ErrSettings, e.Name)
+	}
+	v, err := e.Complete(games.Values{"grid": cfg.Grid})
+	if err != nil {
+		return res, err
+	}
+	if _, err := e.New(v); err != nil {
+		return res, err
+	}
+	bot, err := e.Bot(games.Scripted, 0)
+	if err != nil {
+		return res, err
+	}
+	what := e.Name + " " + e.SettingsText(v)
 	l := cfg.Link
 	fmt.Fprintf(cfg.Log, "%s, %d players, %v of match, latency %v ±%v, loss %g, dup %g, reorder %g, blackout %v, seed %d\n",
 		what, cfg.Players, cfg.Duration, l.Latency, l.Jitter, l.Loss, l.Duplicate, l.Reorder, cfg.Blackout, cfg.Seed)
 	wall := time.Now()
-	var err error
-	switch cfg.Game {
-	case "walkers":
-		res.Result, err = runSim(ctx, func() game.Game[walkers.Input] { return walkers.New() }, walkers.Bot, cfg)
-	case "ships":
-		res.Result, err = runSim(ctx, func() game.Game[ships.Input] { return ships.New() }, ships.Bot, cfg)
-	default:
-		res.Result, err = runSim(ctx, func() game.Game[sand.Input] { return sand.New(cfg.Grid) }, sand.Bot, cfg)
-	}
+	res.Result, err = runSim(ctx, func() game.Game[games.Input] {
+		g, err := e.New(v)
+		if err != nil {
+			panic(err) // it made one of v above
+		}
+		return g
+	}, bot, cfg)
 	if err != nil {
 		return res, err
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	_ "github.com/rewindnet/rewind/games/all"
 	"github.com/rewindnet/rewind/internal/tools/bench"
 	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/transport"
