@@ -32,8 +32,9 @@ import (
 type phase uint8
 
 const (
-	connecting phase = iota
-	loading          // welcomed; getting the server's world (fetch.go)
+	connecting    phase = iota
+	gettingModule       // welcomed; getting the game's module (module.go)
+	loading             // welcomed; getting the server's world (fetch.go)
 	playing
 	closed
 )
@@ -43,6 +44,8 @@ func (p phase) String() string {
 	switch p {
 	case connecting:
 		return "connecting"
+	case gettingModule:
+		return "getting the game's module"
 	case loading:
 		return "loading the world"
 	case playing:
@@ -78,6 +81,7 @@ type Client[I any] struct {
 	clock   timing
 	join    joinState
 	fetch   fetch
+	mod     moduleFetch  // the game's module, when the game lacks it (module.go)
 	debug   debugDesync  // the desync debugger (debug.go)
 	ho      handoverHeld // host migration data (handover.go)
 	ls      lockstepState
@@ -311,6 +315,8 @@ func (c *Client[I]) Update(now time.Time) error {
 		return ErrClosed
 	case connecting:
 		return c.hello(now)
+	case gettingModule:
+		return c.moduleTimers(now)
 	case loading:
 		return c.load(now)
 	}
@@ -487,7 +493,7 @@ func (c *Client[I]) Close() error {
 	if c.phase == closed {
 		return nil
 	}
-	if c.phase == playing || c.phase == loading {
+	if c.phase == playing || c.phase == loading || c.phase == gettingModule {
 		b := codec.Bye{Tag: c.tag, Reason: codec.ReasonNone}
 		for range 3 {
 			_ = c.send(b.Append(c.sbuf[:0]))

@@ -182,6 +182,9 @@ type Stats struct {
 	// bytes of the encodings applied.
 	FetchRequests, PagesAsked, WholeWorlds uint64
 	ChunksIn, FetchFailures, FetchBytes    uint64
+	// ModuleRequests counts requests for pieces of the game's module;
+	// ModuleBytes the module bytes taken (module.go).
+	ModuleRequests, ModuleBytes uint64
 	// LateInputs counts ticks in which the server did not have this
 	// client's input in time.
 	LateInputs uint64

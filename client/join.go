@@ -32,6 +32,9 @@ func (c *Client[I]) onWelcome(now time.Time, b []byte) error {
 	switch c.phase {
 	case closed:
 		return nil
+	case gettingModule:
+		c.onModuleWelcome(&m, b)
+		return nil
 	case loading, playing:
 		// The same welcome again (lost ones are repeated), or a newer
 		// one: a rebase.
@@ -59,6 +62,9 @@ func (c *Client[I]) onWelcome(now time.Time, b []byte) error {
 	}
 	if m.Version != codec.ProtocolVersion {
 		return fmt.Errorf("client: welcome of protocol %d: %w", m.Version, ErrRefused)
+	}
+	if need, err := c.needModule(now, &m, b); need || err != nil {
+		return err
 	}
 	if c.cfg.HostSettings {
 		if err := c.takeSettings(&m); err != nil {

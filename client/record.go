@@ -33,6 +33,9 @@ func (c *Client[I]) recordStart(k *core[I], t uint32) {
 	h := codec.ReplayHeader{Fingerprint: c.fp, Layout: c.w.Layout().Hash(), TickRate: uint16(c.rate),
 		Players: uint16(k.n), InputSize: uint16(k.size), Recorder: codec.RecordedByClient,
 		MatchSettings: c.join.settings}
+	if ms, ok := game.As[game.ModuleSource](c.g); ok {
+		h.Module = ms.ModuleBytes() // the replay plays with no file but itself
+	}
 	r.RecordStart(h, t, c.w, k.presentV)
 }
 

@@ -62,7 +62,10 @@ func (c *Client[I]) handle(now time.Time, b []byte) error {
 		}
 		return &RefusedError{Reason: m.Reason}
 	}
-	if c.phase == connecting {
+	switch c.phase {
+	case gettingModule:
+		return c.handleGettingModule(now, typ, tag, b)
+	case connecting:
 		// It may have overtaken the welcome (the world comes right
 		// after it): keep it for then.
 		c.stashEarly(b)
@@ -102,12 +105,7 @@ func (c *Client[I]) handle(now time.Time, b []byte) error {
 			}
 		}
 	case codec.TypePing:
-		m, _, err := codec.ParsePing(b)
-		if err != nil {
-			return err
-		}
-		p := codec.Pong{Tag: c.tag, ID: m.ID, Time: m.Time}
-		return c.send(p.Append(c.sbuf[:0]))
+		return c.onPing(b)
 	case codec.TypeBye:
 		return c.onBye(now, b)
 	case codec.TypeHandover:
@@ -272,4 +270,14 @@ func (c *Client[I]) sendInputs(now time.Time) error {
 	}
 	c.clock.lastSend = now
 	return c.send(m.Append(c.sbuf[:0]))
+}
+
+// onPing answers the server's ping.
+func (c *Client[I]) onPing(b []byte) error {
+	m, _, err := codec.ParsePing(b)
+	if err != nil {
+		return err
+	}
+	p := codec.Pong{Tag: c.tag, ID: m.ID, Time: m.Time}
+	return c.send(p.Append(c.sbuf[:0]))
 }

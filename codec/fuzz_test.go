@@ -232,3 +232,12 @@ func FuzzRosterSnapshot(f *testing.F) {
 		}
 	})
 }
+
+func FuzzParseModuleRequest(f *testing.F) {
+	fuzzMessage(f, []ModuleRequest{{Tag: 1, Sum: [32]byte{1, 31: 2}, First: 0, Mask: 1}, {Tag: 9, First: 1 << 14, Mask: 1<<64 - 1}}, ParseModuleRequest)
+}
+
+func FuzzParseModuleChunk(f *testing.F) {
+	fuzzMessage(f, []ModuleChunk{{Tag: 1, Index: 0, Total: 3, Data: []byte{0, 0x61, 0x73}},
+		{Tag: 2, Index: 1, Total: ModuleChunkData + 2, Data: []byte{4, 5}}}, ParseModuleChunk)
+}

@@ -22,7 +22,9 @@ import (
 //	2  the Welcome ends with the server's game fingerprint and the host's
 //	   match settings; the Hello's flag bit 3 (the client takes the host's
 //	   settings and sends the base fingerprint). A version 1 peer is
-//	   refused with ReasonProtocol.
+//	   refused with ReasonProtocol. Added within version 2: the Module
+//	   messages (type 0xE: ModuleRequest, ModuleChunk), which an older
+//	   receiver drops as a bad datagram.
 const ProtocolVersion = 2
 
 // MaxDatagram is the largest datagram of the match protocol, in bytes (the
@@ -59,6 +61,7 @@ const (
 	TypeHandover        Type = 0xB // server -> client: host migration data
 	TypeWaiting         Type = 0xC // server -> client: the match is stalled, waiting for these players
 	TypeChat            Type = 0xD // either way: match messages (names, chat), reliable per sender
+	TypeModule          Type = 0xE // ModuleRequest (client -> server, flags 0) or ModuleChunk (server -> client, flag bit 0): the game module's bytes
 )
 
 // Long-header types: the datagram starts with Magic, then the type byte,
@@ -98,6 +101,8 @@ func (t Type) String() string {
 		return "Waiting"
 	case TypeChat:
 		return "Chat"
+	case TypeModule:
+		return "Module"
 	case TypeHello:
 		return "Hello"
 	case TypeWelcome:
@@ -131,7 +136,7 @@ func Peek(b []byte) (Type, uint8, error) {
 		}
 		return 0, 0, fmt.Errorf("%w: long type %#x", ErrUnknownType, b[4])
 	}
-	if t < TypeClientInputs || t > TypeChat {
+	if t < TypeClientInputs || t > TypeModule {
 		return 0, 0, fmt.Errorf("%w: %#x", ErrUnknownType, b[0])
 	}
 	return t, b[1], nil

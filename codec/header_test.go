@@ -28,14 +28,14 @@ func TestPeek(t *testing.T) {
 		{[]byte{0xB0, 1}, TypeHandover, 1, nil},
 		{[]byte{0xC0, 1}, TypeWaiting, 1, nil},
 		{[]byte{0xD0, 1}, TypeChat, 1, nil},
-		{[]byte{0xE0, 1}, 0, 0, ErrUnknownType},
+		{[]byte{0xE0, 1}, TypeModule, 1, nil},
 	} {
 		typ, tag, err := Peek(c.b)
 		if !errors.Is(err, c.want) || (c.want == nil && (typ != c.typ || tag != c.tag)) {
 			t.Errorf("Peek(%x) = %v, %d, %v; want %v, %d, %v", c.b, typ, tag, err, c.typ, c.tag, c.want)
 		}
 	}
-	for ty := TypeClientInputs; ty <= TypeChat; ty++ {
+	for ty := TypeClientInputs; ty <= TypeModule; ty++ {
 		if ty.String() == "" || ty.String()[0] == 'T' {
 			t.Errorf("type %d has no name", ty)
 		}

@@ -32,6 +32,9 @@ import (
 //	        match settings len u16 + match settings (version 2: the
 //	        bytes the server's welcome carries, game.SettingsProvider's;
 //	        at most MaxSettings)
+//	        module length u32 (version 3: the bytes of the game's
+//	        WebAssembly module, 0 for a game without; when not 0, the
+//	        first frame is the module, kind 3)
 //	frame   0xF7  kind u8 (1 ticks, 2 world)  first tick u32  count u16
 //	        raw length u32  compressed length u32  crc32c u32 of the
 //	        payload  crc32c u32 of the 20 bytes before it (so that a
@@ -43,15 +46,18 @@ import (
 //	        frame, the first tick's as they are); hash u64
 //	world   the world after tick first: present (players bytes, 0 or 1),
 //	        then a world encoding (world.AppendWorld)
+//	module  (kind 3, first tick 0, count 1) the module's bytes
 //
 // Version history: 1 — the first; 2 — the match settings (the welcome's)
 // after the settings text, so that the game of a match whose settings a
-// player took from the host is built from the replay alone. A reader
-// reads both (a version-1 file has no match settings).
+// player took from the host is built from the replay alone; 3 — the
+// module's length and its frame, so that a WebAssembly game's replay
+// plays with no file but itself. A reader reads every version (a
+// version-1 file has no match settings, one before 3 no module).
 const (
 	// ReplayVersion is the replay format version this codec writes; it
 	// reads it and every earlier one.
-	ReplayVersion = 2
+	ReplayVersion = 3
 	// MaxReplayFrame bounds a frame's raw and compressed payload.
 	MaxReplayFrame = 1 << 26
 
@@ -67,6 +73,10 @@ const (
 	ReplayTicks = 1
 	// ReplayWorld is a frame of one world: the start, or a keyframe.
 	ReplayWorld = 2
+	// ReplayModule is the frame of the game's module, right after the
+	// header (NewReplayReader reads it into the header: Next never
+	// returns one).
+	ReplayModule = 3
 )
 
 // Recorders of a replay (ReplayHeader.Recorder).
@@ -107,14 +117,19 @@ type ReplayHeader struct {
 	// version-1 file). A game that is game.Configurable builds itself
 	// from them.
 	MatchSettings []byte
+	// Module is the game's WebAssembly module (game.ModuleSource; at
+	// most MaxModuleBytes; empty for a game without, and in a file
+	// before version 3). The writer writes it as a frame after the
+	// header; the reader reads it back here.
+	Module []byte
 }
 
 // AppendReplayHeader appends the file's start (magic, version, header) to
 // b.
 func AppendReplayHeader(b []byte, h *ReplayHeader) ([]byte, error) {
-	if len(h.Game) > 255 || len(h.Settings) > 65535 || len(h.MatchSettings) > MaxSettings {
-		return b, fmt.Errorf("codec: replay header: game name of %d bytes, settings of %d, match settings of %d: %w",
-			len(h.Game), len(h.Settings), len(h.MatchSettings), ErrTooLarge)
+	if len(h.Game) > 255 || len(h.Settings) > 65535 || len(h.MatchSettings) > MaxSettings || len(h.Module) > MaxModuleBytes {
+		return b, fmt.Errorf("codec: replay header: game name of %d bytes, settings of %d, match settings of %d, module of %d: %w",
+			len(h.Game), len(h.Settings), len(h.MatchSettings), len(h.Module), ErrTooLarge)
 	}
 	b = append(b, replayMagic...)
 	b = binary.LittleEndian.AppendUint16(b, ReplayVersion)
@@ -134,17 +149,18 @@ func AppendReplayHeader(b []byte, h *ReplayHeader) ([]byte, error) {
 	b = append(b, h.Settings...)
 	b = le.AppendUint16(b, uint16(len(h.MatchSettings)))
 	b = append(b, h.MatchSettings...)
+	b = le.AppendUint32(b, uint32(len(h.Module)))
 	le.PutUint32(b[start:], uint32(len(b)-start-8))
 	le.PutUint32(b[start+4:], crc32.Checksum(b[start-10:start+4], castagnoli))
 	return le.AppendUint32(b, crc32.Checksum(b[start+8:], castagnoli)), nil
 }
 
-// parseReplayHeader parses the body of a header of format version v.
-func parseReplayHeader(b []byte, v uint16) (ReplayHeader, error) {
-	var h ReplayHeader
+// parseReplayHeader parses the body of a header of format version v; it
+// returns the length of the module whose frame follows (0: none).
+func parseReplayHeader(b []byte, v uint16) (h ReplayHeader, moduleLen uint32, err error) {
 	le := binary.LittleEndian
 	if len(b) < 8+8+2+2+2+1+8+1 {
-		return h, fmt.Errorf("%w: replay header of %d bytes", ErrReplayCorrupt, len(b))
+		return h, 0, fmt.Errorf("%w: replay header of %d bytes", ErrReplayCorrupt, len(b))
 	}
 	h.Fingerprint, h.Layout = le.Uint64(b), le.Uint64(b[8:])
 	h.TickRate, h.Players, h.InputSize = le.Uint16(b[16:]), le.Uint16(b[18:]), le.Uint16(b[20:])
@@ -152,28 +168,37 @@ func parseReplayHeader(b []byte, v uint16) (ReplayHeader, error) {
 	b = b[31:]
 	n := int(b[0])
 	if len(b) < 1+n+2 {
-		return h, fmt.Errorf("%w: replay header: game name", ErrReplayCorrupt)
+		return h, 0, fmt.Errorf("%w: replay header: game name", ErrReplayCorrupt)
 	}
 	h.Game = string(b[1 : 1+n])
 	b = b[1+n:]
 	m := int(le.Uint16(b))
 	if len(b) < 2+m || v == 1 && len(b) != 2+m {
-		return h, fmt.Errorf("%w: replay header: settings", ErrReplayCorrupt)
+		return h, 0, fmt.Errorf("%w: replay header: settings", ErrReplayCorrupt)
 	}
 	h.Settings = string(b[2 : 2+m])
 	if b = b[2+m:]; v >= 2 {
-		if len(b) < 2 || len(b) != 2+int(le.Uint16(b)) || len(b)-2 > MaxSettings {
-			return h, fmt.Errorf("%w: replay header: match settings", ErrReplayCorrupt)
+		tail := 0
+		if v >= 3 {
+			tail = 4 // the module's length
 		}
-		if len(b) > 2 {
-			h.MatchSettings = append([]byte(nil), b[2:]...)
+		if len(b) < 2 || len(b) != 2+int(le.Uint16(b))+tail || len(b)-2-tail > MaxSettings {
+			return h, 0, fmt.Errorf("%w: replay header: match settings", ErrReplayCorrupt)
+		}
+		if n := len(b) - 2 - tail; n > 0 {
+			h.MatchSettings = append([]byte(nil), b[2:2+n]...)
+		}
+		if tail > 0 {
+			if moduleLen = le.Uint32(b[len(b)-4:]); moduleLen > MaxModuleBytes {
+				return h, 0, fmt.Errorf("%w: replay header: a module of %d bytes", ErrReplayCorrupt, moduleLen)
+			}
 		}
 	}
 	if h.TickRate == 0 || h.Players == 0 || h.Players > MaxPlayers || h.InputSize == 0 || h.Recorder > RecordedByClient {
-		return h, fmt.Errorf("%w: replay header: tick rate %d, %d players, inputs of %d bytes, recorder %d",
+		return h, 0, fmt.Errorf("%w: replay header: tick rate %d, %d players, inputs of %d bytes, recorder %d",
 			ErrReplayCorrupt, h.TickRate, h.Players, h.InputSize, h.Recorder)
 	}
-	return h, nil
+	return h, moduleLen, nil
 }
 
 // ReplayEvent is a join or a leave in a replay's tick.
@@ -208,6 +233,9 @@ func NewReplayWriter(w io.Writer, h ReplayHeader) (*ReplayWriter, error) {
 	}
 	rw := &ReplayWriter{w: w, h: h, prev: make([]byte, int(h.Players)*int(h.InputSize))}
 	rw.write(b)
+	if len(h.Module) > 0 {
+		rw.frame(ReplayModule, 0, 1, h.Module)
+	}
 	return rw, rw.err
 }
 

@@ -51,11 +51,25 @@ func NewReplayReader(r io.Reader) (*ReplayReader, error) {
 	if crc32.Checksum(b[:n], castagnoli) != binary.LittleEndian.Uint32(b[n:]) {
 		return nil, fmt.Errorf("%w: replay header checksum", ErrReplayCorrupt)
 	}
-	h, err := parseReplayHeader(b[:n], v)
+	h, moduleLen, err := parseReplayHeader(b[:n], v)
 	if err != nil {
 		return nil, err
 	}
-	return &ReplayReader{r: r, h: h}, nil
+	rr := &ReplayReader{r: r, h: h}
+	if moduleLen > 0 {
+		f, err := rr.next(ReplayModule)
+		if errors.Is(err, io.EOF) {
+			err = fmt.Errorf("%w: the module's frame", ErrReplayTruncated)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(f.Raw) != int(moduleLen) {
+			return nil, fmt.Errorf("%w: a module frame of %d bytes, the header says %d", ErrReplayCorrupt, len(f.Raw), moduleLen)
+		}
+		rr.h.Module = append([]byte(nil), f.Raw...)
+	}
+	return rr, nil
 }
 
 func truncated(what string, err error) error {
@@ -85,7 +99,11 @@ type ReplayFrame struct {
 // crash); a frame that is all there but fails its checksum or does not
 // decompress gives ErrReplayCorrupt, with the frame's first tick as read
 // (First) when its header could be read.
-func (rr *ReplayReader) Next() (ReplayFrame, error) {
+func (rr *ReplayReader) Next() (ReplayFrame, error) { return rr.next(0) }
+
+// next reads the next frame: ticks or a world, or, with kind
+// ReplayModule, the module's frame.
+func (rr *ReplayReader) next(kind byte) (ReplayFrame, error) {
 	var f ReplayFrame
 	h := rr.head[:]
 	if n, err := io.ReadFull(rr.r, h); err != nil {
@@ -115,7 +133,8 @@ func (rr *ReplayReader) Next() (ReplayFrame, error) {
 	if crc32.Checksum(comp, castagnoli) != le.Uint32(h[16:]) {
 		return f, fmt.Errorf("%w: frame at tick %d: checksum", ErrReplayCorrupt, f.First)
 	}
-	if (f.Kind != ReplayTicks && f.Kind != ReplayWorld) || f.Count == 0 || (f.Kind == ReplayWorld && f.Count != 1) {
+	if kind == ReplayModule && (f.Kind != ReplayModule || f.Count != 1) ||
+		kind != ReplayModule && ((f.Kind != ReplayTicks && f.Kind != ReplayWorld) || f.Count == 0 || (f.Kind == ReplayWorld && f.Count != 1)) {
 		return f, fmt.Errorf("%w: frame at tick %d: kind %d of %d ticks", ErrReplayCorrupt, f.First, f.Kind, f.Count)
 	}
 	dec, err := zstdfast.Decoder()

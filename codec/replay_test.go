@@ -17,7 +17,7 @@ func testReplay(t testing.TB) ([]byte, ReplayHeader) {
 	var buf bytes.Buffer
 	h := ReplayHeader{Fingerprint: 0xABCDEF, Layout: 0x1234, TickRate: 60, Players: 3, InputSize: 4,
 		Recorder: RecordedByServer, Started: 1700000000000, Game: "sand", Settings: "grid=64",
-		MatchSettings: []byte{1, 64, 60}}
+		MatchSettings: []byte{1, 64, 60}, Module: []byte("\x00asm, a game module")}
 	rw, err := NewReplayWriter(&buf, h)
 	if err != nil {
 		t.Fatal(err)
@@ -203,14 +203,14 @@ func TestReplayVersion1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.MatchSettings = nil
+	h.MatchSettings, h.Module = nil, nil
 	if !reflect.DeepEqual(rr.Header(), h) {
 		t.Fatalf("version-1 header %+v, want %+v", rr.Header(), h)
 	}
 	ticks1, worlds1, err1 := readAll(old)
 	ticks2, worlds2, err2 := readAll(b)
 	if err1 != nil || err2 != nil || !reflect.DeepEqual(ticks1, ticks2) || !reflect.DeepEqual(worlds1, worlds2) {
-		t.Fatalf("version 1: %d ticks, worlds %v, %v; version 2: %d ticks, worlds %v, %v",
+		t.Fatalf("version 1: %d ticks, worlds %v, %v; version 3: %d ticks, worlds %v, %v",
 			len(ticks1), worlds1, err1, len(ticks2), worlds2, err2)
 	}
 	// A version-2 header that ends before its match settings, and a
@@ -219,7 +219,7 @@ func TestReplayVersion1(t *testing.T) {
 		name    string
 		version uint16
 		cut     int
-	}{{"version 2 without match settings", 2, 5}, {"version 3", 3, 0}, {"version 0", 0, 0}} {
+	}{{"version 2 without match settings", 2, 4 + 5}, {"version 3 without the module's length", 3, 4}, {"version 4", 4, 0}, {"version 0", 0, 0}} {
 		n := int(binary.LittleEndian.Uint32(b[10:]))
 		hdr := append([]byte(nil), b[18:18+n-c.cut]...)
 		f := append([]byte(nil), b[:18]...)

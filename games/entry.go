@@ -35,6 +35,10 @@ type Entry struct {
 	// (game.Configurable): a player given none of its settings plays the
 	// host's (rewind.ClientConfig.HostSettings).
 	HostSettings bool
+	// TakeModule, for the entry of the host's module (HostModule),
+	// gives it a module's bytes (a replay carries them), whose game
+	// FromSettings then builds; nil for every other entry.
+	TakeModule func(b []byte) error
 	// Hidden says the game hides information from its players (private
 	// input fields, or a server-only scene set up by SetupSecrets): a
 	// player's verified hash is of what it sees, and the JSON gateway,

@@ -10,11 +10,15 @@ import (
 )
 
 // FromReplay returns the registered game a replay was recorded with and
-// its entry: the game the header's match settings make (a game that
-// takes the host's settings, recorded by a player that took them), else
-// the one of its settings text (SettingsText's form; missing values take
-// their defaults).
+// its entry: the game of the module the replay carries (a WebAssembly
+// game's: HostModule's entry takes it), else the game the header's match
+// settings make (a game that takes the host's settings, recorded by a
+// player that took them), else the one of its settings text
+// (SettingsText's form; missing values take their defaults).
 func FromReplay(h codec.ReplayHeader) (*Entry, Game, error) {
+	if len(h.Module) > 0 {
+		return fromModule(h)
+	}
 	e, err := Lookup(h.Game)
 	if err != nil {
 		return nil, nil, fmt.Errorf("replay of game %q: %w", h.Game, err)
@@ -33,6 +37,30 @@ func FromReplay(h codec.ReplayHeader) (*Entry, Game, error) {
 	g, err := e.New(v)
 	if err != nil {
 		return nil, nil, fmt.Errorf("replay settings %q: %w", h.Settings, err)
+	}
+	return e, g, nil
+}
+
+// HostModule names the game of whichever WebAssembly module the host
+// plays (package games/wasmgame resolves it): its entry takes a module's
+// bytes (TakeModule) and builds the game from the match settings.
+const HostModule = "module"
+
+// fromModule returns the game of the module a replay carries.
+func fromModule(h codec.ReplayHeader) (*Entry, Game, error) {
+	e, err := Lookup(HostModule)
+	if err != nil {
+		return nil, nil, fmt.Errorf("replay of a WebAssembly module: %w", err)
+	}
+	if e.TakeModule == nil {
+		return nil, nil, fmt.Errorf("%w: %s takes no module", ErrSettings, HostModule)
+	}
+	if err := e.TakeModule(h.Module); err != nil {
+		return nil, nil, fmt.Errorf("the replay's module: %w", err)
+	}
+	g, err := e.FromSettings(h.MatchSettings)
+	if err != nil {
+		return nil, nil, fmt.Errorf("replay's match settings: %w", err)
 	}
 	return e, g, nil
 }

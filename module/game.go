@@ -3,7 +3,6 @@
 package module
 
 import (
-	"encoding/binary"
 	"fmt"
 	"runtime"
 	"sync"
@@ -191,26 +190,4 @@ func (g *Game) StepErr(w *world.World) error {
 		return in.err
 	}
 	return nil
-}
-
-// MatchSettings returns what a welcome carries of the game: the module's
-// SHA-256 (32 bytes) then the seed (8 bytes, little-endian), so that a
-// player checks it plays the host's module and starts from its seed
-// (game.Configurable).
-func (g *Game) MatchSettings() []byte {
-	b := append(make([]byte, 0, 40), g.m.hash[:]...)
-	return binary.LittleEndian.AppendUint64(b, g.seed)
-}
-
-// WithMatchSettings returns the game of the host's settings
-// (MatchSettings): this module with the host's seed, or ErrHash when the
-// host plays another module.
-func (g *Game) WithMatchSettings(b []byte) (game.Game[Input], error) {
-	if len(b) != 40 {
-		return nil, fmt.Errorf("%w: match settings of %d bytes, want 40", ErrFormat, len(b))
-	}
-	if [32]byte(b[:32]) != g.m.hash {
-		return nil, fmt.Errorf("%w: the host plays module %x, this is %s (%x)", ErrHash, b[:8], g.m.name, g.m.hash[:8])
-	}
-	return g.m.Game(binary.LittleEndian.Uint64(b[32:])), nil
 }

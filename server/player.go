@@ -85,6 +85,8 @@ type player struct {
 	// lastHashReq and lastPageReq are when the player's last page hash
 	// request and page request were served.
 	lastHashReq, lastPageReq time.Time
+	// modBudget bounds the module chunks sent to the player (module.go).
+	modBudget moduleBudget
 
 	// margins is a ring of how early (negative: how late) the player's
 	// most recent inputs arrived, by first arrival.

@@ -42,7 +42,7 @@ func (s *Server[I]) recordStart() {
 	}
 	h := codec.ReplayHeader{Fingerprint: s.wire.fingerprint, Layout: s.w.Layout().Hash(), TickRate: uint16(s.tickRate),
 		Players: uint16(s.cfg.MaxPlayers), InputSize: uint16(s.size), Recorder: codec.RecordedByServer,
-		MatchSettings: s.wire.settings}
+		MatchSettings: s.wire.settings, Module: s.mod.bytes}
 	s.rec.RecordStart(h, s.tick, s.w, s.present)
 }
 

@@ -83,6 +83,7 @@ type Server[I any] struct {
 	events  []game.Event
 
 	wire  wireState
+	mod   moduleSource  // the game's module, sent on request (module.go)
 	scn   sceneState    // private scenes (scenes.go)
 	ho    handoverState // host migration data (handover.go)
 	rs    resumeState   // a match taken over (resume.go)
@@ -183,6 +184,12 @@ type Stats struct {
 	// anything but acks, pings, bye and world transfer messages).
 	Spectators       uint64
 	SpectatorDropped uint64
+	// ModuleRequests counts requests for pieces of the game's module
+	// (module.go); ModuleRefused those for another module or in a match
+	// without one; ModuleChunksOut the pieces sent; ModuleLimited the
+	// requests answered in part for their connection's rate.
+	ModuleRequests, ModuleRefused  uint64
+	ModuleChunksOut, ModuleLimited uint64
 }
 
 // New returns a server for game g that talks through conn. The world is
@@ -245,6 +252,7 @@ func New[I any](g game.Game[I], conn transport.Conn, cfg Config) (*Server[I], er
 	if err := s.initMessages(); err != nil {
 		return nil, err
 	}
+	s.initModule()
 	s.initHistory()
 	if cfg.Resume != nil {
 		if err := s.resume(cfg.Resume); err != nil {

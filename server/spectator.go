@@ -142,7 +142,7 @@ func (s *Server[I]) onSpectator(now time.Time, p *player, typ codec.Type, b []by
 			p.res.OnAck(m.Ack, now)
 			p.lastAck = m.Ack
 		}
-	case codec.TypePing, codec.TypeBye, codec.TypeWorldAck, codec.TypePageHashRequest, codec.TypePageRequest:
+	case codec.TypePing, codec.TypeBye, codec.TypeWorldAck, codec.TypePageHashRequest, codec.TypePageRequest, codec.TypeModule:
 		if !p.specAt.IsZero() {
 			return // not welcomed yet: nothing to answer
 		}

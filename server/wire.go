@@ -206,6 +206,11 @@ func (s *Server[I]) handlePlayer(now time.Time, p *player, typ codec.Type, b []b
 			s.stats.BadDatagrams++
 			return
 		}
+	case codec.TypeModule:
+		if s.onModuleRequest(now, p, b) != nil {
+			s.stats.BadDatagrams++
+			return
+		}
 	default:
 		s.stats.BadDatagrams++ // a server's message, sent to the server
 		return

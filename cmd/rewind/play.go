@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -37,7 +38,35 @@ func playAs(ctx context.Context, watch bool, args []string, stdout, stderr io.Wr
 	if err != nil {
 		return err
 	}
-	return o.run(ctx, stdout)
+	err = o.run(ctx, stdout)
+	if errors.Is(err, errHostModule) {
+		// Refused as another game with no --game given: the host may
+		// play a WebAssembly module, which travels with the match.
+		o.log.Info("the host plays another game than " + o.gf.name + ": joining again to play the host's module")
+		o.gf.name = hostModuleGame
+		if err := o.check(); err != nil {
+			return err
+		}
+		err = o.run(ctx, stdout)
+	}
+	return err
+}
+
+// errHostModule asks playAs to join again as a player of the host's
+// module (hostModuleGame).
+var errHostModule = errors.New("refused as another game: try the host's module")
+
+// hostModule reports whether a refusal err asks to join again as a
+// player of the host's module: the server refused the game, which the
+// player did not choose (no --game), and modules are built in.
+func (o *playOpts) hostModule(err error) bool {
+	var r *rewind.RefusedError
+	if hostModuleGame == "" || o.gf.name == hostModuleGame || !errors.As(err, &r) || r.Reason != codec.ReasonGame {
+		return false
+	}
+	given := false
+	o.fs.Visit(func(f *flag.Flag) { given = given || f.Name == "game" })
+	return !given
 }
 
 // options is the session's options, its callbacks loop's.
@@ -132,6 +161,9 @@ func (o *playOpts) run(ctx context.Context, stdout io.Writer) error {
 		return nil
 	case errors.As(err, &ended):
 		return matchEnded(stdout, loop, ended, st, s, log)
+	}
+	if o.hostModule(err) {
+		return errHostModule
 	}
 	return sessionError(*o.addr, *o.timeout, err)
 }

@@ -9,6 +9,10 @@
 // same file checks the host plays it and takes the host's seed; a player
 // with another module is refused with module.ErrHash.
 //
+// The name Host ("module") is the game of whichever module the host
+// plays, for a player given no file: a module.Remote, which fetches the
+// host's module from the match (or finds it in Cache) and plays it.
+//
 // Config holds the limits every module loaded by the resolver gets
 // (cmd/rewind's --module-max-bytes, --module-max-memory,
 // --module-step-budget set it before the flags' game is looked up).
@@ -33,6 +37,13 @@ import (
 // package module's defaults). Set it before the first Lookup.
 var Config module.Config
 
+// Cache keeps the modules players fetch, by SHA-256 (cmd/rewind's
+// --module-cache sets its directory; the zero Cache: memory only).
+var Cache module.Cache
+
+// Host is the name of the game of the host's module (a module.Remote).
+const Host = games.HostModule
+
 // Seed is the seed a module's game starts from (rewind_init), unless the
 // player takes the host's.
 var Seed uint64 = 1
@@ -44,14 +55,23 @@ var loaded struct {
 
 func init() { games.RegisterResolver(resolve) }
 
-// resolve loads the module at name when name ends in ".wasm".
+// resolve loads the module at name when name ends in ".wasm"; Host is
+// the game of the host's module.
 func resolve(name string) (*games.Entry, bool, error) {
-	if !strings.HasSuffix(name, ".wasm") {
+	if !strings.HasSuffix(name, ".wasm") && name != Host {
 		return nil, false, nil
 	}
 	loaded.Lock()
 	defer loaded.Unlock()
 	if e, ok := loaded.entries[name]; ok {
+		return e, true, nil
+	}
+	if name == Host {
+		e := RemoteEntry(module.NewRemote(Config, &Cache))
+		if loaded.entries == nil {
+			loaded.entries = map[string]*games.Entry{}
+		}
+		loaded.entries[name] = e
 		return e, true, nil
 	}
 	b, err := os.ReadFile(name)
@@ -94,6 +114,48 @@ func Entry(name string, m *module.Module) *games.Entry {
 			return nil, fmt.Errorf("%w: bot %q: want %s or %s", games.ErrSettings, kind, games.Scripted, games.Random)
 		}
 		return bot(m.InputSize(), seed, it), nil
+	}
+	e.Values = func(g games.Game) games.Values { return games.Values{games.TickRate: game.RateOf(g)} }
+	return e
+}
+
+// RemoteEntry returns r as a registry entry named Host: a player that
+// takes the host's settings (HostSettings) plays the host's module,
+// fetched from the match; its bots send random bytes, as many as the
+// module's input (once it is known).
+func RemoteEntry(r *module.Remote) *games.Entry {
+	e := &games.Entry{
+		Name:         Host,
+		Summary:      "the host's WebAssembly module, fetched from the match (cached by SHA-256)",
+		HostSettings: true,
+		TakeModule:   r.TakeModule,
+	}
+	e.New = func(v games.Values) (games.Game, error) {
+		v, err := e.Complete(v)
+		if err != nil {
+			return nil, err
+		}
+		return games.Erase[module.Input](r, v[games.TickRate]), nil
+	}
+	it, err := inputs.NewType[module.Input]()
+	if err != nil {
+		panic(err) // module.Input is plain: a broken build
+	}
+	e.Bot = func(kind string, seed uint64) (func(rewind.PlayerID, uint32) games.Input, error) {
+		if kind != games.Scripted && kind != games.Random {
+			return nil, fmt.Errorf("%w: bot %q: want %s or %s", games.ErrSettings, kind, games.Scripted, games.Random)
+		}
+		var play func(rewind.PlayerID, uint32) games.Input
+		return func(me rewind.PlayerID, t uint32) games.Input {
+			if play == nil {
+				m := r.Current()
+				if m == nil {
+					return games.Input{}
+				}
+				play = bot(m.InputSize(), seed, it)
+			}
+			return play(me, t)
+		}, nil
 	}
 	e.Values = func(g games.Game) games.Values { return games.Values{games.TickRate: game.RateOf(g)} }
 	return e
