@@ -1,3 +1,5 @@
+//go:build !nosound
+
 package view
 
 import (
@@ -7,6 +9,11 @@ import (
 	"github.com/hajimehoshi/ebiten/v2/audio"
 	"github.com/rewindnet/rewind/draw"
 )
+
+// SoundBuilt says whether this build plays sound: false when built with
+// -tags nosound (sound_off.go), which needs no ALSA headers (no
+// libasound2-dev) and links no audio library.
+const SoundBuilt = true
 
 // sampleRate is the audio context's rate.
 const sampleRate = 44100

@@ -34,7 +34,8 @@
 //
 // On Linux it needs cgo and the X11/GL headers (libgl1-mesa-dev,
 // libx11-dev, libxrandr-dev, libxcursor-dev, libxinerama-dev, libxi-dev,
-// libxxf86vm-dev) and libasound2-dev for sound; under Xvfb,
+// libxxf86vm-dev) and libasound2-dev for sound, or -tags nosound for a
+// window without sound that needs no ALSA headers; under Xvfb,
 // LIBGL_ALWAYS_SOFTWARE=1 renders with Mesa's software OpenGL.
 package main
 
@@ -54,6 +55,7 @@ import (
 
 	"github.com/hajimehoshi/ebiten/v2"
 	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/draw"
 	"github.com/rewindnet/rewind/games"
 	"github.com/rewindnet/rewind/relay/roomclient"
 	"github.com/rewindnet/rewind/rooms"
@@ -184,9 +186,7 @@ func playKind[I comparable](ctx context.Context, o *options, k seat.Kind[I], cfg
 	defer p.Close()
 	g := view.New[I](p.Size())
 	g.SetPlayer(p)
-	if !*o.mute && hasSoundDevice() {
-		g.Sound = view.NewSound()
-	}
+	g.Sound = sound(*o.mute)
 	w, h := g.Size()
 	return o.play(ctx, p, screen{game: g, onFrame: &g.OnFrame, stop: g.Stop, w: w, h: h})
 }
@@ -359,6 +359,23 @@ func savePNG(file string, screen *ebiten.Image) error {
 		return err
 	}
 	return f.Close()
+}
+
+// sound returns the window's sound player, or nil (and a line on stderr
+// saying why) when muted, built without sound (-tags nosound) or on a
+// machine without a sound device.
+func sound(mute bool) func(draw.Sound) {
+	switch {
+	case mute:
+		return nil
+	case !view.SoundBuilt:
+		fmt.Fprintln(os.Stderr, "rewind window: no sound: built with -tags nosound (build without it, with libasound2-dev installed, for sound)")
+		return nil
+	case !hasSoundDevice():
+		fmt.Fprintln(os.Stderr, "rewind window: no sound: no sound device (/dev/snd)")
+		return nil
+	}
+	return view.NewSound()
 }
 
 // hasSoundDevice reports whether the machine has an ALSA sound device:
