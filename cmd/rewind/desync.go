@@ -158,7 +158,7 @@ func parseWithFiles(fs *flag.FlagSet, args []string) ([]string, error) {
 			return nil, usageError{err}
 		}
 		if fs.NArg() == 0 {
-			return files, nil
+			return files, flagsParsed()
 		}
 		files = append(files, fs.Arg(0))
 		args = fs.Args()[1:]

@@ -148,6 +148,25 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 	if fs.NArg() > 0 {
 		return usageError{fmt.Errorf("unexpected argument %q", fs.Arg(0))}
 	}
+	return flagsParsed()
+}
+
+// onlyParse, set by a test (TestDocsCommands), stops every command as
+// soon as its flags have parsed, with errOnlyParsed: a command line the
+// docs show is checked against the command's real flag set without
+// running it. Tests that set it do not run in parallel.
+var onlyParse bool
+
+// errOnlyParsed is what a command returns under onlyParse once its
+// flags parsed.
+var errOnlyParsed = errors.New("flags parsed (onlyParse)")
+
+// flagsParsed is called once a command's flags parsed: nil, or
+// errOnlyParsed under onlyParse.
+func flagsParsed() error {
+	if onlyParse {
+		return errOnlyParsed
+	}
 	return nil
 }
 
