@@ -61,6 +61,25 @@ func (h *Host[I]) Remove(id PlayerID) error {
 	return err
 }
 
+// SetRoomKey makes key the room's key in the handover data the host's
+// matches send their players (ServerConfig.HostMigration), from the next
+// ticks on: what a host does after rotating the key at the relay (package
+// rooms does it when a player leaves). It is safe to call while Run runs.
+func (h *Host[I]) SetRoomKey(key string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.m.SetRoomKey(key)
+}
+
+// Departures counts the players who left the host's matches after their
+// welcome (said bye, timed out, were removed). It is safe to call while
+// Run runs.
+func (h *Host[I]) Departures() uint64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.m.Departures()
+}
+
 // SetClosed closes the host's matches to new players and spectators
 // (their hellos are refused as full; who plays, plays on and may rejoin)
 // or opens them again.

@@ -19,6 +19,8 @@ type roomAdmin struct {
 	born       time.Time // made (or adopted) at
 	migrations int       // hosts taken over by a claimant
 	closed     bool      // the operator closed it to new joins
+	rekeys     int       // keys its hosts rotated (rekey.go)
+	unserved   int       // new hosts that lost it for serving no one (rekey.go)
 }
 
 // RoomInfo is one live room of this relay process, as the console shows it.

@@ -105,6 +105,19 @@ type room struct {
 	probeN     uint64
 	probeAt    time.Time
 
+	// Key rotation and a new host's duty to serve (rekey.go). prevKey:
+	// the key before the last rekey, at rekeyedAt; serveBy: when a new
+	// host must have served a claimant it was introduced (served: one
+	// reported its data channel open); barred: the addresses of hosts
+	// that took the room over and served no one, which do not host it
+	// again.
+	prevKey   string
+	rekeyedAt time.Time
+	heardAt   time.Time // the host's last pong when it was lost
+	serveBy   time.Time
+	served    bool
+	barred    []string
+
 	// Rooms of a match server (serve.go). onDemand: opened at a
 	// lobby's request at openedAt; opening: its server has not
 	// confirmed it yet, and opener waits for the code.
@@ -281,6 +294,8 @@ func (h *roomHub) handle(c *roomConn, b []byte, now time.Time) {
 		h.signal(c, &m)
 	case roomproto.MsgConnected:
 		h.connected(c, &m, now)
+	case roomproto.MsgRekey:
+		h.rekey(c, &m, now) // rekey.go
 	case roomproto.MsgServe:
 		h.serve(c, &m, now)
 	case roomproto.MsgOpened:
@@ -345,6 +360,7 @@ func (h *roomHub) connected(c *roomConn, m *roomproto.Msg, now time.Time) {
 	}
 	c.connected = true
 	r.joining--
+	r.served = true // a new host serves (rekey.go)
 	h.pendingDone(c)
 }
 
@@ -464,6 +480,7 @@ func (h *roomHub) admit(r *room, c *roomConn, now time.Time, claim string) {
 	c.role, c.room = rolePlayer, r
 	r.players[c.pid] = c
 	r.joining++
+	h.awaitServe(r, now, claim) // rekey.go
 	h.cfg.Log.Debug("relay: player admitted", "room", r.code, "conn", c.id, "player", c.pid, "claim", claim)
 	h.addPending(c, now)
 	h.send(c, &roomproto.Msg{Type: roomproto.MsgJoined, V: roomproto.Version, Code: r.code, ID: c.pid,

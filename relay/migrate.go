@@ -43,7 +43,7 @@ import (
 // lost and leave the room (they come back with a claim).
 func (h *roomHub) orphan(r *room, now time.Time) {
 	h.cfg.Log.Debug("relay: room orphaned", "room", r.code, "players", len(r.players), "claims", len(r.claims))
-	r.orphaned, r.orphanedAt = true, now
+	r.orphaned, r.orphanedAt, r.heardAt = true, now, r.lastPong
 	msg := &roomproto.Msg{Type: roomproto.MsgHostLost, Code: r.code}
 	for _, p := range r.players {
 		if !p.connected {
@@ -74,7 +74,7 @@ func (h *roomHub) claim(c *roomConn, m *roomproto.Msg, d dirAnswer, now time.Tim
 		h.cfg.Log.Debug("relay: claim", "room", m.Code, "conn", c.id, "no_host", c.noHost, "decision", decision)
 	}
 	switch {
-	case r != nil && r.key != m.Key:
+	case r != nil && !h.keyFits(r, m.Key):
 		// A room of this relay is claimed with another key (perhaps
 		// while the directory forgot it: the claim recorded the
 		// claimant's key).
@@ -92,7 +92,7 @@ func (h *roomHub) claim(c *roomConn, m *roomproto.Msg, d dirAnswer, now time.Tim
 		log("ended")
 		h.joinFailed(c, now)
 		h.fail(c, m.Type, fmt.Errorf("%w: %s", roomproto.ErrRoomEnded, m.Code))
-	case ok && rec.Key != m.Key:
+	case ok && r == nil && rec.Key != m.Key:
 		log("bad_key")
 		h.joinFailed(c, now)
 		h.fail(c, m.Type, fmt.Errorf("%w: room %s is another match", roomproto.ErrBadKey, m.Code))
@@ -137,7 +137,7 @@ func (h *roomHub) claim(c *roomConn, m *roomproto.Msg, d dirAnswer, now time.Tim
 // claimOrphan hands orphaned r to claimant c, or, if c cannot host, has
 // it wait for a claimant that can.
 func (h *roomHub) claimOrphan(r *room, c *roomConn, now time.Time) {
-	if c.noHost {
+	if c.noHost || r.isBarred(c) {
 		c.role, c.room = roleClaimant, r
 		r.claims = append(r.claims, c)
 		return
@@ -150,6 +150,7 @@ func (h *roomHub) claimOrphan(r *room, c *roomConn, now time.Time) {
 func (h *roomHub) takeOver(r *room, c *roomConn, now time.Time) {
 	h.cfg.Log.Debug("relay: room taken over", "room", r.code, "conn", c.id, "waiting", len(r.claims))
 	r.orphaned, r.takenAt = false, now
+	r.served, r.serveBy = false, time.Time{}
 	r.admin.migrations++
 	r.host, r.lastPong, r.lastPing = c, now, now
 	c.role, c.room = roleHost, r
@@ -183,7 +184,7 @@ func (h *roomHub) probeAnswered(r *room, n uint64, now time.Time) {
 // it (with none that can host, they all wait).
 func (h *roomHub) replayClaims(r *room, now time.Time) {
 	for i, c := range r.claims {
-		if !c.noHost {
+		if !c.noHost && !r.isBarred(c) {
 			r.claims = append(r.claims[:i:i], r.claims[i+1:]...)
 			c.role, c.room = roleNone, nil
 			h.takeOver(r, c, now)
@@ -197,6 +198,9 @@ func (h *roomHub) replayClaims(r *room, now time.Time) {
 // room no one claimed in OrphanWindow is forgotten. It reports whether r
 // has no host to ping (orphaned or gone).
 func (h *roomHub) migrationTick(r *room, now time.Time) bool {
+	if h.serveOverdue(r, now) { // rekey.go
+		return true
+	}
 	if len(r.claims) > 0 && r.host != nil && now.Sub(r.probeAt) >= h.cfg.ProbeTimeout {
 		h.cfg.Log.Debug("relay: probe unanswered: the host loses the room", "room", r.code, "claims", len(r.claims))
 		old := r.host

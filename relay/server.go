@@ -115,6 +115,17 @@ type RoomConfig struct {
 	// TakeoverWindow is how long after a claimant took a room over later
 	// claimants are introduced to it without a probe (3 s).
 	TakeoverWindow time.Duration
+	// RekeyGrace: a room whose host was lost after rotating its key
+	// ("rekey", when a player left) is claimed with the previous key
+	// too if the host's last pong came within RekeyGrace of the rekey:
+	// its players may not have had the new key yet (2 s). Ends need
+	// the current key.
+	RekeyGrace time.Duration
+	// ServeTimeout is how long a claimant that took a room over has to
+	// serve the claimants it was introduced (one reports its data
+	// channel open) before it loses the room to the next claimant, and
+	// its address hosts the room no more (5 s).
+	ServeTimeout time.Duration
 	// OrphanWindow is how long a room whose migrating host vanished
 	// waits for a claimant (code and key kept) before it is forgotten
 	// (30 s).
@@ -231,6 +242,8 @@ func (c RoomConfig) WithDefaults() RoomConfig {
 	defD(&c.ProbeTimeout, 3*time.Second)
 	defD(&c.TakeoverWindow, 3*time.Second)
 	defD(&c.OrphanWindow, 30*time.Second)
+	defD(&c.RekeyGrace, 2*time.Second)
+	defD(&c.ServeTimeout, 5*time.Second)
 	def(&c.ServerSlots, 1024)
 	defD(&c.OpenTimeout, 5*time.Second)
 	defD(&c.UnusedTimeout, 2*time.Minute)

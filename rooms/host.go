@@ -192,6 +192,9 @@ func Host[I any](ctx context.Context, g rewind.Game[I], opts HostOptions) (*Host
 	}
 	log.Info("room hosted", args...)
 	go h.watchRelay(log)
+	if opts.HostMigration {
+		go rotateKeys(room, host.Departures, host.SetRoomKey, h.stop, log) // rekey.go
+	}
 	return h, nil
 }
 

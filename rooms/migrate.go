@@ -178,6 +178,9 @@ func hostResumed[I any](g rewind.Game[I], room *roomclient.HostedRoom, h client.
 	lost, stop := make(chan struct{}), make(chan struct{})
 	log, _ := opts.migrationSettings()
 	go watchResumed(room, relays, stop, lost, log)
+	if k, ok := m.Server.(keyHolder); ok { // a *server.Server
+		go rotateKeys(room, k.Departures, k.SetRoomKey, stop, log) // rekey.go
+	}
 	m.Lost = lost
 	// The watch stops first: closing the server's transports leaves the
 	// room, which ends its relay connection.

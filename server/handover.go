@@ -2,6 +2,8 @@ package server
 
 import (
 	"bytes"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rewindnet/rewind/codec"
@@ -33,6 +35,14 @@ type handoverState struct {
 	msg       codec.Handover
 	changedAt time.Time
 	sentAt    time.Time
+
+	// Safe from any goroutine (SetRoomKey, Departures): the room's key
+	// as the host rotated it (keySet: one was set), and the welcomed
+	// players who left.
+	keyMu    sync.Mutex
+	key      string
+	keySet   bool
+	departed atomic.Uint64
 }
 
 // SetOwnPlayer names the player of the server machine's own (a host that
@@ -41,6 +51,35 @@ type handoverState struct {
 func (s *Server[I]) SetOwnPlayer(id game.PlayerID, ok bool) {
 	s.ho.own, s.ho.hasOwn = id, ok
 }
+
+// SetRoomKey makes key the room's key in the handover data from now on
+// (a host that rotated it at the relay: roomclient.HostedRoom.Rekey, when
+// a player left, so that the player who left no longer holds the key
+// that claims and ends the room). The change goes to every player with
+// the next ticks (a new handover version); spectators never get a key.
+// It is safe to call from any goroutine, also while Update runs.
+func (s *Server[I]) SetRoomKey(key string) {
+	s.ho.keyMu.Lock()
+	defer s.ho.keyMu.Unlock()
+	s.ho.key, s.ho.keySet = key, true
+}
+
+// RoomKey returns the room's key in the handover data (Config.Room's, or
+// the last SetRoomKey's). It is safe to call from any goroutine.
+func (s *Server[I]) RoomKey() string {
+	s.ho.keyMu.Lock()
+	defer s.ho.keyMu.Unlock()
+	if s.ho.keySet {
+		return s.ho.key
+	}
+	return s.cfg.Room.Key
+}
+
+// Departures counts the players who left the match after their welcome
+// (said bye, timed out, were removed): a host that rotates the room's key
+// when it grows (package rooms) leaves them with a key that no longer
+// claims the room. It is safe to call from any goroutine.
+func (s *Server[I]) Departures() uint64 { return s.ho.departed.Load() }
 
 // Handover returns the handover data the server sends now (its Tag is
 // zero) and whether it sends any (Config.HostMigration).
@@ -60,7 +99,7 @@ func (s *Server[I]) buildHandover() {
 	m.Tag = 0
 	m.Version = s.ho.version
 	m.TickRate = uint32(s.tickRate)
-	m.Code, m.Key = s.cfg.Room.Code, s.cfg.Room.Key
+	m.Code, m.Key = s.cfg.Room.Code, s.RoomKey()
 	m.Open = !s.ended() && s.freeID(s.lastNow) >= 0
 	m.Players = m.Players[:0]
 	n := 0

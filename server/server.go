@@ -522,6 +522,9 @@ func (s *Server[I]) ready() int {
 // cookie hashes for RejoinWindow.
 func (s *Server[I]) removePlayer(p *player) {
 	s.reserved[p.id] = reservation{hashes: p.cookies, until: s.lastNow.Add(s.cfg.RejoinWindow)}
+	if p.welcomed {
+		s.ho.departed.Add(1)
+	}
 	s.players[p.id] = nil
 	s.present[p.id] = false
 	delete(s.byAddr, p.addr)

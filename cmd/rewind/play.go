@@ -158,7 +158,7 @@ func (o *playOpts) run(ctx context.Context, stdout io.Writer) error {
 		return nil
 	case err == nil: // interrupted (ctx ended)
 		finalLine(stdout, st.Verified, st.VerifiedHash, st, s)
-		return nil
+		return shortOfUntil(loop, st, s)
 	case errors.As(err, &ended):
 		return matchEnded(stdout, loop, ended, st, s, log)
 	}
@@ -166,6 +166,21 @@ func (o *playOpts) run(ctx context.Context, stdout io.Writer) error {
 		return errHostModule
 	}
 	return sessionError(*o.addr, *o.timeout, err)
+}
+
+// shortOfUntil is the error of a play interrupted short of --until-tick
+// while a host migration had not brought it to a serving host (issue
+// 43: a new host that never served its players), or nil: the exit
+// status says the match did not reach the tick asked.
+func shortOfUntil(loop *playLoop, st rewind.Stats, s playSession) error {
+	if loop.until == 0 || loop.got || st.Verified >= loop.until {
+		return nil
+	}
+	if s.State() != rewind.Migrating && s.Migrations() == 0 {
+		return nil
+	}
+	return fmt.Errorf("stopped at verified tick %d, short of --until-tick %d: the host migration did not bring the match back (state %v, migrations %d)",
+		st.Verified, loop.until, s.State(), s.Migrations())
 }
 
 // finalLine prints play's last line; migrations and hosting come from s

@@ -84,6 +84,7 @@ type Host[I any] struct {
 	done  server.Stats // the sum of ended matches
 	last  server.Stats // the current match's stats at the last update
 	ready uint64       // the players ready at the last update
+	gone  uint64       // the departures of ended matches
 }
 
 // Init sets m up and creates its first match.
@@ -100,10 +101,24 @@ func (m *Host[I]) newMatch() error {
 	if err != nil {
 		return fmt.Errorf("rewind: host: %w", err)
 	}
+	if m.Server != nil {
+		m.gone += m.Server.Departures()
+	}
 	m.Server, m.last, m.Started, m.ready = srv, server.Stats{}, false, 0
 	srv.SetClosed(m.Closed)
 	return nil
 }
+
+// SetRoomKey makes key the room's key in the handover data of the
+// current match and those after it (server.Server.SetRoomKey).
+func (m *Host[I]) SetRoomKey(key string) {
+	m.cfg.Room.Key = key
+	m.Server.SetRoomKey(key)
+}
+
+// Departures counts the players who left every match after their
+// welcome (server.Server.Departures).
+func (m *Host[I]) Departures() uint64 { return m.gone + m.Server.Departures() }
 
 // SetClosed closes the match, and the matches after it, to new players
 // (server.Server.SetClosed), or opens them again.

@@ -56,14 +56,16 @@ type HostOptions struct {
 type HostedRoom struct {
 	conn *webrtc.Host
 	code string
-	key  string
 	end  roomEnd
+	// rekeyed takes the relay's "rekeyed" answers (host_rekey.go).
+	rekeyed chan string
 
 	mu     sync.Mutex
 	rc     *roomClient // the relay connection: another after Reclaim
 	opts   HostOptions // opts.URL: the relay that hosts the room
 	closed bool        // Close was called: Reclaim keeps nothing
 	gen    int         // how many times Reclaim replaced rc
+	key    string      // the room's key: another after Rekey
 }
 
 // HostRoom registers a room with the relay and returns once the relay has
@@ -90,6 +92,7 @@ func (h *HostedRoom) start(rc *roomClient, m roomproto.Msg, start func()) error 
 	opts := h.opts
 	h.rc = rc // before the reader hands handle a message (start)
 	h.code, h.key = m.Code, m.Key
+	h.rekeyed = make(chan string, 1)
 	var err error
 	h.conn, err = webrtc.NewHost(webrtcConfig(opts.WebRTC, opts.URL, m.ICE))
 	if err != nil {
@@ -150,6 +153,11 @@ func (h *HostedRoom) handleAt(gen int, m roomproto.Msg) {
 		if h.opts.OnLeft != nil {
 			h.opts.OnLeft(peerID(gen, m.ID))
 		}
+	case roomproto.MsgRekeyed:
+		select {
+		case h.rekeyed <- m.Key:
+		default: // nobody waits: a stale answer
+		}
 	case roomproto.MsgEnded:
 		h.end.set(fmt.Errorf("%w: %s", roomproto.ErrRoomEnded, m.Reason))
 		if h.opts.OnEnded != nil {
@@ -175,8 +183,12 @@ func (h *HostedRoom) URL() string {
 func (h *HostedRoom) Code() string { return h.code }
 
 // Key is the room's 128-bit key (32 hex digits): it proves ownership, e.g.
-// to end the room from another connection.
-func (h *HostedRoom) Key() string { return h.key }
+// to end the room from another connection. Rekey changes it.
+func (h *HostedRoom) Key() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.key
+}
 
 // Conn is the host's transport: one Conn for every player in the room.
 func (h *HostedRoom) Conn() *webrtc.Host { return h.conn }
@@ -193,7 +205,7 @@ func (h *HostedRoom) Err() error { return h.end.err(h.client()) }
 // End tells the relay the match ended: players coming back with the code
 // are told so for the relay's memory span (5 minutes).
 func (h *HostedRoom) End() {
-	h.client().send(&roomproto.Msg{Type: roomproto.MsgEnd, Code: h.code, Key: h.key})
+	h.client().send(&roomproto.Msg{Type: roomproto.MsgEnd, Code: h.code, Key: h.Key()})
 }
 
 // Close leaves the relay (which ends the room) and closes the transport.

@@ -36,12 +36,12 @@ import (
 // transport.ErrClosed after Close.
 func (h *HostedRoom) Reclaim(ctx context.Context, urls []string) error {
 	h.mu.Lock()
-	closed, maxPlayers, bound, base, gen := h.closed, h.opts.MaxPlayers, h.opts.TryTimeout, h.opts.WebRTC, h.gen+1
+	closed, maxPlayers, bound, base, gen, key := h.closed, h.opts.MaxPlayers, h.opts.TryTimeout, h.opts.WebRTC, h.gen+1, h.key
 	h.mu.Unlock()
 	if closed {
 		return transport.ErrClosed
 	}
-	r, err := reach(ctx, urls, bound, &roomproto.Msg{Type: roomproto.MsgClaim, V: roomproto.V1, Code: h.code, Key: h.key,
+	r, err := reach(ctx, urls, bound, &roomproto.Msg{Type: roomproto.MsgClaim, V: roomproto.V1, Code: h.code, Key: key,
 		MaxPlayers: maxPlayers}, "", func(m roomproto.Msg) { h.handleAt(gen, m) })
 	if err != nil {
 		return fmt.Errorf("relay: claiming %s back: %w", h.code, err)

@@ -45,6 +45,14 @@ type Directory interface {
 	Remove(code string)
 }
 
+// Rekeyer is a Directory that keeps a live room's key up to date when
+// its host rotates it (relay: "rekey"). Memory and Redis are Rekeyers.
+type Rekeyer interface {
+	// Rekey sets the key of the live room under code; an ended room or
+	// one the directory does not hold is left as it is.
+	Rekey(code, key string)
+}
+
 // Memory is a Directory in this process's memory.
 type Memory struct {
 	// Remember is how long an ended room is remembered.
@@ -96,6 +104,16 @@ func (d *Memory) End(code string, now time.Time) {
 	defer d.mu.Unlock()
 	if rec, ok := d.rooms[code]; ok && !rec.Ended {
 		rec.Ended, rec.EndedAt = true, now
+		d.rooms[code] = rec
+	}
+}
+
+// Rekey implements Rekeyer.
+func (d *Memory) Rekey(code, key string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if rec, ok := d.rooms[code]; ok && !rec.Ended {
+		rec.Key = key
 		d.rooms[code] = rec
 	}
 }

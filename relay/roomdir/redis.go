@@ -135,6 +135,14 @@ func (d *Redis) End(code string, now time.Time) {
 	endScript.Run(ctx, d.rdb, []string{d.key(code)}, now.UnixMilli(), d.cfg.Remember.Milliseconds())
 }
 
+// Rekey implements Rekeyer: the entry of a live room takes the new key,
+// its TTL kept (atomically: rekeyScript).
+func (d *Redis) Rekey(code, key string) {
+	ctx, cancel := d.ctx()
+	defer cancel()
+	rekeyScript.Run(ctx, d.rdb, []string{d.key(code)}, key)
+}
+
 // Remove implements Directory: a live room's entry is deleted if
 // this relay owns it; an ended room stays remembered, a room another
 // relay owns now (adopted, or claimed back by its match server there)

@@ -89,6 +89,18 @@ redis.call('SET', KEYS[1], cjson.encode(r), 'PX', ARGV[2])
 return 1
 `)
 
+// rekeyScript sets the key of a live room (its TTL kept). KEYS[1] the
+// room; ARGV[1] the new key.
+var rekeyScript = redis.NewScript(`
+local v = redis.call('GET', KEYS[1])
+if not v then return 0 end
+local r = cjson.decode(v)
+if r.ended then return 0 end
+r.key = ARGV[1]
+redis.call('SET', KEYS[1], cjson.encode(r), 'KEEPTTL')
+return 1
+`)
+
 // removeScript forgets a live room owned by ARGV[1] (a room another
 // relay adopted, or a match server claimed back there, is that relay's
 // to forget). KEYS[1] the room.

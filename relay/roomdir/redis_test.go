@@ -40,7 +40,15 @@ func TestRedisRoomDirectory(t *testing.T) {
 	if err := b.Claim(Record{Code: "BBBBBB", Key: "k3"}, now); err != nil {
 		t.Fatal(err)
 	}
+	a.Rekey("AAAAAA", "k1b") // its host rotated the key (issue 43)
+	if rec, ok, _ := b.Lookup("AAAAAA", now); !ok || rec.Key != "k1b" || rec.Owner != a.Self() {
+		t.Fatalf("rekeyed room at b: %+v, %v", rec, ok)
+	}
 	a.End("AAAAAA", now)
+	a.Rekey("AAAAAA", "k1c") // an ended room keeps its key
+	if rec, _, _ := b.Lookup("AAAAAA", now); rec.Key != "k1b" {
+		t.Fatalf("an ended room rekeyed: %+v", rec)
+	}
 	if rec, ok, _ := b.Lookup("AAAAAA", now); !ok || !rec.Ended || rec.EndedAt.UnixMilli() != now.UnixMilli() {
 		t.Fatalf("ended room: %+v, %v", rec, ok)
 	}

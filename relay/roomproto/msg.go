@@ -66,7 +66,12 @@ package roomproto
 //	   no_room, without joining: the page's join-by-code field says as a
 //	   code is typed whether it exists. A lookup that finds no room counts
 //	   as a failed join (per address, fleet-wide budget); a relay of
-//	   before answers bad_message (and closes the connection).
+//	   before answers bad_message (and closes the connection). Later
+//	   within version 2 (issue 43): "rekey" from a room's host with the
+//	   code and a new key, answered "rekeyed": the room's key is the new
+//	   one from then on (the host rotates it when a player leaves, so
+//	   that a player who left cannot claim or end the room); a relay of
+//	   before answers bad_message and closes the host's connection.
 //
 // Match server flow (version 2):
 //
@@ -129,6 +134,8 @@ const (
 	MsgICE       = "ice"       // relay → host or match server: fresh ICE servers (TURN credentials) for the peers that connect from now on
 	MsgLookup    = "lookup"    // anyone → relay: does a room with this code exist? (v2; answered found or no_room, counted as a failed join when not)
 	MsgFound     = "found"     // relay → the lookup's sender: the room exists (its code, nothing more)
+	MsgRekey     = "rekey"     // host → relay: the room's key is this new one from now on (a player left: issue 43)
+	MsgRekeyed   = "rekeyed"   // relay → host: the new key holds (claims and ends need it)
 )
 
 // EndedByOperator begins the reason of an "ended" message when the
@@ -344,7 +351,7 @@ func (m *Msg) check() error {
 		if !roomcode.ValidLen(m.Code) || len(m.Reason) > MaxReason {
 			return badField(m.Type, "needs a code")
 		}
-	case MsgEnd, MsgClaim:
+	case MsgEnd, MsgClaim, MsgRekey:
 		if !roomcode.ValidLen(m.Code) || len(m.Key) != KeyHexLen {
 			return badField(m.Type, "needs code and key")
 		}

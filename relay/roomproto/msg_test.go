@@ -30,6 +30,7 @@ var validRoomMsgs = []Msg{
 	{Type: MsgSignal, Code: "ABC234", To: "p1", Signal: &webrtc.Signal{Kind: webrtc.SignalAnswer, SDP: "v=0\r\n"}},
 	{Type: MsgLookup, V: 2, Code: "ABC2345"},
 	{Type: MsgLookup, V: 2, Code: "ABCDEFGHJKLM"},
+	{Type: MsgRekey, Code: "ABC2345", Key: "0123456789abcdef0123456789abcdef"},
 }
 
 func TestDecodeRoomMsgRoundTrip(t *testing.T) {
@@ -72,6 +73,9 @@ func TestDecodeRoomMsgRejects(t *testing.T) {
 		{`{"type":"lookup","v":2,"code":"abc2345"}`, ErrBadCode}, // the page normalizes what a person types
 		{`{"type":"lookup","v":2,"code":"ABCDEFGHJKLMN"}`, ErrBadCode},
 		{`{"type":"lookup","v":1,"code":"ABC2345"}`, ErrBadVersion},
+		{`{"type":"rekey","code":"ABC2345"}`, ErrBadMessage},
+		{`{"type":"rekey","code":"ABC2345","key":"short"}`, ErrBadMessage},
+		{`{"type":"rekeyed","code":"ABC2345","key":"0123456789abcdef0123456789abcdef"}`, ErrBadMessage},
 		{`{"type":"hosted"}`, ErrBadMessage}, // relay-to-client types are not accepted
 		{`{"type":"found","code":"ABC2345"}`, ErrBadMessage},
 		{`{"type":"ping"}`, ErrBadMessage},

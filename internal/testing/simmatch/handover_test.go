@@ -262,3 +262,34 @@ func TestHandoverNamesCookieBeforeWelcome(t *testing.T) {
 		t.Fatalf("the late player (%d) holds its welcome's cookie, which the first player's handover data %+v does not name", me, ho.Players)
 	}
 }
+
+// TestHandoverRoomKeyRotates (issue 43): a player leaves: the server
+// counts the departure (Departures), and once the host sets a new room
+// key (SetRoomKey, from another goroutine in practice), every player
+// still in the lossy match holds it within a second; the player who left
+// holds the old one.
+func TestHandoverRoomKeyRotates(t *testing.T) {
+	r := newHandoverRig(t, 3, transport.LinkConfig{Latency: 50 * time.Millisecond, Loss: 0.05})
+	r.run(3 * time.Second)
+	old := r.srv.RoomKey()
+	if r.srv.Departures() != 0 {
+		t.Fatalf("departures %d before anyone left", r.srv.Departures())
+	}
+	_ = r.clients[2].Close()
+	r.errs[2] = client.ErrClosed
+	r.run(500 * time.Millisecond)
+	if r.srv.Departures() != 1 {
+		t.Fatalf("departures %d after one left", r.srv.Departures())
+	}
+	const key = "ffeeddccbbaa99887766554433221100"
+	r.srv.SetRoomKey(key)
+	r.run(time.Second)
+	for i, c := range r.clients[:2] {
+		if got, _ := c.Handover(); got.Key != key {
+			t.Fatalf("client %d holds key %q, want the new one", i, got.Key)
+		}
+	}
+	if got, _ := r.clients[2].Handover(); got.Key != old {
+		t.Fatalf("the player who left holds %q", got.Key)
+	}
+}

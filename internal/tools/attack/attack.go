@@ -120,6 +120,7 @@ var All = []Attack{
 	{"handshake_fresh_flood", HandshakeFreshFlood},
 	{"lookup_prefix", LookupPrefix},
 	{"console_state_flood", ConsoleStateFlood},
+	{"room_key_lurker", RoomKeyLurker},
 }
 
 // lineCounter is a slog.Handler counting the records at or above a level.
