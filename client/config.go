@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind/game"
+	"github.com/rewindnet/rewind/replay"
 	"github.com/rewindnet/rewind/world"
 )
 
@@ -107,8 +108,8 @@ type Config struct {
 	// tick's world instead, and the client starts over from that).
 	DebugDesync func(tick uint32, ours, server *world.World)
 	// Record, if set, records the ticks the client verifies for a replay
-	// (record.go).
-	Record Recorder
+	// (record.go; replay.Recorder writes a replay file).
+	Record replay.Sink
 	// Spectate makes the client a spectator: it asks for no player slot,
 	// sends no input (only acknowledgements), never predicts and shows
 	// only the ticks the server verified (lockstep), no earlier than

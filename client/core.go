@@ -2,6 +2,7 @@ package client
 
 import (
 	"github.com/rewindnet/rewind/game"
+	"github.com/rewindnet/rewind/replay"
 	"github.com/rewindnet/rewind/world"
 )
 
@@ -61,7 +62,7 @@ type core[I any] struct {
 	// hooks and counters
 	onVerified func(tick uint32, hash uint64)
 	onDesync   func(tick uint32, ours, theirs uint64)
-	record     Recorder
+	record     replay.Sink
 	rollbacks  uint64
 	rolledBack uint64 // ticks resimulated in all
 	maxDepth   uint32

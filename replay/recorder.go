@@ -10,7 +10,7 @@ import (
 
 // Recorder records a match into a replay file (the format is codec's,
 // replay.go there): set it as rewind.ServerConfig.Record or
-// rewind.ClientConfig.Record (it is a server.Recorder). The file is
+// rewind.ClientConfig.Record (it is a Sink). The file is
 // opened (Open) at the recording's start, before the match's first tick (or the first tick a late client
 // verifies); ticks are written a frame of about a second at a time, so a
 // crash loses at most the last second; with a server's world at hand a

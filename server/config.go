@@ -6,6 +6,7 @@ import (
 	"github.com/rewindnet/rewind/codec"
 	"github.com/rewindnet/rewind/codec/reliable"
 	"github.com/rewindnet/rewind/game"
+	"github.com/rewindnet/rewind/replay"
 	"github.com/rewindnet/rewind/world"
 )
 
@@ -149,12 +150,13 @@ type Config struct {
 	// negative: none). Spectators do not count against MaxPlayers.
 	MaxSpectators int
 	// Record, if set, records the match for a replay (record.go): its
-	// start before the first tick, then every tick. It runs inside Update.
-	Record Recorder
+	// start before the first tick, then every tick (replay.Recorder writes
+	// a replay file). It runs inside Update.
+	Record replay.Sink
 	// NewRecorder, if set, is called once by every server made with this
 	// config (a host making a match each) for the recorder of its match;
 	// it takes the place of Record.
-	NewRecorder func() Recorder
+	NewRecorder func() replay.Sink
 	// TickOrigin, if set, places a match's ticks: when the match starts
 	// at now, tick 0's time is TickOrigin(now) instead of now (tick n
 	// is due n tick periods after it). It should return a time in

@@ -40,6 +40,7 @@ import (
 	"github.com/rewindnet/rewind/codec/inputs"
 	"github.com/rewindnet/rewind/codec/reliable"
 	"github.com/rewindnet/rewind/game"
+	"github.com/rewindnet/rewind/replay"
 	"github.com/rewindnet/rewind/transport"
 	"github.com/rewindnet/rewind/world"
 )
@@ -57,10 +58,10 @@ type Server[I any] struct {
 	size     int // packed input bytes
 
 	started   bool
-	rec       Recorder  // Config.Record or NewRecorder's (record.go)
-	recording bool      // rec was picked (and has its start)
-	start     time.Time // tick t runs at start + t*dt
-	tick      uint32    // the last tick run (0: none yet)
+	rec       replay.Sink // Config.Record or NewRecorder's (record.go)
+	recording bool        // rec was picked (and has its start)
+	start     time.Time   // tick t runs at start + t*dt
+	tick      uint32      // the last tick run (0: none yet)
 	lastNow   time.Time
 	// lastRound is when ticks were last sent.
 	lastRound time.Time

@@ -14,7 +14,6 @@ import (
 	"github.com/rewindnet/rewind/codec"
 	"github.com/rewindnet/rewind/internal/cli/replayrun"
 	"github.com/rewindnet/rewind/replay"
-	"github.com/rewindnet/rewind/server"
 	"github.com/rewindnet/rewind/world"
 )
 
@@ -140,14 +139,14 @@ func (r *recordFlags) recorder(gf *gameFlags, log *slog.Logger) *replay.Recorder
 // the sequence number orders matches started in one millisecond), created
 // at the match's first tick, its path logged. The server closes it when
 // the match ends. nil when --record is not set.
-func (r *recordFlags) perMatch(gf *gameFlags, log *slog.Logger) (func() server.Recorder, error) {
+func (r *recordFlags) perMatch(gf *gameFlags, log *slog.Logger) (func() replay.Sink, error) {
 	if r.path == "" {
 		return nil, nil
 	}
 	if err := os.MkdirAll(r.path, 0o755); err != nil {
 		return nil, fmt.Errorf("--record: %w", err)
 	}
-	return func() server.Recorder {
+	return func() replay.Sink {
 		return newReplayRecorder(gf, log, func(now time.Time) string {
 			return filepath.Join(r.path, fmt.Sprintf("match-%s-%04d.rwreplay", now.Format("20060102T150405.000Z"), replaySeq.Add(1)))
 		})
