@@ -130,7 +130,7 @@ func (opts JoinOptions) migrationSettings() (*slog.Logger, time.Duration) {
 // match's, or ctx ends; between tries it waits a little longer each
 // time (100 ms, doubling up to a second).
 func claim(ctx context.Context, relays *relayList, h client.Handoff, opts JoinOptions, log *slog.Logger) (*roomclient.Claimed, error) {
-	pause := 100 * time.Millisecond
+	var pause roomclient.Backoff
 	for try := 1; ; try++ {
 		log.Debug("rooms: claiming", "room", h.Handover.Code, "player", h.Player, "tick", h.Tick, "try", try)
 		urls := relays.get()
@@ -146,14 +146,9 @@ func claim(ctx context.Context, relays *relayList, h client.Handoff, opts JoinOp
 		if errors.Is(err, roomproto.ErrRoomEnded) || errors.Is(err, roomproto.ErrBadKey) || ctx.Err() != nil {
 			return nil, err
 		}
-		t := time.NewTimer(pause)
-		select {
-		case <-ctx.Done():
-			t.Stop()
+		if !pause.Wait(ctx) {
 			return nil, err
-		case <-t.C:
 		}
-		pause = min(2*pause, time.Second)
 	}
 }
 

@@ -47,7 +47,7 @@ func reclaimRoom(room *roomclient.HostedRoom, relays []string, stop <-chan struc
 	lost := room.URL()
 	urls := slices.DeleteFunc(slices.Clone(relays), func(u string) bool { return u == lost || u == "" })
 	urls = append(urls, lost) // the lost relay may be back too
-	pause := 100 * time.Millisecond
+	pause := roomclient.Backoff{Max: maxReclaimPause}
 	start := time.Now()
 	for try := 1; ; try++ {
 		err := room.Reclaim(ctx, urls)
@@ -63,13 +63,8 @@ func reclaimRoom(room *roomclient.HostedRoom, relays []string, stop <-chan struc
 			return err
 		}
 		log.Debug("claiming the room back failed: trying again", "room", room.Code(), "try", try, "err", err)
-		t := time.NewTimer(pause)
-		select {
-		case <-ctx.Done():
-			t.Stop()
+		if !pause.Wait(ctx) {
 			return ctx.Err()
-		case <-t.C:
 		}
-		pause = min(2*pause, maxReclaimPause)
 	}
 }

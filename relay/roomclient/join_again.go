@@ -3,7 +3,6 @@ package roomclient
 import (
 	"context"
 	"errors"
-	"time"
 
 	"github.com/rewindnet/rewind/relay/roomproto"
 )
@@ -20,19 +19,14 @@ import (
 // until the room ended (roomproto.ErrRoomEnded, returned) or ctx ends
 // (the last failure returned).
 func JoinAgain(ctx context.Context, opts JoinOptions) (*RoomPlayer, error) {
-	pause := 100 * time.Millisecond
+	var pause Backoff
 	for {
 		p, err := JoinRoom(ctx, opts)
 		if err == nil || errors.Is(err, roomproto.ErrRoomEnded) || ctx.Err() != nil {
 			return p, err
 		}
-		t := time.NewTimer(pause)
-		select {
-		case <-ctx.Done():
-			t.Stop()
+		if !pause.Wait(ctx) {
 			return nil, err
-		case <-t.C:
 		}
-		pause = min(2*pause, time.Second)
 	}
 }

@@ -128,7 +128,7 @@ func (s *ServedRooms) reconnect() bool {
 		}
 	}
 	s.mu.Unlock()
-	wait := s.firstWait()
+	pause := Backoff{First: s.firstWait(), Max: maxReconnectWait}
 	for try := 0; ; try++ {
 		url := urls[(next+try)%len(urls)]
 		tctx, tcancel := context.WithTimeout(ctx, 5*time.Second)
@@ -140,13 +140,8 @@ func (s *ServedRooms) reconnect() bool {
 		if ctx.Err() != nil {
 			return false
 		}
-		if (try+1)%len(urls) == 0 { // a round of every relay: wait
-			select {
-			case <-ctx.Done():
-				return false
-			case <-time.After(wait):
-			}
-			wait = min(2*wait, maxReconnectWait)
+		if (try+1)%len(urls) == 0 && !pause.Wait(ctx) { // a round of every relay: wait
+			return false
 		}
 	}
 }

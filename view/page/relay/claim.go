@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"time"
 
 	"github.com/rewindnet/rewind/relay/roomclient"
 	"github.com/rewindnet/rewind/relay/roomproto"
@@ -48,7 +47,7 @@ func (pg *page) claim(n int, code, key string) {
 // id) or makes this tab the host, the room ended or is another match's,
 // or ctx ends.
 func (pg *page) claimRoom(ctx context.Context, code, key string) (*roomclient.Claimed, int, error) {
-	pause := 100 * time.Millisecond
+	var pause roomclient.Backoff
 	for {
 		pg.mu.Lock()
 		urls := slices.Clone(pg.relays)
@@ -69,14 +68,9 @@ func (pg *page) claimRoom(ctx context.Context, code, key string) (*roomclient.Cl
 		if errors.Is(err, roomproto.ErrRoomEnded) || errors.Is(err, roomproto.ErrBadKey) || ctx.Err() != nil {
 			return nil, 0, err
 		}
-		t := time.NewTimer(pause)
-		select {
-		case <-ctx.Done():
-			t.Stop()
+		if !pause.Wait(ctx) {
 			return nil, 0, err
-		case <-t.C:
 		}
-		pause = min(2*pause, time.Second)
 	}
 }
 
