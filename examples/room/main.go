@@ -4,7 +4,9 @@
 // introduced (on this machine: loopback candidates). With -relay URL it
 // uses a running relay (`rewind relay` prints one); without it, it starts
 // one in-process on 127.0.0.1. After two seconds the host ends the match
-// and the program prints the code and what the player verified.
+// and the program prints the code and what the player verified. The
+// game is package race (examples/race), which examples/udpmatch plays
+// over UDP.
 package main
 
 import (
@@ -19,38 +21,11 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/examples/race"
 	"github.com/rewindnet/rewind/relay"
 	"github.com/rewindnet/rewind/relay/roomproto"
 	"github.com/rewindnet/rewind/rooms"
-	"github.com/rewindnet/rewind/world"
 )
-
-// Input is what a player does in a tick: how far it runs.
-type Input struct{ Run int8 }
-
-// race is the game: every player's distance run, in a world value.
-type race struct {
-	dist world.Value[[rewind.MaxPlayers]int32]
-}
-
-func (r *race) Register(s *world.Schema) error {
-	r.dist = world.AddValue[[rewind.MaxPlayers]int32](s, "dist")
-	return s.Err()
-}
-
-func (r *race) Setup(w *world.World) error { return nil }
-
-func (r *race) Step(w *world.World, t *rewind.Tick[Input]) {
-	d := r.dist.Ptr(w)
-	for p, in := range t.Inputs {
-		if t.Present[p] {
-			d[p] += int32(in.Run)
-		}
-	}
-}
-
-// playTime is how long the match plays before the host ends it.
-const playTime = 2 * time.Second
 
 func main() {
 	url := flag.String("relay", "", "a rooms relay's URL (ws://HOST:PORT/rooms, as rewind relay prints it); empty: one in-process on 127.0.0.1")
@@ -89,24 +64,24 @@ func run(ctx context.Context, url string, out io.Writer) error {
 		defer stop()
 		url = u
 	}
-	host, err := rooms.Host[Input](ctx, &race{}, rooms.HostOptions{Relay: url})
+	host, err := rooms.Host[race.Input](ctx, &race.Game{}, rooms.HostOptions{Relay: url})
 	if err != nil {
 		return err
 	}
 	defer host.Close()
 	fmt.Fprintf(out, "room %s at %s\n", host.Code(), url)
-	playing, stop := context.WithTimeout(ctx, playTime)
+	playing, stop := context.WithTimeout(ctx, race.PlayTime)
 	defer stop()
 	hostDone := make(chan error, 1)
 	go func() { hostDone <- host.Run(playing) }()
 
 	// A player who knows only the relay and the code.
-	s, err := rooms.Join[Input](ctx, &race{}, url, host.Code(), rooms.JoinOptions{})
+	s, err := rooms.Join[race.Input](ctx, &race.Game{}, url, host.Code(), rooms.JoinOptions{})
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	s.SetInputFunc(func(tick uint32) Input { return Input{Run: int8(1 + tick%3)} })
+	s.SetInputFunc(race.Runner(0))
 	done := make(chan error, 1)
 	go func() { done <- s.Run(ctx) }()
 	if err := <-hostDone; err != nil {
@@ -121,9 +96,8 @@ func run(ctx context.Context, url string, out io.Writer) error {
 	if err := <-done; !errors.As(err, &ended) || !ended.Complete() {
 		return fmt.Errorf("the player did not see the whole match: %v", err)
 	}
-	var tick uint32
-	var hash uint64
-	if !s.VerifiedView(func(w *world.World, t uint32) { tick, hash = t, w.Hash() }) {
+	tick, hash, ok := race.Verified(s)
+	if !ok {
 		return errors.New("the player verified no tick")
 	}
 	fmt.Fprintf(out, "player: verified tick=%d hash=%016x, joined by code %s\n", tick, hash, host.Code())

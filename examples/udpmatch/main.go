@@ -4,7 +4,8 @@
 // seconds the host ends the match on purpose; both players then hold
 // every tick of it, verified against the server's hashes, and the program
 // prints the last tick and the hash of the world after it, which the two
-// players agree on.
+// players agree on. The game is package race (examples/race), which
+// examples/room plays too.
 package main
 
 import (
@@ -16,35 +17,8 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind"
-	"github.com/rewindnet/rewind/world"
+	"github.com/rewindnet/rewind/examples/race"
 )
-
-// Input is what a player does in a tick: how far it runs.
-type Input struct{ Run int8 }
-
-// race is the game: every player's distance run, in a world value.
-type race struct {
-	dist world.Value[[rewind.MaxPlayers]int32]
-}
-
-func (r *race) Register(s *world.Schema) error {
-	r.dist = world.AddValue[[rewind.MaxPlayers]int32](s, "dist")
-	return s.Err()
-}
-
-func (r *race) Setup(w *world.World) error { return nil }
-
-func (r *race) Step(w *world.World, t *rewind.Tick[Input]) {
-	d := r.dist.Ptr(w)
-	for p, in := range t.Inputs {
-		if t.Present[p] {
-			d[p] += int32(in.Run)
-		}
-	}
-}
-
-// playTime is how long the match plays before the host ends it.
-const playTime = 2 * time.Second
 
 func main() {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -58,7 +32,7 @@ func main() {
 // run hosts the match, plays it with two players, ends it and prints
 // what the players verified.
 func run(ctx context.Context, out io.Writer) error {
-	h, err := rewind.HostUDP[Input](&race{}, "127.0.0.1:0", rewind.HostOptions{
+	h, err := rewind.HostUDP[race.Input](&race.Game{}, "127.0.0.1:0", rewind.HostOptions{
 		Server: rewind.ServerConfig{StartPlayers: 2},
 	})
 	if err != nil {
@@ -67,21 +41,21 @@ func run(ctx context.Context, out io.Writer) error {
 	defer h.Close()
 	addr, _ := h.UDPAddr()
 	fmt.Fprintf(out, "host listening on %v\n", addr)
-	playing, stop := context.WithTimeout(ctx, playTime)
+	playing, stop := context.WithTimeout(ctx, race.PlayTime)
 	defer stop()
 	hostDone := make(chan error, 1)
 	go func() { hostDone <- h.Run(playing) }()
 
-	players := make([]*rewind.Session[Input], 2)
+	players := make([]*rewind.Session[race.Input], 2)
 	done := make(chan error, len(players))
 	for i := range players {
-		s, err := rewind.ConnectUDP[Input](ctx, &race{}, addr.String(), rewind.UDPOptions{})
+		s, err := rewind.ConnectUDP[race.Input](ctx, &race.Game{}, addr.String(), rewind.UDPOptions{})
 		if err != nil {
 			return err
 		}
 		defer s.Close()
 		players[i] = s
-		s.SetInputFunc(func(tick uint32) Input { return Input{Run: int8(1 + (int(tick)+i)%3)} })
+		s.SetInputFunc(race.Runner(i))
 		go func() { done <- s.Run(ctx) }()
 	}
 	if err := <-hostDone; err != nil {
@@ -103,11 +77,12 @@ func run(ctx context.Context, out io.Writer) error {
 
 // report prints each player's last verified tick and the hash of its
 // world after it, and fails when the players disagree.
-func report(out io.Writer, players []*rewind.Session[Input]) error {
+func report(out io.Writer, players []*rewind.Session[race.Input]) error {
 	var ticks [2]uint32
 	var hashes [2]uint64
 	for i, s := range players {
-		if !s.VerifiedView(func(w *world.World, tick uint32) { ticks[i], hashes[i] = tick, w.Hash() }) {
+		var ok bool
+		if ticks[i], hashes[i], ok = race.Verified(s); !ok {
 			return fmt.Errorf("player %d verified no tick", i)
 		}
 		fmt.Fprintf(out, "player %d: verified tick %d, world hash %016x\n", i, ticks[i], hashes[i])
