@@ -41,10 +41,18 @@ var (
 // cookie). errors.Is(err, ErrRefused) holds for it; errors.As finds it.
 type RefusedError struct {
 	Reason codec.Reason
+	// Game is the name of the game the server plays, if it said
+	// (codec.Refuse.Game: a registered game's, with ReasonGame).
+	Game string
 }
 
-// Error names the reason.
-func (e *RefusedError) Error() string { return "client: refused by the server: " + e.Reason.String() }
+// Error names the reason (and the server's game, if it said).
+func (e *RefusedError) Error() string {
+	if e.Game != "" {
+		return "client: refused by the server: " + e.Reason.String() + " (the match plays " + e.Game + ")"
+	}
+	return "client: refused by the server: " + e.Reason.String()
+}
 
 // Is makes errors.Is(err, ErrRefused) true.
 func (e *RefusedError) Is(target error) bool { return target == ErrRefused }

@@ -60,7 +60,7 @@ func (c *Client[I]) handle(now time.Time, b []byte) error {
 		if err != nil {
 			return err
 		}
-		return &RefusedError{Reason: m.Reason}
+		return &RefusedError{Reason: m.Reason, Game: m.Game}
 	}
 	switch c.phase {
 	case gettingModule:

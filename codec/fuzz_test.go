@@ -48,7 +48,7 @@ func FuzzParseWelcome(f *testing.F) {
 }
 
 func FuzzParseRefuse(f *testing.F) {
-	fuzzMessage(f, []Refuse{{Reason: ReasonFull}, {Reason: ReasonCookie}}, ParseRefuse)
+	fuzzMessage(f, []Refuse{{Reason: ReasonFull}, {Reason: ReasonCookie}, {Reason: ReasonGame, Game: "ships"}}, ParseRefuse)
 }
 
 func FuzzParseBye(f *testing.F) {

@@ -82,21 +82,58 @@ func (r Reason) String() string {
 //	5..6  the server's protocol version, uint16 LE
 //	7     reason (ReasonFull, ReasonProtocol, ReasonGame, ReasonCookie,
 //	      ReasonNoRoom)
+//	8     (optional) the game's name's length n, 1..MaxGameName
+//	9..   the name: n bytes of printable ASCII ('!'..'~')
+//
+// The name (added within version 1) says which game the server plays,
+// so that a client refused with ReasonGame can say it (a player of
+// another game joined the room): a client of before it reads the
+// Refuse's first 8 bytes and ignores the rest.
 type Refuse struct {
 	// Version is the server's protocol version (Append writes
 	// ProtocolVersion when it is 0).
 	Version uint16
 	// Reason says why.
 	Reason Reason
+	// Game is the name of the game the server plays (its registry
+	// name, e.g. "ships"), or "": unsaid. Append leaves out a name that
+	// is longer than MaxGameName or not printable ASCII.
+	Game string
+}
+
+// MaxGameName is the longest game name a Refuse carries.
+const MaxGameName = 64
+
+// gameNameOK says whether s goes in a Refuse: 1..MaxGameName bytes of
+// printable ASCII.
+func gameNameOK(s string) bool {
+	if len(s) == 0 || len(s) > MaxGameName {
+		return false
+	}
+	for i := range len(s) {
+		if s[i] < '!' || s[i] > '~' {
+			return false
+		}
+	}
+	return true
 }
 
 // Length returns the encoded length.
-func (m *Refuse) Length() int { return longHeaderLen + 1 }
+func (m *Refuse) Length() int {
+	if gameNameOK(m.Game) {
+		return longHeaderLen + 2 + len(m.Game)
+	}
+	return longHeaderLen + 1
+}
 
 // Append appends the encoding to b.
 func (m *Refuse) Append(b []byte) []byte {
 	b = appendLongHeader(b, TypeRefuse, m.Version)
-	return append(b, byte(m.Reason))
+	b = append(b, byte(m.Reason))
+	if gameNameOK(m.Game) {
+		b = append(append(b, byte(len(m.Game))), m.Game...)
+	}
+	return b
 }
 
 // ParseRefuse parses a Refuse from the start of b. The version is not
@@ -115,5 +152,18 @@ func ParseRefuse(b []byte) (Refuse, int, error) {
 	if (m.Reason < ReasonFull || m.Reason > ReasonCookie) && m.Reason != ReasonNoRoom {
 		return m, 0, fmt.Errorf("%w: refuse reason %d", ErrMalformed, m.Reason)
 	}
-	return m, longHeaderLen + 1, nil
+	at := longHeaderLen + 1
+	if len(b) == at {
+		return m, at, nil
+	}
+	n := int(b[at])
+	if len(b) < at+1+n {
+		return m, 0, io.ErrUnexpectedEOF
+	}
+	name := string(b[at+1 : at+1+n])
+	if !gameNameOK(name) {
+		return m, 0, fmt.Errorf("%w: refuse game name %q", ErrMalformed, name)
+	}
+	m.Game = name
+	return m, at + 1 + n, nil
 }

@@ -162,3 +162,13 @@ type StepFailer interface {
 	// StepErr returns the error that stopped w's steps, or nil.
 	StepErr(w *world.World) error
 }
+
+// Namer is a game that says its name: the registry's games (package
+// games) say the name they registered. A server that refuses a player
+// of another game (codec.ReasonGame) tells it this name, so that the
+// player can say which game the match plays. A game need not implement
+// it.
+type Namer interface {
+	// GameName returns the game's name, e.g. "ships".
+	GameName() string
+}

@@ -105,7 +105,7 @@ func newEntry[I any](d Def[I]) (*Entry, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: %s: %v", ErrSettings, d.Name, err)
 		}
-		return Erase(g, v[TickRate]), nil
+		return erase(g, it, v[TickRate], d.Name), nil
 	}
 	e.Bot = erasedBot(d, it)
 	view(e, d, it)
@@ -164,14 +164,14 @@ func Erase[I any](g rewind.Game[I], rate int) Game {
 	if err != nil {
 		panic(fmt.Sprintf("games: Erase: %v", err)) // a game whose input the engine cannot carry: no engine plays it
 	}
-	return erase(g, it, rate)
+	return erase(g, it, rate, "")
 }
 
-func erase[I any](g rewind.Game[I], it *inputs.Type[I], rate int) Game {
+func erase[I any](g rewind.Game[I], it *inputs.Type[I], rate int, name string) Game {
 	if rate == game.RateOf(g) {
 		rate = 0
 	}
-	p := &played[I]{g: g, it: it, rate: rate}
+	p := &played[I]{g: g, it: it, rate: rate, name: name}
 	if c, ok := g.(game.Configurable[I]); ok && rate == 0 {
 		return configurable[I]{p, c}
 	}
@@ -193,8 +193,13 @@ type played[I any] struct {
 	g     rewind.Game[I]
 	it    *inputs.Type[I]
 	rate  int
+	name  string    // the registered name ("": Erase's)
 	ticks sync.Pool // *game.Tick[I], for Step
 }
+
+// GameName implements game.Namer: the name the game registered ("" for
+// a game Erase made, which says none).
+func (p *played[I]) GameName() string { return p.name }
 
 func (p *played[I]) Register(s *world.Schema) error { return p.g.Register(s) }
 func (p *played[I]) Setup(w *world.World) error     { return p.g.Setup(w) }
@@ -250,5 +255,5 @@ func (c configurable[I]) WithMatchSettings(b []byte) (Game, error) {
 	if err != nil {
 		return nil, err
 	}
-	return erase(g, c.it, 0), nil
+	return erase(g, c.it, 0, c.name), nil
 }

@@ -221,6 +221,9 @@ func (s *Server[I]) handlePlayer(now time.Time, p *player, typ codec.Type, b []b
 func (s *Server[I]) refuse(to transport.Addr, r codec.Reason) {
 	s.stats.Refused++
 	m := codec.Refuse{Reason: r}
+	if n, ok := game.As[game.Namer](s.g); ok && r == codec.ReasonGame {
+		m.Game = n.GameName() // the player can say which game we play
+	}
 	_ = s.send(to, m.Append(s.wire.sbuf[:0]))
 }
 

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/games"
 	"github.com/rewindnet/rewind/gateway"
 	"github.com/rewindnet/rewind/internal/cli/demopage"
 	"github.com/rewindnet/rewind/internal/cli/health"
@@ -179,6 +180,7 @@ func startDemoHTTP[I any](c *demoConfig, g rewind.Game[I], log *slog.Logger, bui
 	d.pageURL = "http" + strings.TrimSuffix(strings.TrimPrefix(d.relayURL, "ws"), roomproto.Path) + "/"
 	d.lockstepURL = strings.TrimSuffix(d.relayURL, roomproto.Path) + "/lockstep"
 	d.page = demopage.NewPage(d.relayURL, building)
+	d.page.SetGames(games.Names())
 	d.mux = http.NewServeMux()
 	// The JSON lockstep gateway sends whole worlds: not for a game that
 	// hides information from its players (docs/scenes.md).

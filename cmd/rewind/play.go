@@ -542,6 +542,9 @@ func refusalReason(err error) string {
 	case codec.ReasonFull:
 		return "match full (it has all the players it takes: serve --max-players): wait for a player to leave, or start a match of your own"
 	case codec.ReasonGame:
+		if r.Game != "" {
+			return "incompatible game: the match plays " + r.Game + " (or plays it with other settings, or from another build); pass --game " + r.Game + " and the host's --grid, --tick-rate if it set them"
+		}
 		return "incompatible game: the match plays another game, or the same game with other settings or from another build; pass the host's --game (and --grid, --tick-rate if it set them)"
 	case codec.ReasonProtocol:
 		return "incompatible protocol: the server is another version of rewind; use the same one (go install github.com/rewindnet/rewind/cmd/rewind@VERSION)"

@@ -209,6 +209,7 @@ func TestPlayErrors(t *testing.T) {
 		{[]string{"play", "--headless", "--connect", dead, "--timeout", "300ms"}, 1, "no server answered at " + dead},
 		{[]string{"play", "--headless", "--connect", "127.0.0.1", "--timeout", "300ms"}, 1, "cannot connect to 127.0.0.1: "},
 		{[]string{"play", "--headless", "--connect", udp, "--grid", "64", "--timeout", "10s"}, 1, "refused by the server at " + udp + ": incompatible game"},
+		{[]string{"play", "--headless", "--connect", udp, "--game", "ships", "--timeout", "10s"}, 1, "incompatible game: the match plays sand"},
 		{[]string{"play", "--headless", "--connect", udp, "--grid", "32", "--timeout", "10s"}, 1, "refused by the server at " + udp + ": match full"},
 	} {
 		code, _, stderr := runCmd(c.args...)

@@ -96,6 +96,18 @@
         if (!m.stage) workerUp();
         if (m.stage === "welcomed") setTimeout(canDraw, 3000); // a spectator's delay, a match waiting for players
         return;
+      case "game": { // the room plays another game than data-game guessed: the page of that game
+        const q = new URLSearchParams(location.search);
+        q.set("room", m.room);
+        q.set("game", m.game);
+        location.replace("?" + q.toString());
+        return;
+      }
+      case "help": { // the Worker's game and its controls, under the canvas
+        const set = () => { const h = document.getElementById("hint"); if (h) h.textContent = m.game + ": " + m.help; };
+        if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", set); else set();
+        return;
+      }
       case "bench":
         window.rewindBench = m;
         return;

@@ -1,6 +1,7 @@
 package seat
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,8 @@ import (
 	_ "github.com/rewindnet/rewind/games/all"
 	"github.com/rewindnet/rewind/games/sand"
 	"github.com/rewindnet/rewind/games/ships"
+	"github.com/rewindnet/rewind/server"
+	"github.com/rewindnet/rewind/transport"
 )
 
 // packed returns in as a registered game's Input.
@@ -140,5 +143,45 @@ func TestEveryGameSeated(t *testing.T) {
 	}
 	if _, err := Lookup("nosuchgame"); err == nil || !strings.Contains(err.Error(), "sand") {
 		t.Fatalf("unknown game: %v", err)
+	}
+}
+
+// TestOtherGameRefused: a sand seat that joins a ships match (a tab
+// whose page guessed the wrong game) is refused, and the server names
+// its game: OtherGame reads "ships" from the seat's error, and the error
+// says it.
+func TestOtherGameRefused(t *testing.T) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	net := transport.NewSimNetwork(1, start)
+	net.SetDefaultLink(transport.LinkConfig{Latency: 10 * time.Millisecond})
+	conn, _ := net.Listen("host")
+	ships, err := kind(t, "ships").New(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := server.New(ships, conn, server.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pconn, _ := net.Dial("player", "host")
+	p, err := OpenKind(kind(t, "sand"), Config{Room: "K3F9QX"}, func(g games.Game, opts rewind.Options) (*rewind.Session[games.Input], error) {
+		return rewind.Connect(g, pconn, opts)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	now := start
+	for i := 0; i < 2000 && p.Err() == nil; i++ {
+		now = now.Add(time.Millisecond)
+		net.Advance(now)
+		_ = srv.Update(now)
+		p.Tick(now)
+	}
+	if g := OtherGame(p.Err()); g != "ships" || !strings.Contains(p.Err().Error(), "the match plays ships") {
+		t.Fatalf("the sand seat's error %v: other game %q, want ships", p.Err(), g)
+	}
+	if g := OtherGame(errors.New("client: refused")); g != "" {
+		t.Fatalf("another error: %q", g)
 	}
 }

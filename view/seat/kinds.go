@@ -1,6 +1,11 @@
 package seat
 
-import "github.com/rewindnet/rewind/games"
+import (
+	"errors"
+
+	"github.com/rewindnet/rewind"
+	"github.com/rewindnet/rewind/games"
+)
 
 // FromEntry returns the Kind of a registered game (package games): made
 // of a seat's Config (its Settings and Rate; a missing value takes the
@@ -39,4 +44,15 @@ func Lookup(name string) (Kind[games.Input], error) {
 		return Kind[games.Input]{}, err
 	}
 	return FromEntry(e), nil
+}
+
+// OtherGame returns the game a match plays when err says its server
+// refused the seat for playing another game and named its own (a
+// registered game's server does: rewind.RefusedError.Game), else "".
+func OtherGame(err error) string {
+	var r *rewind.RefusedError
+	if errors.As(err, &r) && r.Reason == rewind.ReasonGame {
+		return r.Game
+	}
+	return ""
 }

@@ -27,6 +27,10 @@ type Config struct {
 	// the game registry (package games): DefaultGame if the page names
 	// none.
 	Game string
+	// GameNamed says the URL named the game (?game=): else the page
+	// guessed it (data-game: the demo's own room's), and a room that
+	// plays another game reloads the page with that one (WrongGame).
+	GameNamed bool
 	// Settings are the game's settings by name: data-settings'
 	// NAME=VALUE words (rewind demo's room's), overridden by the query's
 	// (GameSettings, which knows the game's names).
@@ -96,7 +100,7 @@ func ParseConfig(data map[string]string, search string) (Config, error) {
 	c.Bench = q.Has("bench")
 	c.Scripted = q.Get("input") == "scripted"
 	if g := q.Get("game"); g != "" {
-		c.Game = g
+		c.Game, c.GameNamed = g, true
 	}
 	if c.Game == "" {
 		c.Game = DefaultGame
@@ -155,6 +159,18 @@ func (c *Config) GameSettings(names []string, hostSettings bool) error {
 	}
 	c.HostSettings = hostSettings && !given && !c.Host
 	return nil
+}
+
+// WrongGame returns what a page does when its room plays game, not
+// c.Game (the server refused it naming its game): a page that guessed its
+// game (not GameNamed) loads itself again with ?game=game (reload true);
+// one whose URL named another game is told which game the room plays
+// and the URL that plays it.
+func (c Config) WrongGame(game string) (reload bool, err error) {
+	if !c.GameNamed {
+		return true, fmt.Errorf("room %s plays %s, not %s: loading its page (?room=%s&game=%s)", c.Room, game, c.Game, c.Room, game)
+	}
+	return false, fmt.Errorf("room %s plays %s, not %s: open ?room=%s&game=%s", c.Room, game, c.Game, c.Room, game)
 }
 
 // ErrorField returns err as the value of #status's error= key (spaces

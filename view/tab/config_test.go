@@ -83,3 +83,24 @@ func TestParseConfigHost(t *testing.T) {
 		t.Errorf("a typed code: %+v, %v", c, err)
 	}
 }
+
+// TestWrongGame: a page that guessed its game (data-game) and finds its
+// room plays another loads that game's page; one whose URL named the
+// game is told which game the room plays and the URL that plays it.
+func TestWrongGame(t *testing.T) {
+	data := map[string]string{"relay": "ws://a/rooms", "room": "AAAAAA", "game": "sand"}
+	c, err := ParseConfig(data, "?room=k3f9qx")
+	if err != nil || c.GameNamed {
+		t.Fatalf("%+v, %v", c, err)
+	}
+	if reload, err := c.WrongGame("cards"); !reload || !strings.Contains(err.Error(), "room K3F9QX plays cards, not sand") {
+		t.Errorf("guessed: reload %v, %v", reload, err)
+	}
+	c, err = ParseConfig(data, "?room=k3f9qx&game=walkers")
+	if err != nil || !c.GameNamed {
+		t.Fatalf("%+v, %v", c, err)
+	}
+	if reload, err := c.WrongGame("cards"); reload || !strings.Contains(err.Error(), "plays cards, not walkers: open ?room=K3F9QX&game=cards") {
+		t.Errorf("named: reload %v, %v", reload, err)
+	}
+}

@@ -28,8 +28,11 @@ import (
 // channel), hello and welcomed), opened and closed (a transferred channel's state: worker.js),
 // tick (the tick handler ran: status, runs, and at the first verified
 // tick verified), frame (buf: a Frame's encoding), claim (n, code, key:
-// migrate), leave (channel id: the session is done with it) and bench
-// (the in-tab measurement ?bench asks for: tick_ms, rollback60_ms).
+// migrate), leave (channel id: the session is done with it), bench
+// (the in-tab measurement ?bench asks for: tick_ms, rollback60_ms) and
+// game (the room plays game, not the one the page's data-game guessed:
+// boot.js loads the page again with ?room=room&game=game) and help (the
+// page's game and its line on the controls, for #hint).
 const (
 	MsgStart       = "start"
 	MsgJoined      = "joined"
@@ -47,6 +50,8 @@ const (
 	MsgClaim       = "claim"
 	MsgLeave       = "leave"
 	MsgBench       = "bench"
+	MsgGame        = "game"
+	MsgHelp        = "help"
 )
 
 // Now returns the browser's time in ms since the Unix epoch

@@ -202,8 +202,12 @@ func TestPageBuilding(t *testing.T) {
 		t.Fatalf("sand's page names no game or no settings:\n%s", b)
 	}
 	p.SetGame("ships", "space fires")
-	if b := get(); !strings.Contains(b, `data-game="ships"`) || !strings.Contains(b, "ships: space fires") {
+	if b := get(); !strings.Contains(b, `data-game="ships"`) || !strings.Contains(b, "ships: space fires") || !strings.Contains(b, `<a href="?host=1">ships</a>`) {
 		t.Fatalf("ships' page:\n%s", b)
+	}
+	p.SetGames([]string{"cards", "sand"})
+	if b := get(); !strings.Contains(b, `host a new room: <a href="?host=1&amp;game=cards">cards</a> · <a href="?host=1&amp;game=sand">sand</a>`) {
+		t.Fatalf("the page offers no game to host:\n%s", b)
 	}
 }
 

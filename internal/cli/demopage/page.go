@@ -23,6 +23,7 @@ type Page struct {
 	flags    string
 	settings string
 	rate     int
+	games    []string // the games a tab may host (SetGames)
 }
 
 // NewPage returns the page of the demo whose rooms relay is at relay
@@ -38,6 +39,14 @@ func NewPage(relay string, building bool) *Page {
 func (p *Page) SetGame(name, help string) {
 	p.mu.Lock()
 	p.game, p.help = name, help
+	p.mu.Unlock()
+}
+
+// SetGames names the games the page offers to host a new room of (the
+// registered games: ?host=1&game=NAME each).
+func (p *Page) SetGames(names []string) {
+	p.mu.Lock()
+	p.games = names
 	p.mu.Unlock()
 }
 
@@ -76,7 +85,7 @@ var signpostTemplate = template.Must(template.New("demo").Parse(`<!doctype html>
 // and starts the page's relay program (data-relay-wasm: hosting, a host
 // migration's claims) only once needed, which it gives its relay
 // WebSockets.
-// #host (?host=1) hosts a new room, whose code and link to share the
+// #host's links (?host=1&game=NAME, a link for each game SetGames names) host a new room, whose code and link to share the
 // page writes into #share; #join joins a room by its typed code
 // (?room=): page.js looks the code up at the relay as it is typed and
 // says in #joinsay whether a room has it, enabling the button once one
@@ -104,7 +113,7 @@ body { margin: 0; background: #08080c; color: #bbb; font: 12px monospace; }
 <div id="share"></div>
 <div id="status">room={{.Code}} player=- tick=0 verified_tick=0 verified_hash=0000000000000000 rollbacks=0 resyncs=0 ping_ms=0.0 state=loading desyncs=0 migrations=0 waiting_for= hosting=false</div>
 <div><span id="hint">{{.Game}}: {{.Help}}</span> · <a id="mode" href="?watch={{.Code}}" style="color: #8af">watch as a spectator</a> · from a terminal: <code>rewind play --headless --join <span class="room">{{.Code}}</span> --relay {{.Relay}}{{.Flags}}</code> (or <code>rewind watch</code>)</div>
-<div><a id="host" href="?host=1">host a new room</a> · <form id="join" style="display: inline" method="get"><label>join a room: <input name="room" placeholder="code" autocomplete="off" spellcheck="false"></label> <button>join</button> <span id="joinsay"></span></form></div>
+<div><span id="host">host a new room: {{range $i, $g := .Games}}{{if $i}} · {{end}}<a href="?host=1&amp;game={{$g}}">{{$g}}</a>{{else}}<a href="?host=1">{{.Game}}</a>{{end}}</span> · <form id="join" style="display: inline" method="get"><label>join a room: <input name="room" placeholder="code" autocomplete="off" spellcheck="false"></label> <button>join</button> <span id="joinsay"></span></form></div>
 </div>
 <script src="{{.Exec}}"></script>
 <script src="{{.PageJS}}"></script>
@@ -147,11 +156,12 @@ func (p *Page) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	data := struct {
 		Code, Relay, Flags, Progress, Failed string
 		Game, Help, Settings                 string
+		Games                                []string
 		Rate                                 int
 		Wasm, WorkerWasm, RelayWasm, PageJS  string
 		WorkerJS, Exec                       string
 		Boot                                 template.JS
-	}{Code: p.code, Game: p.game, Relay: p.relay, Flags: p.flags, Help: p.help, Settings: p.settings, Rate: p.rate, Progress: p.progress}
+	}{Code: p.code, Game: p.game, Relay: p.relay, Flags: p.flags, Help: p.help, Settings: p.settings, Games: p.games, Rate: p.rate, Progress: p.progress}
 	f, building := p.files, p.building
 	if p.failed != nil {
 		data.Failed = p.failed.Error()

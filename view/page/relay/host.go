@@ -75,7 +75,7 @@ func (pg *page) hosting(room *roomclient.HostedRoom) {
 	pg.rooms = append(pg.rooms, room)
 	pg.mu.Unlock()
 	doc := js.Global().Get("document")
-	q := url.Values{"room": {room.Code()}}
+	q := url.Values{"room": {room.Code()}, "game": {pg.cfg.Game}}
 	if pg.cfg.Relay != "" {
 		q.Set("relay", room.URL())
 	}

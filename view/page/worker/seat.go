@@ -37,6 +37,7 @@ type worker struct {
 	verified bool
 	stopped  bool
 
+	reloading  bool // the page was asked to load the room's game (wrongGame)
 	predicting bool // the timeline's predicting mark was posted
 	welcomed   bool // and its welcomed mark
 
@@ -188,7 +189,10 @@ func (w *worker) start(m js.Value) {
 	}
 	w.cfg, w.failed = tab.ParseConfig(data, m.Get("search").String())
 	if w.failed == nil {
-		w.kind, w.failed = kindOf(&w.cfg)
+		var help string
+		if w.kind, help, w.failed = kindOf(&w.cfg); w.failed == nil {
+			w.postKind(tab.MsgHelp, "game", w.cfg.Game, "help", help)
+		}
 	}
 	w.startTimer(w.cfg.Rate)
 	if w.failed != nil {
@@ -198,23 +202,24 @@ func (w *worker) start(m js.Value) {
 }
 
 // kindOf returns the Kind of the page's game (?game=, data-game) from the
-// registry, and reads the game's settings from the page into c.
-func kindOf(c *tab.Config) (seat.Kind[games.Input], error) {
+// registry and its line on the controls, and reads the game's settings
+// from the page into c.
+func kindOf(c *tab.Config) (seat.Kind[games.Input], string, error) {
 	e, err := games.Lookup(c.Game)
 	if err != nil {
-		return seat.Kind[games.Input]{}, fmt.Errorf("?game=%s: %w", c.Game, err)
+		return seat.Kind[games.Input]{}, "", fmt.Errorf("?game=%s: %w", c.Game, err)
 	}
 	names := []string{games.TickRate}
 	for _, s := range e.Settings {
 		names = append(names, s.Name)
 	}
 	if err := c.GameSettings(names, e.HostSettings); err != nil {
-		return seat.Kind[games.Input]{}, err
+		return seat.Kind[games.Input]{}, "", err
 	}
 	if r := c.Settings[games.TickRate]; r > 0 {
 		c.Rate = r
 	}
-	return seat.FromEntry(e), nil
+	return seat.FromEntry(e), e.Help, nil
 }
 
 // join starts the player, a seat of the page's game (any the registry

@@ -25,7 +25,7 @@ func (w *worker) tick() {
 		p.Tick(time.Now())
 		status = p.Status()
 		if err := p.Err(); err != nil {
-			status += " error=" + tab.ErrorField(err)
+			status += " error=" + tab.ErrorField(w.wrongGame(err))
 		}
 	case w.failed != nil:
 		status = seat.WaitingStatus(room, "failed", w.moved) + " error=" + tab.ErrorField(w.failed)
@@ -66,6 +66,23 @@ func (w *worker) tick() {
 	}
 }
 
+// wrongGame returns err, or, when the server refused the seat naming
+// another game than the page's (the room plays it), what
+// tab.Config.WrongGame says; the first time, for a page that guessed its
+// game, it asks boot.js to load the page of the room's game.
+func (w *worker) wrongGame(err error) error {
+	g := seat.OtherGame(err)
+	if g == "" || g == w.cfg.Game {
+		return err
+	}
+	reload, werr := w.cfg.WrongGame(g)
+	if reload && !w.reloading {
+		w.reloading = true
+		w.postKind(tab.MsgGame, "room", w.cfg.Room, "game", g)
+	}
+	return werr
+}
+
 // postFrame posts the predicted world to draw (Session.ViewBetween's
 // copies) if it changed since the last frame, in a transferred buffer.
 func (w *worker) postFrame(p match) {
@@ -83,7 +100,7 @@ func (w *worker) postFrame(p match) {
 	f.Spectating, f.Delay = p.Spectating(), float64(p.Delay())/float64(time.Millisecond)
 	f.Done, f.Stopped = p.Done(), ""
 	if err := p.Err(); err != nil {
-		f.Stopped = err.Error()
+		f.Stopped = w.wrongGame(err).Error()
 	}
 	f.Waiting = p.WaitingFor()
 	f.Period = float64(w.period) / float64(time.Millisecond)
