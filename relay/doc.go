@@ -1,4 +1,4 @@
-// Package relay is rewind's rooms relay: the hub and its TURN server.
+// Package relay is rewind's rooms relay: the hub.
 //
 // The rooms relay (RoomServer, served by `rewind relay` at
 // roomproto.Path) hands out room codes (relay/roomcode: 7 characters by
@@ -7,8 +7,8 @@
 // fleet of relays), carries the WebRTC signaling between a match's host
 // and the players who join by code, and says whether a code has a room
 // without joining it (a lookup, counted as a failed join when it has
-// none: lookup.go), speaking the rooms protocol (relay/roomproto); StartTURN runs a TURN
-// server for players whose direct path fails. Match traffic never passes
+// none: lookup.go), speaking the rooms protocol (relay/roomproto); relay/turn runs a TURN
+// server for players whose direct path fails (RoomConfig.TURN). Match traffic never passes
 // through the relay.
 //
 // The client side (hosting, joining, claiming, opening and serving rooms)

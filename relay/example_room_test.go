@@ -12,6 +12,7 @@ import (
 	"github.com/rewindnet/rewind/relay"
 	"github.com/rewindnet/rewind/relay/roomclient"
 	"github.com/rewindnet/rewind/relay/roomproto"
+	"github.com/rewindnet/rewind/relay/turn"
 	"github.com/rewindnet/rewind/transport"
 	"github.com/rewindnet/rewind/transport/webrtc"
 )
@@ -20,12 +21,12 @@ import (
 // crosses the WebRTC data channel that the relay introduced them over.
 func Example() {
 	// The relay (`rewind relay` runs the same): rooms over WebSocket, TURN.
-	turn, err := relay.StartTURN(relay.TURNConfig{Listen: "127.0.0.1:0"})
+	ts, err := turn.Start(turn.Config{Listen: "127.0.0.1:0"})
 	if err != nil {
 		panic(err)
 	}
-	defer turn.Close()
-	rooms := relay.NewRoomServer(relay.RoomConfig{TURN: turn})
+	defer ts.Close()
+	rooms := relay.NewRoomServer(relay.RoomConfig{TURN: ts})
 	defer rooms.Close()
 	mux := http.NewServeMux()
 	mux.Handle(roomproto.Path, rooms)

@@ -77,7 +77,7 @@ type roomConn struct {
 	lastMsg     time.Time
 	opens       int       // opens placed for this connection (caps.go)
 	nonce       string    // handed in the upgrade's roomproto.NonceHeader (serve.go)
-	iceAt       time.Time // a host's or match server's TURN credentials handed (turn_renew.go)
+	iceAt       time.Time // a host's or match server's TURN credentials handed (hub_turn.go)
 }
 
 // room is a live room hosted through this relay process.
@@ -589,7 +589,7 @@ func (h *roomHub) tick(now time.Time) {
 			h.kill(c, websocket.StatusPolicyViolation, roomproto.ErrCodeIdle+": no room and nothing sent")
 		}
 	}
-	h.renewICE(now) // turn_renew.go
+	h.renewICE(now) // hub_turn.go
 	h.tickGuards(now)
 	h.tickCaps(now)
 	if h.fleet != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/rewindnet/rewind/internal/testing/testutil"
 	"github.com/rewindnet/rewind/relay/roomclient"
 	"github.com/rewindnet/rewind/relay/roomproto"
+	"github.com/rewindnet/rewind/relay/turn"
 	"github.com/rewindnet/rewind/transport"
 	"github.com/rewindnet/rewind/transport/webrtc"
 )
@@ -26,7 +27,7 @@ import (
 type testRelay struct {
 	url  string
 	srv  *RoomServer
-	turn *TURNServer
+	turn *turn.Server
 }
 
 // startTestRelay serves a relay (with TURN) on 127.0.0.1; it stops at the
@@ -34,7 +35,7 @@ type testRelay struct {
 func startTestRelay(t testing.TB, cfg RoomConfig) *testRelay {
 	t.Helper()
 	testutil.SkipSockets(t)
-	turnSrv, err := StartTURN(TURNConfig{Listen: "127.0.0.1:0"})
+	turnSrv, err := turn.Start(turn.Config{Listen: "127.0.0.1:0"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/rewindnet/rewind/relay/roomcode"
 	"github.com/rewindnet/rewind/relay/roomdir"
 	"github.com/rewindnet/rewind/relay/roomproto"
+	"github.com/rewindnet/rewind/relay/turn"
 	"github.com/rewindnet/rewind/transport"
 )
 
@@ -33,7 +34,7 @@ type RoomConfig struct {
 	// remembers ended rooms for EndedRemember.
 	Directory roomdir.Directory
 	// TURN, if set, is the TURN server whose credentials room members get.
-	TURN *TURNServer
+	TURN *turn.Server
 
 	// MaxMessageBytes is the largest message accepted (16 KiB); a larger
 	// one closes its connection with too_large.
@@ -280,7 +281,7 @@ func NewRoomServer(cfg RoomConfig) *RoomServer {
 	cfg = cfg.WithDefaults()
 	s := &RoomServer{cfg: cfg, hub: newRoomHub(cfg), stop: make(chan struct{})}
 	if cfg.TURN != nil {
-		cfg.TURN.setLive(s.hub.liveMember) // the refreshes of long matches (turn_renew.go)
+		cfg.TURN.SetLive(s.hub.liveMember) // the refreshes of long matches (turn/renew.go)
 	}
 	if d, ok := cfg.Directory.(roomdir.Fleet); ok {
 		s.hub.fleet = newFleetLink(d, s.hub) // players reach hosts at the fleet's other relays

@@ -21,6 +21,7 @@ import (
 	"github.com/rewindnet/rewind/relay/roomcode"
 	"github.com/rewindnet/rewind/relay/roomdir"
 	"github.com/rewindnet/rewind/relay/roomproto"
+	"github.com/rewindnet/rewind/relay/turn"
 )
 
 func init() {
@@ -32,7 +33,7 @@ type roomRelayOptions struct {
 	turnAddr   string        // UDP address for TURN; "" = the HTTP host, port 0; "none" = no TURN
 	turnIP     string        // public IP for TURN ("" = derived)
 	turnSecret string        // shared secret ("" = random)
-	turnTTL    time.Duration // credentials' life (0 = relay.TURNConfig's default, 6 h)
+	turnTTL    time.Duration // credentials' life (0 = turn.Config's default, 6 h)
 	codeLength int           // room code length (0 = the relay's default, 6)
 	log        *slog.Logger  // the relay's room events at debug level (nil: none)
 	redisURL   string        // the fleet's shared room directory ("" = in memory)
@@ -47,7 +48,7 @@ type roomRelayOptions struct {
 // roomproto.Path on an HTTP mux (by `rewind relay` and `rewind demo`).
 type roomRelay struct {
 	rooms *relay.RoomServer
-	turn  *relay.TURNServer
+	turn  *turn.Server
 	dir   *roomdir.Redis // with --redis, else nil
 }
 
@@ -63,7 +64,7 @@ func newRoomRelay(httpHost string, o roomRelayOptions) (*roomRelay, error) {
 		if addr == "" {
 			addr = net.JoinHostPort(httpHost, "0")
 		}
-		t, err := relay.StartTURN(relay.TURNConfig{Listen: addr, PublicIP: o.turnIP, Secret: []byte(o.turnSecret), CredentialTTL: o.turnTTL})
+		t, err := turn.Start(turn.Config{Listen: addr, PublicIP: o.turnIP, Secret: []byte(o.turnSecret), CredentialTTL: o.turnTTL})
 		if err != nil {
 			return nil, err
 		}

@@ -1,4 +1,11 @@
-package relay
+// Package turn is the rooms relay's TURN server (pion/turn): time-limited
+// credentials derived from a shared secret (the TURN REST-API scheme), so
+// that relay processes sharing the secret accept each other's, handed to
+// a room's members by the relay (package relay, RoomConfig.TURN); an
+// allocation made in time is refreshed past its credential's expiry for
+// as long as the relay says its room lives (renew.go). It is apart from
+// the hub so that what needs no TURN server links none.
+package turn
 
 import (
 	"crypto/hmac"
@@ -12,14 +19,14 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/pion/turn/v5"
+	pionturn "github.com/pion/turn/v5"
 	"github.com/rewindnet/rewind/internal/netutil"
 	"github.com/rewindnet/rewind/transport"
 	"github.com/rewindnet/rewind/transport/webrtc"
 )
 
-// TURNConfig configures the relay's embedded TURN server.
-type TURNConfig struct {
+// Config configures the relay's embedded TURN server.
+type Config struct {
 	// Listen is the UDP address TURN listens on, e.g. ":3478" or
 	// "127.0.0.1:0".
 	Listen string
@@ -46,10 +53,10 @@ type TURNConfig struct {
 	Clock transport.Clock
 }
 
-// TURNServer is a pion TURN server accepting time-limited credentials.
-type TURNServer struct {
-	cfg    TURNConfig
-	srv    *turn.Server
+// Server is a pion TURN server accepting time-limited credentials.
+type Server struct {
+	cfg    Config
+	srv    *pionturn.Server
 	conn   net.PacketConn
 	public net.IP
 	// live, set by the relay that hands the credentials out, says
@@ -61,8 +68,8 @@ type TURNServer struct {
 	renewed atomic.Uint64
 }
 
-// StartTURN starts a TURN server on cfg.Listen.
-func StartTURN(cfg TURNConfig) (*TURNServer, error) {
+// Start starts a TURN server on cfg.Listen.
+func Start(cfg Config) (*Server, error) {
 	if cfg.Realm == "" {
 		cfg.Realm = "rewind"
 	}
@@ -75,12 +82,12 @@ func StartTURN(cfg TURNConfig) (*TURNServer, error) {
 	if len(cfg.Secret) == 0 {
 		cfg.Secret = make([]byte, 32)
 		if _, err := rand.Read(cfg.Secret); err != nil {
-			return nil, fmt.Errorf("relay: turn secret: %w", err)
+			return nil, fmt.Errorf("turn: secret: %w", err)
 		}
 	}
 	conn, err := net.ListenPacket("udp4", cfg.Listen)
 	if err != nil {
-		return nil, fmt.Errorf("relay: turn listen %q: %w", cfg.Listen, err)
+		return nil, fmt.Errorf("turn: listen %q: %w", cfg.Listen, err)
 	}
 	local := conn.LocalAddr().(*net.UDPAddr)
 	public := net.ParseIP(cfg.PublicIP)
@@ -92,13 +99,13 @@ func StartTURN(cfg TURNConfig) (*TURNServer, error) {
 	}
 	relayBind := local.IP.String()
 	loopback := public.IsLoopback()
-	t := &TURNServer{cfg: cfg, conn: conn, public: public}
-	srv, err := turn.NewServer(turn.ServerConfig{
+	t := &Server{cfg: cfg, conn: conn, public: public}
+	srv, err := pionturn.NewServer(pionturn.ServerConfig{
 		Realm:       cfg.Realm,
 		AuthHandler: t.auth,
-		PacketConnConfigs: []turn.PacketConnConfig{{
+		PacketConnConfigs: []pionturn.PacketConnConfig{{
 			PacketConn: conn,
-			RelayAddressGenerator: &turn.RelayAddressGeneratorStatic{
+			RelayAddressGenerator: &pionturn.RelayAddressGeneratorStatic{
 				RelayAddress: public,
 				Address:      relayBind,
 			},
@@ -114,31 +121,31 @@ func StartTURN(cfg TURNConfig) (*TURNServer, error) {
 	})
 	if err != nil {
 		_ = conn.Close()
-		return nil, fmt.Errorf("relay: turn server: %w", err)
+		return nil, fmt.Errorf("turn: server: %w", err)
 	}
 	t.srv = srv
 	return t, nil
 }
 
 // Addr is the UDP address TURN listens on.
-func (t *TURNServer) Addr() *net.UDPAddr { return t.conn.LocalAddr().(*net.UDPAddr) }
+func (t *Server) Addr() *net.UDPAddr { return t.conn.LocalAddr().(*net.UDPAddr) }
 
 // URL is the TURN URL handed to clients ("turn:IP:PORT?transport=udp").
-func (t *TURNServer) URL() string {
+func (t *Server) URL() string {
 	return "turn:" + net.JoinHostPort(t.public.String(), strconv.Itoa(t.Addr().Port)) + "?transport=udp"
 }
 
 // Credentials returns the ICE server entry for user: the TURN URL and a
 // user name and password valid for CredentialTTL from now.
-func (t *TURNServer) Credentials(user string, now time.Time) webrtc.ICEServer {
-	name, pass := TURNCredentials(t.cfg.Secret, user, now.Add(t.cfg.CredentialTTL))
+func (t *Server) Credentials(user string, now time.Time) webrtc.ICEServer {
+	name, pass := Credentials(t.cfg.Secret, user, now.Add(t.cfg.CredentialTTL))
 	return webrtc.ICEServer{URLs: []string{t.URL()}, Username: name, Credential: pass}
 }
 
-// TURNCredentials derives TURN REST-API credentials: the user name is
+// Credentials derives TURN REST-API credentials: the user name is
 // "EXPIRY:user" (EXPIRY in Unix seconds) and the password is
 // base64(HMAC-SHA1(secret, user name)).
-func TURNCredentials(secret []byte, user string, expires time.Time) (username, password string) {
+func Credentials(secret []byte, user string, expires time.Time) (username, password string) {
 	username = strconv.FormatInt(expires.Unix(), 10) + ":" + user
 	mac := hmac.New(sha1.New, secret)
 	mac.Write([]byte(username))
@@ -147,7 +154,7 @@ func TURNCredentials(secret []byte, user string, expires time.Time) (username, p
 
 // auth checks a TURN request's REST-API user name against the clock and
 // returns the long-term key for its derived password.
-func (t *TURNServer) auth(ra *turn.RequestAttributes) (string, []byte, bool) {
+func (t *Server) auth(ra *pionturn.RequestAttributes) (string, []byte, bool) {
 	expiry, user, ok := strings.Cut(ra.Username, ":")
 	if !ok {
 		return "", nil, false
@@ -159,14 +166,18 @@ func (t *TURNServer) auth(ra *turn.RequestAttributes) (string, []byte, bool) {
 	if exp < t.cfg.Clock.Now().Unix() && !t.renews(ra, user) {
 		return "", nil, false
 	}
-	_, pass := TURNCredentials(t.cfg.Secret, user, time.Unix(exp, 0))
-	return user, turn.GenerateAuthKey(ra.Username, ra.Realm, pass), true
+	_, pass := Credentials(t.cfg.Secret, user, time.Unix(exp, 0))
+	return user, pionturn.GenerateAuthKey(ra.Username, ra.Realm, pass), true
 }
 
 // Close stops the TURN server.
-func (t *TURNServer) Close() error {
+func (t *Server) Close() error {
 	return t.srv.Close()
 }
 
 // Allocations is the number of live TURN allocations.
-func (t *TURNServer) Allocations() int { return t.srv.AllocationCount() }
+func (t *Server) Allocations() int { return t.srv.AllocationCount() }
+
+// CredentialTTL is how long the credentials it hands out stay valid for
+// a new allocation (Config.CredentialTTL, or its default).
+func (t *Server) CredentialTTL() time.Duration { return t.cfg.CredentialTTL }
