@@ -123,7 +123,7 @@ func parseDemoFlags(args []string, stderr io.Writer) (*demoConfig, error) {
 	fs.StringVar(&c.relay.turnIP, "turn-ip", "", "public IP handed out for TURN (default: the --turn IP, or this machine's first non-loopback IPv4)")
 	c.relay.turnSecret = os.Getenv("REWIND_TURN_SECRET")
 	hostTimeoutFlag(fs, &c.relay)
-	fs.BoolVar(&c.noPage, "no-page", false, "serve no browser player: / only says how to join from a terminal, and the wasm is not built (without it, the first run builds the page's wasm with go from PATH, from the source tree, into the user's cache)")
+	fs.BoolVar(&c.noPage, "no-page", false, "serve no browser player: / only says how to join from a terminal, and the wasm is not built (without it, the demo serves the prebuilt page when it is of these sources, else the first run builds the page's wasm with go from PATH, from the source tree, into the user's cache)")
 	c.lf.add(fs)
 	c.cf.add(fs)
 	if err := parseQuiet(fs, "demo", args, stderr); err != nil {

@@ -1,12 +1,17 @@
+//go:generate go run ../../tools/pagegen
+
 // Package demopage builds and serves the browser page of `rewind
 // demo`: three Go programs compiled to js/wasm from the view module, the
 // page's drawing program (./page: the canvas, the keys), its match
 // Worker's (./page/worker: the client, the game, the tick handler) and
 // its relay program (./page/relay: hosting and a host migration's
 // claims, fetched only when needed), their JavaScript (view/page/boot.js, written inline in the page, page.js and worker.js), Go's
-// wasm_exec.js, and an HTML page that loads them. The wasm is not
-// committed: the demo builds it on its first run with `go` from PATH, from
-// the source tree it runs in, into the user's cache directory
+// wasm_exec.js, and an HTML page that loads them. A prebuilt page is
+// committed (prebuilt/, prebuilt.go: `go generate ./internal/cli/demopage`
+// writes it): the demo serves it when it is of the sources at hand, at
+// once and without go. Else the demo builds the page on its first run
+// with `go` from PATH, from the source tree it runs in, into the user's
+// cache directory
 // (os.UserCacheDir()/rewind/page/KEY, KEY a hash of the Go version and
 // every non-test .go, go.mod and go.sum file of the tree and the view's
 // .js files). Every file is served under a content-hashed name
@@ -51,6 +56,8 @@ type Files struct {
 	took             time.Duration
 	dir              string
 	goBin, sourceDir string
+	prebuilt         *manifest // serve the prebuilt page (prebuilt.go)
+	why              string    // why the prebuilt page is or is not served
 }
 
 // asset is one file of the page as served: under a content-hashed name,
@@ -58,6 +65,7 @@ type Files struct {
 type asset struct {
 	file, name, ctype string // file: its name in the build; name: as served
 	raw, gz, zst      []byte
+	gzOnce            sync.Once // makes gz at the first gzip request when nil (the prebuilt page's wasm)
 }
 
 // The page's files in a build's cache directory (with .gz and .zst
@@ -176,14 +184,35 @@ func sourceKey(root, goVersion string) (string, error) {
 // tree, the cache directory) and the build's key; Load then reads or
 // builds it, given the GOROOT it returns. Its errors are the demo's
 // (errNoGo, errNoSource).
+//
+// The prebuilt page (prebuilt.go) comes first: where it is of the
+// sources at hand, Load serves it and neither go nor a build is needed.
 func Prepare() (p *Files, goroot string, err error) {
+	src, srcErr := locateSource()
+	if m, err := embeddedManifest(); err == nil {
+		engine := ""
+		if srcErr != nil {
+			src, engine = "", moduleDir()
+		}
+		ok, why := prebuiltStatus(m, src, engine)
+		if ok {
+			return &Files{prebuilt: m, why: why}, "", nil
+		}
+		if srcErr != nil {
+			return nil, "", fmt.Errorf("%w (%s)", srcErr, why)
+		}
+		defer func() {
+			if p != nil {
+				p.why = why
+			}
+		}()
+	}
+	if srcErr != nil {
+		return nil, "", srcErr
+	}
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		return nil, "", errNoGo
-	}
-	src, err := locateSource()
-	if err != nil {
-		return nil, "", err
 	}
 	out, err := exec.Command(goBin, "env", "GOVERSION", "GOROOT").Output()
 	if err != nil {
@@ -208,8 +237,15 @@ func Prepare() (p *Files, goroot string, err error) {
 // built before, else builds them now (a line on log as it starts and a
 // summary at the end; progress gets the build's steps).
 func (p *Files) Load(goroot string, log io.Writer, progress func(string)) error {
+	if p.prebuilt != nil {
+		fmt.Fprintf(log, "rewind demo: serving %s\n", p.why)
+		return p.loadPrebuilt(p.prebuilt)
+	}
 	if err := p.read(); err == nil {
 		return nil
+	}
+	if p.why != "" {
+		fmt.Fprintf(log, "rewind demo: not serving the prebuilt page: %s\n", p.why)
 	}
 	fmt.Fprintf(log, "rewind demo: building the browser page's wasm client (first run for these sources; about a minute, more with an empty Go build cache) from %s into %s\n", p.sourceDir, p.dir)
 	start := time.Now()
@@ -299,13 +335,11 @@ func (p *Files) build(goroot string, progress func(string)) error {
 		return err
 	}
 	progress("compressing")
-	sources := map[string]string{pageWasm: tmp, workerWasm: tmp, relayWasm: tmp, bootJS: filepath.Join(view, "page"), pageJS: filepath.Join(view, "page"),
-		workerJS: filepath.Join(view, "page"), wasmExecName: filepath.Join(goroot, "lib", "wasm")}
 	p.assets = nil
 	for _, f := range pageAssets {
-		raw, err := os.ReadFile(filepath.Join(sources[f], f))
+		raw, err := readBuilt(f, view, tmp, goroot)
 		if err != nil {
-			return fmt.Errorf("page build: %w", err)
+			return err
 		}
 		a, err := compressed(f, raw)
 		if err != nil {
@@ -322,6 +356,18 @@ func (p *Files) build(goroot string, progress func(string)) error {
 		return fmt.Errorf("page build: %w", err)
 	}
 	return nil
+}
+
+// readBuilt reads the page's file f once compiled into dir: the wasm
+// from dir, the JavaScript from view/page and goroot.
+func readBuilt(f, view, dir, goroot string) ([]byte, error) {
+	from := map[string]string{pageWasm: dir, workerWasm: dir, relayWasm: dir, bootJS: filepath.Join(view, "page"), pageJS: filepath.Join(view, "page"),
+		workerJS: filepath.Join(view, "page"), wasmExecName: filepath.Join(goroot, "lib", "wasm")}[f]
+	raw, err := os.ReadFile(filepath.Join(from, f))
+	if err != nil {
+		return nil, fmt.Errorf("page build: %w", err)
+	}
+	return raw, nil
 }
 
 // compile builds the three programs into dir with go build -v, telling
@@ -430,6 +476,11 @@ func (a *asset) serve(w http.ResponseWriter, r *http.Request) {
 	case acceptsEncoding(ae, "zstd"):
 		body, enc = a.zst, "zstd"
 	case acceptsEncoding(ae, "gzip"):
+		a.gzOnce.Do(func() {
+			if a.gz == nil {
+				a.gz, _ = gzipFast(a.raw) // to bytes.Buffer: cannot fail
+			}
+		})
 		body, enc = a.gz, "gzip"
 	}
 	h := w.Header()
