@@ -51,6 +51,11 @@ type Options struct {
 	// QueueLen is how many received datagrams wait per match before
 	// further ones for it are dropped (default 128).
 	QueueLen int
+	// PeersPerAddr caps the UDP peers one IP address (IPv6: one /64)
+	// holds across every room at once: a new one beyond is refused full
+	// (rewind.ReasonFull), whichever room its hello names (default 0: no
+	// cap). WebRTC peers are not counted (the relay caps them).
+	PeersPerAddr int
 	// FreeEnded closes a room once its match has ended (its last player
 	// left), freeing its slot; by default a room starts a new match for
 	// the next player, as a rewind.Host does.
@@ -154,20 +159,22 @@ type Multi[I any] struct {
 
 	sendMu sync.Mutex // serializes sends on conn outside a batch
 
-	mu       sync.Mutex
-	rooms    map[string]*roomMatch[I]
-	order    []*roomMatch[I] // in the order opened; order[0] takes hellos without a code
-	byAddr   map[transport.Addr]route[I]
-	fresh    []*roomMatch[I] // opened since the dispatcher last looked
-	closed   bool
-	gone     hostTotals // the sums of closed rooms
-	noRoom   uint64     // hellos refused: no room has the code
-	unrouted uint64     // datagrams of unknown peers that were not hellos
-	dropped  uint64     // datagrams dropped: a match's queue was full
-	wake     chan struct{}
-	lag      lagHistogram
-	startLag lagHistogram // the updates' start alone (TickStartLag)
-	updates  atomic.Uint64
+	mu          sync.Mutex
+	rooms       map[string]*roomMatch[I]
+	order       []*roomMatch[I] // in the order opened; order[0] takes hellos without a code
+	byAddr      map[transport.Addr]route[I]
+	perAddr     map[string]int  // routes per IP address or IPv6 /64 (peraddr.go)
+	fresh       []*roomMatch[I] // opened since the dispatcher last looked
+	closed      bool
+	gone        hostTotals // the sums of closed rooms
+	noRoom      uint64     // hellos refused: no room has the code
+	unrouted    uint64     // datagrams of unknown peers that were not hellos
+	dropped     uint64     // datagrams dropped: a match's queue was full
+	addrRefused uint64     // new peers refused: their address held PeersPerAddr
+	wake        chan struct{}
+	lag         lagHistogram
+	startLag    lagHistogram // the updates' start alone (TickStartLag)
+	updates     atomic.Uint64
 }
 
 // route is where a peer's datagrams go, and when it was last heard.
@@ -234,10 +241,11 @@ func NewMulti[I any](g rewind.Game[I], conn transport.Conn, opts Options) (*Mult
 	}
 	h := &Multi[I]{
 		g: g, cfg: cfg, opts: opts, conn: conn, log: log, clock: opts.Clock, period: matchhost.TickPeriod(g),
-		idle:   2 * idle,
-		rooms:  make(map[string]*roomMatch[I]),
-		byAddr: make(map[transport.Addr]route[I]),
-		wake:   make(chan struct{}, 1),
+		idle:    2 * idle,
+		rooms:   make(map[string]*roomMatch[I]),
+		byAddr:  make(map[transport.Addr]route[I]),
+		perAddr: make(map[string]int),
+		wake:    make(chan struct{}, 1),
 	}
 	h.batcher, _ = conn.(transport.Batcher)
 	h.epoch, h.phases = h.clock.Now(), max(opts.TickPhases, 1)
@@ -385,7 +393,7 @@ func (h *Multi[I]) closeRoom(r *roomMatch[I], reason rewind.Reason) {
 	h.order = slices.DeleteFunc(h.order, func(x *roomMatch[I]) bool { return x == r })
 	for a, rt := range h.byAddr {
 		if rt.m == r {
-			delete(h.byAddr, a)
+			h.dropRoute(a)
 		}
 	}
 	h.gone.matches += matches
@@ -430,6 +438,9 @@ type Stats struct {
 	// QueueDropped counts datagrams dropped because their match's queue
 	// was full (it fell behind).
 	QueueDropped uint64
+	// AddrRefused counts new peers refused full because their address
+	// held Options.PeersPerAddr peers already.
+	AddrRefused uint64
 	// Routes is the number of peers whose match is known.
 	Routes int
 	// Updates counts the rooms' updates run (each handles the room's
@@ -448,7 +459,7 @@ func (h *Multi[I]) Stats() Stats {
 	rooms := slices.Clone(h.order)
 	s := Stats{
 		Rooms: len(h.rooms), Matches: h.gone.matches, Total: h.gone.total, RefusedBy: h.gone.refusedBy,
-		NoRoom: h.noRoom, Unrouted: h.unrouted, QueueDropped: h.dropped, Routes: len(h.byAddr),
+		NoRoom: h.noRoom, Unrouted: h.unrouted, QueueDropped: h.dropped, AddrRefused: h.addrRefused, Routes: len(h.byAddr),
 		Updates: h.updates.Load(),
 	}
 	h.mu.Unlock()

@@ -21,12 +21,17 @@ func (h *Multi[I]) route(from transport.Addr, p []byte, now time.Time) (r *roomM
 	rt, ok := h.byAddr[from]
 	if ok {
 		if rt.m.closed.Load() {
-			delete(h.byAddr, from)
+			h.dropRoute(from)
 			ok = false
 		} else if now.UnixNano()-rt.last > int64(time.Second) {
 			rt.last = now.UnixNano() // refreshed once a second at most: a map write per datagram costs
 			h.byAddr[from] = rt
 		}
+	}
+	if !ok && h.addrFull(from) {
+		h.mu.Unlock()
+		h.send(from, refuseFull) // peraddr.go
+		return nil, false
 	}
 	if !ok {
 		r, refuse := h.roomOfPeer(from, p)
@@ -38,7 +43,7 @@ func (h *Multi[I]) route(from transport.Addr, p []byte, now time.Time) (r *roomM
 			return nil, false
 		}
 		rt = route[I]{m: r, last: now.UnixNano()}
-		h.byAddr[from] = rt
+		h.addRoute(from, rt)
 	}
 	h.mu.Unlock()
 	queued := rt.m.sub.push(from, p, now)
@@ -119,7 +124,7 @@ func (h *Multi[I]) forget(now time.Time) {
 	defer h.mu.Unlock()
 	for a, rt := range h.byAddr {
 		if rt.last < limit || rt.m.closed.Load() {
-			delete(h.byAddr, a)
+			h.dropRoute(a)
 		}
 	}
 }

@@ -56,12 +56,24 @@ type ServeOptions struct {
 	// frees a room's slot when its match ends (its last player left):
 	// the relay then remembers the code as ended.
 	OnDemand bool
-	// UnusedTimeout ends a room opened on demand (OnDemand) whose match
-	// has not started within it, whether players joined it at the relay
-	// or not, freeing its slot here and at the relay (default 2 minutes;
-	// negative: never). Rooms opened at start (Rooms, AddRoom) are not
-	// affected.
+	// UnusedTimeout ends a room opened on demand (OnDemand) that saw no
+	// real play for it, freeing its slot here and at the relay (default
+	// 2 minutes; negative: never): real play is a match of UnusedPlayers
+	// players or more, one of whose inputs changed. A room whose match
+	// never started, whether players joined it at the relay or not, and
+	// one whose players are idle (their inputs do not change: issue 43's
+	// hoard of one idle player a room) both end. Rooms opened at start
+	// (Rooms, AddRoom) are not affected.
 	UnusedTimeout time.Duration
+	// UnusedPlayers is how many players a match of a room opened on
+	// demand needs for its play to count as real (UnusedTimeout;
+	// default 1).
+	UnusedPlayers int
+	// PlayersPerAddr caps the players (UDP sessions) one IP address
+	// (IPv6: one /64) holds across every room of the server at once
+	// (host.Options.PeersPerAddr; default 8 with OnDemand, none
+	// without; negative: none).
+	PlayersPerAddr int
 	// ServerToken is the relay's server token, if it has one
 	// (roomclient.ServeOptions.ServerToken).
 	ServerToken []byte
@@ -83,6 +95,21 @@ type ServeOptions struct {
 	// room=CODE), players' data channels opening and closing, and the
 	// relay connection ending.
 	Log *slog.Logger
+}
+
+// DefaultPlayersPerAddr is ServeOptions.PlayersPerAddr's default with
+// OnDemand.
+const DefaultPlayersPerAddr = 8
+
+// playersPerAddr is opts.PlayersPerAddr as host.Options takes it.
+func playersPerAddr(opts ServeOptions) int {
+	switch {
+	case opts.PlayersPerAddr < 0:
+		return 0
+	case opts.PlayersPerAddr == 0 && opts.OnDemand:
+		return DefaultPlayersPerAddr
+	}
+	return opts.PlayersPerAddr
 }
 
 // Served is a match server: a host.Multi (Run, Open, CloseRoom,
@@ -131,6 +158,7 @@ func Serve[I any](ctx context.Context, g rewind.Game[I], opts ServeOptions) (*Se
 	if s.unused.timeout == 0 {
 		s.unused.timeout = DefaultUnusedTimeout
 	}
+	s.unused.minPlayers = max(opts.UnusedPlayers, 1)
 	ready := make(chan struct{}) // the host.Multi exists (or Serve failed)
 	sr, err := roomclient.ServeRooms(ctx, s.relayOptions(opts, slots, ready))
 	if err != nil {
@@ -144,13 +172,14 @@ func Serve[I any](ctx context.Context, g rewind.Game[I], opts ServeOptions) (*Se
 		return nil, err
 	}
 	mh, err := host.NewMulti(g, conn, host.Options{
-		HostOptions: rewind.HostOptions{Server: opts.Server, Log: log},
-		MaxMatches:  min(slots, sr.Slots()),
-		Workers:     opts.Workers,
-		TickPhases:  opts.TickPhases,
-		FreeEnded:   opts.OnDemand,
-		RoomOf:      roomOf,
-		OnClose:     sr.End,
+		HostOptions:  rewind.HostOptions{Server: opts.Server, Log: log},
+		MaxMatches:   min(slots, sr.Slots()),
+		Workers:      opts.Workers,
+		TickPhases:   opts.TickPhases,
+		FreeEnded:    opts.OnDemand,
+		PeersPerAddr: playersPerAddr(opts),
+		RoomOf:       roomOf,
+		OnClose:      sr.End,
 	}) // closes the conn if it fails
 	if err != nil {
 		close(ready)

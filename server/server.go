@@ -34,6 +34,7 @@
 package server
 
 import (
+	"bytes"
 	"fmt"
 	"time"
 
@@ -149,6 +150,11 @@ type Stats struct {
 	BadDatagrams uint64
 	// Joins and Leaves count join and leave events.
 	Joins, Leaves uint64
+	// InputChanges counts player-ticks whose input differed from the
+	// player's input of the tick before: real play, which an idle
+	// player holding a seat does not make (rooms.ServeOptions'
+	// unused timeout reads it).
+	InputChanges uint64
 	// Refused counts hellos answered with a refusal.
 	Refused uint64
 	// Rejoins counts hellos with a valid cookie; Rebases counts players
@@ -432,15 +438,8 @@ func (s *Server[I]) runTick() {
 			s.removePlayer(p)
 			continue
 		}
-		slot := t & s.qmask
-		if p.qAt[slot] == t {
-			copy(p.last, p.q[slot])
-			s.mustEncode(s.wire.enc.SetInput(uint8(id), s.relayed(p.last)))
-		} else {
+		if !s.tickInput(p, t) {
 			rec.late[id/64] |= 1 << (id % 64)
-			s.wire.enc.SetLate(uint8(id))
-			s.stats.LateInputs++
-			p.late++
 		}
 		s.stats.PlayerTicks++
 	}
@@ -517,6 +516,25 @@ func (s *Server[I]) ready() int {
 		}
 	}
 	return n
+}
+
+// tickInput makes p's input of tick t its last and encodes it, counting
+// a change; with none arrived in time, p's last input stays (encoded as
+// late, counted) and tickInput reports false.
+func (s *Server[I]) tickInput(p *player, t uint32) bool {
+	slot := t & s.qmask
+	if p.qAt[slot] != t {
+		s.wire.enc.SetLate(uint8(p.id))
+		s.stats.LateInputs++
+		p.late++
+		return false
+	}
+	if !bytes.Equal(p.last, p.q[slot]) {
+		s.stats.InputChanges++
+	}
+	copy(p.last, p.q[slot])
+	s.mustEncode(s.wire.enc.SetInput(uint8(p.id), s.relayed(p.last)))
+	return true
 }
 
 // removePlayer forgets a player after its leave event, keeping its id and

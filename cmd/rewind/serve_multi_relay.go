@@ -106,7 +106,8 @@ func startServedRooms[I any](ctx context.Context, g rewind.Game[I], o roomServe,
 	s, err := rooms.Serve(hctx, g, rooms.ServeOptions{
 		Relay: o.rooms.relay, Relays: o.rooms.more, Reconnect: o.rooms.reconnect,
 		Rooms: o.multi.rooms, Codes: codes, MaxMatches: o.multi.maxMatches,
-		Workers: o.multi.workers, TickPhases: o.multi.tickPhases, OnDemand: o.rooms.onDemand, UnusedTimeout: unusedTimeout(o.rooms.unused), ServerToken: token, Server: o.server, Log: o.game.logger(log),
+		Workers: o.multi.workers, TickPhases: o.multi.tickPhases, OnDemand: o.rooms.onDemand, UnusedTimeout: unusedTimeout(o.rooms.unused),
+		UnusedPlayers: o.rooms.unusedN, PlayersPerAddr: perAddrCap(o.rooms.perAddr), ServerToken: token, Server: o.server, Log: o.game.logger(log),
 		UDP: udp, UDPConfig: o.udpConfig,
 	})
 	cancel()
@@ -131,6 +132,15 @@ func (v servedStats[I]) Stats() rewind.HostStats {
 	h.Match.Players = st.Players
 	h.Peers = v.s.Relay().Conn().Peers()
 	return h
+}
+
+// perAddrCap is --players-per-addr as rooms.ServeOptions takes it (0:
+// no cap, which the option spells negative).
+func perAddrCap(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
 }
 
 // unusedTimeout is --unused-timeout as rooms.ServeOptions takes it (0:

@@ -29,6 +29,8 @@ type roomFlags struct {
 	migrate   bool
 	onDemand  bool
 	unused    time.Duration // --unused-timeout
+	unusedN   int           // --unused-players
+	perAddr   int           // --players-per-addr
 	tokenFile string        // --server-token
 }
 
@@ -42,8 +44,8 @@ func (r *roomFlags) split() error {
 	if len(urls) > 0 {
 		r.relay, r.more = urls[0], urls[1:]
 	}
-	if r.unused < 0 {
-		return usageError{errors.New("--unused-timeout must not be negative")}
+	if r.unused < 0 || r.unusedN < 0 || r.perAddr < 0 {
+		return usageError{errors.New("--unused-timeout, --unused-players and --players-per-addr must not be negative")}
 	}
 	if r.reconnect < 0 {
 		return usageError{errors.New("--relay-reconnect must not be negative")}
@@ -57,7 +59,9 @@ func (r *roomFlags) add(fs *flag.FlagSet) {
 	fs.DurationVar(&r.timeout, "relay-timeout", 15*time.Second, "with --relay: give up when the relay has not hosted the room within this long")
 	fs.BoolVar(&r.migrate, "host-migration", false, "with --relay (one URL or a list, not with --rooms, --max-matches or --on-demand): when this server goes (killed, hung, stopped), the match goes on at one of its players (rewind play --join), from its last verified tick; without it, stopping ends the room's match")
 	fs.BoolVar(&r.onDemand, "on-demand", false, "with --relay: a match server that also opens rooms when the relay asks (a lobby ran rewind open), up to --max-matches (default 64) at once through one relay connection; a room whose match ended frees its slot")
-	fs.DurationVar(&r.unused, "unused-timeout", rooms.DefaultUnusedTimeout, "with --on-demand: a room opened on demand whose match has not started within this long ends, joined or not, and its slot is free again (0: never)")
+	fs.DurationVar(&r.unused, "unused-timeout", rooms.DefaultUnusedTimeout, "with --on-demand: a room opened on demand that saw no real play for this long ends, and its slot is free again (0: never): real play is a match of --unused-players or more whose inputs change; a match that never started, or whose players are idle, is not")
+	fs.IntVar(&r.unusedN, "unused-players", 1, "with --on-demand: the players a match needs for its play to count as real (--unused-timeout)")
+	fs.IntVar(&r.perAddr, "players-per-addr", 8, "with --on-demand: the UDP players one IP address (IPv6: one /64) may hold across all rooms at once; beyond, its hellos are refused full (0: no cap)")
 	fs.StringVar(&r.tokenFile, "server-token", "", "with --relay: a file holding the relay's server token (as relay --server-token FILE): serve registers as a match server (one room without --rooms, --max-matches or --on-demand) proving it without sending it; a relay with a token refuses a match server without it (exit status 2); a one-room serve without it hosts its room as a player would")
 	fs.StringVar(&r.room, "room", "", "with --relay: propose this room code (6 to 12 characters of 23456789ABCDEFGHJKLMNPQRSTUVWXYZ; default: the relay picks one); with --rooms: the first room's code")
 }

@@ -220,6 +220,7 @@ func AddStats(a, b server.Stats) server.Stats {
 	a.BadDatagrams += b.BadDatagrams
 	a.Joins += b.Joins
 	a.Leaves += b.Leaves
+	a.InputChanges += b.InputChanges
 	a.Refused += b.Refused
 	a.Rejoins += b.Rejoins
 	a.Rebases += b.Rebases
@@ -238,6 +239,10 @@ func AddStats(a, b server.Stats) server.Stats {
 	a.ChatRefused += b.ChatRefused
 	a.ChatDropped += b.ChatDropped
 	a.GameMessages += b.GameMessages
+	a.ModuleRequests += b.ModuleRequests
+	a.ModuleRefused += b.ModuleRefused
+	a.ModuleChunksOut += b.ModuleChunksOut
+	a.ModuleLimited += b.ModuleLimited
 	a.ReplayMismatches += b.ReplayMismatches
 	a.Spectators += b.Spectators
 	a.SpectatorDropped += b.SpectatorDropped

@@ -272,6 +272,9 @@ func TestHandoverRoomKeyRotates(t *testing.T) {
 	r := newHandoverRig(t, 3, transport.LinkConfig{Latency: 50 * time.Millisecond, Loss: 0.05})
 	r.run(3 * time.Second)
 	old := r.srv.RoomKey()
+	if r.srv.Stats().InputChanges == 0 { // the bots' inputs change: real play (rooms' unused timeout)
+		t.Fatal("no input changes counted")
+	}
 	if r.srv.Departures() != 0 {
 		t.Fatalf("departures %d before anyone left", r.srv.Departures())
 	}

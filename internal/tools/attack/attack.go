@@ -121,6 +121,7 @@ var All = []Attack{
 	{"lookup_prefix", LookupPrefix},
 	{"console_state_flood", ConsoleStateFlood},
 	{"room_key_lurker", RoomKeyLurker},
+	{"idle_slot_hoard", IdleSlotHoard},
 }
 
 // lineCounter is a slog.Handler counting the records at or above a level.
