@@ -16,6 +16,7 @@ import (
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/games"
 	"github.com/rewindnet/rewind/gateway"
+	"github.com/rewindnet/rewind/internal/cli/cliflag"
 	"github.com/rewindnet/rewind/internal/cli/demopage"
 	"github.com/rewindnet/rewind/internal/cli/health"
 	"github.com/rewindnet/rewind/internal/netutil"
@@ -114,7 +115,7 @@ type demoConfig struct {
 func parseDemoFlags(args []string, stderr io.Writer) (*demoConfig, error) {
 	c := &demoConfig{}
 	fs := newFlags("demo", "rewind demo [--http ADDR] [--console [--admin-token FILE]] [flags]", stderr)
-	fs.StringVar(&c.httpAddr, "http", "127.0.0.1:8080", "HTTP address of the page (/) and the relay's WebSocket endpoint; 0.0.0.0:8080 lets other machines join")
+	cliflag.HTTP(fs, &c.httpAddr, "127.0.0.1:8080", "the page (/), the rooms WebSocket ("+roomproto.Path+"), the JSON lockstep gateway (/lockstep, for a game that hides nothing), the probes /healthz and /readyz and, with --console, the console; 0.0.0.0:8080 lets other machines join")
 	c.gf.add(fs)
 	fs.StringVar(&c.code, "room", "", "propose this room code (default: the relay picks one)")
 	c.pf.add(fs, "most players in the match", "players that must have joined before the match's first tick (others may join at any time)")

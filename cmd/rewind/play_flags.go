@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rewindnet/rewind/internal/cli/cliflag"
 	"github.com/rewindnet/rewind/relay/roomcode"
 )
 
@@ -65,7 +66,8 @@ func parsePlay(watch bool, args []string, stderr io.Writer) (*playOpts, error) {
 	o.chatFile = pf.String("chat-file", "", "send each line of this file as chat, one line a second (received chat is logged on standard error: chat from=ID name=NAME text=...)")
 	o.lockstep = pf.Bool("lockstep", false, "play lockstep: never predict, show only the ticks the server verified, stall on a missing one")
 	o.status = fs.Duration("status", time.Second, "print a status line to standard error this often (0: never)")
-	o.httpAddr = fs.String("http", "", "serve Prometheus /metrics and /debug/pprof/ on this TCP address (empty: off)")
+	o.httpAddr = new(string)
+	cliflag.HTTP(fs, o.httpAddr, "", "Prometheus /metrics and /debug/pprof/ (empty: no listener)")
 	o.lf.add(fs)
 	o.df.add(fs)
 	o.rf.add(fs, "record the ticks this player verifies into a replay file (rewind replay FILE verifies it)")

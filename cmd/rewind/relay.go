@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/rewindnet/rewind/internal/cli/cliflag"
 	"github.com/rewindnet/rewind/internal/cli/console"
 	"github.com/rewindnet/rewind/internal/cli/health"
 	"github.com/rewindnet/rewind/internal/cli/metrics"
@@ -211,8 +212,8 @@ func parseRelayFlags(args []string, stderr io.Writer) (*relayConfig, error) {
 	c := &relayConfig{}
 	o := &c.relay
 	fs := newFlags("relay", "rewind relay [--http ADDR] [--turn ADDR|none] [--turn-ip IP] [--turn-ttl D] [--metrics ADDR] [--log-level LEVEL] [--redis redis://HOST:PORT/DB [--redis-ttl D]] [--console [--admin-token FILE]]", stderr)
-	fs.StringVar(&c.httpAddr, "http", "127.0.0.1:8080", "HTTP address of the relay's WebSocket endpoint ("+roomproto.Path+")")
-	fs.StringVar(&c.metricsAddr, "metrics", "", "serve Prometheus /metrics (the relay's rooms, connections, joiners, failed and throttled joins) and /debug/pprof/ on this TCP address (empty: off)")
+	cliflag.HTTP(fs, &c.httpAddr, "127.0.0.1:8080", "the rooms WebSocket ("+roomproto.Path+"), the probes /healthz and /readyz and, with --console, the console (Prometheus /metrics is on --metrics, a listener of its own: players reach --http)")
+	fs.StringVar(&c.metricsAddr, "metrics", "", "a second HTTP listener, a TCP address (empty: none), kept apart from --http (which players reach): Prometheus /metrics (the relay's rooms, connections, joiners, failed and throttled joins) and /debug/pprof/")
 	fs.StringVar(&o.turnAddr, "turn", "", `UDP address of the TURN server (default: the --http host, a free port; "none" turns TURN off)`)
 	fs.StringVar(&o.turnIP, "turn-ip", "", "public IP handed out for TURN (default: the --turn IP, or this machine's first non-loopback IPv4)")
 	fs.DurationVar(&o.turnTTL, "turn-ttl", 6*time.Hour, "how long the TURN credentials handed to room members stay valid for new allocations; hosts and match servers are handed fresh ones at half of it, and an allocation made in time is refreshed past it for as long as its room lives here")

@@ -132,7 +132,7 @@ func parseServe(args []string, stderr io.Writer) (*serveOpts, error) {
 	fs.StringVar(&o.udpAddr, "udp", "0.0.0.0:7777", "UDP address to listen on (port 0 picks a free one; the line udp=HOST:PORT on standard output says which); with --json, UDP only if given")
 	fs.StringVar(&o.jsonAddr, "json", "", "also serve the JSON lockstep gateway (docs/gateway.md) over WebSocket on this TCP address (the line json=ws://HOST:PORT/ on standard output says which)")
 	o.pf.add(fs, "most players in a match", "players that must have connected before the match's first tick; later ones join while the server still keeps every tick since the start (4 s)")
-	fs.StringVar(&o.httpAddr, "http", "", "serve Prometheus /metrics, /debug/pprof/, the probes /healthz and /readyz and, with --console, the console on this TCP address (empty: off)")
+	cliflag.HTTP(fs, &o.httpAddr, "", "Prometheus /metrics, /debug/pprof/, the probes /healthz and /readyz and, with --console, the console (empty: no listener)")
 	fs.DurationVar(&o.duration, "duration", 0, "stop after this long (0: run until interrupted)")
 	fs.DurationVar(&o.status, "status", 10*time.Second, "log a status line this often (0: never)")
 	readBuf := fs.Int("udp-read-buffer", 0, "the UDP socket's receive buffer in bytes (SO_RCVBUF; 0: the system's default); the kernel may grant another size (Linux doubles it, capped at 2 × net.core.rmem_max): the log line \"udp socket buffers\" says what it got")
