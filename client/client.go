@@ -230,8 +230,12 @@ func (c *Client[I]) CopyWorldAt(t uint32, dst *world.World) bool {
 
 // Player returns the client's player id and whether it was welcomed yet.
 func (c *Client[I]) Player() (game.PlayerID, bool) {
-	return c.me, c.phase != connecting && !c.cfg.Spectate
+	return c.me, c.welcomed() && !c.cfg.Spectate
 }
+
+// welcomed reports whether the client took its welcome (not while it
+// still gets the game's module: its game is not the match's yet).
+func (c *Client[I]) welcomed() bool { return c.phase != connecting && c.phase != gettingModule }
 
 // Playing reports whether the client has been welcomed and is in the match.
 func (c *Client[I]) Playing() bool { return c.phase == playing }

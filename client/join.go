@@ -12,7 +12,7 @@ import (
 // client rejoins as the same player (Config.Cookie), and whether it was
 // welcomed yet.
 func (c *Client[I]) Cookie() ([codec.CookieSize]byte, bool) {
-	return c.join.cookie, c.phase != connecting
+	return c.join.cookie, c.welcomed()
 }
 
 // Loading reports whether the client is getting the server's world (it

@@ -34,7 +34,8 @@ type Game struct {
 	lastW   *world.World
 	lastI   *instance
 	scratch world.Snapshot
-	rec     []byte // one step's input records
+	rec     []byte       // one step's input records
+	viewW   *world.World // the copy view exports run on (view_native.go)
 }
 
 // Game returns the module as a game whose worlds start with

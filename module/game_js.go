@@ -30,6 +30,9 @@ type Game struct {
 	lastW *world.World
 	lastI *instance
 	rec   []byte
+
+	viewIn  *instance // the instance view exports run on (view_js.go)
+	viewMem []byte    // its memory after a view call
 }
 
 // An instance runs the module on one world.

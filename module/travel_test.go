@@ -142,6 +142,11 @@ func TestModuleTravels(t *testing.T) {
 			t.Errorf("%s: %v; %d module bytes of %d in %d requests, verified %d, %d desyncs", name, errs[i], st.ModuleBytes, len(wasm), st.ModuleRequests, st.Verified, st.Desyncs)
 		}
 	}
+	for i, name := range []string{"player", "watcher"} {
+		if _, ok := sessions[i].Game().(*Game); !ok {
+			t.Errorf("%s: the session plays %T, not the host's module's game", name, sessions[i].Game())
+		}
+	}
 	if nPlayer < 100 || nWatch < 100 {
 		t.Errorf("verified ticks checked: player %d, spectator %d", nPlayer, nWatch)
 	}

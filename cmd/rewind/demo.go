@@ -246,7 +246,7 @@ func (d *demoHTTP[I]) hostRoom(ctx context.Context, c *demoConfig, g rewind.Game
 // a play command on stderr, room=, relay=, url= and (with the gateway)
 // lockstep= on stdout.
 func (d *demoHTTP[I]) announce(code string, gf gameFlags, stdout, stderr io.Writer) {
-	d.page.SetGame(gf.name, gf.entry.Help)
+	d.page.SetGame(tabGame(gf.name), gf.entry.Help)
 	d.page.SetRoom(code, gf.playFlags(), gf.settingsText(), gf.tickRate)
 	fmt.Fprintf(stderr, "rewind demo: join with  rewind play --headless --join %s --relay %s%s\n", code, d.relayURL, gf.playFlags())
 	fmt.Fprintf(stdout, "room=%s\n", code)

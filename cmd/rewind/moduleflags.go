@@ -5,6 +5,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/rewindnet/rewind/games/wasmgame"
@@ -37,4 +38,14 @@ func defaultModuleCache() string {
 		return ""
 	}
 	return filepath.Join(d, "rewind", "modules")
+}
+
+// tabGame is the game a demo's tabs play for the host's game name: a
+// module file's is the host's module (the tab has no file: it fetches
+// the module from the room).
+func tabGame(name string) string {
+	if strings.HasSuffix(name, ".wasm") {
+		return hostModuleGame
+	}
+	return name
 }

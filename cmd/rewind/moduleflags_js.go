@@ -13,3 +13,6 @@ func addModuleFlags(interface {
 	DurationVar(*time.Duration, string, time.Duration, string)
 }) {
 }
+
+// tabGame is name in js/wasm (no modules through games/wasmgame).
+func tabGame(name string) string { return name }

@@ -38,12 +38,13 @@ func playAs(ctx context.Context, watch bool, args []string, stdout, stderr io.Wr
 	if err != nil {
 		return err
 	}
+	addr := *o.addr // run sets it to the room's name with --join
 	err = o.run(ctx, stdout)
 	if errors.Is(err, errHostModule) {
 		// Refused as another game with no --game given: the host may
 		// play a WebAssembly module, which travels with the match.
 		o.log.Info("the host plays another game than " + o.gf.name + ": joining again to play the host's module")
-		o.gf.name = hostModuleGame
+		o.gf.name, *o.addr = hostModuleGame, addr
 		if err := o.check(); err != nil {
 			return err
 		}

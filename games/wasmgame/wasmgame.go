@@ -1,5 +1,3 @@
-//go:build !js
-
 // Package wasmgame makes WebAssembly modules registered games: importing
 // it registers a resolver with package games that takes a name ending in
 // ".wasm" as the path of a module (contract v1, package module), so that
@@ -12,6 +10,11 @@
 // The name Host ("module") is the game of whichever module the host
 // plays, for a player given no file: a module.Remote, which fetches the
 // host's module from the match (or finds it in Cache) and plays it.
+//
+// Both entries draw through the module's rewind_draw and read controls
+// through its rewind_control (module.Game's Draw and Control), so the
+// page's Worker and the desktop window play a module as any game; in
+// js/wasm (a tab) the module runs in the browser's engine.
 //
 // Config holds the limits every module loaded by the resolver gets
 // (cmd/rewind's --module-max-bytes, --module-max-memory,
@@ -28,6 +31,7 @@ import (
 
 	"github.com/rewindnet/rewind"
 	"github.com/rewindnet/rewind/codec/inputs"
+	"github.com/rewindnet/rewind/draw"
 	"github.com/rewindnet/rewind/game"
 	"github.com/rewindnet/rewind/games"
 	"github.com/rewindnet/rewind/module"
@@ -116,7 +120,39 @@ func Entry(name string, m *module.Module) *games.Entry {
 		return bot(m.InputSize(), seed, it), nil
 	}
 	e.Values = func(g games.Game) games.Values { return games.Values{games.TickRate: game.RateOf(g)} }
+	setView(e, it)
 	return e
+}
+
+// moduleHelp is a module's line on a person's controls.
+const moduleHelp = "arrows or WASD, space (fire), shift (alt), 1-4, the pointer: what they do is the module's"
+
+// setView sets e's Draw, Control, Size and Help: the module game's own
+// (module.Game), the game unerased and its input unpacked and packed.
+func setView(e *games.Entry, it *inputs.Type[module.Input]) {
+	own := func(g games.Game) *module.Game {
+		mg, _ := games.Unerase(g).(*module.Game)
+		return mg
+	}
+	e.Help = moduleHelp
+	e.Draw = func(g games.Game, v rewind.View, l *draw.List) {
+		if mg := own(g); mg != nil {
+			mg.Draw(v, l)
+		}
+	}
+	e.Control = func(g games.Game, v rewind.View, c draw.Controls, prev games.Input) games.Input {
+		mg := own(g)
+		if mg == nil {
+			return prev
+		}
+		var p module.Input
+		it.Unpack(prev[:], &p)
+		p = mg.Control(v, c, p)
+		var out games.Input
+		it.Pack(out[:], &p)
+		return out
+	}
+	e.Size = func(games.Game) (int, int) { return module.ViewWidth, module.ViewHeight }
 }
 
 // RemoteEntry returns r as a registry entry named Host: a player that
@@ -158,6 +194,7 @@ func RemoteEntry(r *module.Remote) *games.Entry {
 		}, nil
 	}
 	e.Values = func(g games.Game) games.Values { return games.Values{games.TickRate: game.RateOf(g)} }
+	setView(e, it)
 	return e
 }
 

@@ -9,4 +9,5 @@ package allgames
 import (
 	_ "github.com/rewindnet/rewind/examples/paint/game" // a game of one's own (examples/paint)
 	_ "github.com/rewindnet/rewind/games/all"           // sand, ships, cards, walkers
+	_ "github.com/rewindnet/rewind/games/wasmgame"      // WebAssembly modules: ?game=module, the host's, fetched from the room
 )
