@@ -167,6 +167,17 @@ func Erase[I any](g rewind.Game[I], rate int) Game {
 	return erase(g, it, rate, "")
 }
 
+// EraseNamed is Erase of a game that says its name (game.Namer): what a
+// server's refusal of another game names, for a resolver's entries
+// (games/wasmgame's games say "module", the game of the host's module).
+func EraseNamed[I any](g rewind.Game[I], rate int, name string) Game {
+	it, err := inputs.NewType[I]()
+	if err != nil {
+		panic(fmt.Sprintf("games: EraseNamed: %v", err)) // as Erase
+	}
+	return erase(g, it, rate, name)
+}
+
 func erase[I any](g rewind.Game[I], it *inputs.Type[I], rate int, name string) Game {
 	if rate == game.RateOf(g) {
 		rate = 0

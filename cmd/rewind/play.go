@@ -59,10 +59,13 @@ var errHostModule = errors.New("refused as another game: try the host's module")
 
 // hostModule reports whether a refusal err asks to join again as a
 // player of the host's module: the server refused the game, which the
-// player did not choose (no --game), and modules are built in.
+// player did not choose (no --game), naming the host's module's game
+// (or no game, as servers before the name do), and modules are built
+// in.
 func (o *playOpts) hostModule(err error) bool {
 	var r *rewind.RefusedError
-	if hostModuleGame == "" || o.gf.name == hostModuleGame || !errors.As(err, &r) || r.Reason != codec.ReasonGame {
+	if hostModuleGame == "" || o.gf.name == hostModuleGame || !errors.As(err, &r) || r.Reason != codec.ReasonGame ||
+		r.Game != "" && r.Game != hostModuleGame { // a server before the name says none
 		return false
 	}
 	given := false

@@ -107,7 +107,7 @@ func Entry(name string, m *module.Module) *games.Entry {
 		if err != nil {
 			return nil, err
 		}
-		return games.Erase[module.Input](m.Game(Seed), v[games.TickRate]), nil
+		return games.EraseNamed[module.Input](m.Game(Seed), v[games.TickRate], Host), nil
 	}
 	it, err := inputs.NewType[module.Input]()
 	if err != nil {
@@ -171,7 +171,7 @@ func RemoteEntry(r *module.Remote) *games.Entry {
 		if err != nil {
 			return nil, err
 		}
-		return games.Erase[module.Input](r, v[games.TickRate]), nil
+		return games.EraseNamed[module.Input](r, v[games.TickRate], Host), nil
 	}
 	it, err := inputs.NewType[module.Input]()
 	if err != nil {
