@@ -42,6 +42,11 @@ func TestWindowAndBot(t *testing.T) {
 		t.Errorf("the window's last line has keys %s, rewind play's %s", wk, bk)
 	}
 	t.Logf("tick %s: window %v; bot %v", until, wl, bl)
+	// Its status line on stderr (--status, 5 s by default: the first at
+	// its first tick), the page's #status keys.
+	if st := w.stderr.String(); !strings.Contains(st, "room="+d.code+" player=") || !strings.Contains(st, " verified_tick=") {
+		t.Errorf("the window printed no status line on stderr:\n%s", st)
+	}
 
 	f, err := os.Open(shot)
 	if err != nil {

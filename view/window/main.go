@@ -18,7 +18,9 @@
 // `rewind watch`): no player slot, no input, only the verified ticks,
 // --delay D behind the match. --until-tick T makes it exit once its
 // verified tick reaches T, printing `rewind play`'s last line on stdout;
-// --screenshot FILE saves its last frame as PNG before it exits.
+// --screenshot FILE saves its last frame as PNG before it exits. It
+// opens as large as fits a 1280×800 screen, resizable, and prints its
+// status line (the page's #status) on stderr every --status D (5 s).
 //
 // --replay FILE plays a replay instead (of any registered game, the one
 // its header names, as `rewind serve --record` or `rewind play --record`
@@ -77,7 +79,7 @@ type options struct {
 	code, relayURL, addr, shot, replay *string
 	game                               *string
 	watch, mute                        *bool
-	delay, timeout, joinWait           *time.Duration
+	delay, timeout, joinWait, status   *time.Duration
 	until, seek                        *uint
 	rate                               *int
 	speed                              *float64
@@ -112,6 +114,7 @@ func parse(args []string) (*options, error) {
 	o.replay = fs.String("replay", "", "play this replay file (of sand) instead of joining a match")
 	o.speed = fs.Float64("speed", 1, "with --replay: the playing speed (2: twice as fast)")
 	o.seek = fs.Uint("seek", 0, "with --replay: start at this tick (0: the replay's start)")
+	o.status = fs.Duration("status", 5*time.Second, "print the seat's status line (the page's #status: room=… tick=… verified_tick=… state=…) on standard error this often (0: never)")
 	o.mute = fs.Bool("mute", false, "no sound (also off when the machine has no sound device)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -123,6 +126,8 @@ func parse(args []string) (*options, error) {
 		return nil, errors.New("give --replay FILE or a match to join, not both")
 	case *o.replay != "" && *o.watch:
 		return nil, errors.New("--watch joins a match (--join or --connect); --replay plays a file")
+	case *o.status < 0:
+		return nil, fmt.Errorf("--status %v: must not be negative", *o.status)
 	case *o.delay < 0 || (*o.delay != 0 && !*o.watch):
 		return nil, fmt.Errorf("--delay %v: want a positive duration, with --watch", *o.delay)
 	case *o.replay != "":
@@ -223,6 +228,7 @@ type seated interface {
 	Done() bool
 	Err() error
 	FinalLine() string
+	Status() string
 }
 
 // screen is the view the window runs: its Ebitengine game, where its
@@ -255,17 +261,22 @@ func (o *options) play(ctx context.Context, p seated, v screen) error {
 		defer wg.Done()
 		t := time.NewTicker(time.Second / time.Duration(*o.rate) / 4)
 		defer t.Stop()
+		var next time.Time // the next status line's time
 		for !p.Done() {
 			select {
 			case <-tickCtx.Done():
 				return
 			case now := <-t.C:
 				p.Tick(now)
+				if *o.status > 0 && !now.Before(next) {
+					fmt.Fprintln(os.Stderr, p.Status())
+					next = now.Add(*o.status)
+				}
 			}
 		}
 	}()
 	ebiten.SetWindowTitle(o.title())
-	ebiten.SetWindowSize(v.w, v.h)
+	fitWindow(v.w, v.h)
 	ebiten.SetRunnableOnUnfocused(true)
 	runErr := ebiten.RunGame(v.game)
 	stopTicks()
@@ -330,7 +341,7 @@ func runReplay(file string, speed float64, seek, until uint32, shot string) erro
 		g.Stop()
 	}
 	ebiten.SetWindowTitle("rewind: replay " + filepath.Base(file))
-	ebiten.SetWindowSize(g.Size())
+	fitWindow(g.Size())
 	ebiten.SetRunnableOnUnfocused(true)
 	if err := ebiten.RunGame(g); err != nil {
 		return err
@@ -346,6 +357,21 @@ func runReplay(file string, speed float64, seek, until uint32, shot string) erro
 	}
 	fmt.Println(r.Status())
 	return nil
+}
+
+// fitScreen is the screen a window is sized to fit, less room for its
+// title bar and a desktop's panel: the window opens as large as fits a
+// 1280×800 screen.
+const fitScreenW, fitScreenH = 1280 - 40, 800 - 100
+
+// fitWindow opens the window at the view's w×h scaled to fit a 1280×800
+// screen (sand's 512×548 at 1.28×: 654×700), resizable: Ebitengine
+// scales the view to whatever size it is given, keeping its
+// proportions, and the mouse's position is read in the view's pixels.
+func fitWindow(w, h int) {
+	k := min(float64(fitScreenW)/float64(w), float64(fitScreenH)/float64(h))
+	ebiten.SetWindowSize(int(k*float64(w)), int(k*float64(h)))
+	ebiten.SetWindowResizingMode(ebiten.WindowResizingModeEnabled)
 }
 
 // savePNG writes screen's pixels to file as PNG.
