@@ -8,12 +8,17 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/rewindnet/rewind/game"
+	"github.com/rewindnet/rewind/world"
 )
 
-// BenchmarkJoin1MiB: the bytes of a joiner's world (World.AppendWorld:
-// zero-run packed pages, then zstd) of a 1 MiB-memory module after 60
-// ticks, against zstd (default level) of the raw memory; reported as
-// world-bytes, zstd-bytes and ratio.
+// BenchmarkJoin1MiB: the bytes of a joiner's world of a 1 MiB-memory
+// module after 60 ticks, against zstd (default level) of the raw memory:
+// what a fresh player's join sends (the server's pushWorld: World.
+// AppendDelta against the world Setup made, which every machine makes
+// itself: only the pages changed since, XORed with the start's, zero-run
+// packed, then zstd), and the whole world (World.AppendWorld, what a
+// player whose world the server does not know may get); reported as
+// join-bytes, world-bytes, zstd-bytes and their ratios.
 func BenchmarkJoin1MiB(b *testing.B) {
 	m := loadFile(b, "big.wasm", Config{})
 	g := m.Game(9)
@@ -21,6 +26,8 @@ func BenchmarkJoin1MiB(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	var setup world.Snapshot
+	w.SnapshotInto(&setup)
 	k := newTicker()
 	for i := uint32(1); i <= 60; i++ {
 		g.Step(w, k.tick(i))
@@ -28,13 +35,20 @@ func BenchmarkJoin1MiB(b *testing.B) {
 	mem := g.region(w)[:g.mem.Len(w)*wasmPage]
 	enc, _ := zstd.NewWriter(nil)
 	z := len(enc.EncodeAll(mem, nil))
-	var n int
+	var n, d int
 	for b.Loop() {
+		delta, err := w.AppendDelta(nil, &setup)
+		if err != nil {
+			b.Fatal(err)
+		}
+		d = len(delta)
 		n = len(w.AppendWorld(nil))
 	}
+	b.ReportMetric(float64(d), "join-bytes")
 	b.ReportMetric(float64(n), "world-bytes")
 	b.ReportMetric(float64(z), "zstd-bytes")
-	b.ReportMetric(float64(n)/float64(z), "ratio")
+	b.ReportMetric(float64(d)/float64(z), "join-ratio")
+	b.ReportMetric(float64(n)/float64(z), "world-ratio")
 }
 
 // BenchmarkServerTick: a server's work per tick of the counter module at
