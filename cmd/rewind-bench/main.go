@@ -20,23 +20,16 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
-	"strings"
+
+	"github.com/rewindnet/rewind/internal/cli/cliflag"
 )
 
-// command is one benchmark: run gets the arguments after its name and
-// the streams to write to, and returns an error to print as one line.
-type command struct {
-	summary string
-	run     func(args []string, stdout, stderr io.Writer) error
-}
-
 // benches are the benchmarks by name; each file registers its own in init.
-var benches = map[string]command{}
+var benches = map[string]cliflag.Command{}
 
 // registerBench adds a "rewind-bench <name>" command.
 func registerBench(name, summary string, run func(args []string, stdout, stderr io.Writer) error) {
-	benches[name] = command{summary, run}
+	benches[name] = cliflag.Command{Summary: summary, Run: run}
 }
 
 func main() {
@@ -51,7 +44,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		args = args[1:]
 	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		usage(stderr, "rewind-bench <name> [flags]", benches)
+		cliflag.Usage(stderr, "rewind-bench <name> [flags]", benches)
 		if len(args) == 0 {
 			return 2
 		}
@@ -62,7 +55,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rewind-bench: unknown benchmark %q (rewind-bench -h lists them)\n", args[0])
 		return 2
 	}
-	if err := c.run(args[1:], stdout, stderr); err != nil {
+	if err := c.Run(args[1:], stdout, stderr); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
@@ -82,17 +75,9 @@ type usageError struct{ err error }
 func (u usageError) Error() string { return u.err.Error() }
 func (u usageError) Unwrap() error { return u.err }
 
-// newFlags returns a FlagSet for a benchmark that reports errors instead
-// of exiting, with usage text written to stderr.
-func newFlags(name, synopsis string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: %s\n\nflags:\n", synopsis)
-		fs.PrintDefaults()
-	}
-	return fs
-}
+// newFlags and keyValues are the command tables' own (cliflag): a
+// benchmark's FlagSet, and its results' last line.
+var newFlags, keyValues = cliflag.NewFlags, cliflag.KeyValues
 
 // parseFlags parses args, turning a parse failure into a usageError; -h
 // prints usage and returns flag.ErrHelp. Positional arguments are refused.
@@ -107,28 +92,4 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		return usageError{fmt.Errorf("unexpected argument %q", fs.Arg(0))}
 	}
 	return nil
-}
-
-// keyValues prints the final key=value line of a benchmark's results.
-func keyValues(w io.Writer, pairs ...any) {
-	var b strings.Builder
-	for i := 0; i+1 < len(pairs); i += 2 {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		fmt.Fprintf(&b, "%v=%v", pairs[i], pairs[i+1])
-	}
-	fmt.Fprintln(w, b.String())
-}
-
-func usage(w io.Writer, synopsis string, cmds map[string]command) {
-	fmt.Fprintf(w, "usage: %s\n\ncommands:\n", synopsis)
-	names := make([]string, 0, len(cmds))
-	for n := range cmds {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(w, "  %-10s %s\n", n, cmds[n].summary)
-	}
 }

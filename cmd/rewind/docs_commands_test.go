@@ -86,7 +86,7 @@ func parseOnly(args []string) error {
 	if !ok {
 		return fmt.Errorf("no command %q", args[0])
 	}
-	err := c.run(args[1:], io.Discard, &errOut)
+	err := c.Run(args[1:], io.Discard, &errOut)
 	if errors.Is(err, errOnlyParsed) {
 		return nil
 	}

@@ -18,7 +18,7 @@ import (
 func TestHTTPFlagOneMeaning(t *testing.T) {
 	for _, name := range []string{"serve", "relay", "demo", "play"} {
 		var help bytes.Buffer
-		if err := commands[name].run([]string{"--help"}, io.Discard, &help); !errors.Is(err, flag.ErrHelp) {
+		if err := commands[name].Run([]string{"--help"}, io.Discard, &help); !errors.Is(err, flag.ErrHelp) {
 			t.Fatalf("rewind %s --help: %v", name, err)
 		}
 		if d, ok := httpUsage(help.String()); !ok || !strings.HasPrefix(d, cliflag.HTTPMeaning) {

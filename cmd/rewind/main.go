@@ -20,25 +20,17 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"sort"
-	"strings"
 	"syscall"
 
+	"github.com/rewindnet/rewind/internal/cli/cliflag"
 	"github.com/rewindnet/rewind/relay/roomclient"
 )
 
-// command is one subcommand: run gets the arguments after its name and the
-// streams to write to, and returns an error to print as one line.
-type command struct {
-	summary string
-	run     func(args []string, stdout, stderr io.Writer) error
-}
-
-var commands = map[string]command{}
+var commands = map[string]cliflag.Command{}
 
 // register adds a top-level command; it is called from init functions.
 func register(name, summary string, run func(args []string, stdout, stderr io.Writer) error) {
-	commands[name] = command{summary, run}
+	commands[name] = cliflag.Command{Summary: summary, Run: run}
 }
 
 // registerInterruptible adds a top-level command that runs until SIGINT
@@ -68,7 +60,7 @@ func main() {
 // and exit status 2 (usage) or 1 (failure).
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		usage(stderr, "rewind <command> [flags]", commands)
+		cliflag.Usage(stderr, "rewind <command> [flags]", commands)
 		if len(args) == 0 {
 			return 2
 		}
@@ -79,7 +71,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rewind: unknown command %q (rewind -h lists them)\n", args[0])
 		return 2
 	}
-	if err := c.run(args[1:], stdout, stderr); err != nil {
+	if err := c.Run(args[1:], stdout, stderr); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
@@ -124,17 +116,9 @@ type troubleError struct{ err error }
 func (t troubleError) Error() string { return t.err.Error() }
 func (t troubleError) Unwrap() error { return t.err }
 
-// newFlags returns a FlagSet for a command that reports errors instead of
-// exiting, with usage text written to stderr.
-func newFlags(name, synopsis string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: %s\n\nflags:\n", synopsis)
-		fs.PrintDefaults()
-	}
-	return fs
-}
+// newFlags and keyValues are the command tables' own (cliflag): a
+// command's FlagSet, and its results' last line.
+var newFlags, keyValues = cliflag.NewFlags, cliflag.KeyValues
 
 // parseFlags parses args, turning a parse failure into a usageError; -h
 // prints usage and returns flag.ErrHelp. Positional arguments are refused.
@@ -168,28 +152,4 @@ func flagsParsed() error {
 		return errOnlyParsed
 	}
 	return nil
-}
-
-// keyValues prints the final key=value line of a command's results.
-func keyValues(w io.Writer, pairs ...any) {
-	var b strings.Builder
-	for i := 0; i+1 < len(pairs); i += 2 {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		fmt.Fprintf(&b, "%v=%v", pairs[i], pairs[i+1])
-	}
-	fmt.Fprintln(w, b.String())
-}
-
-func usage(w io.Writer, synopsis string, cmds map[string]command) {
-	fmt.Fprintf(w, "usage: %s\n\ncommands:\n", synopsis)
-	names := make([]string, 0, len(cmds))
-	for n := range cmds {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(w, "  %-10s %s\n", n, cmds[n].summary)
-	}
 }
