@@ -72,13 +72,35 @@ func newTravelMatch(t *testing.T, g rewind.Game[Input], loss float64) *travelMat
 // join connects a client of g (a Remote, say) that takes the host's
 // settings; its verified hashes are checked against the server's.
 func (m *travelMatch) join(name string, g rewind.Game[Input], spectate bool, verified *int) *rewind.Session[Input] {
+	var opts rewind.Options
+	opts.Client.HostSettings, opts.Client.Spectate = true, spectate
+	return m.connect(name, g, opts, verified)
+}
+
+// joinAs connects a client of g that plays its own game (no host
+// settings).
+func (m *travelMatch) joinAs(name string, g rewind.Game[Input], spectate bool, verified *int) *rewind.Session[Input] {
+	var opts rewind.Options
+	opts.Client.Spectate = spectate
+	return m.connect(name, g, opts, verified)
+}
+
+// joinWith connects a client of g that takes the host's settings and
+// rejoins with cookie.
+func (m *travelMatch) joinWith(name string, g rewind.Game[Input], verified *int, cookie []byte) *rewind.Session[Input] {
+	var opts rewind.Options
+	opts.Client.HostSettings, opts.Client.Cookie = true, cookie
+	return m.connect(name, g, opts, verified)
+}
+
+// connect connects a client of g with opts; its verified hashes are
+// checked against the server's.
+func (m *travelMatch) connect(name string, g rewind.Game[Input], opts rewind.Options, verified *int) *rewind.Session[Input] {
 	c, err := m.net.Dial(name, "server")
 	if err != nil {
 		m.t.Fatal(err)
 	}
 	m.t.Cleanup(func() { c.Close() })
-	var opts rewind.Options
-	opts.Client.HostSettings, opts.Client.Spectate = true, spectate
 	opts.Client.OnVerified = func(tick uint32, h uint64) {
 		*verified++
 		if m.hashes[tick] != h {
