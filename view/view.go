@@ -41,8 +41,13 @@ import (
 )
 
 // hudHeight is the HUD's height above the game's canvas, in layout
-// pixels.
-const hudHeight = 36
+// pixels: two lines of the debug font (16 pixels a line) at hudScale.
+const hudHeight = 2 + 2*16*hudScale + 2
+
+// hudScale enlarges the HUD's text: the debug font's glyphs, about 7
+// pixels tall, at 1.5× and the window's own scale (1.28× for sand's
+// view in a window that fits 1280×800) are about 13 pixels on screen.
+const hudScale = 1.5
 
 // Game is the Ebitengine game of a seat (seat.Played) of any game with
 // input I: it implements ebiten.Game. Until SetPlayer it shows Waiting's
@@ -67,8 +72,9 @@ type Game[I comparable] struct {
 	canvas  *canvas
 	sounds  []draw.Sound
 	stop    bool
-	graph   tab.NetGraph // the net graph's samples
-	graphOn bool         // G shows and hides it
+	graph   tab.NetGraph     // the net graph's samples
+	graphOn bool             // G shows and hides it
+	hudImg  [2]*ebiten.Image // each HUD line at 1×, drawn enlarged (hudText)
 }
 
 // New returns the view of a game whose canvas is w×h pixels (the game's
@@ -247,8 +253,7 @@ func (g *Game[I]) drawReplayHUD(screen *ebiten.Image, r *seat.Replay) {
 	}
 	line1 := fmt.Sprintf("replay %s  speed %gx%s", r.Name(), rp.Speed(), state)
 	line2 := fmt.Sprintf("tick %d / %d  (space pause, left/right seek %v, up/down speed)", rp.Tick(), rp.Last(), seat.SeekStep)
-	ebitenutil.DebugPrintAt(screen, line1, 4, 2)
-	ebitenutil.DebugPrintAt(screen, line2, 4, 18)
+	g.hudText(screen, line1, line2)
 }
 
 func (g *Game[I]) frame(screen *ebiten.Image) {
@@ -296,8 +301,25 @@ func (g *Game[I]) drawHUDLines(screen *ebiten.Image, h hud) {
 	}
 	line2 := fmt.Sprintf("tick %d  verified %d  rollbacks %d  resyncs %d",
 		h.predicted, h.verified, h.rollbacks, h.resyncs)
-	ebitenutil.DebugPrintAt(screen, line1, 4, 2)
-	ebitenutil.DebugPrintAt(screen, line2, 4, 18)
+	g.hudText(screen, line1, line2)
+}
+
+// hudText draws the HUD's two lines at hudScale, each through an image
+// of its own at the debug font's size (kept from frame to frame).
+func (g *Game[I]) hudText(screen *ebiten.Image, lines ...string) {
+	for i, line := range lines[:min(len(lines), len(g.hudImg))] {
+		img := g.hudImg[i]
+		if img == nil {
+			img = ebiten.NewImage(max(g.gw, 64), 16)
+			g.hudImg[i] = img
+		}
+		img.Clear()
+		ebitenutil.DebugPrintAt(img, line, 0, 0)
+		var op ebiten.DrawImageOptions
+		op.GeoM.Scale(hudScale, hudScale)
+		op.GeoM.Translate(4, 2+float64(i)*16*hudScale)
+		screen.DrawImage(img, &op)
+	}
 }
 
 // drawNetGraph draws graph in the top right corner of a view viewWidth

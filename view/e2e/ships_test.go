@@ -71,9 +71,9 @@ func TestShipsPageWindowAndBot(t *testing.T) {
 		}
 		// The arena's wall, drawn unscaled in the window (ships' draw
 		// list: a 1-pixel outline of its 600×600 canvas, whose top is
-		// at y 36 below the HUD).
-		if r, g, b, _ := img.At(300, 36).RGBA(); r>>8 != 90 || g>>8 != 90 || b>>8 != 110 {
-			t.Errorf("the window's pixel (300, 36) is (%d, %d, %d), not the arena's wall", r>>8, g>>8, b>>8)
+		// at y 52 below the HUD: view.hudHeight).
+		if r, g, b, _ := img.At(300, 52).RGBA(); r>>8 != 90 || g>>8 != 90 || b>>8 != 110 {
+			t.Errorf("the window's pixel (300, 52) is (%d, %d, %d), not the arena's wall", r>>8, g>>8, b>>8)
 		}
 	}
 	if dir := os.Getenv("REWIND_SCREENSHOTS"); dir != "" {

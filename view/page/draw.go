@@ -11,7 +11,8 @@ import (
 	"github.com/rewindnet/rewind/view/tab"
 )
 
-// The layout, as the window's (package view): the HUD hudHeight above
+// The layout, as the window's (package view, whose HUD is 52 pixels:
+// its debug-font text enlarged): the HUD hudHeight above
 // the game's canvas, which is the game's size (rewind.View's), or
 // defaultSide square before the first frame.
 const (
