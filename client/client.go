@@ -276,6 +276,11 @@ func (c *Client[I]) Stats() Stats {
 		st.MaxRollback = k.maxDepth
 		st.Desyncs = k.desyncs
 		st.Steps = k.steps
+		for _, p := range k.presentV {
+			if p {
+				st.Players++
+			}
+		}
 		for i := range k.snaps {
 			st.SnapshotBytes += uint64(k.snaps[i].Len())
 		}

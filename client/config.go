@@ -169,6 +169,9 @@ type Stats struct {
 	// after resimulation; Resyncs counts repairs (the server's pages
 	// applied and the world's hash checked against the server's).
 	Desyncs uint64
+	// Players counts the players in the match as of the verified tick
+	// (joined and not left; the HUD's "players N").
+	Players int
 	Resyncs uint64
 	// Rebases counts welcomes that moved the client to a newer tick's
 	// world (it fell further behind than the server keeps ticks).

@@ -2,7 +2,7 @@
 // the game's draw list (package draw: the game's view draws the
 // predicted world between the last two ticks at the frame's fraction),
 // drawn by canvas.go as the page draws it on a 2-D canvas, and around it
-// the engine's HUD (room, player, ping, predicted and verified tick,
+// the engine's HUD (room, player, players in the match, ping, predicted and verified tick,
 // rollbacks, resyncs; "SPECTATING" for a spectator's seat, which reads
 // no keys), the stall's "Waiting for: NAME…" line and the net graph.
 // Its Update reads the engine's control state (draw.Controls: arrows
@@ -270,6 +270,7 @@ type hud struct {
 	delay               time.Duration
 	predicted, verified uint32
 	rollbacks, resyncs  uint64
+	players             int
 }
 
 // seatHUD returns the HUD's figures of a seat.
@@ -277,7 +278,7 @@ func seatHUD[I comparable, G any](p *seat.Seat[I, G]) hud {
 	st := p.Stats()
 	h := hud{room: p.Room(), id: "-", ping: float64(st.Ping) / float64(time.Millisecond),
 		spectating: p.Spectating(), delay: p.Delay(), predicted: st.Predicted, verified: st.Verified,
-		rollbacks: st.Rollbacks, resyncs: st.Resyncs}
+		rollbacks: st.Rollbacks, resyncs: st.Resyncs, players: st.Players}
 	if me, ok := p.Session().Player(); ok {
 		h.id = fmt.Sprint(me)
 	}
@@ -291,13 +292,13 @@ func seatHUD[I comparable, G any](p *seat.Seat[I, G]) hud {
 }
 
 func (g *Game[I]) drawHUDLines(screen *ebiten.Image, h hud) {
-	line1 := fmt.Sprintf("room %s  player %s  ping %.0f ms%s", h.room, h.id, h.ping, h.state)
+	line1 := fmt.Sprintf("room %s  player %s  players %d  ping %.0f ms%s", h.room, h.id, h.players, h.ping, h.state)
 	if h.spectating {
 		behind := ""
 		if h.delay > 0 {
 			behind = fmt.Sprintf(" %v behind", h.delay)
 		}
-		line1 = fmt.Sprintf("room %s  SPECTATING%s  ping %.0f ms%s", h.room, behind, h.ping, h.state)
+		line1 = fmt.Sprintf("room %s  SPECTATING%s  players %d  ping %.0f ms%s", h.room, behind, h.players, h.ping, h.state)
 	}
 	line2 := fmt.Sprintf("tick %d  verified %d  rollbacks %d  resyncs %d",
 		h.predicted, h.verified, h.rollbacks, h.resyncs)

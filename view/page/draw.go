@@ -199,13 +199,13 @@ func hudLines(f *tab.Frame) (string, string) {
 	case f.Done:
 		state = "  done"
 	}
-	line1 := fmt.Sprintf("room %s  player %s  ping %.0f ms%s", f.Room, id, f.Ping, state)
+	line1 := fmt.Sprintf("room %s  player %s  players %d  ping %.0f ms%s", f.Room, id, f.Players, f.Ping, state)
 	if f.Spectating {
 		behind := ""
 		if f.Delay > 0 {
 			behind = fmt.Sprintf(" %gs behind", math.Round(f.Delay/100)/10)
 		}
-		line1 = fmt.Sprintf("room %s  SPECTATING%s  ping %.0f ms%s", f.Room, behind, f.Ping, state)
+		line1 = fmt.Sprintf("room %s  SPECTATING%s  players %d  ping %.0f ms%s", f.Room, behind, f.Players, f.Ping, state)
 	}
 	line2 := fmt.Sprintf("tick %d  verified %d  rollbacks %d  resyncs %d", f.Predicted, f.Verified, f.Rollbacks, f.Resyncs)
 	return line1, line2

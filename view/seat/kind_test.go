@@ -109,8 +109,8 @@ func TestPlayedKind(t *testing.T) {
 // TestEveryGameSeated plays a single-player seat of every registered
 // game (the built-ins and examples/paint) through its Kind to tick 60:
 // each verifies it, draws a list that is more than a clear, and the
-// viewer's controls (right and fire held) reach the game's input; an
-// unknown name's error names the games.
+// viewer's controls (right and fire held) reach the game's input; its
+// stats count one player (the HUD's "players N"); an unknown name's error names the games.
 func TestEveryGameSeated(t *testing.T) {
 	now := time.Unix(1000, 0)
 	for _, e := range games.All() {
@@ -132,6 +132,9 @@ func TestEveryGameSeated(t *testing.T) {
 			}
 			if p.input == (games.Input{}) {
 				t.Fatal("right and fire held: the input stayed zero")
+			}
+			if n := p.Stats().Players; n != 1 {
+				t.Fatalf("players %d in a match of one (the HUD's players N)", n)
 			}
 			var l draw.List
 			w, h := p.Size()

@@ -38,8 +38,10 @@ type Frame struct {
 	// welcome).
 	Me int32
 	// HUD figures: the room, the ping the Worker's client measures (ms),
-	// the predicted and verified ticks, rollbacks and resyncs.
+	// the predicted and verified ticks, rollbacks and resyncs, the
+	// players in the match.
 	Room                string
+	Players             uint32
 	Ping                float64
 	Predicted, Verified uint32
 	Rollbacks, Resyncs  uint32
@@ -66,7 +68,7 @@ func (f *Frame) AppendBinary(b []byte) []byte {
 	for _, v := range []float64{f.At, f.Alpha, f.Period, f.Ping, f.Delay} {
 		b = le.AppendUint64(b, math.Float64bits(v))
 	}
-	for _, v := range []uint32{uint32(f.Me), f.Predicted, f.Verified, f.Rollbacks, f.Resyncs, f.RolledBack, f.BytesIn, f.BytesOut} {
+	for _, v := range []uint32{uint32(f.Me), f.Predicted, f.Verified, f.Rollbacks, f.Resyncs, f.RolledBack, f.BytesIn, f.BytesOut, f.Players} {
 		b = le.AppendUint32(b, v)
 	}
 	flags := byte(0)
@@ -117,7 +119,7 @@ func (f *Frame) UnmarshalBinary(b []byte) error {
 		*v = r.f64()
 	}
 	var me uint32
-	for _, v := range []*uint32{&me, &f.Predicted, &f.Verified, &f.Rollbacks, &f.Resyncs, &f.RolledBack, &f.BytesIn, &f.BytesOut} {
+	for _, v := range []*uint32{&me, &f.Predicted, &f.Verified, &f.Rollbacks, &f.Resyncs, &f.RolledBack, &f.BytesIn, &f.BytesOut, &f.Players} {
 		*v = r.u32()
 	}
 	f.Me = int32(me)

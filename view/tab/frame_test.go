@@ -15,7 +15,7 @@ func TestFrameRoundTrip(t *testing.T) {
 	l.Text(4, 16, "hello", draw.White)
 	f := Frame{At: 1.75e12, Alpha: 0.5, Period: 16, Width: 512, Height: 300, List: l.AppendBinary(nil),
 		Me: -1, Room: "K3F9QX", Ping: 1.5, Predicted: 1200, Verified: 1190,
-		Rollbacks: 4, Resyncs: 1, RolledBack: 90, BytesIn: 1 << 30, BytesOut: 77, Spectating: true, Delay: 3000, Done: true, Stopped: "tick 9 desynced", Waiting: "Waiting for: ann…"}
+		Rollbacks: 4, Resyncs: 1, Players: 3, RolledBack: 90, BytesIn: 1 << 30, BytesOut: 77, Spectating: true, Delay: 3000, Done: true, Stopped: "tick 9 desynced", Waiting: "Waiting for: ann…"}
 	b := f.AppendBinary(nil)
 	var g Frame
 	if err := g.UnmarshalBinary(b); err != nil {

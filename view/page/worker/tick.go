@@ -95,7 +95,7 @@ func (w *worker) postFrame(p match) {
 	f := &w.frame
 	f.Me = int32(p.Me())
 	f.Room, f.Ping, f.Predicted, f.Verified = p.Room(), float64(st.Ping)/float64(time.Millisecond), st.Predicted, st.Verified
-	f.Rollbacks, f.Resyncs = uint32(st.Rollbacks), uint32(st.Resyncs)
+	f.Rollbacks, f.Resyncs, f.Players = uint32(st.Rollbacks), uint32(st.Resyncs), uint32(st.Players)
 	f.RolledBack, f.BytesIn, f.BytesOut = uint32(st.RolledBackTicks), uint32(st.BytesIn), uint32(st.BytesOut)
 	f.Spectating, f.Delay = p.Spectating(), float64(p.Delay())/float64(time.Millisecond)
 	f.Done, f.Stopped = p.Done(), ""
