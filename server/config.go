@@ -81,10 +81,15 @@ type Config struct {
 	// ChunksPerUpdate is how many new chunks one Update sends at most to
 	// one player (default 16), pacing a large world.
 	ChunksPerUpdate int
-	// FetchInterval is the least time between two requests of one player
-	// for page hashes or pages that the server serves (default 20 ms;
-	// clients ask again after twice the round trip at the soonest).
+	// FetchInterval and FetchBurst limit the requests of one player
+	// (or spectator) for page hashes, and apart for pages, that the
+	// server serves: FetchBurst at once, then one per FetchInterval
+	// (default 4 and 100 ms: a repair asks once or twice, and again
+	// after twice the round trip at the soonest; issue 43: each request
+	// for a past tick may cost a replay and an encoding); the rest are
+	// ignored (Stats.FetchesLimited).
 	FetchInterval time.Duration
+	FetchBurst    int
 	// WelcomeResend is how often a welcome that rebased a player (a
 	// player that fell behind) is sent again until the player acknowledges
 	// a tick after it (default 250 ms).
@@ -212,7 +217,10 @@ func (c Config) withDefaults() Config {
 		c.ChunksPerUpdate = 16
 	}
 	if c.FetchInterval <= 0 {
-		c.FetchInterval = 20 * time.Millisecond
+		c.FetchInterval = 100 * time.Millisecond
+	}
+	if c.FetchBurst <= 0 {
+		c.FetchBurst = 4
 	}
 	if c.WelcomeResend <= 0 {
 		c.WelcomeResend = 250 * time.Millisecond

@@ -82,9 +82,9 @@ type player struct {
 	// Resender of the player's transfers, reset for each.
 	xfer *transfer
 	xres *reliable.Resender
-	// lastHashReq and lastPageReq are when the player's last page hash
-	// request and page request were served.
-	lastHashReq, lastPageReq time.Time
+	// hashReqs and pageReqs are the player's buckets of page hash and
+	// page requests (fetchAllowed).
+	hashReqs, pageReqs fetchBucket
 	// modBudget bounds the module chunks sent to the player (module.go).
 	modBudget moduleBudget
 

@@ -108,7 +108,7 @@ func (s *Server[I]) onPageHashRequest(now time.Time, p *player, b []byte) error 
 	if err != nil {
 		return err
 	}
-	if !s.fetchAllowed(now, &p.lastHashReq) {
+	if !s.fetchAllowed(now, &p.hashReqs) {
 		return nil
 	}
 	s.stats.PageHashRequests++
@@ -122,17 +122,31 @@ func (s *Server[I]) onPageHashRequest(now time.Time, p *player, b []byte) error 
 	return nil
 }
 
+// fetchBucket is a player's token bucket of one kind of request.
+type fetchBucket struct {
+	tokens float64
+	at     time.Time
+}
+
 // fetchAllowed limits a player's requests of one kind (page hashes, or
-// pages) that make the server rebuild or encode a world to one per
-// FetchInterval (last is when the kind was last served): a client asks
-// again after twice the round trip at the soonest, and a flood of
-// requests must not cost the server a replay and an encoding each.
-func (s *Server[I]) fetchAllowed(now time.Time, last *time.Time) bool {
-	if !last.IsZero() && now.Sub(*last) < s.cfg.FetchInterval {
+// pages) that make the server rebuild or encode a world to FetchBurst at
+// once, then one per FetchInterval (b is the kind's bucket): a client
+// asks again after twice the round trip at the soonest, and a flood of
+// requests, each for another past tick, must not cost the server a
+// replay and an encoding each (issue 43).
+func (s *Server[I]) fetchAllowed(now time.Time, b *fetchBucket) bool {
+	burst := float64(s.cfg.FetchBurst)
+	if b.at.IsZero() {
+		b.tokens = burst
+	} else if d := now.Sub(b.at); d > 0 {
+		b.tokens = min(burst, b.tokens+d.Seconds()/s.cfg.FetchInterval.Seconds())
+	}
+	b.at = now
+	if b.tokens < 1 {
 		s.stats.FetchesLimited++
 		return false
 	}
-	*last = now
+	b.tokens--
 	return true
 }
 
@@ -161,7 +175,7 @@ func (s *Server[I]) onPageRequest(now time.Time, p *player, b []byte) error {
 	if x := p.xfer; x != nil && x.id == m.Transfer && x.tick == m.Tick {
 		return nil // a repeated request: the transfer is on its way
 	}
-	if !s.fetchAllowed(now, &p.lastPageReq) {
+	if !s.fetchAllowed(now, &p.pageReqs) {
 		return nil
 	}
 	w, ok := s.worldAt(m.Tick)

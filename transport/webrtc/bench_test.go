@@ -118,7 +118,9 @@ const oldSendQueue = 16384
 func newTransportPairConfig(tb testing.TB, cfg Config) *transportPair {
 	tb.Helper()
 	testutil.SkipSockets(tb)
-	host, err := NewHost(cfg)
+	hcfg := cfg
+	hcfg.RecvRate = -1 // the transport measured, not the per-peer receive rate
+	host, err := NewHost(hcfg)
 	if err != nil {
 		tb.Fatal(err)
 	}

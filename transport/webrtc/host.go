@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"sync"
+	"time"
 
 	pion "github.com/pion/webrtc/v4"
 
@@ -196,9 +197,12 @@ func (h *Host) onDataChannel(hp *hostPeer, addr transport.Addr, dc *pion.DataCha
 			}
 		})
 	}
+	gate := &recvGate{} // recvrate.go
 	dc.OnMessage(func(m pion.DataChannelMessage) {
 		open()
-		h.push(addr, m.Data)
+		if h.gated(gate, time.Now(), func() { h.RemovePeer(hp.id) }) {
+			h.push(addr, m.Data)
+		}
 	})
 	dc.OnOpen(open)
 	dc.OnClose(func() { h.lost(hp) })

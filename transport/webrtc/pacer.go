@@ -26,6 +26,10 @@ type Stats struct {
 	// RecvTooLarge counts received datagrams dropped for being larger
 	// than transport.MaxDatagram (no sender makes one).
 	RecvTooLarge uint64
+	// RecvRateLimited counts received datagrams dropped over their
+	// peer's Config.RecvRate; PeersCutOff the peers whose connection was
+	// closed for it (recvrate.go).
+	RecvRateLimited, PeersCutOff uint64
 }
 
 // sendCounters are the send side of Stats, shared by a Conn's pacers.

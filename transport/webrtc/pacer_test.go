@@ -123,7 +123,9 @@ func TestWebRTCCongestedQueue(t *testing.T) {
 	testutil.CheckGoroutines(t, 5*time.Second)
 	const limit, n = 64, 3000
 	cfg := Config{Loopback: true, HighWater: 2048, SendQueue: limit}
-	host, err := NewHost(cfg)
+	hcfg := cfg
+	hcfg.RecvRate = -1 // the send queue tested, not the per-peer receive rate
+	host, err := NewHost(hcfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -121,6 +121,15 @@ type Config struct {
 	// Recv; more are dropped, and so are a peer's beyond its share
 	// (RecvQueue / (peers waiting + 1): recvshare.go). Default 16384.
 	RecvQueue int
+	// RecvRate is how many datagrams a second a Host takes from one
+	// peer (burst RecvBurst); beyond, they are dropped on arrival, and a
+	// peer that had RecvRate/4 dropped within a second is cut off: its
+	// connection closes (recvrate.go). Default DefaultRecvRate (1,000);
+	// negative: no limit. Not applied to channels handed over
+	// (HostHandover: a tab's Worker reads them).
+	RecvRate float64
+	// RecvBurst is RecvRate's burst. Default RecvRate/4.
+	RecvBurst int
 	// Label is the data channel's label. Default "rewind".
 	Label string
 	// Handover, if set, takes the data channel a Peer creates away from
@@ -185,6 +194,12 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.RecvQueue <= 0 {
 		c.RecvQueue = DefaultRecvQueue
+	}
+	if c.RecvRate == 0 {
+		c.RecvRate = DefaultRecvRate
+	}
+	if c.RecvBurst <= 0 {
+		c.RecvBurst = max(1, int(c.RecvRate/4))
 	}
 	if c.Label == "" {
 		c.Label = defaultWebRTCLabel
@@ -266,6 +281,9 @@ type dcConn struct {
 	dropped    uint64
 	tooLarge   uint64
 	share      recvShare // each peer's datagrams in recv (recvshare.go)
+	// rateLimited and cutOff count datagrams dropped over a peer's
+	// RecvRate and peers cut off for it (recvrate.go).
+	rateLimited, cutOff uint64
 
 	send sendCounters // of every peer's pacer, past and present
 }
@@ -358,7 +376,7 @@ func (c *dcConn) Send(to transport.Addr, p []byte) error {
 // Stats returns the Conn's counters.
 func (c *dcConn) Stats() Stats {
 	c.mu.Lock()
-	st := Stats{RecvDropped: c.dropped, RecvTooLarge: c.tooLarge}
+	st := Stats{RecvDropped: c.dropped, RecvTooLarge: c.tooLarge, RecvRateLimited: c.rateLimited, PeersCutOff: c.cutOff}
 	c.mu.Unlock()
 	st.SendQueued = c.send.queued.Load()
 	st.SendDropped = c.send.dropped.Load()

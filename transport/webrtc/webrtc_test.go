@@ -175,7 +175,9 @@ func TestWebRTCPacedBurst(t *testing.T) {
 	testutil.SkipSockets(t)
 	testutil.CheckGoroutines(t, 5*time.Second)
 	cfg := Config{Loopback: true, SendQueue: oldSendQueue}
-	host, err := NewHost(cfg)
+	hcfg := cfg
+	hcfg.RecvRate = -1 // the burst is all one peer's: no per-peer receive rate here
+	host, err := NewHost(hcfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -122,6 +122,7 @@ var All = []Attack{
 	{"console_state_flood", ConsoleStateFlood},
 	{"room_key_lurker", RoomKeyLurker},
 	{"idle_slot_hoard", IdleSlotHoard},
+	{"datachannel_flood", DataChannelFlood},
 }
 
 // lineCounter is a slog.Handler counting the records at or above a level.

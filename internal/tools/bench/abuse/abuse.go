@@ -79,7 +79,7 @@ func Broken(rs []attack.Result) []string {
 const Keys = `Each attack prints one line of key=value pairs on standard output,
 attack=NAME held=true|false and its figures; held=true means the legitimate
 players were not kept out or disturbed and what the attacker held stayed
-bounded. Attacks: ` + "unproven_sessions, room_squatters, code_guessing, demo_traces, demo_traces_quota, idle_http, refusal_logs, big_frame, sniffed_cookie, forged_from_address, code_guessing_fleet, handshake_flood, handshake_fresh_flood, lookup_prefix, console_state_flood, room_key_lurker, idle_slot_hoard, rogue_match_server, hoarded_slots, json_per_address, desync_storm, json_refusal_logs, room_caps, hostile_text, lobby_idle, redis_killed, redis_restarted_empty, serve_json_metrics" + `
+bounded. Attacks: ` + "unproven_sessions, room_squatters, code_guessing, demo_traces, demo_traces_quota, idle_http, refusal_logs, big_frame, sniffed_cookie, forged_from_address, code_guessing_fleet, handshake_flood, handshake_fresh_flood, lookup_prefix, console_state_flood, room_key_lurker, idle_slot_hoard, datachannel_flood, rogue_match_server, hoarded_slots, json_per_address, desync_storm, json_refusal_logs, room_caps, hostile_text, lobby_idle, redis_killed, redis_restarted_empty, serve_json_metrics" + `
 (serve_json_metrics runs the command's own serve in-process; redis_killed
 and redis_restarted_empty start a redis-server of their own, held=false
 with an error where none is installed).
