@@ -29,6 +29,10 @@ type Kind[I comparable] struct {
 	Sound func(e rewind.Effect) (draw.Sound, bool)
 	// Bot is the scripted bot's input (?input=scripted), nil: none.
 	Bot func(me rewind.PlayerID, tick uint32) I
+	// Hidden says the game hides information from its players
+	// (games.Entry.Hidden): a tick it mispredicted and repaired is
+	// verified once repaired, not a desync (docs/scenes.md).
+	Hidden bool
 }
 
 // Played is a seat in a match of a Kind.
@@ -48,6 +52,7 @@ func OpenKind[I comparable](k Kind[I], cfg Config, connect ConnectorOf[I]) (*Pla
 	if err != nil {
 		return nil, err
 	}
+	s.hidden = k.Hidden // before any Tick: the callbacks run in Update
 	return &Played[I]{Seat: s, kind: k}, nil
 }
 

@@ -188,3 +188,28 @@ func TestOtherGameRefused(t *testing.T) {
 		t.Fatalf("another error: %q", g)
 	}
 }
+
+// TestHiddenUntilRepaired: at the Until tick, a seat of a game that hides
+// information (cards) whose tick was mispredicted and then repaired
+// (OnDesync, then OnVerified with the repaired world's hash, as the
+// client calls them) is verified there, as `rewind play` is; a seat of
+// another game with a desync at Until is not.
+func TestHiddenUntilRepaired(t *testing.T) {
+	for _, c := range []struct {
+		game string
+		bad  bool
+	}{{"cards", false}, {"sand", true}} {
+		p, err := OpenKind(kind(t, c.game), Config{Until: 60}, func(g games.Game, opts rewind.Options) (*rewind.Session[games.Input], error) {
+			return rewind.Play(g, opts)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.onDesync(60, 1, 2)
+		p.onVerified(60, 3)
+		if p.untilBad != c.bad || !p.gotUntil || p.untilHash != 3 {
+			t.Errorf("%s: untilBad %v (want %v), got %v, hash %x", c.game, p.untilBad, c.bad, p.gotUntil, p.untilHash)
+		}
+		p.Close()
+	}
+}

@@ -29,6 +29,7 @@ func FromEntry(e *games.Entry) Kind[games.Input] {
 		Control: e.Control,
 		Size:    e.Size,
 		Sound:   e.Sound,
+		Hidden:  e.Hidden,
 	}
 	if bot, err := e.Bot(games.Scripted, 0); err == nil {
 		k.Bot = bot

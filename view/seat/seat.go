@@ -90,6 +90,7 @@ type Seat[I comparable, G any] struct {
 	untilHash uint64
 	gotUntil  bool
 	untilBad  bool // tick Until's hash differed from the server's
+	hidden    bool // the game hides information (Kind.Hidden): a repaired Until is verified
 	done      bool
 	serving   bool // done, but hosting the match for others: Tick serves
 	err       error
@@ -138,6 +139,12 @@ func (p *Seat[I, G]) onVerified(tick uint32, hash uint64) {
 	if p.until != 0 && tick == p.until {
 		p.mu.Lock()
 		p.untilHash, p.gotUntil = hash, true
+		if p.hidden {
+			// A game with hidden information mispredicts what Step reads
+			// of it and repairs that (docs/scenes.md): verified after
+			// the repair, the tick is not a desync (as rewind play).
+			p.untilBad = false
+		}
 		p.mu.Unlock()
 	}
 }
