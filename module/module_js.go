@@ -3,12 +3,10 @@
 package module
 
 import (
-	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"strings"
 	"syscall/js"
-	"time"
 )
 
 // The js/wasm twin of module.go: a tab's match Worker runs modules in the
@@ -21,50 +19,6 @@ import (
 // a call (JavaScript runs a call to its end: the server's native engine
 // ends a match whose step overruns); an f32 or f64 global holding a NaN
 // comes back with the NaN JavaScript makes of it (its payload lost).
-
-// Defaults of Config's zero fields (as the native package's).
-const (
-	// DefaultMaxBytes is the largest module Load takes: 8 MiB.
-	DefaultMaxBytes = 8 << 20
-	// DefaultMaxMemory is the most linear memory a module may have: 64 MiB.
-	DefaultMaxMemory = 64 << 20
-	// DefaultStepBudget is how long one call into a module may run: 1 s
-	// (not enforced in js/wasm: see the package doc).
-	DefaultStepBudget = time.Second
-	// ABI is the contract version this package runs (rewind_abi).
-	ABI = 1
-)
-
-// Config sets a module's limits. The zero Config means every default.
-type Config struct {
-	// MaxBytes is the largest module taken, in bytes (0: DefaultMaxBytes).
-	MaxBytes int
-	// MaxMemory caps the module's linear memory, in bytes, rounded down
-	// to 64 KiB pages (0: DefaultMaxMemory).
-	MaxMemory int
-	// StepBudget is how long one call into the module may run (0:
-	// DefaultStepBudget); in js/wasm a call is not stopped.
-	StepBudget time.Duration
-	// Interpreter has no effect in js/wasm (the browser's engine runs the
-	// module).
-	Interpreter bool
-	// Log receives the module's rewind.log lines (at most 256 bytes each);
-	// nil drops them.
-	Log func(module, line string)
-}
-
-func (c Config) withDefaults() Config {
-	if c.MaxBytes <= 0 {
-		c.MaxBytes = DefaultMaxBytes
-	}
-	if c.MaxMemory <= 0 {
-		c.MaxMemory = DefaultMaxMemory
-	}
-	if c.StepBudget <= 0 {
-		c.StepBudget = DefaultStepBudget
-	}
-	return c
-}
 
 // Module is a checked, compiled WebAssembly game (contract v1), compiled
 // by the JavaScript engine (WebAssembly.Module).
@@ -83,20 +37,6 @@ type Module struct {
 	jsMod   js.Value // WebAssembly.Module of the rewritten bytes
 	imports js.Value // the import object
 	logFn   js.Func
-}
-
-// Load checks wasm against contract v1 and compiles it (synchronously:
-// allowed in a Worker and in Node). The errors are the native Load's.
-func Load(name string, wasm []byte, cfg Config) (*Module, error) {
-	cfg = cfg.withDefaults()
-	if len(wasm) > cfg.MaxBytes {
-		return nil, fmt.Errorf("module %s: %w: %d bytes, the cap is %d", name, ErrTooBig, len(wasm), cfg.MaxBytes)
-	}
-	m := &Module{name: name, hash: sha256.Sum256(wasm), raw: append([]byte(nil), wasm...), cfg: cfg}
-	if err := m.load(); err != nil {
-		return nil, fmt.Errorf("module %s: %w", name, err)
-	}
-	return m, nil
 }
 
 func (m *Module) load() error {
