@@ -12,10 +12,12 @@ import (
 // has had RecvRate/4 datagrams dropped so within one second is cut off (Stats.PeersCutOff): its
 // PeerConnection is closed, so that pion's decryption and reading of the
 // flood stop too. A player sends a datagram or two a tick (about 120 a
-// second at 60 Hz): the default 1,000 a second leaves it far below.
+// second at 60 Hz), and while it loads a world an acknowledgement per
+// update (up to one per chunk received: about 1,000 a second at 16
+// chunks a tick): the default 2,000 a second leaves it below.
 
 // DefaultRecvRate is Config.RecvRate's default.
-const DefaultRecvRate = 1000
+const DefaultRecvRate = 2000
 
 // recvGate is one peer's token bucket and its count of datagrams dropped
 // in the current second.

@@ -124,7 +124,7 @@ type Config struct {
 	// RecvRate is how many datagrams a second a Host takes from one
 	// peer (burst RecvBurst); beyond, they are dropped on arrival, and a
 	// peer that had RecvRate/4 dropped within a second is cut off: its
-	// connection closes (recvrate.go). Default DefaultRecvRate (1,000);
+	// connection closes (recvrate.go). Default DefaultRecvRate (2,000);
 	// negative: no limit. Not applied to channels handed over
 	// (HostHandover: a tab's Worker reads them).
 	RecvRate float64
