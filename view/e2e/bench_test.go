@@ -65,13 +65,14 @@ func BenchmarkPageFirstTick(b *testing.B) {
 
 // inTab is the Worker's in-tab measurement (?bench: window.rewindBench).
 type inTab struct {
+	Game       string    `json:"game"` // "module" when the tab played one
 	Tick       float64   `json:"tick_ms"`
 	Rollback60 []float64 `json:"rollback60_ms"`
 	Error      string    `json:"error"`
 }
 
 // waitBench waits for the page's window.rewindBench and returns it.
-func waitBench(b *testing.B, ctx context.Context) inTab {
+func waitBench(b testing.TB, ctx context.Context) inTab {
 	b.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for {

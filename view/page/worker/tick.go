@@ -61,7 +61,7 @@ func (w *worker) tick() {
 		js.Global().Call("clearInterval", w.interval)
 		w.stopped = true
 		if w.cfg.Bench {
-			w.postBench()
+			w.postBench(p)
 		}
 	}
 }
