@@ -328,7 +328,7 @@ func (d *demoHTTP[I]) run(ctx context.Context, room *rooms.Hosted[I]) error {
 func (g *gameFlags) playFlags() string {
 	s := ""
 	if g.name != defaultGame {
-		s += " --game " + g.name
+		s += " --game " + tabGame(g.name) // a module's players fetch it: --game module
 	}
 	for _, st := range g.entry.Settings {
 		if v := g.values[st.Name]; v != st.Default {
