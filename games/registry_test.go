@@ -89,16 +89,16 @@ func TestEraseSameWorlds(t *testing.T) {
 	}
 }
 
-// TestLookup: the built-in games are registered; an unknown name is
+// TestLookup: the games of games/all are registered; an unknown name is
 // ErrUnknown naming them; a resolver answers for names no game has.
 func TestLookup(t *testing.T) {
-	for _, n := range []string{"sand", "ships", "cards", "walkers"} {
+	for _, n := range []string{"sand", "ships", "cards", "walkers", "paint"} {
 		if _, err := games.Lookup(n); err != nil {
 			t.Errorf("%s: %v", n, err)
 		}
 	}
 	_, err := games.Lookup("nosuchgame")
-	if !errors.Is(err, games.ErrUnknown) || !strings.Contains(err.Error(), "cards, sand, ships, walkers") {
+	if !errors.Is(err, games.ErrUnknown) || !strings.Contains(err.Error(), "cards, paint, sand, ships, walkers") {
 		t.Fatalf("nosuchgame: %v", err)
 	}
 	sandEntry, _ := games.Lookup("sand")

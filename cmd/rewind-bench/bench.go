@@ -13,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-	_ "github.com/rewindnet/rewind/examples/paint/game" // the example game of one's own: --game paint
 	"github.com/rewindnet/rewind/game"
 	"github.com/rewindnet/rewind/games"
 	_ "github.com/rewindnet/rewind/games/all"

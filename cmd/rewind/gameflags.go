@@ -8,9 +8,8 @@ import (
 	"time"
 
 	"github.com/rewindnet/rewind"
-	_ "github.com/rewindnet/rewind/examples/paint/game" // the example game of one's own (docs/games.md): --game paint
 	"github.com/rewindnet/rewind/games"
-	_ "github.com/rewindnet/rewind/games/all" // the built-in games, registered
+	_ "github.com/rewindnet/rewind/games/all" // every game rewind plays (one import line per game there)
 )
 
 // defaultGame is --game's default.
