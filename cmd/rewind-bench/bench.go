@@ -90,19 +90,19 @@ func runBenchMatch(args []string, stdout, stderr io.Writer) error {
 	}
 	switch {
 	case *resend != "selective" && *resend != "all":
-		return usageError{fmt.Errorf("--resend %q: want selective or all", *resend)}
+		return usageError{Err: fmt.Errorf("--resend %q: want selective or all", *resend)}
 	case *m.latency < 0 || *m.jitter < 0 || *blackout < 0:
-		return usageError{errors.New("--latency, --jitter and --blackout must not be negative")}
+		return usageError{Err: errors.New("--latency, --jitter and --blackout must not be negative")}
 	case *lockstep < 0 || *lockstep > *m.players:
-		return usageError{fmt.Errorf("--lockstep %d: want 0..--players", *lockstep)}
+		return usageError{Err: fmt.Errorf("--lockstep %d: want 0..--players", *lockstep)}
 	case !slices.Contains(matchGames(), *gameName):
-		return usageError{fmt.Errorf("--game %q: want one of %s", *gameName, strings.Join(matchGames(), ", "))}
+		return usageError{Err: fmt.Errorf("--game %q: want one of %s", *gameName, strings.Join(matchGames(), ", "))}
 	case *delay < 0 || *delay > 60:
-		return usageError{fmt.Errorf("--input-delay %d: want 0..60", *delay)}
+		return usageError{Err: fmt.Errorf("--input-delay %d: want 0..60", *delay)}
 	}
 	stall, err := server.ParseStall(*stallFlag)
 	if err != nil {
-		return usageError{fmt.Errorf("--stall %s: want never, wait:DURATION or acks:K", *stallFlag)}
+		return usageError{Err: fmt.Errorf("--stall %s: want never, wait:DURATION or acks:K", *stallFlag)}
 	}
 	res, err := benchmatch.Run(context.Background(), benchmatch.Config{Game: *gameName, Grid: *m.grid, Players: *m.players, Lockstep: *lockstep,
 		Duration: m.duration(), Link: m.link(), Blackout: *blackout, Seed: *m.seed, ResendAll: *resend == "all",
@@ -135,7 +135,7 @@ func runBenchJoin(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *m.latency < 0 || *m.jitter < 0 {
-		return usageError{errors.New("--latency and --jitter must not be negative")}
+		return usageError{Err: errors.New("--latency and --jitter must not be negative")}
 	}
 	res, err := benchjoin.Run(context.Background(), benchjoin.Config{Players: *m.players, Grid: *m.grid, Before: m.duration(),
 		Link: m.link(), Seed: *m.seed, Log: stderr})
@@ -155,13 +155,13 @@ func runBenchPrivate(args []string, stdout, stderr io.Writer) error {
 	}
 	switch {
 	case *players < 2 || *players > cards.MaxPlayers:
-		return usageError{fmt.Errorf("--players %d: want 2 to %d", *players, cards.MaxPlayers)}
+		return usageError{Err: fmt.Errorf("--players %d: want 2 to %d", *players, cards.MaxPlayers)}
 	case *seconds <= 0 || *seconds > 3600:
-		return usageError{errors.New("--seconds must be in (0, 3600]")}
+		return usageError{Err: errors.New("--seconds must be in (0, 3600]")}
 	case *loss < 0 || *loss >= 1:
-		return usageError{errors.New("--loss must be in [0, 1)")}
+		return usageError{Err: errors.New("--loss must be in [0, 1)")}
 	case *latency <= 0 || *jitter < 0:
-		return usageError{errors.New("--latency must be positive and --jitter not negative")}
+		return usageError{Err: errors.New("--latency must be positive and --jitter not negative")}
 	}
 	cfg := privatesim.Config{Players: *players, Ticks: uint32(*seconds * 60), Loss: *loss, Latency: *latency, Jitter: *jitter, Seed: *seed}
 	res, err := benchprivate.Run(context.Background(), benchprivate.Config{Config: cfg, Log: stderr})
@@ -223,7 +223,7 @@ func runBenchAbuse(args []string, stdout, stderr io.Writer) error {
 	if *only != "" {
 		names = strings.Split(*only, ",")
 		if n, bad := benchabuse.Unknown(names, extra...); bad {
-			return usageError{fmt.Errorf("--attack %q: no such attack", n)}
+			return usageError{Err: fmt.Errorf("--attack %q: no such attack", n)}
 		}
 	}
 	ctx, stop := signalContext()

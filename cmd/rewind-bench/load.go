@@ -92,7 +92,7 @@ func (f *fleetFlags) stepList() ([]int, error) {
 		for _, s := range strings.Split(f.steps, ",") {
 			n, err := strconv.Atoi(strings.TrimSpace(s))
 			if err != nil || n < 1 {
-				return nil, usageError{fmt.Errorf("--steps %q: want positive counts", f.steps)}
+				return nil, usageError{Err: fmt.Errorf("--steps %q: want positive counts", f.steps)}
 			}
 			out = append(out, n)
 		}
@@ -131,15 +131,15 @@ func runBenchFleet(args []string, stdout, stderr io.Writer) error {
 	}
 	switch {
 	case f.matches < 1 || f.matches > 5000:
-		return usageError{fmt.Errorf("--matches %d: want 1..5000", f.matches)}
+		return usageError{Err: fmt.Errorf("--matches %d: want 1..5000", f.matches)}
 	case f.players < 1 || f.players > 64:
-		return usageError{fmt.Errorf("--players %d: want 1..64", f.players)}
+		return usageError{Err: fmt.Errorf("--players %d: want 1..64", f.players)}
 	case f.seconds <= 0:
-		return usageError{errors.New("--seconds must be positive")}
+		return usageError{Err: errors.New("--seconds must be positive")}
 	case f.procs < 1 || f.procs > 200:
-		return usageError{fmt.Errorf("--bot-procs %d: want 1..200", f.procs)}
+		return usageError{Err: fmt.Errorf("--bot-procs %d: want 1..200", f.procs)}
 	case f.botNice < 0 || f.botNice > 19:
-		return usageError{fmt.Errorf("--bot-nice %d: want 0..19", f.botNice)}
+		return usageError{Err: fmt.Errorf("--bot-nice %d: want 0..19", f.botNice)}
 	}
 	steps, err := f.stepList()
 	if err != nil {
@@ -147,7 +147,7 @@ func runBenchFleet(args []string, stdout, stderr io.Writer) error {
 	}
 	cpus, err := bench.ParseCPUs(f.botCPUs)
 	if err != nil {
-		return usageError{fmt.Errorf("--bot-cpus: %w", err)}
+		return usageError{Err: fmt.Errorf("--bot-cpus: %w", err)}
 	}
 	command, err := childCommand()
 	if err != nil {
@@ -199,7 +199,7 @@ func runBenchFlood(args []string, stdout, stderr io.Writer) error {
 	kinds := strings.Split(f.kinds, ",")
 	for _, k := range kinds {
 		if !slices.Contains(attack.FloodKinds, k) {
-			return usageError{fmt.Errorf("--kinds %q: want some of %s", f.kinds, strings.Join(attack.FloodKinds, ","))}
+			return usageError{Err: fmt.Errorf("--kinds %q: want some of %s", f.kinds, strings.Join(attack.FloodKinds, ","))}
 		}
 	}
 	if f.floodServer != "" {
@@ -210,7 +210,7 @@ func runBenchFlood(args []string, stdout, stderr io.Writer) error {
 	}
 	ucfg := rewind.UDPConfig{ReadBuffer: f.readBuffer}
 	if err := f.hf.Apply(&ucfg); err != nil {
-		return usageError{err}
+		return usageError{Err: err}
 	}
 	command, err := childCommand()
 	if err != nil {
@@ -230,21 +230,21 @@ func runBenchFlood(args []string, stdout, stderr io.Writer) error {
 func (f *floodFlags) check() error {
 	switch {
 	case f.rate < 0 || f.rate > 1_000_000:
-		return usageError{fmt.Errorf("--rate %d: want 0..1000000", f.rate)}
+		return usageError{Err: fmt.Errorf("--rate %d: want 0..1000000", f.rate)}
 	case f.helloRate < 0 || f.helloRate > 1_000_000:
-		return usageError{fmt.Errorf("--hello-rate %d: want 0..1000000", f.helloRate)}
+		return usageError{Err: fmt.Errorf("--hello-rate %d: want 0..1000000", f.helloRate)}
 	case f.helloPorts < 1 || f.helloPorts > 2000:
-		return usageError{fmt.Errorf("--hello-ports %d: want 1..2000", f.helloPorts)}
+		return usageError{Err: fmt.Errorf("--hello-ports %d: want 1..2000", f.helloPorts)}
 	case f.matches < 1 || f.matches > 500:
-		return usageError{fmt.Errorf("--matches %d: want 1..500", f.matches)}
+		return usageError{Err: fmt.Errorf("--matches %d: want 1..500", f.matches)}
 	case f.players < 1 || f.players > 64:
-		return usageError{fmt.Errorf("--players %d: want 1..64", f.players)}
+		return usageError{Err: fmt.Errorf("--players %d: want 1..64", f.players)}
 	case f.procs < 1 || f.procs > 200:
-		return usageError{fmt.Errorf("--bot-procs %d: want 1..200", f.procs)}
+		return usageError{Err: fmt.Errorf("--bot-procs %d: want 1..200", f.procs)}
 	case f.seconds <= 0:
-		return usageError{errors.New("--seconds must be positive")}
+		return usageError{Err: errors.New("--seconds must be positive")}
 	case f.rounds < 1 || f.rounds > 100:
-		return usageError{fmt.Errorf("--rounds %d: want 1..100", f.rounds)}
+		return usageError{Err: fmt.Errorf("--rounds %d: want 1..100", f.rounds)}
 	}
 	return nil
 }
@@ -254,7 +254,7 @@ func (f *floodFlags) check() error {
 func runFlooder(f floodFlags, kinds []string, stdout io.Writer) error {
 	if f.floodServer != benchflood.Sink {
 		if _, err := netip.ParseAddrPort(f.floodServer); err != nil {
-			return usageError{fmt.Errorf("--flood-server %q: %w", f.floodServer, err)}
+			return usageError{Err: fmt.Errorf("--flood-server %q: %w", f.floodServer, err)}
 		}
 	}
 	ctx, stop := signalContext()
@@ -286,13 +286,13 @@ func runBenchRelays(args []string, stdout, stderr io.Writer) error {
 	}
 	switch {
 	case f.Relays < 3:
-		return usageError{fmt.Errorf("--relays %d: want 3 or more (one is killed, and joins cross the others)", f.Relays)}
+		return usageError{Err: fmt.Errorf("--relays %d: want 3 or more (one is killed, and joins cross the others)", f.Relays)}
 	case f.Rooms < 1 || f.Workers < 1 || f.Seconds <= 0:
-		return usageError{errors.New("--rooms, --workers and --seconds must be positive")}
+		return usageError{Err: errors.New("--rooms, --workers and --seconds must be positive")}
 	case f.KillAt < 0 || f.KillAt > 1:
-		return usageError{fmt.Errorf("--kill-at %g: want 0 to 1", f.KillAt)}
+		return usageError{Err: fmt.Errorf("--kill-at %g: want 0 to 1", f.KillAt)}
 	case f.TTL < 600*time.Millisecond:
-		return usageError{fmt.Errorf("--ttl %v: want 600ms or more", f.TTL)}
+		return usageError{Err: fmt.Errorf("--ttl %v: want 600ms or more", f.TTL)}
 	}
 	var err error
 	if f.Command, err = rewindCommand(); err != nil {

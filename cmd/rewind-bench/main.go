@@ -70,26 +70,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 // usageError marks an error caused by bad arguments (exit status 2).
-type usageError struct{ err error }
-
-func (u usageError) Error() string { return u.err.Error() }
-func (u usageError) Unwrap() error { return u.err }
+type usageError = cliflag.UsageError
 
 // newFlags and keyValues are the command tables' own (cliflag): a
-// benchmark's FlagSet, and its results' last line.
-var newFlags, keyValues = cliflag.NewFlags, cliflag.KeyValues
-
-// parseFlags parses args, turning a parse failure into a usageError; -h
-// prints usage and returns flag.ErrHelp. Positional arguments are refused.
-func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError{err}
-	}
-	if fs.NArg() > 0 {
-		return usageError{fmt.Errorf("unexpected argument %q", fs.Arg(0))}
-	}
-	return nil
-}
+// benchmark's FlagSet, and its results' last line; parseFlags parses
+// one, refusing positional arguments.
+var newFlags, keyValues, parseFlags = cliflag.NewFlags, cliflag.KeyValues, cliflag.Parse

@@ -46,15 +46,15 @@ func addMatchFlags(fs *flag.FlagSet, players, maxPlayers int, playersUsage strin
 func (m *matchFlags) check() error {
 	switch {
 	case *m.players < 1 || *m.players > m.maxPlayers:
-		return usageError{fmt.Errorf("--players %d: want 1..%d", *m.players, m.maxPlayers)}
+		return usageError{Err: fmt.Errorf("--players %d: want 1..%d", *m.players, m.maxPlayers)}
 	case *m.seconds <= 0 || *m.seconds > 3600:
-		return usageError{fmt.Errorf("--seconds %g: want (0, 3600]", *m.seconds)}
+		return usageError{Err: fmt.Errorf("--seconds %g: want (0, 3600]", *m.seconds)}
 	case *m.grid < 8 || *m.grid > sand.MaxSide:
-		return usageError{fmt.Errorf("--grid %d: want 8..%d", *m.grid, sand.MaxSide)}
+		return usageError{Err: fmt.Errorf("--grid %d: want 8..%d", *m.grid, sand.MaxSide)}
 	case m.dup == nil && !fraction(*m.loss):
-		return usageError{errors.New("--loss is a fraction in [0, 1]")}
+		return usageError{Err: errors.New("--loss is a fraction in [0, 1]")}
 	case m.dup != nil && (!fraction(*m.loss) || !fraction(*m.dup) || !fraction(*m.reorder)):
-		return usageError{errors.New("--loss, --dup and --reorder are fractions in [0, 1]")}
+		return usageError{Err: errors.New("--loss, --dup and --reorder are fractions in [0, 1]")}
 	}
 	return nil
 }

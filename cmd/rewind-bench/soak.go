@@ -56,26 +56,26 @@ func (f *soakFlags) add(fs interface {
 func (f *soakFlags) check() error {
 	switch {
 	case f.Matches < 1 || f.Matches > 256:
-		return usageError{fmt.Errorf("--matches %d: want 1..256", f.Matches)}
+		return usageError{Err: fmt.Errorf("--matches %d: want 1..256", f.Matches)}
 	case f.Players < 2 || f.Players > 16:
-		return usageError{fmt.Errorf("--players %d: want 2..16 (one player of each match stays while the others churn)", f.Players)}
+		return usageError{Err: fmt.Errorf("--players %d: want 2..16 (one player of each match stays while the others churn)", f.Players)}
 	case f.Seconds <= 0:
-		return usageError{errors.New("--seconds must be positive")}
+		return usageError{Err: errors.New("--seconds must be positive")}
 	case f.Loss < 0 || f.Loss >= 1:
-		return usageError{fmt.Errorf("--loss %v: want 0 <= loss < 1", f.Loss)}
+		return usageError{Err: fmt.Errorf("--loss %v: want 0 <= loss < 1", f.Loss)}
 	case f.Delay < 0 || f.Jitter < 0:
-		return usageError{errors.New("--delay and --jitter must not be negative")}
+		return usageError{Err: errors.New("--delay and --jitter must not be negative")}
 	case f.Path != "auto" && f.Path != "netns" && f.Path != "userspace":
-		return usageError{fmt.Errorf("--path %q: want auto, netns or userspace", f.Path)}
+		return usageError{Err: fmt.Errorf("--path %q: want auto, netns or userspace", f.Path)}
 	case f.Plant != "" && f.Plant != "desync" && f.Plant != "cookie" && f.Plant != "desync,cookie":
-		return usageError{fmt.Errorf("--plant %q: want desync, cookie or both (desync,cookie)", f.Plant)}
+		return usageError{Err: fmt.Errorf("--plant %q: want desync, cookie or both (desync,cookie)", f.Plant)}
 	case f.Procs < 0 || f.Procs > f.Matches:
-		return usageError{fmt.Errorf("--procs %d: want 1..--matches", f.Procs)}
+		return usageError{Err: fmt.Errorf("--procs %d: want 1..--matches", f.Procs)}
 	case f.Progress <= 0:
-		return usageError{errors.New("--progress must be positive")}
+		return usageError{Err: errors.New("--progress must be positive")}
 	}
 	if f.Stay[0] < 500*time.Millisecond {
-		return usageError{fmt.Errorf("--stay %s: at least 500ms (a player leaves only once it verified 30 ticks)", benchsoak.Durations(f.Stay))}
+		return usageError{Err: fmt.Errorf("--stay %s: at least 500ms (a player leaves only once it verified 30 ticks)", benchsoak.Durations(f.Stay))}
 	}
 	if f.Procs == 0 {
 		f.Procs = min(f.Matches, 4)

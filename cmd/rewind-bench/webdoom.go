@@ -34,7 +34,7 @@ func runBenchWebDoom(args []string, stdout, stderr io.Writer) error {
 		return serveBareRelay(*serveBare, *players, stdout)
 	}
 	if *players < 1 || *players > 4 || *tics < 1 || *rounds < 1 {
-		return usageError{errors.New("--players 1..4, --tics > 0 and --rounds > 0")}
+		return usageError{Err: errors.New("--players 1..4, --tics > 0 and --rounds > 0")}
 	}
 	cfg := benchwebdoom.Config{Players: *players, Tics: *tics, Rounds: *rounds, Log: stderr}
 	if *profile != "" {

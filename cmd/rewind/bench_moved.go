@@ -27,7 +27,7 @@ func (e exitStatus) Error() string { return fmt.Sprintf("exit status %d", int(e)
 func runBench(args []string, stdout, stderr io.Writer) error {
 	name, pre := benchCommand()
 	if name == "" {
-		return usageError{errBenchMoved}
+		return usageError{Err: errBenchMoved}
 	}
 	cmd := exec.Command(name, append(pre, args...)...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, stdout, stderr

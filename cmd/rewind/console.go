@@ -31,14 +31,14 @@ func (f *consoleFlags) add(fs *flag.FlagSet) {
 func (f *consoleFlags) check() error {
 	if !f.on {
 		if f.tokenFile != "" {
-			return usageError{errors.New("--admin-token needs --console")}
+			return usageError{Err: errors.New("--admin-token needs --console")}
 		}
 		return nil
 	}
 	if f.tokenFile != "" && f.token == nil {
 		t, err := console.LoadToken(f.tokenFile)
 		if err != nil {
-			return usageError{fmt.Errorf("--admin-token: %w", err)}
+			return usageError{Err: fmt.Errorf("--admin-token: %w", err)}
 		}
 		f.token = t
 	}

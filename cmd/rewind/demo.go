@@ -140,7 +140,7 @@ func parseDemoFlags(args []string, stderr io.Writer) (*demoConfig, error) {
 		return nil, err
 	}
 	if c.duration < 0 {
-		return nil, usageError{errors.New("--duration must not be negative")}
+		return nil, usageError{Err: errors.New("--duration must not be negative")}
 	}
 	if err := c.relay.checkHostTimeout(); err != nil {
 		return nil, err

@@ -129,7 +129,7 @@ func runDiff(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if len(files) != 2 {
-		return usageError{errors.New("want two files: rewind diff A B")}
+		return usageError{Err: errors.New("want two files: rewind diff A B")}
 	}
 	a, err := os.ReadFile(files[0])
 	if err != nil {
@@ -155,7 +155,7 @@ func parseWithFiles(fs *flag.FlagSet, args []string) ([]string, error) {
 			if errors.Is(err, flag.ErrHelp) {
 				return nil, err
 			}
-			return nil, usageError{err}
+			return nil, usageError{Err: err}
 		}
 		if fs.NArg() == 0 {
 			return files, flagsParsed()

@@ -49,14 +49,14 @@ func (g *gameFlags) add(fs interface {
 func (g *gameFlags) check() error {
 	e, err := games.Lookup(g.name)
 	if err != nil {
-		return usageError{fmt.Errorf("--game %s: %w", g.name, err)}
+		return usageError{Err: fmt.Errorf("--game %s: %w", g.name, err)}
 	}
 	v := games.Values{games.TickRate: g.tickRate}
 	for _, s := range e.Settings {
 		v[s.Name] = *g.settings[s.Name]
 	}
 	if g.values, err = e.Complete(v); err != nil {
-		return usageError{err}
+		return usageError{Err: err}
 	}
 	g.entry = e
 	return nil

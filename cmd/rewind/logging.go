@@ -27,7 +27,7 @@ func (l *logFlags) add(fs *flag.FlagSet) {
 func (l *logFlags) logger(w io.Writer) (*slog.Logger, error) {
 	var lv slog.Level
 	if err := lv.UnmarshalText([]byte(l.level)); err != nil {
-		return nil, usageError{fmt.Errorf("--log-level %q: want debug, info, warn or error", l.level)}
+		return nil, usageError{Err: fmt.Errorf("--log-level %q: want debug, info, warn or error", l.level)}
 	}
 	opts := &slog.HandlerOptions{Level: lv}
 	switch strings.ToLower(l.format) {
@@ -36,7 +36,7 @@ func (l *logFlags) logger(w io.Writer) (*slog.Logger, error) {
 	case "json":
 		return slog.New(slog.NewJSONHandler(w, opts)), nil
 	}
-	return nil, usageError{fmt.Errorf("--log-format %q: want text or json", l.format)}
+	return nil, usageError{Err: fmt.Errorf("--log-format %q: want text or json", l.format)}
 }
 
 // parseQuiet is parseFlags for the network commands: a bad flag gives one
@@ -62,7 +62,7 @@ func parseQuiet(fs *flag.FlagSet, name string, args []string, stderr io.Writer) 
 	err := parseFlags(fs, args)
 	var u usageError
 	if errors.As(err, &u) {
-		return usageError{fmt.Errorf("%w (rewind %s -h lists the flags)", u.err, name)}
+		return usageError{Err: fmt.Errorf("%w (rewind %s -h lists the flags)", u.Err, name)}
 	}
 	return err
 }

@@ -102,10 +102,7 @@ func tidy(err error) error {
 }
 
 // usageError marks an error caused by bad arguments (exit status 2).
-type usageError struct{ err error }
-
-func (u usageError) Error() string { return u.err.Error() }
-func (u usageError) Unwrap() error { return u.err }
+type usageError = cliflag.UsageError
 
 // troubleError marks an error of a command whose exit status 1 has a
 // meaning of its own (rewind diff: the inputs differ), so that trouble
@@ -123,14 +120,8 @@ var newFlags, keyValues = cliflag.NewFlags, cliflag.KeyValues
 // parseFlags parses args, turning a parse failure into a usageError; -h
 // prints usage and returns flag.ErrHelp. Positional arguments are refused.
 func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError{err}
-	}
-	if fs.NArg() > 0 {
-		return usageError{fmt.Errorf("unexpected argument %q", fs.Arg(0))}
+	if err := cliflag.Parse(fs, args); err != nil {
+		return err
 	}
 	return flagsParsed()
 }

@@ -33,9 +33,9 @@ func runOpen(args []string, stdout, stderr io.Writer) error {
 	}
 	switch {
 	case *url == "":
-		return usageError{errors.New("--relay URL is required")}
+		return usageError{Err: errors.New("--relay URL is required")}
 	case *maxPlayers < 0 || *timeout <= 0:
-		return usageError{errors.New("--max-players must not be negative, --timeout must be positive")}
+		return usageError{Err: errors.New("--max-players must not be negative, --timeout must be positive")}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -110,7 +110,7 @@ func (o *playOpts) connect(ctx context.Context, opts rewind.Options) (playSessio
 	}
 	bot, err := o.gf.entry.Bot(*o.input, *o.seed)
 	if err != nil {
-		return nil, usageError{err}
+		return nil, usageError{Err: err}
 	}
 	return connectPlay(ctx, o.gf.newGame(), bot, &o.jf, o.addr, opts, *o.timeout, keys)
 }
@@ -235,7 +235,7 @@ func readChatFile(path string) ([]string, error) {
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, usageError{fmt.Errorf("--chat-file: %v", err)}
+		return nil, usageError{Err: fmt.Errorf("--chat-file: %v", err)}
 	}
 	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, 1<<20+1))
@@ -243,7 +243,7 @@ func readChatFile(path string) ([]string, error) {
 		return nil, fmt.Errorf("--chat-file: %v", err)
 	}
 	if len(b) > 1<<20 {
-		return nil, usageError{errors.New("--chat-file: over 1 MiB")}
+		return nil, usageError{Err: errors.New("--chat-file: over 1 MiB")}
 	}
 	return strings.Split(strings.TrimRight(string(b), "\n"), "\n"), nil
 }
@@ -290,11 +290,11 @@ func parseInputDelay(v string, lockstep bool) (delay int, auto bool, err error) 
 	case v == "auto" && lockstep:
 		return 0, true, nil
 	case v == "auto":
-		return 0, false, usageError{errors.New("--input-delay auto: only with --lockstep")}
+		return 0, false, usageError{Err: errors.New("--input-delay auto: only with --lockstep")}
 	}
 	d, err := strconv.Atoi(v)
 	if err != nil || d < 0 || d > 60 {
-		return 0, false, usageError{fmt.Errorf("--input-delay %s: want 0..60 or auto", v)}
+		return 0, false, usageError{Err: fmt.Errorf("--input-delay %s: want 0..60 or auto", v)}
 	}
 	return d, false, nil
 }

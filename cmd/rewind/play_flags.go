@@ -98,23 +98,23 @@ func (o *playOpts) check() error {
 	}
 	switch {
 	case !*o.headless:
-		return usageError{errors.New("rewind play is the headless bot (--headless); to play in a window: cd view && go run ./window --join CODE --relay URL (or --connect HOST:PORT)")}
+		return usageError{Err: errors.New("rewind play is the headless bot (--headless); to play in a window: cd view && go run ./window --join CODE --relay URL (or --connect HOST:PORT)")}
 	case *o.addr == "" && o.jf.code == "":
-		return usageError{errors.New("--connect HOST:PORT is required (or --join CODE)")}
+		return usageError{Err: errors.New("--connect HOST:PORT is required (or --join CODE)")}
 	case *o.room != "" && *o.addr == "":
-		return usageError{errors.New("--room CODE goes with --connect HOST:PORT (to join by code through a relay: --join CODE)")}
+		return usageError{Err: errors.New("--room CODE goes with --connect HOST:PORT (to join by code through a relay: --join CODE)")}
 	case *o.room != "" && !roomcode.ValidLen(strings.ToUpper(*o.room)):
-		return usageError{fmt.Errorf("--room %q: a room code is 6 to 12 characters of %s", *o.room, roomcode.Alphabet)}
+		return usageError{Err: fmt.Errorf("--room %q: a room code is 6 to 12 characters of %s", *o.room, roomcode.Alphabet)}
 	case *o.input != "scripted" && *o.input != "random":
-		return usageError{fmt.Errorf("--input %q: want scripted or random", *o.input)}
+		return usageError{Err: fmt.Errorf("--input %q: want scripted or random", *o.input)}
 	case *o.until > 1<<31:
-		return usageError{fmt.Errorf("--until-tick %d: too large", *o.until)}
+		return usageError{Err: fmt.Errorf("--until-tick %d: too large", *o.until)}
 	case *o.timeout <= 0:
-		return usageError{fmt.Errorf("--timeout %v: want a positive duration", *o.timeout)}
+		return usageError{Err: fmt.Errorf("--timeout %v: want a positive duration", *o.timeout)}
 	case *o.status < 0:
-		return usageError{errors.New("--status must not be negative")}
+		return usageError{Err: errors.New("--status must not be negative")}
 	case o.watch && *o.spectateDelay < 0:
-		return usageError{errors.New("--delay must not be negative")}
+		return usageError{Err: errors.New("--delay must not be negative")}
 	}
 	var err error
 	if o.inputDelay, o.autoDelay, err = parseInputDelay(*o.delay, *o.lockstep); err != nil {
@@ -124,7 +124,7 @@ func (o *playOpts) check() error {
 		return err
 	}
 	if len(*o.name) > 32 {
-		return usageError{fmt.Errorf("--name: %d bytes, want at most 32", len(*o.name))}
+		return usageError{Err: fmt.Errorf("--name: %d bytes, want at most 32", len(*o.name))}
 	}
 	return nil
 }

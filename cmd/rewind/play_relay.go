@@ -40,11 +40,11 @@ func (j *joinFlags) add(fs *flag.FlagSet) {
 func (j *joinFlags) check(connect string) error {
 	switch {
 	case j.code != "" && connect != "":
-		return usageError{errors.New("--connect and --join exclude each other")}
+		return usageError{Err: errors.New("--connect and --join exclude each other")}
 	case j.code != "" && len(roomclient.SplitURLs(j.relay)) == 0:
-		return usageError{errors.New("--join needs --relay URL")}
+		return usageError{Err: errors.New("--join needs --relay URL")}
 	case j.joinWait <= 0:
-		return usageError{fmt.Errorf("--join-timeout %v: want a positive duration", j.joinWait)}
+		return usageError{Err: fmt.Errorf("--join-timeout %v: want a positive duration", j.joinWait)}
 	}
 	return nil
 }
@@ -82,7 +82,7 @@ func joinError(code, url string, wait time.Duration, err error) error {
 	case errors.Is(err, roomproto.ErrRoomFull):
 		return fmt.Errorf("room %s is full (its match has all the players it takes: serve --max-players): wait for a player to leave, or host a room of your own (rewind serve --relay %s, or the page's \"host a new room\")", code, url)
 	case errors.Is(err, roomproto.ErrBadCode):
-		return usageError{fmt.Errorf("--join %q: a room code is 6 to 12 characters of 23456789ABCDEFGHJKLMNPQRSTUVWXYZ", code)}
+		return usageError{Err: fmt.Errorf("--join %q: a room code is 6 to 12 characters of 23456789ABCDEFGHJKLMNPQRSTUVWXYZ", code)}
 	case errors.Is(err, context.DeadlineExceeded):
 		return fmt.Errorf("could not reach the host of room %s within %v (--join-timeout): %v", code, wait, err)
 	case errors.Is(err, context.Canceled):

@@ -58,7 +58,7 @@ type roomRelay struct {
 func newRoomRelay(httpHost string, o roomRelayOptions) (*roomRelay, error) {
 	rr := &roomRelay{}
 	if o.turnIP != "" && net.ParseIP(o.turnIP) == nil {
-		return nil, usageError{fmt.Errorf("--turn-ip %q is not an IP address", o.turnIP)}
+		return nil, usageError{Err: fmt.Errorf("--turn-ip %q is not an IP address", o.turnIP)}
 	}
 	if o.turnAddr != "none" {
 		addr := o.turnAddr
@@ -202,7 +202,7 @@ func hostTimeoutFlag(fs *flag.FlagSet, o *roomRelayOptions) {
 // checkHostTimeout refuses a negative --host-timeout.
 func (o *roomRelayOptions) checkHostTimeout() error {
 	if o.hostTimeout < 0 {
-		return usageError{fmt.Errorf("--host-timeout %v must not be negative", o.hostTimeout)}
+		return usageError{Err: fmt.Errorf("--host-timeout %v must not be negative", o.hostTimeout)}
 	}
 	return nil
 }
@@ -229,19 +229,19 @@ func parseRelayFlags(args []string, stderr io.Writer) (*relayConfig, error) {
 		return nil, err
 	}
 	if c.cf.tokenFile != "" && !c.cf.on {
-		return nil, usageError{errors.New("--admin-token needs --console")}
+		return nil, usageError{Err: errors.New("--admin-token needs --console")}
 	}
 	if o.redisTTL < 600*time.Millisecond {
-		return nil, usageError{fmt.Errorf("--redis-ttl %v: want 600ms or more", o.redisTTL)}
+		return nil, usageError{Err: fmt.Errorf("--redis-ttl %v: want 600ms or more", o.redisTTL)}
 	}
 	if o.turnTTL < time.Minute {
-		return nil, usageError{fmt.Errorf("--turn-ttl %v: want 1m or more", o.turnTTL)}
+		return nil, usageError{Err: fmt.Errorf("--turn-ttl %v: want 1m or more", o.turnTTL)}
 	}
 	if err := o.checkHostTimeout(); err != nil {
 		return nil, err
 	}
 	if o.codeLength < 6 || o.codeLength > 12 {
-		return nil, usageError{fmt.Errorf("--code-length %d: want 6 to 12", o.codeLength)}
+		return nil, usageError{Err: fmt.Errorf("--code-length %d: want 6 to 12", o.codeLength)}
 	}
 	tok, err := loadServerToken(*serverToken)
 	if err != nil {
@@ -273,7 +273,7 @@ func loadServerToken(path string) ([]byte, error) {
 	}
 	t, err := console.LoadToken(path)
 	if err != nil {
-		return nil, usageError{fmt.Errorf("--server-token: %w", err)}
+		return nil, usageError{Err: fmt.Errorf("--server-token: %w", err)}
 	}
 	return t, nil
 }

@@ -37,11 +37,11 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 	}
 	switch {
 	case len(files) != 1:
-		return usageError{errors.New("want one replay file: rewind replay FILE")}
+		return usageError{Err: errors.New("want one replay file: rewind replay FILE")}
 	case *until > 1<<31:
-		return usageError{fmt.Errorf("--until-tick %d: too large", *until)}
+		return usageError{Err: fmt.Errorf("--until-tick %d: too large", *until)}
 	case *speed < 0:
-		return usageError{fmt.Errorf("--speed %v: must not be negative", *speed)}
+		return usageError{Err: fmt.Errorf("--speed %v: must not be negative", *speed)}
 	}
 	log, err := lf.logger(stderr)
 	if err != nil {

@@ -48,13 +48,13 @@ func (p *playerFlags) add(fs *flag.FlagSet, maxPlayersUsage, playersUsage string
 func (p *playerFlags) check() error {
 	switch {
 	case p.maxPlayers < 1 || p.maxPlayers > rewind.MaxPlayers:
-		return usageError{fmt.Errorf("--max-players %d: want 1..%d", p.maxPlayers, rewind.MaxPlayers)}
+		return usageError{Err: fmt.Errorf("--max-players %d: want 1..%d", p.maxPlayers, rewind.MaxPlayers)}
 	case p.players < 1 || p.players > p.maxPlayers:
-		return usageError{fmt.Errorf("--players %d: want 1..--max-players (%d)", p.players, p.maxPlayers)}
+		return usageError{Err: fmt.Errorf("--players %d: want 1..--max-players (%d)", p.players, p.maxPlayers)}
 	case p.timeout <= 0:
-		return usageError{fmt.Errorf("--player-timeout %v: want a positive duration", p.timeout)}
+		return usageError{Err: fmt.Errorf("--player-timeout %v: want a positive duration", p.timeout)}
 	case p.perIP < 0:
-		return usageError{fmt.Errorf("--max-players-per-ip %d: want 0 (no cap) or more", p.perIP)}
+		return usageError{Err: fmt.Errorf("--max-players-per-ip %d: want 0 (no cap) or more", p.perIP)}
 	}
 	return nil
 }
@@ -84,14 +84,14 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		o.hs.cf = &o.cf // the console, mounted once the host exists
 	}
 	if o.rf.onDemand && o.rf.relay == "" {
-		return usageError{errors.New("--on-demand needs --relay URL (the relay asks for the rooms)")}
+		return usageError{Err: errors.New("--on-demand needs --relay URL (the relay asks for the rooms)")}
 	}
 	if o.rf.relay != "" || (o.rf.room != "" && !o.mf.on()) {
 		return o.serveByRelay(ctx, stdout)
 	}
 	opts := rewind.HostOptions{Server: o.scfg, UDP: o.ucfg, Log: o.gf.logger(o.log)}
 	if o.mf.on() && o.jsonAddr != "" {
-		return usageError{errors.New("--json serves one match: not with --rooms or --max-matches")}
+		return usageError{Err: errors.New("--json serves one match: not with --rooms or --max-matches")}
 	}
 	if o.mf.on() {
 		mo := multiServe{multi: o.mf, game: o.gf, opts: opts, udp: o.udpAddr, room: o.rf.room, reg: o.reg, http: o.hs, duration: o.duration,
@@ -154,7 +154,7 @@ func parseServe(args []string, stderr io.Writer) (*serveOpts, error) {
 	}
 	stall, err := server.ParseStall(*stallFlag)
 	if err != nil {
-		return nil, usageError{fmt.Errorf("--stall %s: want never, wait:DURATION or acks:K", *stallFlag)}
+		return nil, usageError{Err: fmt.Errorf("--stall %s: want never, wait:DURATION or acks:K", *stallFlag)}
 	}
 	if o.log, err = o.lf.logger(stderr); err != nil {
 		return nil, err
@@ -164,15 +164,15 @@ func parseServe(args []string, stderr io.Writer) (*serveOpts, error) {
 		return nil, err
 	}
 	if *checkpoint < 0 {
-		return nil, usageError{errors.New("--checkpoint must not be negative")}
+		return nil, usageError{Err: errors.New("--checkpoint must not be negative")}
 	}
 	o.scfg.Checkpoint = *checkpoint
 	if *readBuf < 0 || *writeBuf < 0 {
-		return nil, usageError{errors.New("--udp-read-buffer and --udp-write-buffer must not be negative")}
+		return nil, usageError{Err: errors.New("--udp-read-buffer and --udp-write-buffer must not be negative")}
 	}
 	o.ucfg = rewind.UDPConfig{ReadBuffer: *readBuf, WriteBuffer: *writeBuf}
 	if err := o.hf.Apply(&o.ucfg); err != nil {
-		return nil, usageError{err}
+		return nil, usageError{Err: err}
 	}
 	if *keyFile != "" {
 		key, created, err := loadKeyFile(*keyFile)
@@ -200,19 +200,19 @@ func (o *serveOpts) check() error {
 	}
 	o.fs.Visit(func(f *flag.Flag) { o.udpSet = o.udpSet || f.Name == "udp" })
 	if o.udpSet && o.udpAddr == "" {
-		return usageError{errors.New(`--udp "": give an address (0.0.0.0:7777 listens on every interface, 127.0.0.1:0 on loopback with a free port)`)}
+		return usageError{Err: errors.New(`--udp "": give an address (0.0.0.0:7777 listens on every interface, 127.0.0.1:0 on loopback with a free port)`)}
 	}
 	if o.rf.timeout <= 0 {
-		return usageError{errors.New("--relay-timeout must be positive")}
+		return usageError{Err: errors.New("--relay-timeout must be positive")}
 	}
 	if err := o.rf.split(); err != nil {
 		return err
 	}
 	if o.duration < 0 || o.status < 0 {
-		return usageError{errors.New("--duration and --status must not be negative")}
+		return usageError{Err: errors.New("--duration and --status must not be negative")}
 	}
 	if o.cf.on && o.httpAddr == "" {
-		return usageError{errors.New("--console is served on the --http address: give --http ADDR")}
+		return usageError{Err: errors.New("--console is served on the --http address: give --http ADDR")}
 	}
 	return o.cf.check()
 }
@@ -222,7 +222,7 @@ func (o *serveOpts) check() error {
 func (o *serveOpts) serveByRelay(ctx context.Context, stdout io.Writer) error {
 	rf, mf, gf, log := o.rf, o.mf, o.gf, o.log
 	if rf.relay == "" {
-		return usageError{errors.New("--room needs --relay URL")}
+		return usageError{Err: errors.New("--room needs --relay URL")}
 	}
 	// A list of relays on its own, or --server-token: a match server of
 	// one room (registered with the relay, proving its token; it claims
@@ -230,7 +230,7 @@ func (o *serveOpts) serveByRelay(ctx context.Context, stdout io.Writer) error {
 	// hosted at the first relay that answers (rooms.Host), whose players
 	// carry the match on when this server goes.
 	if rf.tokenFile != "" && rf.migrate {
-		return usageError{errors.New("--server-token registers a match server with the relay; a room hosted for --host-migration is hosted as a player's (no token needed): not both")}
+		return usageError{Err: errors.New("--server-token registers a match server with the relay; a room hosted for --host-migration is hosted as a player's (no token needed): not both")}
 	}
 	listServer := (len(rf.more) > 0 || rf.tokenFile != "") && !rf.migrate
 	many := mf.on() || rf.onDemand || listServer
@@ -238,13 +238,13 @@ func (o *serveOpts) serveByRelay(ctx context.Context, stdout io.Writer) error {
 		mf.rooms = 1
 	}
 	if many && rf.migrate {
-		return usageError{errors.New("with --relay, --rooms N, --max-matches and --on-demand host many rooms through one relay connection: their matches do not migrate (not with --host-migration)")}
+		return usageError{Err: errors.New("with --relay, --rooms N, --max-matches and --on-demand host many rooms through one relay connection: their matches do not migrate (not with --host-migration)")}
 	}
 	if many && !rf.onDemand && mf.rooms < 1 {
-		return usageError{errors.New("with --relay, --max-matches needs --rooms N (rooms opened at start) or --on-demand")}
+		return usageError{Err: errors.New("with --relay, --max-matches needs --rooms N (rooms opened at start) or --on-demand")}
 	}
 	if o.jsonAddr != "" {
-		return usageError{errors.New("--json serves a match of its own: not with --relay")}
+		return usageError{Err: errors.New("--json serves a match of its own: not with --relay")}
 	}
 	ro := roomServe{fs: o.fs, rooms: rf, multi: mf, game: gf, udp: o.udpAddr, reg: o.reg, http: o.hs, duration: o.duration, status: o.status, server: o.scfg, udpConfig: o.ucfg}
 	if mf.rooms > 1 || mf.maxMatches > 0 || rf.onDemand || listServer { // serve_multi_relay.go
@@ -258,7 +258,7 @@ func (o *serveOpts) serveByRelay(ctx context.Context, stdout io.Writer) error {
 func (o *serveOpts) serveMatch(ctx context.Context, opts rewind.HostOptions, stdout io.Writer) error {
 	gf, log := o.gf, o.log
 	if gf.entry.Hidden && o.jsonAddr != "" {
-		return usageError{fmt.Errorf("--json: the JSON gateway sends whole worlds, which would show what %s hides from its players (docs/scenes.md)", gf.name)}
+		return usageError{Err: fmt.Errorf("--json: the JSON gateway sends whole worlds, which would show what %s hides from its players (docs/scenes.md)", gf.name)}
 	}
 	plan := matchPlan{udp: o.jsonAddr == "" || o.udpSet, udpAddr: o.udpAddr, json: o.jsonAddr, reg: o.reg, log: gf.logger(log), opts: opts}
 	var host servedHost

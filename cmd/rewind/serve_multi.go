@@ -40,11 +40,11 @@ func (m *multiFlags) on() bool { return m.rooms > 0 || m.maxMatches > 0 }
 func (m *multiFlags) check() error {
 	switch {
 	case m.rooms < 0 || m.maxMatches < 0 || m.workers < 0:
-		return usageError{fmt.Errorf("--rooms, --max-matches and --workers must not be negative")}
+		return usageError{Err: fmt.Errorf("--rooms, --max-matches and --workers must not be negative")}
 	case m.rooms > 100000 || m.maxMatches > 100000:
-		return usageError{fmt.Errorf("--rooms %d, --max-matches %d: want at most 100000", m.rooms, m.maxMatches)}
+		return usageError{Err: fmt.Errorf("--rooms %d, --max-matches %d: want at most 100000", m.rooms, m.maxMatches)}
 	case m.maxMatches > 0 && m.rooms > m.maxMatches:
-		return usageError{fmt.Errorf("--rooms %d exceeds --max-matches %d", m.rooms, m.maxMatches)}
+		return usageError{Err: fmt.Errorf("--rooms %d exceeds --max-matches %d", m.rooms, m.maxMatches)}
 	}
 	return nil
 }
@@ -90,7 +90,7 @@ func serveMulti[I any](ctx context.Context, g rewind.Game[I], o multiServe, stdo
 		code, err := h.Open(want)
 		if err != nil {
 			if want != "" {
-				return usageError{fmt.Errorf("--room %q: a room code is 6 to 12 characters of %s", want, roomcode.Alphabet)}
+				return usageError{Err: fmt.Errorf("--room %q: a room code is 6 to 12 characters of %s", want, roomcode.Alphabet)}
 			}
 			return err
 		}

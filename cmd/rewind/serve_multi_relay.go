@@ -115,7 +115,7 @@ func startServedRooms[I any](ctx context.Context, g rewind.Game[I], o roomServe,
 		return nil, fmt.Errorf("the relay at %s did not host the rooms within %v (--relay-timeout): %w", o.rooms.relay, o.rooms.timeout, err)
 	}
 	if errors.Is(err, roomproto.ErrUnauthorized) {
-		return nil, usageError{fmt.Errorf("%w (give serve --server-token FILE with the relay's token)", err)}
+		return nil, usageError{Err: fmt.Errorf("%w (give serve --server-token FILE with the relay's token)", err)}
 	}
 	return s, err
 }

@@ -39,16 +39,16 @@ type roomFlags struct {
 func (r *roomFlags) split() error {
 	urls := roomclient.SplitURLs(r.relay)
 	if r.relay != "" && len(urls) == 0 {
-		return usageError{fmt.Errorf("--relay %q: no URL", r.relay)}
+		return usageError{Err: fmt.Errorf("--relay %q: no URL", r.relay)}
 	}
 	if len(urls) > 0 {
 		r.relay, r.more = urls[0], urls[1:]
 	}
 	if r.unused < 0 || r.unusedN < 0 || r.perAddr < 0 {
-		return usageError{errors.New("--unused-timeout, --unused-players and --players-per-addr must not be negative")}
+		return usageError{Err: errors.New("--unused-timeout, --unused-players and --players-per-addr must not be negative")}
 	}
 	if r.reconnect < 0 {
-		return usageError{errors.New("--relay-reconnect must not be negative")}
+		return usageError{Err: errors.New("--relay-reconnect must not be negative")}
 	}
 	return nil
 }

@@ -128,7 +128,7 @@ func newServerKeyCheck(addr, flag, knownPath string, log *slog.Logger) (*serverK
 	if flag != "" {
 		k, err := udp.ParsePublicKey(flag)
 		if err != nil {
-			return nil, usageError{fmt.Errorf("--server-key: want the 64 hex digits serve printed as server_key=")}
+			return nil, usageError{Err: fmt.Errorf("--server-key: want the 64 hex digits serve printed as server_key=")}
 		}
 		c.pin = k
 	}

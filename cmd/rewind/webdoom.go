@@ -43,7 +43,7 @@ func serveWebDoom(ctx context.Context, args []string, getenv func(string) string
 	}
 	if cfg.Dir != "" {
 		if st, err := os.Stat(cfg.Dir); err != nil || !st.IsDir() {
-			return usageError{fmt.Errorf("--dir %s: not a directory", cfg.Dir)}
+			return usageError{Err: fmt.Errorf("--dir %s: not a directory", cfg.Dir)}
 		}
 	}
 	ln, err := net.Listen("tcp", set.addr)
@@ -142,16 +142,16 @@ func webDoomSettings(args []string, getenv func(string) string, stderr io.Writer
 		return set, err
 	}
 	if port < 0 || port > 65535 {
-		return set, usageError{fmt.Errorf("--port %d out of range", port)}
+		return set, usageError{Err: fmt.Errorf("--port %d out of range", port)}
 	}
 	if cfg.LobbyIdle < 0 {
-		return set, usageError{fmt.Errorf("--lobby-idle %v: must not be negative", cfg.LobbyIdle)}
+		return set, usageError{Err: fmt.Errorf("--lobby-idle %v: must not be negative", cfg.LobbyIdle)}
 	}
 	if cfg.LobbyIdle == 0 {
 		cfg.LobbyIdle = -1 // never: the Config's 0 means its default
 	}
 	if cfg.MaxHistoryTics < 0 {
-		return set, usageError{fmt.Errorf("--max-history %d: must be 0 (no cap) or more", cfg.MaxHistoryTics)}
+		return set, usageError{Err: fmt.Errorf("--max-history %d: must be 0 (no cap) or more", cfg.MaxHistoryTics)}
 	}
 	set.cfg, set.addr = cfg, net.JoinHostPort(host, strconv.Itoa(port))
 	return set, nil

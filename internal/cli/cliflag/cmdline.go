@@ -1,6 +1,7 @@
 package cliflag
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -54,4 +55,27 @@ func KeyValues(w io.Writer, pairs ...any) {
 		fmt.Fprintf(&b, "%v=%v", pairs[i], pairs[i+1])
 	}
 	fmt.Fprintln(w, b.String())
+}
+
+// UsageError marks an error caused by bad arguments: the command exits
+// with status 2 on it.
+type UsageError struct{ Err error }
+
+func (u UsageError) Error() string { return u.Err.Error() }
+func (u UsageError) Unwrap() error { return u.Err }
+
+// Parse parses args, turning a parse failure into a UsageError; -h
+// prints usage and returns flag.ErrHelp. Positional arguments are
+// refused.
+func Parse(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return UsageError{err}
+	}
+	if fs.NArg() > 0 {
+		return UsageError{fmt.Errorf("unexpected argument %q", fs.Arg(0))}
+	}
+	return nil
 }
